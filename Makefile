@@ -1,0 +1,48 @@
+# sgm-rdp: `make serve` (set up, build, serve the page) and `make test` (set up, run every test).
+SHELL := /bin/bash
+PORT ?= 8080
+WASM_ENV := source .tools/env.sh
+# On Debian's compiler path wasm-pack needs these modes (TOOLCHAIN.md §2).
+WP_TEST_MODE = $$( [ -n "$${SGM_RDP_DEBIAN_WASM:-}" ] && echo "--mode no-install" )
+WP_BUILD_MODE = $$( [ -n "$${SGM_RDP_DEBIAN_WASM:-}" ] && echo "--mode force" )
+
+.PHONY: setup dist serve size test test-native test-wasm test-e2e bench reference lint
+
+setup:
+	@bash scripts/setup.sh
+
+dist: setup
+	@$(WASM_ENV) && trunk build --release
+	@$(WASM_ENV) && wasm-pack build $(WP_BUILD_MODE) --release --target web --out-dir dist/pkg --out-name sgm_rdp --no-typescript >/tmp/sgm-rdp-wasm-pack.log 2>&1 || { cat /tmp/sgm-rdp-wasm-pack.log; exit 1; }
+	@rm -f dist/pkg/.gitignore dist/pkg/package.json dist/pkg/README.md
+	@echo "dist/ ready"
+
+serve: dist
+	@echo "serving http://127.0.0.1:$(PORT)/"
+	@cd dist && python3 -m http.server $(PORT) --bind 127.0.0.1
+
+size: dist
+	@bash scripts/size.sh
+
+lint:
+	cargo fmt --check
+	cargo clippy --all-targets -- -D warnings
+
+test-native:
+	cargo test
+
+test-wasm:
+	@$(WASM_ENV) && wasm-pack test $(WP_TEST_MODE) --headless --chrome
+
+test-e2e: dist
+	@$(WASM_ENV) && node tests/e2e/run.mjs
+
+test: setup
+	@bash scripts/test.sh
+
+bench:
+	cargo bench --bench engine
+	@bash benches/dp_accounting.sh
+
+reference:
+	python3 tests/reference/generate.py

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Every test, in order; one summary line at the end; non-zero exit on any failure.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+declare -a results=()
+fail=0
+step() { # name command...
+  local name=$1; shift
+  printf '\n=== %s\n' "$name"
+  local t0=$SECONDS
+  if "$@"; then results+=("$name ok ($((SECONDS - t0))s)"); else results+=("$name FAILED"); fail=1; fi
+}
+step fmt cargo fmt --check
+step clippy cargo clippy --all-targets -- -D warnings
+step native cargo test --release
+step wasm make -s test-wasm
+step e2e make -s test-e2e
+printf '\n'
+summary=$(IFS=';'; echo "${results[*]}")
+if [ $fail = 0 ]; then echo "make test: PASS — $summary"; else echo "make test: FAIL — $summary"; fi
+exit $fail

@@ -1,0 +1,30 @@
+//! `sgm-rdp`: the engine on the command line. See `sgm_rdp::cli`.
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("batch") {
+        let stdin = std::io::stdin();
+        let stdout = std::io::stdout();
+        return match sgm_rdp::cli::batch(stdin.lock(), stdout.lock()) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("sgm-rdp batch: unreadable input: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
+    match sgm_rdp::cli::run(&args) {
+        Ok(text) => {
+            print!("{text}");
+            if !text.ends_with('\n') {
+                println!();
+            }
+            ExitCode::SUCCESS
+        }
+        Err(msg) => {
+            eprintln!("sgm-rdp: {msg}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,224 @@
+//! Composition over T steps and RDP → (ε, δ) conversion, optimized over α.
+//!
+//! * Composition: RDP adds up (Mironov 2017, Prop. 1): RDP_T(α) = T·ε(α).
+//! * Classic conversion (Mironov 2017, Prop. 3): ε = RDP_T(α) + ln(1/δ)/(α − 1).
+//! * Improved conversion (Canonne–Kamath–Steinke 2020, Prop. 12 ≡ Balle et
+//!   al. 2020, Thm 21): ε = RDP_T(α) + ln(1 − 1/α) − (ln δ + ln α)/(α − 1).
+//!
+//! Both are clamped at 0 and minimized over α: first over an order list (by
+//! default dp_accounting's 156 orders), then over continuous α by golden-section
+//! search between the best order's neighbours. The continuous answer is never
+//! worse than the grid's (we return the smaller of the two).
+
+use super::error::Error;
+use super::params::{check_delta, check_epsilon, check_orders, check_steps, Sgm};
+use super::rdp::rdp_unchecked;
+use serde::Serialize;
+
+/// Which RDP → (ε, δ) conversion to use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Conversion {
+    /// Mironov 2017, Prop. 3.
+    Classic,
+    /// Canonne–Kamath–Steinke 2020, Prop. 12 (tighter; the default).
+    Improved,
+}
+
+impl std::str::FromStr for Conversion {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self, Error> {
+        match s {
+            "classic" => Ok(Conversion::Classic),
+            "improved" => Ok(Conversion::Improved),
+            other => Err(Error::Dataset(format!(
+                "conversion must be 'improved' or 'classic', got '{other}'"
+            ))),
+        }
+    }
+}
+
+/// dp_accounting's default orders: 1.1, 1.2, …, 10.9, 11, 12, …, 63, 128, 256, 512, 1024.
+pub fn default_orders() -> Vec<f64> {
+    let mut v: Vec<f64> = (11..110).map(|i| i as f64 / 10.0).collect();
+    v.extend((11..64).map(|i| i as f64));
+    v.extend([128.0, 256.0, 512.0, 1024.0]);
+    v
+}
+
+/// ε for one order α given composed RDP `rdp_t` = T·ε(α), not clamped.
+pub fn eps_from_rdp(rdp_t: f64, alpha: f64, delta: f64, conv: Conversion) -> f64 {
+    let am1 = alpha - 1.0;
+    match conv {
+        Conversion::Classic => rdp_t - delta.ln() / am1,
+        Conversion::Improved => rdp_t + (-1.0 / alpha).ln_1p() - (delta.ln() + alpha.ln()) / am1,
+    }
+}
+
+/// ln δ for one order α given composed RDP and a target ε (inverse of the above).
+pub fn ln_delta_from_rdp(rdp_t: f64, alpha: f64, eps: f64, conv: Conversion) -> f64 {
+    let am1 = alpha - 1.0;
+    match conv {
+        Conversion::Classic => am1 * (rdp_t - eps),
+        Conversion::Improved => am1 * (rdp_t - eps + (-1.0 / alpha).ln_1p()) - alpha.ln(),
+    }
+}
+
+/// The result of an optimization over α.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Optimum {
+    /// The optimized value (ε, or δ for [`delta`]).
+    pub value: f64,
+    /// The order that attains it.
+    pub alpha: f64,
+    /// The best order of the grid and its value (before continuous refinement).
+    pub grid_alpha: f64,
+    pub grid_value: f64,
+    /// True when the grid's best order is its first or last: widen the orders.
+    pub at_edge: bool,
+}
+
+/// A training run: mechanism, steps, orders.
+#[derive(Debug, Clone)]
+pub struct Run {
+    pub sgm: Sgm,
+    pub steps: u64,
+    pub orders: Vec<f64>,
+}
+
+impl Run {
+    pub fn new(sgm: Sgm, steps: u64, orders: &[f64]) -> Result<Self, Error> {
+        let steps = check_steps(steps)?;
+        let mut orders = check_orders(orders)?;
+        orders.sort_by(f64::total_cmp);
+        orders.dedup();
+        Ok(Run { sgm, steps, orders })
+    }
+
+    /// With dp_accounting's default orders.
+    pub fn with_default_orders(sgm: Sgm, steps: u64) -> Result<Self, Error> {
+        Run::new(sgm, steps, &default_orders())
+    }
+
+    fn composed(&self, alpha: f64) -> f64 {
+        self.steps as f64 * rdp_unchecked(self.sgm.q(), self.sgm.sigma(), alpha)
+    }
+
+    /// Per-step RDP at each order of the run.
+    pub fn rdp_curve(&self) -> Vec<f64> {
+        self.orders.iter().map(|&a| rdp_unchecked(self.sgm.q(), self.sgm.sigma(), a)).collect()
+    }
+
+    /// Smallest ε at `delta` over the orders and continuous α (clamped at 0).
+    pub fn epsilon(&self, delta: f64, conv: Conversion) -> Result<Optimum, Error> {
+        let delta = check_delta(delta)?;
+        let per_step = self.rdp_curve();
+        Ok(self.epsilon_from_curve(&per_step, delta, conv))
+    }
+
+    /// As [`Run::epsilon`], reusing an already computed per-step curve.
+    pub fn epsilon_from_curve(&self, per_step: &[f64], delta: f64, conv: Conversion) -> Optimum {
+        let t = self.steps as f64;
+        let f = |a: f64, r: f64| eps_from_rdp(t * r, a, delta, conv);
+        let g = |a: f64| eps_from_rdp(self.composed(a), a, delta, conv);
+        let mut opt = minimize(&self.orders, per_step, f, g);
+        opt.value = opt.value.max(0.0);
+        opt.grid_value = opt.grid_value.max(0.0);
+        opt
+    }
+
+    /// Smallest δ for which the run is (ε, δ)-DP, over orders and continuous α.
+    pub fn delta(&self, eps: f64, conv: Conversion) -> Result<Optimum, Error> {
+        let eps = check_epsilon(eps)?;
+        let per_step = self.rdp_curve();
+        let t = self.steps as f64;
+        let f = |a: f64, r: f64| ln_delta_from_rdp(t * r, a, eps, conv);
+        let g = |a: f64| ln_delta_from_rdp(self.composed(a), a, eps, conv);
+        let mut opt = minimize(&self.orders, &per_step, f, g);
+        opt.value = opt.value.exp().min(1.0);
+        opt.grid_value = opt.grid_value.exp().min(1.0);
+        Ok(opt)
+    }
+}
+
+/// Minimize over the grid (values from `per_step` via `f`), then refine over
+/// continuous α with `g` between the best order's neighbours.
+fn minimize(
+    orders: &[f64],
+    per_step: &[f64],
+    f: impl Fn(f64, f64) -> f64,
+    g: impl Fn(f64) -> f64,
+) -> Optimum {
+    let mut best = 0;
+    let mut best_v = f64::INFINITY;
+    for (i, (&a, &r)) in orders.iter().zip(per_step).enumerate() {
+        let v = f(a, r);
+        if v < best_v {
+            best_v = v;
+            best = i;
+        }
+    }
+    let n = orders.len();
+    let at_edge = n > 1 && (best == 0 || best == n - 1);
+    let lo = orders[best.saturating_sub(1)];
+    let hi = orders[(best + 1).min(n - 1)];
+    let (alpha, value) = if hi > lo { golden(&g, lo, hi) } else { (orders[best], best_v) };
+    let (alpha, value) = if value < best_v { (alpha, value) } else { (orders[best], best_v) };
+    Optimum { value, alpha, grid_alpha: orders[best], grid_value: best_v, at_edge }
+}
+
+/// Golden-section search for the minimum of a unimodal f on [a, b], in ln α.
+fn golden(f: &impl Fn(f64) -> f64, a: f64, b: f64) -> (f64, f64) {
+    let inv_phi = 0.618_033_988_749_894_9;
+    let (mut lo, mut hi) = ((a - 1.0).ln(), (b - 1.0).ln());
+    let x = |t: f64| 1.0 + t.exp();
+    let mut c = hi - inv_phi * (hi - lo);
+    let mut d = lo + inv_phi * (hi - lo);
+    let (mut fc, mut fd) = (f(x(c)), f(x(d)));
+    for _ in 0..60 {
+        if (hi - lo).abs() < 1e-9 {
+            break;
+        }
+        if fc < fd {
+            hi = d;
+            d = c;
+            fd = fc;
+            c = hi - inv_phi * (hi - lo);
+            fc = f(x(c));
+        } else {
+            lo = c;
+            c = d;
+            fc = fd;
+            d = lo + inv_phi * (hi - lo);
+            fd = f(x(d));
+        }
+    }
+    if fc < fd {
+        (x(c), fc)
+    } else {
+        (x(d), fd)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_grid_has_156_orders() {
+        let o = default_orders();
+        assert_eq!(o.len(), 156);
+        assert_eq!(o[0], 1.1);
+        assert_eq!(o[98], 10.9);
+        assert_eq!(o[155], 1024.0);
+    }
+
+    #[test]
+    fn conversions_invert() {
+        for conv in [Conversion::Classic, Conversion::Improved] {
+            let e = eps_from_rdp(1.3, 7.5, 1e-5, conv);
+            let ld = ln_delta_from_rdp(1.3, 7.5, e, conv);
+            assert!((ld - 1e-5f64.ln()).abs() < 1e-12);
+        }
+    }
+}

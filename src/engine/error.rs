@@ -1,0 +1,65 @@
+//! The engine's one error type. Every public engine function returns
+//! `Result<_, Error>`; nothing in the engine panics on user input.
+
+use std::fmt;
+
+/// Why a computation was refused. `Display` gives one line naming the bad value,
+/// which the CLI prints and the page shows next to the field.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Error {
+    /// A value was NaN or ±∞ (`name` is the parameter's user-facing name).
+    NotFinite { name: &'static str, value: f64 },
+    /// Sampling rate q outside [0, 1].
+    SampleRate(f64),
+    /// Noise multiplier σ ≤ 0.
+    NoiseMultiplier(f64),
+    /// Rényi order α ≤ 1 (or above the supported maximum).
+    Order(f64),
+    /// δ outside (0, 1).
+    Delta(f64),
+    /// ε target ≤ 0.
+    Epsilon(f64),
+    /// Number of steps T = 0 or above the supported maximum.
+    Steps(u64),
+    /// An empty list of orders.
+    NoOrders,
+    /// Users' terms that do not define a run (e.g. batch size > dataset size).
+    Dataset(String),
+    /// Calibration could not reach the target within the searched range.
+    Unreachable(String),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::NotFinite { name, value } => write!(f, "{name} must be a finite number, got {value}"),
+            Error::SampleRate(q) => write!(f, "sample_rate q must be in [0, 1], got {q}"),
+            Error::NoiseMultiplier(s) => write!(f, "noise_multiplier sigma must be > 0, got {s}"),
+            Error::Order(a) => write!(
+                f,
+                "order alpha must be in (1, {}], got {a}",
+                crate::engine::MAX_ORDER
+            ),
+            Error::Delta(d) => write!(f, "delta must be in (0, 1), got {d}"),
+            Error::Epsilon(e) => write!(f, "epsilon must be > 0, got {e}"),
+            Error::Steps(t) => write!(
+                f,
+                "steps must be an integer in [1, {}], got {t}",
+                crate::engine::MAX_STEPS
+            ),
+            Error::NoOrders => write!(f, "orders must hold at least one order alpha > 1"),
+            Error::Dataset(m) => write!(f, "{m}"),
+            Error::Unreachable(m) => write!(f, "{m}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+pub(crate) fn finite(name: &'static str, value: f64) -> Result<f64, Error> {
+    if value.is_finite() {
+        Ok(value)
+    } else {
+        Err(Error::NotFinite { name, value })
+    }
+}

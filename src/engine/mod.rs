@@ -1,0 +1,22 @@
+//! The engine: pure numerics, f64 in, `Result` out. No browser types.
+//!
+//! * [`rdp`] — exact per-step RDP of the Sampled Gaussian Mechanism (003 §3).
+//! * [`accountant`] — composition over T steps and RDP → (ε, δ).
+//! * [`bounds`] — Theorem 11, Table 1's bounds, Lemma 9, Figure 1 (left).
+//! * [`calibrate`] — smallest σ / largest T for an ε target.
+
+pub mod accountant;
+pub mod bounds;
+pub mod calibrate;
+pub mod error;
+pub mod params;
+pub mod rdp;
+
+pub use accountant::{default_orders, Conversion, Optimum, Run};
+pub use error::Error;
+pub use params::Sgm;
+
+/// Largest supported Rényi order.
+pub const MAX_ORDER: f64 = 1e6;
+/// Largest supported number of steps.
+pub const MAX_STEPS: u64 = 1_000_000_000;

@@ -1,0 +1,110 @@
+//! Validated parameter types (statrs style: `new` returns `Result`).
+
+use super::error::{finite, Error};
+use super::{MAX_ORDER, MAX_STEPS};
+
+/// One step of the Sampled Gaussian Mechanism: sampling rate `q` (Poisson
+/// sampling, `sample_rate` in Opacus) and noise multiplier `sigma`
+/// (`noise_multiplier`). Sensitivity is 1 (clipping norm), add/remove adjacency.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Sgm {
+    q: f64,
+    sigma: f64,
+}
+
+impl Sgm {
+    /// q ∈ [0, 1], σ > 0, both finite.
+    pub fn new(q: f64, sigma: f64) -> Result<Self, Error> {
+        let q = finite("sample_rate q", q)?;
+        let sigma = finite("noise_multiplier sigma", sigma)?;
+        if !(0.0..=1.0).contains(&q) {
+            return Err(Error::SampleRate(q));
+        }
+        if sigma <= 0.0 {
+            return Err(Error::NoiseMultiplier(sigma));
+        }
+        Ok(Sgm { q, sigma })
+    }
+    pub fn q(&self) -> f64 {
+        self.q
+    }
+    pub fn sigma(&self) -> f64 {
+        self.sigma
+    }
+}
+
+/// A validated Rényi order α ∈ (1, MAX_ORDER].
+pub fn check_order(alpha: f64) -> Result<f64, Error> {
+    let a = finite("order alpha", alpha)?;
+    if a <= 1.0 || a > MAX_ORDER {
+        return Err(Error::Order(a));
+    }
+    Ok(a)
+}
+
+/// δ ∈ (0, 1).
+pub fn check_delta(delta: f64) -> Result<f64, Error> {
+    let d = finite("delta", delta)?;
+    if d <= 0.0 || d >= 1.0 {
+        return Err(Error::Delta(d));
+    }
+    Ok(d)
+}
+
+/// ε > 0 (a target).
+pub fn check_epsilon(eps: f64) -> Result<f64, Error> {
+    let e = finite("epsilon", eps)?;
+    if e <= 0.0 {
+        return Err(Error::Epsilon(e));
+    }
+    Ok(e)
+}
+
+/// T ∈ [1, MAX_STEPS].
+pub fn check_steps(steps: u64) -> Result<u64, Error> {
+    if steps == 0 || steps > MAX_STEPS {
+        return Err(Error::Steps(steps));
+    }
+    Ok(steps)
+}
+
+/// Steps given as a float (JSON, URL, JS): must be a finite whole number in range.
+pub fn steps_from_f64(t: f64) -> Result<u64, Error> {
+    let t = finite("steps", t)?;
+    if t < 1.0 || t.fract() != 0.0 || t > MAX_STEPS as f64 {
+        return Err(Error::Dataset(format!(
+            "steps must be a whole number in [1, {MAX_STEPS}], got {t}"
+        )));
+    }
+    Ok(t as u64)
+}
+
+/// Users' terms → (q, T): dataset size N, batch size B, epochs E give
+/// q = B/N and T = ⌈E·N/B⌉ (Opacus / TF Privacy convention).
+pub fn from_dataset(n: f64, batch: f64, epochs: f64) -> Result<(f64, u64), Error> {
+    let n = finite("dataset size", n)?;
+    let b = finite("batch size", batch)?;
+    let e = finite("epochs", epochs)?;
+    if n < 1.0 || n.fract() != 0.0 {
+        return Err(Error::Dataset(format!("dataset size must be a whole number ≥ 1, got {n}")));
+    }
+    if b < 1.0 || b.fract() != 0.0 || b > n {
+        return Err(Error::Dataset(format!(
+            "batch size must be a whole number in [1, dataset size {n}], got {b}"
+        )));
+    }
+    if e <= 0.0 {
+        return Err(Error::Dataset(format!("epochs must be > 0, got {e}")));
+    }
+    let q = b / n;
+    let t = (e * n / b).ceil();
+    Ok((q, steps_from_f64(t)?))
+}
+
+/// Parse a list of orders, validating each.
+pub fn check_orders(orders: &[f64]) -> Result<Vec<f64>, Error> {
+    if orders.is_empty() {
+        return Err(Error::NoOrders);
+    }
+    orders.iter().map(|&a| check_order(a)).collect()
+}

@@ -1,0 +1,484 @@
+//! Charts, written once against plotters' `DrawingBackend`: the page draws them
+//! on a canvas (plotters-canvas), native tests and the SVG export draw them to SVG.
+//!
+//! [`Model`] holds everything a chart shows, computed from the engine; the
+//! `draw_*` functions only draw it.
+
+use crate::engine::{
+    bounds, default_orders, rdp::rdp_unchecked, Conversion, Error, Optimum, Run, Sgm,
+};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+/// The inputs of the calculator.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Inputs {
+    pub q: f64,
+    pub sigma: f64,
+    pub steps: u64,
+    pub delta: f64,
+    pub conversion: Conversion,
+}
+
+impl Inputs {
+    /// MNIST example: 60 000 examples, batch 256, 60 epochs, σ = 1.1, δ = 1e-5.
+    pub fn mnist() -> Self {
+        Inputs { q: 256.0 / 60000.0, sigma: 1.1, steps: 14063, delta: 1e-5, conversion: Conversion::Improved }
+    }
+}
+
+/// Everything the charts and the headline show.
+#[derive(Debug, Clone)]
+pub struct Model {
+    pub inputs: Inputs,
+    pub orders: Vec<f64>,
+    /// Per-step exact RDP at each order.
+    pub rdp: Vec<f64>,
+    /// ε(α) at δ with the improved and the classic conversion (clamped at 0).
+    pub eps_improved: Vec<f64>,
+    pub eps_classic: Vec<f64>,
+    /// The optimum for the chosen conversion.
+    pub opt: Optimum,
+    /// Theorem 11's bound 2q²α/σ² and whether its conditions hold, per order.
+    pub thm11: Vec<f64>,
+    pub thm11_holds: Vec<bool>,
+    /// The first failing condition at the largest order (if any).
+    pub thm11_reason: Option<String>,
+    pub abadi: Vec<Option<f64>>,
+    pub bun: Vec<Option<f64>>,
+}
+
+impl Model {
+    pub fn compute(inputs: Inputs) -> Result<Model, Error> {
+        let sgm = Sgm::new(inputs.q, inputs.sigma)?;
+        let run = Run::with_default_orders(sgm, inputs.steps)?;
+        crate::engine::params::check_delta(inputs.delta)?;
+        let rdp = run.rdp_curve();
+        let t = inputs.steps as f64;
+        let conv = |c| -> Vec<f64> {
+            run.orders
+                .iter()
+                .zip(&rdp)
+                .map(|(&a, &r)| crate::engine::accountant::eps_from_rdp(t * r, a, inputs.delta, c).max(0.0))
+                .collect()
+        };
+        let eps_improved = conv(Conversion::Improved);
+        let eps_classic = conv(Conversion::Classic);
+        let opt = run.epsilon_from_curve(&rdp, inputs.delta, inputs.conversion);
+        let mut thm11 = Vec::with_capacity(rdp.len());
+        let mut thm11_holds = Vec::with_capacity(rdp.len());
+        let mut thm11_reason = None;
+        let mut abadi = Vec::new();
+        let mut bun = Vec::new();
+        for &a in &run.orders {
+            let b = bounds::theorem11(&sgm, a)?;
+            thm11.push(b.value);
+            thm11_holds.push(b.holds());
+            if let Some(r) = b.fails {
+                thm11_reason = Some(r);
+            }
+            let ab = bounds::abadi(&sgm, a)?;
+            abadi.push(ab.holds().then_some(ab.value));
+            let bu = bounds::bun(&sgm, a)?;
+            bun.push(bu.holds().then_some(bu.value));
+        }
+        Ok(Model {
+            inputs,
+            orders: run.orders,
+            rdp,
+            eps_improved,
+            eps_classic,
+            opt,
+            thm11,
+            thm11_holds,
+            thm11_reason,
+            abadi,
+            bun,
+        })
+    }
+
+    /// One plain-language sentence (in the spirit of TF Privacy's statement).
+    pub fn sentence(&self) -> String {
+        let i = &self.inputs;
+        format!(
+            "Training with noise multiplier {} and sampling rate {} for {} steps satisfies \
+             ({:.4}, {:e})-differential privacy: for any one example, adding or removing it changes \
+             the probability of any outcome by at most a factor e^{:.4} ≈ {:.3}, except with probability {:e}.",
+            i.sigma,
+            fmt_num(i.q),
+            i.steps,
+            self.opt.value,
+            i.delta,
+            self.opt.value,
+            self.opt.value.exp(),
+            i.delta
+        )
+    }
+
+    /// CSV of the curves (alpha, per-step RDP, composed RDP, ε improved, ε classic, Theorem 11).
+    pub fn csv(&self) -> String {
+        let mut s = String::from("alpha,rdp_per_step,rdp_total,epsilon_improved,epsilon_classic,theorem11_bound,theorem11_holds\n");
+        let t = self.inputs.steps as f64;
+        for i in 0..self.orders.len() {
+            s += &format!(
+                "{},{:e},{:e},{:e},{:e},{:e},{}\n",
+                self.orders[i],
+                self.rdp[i],
+                t * self.rdp[i],
+                self.eps_improved[i],
+                self.eps_classic[i],
+                self.thm11[i],
+                self.thm11_holds[i]
+            );
+        }
+        s
+    }
+}
+
+/// Short, round-trippable number formatting for labels.
+pub fn fmt_num(x: f64) -> String {
+    // Round to 6 significant digits, then print the shortest form.
+    let r: f64 = format!("{x:.5e}").parse().unwrap_or(x);
+    if r != 0.0 && (r.abs() < 1e-3 || r.abs() >= 1e6) {
+        format!("{r:e}")
+    } else {
+        format!("{r}")
+    }
+}
+
+/// Axis tick labels: compact, no trailing ".0".
+fn fmt_axis(v: &f64) -> String {
+    fmt_num(*v)
+}
+
+/// Colours for light and dark pages.
+#[derive(Debug, Clone, Copy)]
+pub struct Theme {
+    pub bg: RGBColor,
+    pub fg: RGBColor,
+    pub grid: RGBColor,
+    pub series: [RGBColor; 5],
+    pub shade: RGBColor,
+    /// Multiplies font sizes and line widths (devicePixelRatio on the page).
+    pub scale: f64,
+}
+
+impl Theme {
+    pub fn light(scale: f64) -> Self {
+        Theme {
+            bg: RGBColor(255, 255, 255),
+            fg: RGBColor(30, 30, 30),
+            grid: RGBColor(225, 225, 225),
+            series: [
+                RGBColor(31, 119, 180),
+                RGBColor(214, 39, 40),
+                RGBColor(44, 160, 44),
+                RGBColor(148, 103, 189),
+                RGBColor(255, 127, 14),
+            ],
+            shade: RGBColor(200, 235, 200),
+            scale,
+        }
+    }
+    pub fn dark(scale: f64) -> Self {
+        Theme {
+            bg: RGBColor(24, 26, 31),
+            fg: RGBColor(230, 230, 230),
+            grid: RGBColor(60, 62, 70),
+            series: [
+                RGBColor(100, 170, 240),
+                RGBColor(250, 110, 100),
+                RGBColor(110, 210, 110),
+                RGBColor(190, 150, 240),
+                RGBColor(255, 170, 70),
+            ],
+            shade: RGBColor(40, 70, 45),
+            scale,
+        }
+    }
+    fn px(&self, v: f64) -> u32 {
+        (v * self.scale).round().max(1.0) as u32
+    }
+    fn font(&self, size: f64) -> TextStyle<'static> {
+        ("sans-serif", size * self.scale).into_font().color(&self.fg)
+    }
+}
+
+type DrawResult<DB> = Result<(), DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;
+
+fn log_range(vals: impl Iterator<Item = f64>) -> (f64, f64) {
+    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+    for v in vals.filter(|v| v.is_finite() && *v > 0.0) {
+        lo = lo.min(v);
+        hi = hi.max(v);
+    }
+    if !lo.is_finite() {
+        return (1e-3, 1.0);
+    }
+    if hi / lo < 10.0 {
+        lo /= 3.0;
+        hi *= 3.0;
+    }
+    (lo * 0.8, hi * 1.25)
+}
+
+/// Chart A: composed RDP T·ε(α) and converted ε(α) over α, optimum marked.
+pub fn draw_eps_vs_alpha<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, m: &Model, th: &Theme) -> DrawResult<DB> {
+    root.fill(&th.bg)?;
+    let t = m.inputs.steps as f64;
+    let total: Vec<f64> = m.rdp.iter().map(|r| r * t).collect();
+    let (ylo, yhi) = log_range(total.iter().chain(&m.eps_improved).chain(&m.eps_classic).copied());
+    // Keep the optimum readable: the converted ε explodes at large α.
+    let yhi = yhi.min(m.opt.value.max(ylo).max(1e-3) * 300.0);
+    let (xlo, xhi) = (m.orders[0], *m.orders.last().unwrap_or(&1024.0));
+    let mut chart = ChartBuilder::on(root)
+        .caption("ε vs order α", th.font(15.0))
+        .margin(th.px(10.0))
+        .x_label_area_size(th.px(34.0))
+        .y_label_area_size(th.px(56.0))
+        .build_cartesian_2d((xlo..xhi).log_scale(), (ylo..yhi).log_scale())?;
+    chart
+        .configure_mesh()
+        .light_line_style(th.grid)
+        .bold_line_style(th.grid)
+        .axis_style(th.fg)
+        .label_style(th.font(11.0))
+        .x_label_formatter(&fmt_axis)
+        .y_label_formatter(&fmt_axis)
+        .x_desc("order α")
+        .y_desc("ε")
+        .draw()?;
+    let clip = |v: f64| v.clamp(ylo, yhi);
+    let series: [(&str, Vec<f64>, usize); 3] = [
+        ("T·RDP(α) (composed)", total.clone(), 0),
+        ("ε(α), improved conversion", m.eps_improved.clone(), 1),
+        ("ε(α), classic conversion", m.eps_classic.clone(), 2),
+    ];
+    let mut legend = Vec::new();
+    for (name, ys, c) in series {
+        let col = th.series[c];
+        chart.draw_series(LineSeries::new(
+            m.orders.iter().zip(&ys).filter(|(_, y)| **y > 0.0).map(|(&a, &y)| (a, clip(y))),
+            col.stroke_width(th.px(2.0)),
+        ))?;
+        legend.push((name.to_string(), col, false));
+    }
+    let (oa, ov) = (m.opt.alpha, m.opt.value.max(ylo));
+    chart.draw_series(std::iter::once(Circle::new((oa, clip(ov)), th.px(5.0), th.series[4].filled())))?;
+    legend.push((format!("optimum ε = {:.4} at α = {:.2}", m.opt.value, m.opt.alpha), th.series[4], true));
+    draw_legend(root, chart.plotting_area().get_pixel_range(), &legend, true, th)?;
+    root.present()
+}
+
+/// Chart B (Figure 1, right, of 003): per-step exact RDP vs Theorem 11's
+/// 2q²α/σ², with the orders where the theorem's conditions hold shaded.
+pub fn draw_bound_vs_exact<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    m: &Model,
+    th: &Theme,
+    overlays: bool,
+) -> DrawResult<DB> {
+    root.fill(&th.bg)?;
+    let (ylo, yhi) = log_range(m.rdp.iter().chain(&m.thm11).copied());
+    let (xlo, xhi) = (m.orders[0], *m.orders.last().unwrap_or(&1024.0));
+    let mut chart = ChartBuilder::on(root)
+        .caption("per-step RDP: exact vs Theorem 11", th.font(15.0))
+        .margin(th.px(10.0))
+        .x_label_area_size(th.px(34.0))
+        .y_label_area_size(th.px(56.0))
+        .build_cartesian_2d((xlo..xhi).log_scale(), (ylo..yhi).log_scale())?;
+    // Shade the orders where Theorem 11 applies.
+    let mut i = 0;
+    while i < m.orders.len() {
+        if m.thm11_holds[i] {
+            let a0 = m.orders[i];
+            while i + 1 < m.orders.len() && m.thm11_holds[i + 1] {
+                i += 1;
+            }
+            let a1 = m.orders[i];
+            chart.draw_series(std::iter::once(Rectangle::new([(a0, ylo), (a1, yhi)], th.shade.filled())))?;
+        }
+        i += 1;
+    }
+    chart
+        .configure_mesh()
+        .light_line_style(th.grid)
+        .bold_line_style(th.grid)
+        .axis_style(th.fg)
+        .label_style(th.font(11.0))
+        .x_label_formatter(&fmt_axis)
+        .y_label_formatter(&fmt_axis)
+        .x_desc("order α")
+        .y_desc("ε(α) per step")
+        .draw()?;
+    let w = th.px(2.0);
+    let mut legend = Vec::new();
+    let c0 = th.series[0];
+    chart.draw_series(LineSeries::new(
+        m.orders.iter().zip(&m.rdp).filter(|(_, y)| **y > 0.0).map(|(&a, &y)| (a, y.clamp(ylo, yhi))),
+        c0.stroke_width(w),
+    ))?;
+    legend.push(("exact RDP (§3.3)".to_string(), c0, false));
+    let c1 = th.series[1];
+    chart.draw_series(LineSeries::new(
+        m.orders.iter().zip(&m.thm11).filter(|(_, y)| **y > 0.0).map(|(&a, &y)| (a, y.clamp(ylo, yhi))),
+        c1.stroke_width(w),
+    ))?;
+    legend.push((
+        match &m.thm11_reason {
+            None => "2q²α/σ² (Theorem 11 holds: shaded)".to_string(),
+            Some(r) => format!("2q²α/σ²; unshaded: {r}"),
+        },
+        c1,
+        false,
+    ));
+    if overlays {
+        for (name, vals, c) in [("Abadi et al. (Table 1)", &m.abadi, 2usize), ("Bun et al. (Table 1)", &m.bun, 3)] {
+            let col = th.series[c];
+            let pts: Vec<(f64, f64)> = m
+                .orders
+                .iter()
+                .zip(vals.iter())
+                .filter_map(|(&a, v)| v.filter(|v| *v > 0.0).map(|v| (a, v.clamp(ylo, yhi))))
+                .collect();
+            if !pts.is_empty() {
+                chart.draw_series(LineSeries::new(pts, col.stroke_width(w)))?;
+                legend.push((name.to_string(), col, false));
+            }
+        }
+    }
+    draw_legend(root, chart.plotting_area().get_pixel_range(), &legend, false, th)?;
+    root.present()
+}
+
+/// Data of Chart C (Figure 1, left): for each q, the largest α by condition (4),
+/// (5), their minimum, and the exact largest α with ε(α) ≤ 2q²α/σ².
+pub fn max_order_curves(sigma: f64, n: usize) -> Result<Vec<(f64, bounds::MaxOrder)>, Error> {
+    let (l0, l1) = ((1e-6f64).ln(), (0.2f64).ln());
+    (0..n)
+        .map(|i| {
+            let q = (l0 + (l1 - l0) * i as f64 / (n - 1).max(1) as f64).exp();
+            Ok((q, bounds::max_order(&Sgm::new(q, sigma)?)))
+        })
+        .collect()
+}
+
+/// Chart C: max α vs q for the current σ.
+pub fn draw_max_alpha<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    sigma: f64,
+    data: &[(f64, bounds::MaxOrder)],
+    th: &Theme,
+) -> DrawResult<DB> {
+    root.fill(&th.bg)?;
+    let all = data.iter().flat_map(|(_, m)| [m.cond4, m.cond5, m.exact]);
+    let (ylo, yhi) = log_range(all.map(|v| v.max(1.0)));
+    let (ylo, yhi) = (ylo.max(1.0), yhi.max(2.0));
+    let mut chart = ChartBuilder::on(root)
+        .caption(format!("largest α vs q at σ = {}", fmt_num(sigma)), th.font(15.0))
+        .margin(th.px(10.0))
+        .x_label_area_size(th.px(34.0))
+        .y_label_area_size(th.px(56.0))
+        .build_cartesian_2d((1e-6f64..0.2f64).log_scale(), (ylo..yhi).log_scale())?;
+    chart
+        .configure_mesh()
+        .light_line_style(th.grid)
+        .bold_line_style(th.grid)
+        .axis_style(th.fg)
+        .label_style(th.font(11.0))
+        .x_label_formatter(&fmt_axis)
+        .y_label_formatter(&fmt_axis)
+        .x_desc("sampling rate q")
+        .y_desc("max α")
+        .draw()?;
+    let w = th.px(2.0);
+    let sets: [(&str, fn(&bounds::MaxOrder) -> f64, usize); 4] = [
+        ("condition (4)", |m| m.cond4, 2),
+        ("condition (5)", |m| m.cond5, 3),
+        ("min of (4), (5)", |m| m.min, 1),
+        ("exact: ε(α) ≤ 2q²α/σ²", |m| m.exact, 0),
+    ];
+    let mut legend = Vec::new();
+    for (name, f, c) in sets {
+        let col = th.series[c];
+        chart.draw_series(LineSeries::new(
+            data.iter().map(|(q, m)| (*q, f(m).clamp(ylo, yhi))),
+            col.stroke_width(w),
+        ))?;
+        legend.push((name.to_string(), col, false));
+    }
+    draw_legend(root, chart.plotting_area().get_pixel_range(), &legend, true, th)?;
+    root.present()
+}
+
+/// A legend box in the plot's upper corner. Drawn by hand: plotters' own
+/// series labels measure text outside the backend (a CSP-blocked `<span>` in
+/// the browser); this goes through `estimate_text_size` of the backend.
+fn draw_legend<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    (xr, yr): (std::ops::Range<i32>, std::ops::Range<i32>),
+    items: &[(String, RGBColor, bool)],
+    right: bool,
+    th: &Theme,
+) -> DrawResult<DB> {
+    let font = th.font(11.0);
+    let line = th.px(16.0) as i32;
+    let pad = th.px(6.0) as i32;
+    let swatch = th.px(20.0) as i32;
+    let mut tw = 0;
+    for (t, _, _) in items {
+        tw = tw.max(root.estimate_text_size(t, &font)?.0 as i32);
+    }
+    let w = tw + swatch + 3 * pad;
+    let h = line * items.len() as i32 + 2 * pad;
+    let x0 = if right { xr.end - w - pad } else { xr.start + pad };
+    let y0 = yr.start + pad;
+    root.draw(&Rectangle::new([(x0, y0), (x0 + w, y0 + h)], th.bg.mix(0.88).filled()))?;
+    root.draw(&Rectangle::new([(x0, y0), (x0 + w, y0 + h)], th.grid.stroke_width(1)))?;
+    for (i, (t, col, dot)) in items.iter().enumerate() {
+        let y = y0 + pad + line * i as i32 + line / 2;
+        let x = x0 + pad;
+        if *dot {
+            root.draw(&Circle::new((x + swatch / 2, y), th.px(4.0), col.filled()))?;
+        } else {
+            root.draw(&PathElement::new(vec![(x, y), (x + swatch, y)], col.stroke_width(th.px(2.0))))?;
+        }
+        let style = font.clone().pos(plotters::style::text_anchor::Pos::new(
+            plotters::style::text_anchor::HPos::Left,
+            plotters::style::text_anchor::VPos::Center,
+        ));
+        root.draw(&Text::new(t.clone(), (x + swatch + pad, y), style))?;
+    }
+    Ok(())
+}
+
+/// Plain-text summaries of the charts, for screen readers.
+pub fn summary_a(m: &Model) -> String {
+    format!(
+        "Chart of epsilon against the Rényi order alpha for {} orders from {} to {}. The smallest epsilon, {:.4}, is at alpha {:.2}.",
+        m.orders.len(),
+        m.orders[0],
+        m.orders.last().copied().unwrap_or(0.0),
+        m.opt.value,
+        m.opt.alpha
+    )
+}
+
+pub fn summary_b(m: &Model) -> String {
+    let n = m.thm11_holds.iter().filter(|h| **h).count();
+    format!(
+        "Chart of the exact per-step RDP and Theorem 11's bound 2q²α/σ². The theorem's conditions hold at {n} of {} orders{}.",
+        m.orders.len(),
+        m.thm11_reason.as_ref().map(|r| format!("; elsewhere it fails on {r}")).unwrap_or_default()
+    )
+}
+
+/// Per-step RDP at one order (for readouts).
+pub fn rdp_at(m: &Model, alpha: f64) -> f64 {
+    rdp_unchecked(m.inputs.q, m.inputs.sigma, alpha)
+}
+
+/// The default α grid (re-exported for the web layer).
+pub fn orders() -> Vec<f64> {
+    default_orders()
+}

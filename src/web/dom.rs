@@ -1,0 +1,111 @@
+//! Small DOM helpers: every write is `textContent` or a property, never HTML.
+
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{Document, Event, HtmlElement, HtmlInputElement, Window};
+
+pub fn window() -> Option<Window> {
+    web_sys::window()
+}
+
+pub fn doc() -> Option<Document> {
+    window().and_then(|w| w.document())
+}
+
+pub fn by_id<T: JsCast>(id: &str) -> Option<T> {
+    doc()?.get_element_by_id(id)?.dyn_into::<T>().ok()
+}
+
+pub fn set_text(id: &str, text: &str) {
+    if let Some(e) = doc().and_then(|d| d.get_element_by_id(id)) {
+        e.set_text_content(Some(text));
+    }
+}
+
+pub fn value(id: &str) -> String {
+    by_id::<HtmlInputElement>(id).map(|e| e.value()).unwrap_or_default()
+}
+
+pub fn set_value(id: &str, v: &str) {
+    if let Some(e) = by_id::<HtmlInputElement>(id) {
+        e.set_value(v);
+    }
+}
+
+/// Show (or clear) the message next to a field and mark the field invalid.
+pub fn set_error(id: &str, msg: &str) {
+    set_text(&format!("{id}-error"), msg);
+    if let Some(e) = by_id::<HtmlInputElement>(id) {
+        let _ = e.set_attribute("aria-invalid", if msg.is_empty() { "false" } else { "true" });
+        if let Some(p) = e.parent_element() {
+            let _ = if msg.is_empty() { p.class_list().remove_1("invalid") } else { p.class_list().add_1("invalid") };
+        }
+    }
+}
+
+pub fn show(id: &str, visible: bool) {
+    if let Some(e) = by_id::<HtmlElement>(id) {
+        e.set_hidden(!visible);
+    }
+}
+
+/// Page-lifetime listener (the page never removes its controls).
+pub fn on(id: &str, event: &str, f: impl FnMut(Event) + 'static) {
+    if let Some(e) = doc().and_then(|d| d.get_element_by_id(id)) {
+        let cb = Closure::<dyn FnMut(Event)>::new(f);
+        let _ = e.add_event_listener_with_callback(event, cb.as_ref().unchecked_ref());
+        cb.forget();
+    }
+}
+
+pub fn on_window(event: &str, f: impl FnMut(Event) + 'static) {
+    if let Some(w) = window() {
+        let cb = Closure::<dyn FnMut(Event)>::new(f);
+        let _ = w.add_event_listener_with_callback(event, cb.as_ref().unchecked_ref());
+        cb.forget();
+    }
+}
+
+pub fn prefers_dark() -> bool {
+    window()
+        .and_then(|w| w.match_media("(prefers-color-scheme: dark)").ok().flatten())
+        .map(|m| m.matches())
+        .unwrap_or(false)
+}
+
+pub fn download_url(name: &str, url: &str) {
+    if let Some(a) = doc().and_then(|d| d.create_element("a").ok()).and_then(|e| e.dyn_into::<web_sys::HtmlAnchorElement>().ok()) {
+        a.set_href(url);
+        a.set_download(name);
+        a.click();
+    }
+}
+
+pub fn download_text(name: &str, mime: &str, text: &str) {
+    let parts = js_sys::Array::of1(&JsValue::from_str(text));
+    let opts = web_sys::BlobPropertyBag::new();
+    opts.set_type(mime);
+    if let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(&parts, &opts) {
+        if let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) {
+            download_url(name, &url);
+            let _ = web_sys::Url::revoke_object_url(&url);
+        }
+    }
+}
+
+/// In iframe mode, tell the parent our height so it can size the frame.
+pub fn post_height() {
+    let Some(w) = window() else { return };
+    let in_frame = w.parent().ok().flatten().map(|p| p != w).unwrap_or(false);
+    let is_embed = doc().and_then(|d| d.body()).map(|b| b.class_list().contains("embed")).unwrap_or(false);
+    if !(in_frame && is_embed) {
+        return;
+    }
+    let h = doc().and_then(|d| d.document_element()).map(|e| e.scroll_height()).unwrap_or(0);
+    let msg = js_sys::Object::new();
+    let _ = js_sys::Reflect::set(&msg, &"type".into(), &"sgm-rdp-height".into());
+    let _ = js_sys::Reflect::set(&msg, &"height".into(), &JsValue::from_f64(h as f64));
+    if let Ok(Some(p)) = w.parent() {
+        let _ = p.post_message(&msg, "*");
+    }
+}

@@ -1,0 +1,431 @@
+//! Thin wasm-bindgen/DOM glue for the calculator page (www/index.html).
+//!
+//! One [`App`] state; `input` events update it and request one redraw per
+//! animation frame; `change` events write the URL. Errors from the engine are
+//! shown next to the field (as text, never HTML) and the last good state stays.
+
+mod canvas;
+mod dom;
+mod state;
+
+use crate::engine::{calibrate, Conversion, Sgm};
+use crate::render::{self, fmt_num, Inputs, Model, Theme};
+use dom::*;
+use plotters::prelude::*;
+use canvas::MeasuredCanvas;
+pub use state::{parse_field, Field};
+use std::cell::RefCell;
+use std::rc::Rc;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{HtmlCanvasElement, HtmlInputElement};
+
+#[wasm_bindgen(start)]
+pub fn start() {
+    #[cfg(feature = "console_error_panic_hook")]
+    console_error_panic_hook::set_once();
+    // Under wasm-bindgen-test or in a page without our elements, do nothing.
+    if doc().and_then(|d| d.get_element_by_id("chart-a")).is_some() {
+        App::mount();
+    }
+}
+
+/// The page's state.
+pub struct App {
+    pub inputs: Inputs,
+    pub model: Option<Model>,
+    chart_c: Option<(f64, Vec<(f64, crate::engine::bounds::MaxOrder)>)>,
+    frame_pending: bool,
+    cursor: usize,
+    sigma_answer: Option<f64>,
+    steps_answer: Option<u64>,
+    /// Milliseconds of the last recompute + redraw (read by the e2e benchmark).
+    pub last_frame_ms: f64,
+}
+
+type Shared = Rc<RefCell<App>>;
+
+thread_local! {
+    static APP: RefCell<Option<Shared>> = const { RefCell::new(None) };
+}
+
+/// Cost of the last recompute + redraw in ms (for the browser benchmark).
+#[wasm_bindgen(js_name = lastFrameMs)]
+pub fn last_frame_ms() -> f64 {
+    APP.with(|a| a.borrow().as_ref().map(|s| s.borrow().last_frame_ms).unwrap_or(-1.0))
+}
+
+impl App {
+    fn mount() {
+        let app = Rc::new(RefCell::new(App {
+            inputs: Inputs::mnist(),
+            model: None,
+            chart_c: None,
+            frame_pending: false,
+            cursor: 0,
+            sigma_answer: None,
+            steps_answer: None,
+            last_frame_ms: 0.0,
+        }));
+        APP.with(|a| *a.borrow_mut() = Some(app.clone()));
+        let embed = state::read_url(&app);
+        if embed {
+            if let Some(b) = doc().and_then(|d| d.body()) {
+                let _ = b.class_list().add_1("embed");
+            }
+        }
+        sync_inputs(&app.borrow().inputs);
+        wire(&app);
+        request_frame(&app);
+    }
+}
+
+/// Put the state's values into every box and slider.
+fn sync_inputs(i: &Inputs) {
+    for f in Field::ALL {
+        let v = f.get(i);
+        set_value(f.id(), &f.format(v));
+        set_slider(f, v);
+        set_error(f.id(), "");
+    }
+    if let Some(sel) = by_id::<web_sys::HtmlSelectElement>("conversion") {
+        sel.set_value(match i.conversion {
+            Conversion::Improved => "improved",
+            Conversion::Classic => "classic",
+        });
+    }
+}
+
+fn set_slider(f: Field, v: f64) {
+    if let Some(r) = by_id::<HtmlInputElement>(&format!("{}-range", f.id())) {
+        r.set_value(&format!("{:.4}", v.log10()));
+        let _ = r.set_attribute("aria-valuetext", &format!("{} = {}", f.label(), f.format(v)));
+    }
+}
+
+fn wire(app: &Shared) {
+    for f in Field::ALL {
+        // slider: input → state + box
+        let a = app.clone();
+        on(&format!("{}-range", f.id()), "input", move |_| {
+            if let Some(r) = by_id::<HtmlInputElement>(&format!("{}-range", f.id())) {
+                let x: f64 = r.value().parse().unwrap_or(0.0);
+                let v = f.from_slider(x);
+                set_value(f.id(), &f.format(v));
+                let _ = r.set_attribute("aria-valuetext", &format!("{} = {}", f.label(), f.format(v)));
+                apply(&a, f, v);
+            }
+        });
+        // box: input → state + slider
+        let a = app.clone();
+        on(f.id(), "input", move |_| {
+            let text = value(f.id());
+            match parse_field(f, &text) {
+                Ok(v) => {
+                    set_slider(f, v);
+                    apply(&a, f, v);
+                }
+                Err(msg) => set_error(f.id(), &msg),
+            }
+        });
+        for id in [f.id().to_string(), format!("{}-range", f.id())] {
+            let a = app.clone();
+            on(&id, "change", move |_| state::write_url(&a.borrow().inputs));
+        }
+    }
+    let a = app.clone();
+    on("conversion", "change", move |_| {
+        let v = by_id::<web_sys::HtmlSelectElement>("conversion").map(|s| s.value()).unwrap_or_default();
+        a.borrow_mut().inputs.conversion =
+            if v == "classic" { Conversion::Classic } else { Conversion::Improved };
+        state::write_url(&a.borrow().inputs);
+        request_frame(&a);
+    });
+    let a = app.clone();
+    on("preset", "change", move |_| {
+        let v = by_id::<web_sys::HtmlSelectElement>("preset").map(|s| s.value()).unwrap_or_default();
+        if let Some(p) = state::preset(&v, a.borrow().inputs.conversion) {
+            a.borrow_mut().inputs = p;
+            sync_inputs(&p);
+            state::write_url(&p);
+            request_frame(&a);
+        }
+    });
+    let a = app.clone();
+    on("overlays", "change", move |_| request_frame(&a));
+    let a = app.clone();
+    on("ds-apply", "click", move |_| {
+        let parse = |id: &str| value(id).trim().parse::<f64>().unwrap_or(f64::NAN);
+        match crate::engine::params::from_dataset(parse("ds-n"), parse("ds-b"), parse("ds-e")) {
+            Ok((q, t)) => {
+                set_text("ds-error", "");
+                set_text("ds-derived", &format!("q = {}, T = {t}", fmt_num(q)));
+                let mut i = a.borrow().inputs;
+                i.q = q;
+                i.steps = t;
+                a.borrow_mut().inputs = i;
+                sync_inputs(&i);
+                state::write_url(&i);
+                request_frame(&a);
+            }
+            Err(e) => set_text("ds-error", &e.to_string()),
+        }
+    });
+    wire_inverse(app);
+    wire_exports(app);
+    wire_readout(app);
+    let a = app.clone();
+    on_window("resize", move |_| request_frame(&a));
+}
+
+fn apply(app: &Shared, f: Field, v: f64) {
+    set_error(f.id(), "");
+    let mut i = app.borrow().inputs;
+    f.set(&mut i, v);
+    app.borrow_mut().inputs = i;
+    request_frame(app);
+}
+
+fn wire_inverse(app: &Shared) {
+    let a = app.clone();
+    on("solve-sigma", "click", move |_| {
+        let i = a.borrow().inputs;
+        let r = parse_target().and_then(|t| {
+            calibrate::sigma(t, i.delta, i.q, i.steps, &render::orders(), i.conversion).map_err(|e| e.to_string())
+        });
+        match r {
+            Ok(c) => {
+                set_text("target-error", "");
+                set_text("sigma-answer", &format!("σ = {:.6} (ε = {:.4})", c.sigma, c.epsilon));
+                a.borrow_mut().sigma_answer = Some(c.sigma);
+                show("apply-sigma", true);
+            }
+            Err(m) => set_text("target-error", &m),
+        }
+    });
+    let a = app.clone();
+    on("solve-steps", "click", move |_| {
+        let i = a.borrow().inputs;
+        let r = parse_target().and_then(|t| {
+            let sgm = Sgm::new(i.q, i.sigma).map_err(|e| e.to_string())?;
+            calibrate::steps(t, i.delta, sgm, &render::orders(), i.conversion).map_err(|e| e.to_string())
+        });
+        match r {
+            Ok(c) => {
+                set_text("target-error", "");
+                set_text("steps-answer", &format!("T = {} (ε = {:.4})", c.steps, c.epsilon));
+                a.borrow_mut().steps_answer = Some(c.steps);
+                show("apply-steps", true);
+            }
+            Err(m) => set_text("target-error", &m),
+        }
+    });
+    let a = app.clone();
+    on("apply-sigma", "click", move |_| {
+        let s = a.borrow().sigma_answer;
+        if let Some(s) = s {
+            a.borrow_mut().inputs.sigma = s;
+            let i = a.borrow().inputs;
+            sync_inputs(&i);
+            state::write_url(&i);
+            request_frame(&a);
+        }
+    });
+    let a = app.clone();
+    on("apply-steps", "click", move |_| {
+        let s = a.borrow().steps_answer;
+        if let Some(t) = s {
+            a.borrow_mut().inputs.steps = t;
+            let i = a.borrow().inputs;
+            sync_inputs(&i);
+            state::write_url(&i);
+            request_frame(&a);
+        }
+    });
+}
+
+fn parse_target() -> Result<f64, String> {
+    let t = value("target-eps");
+    crate::engine::params::check_epsilon(t.trim().parse::<f64>().map_err(|_| format!("target ε: '{t}' is not a number"))?)
+        .map_err(|e| e.to_string())
+}
+
+fn wire_exports(app: &Shared) {
+    let a = app.clone();
+    on("export-csv", "click", move |_| {
+        if let Some(m) = &a.borrow().model {
+            download_text("sgm-rdp.csv", "text/csv", &m.csv());
+        }
+    });
+    on("export-png", "click", move |_| {
+        if let Some(c) = by_id::<HtmlCanvasElement>("chart-a") {
+            if let Ok(url) = c.to_data_url() {
+                download_url("sgm-rdp-chart-a.png", &url);
+            }
+        }
+    });
+    let a = app.clone();
+    on("export-svg", "click", move |_| {
+        if let Some(m) = &a.borrow().model {
+            let mut s = String::new();
+            {
+                let root = SVGBackend::with_string(&mut s, (900, 560)).into_drawing_area();
+                let _ = render::draw_eps_vs_alpha(&root, m, &Theme::light(1.0));
+            }
+            download_text("sgm-rdp-chart-a.svg", "image/svg+xml", &s);
+        }
+    });
+    on("copy-link", "click", move |_| {
+        let url = window().and_then(|w| w.location().href().ok()).unwrap_or_default();
+        if let Some(w) = window() {
+            let p = w.navigator().clipboard().write_text(&url);
+            let ok = Closure::once(move |_: JsValue| set_text("copy-status", "link copied"));
+            let err = Closure::once(move |_: JsValue| set_text("copy-status", "copy failed: the link is in the address bar"));
+            let _ = p.then2(&ok, &err);
+            ok.forget();
+            err.forget();
+        }
+    });
+}
+
+fn wire_readout(app: &Shared) {
+    let a = app.clone();
+    on("chart-a", "mousemove", move |ev| {
+        if let (Some(me), Some(c)) = (ev.dyn_ref::<web_sys::MouseEvent>(), by_id::<HtmlCanvasElement>("chart-a")) {
+            let w = c.client_width() as f64;
+            let frac = ((me.offset_x() as f64 - 76.0) / (w - 86.0)).clamp(0.0, 1.0);
+            let idx = {
+                let app = a.borrow();
+                app.model.as_ref().map(|m| nearest_order(&m.orders, frac))
+            };
+            if let Some(i) = idx {
+                a.borrow_mut().cursor = i;
+                show_readout(&a.borrow());
+            }
+        }
+    });
+    let a = app.clone();
+    on("chart-a", "keydown", move |ev| {
+        if let Some(k) = ev.dyn_ref::<web_sys::KeyboardEvent>() {
+            let n = a.borrow().model.as_ref().map(|m| m.orders.len()).unwrap_or(0);
+            let c = a.borrow().cursor;
+            let next = match k.key().as_str() {
+                "ArrowRight" => (c + 1).min(n.saturating_sub(1)),
+                "ArrowLeft" => c.saturating_sub(1),
+                _ => return,
+            };
+            ev.prevent_default();
+            a.borrow_mut().cursor = next;
+            show_readout(&a.borrow());
+        }
+    });
+    let a = app.clone();
+    on("chart-a", "focus", move |_| show_readout(&a.borrow()));
+}
+
+fn nearest_order(orders: &[f64], frac: f64) -> usize {
+    let (l0, l1) = (orders[0].ln(), orders[orders.len() - 1].ln());
+    let target = l0 + frac * (l1 - l0);
+    let mut best = 0;
+    for (i, a) in orders.iter().enumerate() {
+        if (a.ln() - target).abs() < (orders[best].ln() - target).abs() {
+            best = i;
+        }
+    }
+    best
+}
+
+fn show_readout(app: &App) {
+    if let Some(m) = &app.model {
+        let i = app.cursor.min(m.orders.len() - 1);
+        set_text(
+            "readout",
+            &format!(
+                "α = {}: per-step RDP {:.4e}, T·RDP {:.4}, ε improved {:.4}, ε classic {:.4}",
+                m.orders[i],
+                m.rdp[i],
+                m.rdp[i] * m.inputs.steps as f64,
+                m.eps_improved[i],
+                m.eps_classic[i]
+            ),
+        );
+    }
+}
+
+/// Ask for one redraw at the next animation frame (coalesces input events).
+fn request_frame(app: &Shared) {
+    if app.borrow().frame_pending {
+        return;
+    }
+    app.borrow_mut().frame_pending = true;
+    let a = app.clone();
+    let cb = Closure::once_into_js(move || {
+        a.borrow_mut().frame_pending = false;
+        frame(&a);
+    });
+    if let Some(w) = window() {
+        let _ = w.request_animation_frame(cb.unchecked_ref());
+    }
+}
+
+fn now_ms() -> f64 {
+    window().and_then(|w| w.performance()).map(|p| p.now()).unwrap_or(0.0)
+}
+
+/// Recompute and redraw everything from the state.
+fn frame(app: &Shared) {
+    let t0 = now_ms();
+    let inputs = app.borrow().inputs;
+    let model = match Model::compute(inputs) {
+        Ok(m) => m,
+        Err(e) => {
+            // Inputs are validated per field, so this is a combination the engine refused.
+            set_text("sentence", &format!("cannot compute: {e}"));
+            return;
+        }
+    };
+    set_text("epsilon", &format!("{:.4}", model.opt.value));
+    set_text("delta-out", &format!("{:e}", inputs.delta));
+    set_text("alpha-opt", &format!("{:.2}", model.opt.alpha));
+    show("edge-warning", model.opt.at_edge);
+    set_text("sentence", &model.sentence());
+    set_text("chart-a-summary", &render::summary_a(&model));
+    set_text("chart-b-summary", &render::summary_b(&model));
+    let dark = prefers_dark();
+    let overlays = by_id::<HtmlInputElement>("overlays").map(|c| c.checked()).unwrap_or(false);
+    let recompute_c = app.borrow().chart_c.as_ref().map(|(s, _)| *s != inputs.sigma).unwrap_or(true);
+    if recompute_c {
+        if let Ok(d) = render::max_order_curves(inputs.sigma, 16) {
+            app.borrow_mut().chart_c = Some((inputs.sigma, d));
+        }
+    }
+    draw("chart-a", dark, |root, th| render::draw_eps_vs_alpha(root, &model, th).is_ok());
+    draw("chart-b", dark, |root, th| render::draw_bound_vs_exact(root, &model, th, overlays).is_ok());
+    if let Some((s, d)) = &app.borrow().chart_c {
+        draw("chart-c", dark, |root, th| render::draw_max_alpha(root, *s, d, th).is_ok());
+    }
+    let mut a = app.borrow_mut();
+    a.model = Some(model);
+    a.last_frame_ms = now_ms() - t0;
+    drop(a);
+    post_height();
+}
+
+/// Size the canvas's backing store to CSS size × devicePixelRatio, then draw.
+fn draw(
+    id: &str,
+    dark: bool,
+    f: impl FnOnce(&DrawingArea<MeasuredCanvas, plotters::coord::Shift>, &Theme) -> bool,
+) {
+    let Some(canvas) = by_id::<HtmlCanvasElement>(id) else { return };
+    let dpr = window().map(|w| w.device_pixel_ratio()).unwrap_or(1.0).max(1.0);
+    let (w, h) = (canvas.client_width().max(200) as f64, canvas.client_height().max(150) as f64);
+    let (pw, ph) = ((w * dpr).round() as u32, (h * dpr).round() as u32);
+    if canvas.width() != pw || canvas.height() != ph {
+        canvas.set_width(pw);
+        canvas.set_height(ph);
+    }
+    let Some(backend) = MeasuredCanvas::new(canvas) else { return };
+    let th = if dark { Theme::dark(dpr) } else { Theme::light(dpr) };
+    f(&backend.into_drawing_area(), &th);
+}
