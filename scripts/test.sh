@@ -12,7 +12,7 @@ step() { # name command...
 }
 step fmt cargo fmt --check
 step clippy cargo clippy --all-targets -- -D warnings
-step native cargo test --release
+step native cargo test
 step wasm make -s test-wasm
 step e2e make -s test-e2e
 printf '\n'

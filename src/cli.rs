@@ -26,7 +26,9 @@ struct Flags {
 }
 
 fn num(flag: &str, v: &str) -> Result<f64, String> {
-    v.trim().parse::<f64>().map_err(|_| format!("--{flag}: '{v}' is not a number"))
+    v.trim()
+        .parse::<f64>()
+        .map_err(|_| format!("--{flag}: '{v}' is not a number"))
 }
 
 fn parse(args: &[String]) -> Result<Flags, String> {
@@ -47,7 +49,9 @@ fn parse(args: &[String]) -> Result<Flags, String> {
             Some(v) => v,
             None => {
                 i += 1;
-                args.get(i).cloned().ok_or_else(|| format!("{name} needs a value"))?
+                args.get(i)
+                    .cloned()
+                    .ok_or_else(|| format!("{name} needs a value"))?
             }
         };
         let key = name.trim_start_matches("--");
@@ -59,9 +63,16 @@ fn parse(args: &[String]) -> Result<Flags, String> {
             "--epsilon" => f.epsilon = Some(num(key, &value)?),
             "--alpha" => f.alpha = Some(num(key, &value)?),
             "--orders" => {
-                f.orders = Some(value.split(',').map(|s| num(key, s)).collect::<Result<_, _>>()?)
+                f.orders = Some(
+                    value
+                        .split(',')
+                        .map(|s| num(key, s))
+                        .collect::<Result<_, _>>()?,
+                )
             }
-            "--conversion" => f.conversion = Some(value.parse().map_err(|e: engine::Error| e.to_string())?),
+            "--conversion" => {
+                f.conversion = Some(value.parse().map_err(|e: engine::Error| e.to_string())?)
+            }
             "--target" => f.target = Some(value),
             _ => return Err(format!("unknown flag '{name}' ({USAGE})")),
         }
@@ -109,9 +120,16 @@ pub fn run(args: &[String]) -> Result<String, String> {
                     .zip(&vals)
                     .map(|(a, r)| json!({"alpha": a, "rdp": r, "rdp_total": r * steps as f64}))
                     .collect();
-                Ok(json!({"q": m.q(), "sigma": m.sigma(), "steps": steps, "orders": rows}).to_string())
+                Ok(
+                    json!({"q": m.q(), "sigma": m.sigma(), "steps": steps, "orders": rows})
+                        .to_string(),
+                )
             } else {
-                let mut s = format!("# q = {}, sigma = {}, steps = {steps}\n# alpha  rdp_per_step  rdp_total\n", m.q(), m.sigma());
+                let mut s = format!(
+                    "# q = {}, sigma = {}, steps = {steps}\n# alpha  rdp_per_step  rdp_total\n",
+                    m.q(),
+                    m.sigma()
+                );
                 for (a, r) in orders.iter().zip(&vals) {
                     s += &format!("{a}\t{r:.12e}\t{:.12e}\n", r * steps as f64);
                 }
@@ -143,19 +161,37 @@ pub fn run(args: &[String]) -> Result<String, String> {
                 Ok(json!({"epsilon": eps, "delta": o.value, "alpha": o.alpha, "grid_delta": o.grid_value,
                     "grid_alpha": o.grid_alpha, "at_edge": o.at_edge}).to_string())
             } else {
-                Ok(format!("delta = {:.6e} at alpha = {:.4}\n", o.value, o.alpha))
+                Ok(format!(
+                    "delta = {:.6e} at alpha = {:.4}\n",
+                    o.value, o.alpha
+                ))
             }
         }
         "calibrate" => {
             let eps = need(f.epsilon, "epsilon")?;
             let d = need(f.delta, "delta")?;
-            match f.target.as_deref().unwrap_or(if f.sigma.is_some() { "steps" } else { "sigma" }) {
+            match f
+                .target
+                .as_deref()
+                .unwrap_or(if f.sigma.is_some() { "steps" } else { "sigma" })
+            {
                 "sigma" => {
-                    let c = calibrate::sigma(eps, d, need(f.q, "q")?, f.steps()?, &f.orders(), f.conv()).map_err(e)?;
+                    let c = calibrate::sigma(
+                        eps,
+                        d,
+                        need(f.q, "q")?,
+                        f.steps()?,
+                        &f.orders(),
+                        f.conv(),
+                    )
+                    .map_err(e)?;
                     if f.json {
                         Ok(serde_json::to_string(&c).map_err(|x| x.to_string())?)
                     } else {
-                        Ok(format!("sigma = {:.7} gives epsilon = {:.6} (alpha = {:.4})\n", c.sigma, c.epsilon, c.alpha))
+                        Ok(format!(
+                            "sigma = {:.7} gives epsilon = {:.6} (alpha = {:.4})\n",
+                            c.sigma, c.epsilon, c.alpha
+                        ))
                     }
                 }
                 "steps" => {
@@ -163,17 +199,25 @@ pub fn run(args: &[String]) -> Result<String, String> {
                     if f.json {
                         Ok(serde_json::to_string(&c).map_err(|x| x.to_string())?)
                     } else {
-                        Ok(format!("steps = {} gives epsilon = {:.6} (alpha = {:.4})\n", c.steps, c.epsilon, c.alpha))
+                        Ok(format!(
+                            "steps = {} gives epsilon = {:.6} (alpha = {:.4})\n",
+                            c.steps, c.epsilon, c.alpha
+                        ))
                     }
                 }
-                other => Err(format!("--target must be 'sigma' or 'steps', got '{other}'")),
+                other => Err(format!(
+                    "--target must be 'sigma' or 'steps', got '{other}'"
+                )),
             }
         }
         "bounds" => {
             let m = f.sgm()?;
             let orders = match f.alpha {
                 Some(a) => vec![a],
-                None => f.orders.clone().unwrap_or_else(|| vec![2.0, 8.0, 32.0, 128.0]),
+                None => f
+                    .orders
+                    .clone()
+                    .unwrap_or_else(|| vec![2.0, 8.0, 32.0, 128.0]),
             };
             let mut rows = Vec::new();
             for &a in &orders {
@@ -187,13 +231,21 @@ pub fn run(args: &[String]) -> Result<String, String> {
                     .iter()
                     .map(|(a, ex, bs)| json!({"alpha": a, "exact": ex, "bounds": bs}))
                     .collect();
-                Ok(json!({"q": m.q(), "sigma": m.sigma(), "orders": list, "max_alpha": mo}).to_string())
+                Ok(
+                    json!({"q": m.q(), "sigma": m.sigma(), "orders": list, "max_alpha": mo})
+                        .to_string(),
+                )
             } else {
                 let mut s = String::new();
                 for (a, ex, bs) in rows {
                     s += &format!("alpha = {a}: exact rdp = {ex:.6e}\n");
                     for b in bs {
-                        s += &format!("  {:<10} {:.6e}  {}\n", b.name, b.value, b.fails.as_deref().unwrap_or("holds"));
+                        s += &format!(
+                            "  {:<10} {:.6e}  {}\n",
+                            b.name,
+                            b.value,
+                            b.fails.as_deref().unwrap_or("holds")
+                        );
                     }
                 }
                 s += &format!(
@@ -218,7 +270,10 @@ pub fn batch_line(line: &str) -> String {
 fn field(obj: &Map<String, Value>, k: &str) -> Result<Option<f64>, String> {
     match obj.get(k) {
         None | Some(Value::Null) => Ok(None),
-        Some(Value::Number(n)) => n.as_f64().map(Some).ok_or_else(|| format!("{k} is not a number")),
+        Some(Value::Number(n)) => n
+            .as_f64()
+            .map(Some)
+            .ok_or_else(|| format!("{k} is not a number")),
         Some(other) => Err(format!("{k} must be a number, got {other}")),
     }
 }
@@ -242,7 +297,10 @@ fn batch_value(line: &str) -> Result<Value, String> {
     let steps = field(&obj, "steps")?.ok_or("need alpha, or steps and delta")?;
     let delta = field(&obj, "delta")?.ok_or("missing delta")?;
     let steps = engine::params::steps_from_f64(steps).map_err(e)?;
-    let o = Run::with_default_orders(m, steps).map_err(e)?.epsilon(delta, Conversion::Improved).map_err(e)?;
+    let o = Run::with_default_orders(m, steps)
+        .map_err(e)?
+        .epsilon(delta, Conversion::Improved)
+        .map_err(e)?;
     obj.insert("epsilon".into(), json!(o.value));
     obj.insert("alpha".into(), json!(o.alpha));
     Ok(Value::Object(obj))

@@ -106,7 +106,10 @@ impl Run {
 
     /// Per-step RDP at each order of the run.
     pub fn rdp_curve(&self) -> Vec<f64> {
-        self.orders.iter().map(|&a| rdp_unchecked(self.sgm.q(), self.sgm.sigma(), a)).collect()
+        self.orders
+            .iter()
+            .map(|&a| rdp_unchecked(self.sgm.q(), self.sgm.sigma(), a))
+            .collect()
     }
 
     /// Smallest ε at `delta` over the orders and continuous α (clamped at 0).
@@ -162,9 +165,23 @@ fn minimize(
     let at_edge = n > 1 && (best == 0 || best == n - 1);
     let lo = orders[best.saturating_sub(1)];
     let hi = orders[(best + 1).min(n - 1)];
-    let (alpha, value) = if hi > lo { golden(&g, lo, hi) } else { (orders[best], best_v) };
-    let (alpha, value) = if value < best_v { (alpha, value) } else { (orders[best], best_v) };
-    Optimum { value, alpha, grid_alpha: orders[best], grid_value: best_v, at_edge }
+    let (alpha, value) = if hi > lo {
+        golden(&g, lo, hi)
+    } else {
+        (orders[best], best_v)
+    };
+    let (alpha, value) = if value < best_v {
+        (alpha, value)
+    } else {
+        (orders[best], best_v)
+    };
+    Optimum {
+        value,
+        alpha,
+        grid_alpha: orders[best],
+        grid_value: best_v,
+        at_edge,
+    }
 }
 
 /// Golden-section search for the minimum of a unimodal f on [a, b], in ln α.

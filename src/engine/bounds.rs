@@ -61,11 +61,18 @@ pub fn theorem11(m: &Sgm, alpha: f64) -> Result<Bound, Error> {
             cond4_rhs(q, s, alpha)
         ))
     } else if alpha > cond5_rhs(q, s, alpha) {
-        Some(format!("condition (5): alpha = {alpha} > {:.6}", cond5_rhs(q, s, alpha)))
+        Some(format!(
+            "condition (5): alpha = {alpha} > {:.6}",
+            cond5_rhs(q, s, alpha)
+        ))
     } else {
         None
     };
-    Ok(Bound { name: "theorem11", value, fails })
+    Ok(Bound {
+        name: "theorem11",
+        value,
+        fails,
+    })
 }
 
 /// Table 1, Abadi et al.: q²α/((1−q)σ²) + O(q³α³/σ³) for q < 1/(16σ),
@@ -77,11 +84,18 @@ pub fn abadi(m: &Sgm, alpha: f64) -> Result<Bound, Error> {
     let fails = if q >= 1.0 / (16.0 * s) {
         Some(format!("q = {q} >= 1/(16 sigma) = {:.6}", 1.0 / (16.0 * s)))
     } else if q > 0.0 && alpha > 1.0 + s * s * (1.0 / (q * s)).ln() {
-        Some(format!("alpha = {alpha} > 1 + sigma^2 ln(1/(q sigma)) = {:.6}", 1.0 + s * s * (1.0 / (q * s)).ln()))
+        Some(format!(
+            "alpha = {alpha} > 1 + sigma^2 ln(1/(q sigma)) = {:.6}",
+            1.0 + s * s * (1.0 / (q * s)).ln()
+        ))
     } else {
         None
     };
-    Ok(Bound { name: "abadi", value, fails })
+    Ok(Bound {
+        name: "abadi",
+        value,
+        fails,
+    })
 }
 
 /// Table 1, Bun et al. (fixed-size sample, replace-one adjacency): 6q²α/σ² for
@@ -95,11 +109,18 @@ pub fn bun(m: &Sgm, alpha: f64) -> Result<Bound, Error> {
     } else if s < 5f64.sqrt() {
         Some(format!("sigma = {s} < sqrt(5)"))
     } else if q > 0.0 && alpha > 0.5 * s * s * (1.0 / q).ln() {
-        Some(format!("alpha = {alpha} > sigma^2 ln(1/q)/2 = {:.6}", 0.5 * s * s * (1.0 / q).ln()))
+        Some(format!(
+            "alpha = {alpha} > sigma^2 ln(1/q)/2 = {:.6}",
+            0.5 * s * s * (1.0 / q).ln()
+        ))
     } else {
         None
     };
-    Ok(Bound { name: "bun", value, fails })
+    Ok(Bound {
+        name: "bun",
+        value,
+        fails,
+    })
 }
 
 /// Lemma 9 of 003 bounds the part of A_α left of z₀ unconditionally:
@@ -118,7 +139,12 @@ pub fn lemma9(m: &Sgm, alpha: f64) -> Result<Bound, Error> {
 
 /// All bounds at one order, Theorem 11 first.
 pub fn all(m: &Sgm, alpha: f64) -> Result<Vec<Bound>, Error> {
-    Ok(vec![theorem11(m, alpha)?, abadi(m, alpha)?, bun(m, alpha)?, lemma9(m, alpha)?])
+    Ok(vec![
+        theorem11(m, alpha)?,
+        abadi(m, alpha)?,
+        bun(m, alpha)?,
+        lemma9(m, alpha)?,
+    ])
 }
 
 /// Figure 1 (left) of 003 at one (q, σ): the largest α allowed by condition
@@ -167,12 +193,22 @@ pub fn max_order(m: &Sgm) -> MaxOrder {
     let (q, s) = (m.q(), m.sigma());
     if q == 0.0 {
         let inf = MAX_ORDER_SEARCH;
-        return MaxOrder { cond4: inf, cond5: inf, min: inf, exact: inf };
+        return MaxOrder {
+            cond4: inf,
+            cond5: inf,
+            min: inf,
+            exact: inf,
+        };
     }
     let cond4 = largest(|a| a <= cond4_rhs(q, s, a));
     let cond5 = largest(|a| a <= cond5_rhs(q, s, a));
     let exact = largest(|a| rdp_unchecked(q, s, a) <= 2.0 * q * q * a / (s * s));
-    MaxOrder { cond4, cond5, min: cond4.min(cond5), exact }
+    MaxOrder {
+        cond4,
+        cond5,
+        min: cond4.min(cond5),
+        exact,
+    }
 }
 
 #[cfg(test)]
@@ -187,6 +223,10 @@ mod tests {
         assert!(theorem11(&m, 2.0).unwrap().fails.unwrap().contains("sigma"));
         let m = Sgm::new(0.01, 4.0).unwrap();
         assert!(theorem11(&m, 2.0).unwrap().holds());
-        assert!(theorem11(&m, 1000.0).unwrap().fails.unwrap().contains("condition"));
+        assert!(theorem11(&m, 1000.0)
+            .unwrap()
+            .fails
+            .unwrap()
+            .contains("condition"));
     }
 }

@@ -35,7 +35,14 @@ pub struct StepsCalibration {
     pub at_upper_limit: bool,
 }
 
-fn eps_at(q: f64, sigma: f64, steps: u64, orders: &[f64], delta: f64, conv: Conversion) -> Result<Optimum, Error> {
+fn eps_at(
+    q: f64,
+    sigma: f64,
+    steps: u64,
+    orders: &[f64],
+    delta: f64,
+    conv: Conversion,
+) -> Result<Optimum, Error> {
     Run::new(Sgm::new(q, sigma)?, steps, orders)?.epsilon(delta, conv)
 }
 
@@ -81,7 +88,12 @@ pub fn sigma(
             lo = mid;
         }
     }
-    Ok(SigmaCalibration { sigma: hi, epsilon: best.value, alpha: best.alpha, at_lower_limit: false })
+    Ok(SigmaCalibration {
+        sigma: hi,
+        epsilon: best.value,
+        alpha: best.alpha,
+        at_lower_limit: false,
+    })
 }
 
 /// Largest T with ε(T) ≤ `target` for q, σ, δ.
@@ -97,7 +109,10 @@ pub fn steps(
     let run1 = Run::new(sgm, 1, orders)?;
     let curve = run1.rdp_curve();
     let at = |t: u64| -> Result<Optimum, Error> {
-        let run = Run { steps: t, ..run1.clone() };
+        let run = Run {
+            steps: t,
+            ..run1.clone()
+        };
         Ok(run.epsilon_from_curve(&curve, delta, conv))
     };
     let one = at(1)?;
@@ -110,7 +125,12 @@ pub fn steps(
     let max = super::MAX_STEPS;
     let top = at(max)?;
     if top.value <= target {
-        return Ok(StepsCalibration { steps: max, epsilon: top.value, alpha: top.alpha, at_upper_limit: true });
+        return Ok(StepsCalibration {
+            steps: max,
+            epsilon: top.value,
+            alpha: top.alpha,
+            at_upper_limit: true,
+        });
     }
     let (mut lo, mut hi, mut best) = (1u64, max, one);
     while hi - lo > 1 {
@@ -123,5 +143,10 @@ pub fn steps(
             hi = mid;
         }
     }
-    Ok(StepsCalibration { steps: lo, epsilon: best.value, alpha: best.alpha, at_upper_limit: false })
+    Ok(StepsCalibration {
+        steps: lo,
+        epsilon: best.value,
+        alpha: best.alpha,
+        at_upper_limit: false,
+    })
 }

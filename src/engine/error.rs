@@ -32,8 +32,16 @@ pub enum Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::NotFinite { name, value } => write!(f, "{name} must be a finite number, got {value}"),
+            Error::NotFinite { name, value } => {
+                write!(f, "{name} must be a finite number, got {value}")
+            }
             Error::SampleRate(q) => write!(f, "sample_rate q must be in [0, 1], got {q}"),
+            Error::NoiseMultiplier(s) if *s > 0.0 => write!(
+                f,
+                "noise_multiplier sigma must be in [{}, {:e}], got {s}",
+                crate::engine::MIN_SIGMA,
+                crate::engine::MAX_SIGMA
+            ),
             Error::NoiseMultiplier(s) => write!(f, "noise_multiplier sigma must be > 0, got {s}"),
             Error::Order(a) => write!(
                 f,

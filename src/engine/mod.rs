@@ -18,5 +18,9 @@ pub use params::Sgm;
 
 /// Largest supported Rényi order.
 pub const MAX_ORDER: f64 = 1e6;
+/// Smallest supported noise multiplier.
+pub const MIN_SIGMA: f64 = 1e-3;
+/// Largest supported noise multiplier.
+pub const MAX_SIGMA: f64 = 1e8;
 /// Largest supported number of steps.
 pub const MAX_STEPS: u64 = 1_000_000_000;

@@ -13,14 +13,16 @@ pub struct Sgm {
 }
 
 impl Sgm {
-    /// q ∈ [0, 1], σ > 0, both finite.
+    /// q ∈ [0, 1], σ ∈ [MIN_SIGMA, MAX_SIGMA] = [10⁻³, 10⁸] (below, the mechanism adds
+    /// no meaningful noise and the quadrature's work grows like 1/σ; above, ε(α) < 10⁻¹⁶α
+    /// underflows any use), both finite.
     pub fn new(q: f64, sigma: f64) -> Result<Self, Error> {
         let q = finite("sample_rate q", q)?;
         let sigma = finite("noise_multiplier sigma", sigma)?;
         if !(0.0..=1.0).contains(&q) {
             return Err(Error::SampleRate(q));
         }
-        if sigma <= 0.0 {
+        if sigma <= 0.0 || !(super::MIN_SIGMA..=super::MAX_SIGMA).contains(&sigma) {
             return Err(Error::NoiseMultiplier(sigma));
         }
         Ok(Sgm { q, sigma })
@@ -86,7 +88,9 @@ pub fn from_dataset(n: f64, batch: f64, epochs: f64) -> Result<(f64, u64), Error
     let b = finite("batch size", batch)?;
     let e = finite("epochs", epochs)?;
     if n < 1.0 || n.fract() != 0.0 {
-        return Err(Error::Dataset(format!("dataset size must be a whole number ≥ 1, got {n}")));
+        return Err(Error::Dataset(format!(
+            "dataset size must be a whole number ≥ 1, got {n}"
+        )));
     }
     if b < 1.0 || b.fract() != 0.0 || b > n {
         return Err(Error::Dataset(format!(

@@ -21,7 +21,7 @@
 //!   1 − q + q e^{s} sit at Im s = π) and grows at most like e^{y²/(2σ²)}
 //!   off the axis (from the Gaussian). The trapezoid error is therefore
 //!   ≲ exp(d²/(2σ²) − 2πd/h) for any d < πσ²; [`step`] chooses h so this is
-//!   below e^{−42} relative, i.e. h = σ·min(0.7, 2π²σ/(42 + π²σ²/2)).
+//!   below e^{−40} relative (see [`step`]).
 //! * The log-integrand ℓ(z) = −z²/(2σ²) + α·ln(1 − q + q e^{s}) has at most
 //!   two local maxima: ℓ''(z) = (−1 + κ p(1−p))/σ² with κ = α/σ² and
 //!   p = sigmoid((z − z₁)/σ²), z₁ = ½ + σ² ln((1−q)/q) (§3.3's inflection
@@ -53,9 +53,18 @@ const MAX_NODES: i64 = 1 << 26;
 const LN_SQRT_2PI: f64 = 0.918_938_533_204_672_8;
 
 /// Lattice step of the trapezoid rule for noise multiplier σ (see module docs).
+///
+/// With h = ησ the error bound exp(d²/(2σ²) − 2πd/h) is smallest at
+/// d = 2πσ²/h, giving exp(−2π²/η²), when that d is inside the strip
+/// (d < πσ², i.e. η > 2/σ): then η = 0.7 gives e^{−40}. For small σ the strip
+/// is the limit; with d → πσ² the bound is exp(π²σ²/2 − 2π²σ/η) ≤ e^{−42}.
 pub(crate) fn step(sigma: f64) -> f64 {
     let pi2 = std::f64::consts::PI * std::f64::consts::PI;
-    let eta = (2.0 * pi2 * sigma / (42.0 + 0.5 * pi2 * sigma * sigma)).min(0.7);
+    let eta = if sigma * 0.7 >= 2.0 {
+        0.7
+    } else {
+        (2.0 * pi2 * sigma / (42.0 + 0.5 * pi2 * sigma * sigma)).min(0.7)
+    };
     eta * sigma
 }
 
@@ -74,7 +83,10 @@ pub fn rdp(m: &Sgm, alpha: f64) -> Result<f64, Error> {
 /// Per-step RDP at each order.
 pub fn rdp_orders(m: &Sgm, orders: &[f64]) -> Result<Vec<f64>, Error> {
     let orders = super::params::check_orders(orders)?;
-    Ok(orders.iter().map(|&a| rdp_unchecked(m.q(), m.sigma(), a)).collect())
+    Ok(orders
+        .iter()
+        .map(|&a| rdp_unchecked(m.q(), m.sigma(), a))
+        .collect())
 }
 
 pub(crate) fn rdp_unchecked(q: f64, sigma: f64, alpha: f64) -> f64 {
@@ -104,7 +116,10 @@ struct LogSum {
 
 impl LogSum {
     fn new() -> Self {
-        LogSum { max: f64::NEG_INFINITY, sum: 0.0 }
+        LogSum {
+            max: f64::NEG_INFINITY,
+            sum: 0.0,
+        }
     }
     fn add(&mut self, x: f64) {
         if x == f64::NEG_INFINITY {
@@ -169,7 +184,11 @@ impl Integrand {
         let s = (j as f64 * self.h) / (self.sigma * self.sigma);
         let ln_phi = -z * z / (2.0 * self.sigma * self.sigma) + self.ln_norm;
         let (u, v) = if s + self.ln_q < -1.0 {
-            let u = if s > 700.0 { (s + self.ln_q).exp() - self.q } else { self.q * s.exp_m1() };
+            let u = if s > 700.0 {
+                (s + self.ln_q).exp() - self.q
+            } else {
+                self.q * s.exp_m1()
+            };
             (u, u.ln_1p())
         } else {
             // q e^s dominates: v = s + ln q + ln(1 + (1−q)e^{−s}/q).
@@ -190,9 +209,10 @@ impl Integrand {
     }
 
     fn log_a(&self) -> f64 {
-        let anchors = modes(self.q, self.sigma, self.alpha);
-        let anchors: Vec<i64> = anchors.iter().map(|&m| ((m - 0.5) / self.h).round() as i64).collect();
-        let (ranges, acc) = self.walk(&anchors);
+        let (anchors, valley) = modes(self.q, self.sigma, self.alpha);
+        let index = |z: f64| ((z - 0.5) / self.h).round() as i64;
+        let anchors: Vec<i64> = anchors.iter().map(|&m| index(m)).collect();
+        let (ranges, acc) = self.walk(&anchors, valley.map(index));
         let ln_a = self.h.ln() + acc.ln();
         if ln_a >= 1.0 {
             return ln_a;
@@ -207,7 +227,9 @@ impl Integrand {
     }
 
     /// Sum the h-form outward from each anchor; returns the covered index ranges.
-    fn walk(&self, anchors: &[i64]) -> (Vec<(i64, i64)>, LogSum) {
+    /// The first anchor's rightward walk stops at the valley (if any): beyond it
+    /// ℓ rises towards the second mode, whose own walk covers that side.
+    fn walk(&self, anchors: &[i64], valley: Option<i64>) -> (Vec<(i64, i64)>, LogSum) {
         let mut acc = LogSum::new();
         let mut ranges: Vec<(i64, i64)> = Vec::new();
         for &a in anchors {
@@ -237,7 +259,8 @@ impl Integrand {
                 let x = self.ln_h(&self.node(j));
                 acc.add(x);
                 hi = j;
-                if !(x >= acc.max - DROP) || j - a > MAX_NODES {
+                let at_valley = ranges.is_empty() && valley.is_some_and(|v| j >= v);
+                if !(x >= acc.max - DROP) || at_valley || j - a > MAX_NODES {
                     break;
                 }
                 j += 1;
@@ -291,7 +314,9 @@ impl Integrand {
         loop {
             let n = self.node(j);
             acc.add(self.ln_g(&n));
-            if self.z(j) < 0.0 && !(n.ln_phi + ln_g_left >= acc.ln() - DROP) || start - j > MAX_NODES {
+            if self.z(j) < 0.0 && !(n.ln_phi + ln_g_left >= acc.ln() - DROP)
+                || start - j > MAX_NODES
+            {
                 break;
             }
             j -= 1;
@@ -363,32 +388,36 @@ pub(crate) fn log_add_exp(a: f64, b: f64) -> f64 {
 }
 
 /// Local maxima of ℓ(z) = −z²/(2σ²) + α ln(1 − q + q e^{(2z−1)/(2σ²)}):
-/// roots of F(z) = z − α·p(z) where F' > 0 (one or two of them).
-fn modes(q: f64, sigma: f64, alpha: f64) -> Vec<f64> {
+/// roots of F(z) = z − α·p(z) where F' > 0 (one or two of them), and, when
+/// there are two, the local minimum between them (the valley).
+fn modes(q: f64, sigma: f64, alpha: f64) -> (Vec<f64>, Option<f64>) {
     let s2 = sigma * sigma;
     let z1 = 0.5 + s2 * ((-q).ln_1p() - q.ln());
     let f = |z: f64| z - alpha * sigmoid((z - z1) / s2);
     let kappa = alpha / s2;
     let tol = 0.25 * step(sigma);
     if kappa <= 4.0 {
-        return vec![bisect(f, 0.0, alpha, tol)];
+        return (vec![bisect(f, 0.0, alpha, tol)], None);
     }
-    // Inflection points of ℓ: p(1−p) = 1/κ.
+    // Inflection points of ℓ: p(1−p) = 1/κ. F rises to za, falls to zb, rises after.
     let p_minus = 2.0 / (kappa * (1.0 + (1.0 - 4.0 / kappa).sqrt()));
     let t = p_minus.ln() - (-p_minus).ln_1p();
     let (za, zb) = (z1 + s2 * t, z1 - s2 * t);
-    let mut out = Vec::with_capacity(2);
-    if za > 0.0 && f(za) > 0.0 {
-        out.push(bisect(f, 0.0, za, tol));
+    let left = za > 0.0 && f(za) > 0.0;
+    let right = f(zb) < 0.0;
+    match (left, right) {
+        (true, true) => {
+            let m1 = bisect(f, 0.0, za, tol);
+            let m2 = bisect(f, zb.max(0.0), alpha, tol);
+            // F > 0 at za, < 0 at zb: the valley is where F crosses downwards.
+            let valley = bisect(|z| -f(z), za, zb, tol);
+            (vec![m1, m2], Some(valley))
+        }
+        (true, false) => (vec![bisect(f, 0.0, za, tol)], None),
+        (false, true) => (vec![bisect(f, zb.max(0.0), alpha, tol)], None),
+        // Not reachable (F(za) ≤ 0 implies F(zb) < 0); keep a sane answer.
+        (false, false) => (vec![bisect(f, 0.0, alpha, tol)], None),
     }
-    if f(zb) < 0.0 {
-        out.push(bisect(f, zb.max(0.0), alpha, tol));
-    }
-    if out.is_empty() {
-        // F is increasing through one root either side of the valley.
-        out.push(bisect(f, 0.0, alpha, tol));
-    }
-    out
 }
 
 fn sigmoid(x: f64) -> f64 {
@@ -436,13 +465,18 @@ mod tests {
             let mut c = 1.0f64;
             for k in 0..=alpha {
                 let kf = k as f64;
-                a += c * q.powi(k as i32) * (1.0 - q).powi((alpha - k) as i32)
+                a += c
+                    * q.powi(k as i32)
+                    * (1.0 - q).powi((alpha - k) as i32)
                     * ((kf * kf - kf) / (2.0 * sigma * sigma)).exp();
                 c = c * (alpha - k) as f64 / (k + 1) as f64;
             }
             let want = a.ln() / (alpha as f64 - 1.0);
             let got = rdp(&Sgm::new(q, sigma).unwrap(), alpha as f64).unwrap();
-            assert!(((got - want) / want).abs() < 1e-12, "{q} {sigma} {alpha}: {got} vs {want}");
+            assert!(
+                ((got - want) / want).abs() < 1e-12,
+                "{q} {sigma} {alpha}: {got} vs {want}"
+            );
         }
     }
 

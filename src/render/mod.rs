@@ -23,7 +23,13 @@ pub struct Inputs {
 impl Inputs {
     /// MNIST example: 60 000 examples, batch 256, 60 epochs, σ = 1.1, δ = 1e-5.
     pub fn mnist() -> Self {
-        Inputs { q: 256.0 / 60000.0, sigma: 1.1, steps: 14063, delta: 1e-5, conversion: Conversion::Improved }
+        Inputs {
+            q: 256.0 / 60000.0,
+            sigma: 1.1,
+            steps: 14063,
+            delta: 1e-5,
+            conversion: Conversion::Improved,
+        }
     }
 }
 
@@ -59,7 +65,9 @@ impl Model {
             run.orders
                 .iter()
                 .zip(&rdp)
-                .map(|(&a, &r)| crate::engine::accountant::eps_from_rdp(t * r, a, inputs.delta, c).max(0.0))
+                .map(|(&a, &r)| {
+                    crate::engine::accountant::eps_from_rdp(t * r, a, inputs.delta, c).max(0.0)
+                })
                 .collect()
         };
         let eps_improved = conv(Conversion::Improved);
@@ -200,7 +208,9 @@ impl Theme {
         (v * self.scale).round().max(1.0) as u32
     }
     fn font(&self, size: f64) -> TextStyle<'static> {
-        ("sans-serif", size * self.scale).into_font().color(&self.fg)
+        ("sans-serif", size * self.scale)
+            .into_font()
+            .color(&self.fg)
     }
 }
 
@@ -223,11 +233,21 @@ fn log_range(vals: impl Iterator<Item = f64>) -> (f64, f64) {
 }
 
 /// Chart A: composed RDP T·ε(α) and converted ε(α) over α, optimum marked.
-pub fn draw_eps_vs_alpha<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, m: &Model, th: &Theme) -> DrawResult<DB> {
+pub fn draw_eps_vs_alpha<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    m: &Model,
+    th: &Theme,
+) -> DrawResult<DB> {
     root.fill(&th.bg)?;
     let t = m.inputs.steps as f64;
     let total: Vec<f64> = m.rdp.iter().map(|r| r * t).collect();
-    let (ylo, yhi) = log_range(total.iter().chain(&m.eps_improved).chain(&m.eps_classic).copied());
+    let (ylo, yhi) = log_range(
+        total
+            .iter()
+            .chain(&m.eps_improved)
+            .chain(&m.eps_classic)
+            .copied(),
+    );
     // Keep the optimum readable: the converted ε explodes at large α.
     let yhi = yhi.min(m.opt.value.max(ylo).max(1e-3) * 300.0);
     let (xlo, xhi) = (m.orders[0], *m.orders.last().unwrap_or(&1024.0));
@@ -258,15 +278,33 @@ pub fn draw_eps_vs_alpha<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, m: &
     for (name, ys, c) in series {
         let col = th.series[c];
         chart.draw_series(LineSeries::new(
-            m.orders.iter().zip(&ys).filter(|(_, y)| **y > 0.0).map(|(&a, &y)| (a, clip(y))),
+            m.orders
+                .iter()
+                .zip(&ys)
+                .filter(|(_, y)| **y > 0.0)
+                .map(|(&a, &y)| (a, clip(y))),
             col.stroke_width(th.px(2.0)),
         ))?;
         legend.push((name.to_string(), col, false));
     }
     let (oa, ov) = (m.opt.alpha, m.opt.value.max(ylo));
-    chart.draw_series(std::iter::once(Circle::new((oa, clip(ov)), th.px(5.0), th.series[4].filled())))?;
-    legend.push((format!("optimum ε = {:.4} at α = {:.2}", m.opt.value, m.opt.alpha), th.series[4], true));
-    draw_legend(root, chart.plotting_area().get_pixel_range(), &legend, true, th)?;
+    chart.draw_series(std::iter::once(Circle::new(
+        (oa, clip(ov)),
+        th.px(5.0),
+        th.series[4].filled(),
+    )))?;
+    legend.push((
+        format!("optimum ε = {:.4} at α = {:.2}", m.opt.value, m.opt.alpha),
+        th.series[4],
+        true,
+    ));
+    draw_legend(
+        root,
+        chart.plotting_area().get_pixel_range(),
+        &legend,
+        true,
+        th,
+    )?;
     root.present()
 }
 
@@ -296,7 +334,10 @@ pub fn draw_bound_vs_exact<DB: DrawingBackend>(
                 i += 1;
             }
             let a1 = m.orders[i];
-            chart.draw_series(std::iter::once(Rectangle::new([(a0, ylo), (a1, yhi)], th.shade.filled())))?;
+            chart.draw_series(std::iter::once(Rectangle::new(
+                [(a0, ylo), (a1, yhi)],
+                th.shade.filled(),
+            )))?;
         }
         i += 1;
     }
@@ -315,13 +356,21 @@ pub fn draw_bound_vs_exact<DB: DrawingBackend>(
     let mut legend = Vec::new();
     let c0 = th.series[0];
     chart.draw_series(LineSeries::new(
-        m.orders.iter().zip(&m.rdp).filter(|(_, y)| **y > 0.0).map(|(&a, &y)| (a, y.clamp(ylo, yhi))),
+        m.orders
+            .iter()
+            .zip(&m.rdp)
+            .filter(|(_, y)| **y > 0.0)
+            .map(|(&a, &y)| (a, y.clamp(ylo, yhi))),
         c0.stroke_width(w),
     ))?;
     legend.push(("exact RDP (§3.3)".to_string(), c0, false));
     let c1 = th.series[1];
     chart.draw_series(LineSeries::new(
-        m.orders.iter().zip(&m.thm11).filter(|(_, y)| **y > 0.0).map(|(&a, &y)| (a, y.clamp(ylo, yhi))),
+        m.orders
+            .iter()
+            .zip(&m.thm11)
+            .filter(|(_, y)| **y > 0.0)
+            .map(|(&a, &y)| (a, y.clamp(ylo, yhi))),
         c1.stroke_width(w),
     ))?;
     legend.push((
@@ -333,7 +382,10 @@ pub fn draw_bound_vs_exact<DB: DrawingBackend>(
         false,
     ));
     if overlays {
-        for (name, vals, c) in [("Abadi et al. (Table 1)", &m.abadi, 2usize), ("Bun et al. (Table 1)", &m.bun, 3)] {
+        for (name, vals, c) in [
+            ("Abadi et al. (Table 1)", &m.abadi, 2usize),
+            ("Bun et al. (Table 1)", &m.bun, 3),
+        ] {
             let col = th.series[c];
             let pts: Vec<(f64, f64)> = m
                 .orders
@@ -347,7 +399,13 @@ pub fn draw_bound_vs_exact<DB: DrawingBackend>(
             }
         }
     }
-    draw_legend(root, chart.plotting_area().get_pixel_range(), &legend, false, th)?;
+    draw_legend(
+        root,
+        chart.plotting_area().get_pixel_range(),
+        &legend,
+        false,
+        th,
+    )?;
     root.present()
 }
 
@@ -375,7 +433,10 @@ pub fn draw_max_alpha<DB: DrawingBackend>(
     let (ylo, yhi) = log_range(all.map(|v| v.max(1.0)));
     let (ylo, yhi) = (ylo.max(1.0), yhi.max(2.0));
     let mut chart = ChartBuilder::on(root)
-        .caption(format!("largest α vs q at σ = {}", fmt_num(sigma)), th.font(15.0))
+        .caption(
+            format!("largest α vs q at σ = {}", fmt_num(sigma)),
+            th.font(15.0),
+        )
         .margin(th.px(10.0))
         .x_label_area_size(th.px(34.0))
         .y_label_area_size(th.px(56.0))
@@ -407,7 +468,13 @@ pub fn draw_max_alpha<DB: DrawingBackend>(
         ))?;
         legend.push((name.to_string(), col, false));
     }
-    draw_legend(root, chart.plotting_area().get_pixel_range(), &legend, true, th)?;
+    draw_legend(
+        root,
+        chart.plotting_area().get_pixel_range(),
+        &legend,
+        true,
+        th,
+    )?;
     root.present()
 }
 
@@ -431,17 +498,30 @@ fn draw_legend<DB: DrawingBackend>(
     }
     let w = tw + swatch + 3 * pad;
     let h = line * items.len() as i32 + 2 * pad;
-    let x0 = if right { xr.end - w - pad } else { xr.start + pad };
+    let x0 = if right {
+        xr.end - w - pad
+    } else {
+        xr.start + pad
+    };
     let y0 = yr.start + pad;
-    root.draw(&Rectangle::new([(x0, y0), (x0 + w, y0 + h)], th.bg.mix(0.88).filled()))?;
-    root.draw(&Rectangle::new([(x0, y0), (x0 + w, y0 + h)], th.grid.stroke_width(1)))?;
+    root.draw(&Rectangle::new(
+        [(x0, y0), (x0 + w, y0 + h)],
+        th.bg.mix(0.88).filled(),
+    ))?;
+    root.draw(&Rectangle::new(
+        [(x0, y0), (x0 + w, y0 + h)],
+        th.grid.stroke_width(1),
+    ))?;
     for (i, (t, col, dot)) in items.iter().enumerate() {
         let y = y0 + pad + line * i as i32 + line / 2;
         let x = x0 + pad;
         if *dot {
             root.draw(&Circle::new((x + swatch / 2, y), th.px(4.0), col.filled()))?;
         } else {
-            root.draw(&PathElement::new(vec![(x, y), (x + swatch, y)], col.stroke_width(th.px(2.0))))?;
+            root.draw(&PathElement::new(
+                vec![(x, y), (x + swatch, y)],
+                col.stroke_width(th.px(2.0)),
+            ))?;
         }
         let style = font.clone().pos(plotters::style::text_anchor::Pos::new(
             plotters::style::text_anchor::HPos::Left,

@@ -7,7 +7,9 @@
 //! `CanvasRenderingContext2d::measureText` instead.
 
 use plotters::prelude::DrawingBackend;
-use plotters_backend::{BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingErrorKind};
+use plotters_backend::{
+    BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingErrorKind,
+};
 use plotters_canvas::CanvasBackend;
 
 type CanvasError = <CanvasBackend as DrawingBackend>::ErrorType;
@@ -21,8 +23,15 @@ pub struct MeasuredCanvas {
 
 impl MeasuredCanvas {
     pub fn new(canvas: HtmlCanvasElement) -> Option<Self> {
-        let ctx = canvas.get_context("2d").ok()??.dyn_into::<CanvasRenderingContext2d>().ok()?;
-        Some(MeasuredCanvas { inner: CanvasBackend::with_canvas_object(canvas)?, ctx })
+        let ctx = canvas
+            .get_context("2d")
+            .ok()??
+            .dyn_into::<CanvasRenderingContext2d>()
+            .ok()?;
+        Some(MeasuredCanvas {
+            inner: CanvasBackend::with_canvas_object(canvas)?,
+            ctx,
+        })
     }
 }
 
@@ -45,16 +54,30 @@ impl DrawingBackend for MeasuredCanvas {
     fn draw_line<S: BackendStyle>(&mut self, a: BackendCoord, b: BackendCoord, s: &S) -> R {
         self.inner.draw_line(a, b, s)
     }
-    fn draw_rect<S: BackendStyle>(&mut self, a: BackendCoord, b: BackendCoord, s: &S, fill: bool) -> R {
+    fn draw_rect<S: BackendStyle>(
+        &mut self,
+        a: BackendCoord,
+        b: BackendCoord,
+        s: &S,
+        fill: bool,
+    ) -> R {
         self.inner.draw_rect(a, b, s, fill)
     }
-    fn draw_path<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(&mut self, p: I, s: &S) -> R {
+    fn draw_path<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
+        &mut self,
+        p: I,
+        s: &S,
+    ) -> R {
         self.inner.draw_path(p, s)
     }
     fn draw_circle<S: BackendStyle>(&mut self, c: BackendCoord, r: u32, s: &S, fill: bool) -> R {
         self.inner.draw_circle(c, r, s, fill)
     }
-    fn fill_polygon<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(&mut self, v: I, s: &S) -> R {
+    fn fill_polygon<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
+        &mut self,
+        v: I,
+        s: &S,
+    ) -> R {
         self.inner.fill_polygon(v, s)
     }
     fn draw_text<T: BackendTextStyle>(&mut self, text: &str, style: &T, pos: BackendCoord) -> R {
@@ -65,8 +88,17 @@ impl DrawingBackend for MeasuredCanvas {
         text: &str,
         style: &T,
     ) -> Result<(u32, u32), DrawingErrorKind<CanvasError>> {
-        self.ctx.set_font(&format!("{} {}px {}", style.style().as_str(), style.size(), style.family().as_str()));
-        let w = self.ctx.measure_text(text).map(|m| m.width()).unwrap_or(text.len() as f64 * style.size() * 0.6);
+        self.ctx.set_font(&format!(
+            "{} {}px {}",
+            style.style().as_str(),
+            style.size(),
+            style.family().as_str()
+        ));
+        let w = self
+            .ctx
+            .measure_text(text)
+            .map(|m| m.width())
+            .unwrap_or(text.len() as f64 * style.size() * 0.6);
         Ok((w.ceil() as u32, style.size().ceil() as u32))
     }
 }

@@ -23,7 +23,9 @@ pub fn set_text(id: &str, text: &str) {
 }
 
 pub fn value(id: &str) -> String {
-    by_id::<HtmlInputElement>(id).map(|e| e.value()).unwrap_or_default()
+    by_id::<HtmlInputElement>(id)
+        .map(|e| e.value())
+        .unwrap_or_default()
 }
 
 pub fn set_value(id: &str, v: &str) {
@@ -36,9 +38,16 @@ pub fn set_value(id: &str, v: &str) {
 pub fn set_error(id: &str, msg: &str) {
     set_text(&format!("{id}-error"), msg);
     if let Some(e) = by_id::<HtmlInputElement>(id) {
-        let _ = e.set_attribute("aria-invalid", if msg.is_empty() { "false" } else { "true" });
+        let _ = e.set_attribute(
+            "aria-invalid",
+            if msg.is_empty() { "false" } else { "true" },
+        );
         if let Some(p) = e.parent_element() {
-            let _ = if msg.is_empty() { p.class_list().remove_1("invalid") } else { p.class_list().add_1("invalid") };
+            let _ = if msg.is_empty() {
+                p.class_list().remove_1("invalid")
+            } else {
+                p.class_list().add_1("invalid")
+            };
         }
     }
 }
@@ -74,7 +83,10 @@ pub fn prefers_dark() -> bool {
 }
 
 pub fn download_url(name: &str, url: &str) {
-    if let Some(a) = doc().and_then(|d| d.create_element("a").ok()).and_then(|e| e.dyn_into::<web_sys::HtmlAnchorElement>().ok()) {
+    if let Some(a) = doc()
+        .and_then(|d| d.create_element("a").ok())
+        .and_then(|e| e.dyn_into::<web_sys::HtmlAnchorElement>().ok())
+    {
         a.set_href(url);
         a.set_download(name);
         a.click();
@@ -97,11 +109,17 @@ pub fn download_text(name: &str, mime: &str, text: &str) {
 pub fn post_height() {
     let Some(w) = window() else { return };
     let in_frame = w.parent().ok().flatten().map(|p| p != w).unwrap_or(false);
-    let is_embed = doc().and_then(|d| d.body()).map(|b| b.class_list().contains("embed")).unwrap_or(false);
+    let is_embed = doc()
+        .and_then(|d| d.body())
+        .map(|b| b.class_list().contains("embed"))
+        .unwrap_or(false);
     if !(in_frame && is_embed) {
         return;
     }
-    let h = doc().and_then(|d| d.document_element()).map(|e| e.scroll_height()).unwrap_or(0);
+    let h = doc()
+        .and_then(|d| d.document_element())
+        .map(|e| e.scroll_height())
+        .unwrap_or(0);
     let msg = js_sys::Object::new();
     let _ = js_sys::Reflect::set(&msg, &"type".into(), &"sgm-rdp-height".into());
     let _ = js_sys::Reflect::set(&msg, &"height".into(), &JsValue::from_f64(h as f64));

@@ -10,9 +10,9 @@ mod state;
 
 use crate::engine::{calibrate, Conversion, Sgm};
 use crate::render::{self, fmt_num, Inputs, Model, Theme};
+use canvas::MeasuredCanvas;
 use dom::*;
 use plotters::prelude::*;
-use canvas::MeasuredCanvas;
 pub use state::{parse_field, Field};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -26,7 +26,16 @@ pub fn start() {
     console_error_panic_hook::set_once();
     // Under wasm-bindgen-test or in a page without our elements, do nothing.
     if doc().and_then(|d| d.get_element_by_id("chart-a")).is_some() {
-        App::mount();
+        mount();
+    }
+}
+
+/// Attach the calculator to the page's elements (once; later calls redraw).
+pub fn mount() {
+    let existing = APP.with(|a| a.borrow().clone());
+    match existing {
+        Some(app) => request_frame(&app),
+        None => App::mount(),
     }
 }
 
@@ -52,7 +61,12 @@ thread_local! {
 /// Cost of the last recompute + redraw in ms (for the browser benchmark).
 #[wasm_bindgen(js_name = lastFrameMs)]
 pub fn last_frame_ms() -> f64 {
-    APP.with(|a| a.borrow().as_ref().map(|s| s.borrow().last_frame_ms).unwrap_or(-1.0))
+    APP.with(|a| {
+        a.borrow()
+            .as_ref()
+            .map(|s| s.borrow().last_frame_ms)
+            .unwrap_or(-1.0)
+    })
 }
 
 impl App {
@@ -99,7 +113,10 @@ fn sync_inputs(i: &Inputs) {
 fn set_slider(f: Field, v: f64) {
     if let Some(r) = by_id::<HtmlInputElement>(&format!("{}-range", f.id())) {
         r.set_value(&format!("{:.4}", v.log10()));
-        let _ = r.set_attribute("aria-valuetext", &format!("{} = {}", f.label(), f.format(v)));
+        let _ = r.set_attribute(
+            "aria-valuetext",
+            &format!("{} = {}", f.label(), f.format(v)),
+        );
     }
 }
 
@@ -112,7 +129,10 @@ fn wire(app: &Shared) {
                 let x: f64 = r.value().parse().unwrap_or(0.0);
                 let v = f.from_slider(x);
                 set_value(f.id(), &f.format(v));
-                let _ = r.set_attribute("aria-valuetext", &format!("{} = {}", f.label(), f.format(v)));
+                let _ = r.set_attribute(
+                    "aria-valuetext",
+                    &format!("{} = {}", f.label(), f.format(v)),
+                );
                 apply(&a, f, v);
             }
         });
@@ -135,15 +155,22 @@ fn wire(app: &Shared) {
     }
     let a = app.clone();
     on("conversion", "change", move |_| {
-        let v = by_id::<web_sys::HtmlSelectElement>("conversion").map(|s| s.value()).unwrap_or_default();
-        a.borrow_mut().inputs.conversion =
-            if v == "classic" { Conversion::Classic } else { Conversion::Improved };
+        let v = by_id::<web_sys::HtmlSelectElement>("conversion")
+            .map(|s| s.value())
+            .unwrap_or_default();
+        a.borrow_mut().inputs.conversion = if v == "classic" {
+            Conversion::Classic
+        } else {
+            Conversion::Improved
+        };
         state::write_url(&a.borrow().inputs);
         request_frame(&a);
     });
     let a = app.clone();
     on("preset", "change", move |_| {
-        let v = by_id::<web_sys::HtmlSelectElement>("preset").map(|s| s.value()).unwrap_or_default();
+        let v = by_id::<web_sys::HtmlSelectElement>("preset")
+            .map(|s| s.value())
+            .unwrap_or_default();
         if let Some(p) = state::preset(&v, a.borrow().inputs.conversion) {
             a.borrow_mut().inputs = p;
             sync_inputs(&p);
@@ -191,12 +218,16 @@ fn wire_inverse(app: &Shared) {
     on("solve-sigma", "click", move |_| {
         let i = a.borrow().inputs;
         let r = parse_target().and_then(|t| {
-            calibrate::sigma(t, i.delta, i.q, i.steps, &render::orders(), i.conversion).map_err(|e| e.to_string())
+            calibrate::sigma(t, i.delta, i.q, i.steps, &render::orders(), i.conversion)
+                .map_err(|e| e.to_string())
         });
         match r {
             Ok(c) => {
                 set_text("target-error", "");
-                set_text("sigma-answer", &format!("σ = {:.6} (ε = {:.4})", c.sigma, c.epsilon));
+                set_text(
+                    "sigma-answer",
+                    &format!("σ = {:.6} (ε = {:.4})", c.sigma, c.epsilon),
+                );
                 a.borrow_mut().sigma_answer = Some(c.sigma);
                 show("apply-sigma", true);
             }
@@ -208,12 +239,16 @@ fn wire_inverse(app: &Shared) {
         let i = a.borrow().inputs;
         let r = parse_target().and_then(|t| {
             let sgm = Sgm::new(i.q, i.sigma).map_err(|e| e.to_string())?;
-            calibrate::steps(t, i.delta, sgm, &render::orders(), i.conversion).map_err(|e| e.to_string())
+            calibrate::steps(t, i.delta, sgm, &render::orders(), i.conversion)
+                .map_err(|e| e.to_string())
         });
         match r {
             Ok(c) => {
                 set_text("target-error", "");
-                set_text("steps-answer", &format!("T = {} (ε = {:.4})", c.steps, c.epsilon));
+                set_text(
+                    "steps-answer",
+                    &format!("T = {} (ε = {:.4})", c.steps, c.epsilon),
+                );
                 a.borrow_mut().steps_answer = Some(c.steps);
                 show("apply-steps", true);
             }
@@ -246,8 +281,12 @@ fn wire_inverse(app: &Shared) {
 
 fn parse_target() -> Result<f64, String> {
     let t = value("target-eps");
-    crate::engine::params::check_epsilon(t.trim().parse::<f64>().map_err(|_| format!("target ε: '{t}' is not a number"))?)
-        .map_err(|e| e.to_string())
+    crate::engine::params::check_epsilon(
+        t.trim()
+            .parse::<f64>()
+            .map_err(|_| format!("target ε: '{t}' is not a number"))?,
+    )
+    .map_err(|e| e.to_string())
 }
 
 fn wire_exports(app: &Shared) {
@@ -276,11 +315,15 @@ fn wire_exports(app: &Shared) {
         }
     });
     on("copy-link", "click", move |_| {
-        let url = window().and_then(|w| w.location().href().ok()).unwrap_or_default();
+        let url = window()
+            .and_then(|w| w.location().href().ok())
+            .unwrap_or_default();
         if let Some(w) = window() {
             let p = w.navigator().clipboard().write_text(&url);
             let ok = Closure::once(move |_: JsValue| set_text("copy-status", "link copied"));
-            let err = Closure::once(move |_: JsValue| set_text("copy-status", "copy failed: the link is in the address bar"));
+            let err = Closure::once(move |_: JsValue| {
+                set_text("copy-status", "copy failed: the link is in the address bar")
+            });
             let _ = p.then2(&ok, &err);
             ok.forget();
             err.forget();
@@ -291,7 +334,10 @@ fn wire_exports(app: &Shared) {
 fn wire_readout(app: &Shared) {
     let a = app.clone();
     on("chart-a", "mousemove", move |ev| {
-        if let (Some(me), Some(c)) = (ev.dyn_ref::<web_sys::MouseEvent>(), by_id::<HtmlCanvasElement>("chart-a")) {
+        if let (Some(me), Some(c)) = (
+            ev.dyn_ref::<web_sys::MouseEvent>(),
+            by_id::<HtmlCanvasElement>("chart-a"),
+        ) {
             let w = c.client_width() as f64;
             let frac = ((me.offset_x() as f64 - 76.0) / (w - 86.0)).clamp(0.0, 1.0);
             let idx = {
@@ -307,7 +353,12 @@ fn wire_readout(app: &Shared) {
     let a = app.clone();
     on("chart-a", "keydown", move |ev| {
         if let Some(k) = ev.dyn_ref::<web_sys::KeyboardEvent>() {
-            let n = a.borrow().model.as_ref().map(|m| m.orders.len()).unwrap_or(0);
+            let n = a
+                .borrow()
+                .model
+                .as_ref()
+                .map(|m| m.orders.len())
+                .unwrap_or(0);
             let c = a.borrow().cursor;
             let next = match k.key().as_str() {
                 "ArrowRight" => (c + 1).min(n.saturating_sub(1)),
@@ -369,7 +420,10 @@ fn request_frame(app: &Shared) {
 }
 
 fn now_ms() -> f64 {
-    window().and_then(|w| w.performance()).map(|p| p.now()).unwrap_or(0.0)
+    window()
+        .and_then(|w| w.performance())
+        .map(|p| p.now())
+        .unwrap_or(0.0)
 }
 
 /// Recompute and redraw everything from the state.
@@ -392,17 +446,30 @@ fn frame(app: &Shared) {
     set_text("chart-a-summary", &render::summary_a(&model));
     set_text("chart-b-summary", &render::summary_b(&model));
     let dark = prefers_dark();
-    let overlays = by_id::<HtmlInputElement>("overlays").map(|c| c.checked()).unwrap_or(false);
-    let recompute_c = app.borrow().chart_c.as_ref().map(|(s, _)| *s != inputs.sigma).unwrap_or(true);
+    let overlays = by_id::<HtmlInputElement>("overlays")
+        .map(|c| c.checked())
+        .unwrap_or(false);
+    let recompute_c = app
+        .borrow()
+        .chart_c
+        .as_ref()
+        .map(|(s, _)| *s != inputs.sigma)
+        .unwrap_or(true);
     if recompute_c {
         if let Ok(d) = render::max_order_curves(inputs.sigma, 16) {
             app.borrow_mut().chart_c = Some((inputs.sigma, d));
         }
     }
-    draw("chart-a", dark, |root, th| render::draw_eps_vs_alpha(root, &model, th).is_ok());
-    draw("chart-b", dark, |root, th| render::draw_bound_vs_exact(root, &model, th, overlays).is_ok());
+    draw("chart-a", dark, |root, th| {
+        render::draw_eps_vs_alpha(root, &model, th).is_ok()
+    });
+    draw("chart-b", dark, |root, th| {
+        render::draw_bound_vs_exact(root, &model, th, overlays).is_ok()
+    });
     if let Some((s, d)) = &app.borrow().chart_c {
-        draw("chart-c", dark, |root, th| render::draw_max_alpha(root, *s, d, th).is_ok());
+        draw("chart-c", dark, |root, th| {
+            render::draw_max_alpha(root, *s, d, th).is_ok()
+        });
     }
     let mut a = app.borrow_mut();
     a.model = Some(model);
@@ -417,15 +484,29 @@ fn draw(
     dark: bool,
     f: impl FnOnce(&DrawingArea<MeasuredCanvas, plotters::coord::Shift>, &Theme) -> bool,
 ) {
-    let Some(canvas) = by_id::<HtmlCanvasElement>(id) else { return };
-    let dpr = window().map(|w| w.device_pixel_ratio()).unwrap_or(1.0).max(1.0);
-    let (w, h) = (canvas.client_width().max(200) as f64, canvas.client_height().max(150) as f64);
+    let Some(canvas) = by_id::<HtmlCanvasElement>(id) else {
+        return;
+    };
+    let dpr = window()
+        .map(|w| w.device_pixel_ratio())
+        .unwrap_or(1.0)
+        .max(1.0);
+    let (w, h) = (
+        canvas.client_width().max(200) as f64,
+        canvas.client_height().max(150) as f64,
+    );
     let (pw, ph) = ((w * dpr).round() as u32, (h * dpr).round() as u32);
     if canvas.width() != pw || canvas.height() != ph {
         canvas.set_width(pw);
         canvas.set_height(ph);
     }
-    let Some(backend) = MeasuredCanvas::new(canvas) else { return };
-    let th = if dark { Theme::dark(dpr) } else { Theme::light(dpr) };
+    let Some(backend) = MeasuredCanvas::new(canvas) else {
+        return;
+    };
+    let th = if dark {
+        Theme::dark(dpr)
+    } else {
+        Theme::light(dpr)
+    };
     f(&backend.into_drawing_area(), &th);
 }

@@ -72,7 +72,9 @@ impl Field {
 /// Parse and validate one field's text; Err is the message shown next to it.
 pub fn parse_field(f: Field, text: &str) -> Result<f64, String> {
     let t = text.trim();
-    let v: f64 = t.parse().map_err(|_| format!("'{}' is not a number", clip(t)))?;
+    let v: f64 = t
+        .parse()
+        .map_err(|_| format!("'{}' is not a number", clip(t)))?;
     match f {
         Field::Q => {
             if v == 0.0 {
@@ -81,7 +83,9 @@ pub fn parse_field(f: Field, text: &str) -> Result<f64, String> {
             Sgm::new(v, 1.0).map(|_| v).map_err(|e| e.to_string())
         }
         Field::Sigma => Sgm::new(0.5, v).map(|_| v).map_err(|e| e.to_string()),
-        Field::Steps => params::steps_from_f64(v).map(|t| t as f64).map_err(|e| e.to_string()),
+        Field::Steps => params::steps_from_f64(v)
+            .map(|t| t as f64)
+            .map_err(|e| e.to_string()),
         Field::Delta => params::check_delta(v).map_err(|e| e.to_string()),
     }
 }
@@ -97,14 +101,24 @@ pub fn preset(name: &str, conversion: Conversion) -> Option<Inputs> {
         "tiny" => (1e-6, 0.8, 100_000_000, 1e-8),
         _ => return None,
     };
-    Some(Inputs { q, sigma, steps, delta, conversion })
+    Some(Inputs {
+        q,
+        sigma,
+        steps,
+        delta,
+        conversion,
+    })
 }
 
 /// Read the state from the URL; bad values are reported next to their field
 /// and the default kept. Returns whether `embed=1` was given.
 pub fn read_url(app: &Shared) -> bool {
-    let Some(search) = window().and_then(|w| w.location().search().ok()) else { return false };
-    let Ok(params) = web_sys::UrlSearchParams::new_with_str(&search) else { return false };
+    let Some(search) = window().and_then(|w| w.location().search().ok()) else {
+        return false;
+    };
+    let Ok(params) = web_sys::UrlSearchParams::new_with_str(&search) else {
+        return false;
+    };
     let mut i = app.borrow().inputs;
     let mut errors = Vec::new();
     for f in Field::ALL {
@@ -116,7 +130,11 @@ pub fn read_url(app: &Shared) -> bool {
         }
     }
     if let Some(c) = params.get("conv") {
-        i.conversion = if c == "classic" { Conversion::Classic } else { Conversion::Improved };
+        i.conversion = if c == "classic" {
+            Conversion::Classic
+        } else {
+            Conversion::Improved
+        };
     }
     app.borrow_mut().inputs = i;
     // Show errors after the boxes are filled with the kept values.
@@ -133,14 +151,28 @@ pub fn read_url(app: &Shared) -> bool {
 /// Write the state into the URL (on `change`, not on every `input`).
 pub fn write_url(i: &Inputs) {
     let Some(w) = window() else { return };
-    let Ok(params) = web_sys::UrlSearchParams::new() else { return };
+    let Ok(params) = web_sys::UrlSearchParams::new() else {
+        return;
+    };
     params.append("v", URL_VERSION);
     params.append("q", &format!("{}", i.q));
     params.append("sigma", &format!("{}", i.sigma));
     params.append("steps", &format!("{}", i.steps));
     params.append("delta", &format!("{}", i.delta));
-    params.append("conv", if i.conversion == Conversion::Classic { "classic" } else { "improved" });
-    let embed = w.location().search().ok().map(|s| s.contains("embed=1")).unwrap_or(false);
+    params.append(
+        "conv",
+        if i.conversion == Conversion::Classic {
+            "classic"
+        } else {
+            "improved"
+        },
+    );
+    let embed = w
+        .location()
+        .search()
+        .ok()
+        .map(|s| s.contains("embed=1"))
+        .unwrap_or(false);
     if embed {
         params.append("embed", "1");
     }

@@ -1,0 +1,59 @@
+//! Each chart drawn natively to SVG by the same code the page uses on a canvas.
+
+use plotters::prelude::*;
+use sgm_rdp::render::{self, Inputs, Model, Theme};
+
+fn svg(f: impl FnOnce(&DrawingArea<SVGBackend, plotters::coord::Shift>)) -> String {
+    let mut s = String::new();
+    {
+        let root = SVGBackend::with_string(&mut s, (900, 560)).into_drawing_area();
+        f(&root);
+    }
+    s
+}
+
+#[test]
+fn chart_a_has_its_series_and_optimum() {
+    let m = Model::compute(Inputs::mnist()).unwrap();
+    let s = svg(|r| render::draw_eps_vs_alpha(r, &m, &Theme::light(1.0)).unwrap());
+    assert!(s.matches("<polyline").count() >= 3, "three curves");
+    assert!(s.contains("<circle"), "optimum marker");
+    assert!(s.contains("improved conversion") && s.contains("classic conversion"));
+    assert!(s.contains(&format!("{:.4}", m.opt.value)));
+}
+
+#[test]
+fn chart_b_shades_where_theorem11_holds() {
+    let mut i = Inputs::mnist();
+    i.sigma = 8.0;
+    i.q = 0.01;
+    let m = Model::compute(i).unwrap();
+    assert!(m.thm11_holds.iter().any(|h| *h) && m.thm11_holds.iter().any(|h| !*h));
+    let s = svg(|r| render::draw_bound_vs_exact(r, &m, &Theme::dark(1.0), true).unwrap());
+    assert!(s.matches("<polyline").count() >= 3);
+    assert!(
+        s.contains("exact RDP") && s.contains("condition"),
+        "names the failing condition"
+    );
+    assert!(s.contains("Abadi") || s.contains("Bun"));
+}
+
+#[test]
+fn chart_c_has_four_curves() {
+    let d = render::max_order_curves(4.0, 8).unwrap();
+    let s = svg(|r| render::draw_max_alpha(r, 4.0, &d, &Theme::light(1.0)).unwrap());
+    assert!(s.matches("<polyline").count() >= 4);
+    assert!(s.contains("condition (4)") && s.contains("condition (5)") && s.contains("exact"));
+    for (_, mo) in &d {
+        assert_eq!(mo.min, mo.cond4.min(mo.cond5));
+    }
+}
+
+#[test]
+fn csv_and_sentence() {
+    let m = Model::compute(Inputs::mnist()).unwrap();
+    let csv = m.csv();
+    assert_eq!(csv.lines().count(), 157);
+    assert!(!csv.contains("NaN"));
+    assert!(m.sentence().contains("14063 steps"));
+}
