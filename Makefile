@@ -32,7 +32,7 @@ test-native:
 	cargo test
 
 test-wasm:
-	@$(WASM_ENV) && wasm-pack test $(WP_TEST_MODE) --headless --chrome
+	@$(WASM_ENV) && wasm-pack test $(WP_TEST_MODE) --headless --chrome -- --test web
 
 test-e2e: dist
 	@$(WASM_ENV) && node tests/e2e/run.mjs

@@ -1,4 +1,5 @@
 //! The CLI: the `batch` contract, one-line errors, non-zero exits.
+#![cfg(not(target_arch = "wasm32"))]
 
 use std::io::Write;
 use std::process::{Command, Stdio};

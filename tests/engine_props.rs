@@ -1,6 +1,7 @@
 //! Property tests of the engine (proptest): monotonicity, bound ≥ exact where
 //! Theorem 11 holds, conversions' orderings, calibration round trip, and
 //! "never a panic, never NaN" on arbitrary input.
+#![cfg(not(target_arch = "wasm32"))]
 
 use proptest::prelude::*;
 use sgm_rdp::engine::{bounds, calibrate, default_orders, rdp, Conversion, Run, Sgm};

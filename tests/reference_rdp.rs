@@ -4,6 +4,7 @@
 //! Tolerance: relative error ≤ 1e-12, or ≤ 64·κ·2⁻⁵³ where κ (from the reference)
 //! is the problem's condition number |∂ln ε/∂ln q| + |∂ln ε/∂ln α|: the exact
 //! answer itself moves that much when the f64 inputs move by an ulp.
+#![cfg(not(target_arch = "wasm32"))]
 
 use sgm_rdp::engine::{rdp, Sgm};
 

@@ -1,4 +1,5 @@
 //! Each chart drawn natively to SVG by the same code the page uses on a canvas.
+#![cfg(not(target_arch = "wasm32"))]
 
 use plotters::prelude::*;
 use sgm_rdp::render::{self, Inputs, Model, Theme};

@@ -82,13 +82,18 @@ impl App {
             last_frame_ms: 0.0,
         }));
         APP.with(|a| *a.borrow_mut() = Some(app.clone()));
-        let embed = state::read_url(&app);
-        if embed {
+        let url = state::read_url(&app);
+        if url.embed {
             if let Some(b) = doc().and_then(|d| d.body()) {
                 let _ = b.class_list().add_1("embed");
             }
         }
-        sync_inputs(&app.borrow().inputs);
+        let inputs = app.borrow().inputs;
+        sync_inputs(&inputs);
+        // After the boxes hold the kept values: say which link values were refused.
+        for (f, msg) in url.errors {
+            set_error(f.id(), &msg);
+        }
         wire(&app);
         request_frame(&app);
     }
@@ -171,7 +176,8 @@ fn wire(app: &Shared) {
         let v = by_id::<web_sys::HtmlSelectElement>("preset")
             .map(|s| s.value())
             .unwrap_or_default();
-        if let Some(p) = state::preset(&v, a.borrow().inputs.conversion) {
+        let conversion = a.borrow().inputs.conversion;
+        if let Some(p) = state::preset(&v, conversion) {
             a.borrow_mut().inputs = p;
             sync_inputs(&p);
             state::write_url(&p);
@@ -456,7 +462,7 @@ fn frame(app: &Shared) {
         .map(|(s, _)| *s != inputs.sigma)
         .unwrap_or(true);
     if recompute_c {
-        if let Ok(d) = render::max_order_curves(inputs.sigma, 16) {
+        if let Ok(d) = render::max_order_curves(inputs.sigma, 12) {
             app.borrow_mut().chart_c = Some((inputs.sigma, d));
         }
     }

@@ -110,14 +110,24 @@ pub fn preset(name: &str, conversion: Conversion) -> Option<Inputs> {
     })
 }
 
-/// Read the state from the URL; bad values are reported next to their field
-/// and the default kept. Returns whether `embed=1` was given.
-pub fn read_url(app: &Shared) -> bool {
+/// What the URL asked for: whether `embed=1` was given, and the fields whose
+/// values were refused (with the message to show next to them).
+pub struct UrlRead {
+    pub embed: bool,
+    pub errors: Vec<(Field, String)>,
+}
+
+/// Read the state from the URL into the app; bad values keep the default.
+pub fn read_url(app: &Shared) -> UrlRead {
+    let none = || UrlRead {
+        embed: false,
+        errors: Vec::new(),
+    };
     let Some(search) = window().and_then(|w| w.location().search().ok()) else {
-        return false;
+        return none();
     };
     let Ok(params) = web_sys::UrlSearchParams::new_with_str(&search) else {
-        return false;
+        return none();
     };
     let mut i = app.borrow().inputs;
     let mut errors = Vec::new();
@@ -137,15 +147,10 @@ pub fn read_url(app: &Shared) -> bool {
         };
     }
     app.borrow_mut().inputs = i;
-    // Show errors after the boxes are filled with the kept values.
-    let embed = params.get("embed").as_deref() == Some("1");
-    if !errors.is_empty() {
-        super::sync_inputs(&i);
-        for (f, m) in errors {
-            set_error(f.id(), &m);
-        }
+    UrlRead {
+        embed: params.get("embed").as_deref() == Some("1"),
+        errors,
     }
-    embed
 }
 
 /// Write the state into the URL (on `change`, not on every `input`).

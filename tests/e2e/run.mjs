@@ -1,0 +1,183 @@
+// End-to-end tests of the release page (dist/) in real headless Chromium via playwright-core.
+// Serves dist/ on a free loopback port (opened and closed here), fails on any console error,
+// and ends with a browser benchmark of recompute+redraw frame cost while dragging sliders.
+import { chromium } from 'playwright-core';
+import { createServer } from 'node:http';
+import { readFile, mkdir, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { extname, join, normalize } from 'node:path';
+
+const ROOT = new URL('../..', import.meta.url).pathname;
+const DIST = join(ROOT, 'dist');
+const OUT = join(ROOT, 'target', 'e2e');
+const MIME = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm', '.css': 'text/css', '.svg': 'image/svg+xml' };
+
+const server = createServer(async (req, res) => {
+  const path = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname)).replace(/^\/+/, '');
+  try {
+    const body = await readFile(join(DIST, path === '' ? 'index.html' : path));
+    res.writeHead(200, { 'content-type': MIME[extname(path || 'index.html')] || 'application/octet-stream' });
+    res.end(body);
+  } catch {
+    res.writeHead(404);
+    res.end('not found');
+  }
+});
+await new Promise((r) => server.listen(0, '127.0.0.1', r));
+const BASE = `http://127.0.0.1:${server.address().port}/`;
+
+let failures = 0;
+const check = (ok, what) => {
+  console.log(`${ok ? 'ok  ' : 'FAIL'} ${what}`);
+  if (!ok) failures++;
+};
+
+// The engine's value for a setting, from the native CLI (same engine, built natively).
+const engine = (q, sigma, steps, delta) =>
+  JSON.parse(execFileSync('cargo', ['run', '-q', '--release', '--bin', 'sgm-rdp', '--', 'epsilon', '--q', String(q), '--sigma', String(sigma),
+    '--steps', String(steps), '--delta', String(delta), '--json'], { cwd: ROOT, encoding: 'utf8' }));
+
+const browser = await chromium.launch({
+  executablePath: '/usr/bin/chromium',
+  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+});
+const consoleErrors = [];
+async function open(url, width = 1280) {
+  const page = await browser.newPage({ viewport: { width, height: 1000 } });
+  page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(`${url}: ${m.text()}`); });
+  page.on('pageerror', (e) => consoleErrors.push(`${url}: ${e.message}`));
+  await page.goto(BASE + url);
+  await page.waitForFunction(() => /\d/.test(document.querySelector('#epsilon')?.textContent || ''), null, { timeout: 15000 });
+  return page;
+}
+const frames = (page) => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+const canvasData = (page, id) => page.evaluate((id) => document.getElementById(id).toDataURL(), id);
+const text = (page, sel) => page.textContent(sel);
+
+try {
+  await mkdir(OUT, { recursive: true });
+  // 1. Default page: MNIST, matches the engine; screenshot.
+  let page = await open('');
+  const mnist = engine(256 / 60000, 1.1, 14063, 1e-5);
+  check((await text(page, '#epsilon')) === mnist.epsilon.toFixed(4), `default #epsilon ${await text(page, '#epsilon')} = engine ${mnist.epsilon.toFixed(4)}`);
+  check((await text(page, '#alpha-opt')) === mnist.alpha.toFixed(2), '#alpha-opt matches the engine');
+  await page.screenshot({ path: join(OUT, 'page-1280.png'), fullPage: true });
+
+  // 2. Presets.
+  const presets = { mnist: [256 / 60000, 1.1, 14063, 1e-5], cifar: [4096 / 50000, 3, 2000, 1e-5], tiny: [1e-6, 0.8, 100000000, 1e-8] };
+  for (const [name, [q, s, t, d]] of Object.entries(presets)) {
+    await page.selectOption('#preset', name);
+    await frames(page);
+    const want = engine(q, s, t, d).epsilon.toFixed(4);
+    check((await text(page, '#epsilon')) === want, `preset ${name}: #epsilon ${await text(page, '#epsilon')} = engine ${want}`);
+  }
+
+  // 3. Every slider changes the canvas.
+  await page.selectOption('#preset', 'mnist');
+  await frames(page);
+  for (const id of ['q', 'sigma', 'steps', 'delta']) {
+    const before = await canvasData(page, 'chart-a');
+    const eps = await text(page, '#epsilon');
+    await page.focus(`#${id}-range`);
+    for (let i = 0; i < 40; i++) await page.keyboard.press('ArrowRight');
+    await frames(page);
+    check((await canvasData(page, 'chart-a')) !== before, `slider ${id} changes chart A's pixels`);
+    check((await text(page, '#epsilon')) !== eps, `slider ${id} changes #epsilon`);
+    const vt = await page.getAttribute(`#${id}-range`, 'aria-valuetext');
+    check(vt && vt.includes(await page.inputValue(`#${id}`)), `slider ${id} aria-valuetext "${vt}" gives the value`);
+  }
+
+  // 4. Bad typed input: message next to the field, last good numbers kept.
+  await page.selectOption('#preset', 'mnist');
+  await frames(page);
+  const good = await text(page, '#epsilon');
+  const goodChart = await canvasData(page, 'chart-a');
+  for (const [id, bad] of [['q', '0'], ['q', '2'], ['sigma', '-1'], ['delta', '1'], ['steps', '0'], ['q', 'abc'], ['sigma', 'abc']]) {
+    await page.fill(`#${id}`, bad);
+    await frames(page);
+    const msg = await text(page, `#${id}-error`);
+    check(msg.length > 0 && (await text(page, '#epsilon')) === good, `typed ${id} = ${bad}: "${msg}", epsilon kept`);
+    await page.fill(`#${id}`, { q: String(256 / 60000), sigma: '1.1', delta: '1e-5', steps: '14063' }[id]);
+    await frames(page);
+  }
+  check((await canvasData(page, 'chart-a')) === goodChart, 'charts unchanged after bad input');
+  const body = await text(page, 'body');
+  check(!/NaN|undefined/.test(body), 'no NaN/undefined on screen');
+
+  // 5. URL state: reproduces a view; bad values named, defaults kept; nothing reaches innerHTML.
+  const p2 = await open('?v=1&q=0.01&sigma=2&steps=1000&delta=1e-6');
+  const want2 = engine(0.01, 2, 1000, 1e-6).epsilon.toFixed(4);
+  check((await text(p2, '#epsilon')) === want2, `URL state reproduces epsilon ${want2}`);
+  const p3 = await open('?q=2&sigma=-1&steps=0&delta=1&x=<img src=x onerror=alert(1)>');
+  for (const id of ['q', 'sigma', 'steps', 'delta']) {
+    check((await text(p3, `#${id}-error`)).length > 0, `bad URL ${id} is named next to the field`);
+  }
+  check((await text(p3, '#epsilon')) === mnist.epsilon.toFixed(4), 'bad URL keeps the default numbers');
+  check((await p3.$$('img')).length === 0, 'nothing from the URL reaches the DOM as HTML');
+  const p4 = await open('?q=%3Cb%3Ehi%3C%2Fb%3E');
+  check((await p4.$$('b')).length === 0 && (await text(p4, '#q-error')).includes('<b>'), 'markup in the URL is shown as text');
+  await p2.close(); await p3.close(); await p4.close();
+
+  // 6. URL is written on change; copy-link, CSV export exist.
+  await page.fill('#sigma', '1.3');
+  await page.dispatchEvent('#sigma', 'change');
+  check(page.url().includes('sigma=1.3') && page.url().includes('v=1'), `URL written on change: ${page.url()}`);
+
+  // 7. Narrow screen.
+  const narrow = await open('', 360);
+  const overflow = await narrow.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  check(overflow <= 0, `no horizontal scroll at 360 px (overflow ${overflow})`);
+  await narrow.screenshot({ path: join(OUT, 'page-360.png'), fullPage: true });
+  await narrow.close();
+
+  // 8. Iframe mode posts its height.
+  const host = await browser.newPage();
+  host.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(`embed host: ${m.text()}`); });
+  await host.goto(BASE + 'index.html?none');
+  const height = await host.evaluate((src) => new Promise((resolve) => {
+    addEventListener('message', (e) => { if (e.data && e.data.type === 'sgm-rdp-height') resolve(e.data.height); });
+    const f = document.createElement('iframe');
+    f.src = src;
+    document.body.appendChild(f);
+    setTimeout(() => resolve(-1), 10000);
+  }), BASE + 'index.html?embed=1&q=0.01');
+  check(height > 100, `iframe mode posts its height (${height})`);
+  await host.close();
+
+  // 9. Benchmark: drag each slider through 100 positions; frame cost = recompute + redraw.
+  const bench = await page.evaluate(async () => {
+    const m = await import('./sgm-rdp.js');
+    const raf = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+    const out = {};
+    for (const id of ['q', 'sigma', 'steps', 'delta']) {
+      const r = document.getElementById(`${id}-range`);
+      const [lo, hi] = [Number(r.min), Number(r.max)];
+      const costs = [];
+      for (let i = 0; i < 100; i++) {
+        r.value = String(lo + ((hi - lo) * i) / 99);
+        r.dispatchEvent(new Event('input'));
+        await raf();
+        costs.push(m.lastFrameMs());
+      }
+      costs.sort((a, b) => a - b);
+      out[id] = { p50: costs[49], p95: costs[94], max: costs[99] };
+    }
+    return out;
+  });
+  for (const [id, s] of Object.entries(bench)) {
+    console.log(`bench slider ${id}: frame cost p50 ${s.p50.toFixed(2)} ms, p95 ${s.p95.toFixed(2)} ms, max ${s.max.toFixed(2)} ms (goal p95 <= 16 ms)`);
+  }
+  await writeFile(join(OUT, 'bench.json'), JSON.stringify(bench, null, 2));
+  await page.close();
+
+  check(consoleErrors.length === 0, `zero console errors${consoleErrors.length ? ': ' + consoleErrors.join(' | ') : ''}`);
+  console.log(`screenshots: ${join(OUT, 'page-1280.png')}, ${join(OUT, 'page-360.png')}`);
+} catch (e) {
+  console.log(`FAIL e2e crashed: ${e.stack || e}`);
+  failures++;
+} finally {
+  await browser.close();
+  server.close();
+}
+console.log(failures ? `e2e: ${failures} failure(s)` : 'e2e: all passed');
+process.exit(failures ? 1 : 0);
