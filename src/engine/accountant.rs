@@ -12,7 +12,7 @@
 
 use super::error::Error;
 use super::params::{check_delta, check_epsilon, check_orders, check_steps, Sgm};
-use super::rdp::rdp_unchecked;
+use super::rdp::Lattice;
 use serde::Serialize;
 
 /// Which RDP → (ε, δ) conversion to use.
@@ -100,16 +100,14 @@ impl Run {
         Run::new(sgm, steps, &default_orders())
     }
 
-    fn composed(&self, alpha: f64) -> f64 {
-        self.steps as f64 * rdp_unchecked(self.sgm.q(), self.sgm.sigma(), alpha)
+    fn lattice(&self) -> Lattice {
+        Lattice::new(self.sgm.q(), self.sgm.sigma())
     }
 
     /// Per-step RDP at each order of the run.
     pub fn rdp_curve(&self) -> Vec<f64> {
-        self.orders
-            .iter()
-            .map(|&a| rdp_unchecked(self.sgm.q(), self.sgm.sigma(), a))
-            .collect()
+        let lat = self.lattice();
+        self.orders.iter().map(|&a| lat.rdp(a)).collect()
     }
 
     /// Smallest ε at `delta` over the orders and continuous α (clamped at 0).
@@ -123,7 +121,8 @@ impl Run {
     pub fn epsilon_from_curve(&self, per_step: &[f64], delta: f64, conv: Conversion) -> Optimum {
         let t = self.steps as f64;
         let f = |a: f64, r: f64| eps_from_rdp(t * r, a, delta, conv);
-        let g = |a: f64| eps_from_rdp(self.composed(a), a, delta, conv);
+        let lat = self.lattice();
+        let g = |a: f64| eps_from_rdp(t * lat.rdp(a), a, delta, conv);
         let mut opt = minimize(&self.orders, per_step, f, g);
         opt.value = opt.value.max(0.0);
         opt.grid_value = opt.grid_value.max(0.0);
@@ -136,7 +135,8 @@ impl Run {
         let per_step = self.rdp_curve();
         let t = self.steps as f64;
         let f = |a: f64, r: f64| ln_delta_from_rdp(t * r, a, eps, conv);
-        let g = |a: f64| ln_delta_from_rdp(self.composed(a), a, eps, conv);
+        let lat = self.lattice();
+        let g = |a: f64| ln_delta_from_rdp(t * lat.rdp(a), a, eps, conv);
         let mut opt = minimize(&self.orders, &per_step, f, g);
         opt.value = opt.value.exp().min(1.0);
         opt.grid_value = opt.grid_value.exp().min(1.0);

@@ -7,7 +7,7 @@
 
 use super::error::Error;
 use super::params::{check_order, Sgm};
-use super::rdp::rdp_unchecked;
+use super::rdp::Lattice;
 use serde::Serialize;
 
 /// One bound at one (q, σ, α).
@@ -203,7 +203,8 @@ pub fn max_order(m: &Sgm) -> MaxOrder {
     }
     let cond4 = largest(|a| a <= cond4_rhs(q, s, a));
     let cond5 = largest(|a| a <= cond5_rhs(q, s, a));
-    let exact = largest(|a| rdp_unchecked(q, s, a) <= 2.0 * q * q * a / (s * s));
+    let lat = Lattice::new(q, s);
+    let exact = largest(|a| lat.rdp(a) <= 2.0 * q * q * a / (s * s));
     MaxOrder {
         cond4,
         cond5,

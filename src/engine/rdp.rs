@@ -83,28 +83,16 @@ pub fn rdp(m: &Sgm, alpha: f64) -> Result<f64, Error> {
 /// Per-step RDP at each order.
 pub fn rdp_orders(m: &Sgm, orders: &[f64]) -> Result<Vec<f64>, Error> {
     let orders = super::params::check_orders(orders)?;
-    Ok(orders
-        .iter()
-        .map(|&a| rdp_unchecked(m.q(), m.sigma(), a))
-        .collect())
+    let lat = Lattice::new(m.q(), m.sigma());
+    Ok(orders.iter().map(|&a| lat.rdp(a)).collect())
 }
 
 pub(crate) fn rdp_unchecked(q: f64, sigma: f64, alpha: f64) -> f64 {
-    if q == 1.0 {
-        // Plain Gaussian mechanism: D_α(N(1,σ²) || N(0,σ²)) = α/(2σ²).
-        return alpha / (2.0 * sigma * sigma);
-    }
-    log_a_unchecked(q, sigma, alpha) / (alpha - 1.0)
+    Lattice::new(q, sigma).rdp(alpha)
 }
 
 pub(crate) fn log_a_unchecked(q: f64, sigma: f64, alpha: f64) -> f64 {
-    if q == 0.0 {
-        return 0.0;
-    }
-    if q == 1.0 {
-        return alpha * (alpha - 1.0) / (2.0 * sigma * sigma);
-    }
-    Integrand::new(q, sigma, alpha).log_a()
+    Lattice::new(q, sigma).log_a(alpha)
 }
 
 /// Streaming log-sum-exp accumulator.
@@ -141,37 +129,69 @@ impl LogSum {
     }
 }
 
-/// u = q(e^s − 1) and v = ln(1 + u) at one node, computed without overflow.
+/// u = q(e^s − 1), v = ln(1 + u), ln μ0(z) and (1+u)ln(1+u) − u at one node,
+/// computed without overflow. None of it depends on α.
 #[derive(Clone, Copy)]
 struct Node {
     u: f64,
     v: f64,
     ln_phi: f64,
+    xlogx: f64,
 }
 
-struct Integrand {
+/// Nodes j ∈ [−CACHE, CACHE] are cached (they serve every order of a curve).
+const CACHE: i64 = 512;
+
+/// The quadrature lattice z_j = ½ + j·h for one (q, σ), shared by all orders:
+/// the α-independent parts of every node are computed once.
+pub(crate) struct Lattice {
     q: f64,
     sigma: f64,
-    alpha: f64,
-    beta: f64,
     ln_q: f64,
     ln_1mq: f64,
     h: f64,
     ln_norm: f64,
+    cache: Vec<std::cell::Cell<Option<Node>>>,
 }
 
-impl Integrand {
-    fn new(q: f64, sigma: f64, alpha: f64) -> Self {
-        Integrand {
+impl Lattice {
+    pub(crate) fn new(q: f64, sigma: f64) -> Self {
+        Lattice {
             q,
             sigma,
-            alpha,
-            beta: alpha - 1.0,
             ln_q: q.ln(),
             ln_1mq: (-q).ln_1p(),
             h: step(sigma),
             ln_norm: -sigma.ln() - LN_SQRT_2PI,
+            cache: vec![std::cell::Cell::new(None); (2 * CACHE + 1) as usize],
         }
+    }
+
+    /// ln A_α (α > 1 validated by the caller).
+    pub(crate) fn log_a(&self, alpha: f64) -> f64 {
+        if self.q == 0.0 {
+            return 0.0;
+        }
+        if self.q == 1.0 {
+            return alpha * (alpha - 1.0) / (2.0 * self.sigma * self.sigma);
+        }
+        let beta = alpha - 1.0;
+        Integrand {
+            lat: self,
+            alpha,
+            beta,
+            ln_beta: beta.ln(),
+        }
+        .log_a()
+    }
+
+    /// Per-step RDP ε(α) = ln A_α/(α − 1).
+    pub(crate) fn rdp(&self, alpha: f64) -> f64 {
+        if self.q == 1.0 {
+            // Plain Gaussian mechanism: D_α(N(1,σ²) || N(0,σ²)) = α/(2σ²).
+            return alpha / (2.0 * self.sigma * self.sigma);
+        }
+        self.log_a(alpha) / (alpha - 1.0)
     }
 
     fn z(&self, j: i64) -> f64 {
@@ -179,6 +199,19 @@ impl Integrand {
     }
 
     fn node(&self, j: i64) -> Node {
+        if (-CACHE..=CACHE).contains(&j) {
+            let cell = &self.cache[(j + CACHE) as usize];
+            if let Some(n) = cell.get() {
+                return n;
+            }
+            let n = self.compute_node(j);
+            cell.set(Some(n));
+            return n;
+        }
+        self.compute_node(j)
+    }
+
+    fn compute_node(&self, j: i64) -> Node {
         let z = self.z(j);
         // s = (2z − 1)/(2σ²) = j·h/σ², exact at the lattice's centre z = ½.
         let s = (j as f64 * self.h) / (self.sigma * self.sigma);
@@ -195,7 +228,30 @@ impl Integrand {
             let v = s + self.ln_q + (self.ln_1mq - s - self.ln_q).exp().ln_1p();
             (v.exp_m1(), v)
         };
-        Node { u, v, ln_phi }
+        Node {
+            u,
+            v,
+            ln_phi,
+            xlogx: xlogx_term(u, v),
+        }
+    }
+}
+
+/// One order α on a lattice.
+struct Integrand<'a> {
+    lat: &'a Lattice,
+    alpha: f64,
+    beta: f64,
+    ln_beta: f64,
+}
+
+impl Integrand<'_> {
+    fn z(&self, j: i64) -> f64 {
+        self.lat.z(j)
+    }
+
+    fn node(&self, j: i64) -> Node {
+        self.lat.node(j)
     }
 
     /// ln of the integrand of A_α (eq. 11) times μ0.
@@ -205,25 +261,26 @@ impl Integrand {
 
     /// ln of μ0·[(1+u)^α − 1 − αu] (the nonnegative form of A_α − 1).
     fn ln_g(&self, n: &Node) -> f64 {
-        n.ln_phi + ln_g(self.alpha, self.beta, n.u, n.v)
+        n.ln_phi + ln_g(self.alpha, self.beta, self.ln_beta, n)
     }
 
     fn log_a(&self) -> f64 {
-        let (anchors, valley) = modes(self.q, self.sigma, self.alpha);
-        let index = |z: f64| ((z - 0.5) / self.h).round() as i64;
+        let (anchors, valley) = modes(self.lat.q, self.lat.sigma, self.alpha);
+        let index = |z: f64| ((z - 0.5) / self.lat.h).round() as i64;
         let anchors: Vec<i64> = anchors.iter().map(|&m| index(m)).collect();
+        // One mode and ln A clearly small (Lemma 9's unconditional bound on the
+        // bulk, doubled): the nonnegative form alone, walked out from the mode.
+        let (q, s2) = (self.lat.q, self.lat.sigma * self.lat.sigma);
+        let bulk = (2.0 * q * q * self.alpha * self.beta * (1.0 / s2).exp_m1()).ln_1p();
+        if anchors.len() == 1 && bulk < 0.5 {
+            return ln_1p_exp(self.log_a_minus_1(&[(anchors[0], anchors[0])]));
+        }
         let (ranges, acc) = self.walk(&anchors, valley.map(index));
-        let ln_a = self.h.ln() + acc.ln();
+        let ln_a = self.lat.h.ln() + acc.ln();
         if ln_a >= 1.0 {
             return ln_a;
         }
-        let ln_am1 = self.log_a_minus_1(&ranges);
-        // ln A = ln(1 + (A − 1)).
-        if ln_am1 > 0.0 {
-            ln_am1 + (-ln_am1).exp().ln_1p()
-        } else {
-            ln_am1.exp().ln_1p()
-        }
+        ln_1p_exp(self.log_a_minus_1(&ranges))
     }
 
     /// Sum the h-form outward from each anchor; returns the covered index ranges.
@@ -248,7 +305,7 @@ impl Integrand {
                 let x = self.ln_h(&self.node(j));
                 acc.add(x);
                 lo = j;
-                if !(x >= acc.max - DROP) || a - j > MAX_NODES {
+                if below(x, acc.max - DROP) || a - j > MAX_NODES {
                     break;
                 }
                 j -= 1;
@@ -260,7 +317,7 @@ impl Integrand {
                 acc.add(x);
                 hi = j;
                 let at_valley = ranges.is_empty() && valley.is_some_and(|v| j >= v);
-                if !(x >= acc.max - DROP) || at_valley || j - a > MAX_NODES {
+                if below(x, acc.max - DROP) || at_valley || j - a > MAX_NODES {
                     break;
                 }
                 j += 1;
@@ -290,7 +347,7 @@ impl Integrand {
         // bounds g by the h-form, which is largest at the valley's edges.
         for &(a, b) in &covered {
             let edge = self.ln_h(&self.node(a)).max(self.ln_h(&self.node(b)));
-            if self.z(a) <= 0.5 || edge > acc.ln() - DROP {
+            if self.z(a) <= 0.5 || edge > acc.max - DROP {
                 for j in a..=b {
                     acc.add(self.ln_g(&self.node(j)));
                 }
@@ -302,31 +359,45 @@ impl Integrand {
         loop {
             let n = self.node(j);
             acc.add(self.ln_g(&n));
-            if self.z(j) > 0.5 && !(self.ln_h(&n) >= acc.ln() - DROP) || j - start > MAX_NODES {
+            if self.z(j) > 0.5 && below(self.ln_h(&n), acc.max - DROP) || j - start > MAX_NODES {
                 break;
             }
             j += 1;
         }
         // Left tail: for z < min(0, ½), g(u(z)) ≤ g(−q) and μ0 is increasing in z.
-        let ln_g_left = ln_g(self.alpha, self.beta, -self.q, self.ln_1mq);
+        let (u, v) = (-self.lat.q, self.lat.ln_1mq);
+        let far_left = Node {
+            u,
+            v,
+            ln_phi: 0.0,
+            xlogx: xlogx_term(u, v),
+        };
+        let ln_g_left = ln_g(self.alpha, self.beta, self.ln_beta, &far_left);
         let start = ranges.first().map(|r| r.0).unwrap_or(0) - 1;
         let mut j = start;
         loop {
             let n = self.node(j);
             acc.add(self.ln_g(&n));
-            if self.z(j) < 0.0 && !(n.ln_phi + ln_g_left >= acc.ln() - DROP)
+            if self.z(j) < 0.0 && below(n.ln_phi + ln_g_left, acc.max - DROP)
                 || start - j > MAX_NODES
             {
                 break;
             }
             j -= 1;
         }
-        self.h.ln() + acc.ln()
+        self.lat.h.ln() + acc.ln()
     }
 }
 
+/// True when `x` is below `floor` or NaN (a walk must stop on either).
+fn below(x: f64, floor: f64) -> bool {
+    use std::cmp::Ordering::{Equal, Greater};
+    !matches!(x.partial_cmp(&floor), Some(Greater | Equal))
+}
+
 /// ln[(1+u)^α − 1 − αu] for u > −1 without cancellation (see module docs).
-fn ln_g(alpha: f64, beta: f64, u: f64, v: f64) -> f64 {
+fn ln_g(alpha: f64, beta: f64, ln_beta: f64, n: &Node) -> f64 {
+    let (u, v) = (n.u, n.v);
     let x = alpha * v;
     if x > 40.0 {
         // (1+u)^α > e^40 dominates: g = (1+u)^α (1 − (1+αu)(1+u)^{−α}).
@@ -337,8 +408,8 @@ fn ln_g(alpha: f64, beta: f64, u: f64, v: f64) -> f64 {
     if u == 0.0 {
         return f64::NEG_INFINITY;
     }
-    let t = xlogx_term(u, v) + (1.0 + u) * psi(beta * v) / beta;
-    beta.ln() + t.ln()
+    let t = n.xlogx + (1.0 + u) * psi(beta * v) / beta;
+    ln_beta + t.ln()
 }
 
 /// (1+u)·ln(1+u) − u ≥ 0, with v = ln(1+u); series Σ_{j≥2} (−u)^j/(j(j−1)) near 0.
@@ -376,6 +447,15 @@ fn psi(x: f64) -> f64 {
         sum
     } else {
         x.exp_m1() - x
+    }
+}
+
+/// ln(1 + eˣ), i.e. ln A from ln(A − 1).
+fn ln_1p_exp(x: f64) -> f64 {
+    if x > 0.0 {
+        x + (-x).exp().ln_1p()
+    } else {
+        x.exp().ln_1p()
     }
 }
 

@@ -453,7 +453,8 @@ pub fn draw_max_alpha<DB: DrawingBackend>(
         .y_desc("max α")
         .draw()?;
     let w = th.px(2.0);
-    let sets: [(&str, fn(&bounds::MaxOrder) -> f64, usize); 4] = [
+    type Pick = fn(&bounds::MaxOrder) -> f64;
+    let sets: [(&str, Pick, usize); 4] = [
         ("condition (4)", |m| m.cond4, 2),
         ("condition (5)", |m| m.cond5, 3),
         ("min of (4), (5)", |m| m.min, 1),

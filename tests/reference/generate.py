@@ -132,10 +132,19 @@ def main():
     big_s = {0.1, 1.1, 10.0, 1000.0}
     cases = [c for c in cases if c[2] < 1e4 or (c[0] in big_q and c[1] in big_s)]
     cases.sort(key=lambda c: c[2])  # cheap first; results are written as they come
+    # The extremes early, so an interrupted run still covers them.
+    cases = [c for c in cases if c[2] >= 1e5] + [c for c in cases if c[2] < 1e5]
     timeout = float(os.environ.get("CASE_TIMEOUT", "300"))
     out_path = os.path.join(HERE, "rdp_cases.jsonl")
-    done, skipped = 0, []
-    with mp_proc.Pool(os.cpu_count() or 2) as pool, open(out_path + ".tmp", "w") as f:
+    # Resume: keep the cases an interrupted run already wrote.
+    have = []
+    if os.path.exists(out_path + ".tmp"):
+        with open(out_path + ".tmp") as f:
+            have = [json.loads(l) for l in f if l.strip()]
+    seen = {(float(r["q"]), float(r["sigma"]), float(r["alpha"])) for r in have}
+    cases = [c for c in cases if c not in seen]
+    done, skipped = len(have), []
+    with mp_proc.Pool(os.cpu_count() or 2) as pool, open(out_path + ".tmp", "a") as f:
         jobs = [(c, pool.apply_async(case, (c,))) for c in cases]
         for c, j in jobs:
             try:
