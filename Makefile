@@ -4,7 +4,6 @@ PORT ?= 8080
 WASM_ENV := source .tools/env.sh
 # On Debian's compiler path wasm-pack needs these modes (TOOLCHAIN.md §2).
 WP_TEST_MODE = $$( [ -n "$${SGM_RDP_DEBIAN_WASM:-}" ] && echo "--mode no-install" )
-WP_BUILD_MODE = $$( [ -n "$${SGM_RDP_DEBIAN_WASM:-}" ] && echo "--mode force" )
 
 .PHONY: setup dist serve size test test-native test-wasm test-e2e bench reference lint
 
@@ -13,8 +12,6 @@ setup:
 
 dist: setup
 	@$(WASM_ENV) && trunk build --release
-	@$(WASM_ENV) && wasm-pack build $(WP_BUILD_MODE) --release --target web --out-dir dist/pkg --out-name sgm_rdp --no-typescript >/tmp/sgm-rdp-wasm-pack.log 2>&1 || { cat /tmp/sgm-rdp-wasm-pack.log; exit 1; }
-	@rm -f dist/pkg/.gitignore dist/pkg/package.json dist/pkg/README.md
 	@echo "dist/ ready"
 
 serve: dist
