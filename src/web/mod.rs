@@ -44,6 +44,7 @@ pub struct App {
     pub inputs: Inputs,
     pub model: Option<Model>,
     chart_c: Option<(f64, Vec<(f64, crate::engine::bounds::MaxOrder)>)>,
+    chart_c_timer: Option<i32>,
     frame_pending: bool,
     cursor: usize,
     sigma_answer: Option<f64>,
@@ -75,6 +76,7 @@ impl App {
             inputs: Inputs::mnist(),
             model: None,
             chart_c: None,
+            chart_c_timer: None,
             frame_pending: false,
             cursor: 0,
             sigma_answer: None,
@@ -455,33 +457,59 @@ fn frame(app: &Shared) {
     let overlays = by_id::<HtmlInputElement>("overlays")
         .map(|c| c.checked())
         .unwrap_or(false);
-    let recompute_c = app
-        .borrow()
-        .chart_c
-        .as_ref()
-        .map(|(s, _)| *s != inputs.sigma)
-        .unwrap_or(true);
-    if recompute_c {
-        if let Ok(d) = render::max_order_curves(inputs.sigma, 12) {
-            app.borrow_mut().chart_c = Some((inputs.sigma, d));
-        }
-    }
     draw("chart-a", dark, |root, th| {
         render::draw_eps_vs_alpha(root, &model, th).is_ok()
     });
     draw("chart-b", dark, |root, th| {
         render::draw_bound_vs_exact(root, &model, th, overlays).is_ok()
     });
-    if let Some((s, d)) = &app.borrow().chart_c {
-        draw("chart-c", dark, |root, th| {
-            render::draw_max_alpha(root, *s, d, th).is_ok()
-        });
+    let stale_c = app
+        .borrow()
+        .chart_c
+        .as_ref()
+        .map(|(s, _)| *s != inputs.sigma)
+        .unwrap_or(true);
+    if stale_c {
+        schedule_chart_c(app);
+    } else {
+        draw_chart_c(&app.borrow(), dark);
     }
     let mut a = app.borrow_mut();
     a.model = Some(model);
     a.last_frame_ms = now_ms() - t0;
     drop(a);
     post_height();
+}
+
+fn draw_chart_c(app: &App, dark: bool) {
+    if let Some((s, d)) = &app.chart_c {
+        draw("chart-c", dark, |root, th| {
+            render::draw_max_alpha(root, *s, d, th).is_ok()
+        });
+    }
+}
+
+/// Chart C (max α vs q) depends only on σ and costs ~1000 RDP evaluations: while σ
+/// is being dragged it is recomputed once the slider rests for 120 ms, keeping
+/// the per-frame cost to charts A and B.
+fn schedule_chart_c(app: &Shared) {
+    let Some(w) = window() else { return };
+    if let Some(id) = app.borrow_mut().chart_c_timer.take() {
+        w.clear_timeout_with_handle(id);
+    }
+    let a = app.clone();
+    let cb = Closure::once_into_js(move || {
+        a.borrow_mut().chart_c_timer = None;
+        let sigma = a.borrow().inputs.sigma;
+        if let Ok(d) = render::max_order_curves(sigma, 12) {
+            a.borrow_mut().chart_c = Some((sigma, d));
+        }
+        draw_chart_c(&a.borrow(), prefers_dark());
+    });
+    let id = w
+        .set_timeout_with_callback_and_timeout_and_arguments_0(cb.unchecked_ref(), 120)
+        .ok();
+    app.borrow_mut().chart_c_timer = id;
 }
 
 /// Size the canvas's backing store to CSS size × devicePixelRatio, then draw.

@@ -1,0 +1,43 @@
+//! Fuzzing the `batch` parser and, through it, the engine's entry points with
+//! proptest (10⁶ cases): every line gets exactly one JSON line back, never a panic,
+//! and no NaN/inf reaches the output.
+#![cfg(not(target_arch = "wasm32"))]
+
+use proptest::prelude::*;
+use sgm_rdp::cli::batch_line;
+
+fn num() -> impl Strategy<Value = String> {
+    prop_oneof![
+        any::<f64>().prop_map(|x| format!("{x:e}")),
+        (-12.0f64..2.0).prop_map(|e| format!("{}", 10f64.powf(e))),
+        prop_oneof![Just("0"), Just("1"), Just("-1"), Just("1e400"), Just("-0"), Just("null"), Just("\"x\""), Just("[]")]
+            .prop_map(String::from),
+    ]
+}
+
+fn line() -> impl Strategy<Value = String> {
+    prop_oneof![
+        60 => any::<String>(),
+        39 => (num(), num(), num()).prop_map(|(q, s, a)| format!("{{\"q\":{q},\"sigma\":{s},\"alpha\":{a}}}")),
+        1 => (num(), num(), 1u32..100_000, num())
+            .prop_map(|(q, s, t, d)| format!("{{\"q\":{q},\"sigma\":{s},\"steps\":{t},\"delta\":{d}}}")),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1_000_000, failure_persistence: None, ..ProptestConfig::default() })]
+    #[test]
+    fn batch_never_panics(l in line()) {
+        let out = batch_line(&l);
+        prop_assert!(!out.contains('\n'));
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        prop_assert!(v.is_object());
+        for k in ["rdp", "log_a", "epsilon", "alpha"] {
+            if let Some(x) = v.get(k) {
+                if v.get("error").is_none() && (k != "alpha" || v.get("epsilon").is_some()) {
+                    prop_assert!(x.as_f64().is_some_and(f64::is_finite), "{k} not finite in {out}");
+                }
+            }
+        }
+    }
+}
