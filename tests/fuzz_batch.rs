@@ -9,9 +9,19 @@ use sgm_rdp::cli::batch_line;
 fn num() -> impl Strategy<Value = String> {
     prop_oneof![
         any::<f64>().prop_map(|x| format!("{x:e}")),
-        (-12.0f64..2.0).prop_map(|e| format!("{}", 10f64.powf(e))),
-        prop_oneof![Just("0"), Just("1"), Just("-1"), Just("1e400"), Just("-0"), Just("null"), Just("\"x\""), Just("[]")]
-            .prop_map(String::from),
+        // Valid-looking magnitudes (q, sigma, alpha all plausible): exercises the engine.
+        (-0.5f64..2.0).prop_map(|e| format!("{}", 10f64.powf(e))),
+        prop_oneof![
+            Just("0"),
+            Just("1"),
+            Just("-1"),
+            Just("1e400"),
+            Just("-0"),
+            Just("null"),
+            Just("\"x\""),
+            Just("[]")
+        ]
+        .prop_map(String::from),
     ]
 }
 
