@@ -278,10 +278,12 @@ pub fn draw_eps_vs_alpha<DB: DrawingBackend>(
     for (name, ys, c) in series {
         let col = th.series[c];
         chart.draw_series(LineSeries::new(
+            // Stop each curve where it leaves the top (no flat line along the edge).
             m.orders
                 .iter()
                 .zip(&ys)
                 .filter(|(_, y)| **y > 0.0)
+                .take_while(|(_, y)| **y <= yhi * 1.5)
                 .map(|(&a, &y)| (a, clip(y))),
             col.stroke_width(th.px(2.0)),
         ))?;

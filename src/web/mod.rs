@@ -10,7 +10,7 @@ mod state;
 
 use crate::engine::{calibrate, Conversion, Sgm};
 use crate::render::{self, fmt_num, Inputs, Model, Theme};
-use canvas::MeasuredCanvas;
+use canvas::{Measured, MeasuredCanvas};
 use dom::*;
 use plotters::prelude::*;
 pub use state::{parse_field, Field};
@@ -305,22 +305,36 @@ fn wire_exports(app: &Shared) {
         }
     });
     on("export-png", "click", move |_| {
-        if let Some(c) = by_id::<HtmlCanvasElement>("chart-a") {
+        let which = export_choice();
+        if let Some(c) = by_id::<HtmlCanvasElement>(&format!("chart-{which}")) {
             if let Ok(url) = c.to_data_url() {
-                download_url("sgm-rdp-chart-a.png", &url);
+                download_url(&format!("sgm-rdp-chart-{which}.png"), &url);
             }
         }
     });
     let a = app.clone();
     on("export-svg", "click", move |_| {
-        if let Some(m) = &a.borrow().model {
-            let mut s = String::new();
-            {
-                let root = SVGBackend::with_string(&mut s, (900, 560)).into_drawing_area();
-                let _ = render::draw_eps_vs_alpha(&root, m, &Theme::light(1.0));
-            }
-            download_text("sgm-rdp-chart-a.svg", "image/svg+xml", &s);
+        let which = export_choice();
+        let app = a.borrow();
+        let Some(m) = &app.model else { return };
+        let overlays = by_id::<HtmlInputElement>("overlays")
+            .map(|c| c.checked())
+            .unwrap_or(false);
+        let mut s = String::new();
+        {
+            // The same drawing code as the canvas, on plotters' SVG backend.
+            let Some(svg) = Measured::detached(SVGBackend::with_string(&mut s, (900, 560))) else {
+                return;
+            };
+            let root = svg.into_drawing_area();
+            let th = Theme::light(1.0);
+            let _ = match (which.as_str(), &app.chart_c) {
+                ("b", _) => render::draw_bound_vs_exact(&root, m, &th, overlays),
+                ("c", Some((sigma, d))) => render::draw_max_alpha(&root, *sigma, d, &th),
+                _ => render::draw_eps_vs_alpha(&root, m, &th),
+            };
         }
+        download_text(&format!("sgm-rdp-chart-{which}.svg"), "image/svg+xml", &s);
     });
     on("copy-link", "click", move |_| {
         let url = window()
@@ -337,6 +351,18 @@ fn wire_exports(app: &Shared) {
             err.forget();
         }
     });
+}
+
+/// "a", "b" or "c" from the export selector (never anything else).
+fn export_choice() -> String {
+    let v = by_id::<web_sys::HtmlSelectElement>("export-chart")
+        .map(|s| s.value())
+        .unwrap_or_default();
+    if v == "b" || v == "c" {
+        v
+    } else {
+        "a".to_string()
+    }
 }
 
 fn wire_readout(app: &Shared) {

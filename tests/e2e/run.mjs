@@ -43,7 +43,7 @@ const browser = await chromium.launch({
 });
 const consoleErrors = [];
 async function open(url, width = 1280) {
-  const page = await browser.newPage({ viewport: { width, height: 1000 } });
+  const page = await browser.newPage({ viewport: { width, height: 1000 }, acceptDownloads: true });
   page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(`${url}: ${m.text()}`); });
   page.on('pageerror', (e) => consoleErrors.push(`${url}: ${e.message}`));
   await page.goto(BASE + url);
@@ -122,6 +122,21 @@ try {
   await page.fill('#sigma', '1.3');
   await page.dispatchEvent('#sigma', 'change');
   check(page.url().includes('sigma=1.3') && page.url().includes('v=1'), `URL written on change: ${page.url()}`);
+
+  // 6b. Exports: CSV, and SVG + PNG of each chart (SVG from the same drawing code).
+  const download = async (sel) => {
+    const [d] = await Promise.all([page.waitForEvent('download'), page.click(sel)]);
+    return { name: d.suggestedFilename(), body: await readFile(await d.path()) };
+  };
+  const csv = await download('#export-csv');
+  check(csv.name === 'sgm-rdp.csv' && csv.body.toString().split('\n')[0].startsWith('alpha,rdp_per_step'), 'CSV export');
+  for (const c of ['a', 'b', 'c']) {
+    await page.selectOption('#export-chart', c);
+    const svg = await download('#export-svg');
+    check(svg.name === `sgm-rdp-chart-${c}.svg` && svg.body.toString().includes('<svg') && svg.body.toString().includes('polyline'), `SVG export of chart ${c}`);
+    const png = await download('#export-png');
+    check(png.name === `sgm-rdp-chart-${c}.png` && png.body.subarray(1, 4).toString() === 'PNG', `PNG export of chart ${c}`);
+  }
 
   // 7. Narrow screen.
   const narrow = await open('', 360);
