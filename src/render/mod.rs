@@ -4,9 +4,7 @@
 //! [`Model`] holds everything a chart shows, computed from the engine; the
 //! `draw_*` functions only draw it.
 
-use crate::engine::{
-    bounds, default_orders, rdp::rdp_unchecked, Conversion, Error, Optimum, Run, Sgm,
-};
+use crate::engine::{bounds, default_orders, Conversion, Error, Optimum, Run, Sgm};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -554,11 +552,6 @@ pub fn summary_b(m: &Model) -> String {
         m.orders.len(),
         m.thm11_reason.as_ref().map(|r| format!("; elsewhere it fails on {r}")).unwrap_or_default()
     )
-}
-
-/// Per-step RDP at one order (for readouts).
-pub fn rdp_at(m: &Model, alpha: f64) -> f64 {
-    rdp_unchecked(m.inputs.q, m.inputs.sigma, alpha)
 }
 
 /// The default α grid (re-exported for the web layer).
