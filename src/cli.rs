@@ -8,7 +8,7 @@ use std::io::{BufRead, Write};
 
 pub const USAGE: &str = "usage: sgm-rdp <rdp|epsilon|delta|calibrate|bounds|batch> [--q Q] [--sigma S] \
 [--steps T] [--delta D] [--epsilon E] [--orders A,B,..] [--alpha A] [--conversion improved|classic] \
-[--target sigma|steps] [--json]";
+[--target sigma|steps] [--dataset-size N --batch-size B --epochs E] [--json]";
 
 /// Parsed flags.
 #[derive(Debug, Default)]
@@ -22,6 +22,7 @@ struct Flags {
     orders: Option<Vec<f64>>,
     conversion: Option<Conversion>,
     target: Option<String>,
+    dataset: [Option<f64>; 3],
     json: bool,
 }
 
@@ -74,6 +75,9 @@ fn parse(args: &[String]) -> Result<Flags, String> {
                 f.conversion = Some(value.parse().map_err(|e: engine::Error| e.to_string())?)
             }
             "--target" => f.target = Some(value),
+            "--dataset-size" => f.dataset[0] = Some(num(key, &value)?),
+            "--batch-size" => f.dataset[1] = Some(num(key, &value)?),
+            "--epochs" => f.dataset[2] = Some(num(key, &value)?),
             _ => return Err(format!("unknown flag '{name}' ({USAGE})")),
         }
         i += 1;
@@ -103,7 +107,20 @@ impl Flags {
 /// Run one command; Ok(stdout text) or Err(one-line reason).
 pub fn run(args: &[String]) -> Result<String, String> {
     let (cmd, rest) = args.split_first().ok_or_else(|| USAGE.to_string())?;
-    let f = parse(rest)?;
+    let mut f = parse(rest)?;
+    // Users' terms: dataset size N, batch size B, epochs E → q = B/N, T = ⌈E·N/B⌉.
+    if let [Some(n), Some(b), Some(e)] = f.dataset {
+        if f.q.is_some() || f.steps.is_some() {
+            return Err(
+                "give either --q/--steps or --dataset-size/--batch-size/--epochs, not both".into(),
+            );
+        }
+        let (q, t) = engine::params::from_dataset(n, b, e).map_err(|e| e.to_string())?;
+        f.q = Some(q);
+        f.steps = Some(t as f64);
+    } else if f.dataset.iter().any(Option::is_some) {
+        return Err("--dataset-size, --batch-size and --epochs go together".into());
+    }
     let e = |e: engine::Error| e.to_string();
     match cmd.as_str() {
         "rdp" => {

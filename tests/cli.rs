@@ -76,6 +76,49 @@ fn bad_input_exits_nonzero_with_one_line() {
 }
 
 #[test]
+fn dataset_terms_give_q_and_steps() {
+    let out = bin()
+        .args([
+            "epsilon",
+            "--dataset-size",
+            "60000",
+            "--batch-size",
+            "256",
+            "--epochs",
+            "60",
+            "--sigma",
+            "1.1",
+            "--delta",
+            "1e-5",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["steps"], 14063);
+    assert_eq!(v["q"].as_f64().unwrap(), 256.0 / 60000.0);
+    assert!((v["grid_epsilon"].as_f64().unwrap() - 2.59666).abs() < 1e-5);
+    let out = bin()
+        .args([
+            "epsilon",
+            "--dataset-size",
+            "100",
+            "--batch-size",
+            "200",
+            "--epochs",
+            "1",
+            "--sigma",
+            "1",
+            "--delta",
+            "1e-5",
+        ])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+}
+
+#[test]
 fn subcommands_json() {
     let run = |args: &[&str]| -> serde_json::Value {
         let out = bin().args(args).arg("--json").output().unwrap();
