@@ -6,7 +6,7 @@ use crate::engine::{self, bounds, calibrate, Conversion, Run, Sgm};
 use serde_json::{json, Map, Value};
 use std::io::{BufRead, Write};
 
-pub const USAGE: &str = "usage: sgm-rdp <rdp|epsilon|delta|calibrate|bounds|batch> [--q Q] [--sigma S] \
+pub const USAGE: &str = "usage: sgm-rdp <rdp|epsilon|delta|calibrate|bounds|compare|batch> [--q Q] [--sigma S] \
 [--steps T] [--delta D] [--epsilon E] [--orders A,B,..] [--alpha A] [--conversion improved|classic] \
 [--target sigma|steps] [--dataset-size N --batch-size B --epochs E] [--json]";
 
@@ -269,6 +269,23 @@ pub fn run(args: &[String]) -> Result<String, String> {
                     "largest alpha (Figure 1, left): cond (4) {:.4}, cond (5) {:.4}, min {:.4}, exact {:.4}\n",
                     mo.cond4, mo.cond5, mo.min, mo.exact
                 );
+                Ok(s)
+            }
+        }
+        "compare" => {
+            let d = need(f.delta, "delta")?;
+            let routes = engine::compare::compare(f.sgm()?, f.steps()?, d).map_err(e)?;
+            if f.json {
+                Ok(json!({"q": f.q, "sigma": f.sigma, "steps": f.steps()?, "delta": d, "routes": routes}).to_string())
+            } else {
+                let mut s = String::new();
+                for r in routes {
+                    let v = r
+                        .epsilon
+                        .map(|x| format!("{x:.6}"))
+                        .unwrap_or_else(|| "n/a".into());
+                    s += &format!("{:<62} {:>12}  {}\n", r.name, v, r.note.unwrap_or_default());
+                }
                 Ok(s)
             }
         }

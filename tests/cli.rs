@@ -159,6 +159,14 @@ fn subcommands_json() {
     assert!(c["epsilon"].as_f64().unwrap() <= 1.0);
     let b = run(&["bounds", "--q", "0.01", "--sigma", "5", "--alpha", "4"]);
     assert_eq!(b["orders"][0]["bounds"][0]["name"], "theorem11");
+    let c = run(&[
+        "compare", "--q", "1", "--sigma", "10", "--steps", "100", "--delta", "1e-5",
+    ]);
+    let routes = c["routes"].as_array().unwrap();
+    assert!(routes.len() >= 8);
+    assert!(routes
+        .iter()
+        .any(|r| r["epsilon"].is_null() && r["note"].as_str().unwrap().starts_with("n/a")));
     let r = run(&["rdp", "--q", "0.01", "--sigma", "1.1", "--orders", "2,3.5"]);
     assert_eq!(r["orders"].as_array().unwrap().len(), 2);
 }

@@ -8,6 +8,7 @@
 pub mod accountant;
 pub mod bounds;
 pub mod calibrate;
+pub mod compare;
 pub mod error;
 pub mod params;
 pub mod rdp;
