@@ -58,3 +58,17 @@ fn csv_and_sentence() {
     assert!(!csv.contains("NaN"));
     assert!(m.sentence().contains("14063 steps"));
 }
+
+#[test]
+fn chart_a_has_the_tcdp_line_and_chart_d_its_four_curves() {
+    let mut i = Inputs::mnist();
+    i.omega = 16.0;
+    let m = Model::compute(i).unwrap();
+    let (rho, omega) = m.tcdp.unwrap();
+    assert_eq!(omega, 16.0);
+    let s = svg(|r| render::draw_eps_vs_alpha(r, &m, &Theme::light(1.0)).unwrap());
+    assert!(s.contains("tCDP") && s.contains(&format!("{rho:.3e}")));
+    let d = svg(|r| render::draw_capacity(r, 1.0, 1.0, &Theme::light(1.0)).unwrap());
+    assert!(d.matches("<polyline").count() >= 4);
+    assert!(d.contains("(lin, Rényi)") && d.contains("eq. 4"));
+}

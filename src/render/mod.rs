@@ -16,6 +16,8 @@ pub struct Inputs {
     pub steps: u64,
     pub delta: f64,
     pub conversion: Conversion,
+    /// ω of the tCDP line on chart A (003 §4).
+    pub omega: f64,
 }
 
 impl Inputs {
@@ -27,6 +29,7 @@ impl Inputs {
             steps: 14063,
             delta: 1e-5,
             conversion: Conversion::Improved,
+            omega: 32.0,
         }
     }
 }
@@ -50,6 +53,8 @@ pub struct Model {
     pub thm11_reason: Option<String>,
     pub abadi: Vec<Option<f64>>,
     pub bun: Vec<Option<f64>>,
+    /// 003 §4: (ρ, ω) with per-step ε(α) ≤ ρα for α < ω + 1 (drawn dashed, composed).
+    pub tcdp: Option<(f64, f64)>,
 }
 
 impl Model {
@@ -88,7 +93,11 @@ impl Model {
             let bu = bounds::bun(&sgm, a)?;
             bun.push(bu.holds().then_some(bu.value));
         }
+        let tcdp = crate::engine::compare::tcdp_rho(sgm, inputs.omega)
+            .ok()
+            .map(|rho| (rho, inputs.omega));
         Ok(Model {
+            tcdp,
             inputs,
             orders: run.orders,
             rdp,
@@ -287,6 +296,28 @@ pub fn draw_eps_vs_alpha<DB: DrawingBackend>(
         ))?;
         legend.push((name.to_string(), col, false));
     }
+    if let Some((rho, omega)) = m.tcdp {
+        // Composed tCDP bound T·ρ·α for α ≤ ω + 1, dashed.
+        let col = th.series[3];
+        let pts: Vec<(f64, f64)> = m
+            .orders
+            .iter()
+            .filter(|a| **a <= omega + 1.0)
+            .map(|&a| (a, t * rho * a))
+            .filter(|(_, y)| *y >= ylo && *y <= yhi)
+            .collect();
+        chart.draw_series(DashedLineSeries::new(
+            pts,
+            th.px(6.0),
+            th.px(4.0),
+            col.stroke_width(th.px(2.0)),
+        ))?;
+        legend.push((
+            format!("tCDP (003 §4): T·ρα, ρ = {rho:.3e}, ω = {}", fmt_num(omega)),
+            col,
+            false,
+        ));
+    }
     let (oa, ov) = (m.opt.alpha, m.opt.value.max(ylo));
     chart.draw_series(std::iter::once(Circle::new(
         (oa, clip(ov)),
@@ -474,6 +505,89 @@ pub fn draw_max_alpha<DB: DrawingBackend>(
         chart.plotting_area().get_pixel_range(),
         &legend,
         true,
+        th,
+    )?;
+    root.present()
+}
+
+/// The capacity-bounded view of 004 (unsampled mechanisms, linear adversary):
+/// the Gaussian's (lin, Rényi) bound vs its Rényi DP α/(2σ²), and the Laplace
+/// mechanism's exact Rényi DP (004 eq. 4) vs its (lin, Rényi) bound, over α.
+pub fn draw_capacity<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    sigma: f64,
+    eps: f64,
+    th: &Theme,
+) -> DrawResult<DB> {
+    use crate::engine::compare::{gaussian_lin_renyi, laplace_lin_renyi, laplace_renyi};
+    root.fill(&th.bg)?;
+    let alphas: Vec<f64> = (0..=120)
+        .map(|i| 1.0 + 19.0 * (i as f64 / 120.0).powi(2) + 1e-3)
+        .collect();
+    type Curve = (String, Box<dyn Fn(f64) -> f64>, usize);
+    let curves: Vec<Curve> = vec![
+        (
+            format!("Gaussian σ = {}: Rényi DP α/(2σ²)", fmt_num(sigma)),
+            Box::new(move |a| a / (2.0 * sigma * sigma)),
+            0,
+        ),
+        (
+            "Gaussian: (lin, Rényi) bound".to_string(),
+            Box::new(move |a| gaussian_lin_renyi(sigma, a)),
+            2,
+        ),
+        (
+            format!("Laplace ε = {}: Rényi DP (eq. 4)", fmt_num(eps)),
+            Box::new(move |a| laplace_renyi(eps, a)),
+            1,
+        ),
+        (
+            "Laplace: (lin, Rényi) bound".to_string(),
+            Box::new(move |a| laplace_lin_renyi(eps, a)),
+            3,
+        ),
+    ];
+    let data: Vec<Vec<(f64, f64)>> = curves
+        .iter()
+        .map(|(_, f, _)| alphas.iter().map(|&a| (a, f(a))).collect())
+        .collect();
+    let (ylo, yhi) = log_range(data.iter().flatten().map(|p| p.1));
+    let mut chart = ChartBuilder::on(root)
+        .caption(
+            "capacity-bounded (linear adversary, 004) vs Rényi DP",
+            th.font(15.0),
+        )
+        .margin(th.px(10.0))
+        .x_label_area_size(th.px(34.0))
+        .y_label_area_size(th.px(56.0))
+        .build_cartesian_2d(1f64..20f64, (ylo..yhi).log_scale())?;
+    chart
+        .configure_mesh()
+        .light_line_style(th.grid)
+        .bold_line_style(th.grid)
+        .axis_style(th.fg)
+        .label_style(th.font(11.0))
+        .x_label_formatter(&fmt_axis)
+        .y_label_formatter(&fmt_axis)
+        .x_desc("order α")
+        .y_desc("divergence bound")
+        .draw()?;
+    let mut legend = Vec::new();
+    for ((name, _, c), pts) in curves.into_iter().zip(data) {
+        let col = th.series[c];
+        let pts: Vec<(f64, f64)> = pts
+            .into_iter()
+            .filter(|p| p.1.is_finite() && p.1 > 0.0)
+            .map(|(a, y)| (a, y.clamp(ylo, yhi)))
+            .collect();
+        chart.draw_series(LineSeries::new(pts, col.stroke_width(th.px(2.0))))?;
+        legend.push((name, col, false));
+    }
+    draw_legend(
+        root,
+        chart.plotting_area().get_pixel_range(),
+        &legend,
+        false,
         th,
     )?;
     root.present()

@@ -45,6 +45,7 @@ pub struct App {
     pub model: Option<Model>,
     chart_c: Option<(f64, Vec<(f64, crate::engine::bounds::MaxOrder)>)>,
     chart_c_timer: Option<i32>,
+    compare_timer: Option<i32>,
     frame_pending: bool,
     cursor: usize,
     sigma_answer: Option<f64>,
@@ -77,6 +78,7 @@ impl App {
             model: None,
             chart_c: None,
             chart_c_timer: None,
+            compare_timer: None,
             frame_pending: false,
             cursor: 0,
             sigma_answer: None,
@@ -188,6 +190,21 @@ fn wire(app: &Shared) {
     });
     let a = app.clone();
     on("overlays", "change", move |_| request_frame(&a));
+    for id in ["cb-sigma", "cb-eps"] {
+        on(id, "input", move |_| draw_chart_d(prefers_dark()));
+    }
+    let a = app.clone();
+    on("omega", "input", move |_| {
+        let t = value("omega");
+        match t.trim().parse::<f64>() {
+            Ok(w) if w.is_finite() && w > 0.0 && w < crate::engine::MAX_ORDER - 1.0 => {
+                set_error("omega", "");
+                a.borrow_mut().inputs.omega = w;
+                request_frame(&a);
+            }
+            _ => set_error("omega", "ω must be a number in (0, 999999)"),
+        }
+    });
     let a = app.clone();
     on("ds-apply", "click", move |_| {
         let parse = |id: &str| value(id).trim().parse::<f64>().unwrap_or(f64::NAN);
@@ -489,6 +506,8 @@ fn frame(app: &Shared) {
     draw("chart-b", dark, |root, th| {
         render::draw_bound_vs_exact(root, &model, th, overlays).is_ok()
     });
+    draw_chart_d(dark);
+    schedule_compare(app);
     let stale_c = app
         .borrow()
         .chart_c
@@ -505,6 +524,74 @@ fn frame(app: &Shared) {
     a.last_frame_ms = now_ms() - t0;
     drop(a);
     post_height();
+}
+
+/// Chart D (004's capacity-bounded view) from its own two boxes.
+fn draw_chart_d(dark: bool) {
+    let read = |id: &str| {
+        value(id)
+            .trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|v| v.is_finite() && *v > 0.0 && *v <= 1e3)
+    };
+    match (read("cb-sigma"), read("cb-eps")) {
+        (Some(s), Some(e)) => {
+            set_text("cb-error", "");
+            draw("chart-d", dark, |root, th| {
+                render::draw_capacity(root, s, e, th).is_ok()
+            });
+        }
+        (None, _) => set_text("cb-error", "Gaussian σ must be a number in (0, 1000]"),
+        (_, None) => set_text("cb-error", "Laplace ε must be a number in (0, 1000]"),
+    }
+}
+
+/// The comparison table (~6000 RDP evaluations): filled once the inputs rest for 150 ms.
+fn schedule_compare(app: &Shared) {
+    let Some(w) = window() else { return };
+    if let Some(id) = app.borrow_mut().compare_timer.take() {
+        w.clear_timeout_with_handle(id);
+    }
+    let a = app.clone();
+    let cb = Closure::once_into_js(move || {
+        a.borrow_mut().compare_timer = None;
+        let i = a.borrow().inputs;
+        let rows = Sgm::new(i.q, i.sigma)
+            .and_then(|m| crate::engine::compare::compare(m, i.steps, i.delta));
+        if let Ok(rows) = rows {
+            fill_compare(&rows);
+        }
+    });
+    let id = w
+        .set_timeout_with_callback_and_timeout_and_arguments_0(cb.unchecked_ref(), 150)
+        .ok();
+    app.borrow_mut().compare_timer = id;
+}
+
+/// Rows built with createElement + textContent (never HTML).
+fn fill_compare(rows: &[crate::engine::compare::Route]) {
+    let Some(d) = doc() else { return };
+    let Some(body) = d.query_selector("#compare-table tbody").ok().flatten() else {
+        return;
+    };
+    body.set_text_content(None);
+    for r in rows {
+        let Ok(tr) = d.create_element("tr") else {
+            return;
+        };
+        let eps = r
+            .epsilon
+            .map(|e| format!("{e:.4}"))
+            .unwrap_or_else(|| "n/a".into());
+        for text in [r.name, eps.as_str(), r.note.as_deref().unwrap_or("")] {
+            if let Ok(td) = d.create_element("td") {
+                td.set_text_content(Some(text));
+                let _ = tr.append_child(&td);
+            }
+        }
+        let _ = body.append_child(&tr);
+    }
 }
 
 fn draw_chart_c(app: &App, dark: bool) {

@@ -107,6 +107,7 @@ pub fn preset(name: &str, conversion: Conversion) -> Option<Inputs> {
         steps,
         delta,
         conversion,
+        omega: 32.0,
     })
 }
 

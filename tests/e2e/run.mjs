@@ -123,6 +123,22 @@ try {
   await page.dispatchEvent('#sigma', 'change');
   check(page.url().includes('sigma=1.3') && page.url().includes('v=1'), `URL written on change: ${page.url()}`);
 
+  // 6a. Comparison panel (issue 6): filled after the inputs rest; chart D draws.
+  await page.waitForFunction(() => {
+    const td = document.querySelector('#compare-table tbody tr td:nth-child(2)');
+    return document.querySelectorAll('#compare-table tbody tr').length >= 8 && td && td.textContent === document.querySelector('#epsilon').textContent;
+  }, null, { timeout: 15000 }).catch(() => {});
+  const rows = await page.$$eval('#compare-table tbody tr', (trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
+  check(rows[0][1] === (await text(page, '#epsilon')), `compare panel's exact route (${rows[0][1]}) = headline`);
+  check(rows.some((r) => r[1] === 'n/a' && r[2].startsWith('n/a:')), 'compare panel names why a route does not apply');
+  const d0 = await canvasData(page, 'chart-d');
+  await page.fill('#cb-eps', '2');
+  await frames(page);
+  check((await canvasData(page, 'chart-d')) !== d0, 'chart D redraws from its own ε box');
+  await page.fill('#cb-eps', 'x');
+  check((await text(page, '#cb-error')).length > 0, 'chart D names a bad ε');
+  await page.fill('#cb-eps', '1');
+
   // 6b. Exports: CSV, and SVG + PNG of each chart (SVG from the same drawing code).
   const download = async (sel) => {
     const [d] = await Promise.all([page.waitForEvent('download'), page.click(sel)]);
