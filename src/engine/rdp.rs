@@ -21,13 +21,13 @@
 //!   1 − q + q e^{s} sit at Im s = π) and grows at most like e^{y²/(2σ²)}
 //!   off the axis (from the Gaussian). The trapezoid error is therefore
 //!   ≲ exp(d²/(2σ²) − 2πd/h) for any d < πσ²; [`step`] chooses h so this is
-//!   below e^{−40} relative (see [`step`]).
+//!   below e^{−36} relative (see [`step`]).
 //! * The log-integrand ℓ(z) = −z²/(2σ²) + α·ln(1 − q + q e^{s}) has at most
 //!   two local maxima: ℓ''(z) = (−1 + κ p(1−p))/σ² with κ = α/σ² and
 //!   p = sigmoid((z − z₁)/σ²), z₁ = ½ + σ² ln((1−q)/q) (§3.3's inflection
 //!   point), and p(1−p) is unimodal. Its critical points solve z = α·p(z),
 //!   so they lie in (0, α). [`modes`] brackets them analytically and bisects.
-//!   We sum lattice nodes outward from each mode until the term falls 46
+//!   We sum lattice nodes outward from each mode until the term falls 40
 //!   nats below the running maximum, skipping the valley between modes;
 //!   the work is O(σ/h) nodes per mode, independent of α.
 //! * When A_α < e, ln A_α is small and must come from A_α − 1 directly. We
@@ -47,7 +47,7 @@
 use super::error::Error;
 use super::params::{check_order, Sgm};
 
-const DROP: f64 = 46.0;
+const DROP: f64 = 40.0;
 /// Hard cap on lattice nodes per walk (never reached for α ≤ 10⁶; guards loops).
 const MAX_NODES: i64 = 1 << 26;
 const LN_SQRT_2PI: f64 = 0.918_938_533_204_672_8;
@@ -56,14 +56,17 @@ const LN_SQRT_2PI: f64 = 0.918_938_533_204_672_8;
 ///
 /// With h = ησ the error bound exp(d²/(2σ²) − 2πd/h) is smallest at
 /// d = 2πσ²/h, giving exp(−2π²/η²), when that d is inside the strip
-/// (d < πσ², i.e. η > 2/σ): then η = 0.7 gives e^{−40}. For small σ the strip
-/// is the limit; with d → πσ² the bound is exp(π²σ²/2 − 2π²σ/η) ≤ e^{−42}.
+/// (d < πσ², i.e. η > 2/σ): then η = √(2π²/36) ≈ 0.74 gives e^{−36} ≈ 2e-16.
+/// For small σ the strip is the limit; with d → πσ² the bound is
+/// exp(π²σ²/2 − 2π²σ/η), set to e^{−36}.
 pub(crate) fn step(sigma: f64) -> f64 {
+    const NATS: f64 = 36.0;
     let pi2 = std::f64::consts::PI * std::f64::consts::PI;
-    let eta = if sigma * 0.7 >= 2.0 {
-        0.7
+    let eta_wide = (2.0 * pi2 / NATS).sqrt();
+    let eta = if sigma * eta_wide >= 2.0 {
+        eta_wide
     } else {
-        (2.0 * pi2 * sigma / (42.0 + 0.5 * pi2 * sigma * sigma)).min(0.7)
+        (2.0 * pi2 * sigma / (NATS + 0.5 * pi2 * sigma * sigma)).min(eta_wide)
     };
     eta * sigma
 }
@@ -136,6 +139,7 @@ struct Node {
     u: f64,
     v: f64,
     ln_phi: f64,
+    phi: f64,
     xlogx: f64,
 }
 
@@ -232,6 +236,7 @@ impl Lattice {
             u,
             v,
             ln_phi,
+            phi: ln_phi.exp(),
             xlogx: xlogx_term(u, v),
         }
     }
@@ -333,11 +338,11 @@ impl Integrand<'_> {
     /// ln(A_α − 1) from the nonnegative integrand over the h-form's ranges,
     /// extended until the remaining tails are provably below e^{−46} of the sum.
     fn log_a_minus_1(&self, ranges: &[(i64, i64)]) -> f64 {
-        let mut acc = LogSum::new();
+        let mut acc = GSum::new(self.lat.ln_q > -300.0);
         let mut covered: Vec<(i64, i64)> = Vec::with_capacity(ranges.len());
         for (i, &(lo, hi)) in ranges.iter().enumerate() {
             for j in lo..=hi {
-                acc.add(self.ln_g(&self.node(j)));
+                acc.add(self, &self.node(j));
             }
             if i > 0 {
                 covered.push((ranges[i - 1].1 + 1, lo - 1));
@@ -347,9 +352,9 @@ impl Integrand<'_> {
         // bounds g by the h-form, which is largest at the valley's edges.
         for &(a, b) in &covered {
             let edge = self.ln_h(&self.node(a)).max(self.ln_h(&self.node(b)));
-            if self.z(a) <= 0.5 || edge > acc.max - DROP {
+            if self.z(a) <= 0.5 || edge > acc.max_ln(self.ln_beta) - DROP {
                 for j in a..=b {
-                    acc.add(self.ln_g(&self.node(j)));
+                    acc.add(self, &self.node(j));
                 }
             }
         }
@@ -358,8 +363,14 @@ impl Integrand<'_> {
         let mut j = start;
         loop {
             let n = self.node(j);
-            acc.add(self.ln_g(&n));
-            if self.z(j) > 0.5 && below(self.ln_h(&n), acc.max - DROP) || j - start > MAX_NODES {
+            acc.add(self, &n);
+            // The bound is checked every 4th node (ln of the running maximum is
+            // not free); stopping up to 3 nodes later only adds negligible terms.
+            if (j - start) % 4 == 3
+                && self.z(j) > 0.5
+                && below(self.ln_h(&n), acc.max_ln(self.ln_beta) - DROP)
+                || j - start > MAX_NODES
+            {
                 break;
             }
             j += 1;
@@ -370,6 +381,7 @@ impl Integrand<'_> {
             u,
             v,
             ln_phi: 0.0,
+            phi: 1.0,
             xlogx: xlogx_term(u, v),
         };
         let ln_g_left = ln_g(self.alpha, self.beta, self.ln_beta, &far_left);
@@ -377,15 +389,69 @@ impl Integrand<'_> {
         let mut j = start;
         loop {
             let n = self.node(j);
-            acc.add(self.ln_g(&n));
-            if self.z(j) < 0.0 && below(n.ln_phi + ln_g_left, acc.max - DROP)
+            acc.add(self, &n);
+            if (start - j) % 4 == 3
+                && self.z(j) < 0.0
+                && below(n.ln_phi + ln_g_left, acc.max_ln(self.ln_beta) - DROP)
                 || start - j > MAX_NODES
             {
                 break;
             }
             j -= 1;
         }
-        self.lat.h.ln() + acc.ln()
+        self.lat.h.ln() + acc.ln(self.ln_beta)
+    }
+}
+
+/// Σ μ0·g over nodes. Terms with (1+u)^α ≤ e^40 are summed linearly as
+/// Σ φ·t with g = β·t (no log or exp per node); larger ones in log space.
+/// Linear summation is used only when q > e^{−300}, so that A − 1 (≳ q²·…)
+/// stays far above the f64 underflow of the far-tail φ.
+struct GSum {
+    lin: f64,
+    lin_max: f64,
+    log: LogSum,
+    linear: bool,
+}
+
+impl GSum {
+    fn new(linear: bool) -> Self {
+        GSum {
+            lin: 0.0,
+            lin_max: 0.0,
+            log: LogSum::new(),
+            linear,
+        }
+    }
+    fn add(&mut self, it: &Integrand, n: &Node) {
+        if self.linear && it.alpha * n.v <= 40.0 {
+            if n.u == 0.0 {
+                return;
+            }
+            let t = n.xlogx + (1.0 + n.u) * psi(it.beta * n.v) / it.beta;
+            let w = n.phi * t;
+            self.lin += w;
+            if w > self.lin_max {
+                self.lin_max = w;
+            }
+        } else {
+            self.log.add(it.ln_g(n));
+        }
+    }
+    fn ln_lin(x: f64, ln_beta: f64) -> f64 {
+        if x > 0.0 {
+            x.ln() + ln_beta
+        } else {
+            f64::NEG_INFINITY
+        }
+    }
+    /// ln of the largest term so far.
+    fn max_ln(&self, ln_beta: f64) -> f64 {
+        Self::ln_lin(self.lin_max, ln_beta).max(self.log.max)
+    }
+    /// ln of the sum.
+    fn ln(&self, ln_beta: f64) -> f64 {
+        log_add_exp(Self::ln_lin(self.lin, ln_beta), self.log.ln())
     }
 }
 
