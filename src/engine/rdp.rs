@@ -550,7 +550,8 @@ fn modes(q: f64, sigma: f64, alpha: f64) -> (Vec<f64>, Option<f64>) {
     let z1 = 0.5 + s2 * ((-q).ln_1p() - q.ln());
     let f = |z: f64| z - alpha * sigmoid((z - z1) / s2);
     let kappa = alpha / s2;
-    let tol = 0.25 * step(sigma);
+    // An anchor within half a node is enough: the walks go outward from it.
+    let tol = 0.5 * step(sigma);
     if kappa <= 4.0 {
         return (vec![bisect(f, 0.0, alpha, tol)], None);
     }
