@@ -549,24 +549,42 @@ fn draw_chart_d(dark: bool) {
 
 /// The comparison table (~6000 RDP evaluations): filled once the inputs rest for 150 ms.
 fn schedule_compare(app: &Shared) {
+    debounce(
+        app,
+        |a| &mut a.compare_timer,
+        150,
+        |a| {
+            let i = a.borrow().inputs;
+            let rows = Sgm::new(i.q, i.sigma)
+                .and_then(|m| crate::engine::compare::compare(m, i.steps, i.delta));
+            if let Ok(rows) = rows {
+                fill_compare(&rows);
+            }
+        },
+    );
+}
+
+/// Run `work` once no new call has come for `ms` milliseconds; `slot` holds the
+/// pending timer so a new call replaces it.
+fn debounce(
+    app: &Shared,
+    slot: fn(&mut App) -> &mut Option<i32>,
+    ms: i32,
+    work: impl FnOnce(&Shared) + 'static,
+) {
     let Some(w) = window() else { return };
-    if let Some(id) = app.borrow_mut().compare_timer.take() {
+    if let Some(id) = slot(&mut app.borrow_mut()).take() {
         w.clear_timeout_with_handle(id);
     }
     let a = app.clone();
     let cb = Closure::once_into_js(move || {
-        a.borrow_mut().compare_timer = None;
-        let i = a.borrow().inputs;
-        let rows = Sgm::new(i.q, i.sigma)
-            .and_then(|m| crate::engine::compare::compare(m, i.steps, i.delta));
-        if let Ok(rows) = rows {
-            fill_compare(&rows);
-        }
+        *slot(&mut a.borrow_mut()) = None;
+        work(&a);
     });
     let id = w
-        .set_timeout_with_callback_and_timeout_and_arguments_0(cb.unchecked_ref(), 150)
+        .set_timeout_with_callback_and_timeout_and_arguments_0(cb.unchecked_ref(), ms)
         .ok();
-    app.borrow_mut().compare_timer = id;
+    *slot(&mut app.borrow_mut()) = id;
 }
 
 /// Rows built with createElement + textContent (never HTML).
@@ -606,23 +624,18 @@ fn draw_chart_c(app: &App, dark: bool) {
 /// is being dragged it is recomputed once the slider rests for 120 ms, keeping
 /// the per-frame cost to charts A and B.
 fn schedule_chart_c(app: &Shared) {
-    let Some(w) = window() else { return };
-    if let Some(id) = app.borrow_mut().chart_c_timer.take() {
-        w.clear_timeout_with_handle(id);
-    }
-    let a = app.clone();
-    let cb = Closure::once_into_js(move || {
-        a.borrow_mut().chart_c_timer = None;
-        let sigma = a.borrow().inputs.sigma;
-        if let Ok(d) = render::max_order_curves(sigma, 12) {
-            a.borrow_mut().chart_c = Some((sigma, d));
-        }
-        draw_chart_c(&a.borrow(), prefers_dark());
-    });
-    let id = w
-        .set_timeout_with_callback_and_timeout_and_arguments_0(cb.unchecked_ref(), 120)
-        .ok();
-    app.borrow_mut().chart_c_timer = id;
+    debounce(
+        app,
+        |a| &mut a.chart_c_timer,
+        120,
+        |a| {
+            let sigma = a.borrow().inputs.sigma;
+            if let Ok(d) = render::max_order_curves(sigma, 12) {
+                a.borrow_mut().chart_c = Some((sigma, d));
+            }
+            draw_chart_c(&a.borrow(), prefers_dark());
+        },
+    );
 }
 
 /// Size the canvas's backing store to CSS size × devicePixelRatio, then draw.
