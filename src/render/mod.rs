@@ -239,6 +239,20 @@ fn log_range(vals: impl Iterator<Item = f64>) -> (f64, f64) {
     (lo * 0.8, hi * 1.25)
 }
 
+/// The frame every chart shares: caption, margin and label areas scaled for the screen.
+fn builder<'a, 'b, DB: DrawingBackend>(
+    root: &'a DrawingArea<DB, Shift>,
+    caption: impl AsRef<str>,
+    th: &Theme,
+) -> ChartBuilder<'a, 'b, DB> {
+    let mut b = ChartBuilder::on(root);
+    b.caption(caption, th.font(15.0))
+        .margin(th.px(10.0))
+        .x_label_area_size(th.px(34.0))
+        .y_label_area_size(th.px(56.0));
+    b
+}
+
 /// Chart A: composed RDP T·ε(α) and converted ε(α) over α, optimum marked.
 pub fn draw_eps_vs_alpha<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
@@ -258,11 +272,7 @@ pub fn draw_eps_vs_alpha<DB: DrawingBackend>(
     // Keep the optimum readable: the converted ε explodes at large α.
     let yhi = yhi.min(m.opt.value.max(ylo).max(1e-3) * 300.0);
     let (xlo, xhi) = (m.orders[0], *m.orders.last().unwrap_or(&1024.0));
-    let mut chart = ChartBuilder::on(root)
-        .caption("ε vs order α", th.font(15.0))
-        .margin(th.px(10.0))
-        .x_label_area_size(th.px(34.0))
-        .y_label_area_size(th.px(56.0))
+    let mut chart = builder(root, "ε vs order α", th)
         .build_cartesian_2d((xlo..xhi).log_scale(), (ylo..yhi).log_scale())?;
     chart
         .configure_mesh()
@@ -350,11 +360,7 @@ pub fn draw_bound_vs_exact<DB: DrawingBackend>(
     root.fill(&th.bg)?;
     let (ylo, yhi) = log_range(m.rdp.iter().chain(&m.thm11).copied());
     let (xlo, xhi) = (m.orders[0], *m.orders.last().unwrap_or(&1024.0));
-    let mut chart = ChartBuilder::on(root)
-        .caption("per-step RDP: exact vs Theorem 11", th.font(15.0))
-        .margin(th.px(10.0))
-        .x_label_area_size(th.px(34.0))
-        .y_label_area_size(th.px(56.0))
+    let mut chart = builder(root, "per-step RDP: exact vs Theorem 11", th)
         .build_cartesian_2d((xlo..xhi).log_scale(), (ylo..yhi).log_scale())?;
     // Shade the orders where Theorem 11 applies.
     let mut i = 0;
@@ -463,15 +469,12 @@ pub fn draw_max_alpha<DB: DrawingBackend>(
     let all = data.iter().flat_map(|(_, m)| [m.cond4, m.cond5, m.exact]);
     let (ylo, yhi) = log_range(all.map(|v| v.max(1.0)));
     let (ylo, yhi) = (ylo.max(1.0), yhi.max(2.0));
-    let mut chart = ChartBuilder::on(root)
-        .caption(
-            format!("largest α vs q at σ = {}", fmt_num(sigma)),
-            th.font(15.0),
-        )
-        .margin(th.px(10.0))
-        .x_label_area_size(th.px(34.0))
-        .y_label_area_size(th.px(56.0))
-        .build_cartesian_2d((1e-6f64..0.2f64).log_scale(), (ylo..yhi).log_scale())?;
+    let mut chart = builder(
+        root,
+        format!("largest α vs q at σ = {}", fmt_num(sigma)),
+        th,
+    )
+    .build_cartesian_2d((1e-6f64..0.2f64).log_scale(), (ylo..yhi).log_scale())?;
     chart
         .configure_mesh()
         .light_line_style(th.grid)
@@ -552,15 +555,12 @@ pub fn draw_capacity<DB: DrawingBackend>(
         .map(|(_, f, _)| alphas.iter().map(|&a| (a, f(a))).collect())
         .collect();
     let (ylo, yhi) = log_range(data.iter().flatten().map(|p| p.1));
-    let mut chart = ChartBuilder::on(root)
-        .caption(
-            "capacity-bounded (linear adversary, 004) vs Rényi DP",
-            th.font(15.0),
-        )
-        .margin(th.px(10.0))
-        .x_label_area_size(th.px(34.0))
-        .y_label_area_size(th.px(56.0))
-        .build_cartesian_2d(1f64..20f64, (ylo..yhi).log_scale())?;
+    let mut chart = builder(
+        root,
+        "capacity-bounded (linear adversary, 004) vs Rényi DP",
+        th,
+    )
+    .build_cartesian_2d(1f64..20f64, (ylo..yhi).log_scale())?;
     chart
         .configure_mesh()
         .light_line_style(th.grid)
