@@ -1,3 +1,4 @@
-// Loads the calculator's wasm (kept out of inline script for a strict CSP).
-import init from './sgm-rdp.js';
-init({ module_or_path: new URL('./sgm-rdp_bg.wasm', import.meta.url) });
+// Loads the calculator's wasm and attaches it to this page (no inline script: strict CSP).
+import init, { mountPage } from './sgm-rdp.js';
+await init({ module_or_path: new URL('./sgm-rdp_bg.wasm', import.meta.url) });
+mountPage();

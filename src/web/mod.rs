@@ -4,14 +4,17 @@
 //! animation frame; `change` events write the URL. Errors from the engine are
 //! shown next to the field (as text, never HTML) and the last good state stays.
 
+pub mod api;
 mod canvas;
 mod dom;
 mod state;
+pub mod widget;
 
 use crate::engine::{calibrate, Conversion, Sgm};
 use crate::render::{self, fmt_num, Inputs, Model, Theme};
 use canvas::{Measured, MeasuredCanvas};
 use dom::*;
+use plotters::coord::Shift;
 use plotters::prelude::*;
 pub use state::{parse_field, Field};
 use std::cell::RefCell;
@@ -24,7 +27,13 @@ use web_sys::{HtmlCanvasElement, HtmlInputElement};
 pub fn start() {
     #[cfg(feature = "console_error_panic_hook")]
     console_error_panic_hook::set_once();
-    // Under wasm-bindgen-test or in a page without our elements, do nothing.
+    // Nothing else: the page calls `mountPage` (www/boot.js); widgets and the
+    // JS API only need the module, so a host page's own ids are never touched.
+}
+
+/// Attach the calculator to www/index.html's elements (called by www/boot.js).
+#[wasm_bindgen(js_name = mountPage)]
+pub fn mount_page() {
     if doc().and_then(|d| d.get_element_by_id("chart-a")).is_some() {
         mount();
     }
@@ -638,15 +647,19 @@ fn schedule_chart_c(app: &Shared) {
     );
 }
 
-/// Size the canvas's backing store to CSS size × devicePixelRatio, then draw.
-fn draw(
-    id: &str,
+/// Draw on the page canvas `id`.
+fn draw(id: &str, dark: bool, f: impl FnOnce(&DrawingArea<MeasuredCanvas, Shift>, &Theme) -> bool) {
+    if let Some(canvas) = by_id::<HtmlCanvasElement>(id) {
+        paint(&canvas, dark, f);
+    }
+}
+
+/// Size `canvas`'s backing store to its CSS size × devicePixelRatio, then draw.
+fn paint(
+    canvas: &HtmlCanvasElement,
     dark: bool,
-    f: impl FnOnce(&DrawingArea<MeasuredCanvas, plotters::coord::Shift>, &Theme) -> bool,
+    f: impl FnOnce(&DrawingArea<MeasuredCanvas, Shift>, &Theme) -> bool,
 ) {
-    let Some(canvas) = by_id::<HtmlCanvasElement>(id) else {
-        return;
-    };
     let dpr = window()
         .map(|w| w.device_pixel_ratio())
         .unwrap_or(1.0)
@@ -660,7 +673,7 @@ fn draw(
         canvas.set_width(pw);
         canvas.set_height(ph);
     }
-    let Some(backend) = MeasuredCanvas::new(canvas) else {
+    let Some(backend) = MeasuredCanvas::new(canvas.clone()) else {
         return;
     };
     let th = if dark {

@@ -59,6 +59,15 @@ impl Field {
             _ => fmt_num(v),
         }
     }
+    /// The slider's log10 range (the page's sliders and the widget's).
+    pub fn slider_range(self) -> (f64, f64) {
+        match self {
+            Field::Q => (-8.0, 0.0),
+            Field::Sigma => (-1.0, 2.0),
+            Field::Steps => (0.0, 9.0),
+            Field::Delta => (-12.0, -1.0),
+        }
+    }
     /// Slider position (log10) → value, rounded to what the box shows.
     pub fn from_slider(self, x: f64) -> f64 {
         let v = 10f64.powf(x);

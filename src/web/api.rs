@@ -1,0 +1,375 @@
+//! The JavaScript API: the engine's accountant as plain functions on plain objects.
+//!
+//! ```js
+//! import init, { epsilon } from "./sgm-rdp.js";
+//! await init();
+//! epsilon({ q: 0.01, sigma: 1.1, steps: 10000, delta: 1e-5 }); // → { epsilon, alpha, … }
+//! ```
+//!
+//! Parameter objects take the names the other accountants use
+//! (`sample_rate`/`q`, `noise_multiplier`/`sigma`, `steps`, `delta`, `orders`);
+//! unknown keys are refused (a typo must not silently fall back to a default).
+//! Every engine error becomes a thrown JS `Error` carrying the engine's message.
+
+use crate::engine::{self, bounds, calibrate, params, Conversion, Run, Sgm};
+use serde::{Deserialize, Serialize};
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(typescript_custom_section)]
+const TS_TYPES: &'static str = r#"
+/** Sampling rate q = batch / dataset size, under either name. */
+export type SampleRate = { q: number } | { sample_rate: number };
+/** Noise multiplier σ (noise std / clipping norm), under either name. */
+export type NoiseMultiplier = { sigma: number } | { noise_multiplier: number };
+/** RDP → (ε, δ) conversion: "improved" (Canonne–Kamath–Steinke, default) or "classic" (Mironov 2017). */
+export type Conversion = "improved" | "classic";
+export type RdpParams = SampleRate & NoiseMultiplier & {
+  /** Orders α > 1 (default: dp_accounting's 156 orders 1.1 … 1024). */
+  orders?: number[];
+  /** Steps T to compose over (default 1). */
+  steps?: number;
+};
+export interface RdpResult { orders: number[]; rdp: number[]; steps: number; rdpTotal: number[] }
+export type EpsilonParams = SampleRate & NoiseMultiplier & {
+  steps: number; delta: number; conversion?: Conversion; orders?: number[];
+};
+export interface EpsilonResult {
+  /** ε after continuous refinement of α; never above gridEpsilon. */
+  epsilon: number; alpha: number;
+  /** Best of the order grid (what dp_accounting reports). */
+  gridEpsilon: number; gridAlpha: number;
+  /** True when the best order is the grid's first or last: widen `orders`. */
+  atEdge: boolean;
+}
+export type DeltaParams = SampleRate & NoiseMultiplier & {
+  steps: number; epsilon: number; conversion?: Conversion; orders?: number[];
+};
+export interface DeltaResult { delta: number; alpha: number; gridDelta: number; gridAlpha: number; atEdge: boolean }
+export type CalibrateSigmaParams = SampleRate & {
+  epsilon: number; delta: number; steps: number; conversion?: Conversion; orders?: number[];
+};
+export interface CalibrateSigmaResult { sigma: number; epsilon: number; alpha: number; atLowerLimit: boolean }
+export type CalibrateStepsParams = SampleRate & NoiseMultiplier & {
+  epsilon: number; delta: number; conversion?: Conversion; orders?: number[];
+};
+export interface CalibrateStepsResult { steps: number; epsilon: number; alpha: number; atUpperLimit: boolean }
+export type BoundsParams = SampleRate & NoiseMultiplier & {
+  /** Orders to evaluate (default [2, 8, 32, 128]). */
+  orders?: number[];
+};
+export interface Bound {
+  /** "theorem11" (003 Thm 11), "abadi", "bun", "lemma9". */
+  name: string;
+  /** The bound's per-step RDP value at α (also where it does not apply). */
+  value: number;
+  /** null when every stated condition holds, else the failing condition. */
+  fails: string | null;
+}
+export interface BoundsAtOrder { alpha: number; exact: number; bounds: Bound[] }
+export interface MaxOrder { cond4: number; cond5: number; min: number; exact: number }
+export interface BoundsResult { orders: BoundsAtOrder[]; maxAlpha: MaxOrder }
+"#;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct Args {
+    #[serde(alias = "sample_rate")]
+    q: Option<f64>,
+    #[serde(alias = "noise_multiplier")]
+    sigma: Option<f64>,
+    steps: Option<f64>,
+    delta: Option<f64>,
+    epsilon: Option<f64>,
+    conversion: Option<String>,
+    orders: Option<Vec<f64>>,
+}
+
+impl Args {
+    fn parse(call: &str, v: JsValue, allowed: &[&str]) -> Result<Self, JsError> {
+        if !v.is_object() {
+            return Err(JsError::new(&format!(
+                "{call}: expected an object like {{ {} }}",
+                allowed.join(", ")
+            )));
+        }
+        // Refuse keys the function does not use (e.g. `delta` given to `rdp`).
+        let keys = js_sys::Object::keys(v.unchecked_ref::<js_sys::Object>());
+        for k in keys.iter() {
+            let k = k.as_string().unwrap_or_default();
+            let canonical = match k.as_str() {
+                "sample_rate" => "q",
+                "noise_multiplier" => "sigma",
+                other => other,
+            };
+            if !allowed.contains(&canonical) {
+                return Err(JsError::new(&format!(
+                    "{call}: unknown parameter '{}' (expected {})",
+                    clip(&k),
+                    allowed.join(", ")
+                )));
+            }
+        }
+        serde_wasm_bindgen::from_value(v).map_err(|e| JsError::new(&format!("{call}: {e}")))
+    }
+    fn need(&self, call: &str, name: &str, v: Option<f64>) -> Result<f64, JsError> {
+        v.ok_or_else(|| JsError::new(&format!("{call}: missing parameter '{name}'")))
+    }
+    fn q(&self, call: &str) -> Result<f64, JsError> {
+        self.need(call, "q (sample_rate)", self.q)
+    }
+    fn sgm(&self, call: &str) -> Result<Sgm, JsError> {
+        let sigma = self.need(call, "sigma (noise_multiplier)", self.sigma)?;
+        Sgm::new(self.q(call)?, sigma).map_err(|e| engine_error(call, e))
+    }
+    fn steps(&self, call: &str) -> Result<u64, JsError> {
+        params::steps_from_f64(self.need(call, "steps", self.steps)?)
+            .map_err(|e| engine_error(call, e))
+    }
+    fn conversion(&self, call: &str) -> Result<Conversion, JsError> {
+        match self.conversion.as_deref() {
+            None => Ok(Conversion::Improved),
+            Some(s) => s.parse().map_err(|e| engine_error(call, e)),
+        }
+    }
+    fn orders(&self, call: &str, default: impl FnOnce() -> Vec<f64>) -> Result<Vec<f64>, JsError> {
+        match &self.orders {
+            None => Ok(default()),
+            Some(o) => params::check_orders(o).map_err(|e| engine_error(call, e)),
+        }
+    }
+    fn run(&self, call: &str) -> Result<Run, JsError> {
+        Run::new(
+            self.sgm(call)?,
+            self.steps(call)?,
+            &self.orders(call, engine::default_orders)?,
+        )
+        .map_err(|e| engine_error(call, e))
+    }
+}
+
+fn clip(s: &str) -> String {
+    s.chars().take(32).collect()
+}
+
+fn engine_error(call: &str, e: engine::Error) -> JsError {
+    JsError::new(&format!("{call}: {e}"))
+}
+
+fn out<T: Serialize>(v: &T) -> Result<JsValue, JsError> {
+    v.serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .map_err(|e| JsError::new(&e.to_string()))
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RdpOut {
+    orders: Vec<f64>,
+    rdp: Vec<f64>,
+    steps: f64,
+    rdp_total: Vec<f64>,
+}
+
+/// Exact per-step RDP ε(α) of the Sampled Gaussian Mechanism at each order
+/// (003 §3.3), and composed over `steps` (RDP adds up, Mironov 2017 Prop. 1).
+#[wasm_bindgen(unchecked_return_type = "RdpResult")]
+pub fn rdp(
+    #[wasm_bindgen(unchecked_param_type = "RdpParams")] p: JsValue,
+) -> Result<JsValue, JsError> {
+    const CALL: &str = "rdp";
+    let a = Args::parse(CALL, p, &["q", "sigma", "orders", "steps"])?;
+    let m = a.sgm(CALL)?;
+    let orders = a.orders(CALL, engine::default_orders)?;
+    let steps = match a.steps {
+        None => 1,
+        Some(_) => a.steps(CALL)?,
+    };
+    let rdp = engine::rdp::rdp_orders(&m, &orders).map_err(|e| engine_error(CALL, e))?;
+    let rdp_total = rdp.iter().map(|r| r * steps as f64).collect();
+    out(&RdpOut {
+        orders,
+        rdp,
+        steps: steps as f64,
+        rdp_total,
+    })
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct EpsOut {
+    epsilon: f64,
+    alpha: f64,
+    grid_epsilon: f64,
+    grid_alpha: f64,
+    at_edge: bool,
+}
+
+/// ε at δ after `steps` steps, minimized over α (grid, then continuous refinement).
+#[wasm_bindgen(unchecked_return_type = "EpsilonResult")]
+pub fn epsilon(
+    #[wasm_bindgen(unchecked_param_type = "EpsilonParams")] p: JsValue,
+) -> Result<JsValue, JsError> {
+    const CALL: &str = "epsilon";
+    let a = Args::parse(
+        CALL,
+        p,
+        &["q", "sigma", "steps", "delta", "conversion", "orders"],
+    )?;
+    let delta = a.need(CALL, "delta", a.delta)?;
+    let o = a
+        .run(CALL)?
+        .epsilon(delta, a.conversion(CALL)?)
+        .map_err(|e| engine_error(CALL, e))?;
+    out(&EpsOut {
+        epsilon: o.value,
+        alpha: o.alpha,
+        grid_epsilon: o.grid_value,
+        grid_alpha: o.grid_alpha,
+        at_edge: o.at_edge,
+    })
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct DeltaOut {
+    delta: f64,
+    alpha: f64,
+    grid_delta: f64,
+    grid_alpha: f64,
+    at_edge: bool,
+}
+
+/// δ at ε after `steps` steps, minimized over α.
+#[wasm_bindgen(unchecked_return_type = "DeltaResult")]
+pub fn delta(
+    #[wasm_bindgen(unchecked_param_type = "DeltaParams")] p: JsValue,
+) -> Result<JsValue, JsError> {
+    const CALL: &str = "delta";
+    let a = Args::parse(
+        CALL,
+        p,
+        &["q", "sigma", "steps", "epsilon", "conversion", "orders"],
+    )?;
+    let eps = a.need(CALL, "epsilon", a.epsilon)?;
+    let o = a
+        .run(CALL)?
+        .delta(eps, a.conversion(CALL)?)
+        .map_err(|e| engine_error(CALL, e))?;
+    out(&DeltaOut {
+        delta: o.value,
+        alpha: o.alpha,
+        grid_delta: o.grid_value,
+        grid_alpha: o.grid_alpha,
+        at_edge: o.at_edge,
+    })
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SigmaOut {
+    sigma: f64,
+    epsilon: f64,
+    alpha: f64,
+    at_lower_limit: bool,
+}
+
+/// The smallest noise multiplier whose ε after `steps` steps is at most `epsilon`.
+#[wasm_bindgen(js_name = calibrateSigma, unchecked_return_type = "CalibrateSigmaResult")]
+pub fn calibrate_sigma(
+    #[wasm_bindgen(unchecked_param_type = "CalibrateSigmaParams")] p: JsValue,
+) -> Result<JsValue, JsError> {
+    const CALL: &str = "calibrateSigma";
+    let a = Args::parse(
+        CALL,
+        p,
+        &["epsilon", "delta", "q", "steps", "conversion", "orders"],
+    )?;
+    let c = calibrate::sigma(
+        a.need(CALL, "epsilon", a.epsilon)?,
+        a.need(CALL, "delta", a.delta)?,
+        a.q(CALL)?,
+        a.steps(CALL)?,
+        &a.orders(CALL, engine::default_orders)?,
+        a.conversion(CALL)?,
+    )
+    .map_err(|e| engine_error(CALL, e))?;
+    out(&SigmaOut {
+        sigma: c.sigma,
+        epsilon: c.epsilon,
+        alpha: c.alpha,
+        at_lower_limit: c.at_lower_limit,
+    })
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct StepsOut {
+    steps: f64,
+    epsilon: f64,
+    alpha: f64,
+    at_upper_limit: bool,
+}
+
+/// The largest number of steps whose ε is at most `epsilon`.
+#[wasm_bindgen(js_name = calibrateSteps, unchecked_return_type = "CalibrateStepsResult")]
+pub fn calibrate_steps(
+    #[wasm_bindgen(unchecked_param_type = "CalibrateStepsParams")] p: JsValue,
+) -> Result<JsValue, JsError> {
+    const CALL: &str = "calibrateSteps";
+    let a = Args::parse(
+        CALL,
+        p,
+        &["epsilon", "delta", "q", "sigma", "conversion", "orders"],
+    )?;
+    let c = calibrate::steps(
+        a.need(CALL, "epsilon", a.epsilon)?,
+        a.need(CALL, "delta", a.delta)?,
+        a.sgm(CALL)?,
+        &a.orders(CALL, engine::default_orders)?,
+        a.conversion(CALL)?,
+    )
+    .map_err(|e| engine_error(CALL, e))?;
+    out(&StepsOut {
+        steps: c.steps as f64,
+        epsilon: c.epsilon,
+        alpha: c.alpha,
+        at_upper_limit: c.at_upper_limit,
+    })
+}
+
+#[derive(Serialize)]
+struct BoundsAt {
+    alpha: f64,
+    exact: f64,
+    bounds: Vec<bounds::Bound>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct BoundsOut {
+    orders: Vec<BoundsAt>,
+    max_alpha: bounds::MaxOrder,
+}
+
+/// The exact per-step RDP next to Table 1's bounds and Theorem 11 at each
+/// order, each with its failing condition (if any), and Figure 1's largest α.
+#[wasm_bindgen(unchecked_return_type = "BoundsResult")]
+pub fn bounds(
+    #[wasm_bindgen(unchecked_param_type = "BoundsParams")] p: JsValue,
+) -> Result<JsValue, JsError> {
+    const CALL: &str = "bounds";
+    let a = Args::parse(CALL, p, &["q", "sigma", "orders"])?;
+    let m = a.sgm(CALL)?;
+    let orders = a.orders(CALL, || vec![2.0, 8.0, 32.0, 128.0])?;
+    let mut rows = Vec::with_capacity(orders.len());
+    for alpha in orders {
+        rows.push(BoundsAt {
+            alpha,
+            exact: engine::rdp::rdp(&m, alpha).map_err(|e| engine_error(CALL, e))?,
+            bounds: bounds::all(&m, alpha).map_err(|e| engine_error(CALL, e))?,
+        });
+    }
+    out(&BoundsOut {
+        orders: rows,
+        max_alpha: bounds::max_order(&m),
+    })
+}

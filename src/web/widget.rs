@@ -1,0 +1,609 @@
+//! The inside of `<sgm-rdp-calculator>` (www/widget.js defines the element).
+//!
+//! widget.js owns the element's life cycle (shadow root, attribute callbacks,
+//! resize/theme observers, the `change` event); this module owns its contents:
+//! it builds the shadow tree with `createElement`/`textContent` only, parses
+//! attributes with the page's field parser, recomputes with the engine and
+//! draws with the same chart code as the page. Listeners it adds to its own
+//! controls are removed when [`Widget`] is freed (on `disconnectedCallback`).
+//!
+//! All methods take `&self` so a host's `change` listener may call back into
+//! the element (set an attribute) while a render is in progress; no RefCell
+//! borrow is held while JavaScript runs.
+
+use super::canvas::MeasuredCanvas;
+use super::state::{parse_field, Field};
+use super::{paint, Shift};
+use crate::engine::Conversion;
+use crate::render::{self, fmt_num, Inputs, Model};
+use plotters::prelude::*;
+use std::cell::RefCell;
+use std::rc::{Rc, Weak};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{
+    Document, Element, Event, EventTarget, HtmlCanvasElement, HtmlElement, HtmlInputElement,
+};
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Mode {
+    /// Headline and chart A.
+    Compact,
+    /// Adds sliders for q, σ, steps, δ, chart B and the sentence.
+    Full,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Theme {
+    Auto,
+    Light,
+    Dark,
+}
+
+/// Which charts to show: `charts="epsilon bound"`, `"epsilon"`, `"bound"`, `"none"`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Charts {
+    pub epsilon: bool,
+    pub bound: bool,
+}
+
+/// Parse the `charts` attribute (tokens separated by spaces or commas).
+pub fn parse_charts(text: &str) -> Result<Charts, String> {
+    let mut c = Charts {
+        epsilon: false,
+        bound: false,
+    };
+    let mut any = false;
+    for tok in text.split([' ', ',', '\t', '\n']).filter(|t| !t.is_empty()) {
+        any = true;
+        match tok.to_ascii_lowercase().as_str() {
+            "epsilon" | "eps" | "a" => c.epsilon = true,
+            "bound" | "b" => c.bound = true,
+            "none" => {}
+            _ => {
+                return Err(format!(
+                    "'{}' is not a chart: use epsilon, bound or none",
+                    clip(tok)
+                ))
+            }
+        }
+    }
+    if !any {
+        return Err("empty: use epsilon, bound or none".into());
+    }
+    Ok(c)
+}
+
+fn clip(s: &str) -> String {
+    s.chars().take(24).collect()
+}
+
+/// The widget's settings, parsed from its attributes. Bad values keep the
+/// last good one and are listed in `errors` (attribute name, message).
+#[derive(Clone, Debug)]
+pub struct Settings {
+    pub inputs: Inputs,
+    pub mode: Mode,
+    pub charts: Option<Charts>,
+    pub theme: Theme,
+    pub errors: Vec<(String, String)>,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            inputs: Inputs::mnist(),
+            mode: Mode::Compact,
+            charts: None,
+            theme: Theme::Auto,
+            errors: Vec::new(),
+        }
+    }
+}
+
+impl Settings {
+    /// Apply one attribute (`None`: removed → back to the default).
+    pub fn set(&mut self, name: &str, value: Option<&str>) {
+        self.errors.retain(|(n, _)| n != name);
+        let r: Result<(), String> = match name {
+            "q" | "sigma" | "steps" | "delta" => {
+                let f = Field::ALL
+                    .into_iter()
+                    .find(|f| f.id() == name)
+                    .unwrap_or(Field::Q);
+                match value {
+                    None => {
+                        f.set(&mut self.inputs, f.get(&Inputs::mnist()));
+                        Ok(())
+                    }
+                    Some(t) => parse_field(f, t).map(|v| f.set(&mut self.inputs, v)),
+                }
+            }
+            "mode" => match value.map(str::trim) {
+                None | Some("") | Some("compact") => {
+                    self.mode = Mode::Compact;
+                    Ok(())
+                }
+                Some("full") => {
+                    self.mode = Mode::Full;
+                    Ok(())
+                }
+                Some(o) => Err(format!("'{}' is not a mode: use compact or full", clip(o))),
+            },
+            "charts" => match value {
+                None => {
+                    self.charts = None;
+                    Ok(())
+                }
+                Some(t) => parse_charts(t).map(|c| self.charts = Some(c)),
+            },
+            "conversion" => match value.map(str::trim) {
+                None | Some("") | Some("improved") => {
+                    self.inputs.conversion = Conversion::Improved;
+                    Ok(())
+                }
+                Some("classic") => {
+                    self.inputs.conversion = Conversion::Classic;
+                    Ok(())
+                }
+                Some(o) => Err(format!(
+                    "'{}' is not a conversion: use improved or classic",
+                    clip(o)
+                )),
+            },
+            "theme" => match value.map(str::trim) {
+                None | Some("") | Some("auto") => {
+                    self.theme = Theme::Auto;
+                    Ok(())
+                }
+                Some("light") => {
+                    self.theme = Theme::Light;
+                    Ok(())
+                }
+                Some("dark") => {
+                    self.theme = Theme::Dark;
+                    Ok(())
+                }
+                Some(o) => Err(format!(
+                    "'{}' is not a theme: use auto, light or dark",
+                    clip(o)
+                )),
+            },
+            _ => Ok(()),
+        };
+        if let Err(m) = r {
+            self.errors.push((name.to_string(), m));
+        }
+    }
+
+    /// The charts shown: the attribute, else epsilon (compact) or both (full).
+    pub fn charts(&self) -> Charts {
+        self.charts.unwrap_or(Charts {
+            epsilon: true,
+            bound: self.mode == Mode::Full,
+        })
+    }
+
+    /// One line per bad attribute, naming it and what is shown instead.
+    pub fn messages(&self) -> Vec<String> {
+        self.errors
+            .iter()
+            .map(|(n, m)| {
+                let kept = match Field::ALL.into_iter().find(|f| f.id() == n) {
+                    Some(f) => format!("; showing {n} = {}", f.format(f.get(&self.inputs))),
+                    None => String::new(),
+                };
+                format!("attribute {n}: {m}{kept}")
+            })
+            .collect()
+    }
+}
+
+/// The shadow tree's elements.
+struct Els {
+    container: HtmlElement,
+    eps: Element,
+    alpha: Element,
+    context: Element,
+    messages: HtmlElement,
+    controls: HtmlElement,
+    boxes: Vec<(Field, HtmlInputElement, HtmlInputElement, HtmlElement)>,
+    chart_a: HtmlCanvasElement,
+    chart_b: HtmlCanvasElement,
+    sentence: HtmlElement,
+    open: Element,
+}
+
+struct Inner {
+    settings: Settings,
+    /// Values typed into the full mode's controls override the attributes'
+    /// until the next attribute change.
+    model: Option<Model>,
+    host_dark: bool,
+    base: String,
+    els: Els,
+}
+
+/// A listener on one of the widget's own elements, removed on drop.
+struct Listener {
+    target: EventTarget,
+    event: &'static str,
+    cb: Closure<dyn FnMut(Event)>,
+}
+
+impl Drop for Listener {
+    fn drop(&mut self) {
+        let _ = self
+            .target
+            .remove_event_listener_with_callback(self.event, self.cb.as_ref().unchecked_ref());
+    }
+}
+
+/// One `<sgm-rdp-calculator>`'s contents (created by widget.js per connection).
+#[wasm_bindgen]
+pub struct Widget {
+    inner: Rc<RefCell<Inner>>,
+    _listeners: Vec<Listener>,
+}
+
+fn el(
+    d: &Document,
+    tag: &str,
+    class: &str,
+    parent: &web_sys::Node,
+) -> Result<HtmlElement, JsValue> {
+    let e: HtmlElement = d.create_element(tag)?.dyn_into()?;
+    if !class.is_empty() {
+        e.set_class_name(class);
+    }
+    parent.append_child(&e)?;
+    Ok(e)
+}
+
+fn text(
+    d: &Document,
+    tag: &str,
+    class: &str,
+    t: &str,
+    parent: &web_sys::Node,
+) -> Result<HtmlElement, JsValue> {
+    let e = el(d, tag, class, parent)?;
+    e.set_text_content(Some(t));
+    Ok(e)
+}
+
+#[wasm_bindgen]
+impl Widget {
+    /// Build the contents in `root` (emptied first). `base` is the URL of the
+    /// full calculator (index.html next to widget.js); `request` is called
+    /// when the reader changes a control, to schedule a render.
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        root: web_sys::ShadowRoot,
+        base: String,
+        request: js_sys::Function,
+    ) -> Result<Widget, JsError> {
+        let d = root
+            .owner_document()
+            .ok_or_else(|| JsError::new("sgm-rdp-calculator: no document"))?;
+        let els = build(&d, &root).map_err(|_| JsError::new("sgm-rdp-calculator: cannot build"))?;
+        let inner = Rc::new(RefCell::new(Inner {
+            settings: Settings::default(),
+            model: None,
+            host_dark: false,
+            base,
+            els,
+        }));
+        let listeners = wire(&inner, &request);
+        Ok(Widget {
+            inner,
+            _listeners: listeners,
+        })
+    }
+
+    /// An attribute changed (`null`: removed).
+    pub fn attr(&self, name: &str, value: Option<String>) {
+        let mut i = self.inner.borrow_mut();
+        i.settings.set(name, value.as_deref());
+        show_messages(&i);
+    }
+
+    /// The host page's colour scheme (used when `theme` is `auto`).
+    #[wasm_bindgen(js_name = setHostDark)]
+    pub fn set_host_dark(&self, dark: bool) {
+        self.inner.borrow_mut().host_dark = dark;
+    }
+
+    /// Recompute if the settings changed and redraw at the current size.
+    /// Returns the `change` event's detail when it recomputed, else `undefined`.
+    pub fn render(&self) -> JsValue {
+        let mut i = self.inner.borrow_mut();
+        let inputs = i.settings.inputs;
+        let fresh = i.model.as_ref().map(|m| m.inputs != inputs).unwrap_or(true);
+        if fresh {
+            match Model::compute(inputs) {
+                Ok(m) => i.model = Some(m),
+                Err(e) => {
+                    // Every field is valid on its own; the engine refused the mix.
+                    let mut msgs = i.settings.messages();
+                    msgs.push(format!("cannot compute: {e}"));
+                    set_lines(&i.els.messages, &msgs);
+                    return JsValue::UNDEFINED;
+                }
+            }
+        }
+        show(&i);
+        match (&i.model, fresh) {
+            (Some(m), true) => detail(m),
+            _ => JsValue::UNDEFINED,
+        }
+    }
+
+    /// The current values (the last `change` detail), or `undefined` before the first render.
+    pub fn value(&self) -> JsValue {
+        match &self.inner.borrow().model {
+            Some(m) => detail(m),
+            None => JsValue::UNDEFINED,
+        }
+    }
+}
+
+fn detail(m: &Model) -> JsValue {
+    let o = js_sys::Object::new();
+    let i = &m.inputs;
+    for (k, v) in [
+        ("q", i.q),
+        ("sigma", i.sigma),
+        ("steps", i.steps as f64),
+        ("delta", i.delta),
+        ("epsilon", m.opt.value),
+        ("alpha", m.opt.alpha),
+    ] {
+        let _ = js_sys::Reflect::set(&o, &k.into(), &JsValue::from_f64(v));
+    }
+    let conv = match i.conversion {
+        Conversion::Improved => "improved",
+        Conversion::Classic => "classic",
+    };
+    let _ = js_sys::Reflect::set(&o, &"conversion".into(), &conv.into());
+    o.into()
+}
+
+fn build(d: &Document, root: &web_sys::ShadowRoot) -> Result<Els, JsValue> {
+    root.set_text_content(None);
+    let container = el(d, "div", "w", root)?;
+    container.set_attribute("part", "container")?;
+    let head = el(d, "div", "head", &container)?;
+    text(d, "span", "", "ε = ", &head)?;
+    let eps = text(d, "strong", "eps", "…", &head)?;
+    text(d, "span", "", " at α = ", &head)?;
+    let alpha = text(d, "span", "alpha", "…", &head)?;
+    let context = text(d, "div", "ctx", "", &container)?;
+    let messages = el(d, "div", "msg", &container)?;
+    messages.set_attribute("role", "alert")?;
+    messages.set_hidden(true);
+    let controls = el(d, "div", "controls", &container)?;
+    controls.set_hidden(true);
+    let mut boxes = Vec::new();
+    for f in Field::ALL {
+        let row = el(d, "label", "field", &controls)?;
+        text(d, "span", "name", f.label(), &row)?;
+        let range: HtmlInputElement = el(d, "input", "", &row)?.dyn_into()?;
+        range.set_type("range");
+        let (lo, hi) = f.slider_range();
+        range.set_min(&lo.to_string());
+        range.set_max(&hi.to_string());
+        range.set_step("0.001");
+        range.set_attribute("aria-label", &format!("{} (log scale)", f.label()))?;
+        let input: HtmlInputElement = el(d, "input", "", &row)?.dyn_into()?;
+        input.set_type("text");
+        input.set_attribute("inputmode", "decimal")?;
+        input.set_attribute("aria-label", f.label())?;
+        input.set_attribute("spellcheck", "false")?;
+        let err = el(d, "span", "ferr", &row)?;
+        boxes.push((f, range, input, err));
+    }
+    let chart_a: HtmlCanvasElement = el(d, "canvas", "chart", &container)?.dyn_into()?;
+    chart_a.set_attribute("role", "img")?;
+    let chart_b: HtmlCanvasElement = el(d, "canvas", "chart", &container)?.dyn_into()?;
+    chart_b.set_attribute("role", "img")?;
+    let sentence = el(d, "p", "sentence", &container)?;
+    let foot = el(d, "div", "foot", &container)?;
+    let open = text(d, "a", "", "open in the full calculator", &foot)?;
+    open.set_attribute("target", "_blank")?;
+    open.set_attribute("rel", "noopener")?;
+    Ok(Els {
+        container,
+        eps: eps.into(),
+        alpha: alpha.into(),
+        context: context.into(),
+        messages,
+        controls,
+        boxes,
+        chart_a,
+        chart_b,
+        sentence,
+        open: open.into(),
+    })
+}
+
+fn listen(target: &EventTarget, event: &'static str, f: impl FnMut(Event) + 'static) -> Listener {
+    let cb = Closure::<dyn FnMut(Event)>::new(f);
+    let _ = target.add_event_listener_with_callback(event, cb.as_ref().unchecked_ref());
+    Listener {
+        target: target.clone(),
+        event,
+        cb,
+    }
+}
+
+/// Listeners on the full mode's sliders and boxes (closures hold a `Weak`, so
+/// dropping the [`Widget`] frees everything).
+fn wire(inner: &Rc<RefCell<Inner>>, request: &js_sys::Function) -> Vec<Listener> {
+    let mut out = Vec::new();
+    let boxes: Vec<_> = inner.borrow().els.boxes.clone();
+    for (f, range, input, err) in boxes {
+        let (w, req, inp, e) = (
+            Rc::downgrade(inner),
+            request.clone(),
+            input.clone(),
+            err.clone(),
+        );
+        out.push(listen(&range, "input", move |ev| {
+            let Some(r) = ev
+                .target()
+                .and_then(|t| t.dyn_into::<HtmlInputElement>().ok())
+            else {
+                return;
+            };
+            let v = f.from_slider(r.value().parse().unwrap_or(0.0));
+            inp.set_value(&f.format(v));
+            e.set_text_content(None);
+            update(&w, f, v, &req);
+        }));
+        let (w, req, rng) = (Rc::downgrade(inner), request.clone(), range.clone());
+        out.push(listen(&input, "input", move |ev| {
+            let Some(b) = ev
+                .target()
+                .and_then(|t| t.dyn_into::<HtmlInputElement>().ok())
+            else {
+                return;
+            };
+            match parse_field(f, &b.value()) {
+                Ok(v) => {
+                    err.set_text_content(None);
+                    let _ = b.set_attribute("aria-invalid", "false");
+                    rng.set_value(&format!("{:.4}", v.log10()));
+                    update(&w, f, v, &req);
+                }
+                Err(m) => {
+                    err.set_text_content(Some(&m));
+                    let _ = b.set_attribute("aria-invalid", "true");
+                }
+            }
+        }));
+    }
+    out
+}
+
+fn update(w: &Weak<RefCell<Inner>>, f: Field, v: f64, request: &js_sys::Function) {
+    let Some(inner) = w.upgrade() else { return };
+    f.set(&mut inner.borrow_mut().settings.inputs, v);
+    // Borrow released: JS runs next.
+    let _ = request.call0(&JsValue::NULL);
+}
+
+fn set_lines(target: &HtmlElement, lines: &[String]) {
+    target.set_text_content(None);
+    target.set_hidden(lines.is_empty());
+    let Some(d) = target.owner_document() else {
+        return;
+    };
+    for l in lines {
+        let _ = text(&d, "div", "", l, target);
+    }
+}
+
+fn show_messages(i: &Inner) {
+    set_lines(&i.els.messages, &i.settings.messages());
+}
+
+fn dark(i: &Inner) -> bool {
+    match i.settings.theme {
+        Theme::Auto => i.host_dark,
+        Theme::Light => false,
+        Theme::Dark => true,
+    }
+}
+
+/// Put the model into the shadow tree and draw the visible charts.
+fn show(i: &Inner) {
+    let Some(m) = &i.model else { return };
+    let e = &i.els;
+    let s = &i.settings;
+    let dark = dark(i);
+    let _ = e
+        .container
+        .set_attribute("data-theme", if dark { "dark" } else { "light" });
+    show_messages(i);
+    e.eps.set_text_content(Some(&format!("{:.4}", m.opt.value)));
+    e.alpha
+        .set_text_content(Some(&format!("{:.2}", m.opt.alpha)));
+    let inp = &m.inputs;
+    e.context.set_text_content(Some(&format!(
+        "δ = {:e} after {} steps at q = {}, σ = {}{}",
+        inp.delta,
+        inp.steps,
+        fmt_num(inp.q),
+        fmt_num(inp.sigma),
+        if inp.conversion == Conversion::Classic {
+            " (classic conversion)"
+        } else {
+            ""
+        }
+    )));
+    let full = s.mode == Mode::Full;
+    e.controls.set_hidden(!full);
+    e.sentence.set_hidden(!full);
+    if full {
+        e.sentence.set_text_content(Some(&m.sentence()));
+        for (f, range, input, _) in &e.boxes {
+            let v = f.get(inp);
+            // Leave the box the reader is typing in alone.
+            if !input.matches(":focus").unwrap_or(false) {
+                input.set_value(&f.format(v));
+            }
+            range.set_value(&format!("{:.4}", v.log10()));
+            let _ = range.set_attribute(
+                "aria-valuetext",
+                &format!("{} = {}", f.label(), f.format(v)),
+            );
+        }
+    }
+    let _ = e.open.set_attribute(
+        "href",
+        &format!(
+            "{}?v=1&q={}&sigma={}&steps={}&delta={}&conv={}",
+            i.base,
+            inp.q,
+            inp.sigma,
+            inp.steps,
+            inp.delta,
+            if inp.conversion == Conversion::Classic {
+                "classic"
+            } else {
+                "improved"
+            }
+        ),
+    );
+    let c = s.charts();
+    e.chart_a.set_hidden(!c.epsilon);
+    e.chart_b.set_hidden(!c.bound);
+    let _ = e.chart_a.set_attribute("aria-label", &render::summary_a(m));
+    let _ = e.chart_b.set_attribute("aria-label", &render::summary_b(m));
+    if c.epsilon {
+        draw_chart(&e.chart_a, dark, |root, th| {
+            render::draw_eps_vs_alpha(root, m, th).is_ok()
+        });
+    }
+    if c.bound {
+        draw_chart(&e.chart_b, dark, |root, th| {
+            render::draw_bound_vs_exact(root, m, th, false).is_ok()
+        });
+    }
+}
+
+/// Height follows the width (the widget sizes to its container).
+fn draw_chart(
+    canvas: &HtmlCanvasElement,
+    dark: bool,
+    f: impl FnOnce(&DrawingArea<MeasuredCanvas, Shift>, &render::Theme) -> bool,
+) {
+    let w = canvas.client_width();
+    if w <= 0 {
+        return; // not laid out (hidden or detached)
+    }
+    let h = (w as f64 * 0.56).clamp(180.0, 420.0);
+    let _ = canvas.style().set_property("height", &format!("{h:.0}px"));
+    paint(canvas, dark, f);
+}

@@ -1,0 +1,12 @@
+// embed.html's host-page script: log the compact widget's `change` events and size the iframe.
+const log = document.getElementById('demo-log');
+document.getElementById('demo-compact')?.addEventListener('change', (e) => {
+  const d = e.detail;
+  log.textContent = `ε = ${d.epsilon.toFixed(4)} at α = ${d.alpha.toFixed(2)} (q = ${d.q}, σ = ${d.sigma}, steps = ${d.steps}, δ = ${d.delta})`;
+});
+addEventListener('message', (e) => {
+  if (!e.data || e.data.type !== 'sgm-rdp-height') return;
+  for (const f of document.querySelectorAll('iframe')) {
+    if (f.contentWindow === e.source) f.style.height = `${e.data.height}px`;
+  }
+});
