@@ -125,3 +125,229 @@ async fn bad_input_keeps_last_good_state() {
     next_frames().await;
     assert!(text("q-error").is_empty());
 }
+
+// ---- <sgm-rdp-calculator>'s contents (widget.rs) and the JS API (api.rs) ----
+
+use sgm_rdp::engine::{Conversion, Run, Sgm};
+use sgm_rdp::web::{api, widget::Widget};
+use wasm_bindgen::JsValue;
+
+fn engine_eps(q: f64, sigma: f64, steps: u64, delta: f64) -> f64 {
+    Run::with_default_orders(Sgm::new(q, sigma).unwrap(), steps)
+        .unwrap()
+        .epsilon(delta, Conversion::Improved)
+        .unwrap()
+        .value
+}
+
+fn get(o: &JsValue, k: &str) -> JsValue {
+    js_sys::Reflect::get(o, &k.into()).unwrap()
+}
+
+/// A host element with an open shadow root holding a fresh Widget, 500 px wide.
+fn shadow_widget() -> (web_sys::HtmlElement, web_sys::ShadowRoot, Widget) {
+    let host: web_sys::HtmlElement = doc().create_element("div").unwrap().dyn_into().unwrap();
+    host.style().set_property("width", "500px").unwrap();
+    host.style().set_property("display", "block").unwrap();
+    doc().body().unwrap().append_child(&host).unwrap();
+    let root = host
+        .attach_shadow(&web_sys::ShadowRootInit::new(web_sys::ShadowRootMode::Open))
+        .unwrap();
+    let noop = js_sys::Function::new_no_args("");
+    let w = Widget::new(root.clone(), "https://example.org/index.html".into(), noop).unwrap();
+    let style = doc().create_element("style").unwrap();
+    style.set_text_content(Some(&sgm_rdp::web::widget::widget_css()));
+    root.append_child(&style).unwrap();
+    (host, root, w)
+}
+
+fn shadow_text(root: &web_sys::ShadowRoot, sel: &str) -> String {
+    root.query_selector(sel)
+        .unwrap()
+        .map(|e| e.text_content().unwrap_or_default())
+        .unwrap_or_default()
+}
+
+#[wasm_bindgen_test]
+fn widget_renders_the_engine_value_and_reports_it() {
+    let (host, root, w) = shadow_widget();
+    for (k, v) in [
+        ("q", "0.01"),
+        ("sigma", "1.1"),
+        ("steps", "10000"),
+        ("delta", "1e-5"),
+    ] {
+        w.attr(k, Some(v.into()));
+    }
+    let d = w.render();
+    let want = engine_eps(0.01, 1.1, 10000, 1e-5);
+    assert_eq!(get(&d, "epsilon").as_f64(), Some(want));
+    assert_eq!(get(&d, "q").as_f64(), Some(0.01));
+    assert_eq!(get(&d, "steps").as_f64(), Some(10000.0));
+    assert_eq!(shadow_text(&root, ".eps"), format!("{want:.4}"));
+    // Nothing changed: a redraw, no new detail (no `change` event).
+    assert!(w.render().is_undefined());
+    w.attr("sigma", Some("2".into()));
+    let d2 = w.render();
+    assert_eq!(
+        get(&d2, "epsilon").as_f64(),
+        Some(engine_eps(0.01, 2.0, 10000, 1e-5))
+    );
+    host.remove();
+}
+
+#[wasm_bindgen_test]
+fn widget_names_a_bad_attribute_and_keeps_working() {
+    let (host, root, w) = shadow_widget();
+    w.attr("q", Some("7".into()));
+    w.attr("sigma", Some("<b>x</b>".into()));
+    w.attr("mode", Some("huge".into()));
+    let d = w.render();
+    // Defaults shown (never a blank box), each bad attribute named inline, as text.
+    assert!(get(&d, "epsilon").as_f64().unwrap() > 0.0);
+    let msg = shadow_text(&root, ".msg");
+    assert!(msg.contains("attribute q:"), "{msg}");
+    assert!(
+        msg.contains("attribute sigma:") && msg.contains("<b>x</b>"),
+        "{msg}"
+    );
+    assert!(msg.contains("attribute mode:"), "{msg}");
+    assert!(
+        root.query_selector("b").unwrap().is_none(),
+        "markup reached the DOM"
+    );
+    w.attr("q", Some("0.02".into()));
+    w.attr("sigma", Some("1.5".into()));
+    w.attr("mode", None);
+    let d = w.render();
+    assert_eq!(
+        get(&d, "epsilon").as_f64(),
+        Some(engine_eps(0.02, 1.5, 14063, 1e-5))
+    );
+    assert_eq!(shadow_text(&root, ".msg"), "");
+    host.remove();
+}
+
+#[wasm_bindgen_test]
+fn widget_full_mode_shows_controls_and_both_charts() {
+    let (host, root, w) = shadow_widget();
+    w.attr("mode", Some("full".into()));
+    w.render();
+    let hidden = |sel: &str| {
+        root.query_selector(sel)
+            .unwrap()
+            .unwrap()
+            .dyn_into::<web_sys::HtmlElement>()
+            .unwrap()
+            .hidden()
+    };
+    assert!(!hidden(".controls"));
+    let canvases = root.query_selector_all("canvas").unwrap();
+    assert_eq!(canvases.length(), 2);
+    for i in 0..2 {
+        let c: HtmlCanvasElement = canvases.item(i).unwrap().dyn_into().unwrap();
+        assert!(
+            !c.hidden() && c.width() >= 400,
+            "canvas {i} not drawn at the width"
+        );
+    }
+    w.attr("charts", Some("bound".into()));
+    w.render();
+    let a: HtmlCanvasElement = canvases.item(0).unwrap().dyn_into().unwrap();
+    assert!(a.hidden());
+    w.attr("charts", Some("pie".into()));
+    w.render();
+    assert!(shadow_text(&root, ".msg").contains("attribute charts:"));
+    host.remove();
+}
+
+fn obj(pairs: &[(&str, JsValue)]) -> JsValue {
+    let o = js_sys::Object::new();
+    for (k, v) in pairs {
+        js_sys::Reflect::set(&o, &(*k).into(), v).unwrap();
+    }
+    o.into()
+}
+
+fn n(x: f64) -> JsValue {
+    JsValue::from_f64(x)
+}
+
+#[wasm_bindgen_test]
+fn js_api_returns_the_engine_values() {
+    let r = api::epsilon(obj(&[
+        ("sample_rate", n(0.01)),
+        ("noise_multiplier", n(1.1)),
+        ("steps", n(10000.0)),
+        ("delta", n(1e-5)),
+    ]))
+    .unwrap();
+    let o = Run::with_default_orders(Sgm::new(0.01, 1.1).unwrap(), 10000)
+        .unwrap()
+        .epsilon(1e-5, Conversion::Improved)
+        .unwrap();
+    assert_eq!(get(&r, "epsilon").as_f64(), Some(o.value));
+    assert_eq!(get(&r, "alpha").as_f64(), Some(o.alpha));
+    assert_eq!(get(&r, "gridEpsilon").as_f64(), Some(o.grid_value));
+    let r = api::rdp(obj(&[
+        ("q", n(0.01)),
+        ("sigma", n(1.1)),
+        ("orders", js_sys::Array::of2(&n(2.0), &n(8.5)).into()),
+    ]))
+    .unwrap();
+    let vals: Vec<f64> = serde_wasm_bindgen::from_value(get(&r, "rdp")).unwrap();
+    let want =
+        sgm_rdp::engine::rdp::rdp_orders(&Sgm::new(0.01, 1.1).unwrap(), &[2.0, 8.5]).unwrap();
+    assert_eq!(vals, want);
+}
+
+#[wasm_bindgen_test]
+fn js_api_throws_errors_with_the_engine_message() {
+    let cases = [
+        obj(&[
+            ("q", n(7.0)),
+            ("sigma", n(1.1)),
+            ("steps", n(1.0)),
+            ("delta", n(1e-5)),
+        ]),
+        obj(&[
+            ("q", n(0.01)),
+            ("sigma", n(1.1)),
+            ("steps", n(1.5)),
+            ("delta", n(1e-5)),
+        ]),
+        obj(&[("q", n(0.01)), ("sigma", n(1.1)), ("steps", n(10.0))]),
+        obj(&[
+            ("q", n(0.01)),
+            ("sigmaa", n(1.1)),
+            ("steps", n(10.0)),
+            ("delta", n(1e-5)),
+        ]),
+        obj(&[
+            ("q", "0.01".into()),
+            ("sigma", n(1.1)),
+            ("steps", n(10.0)),
+            ("delta", n(1e-5)),
+        ]),
+        JsValue::NULL,
+    ];
+    for c in cases {
+        let e: JsValue = api::epsilon(c).unwrap_err().into();
+        let e: js_sys::Error = e.dyn_into().expect("a JS Error");
+        let m = String::from(e.message());
+        assert!(m.starts_with("epsilon: ") && m.len() > 12, "{m}");
+    }
+    let e: JsValue = api::epsilon(obj(&[
+        ("q", n(7.0)),
+        ("sigma", n(1.1)),
+        ("steps", n(1.0)),
+        ("delta", n(1e-5)),
+    ]))
+    .unwrap_err()
+    .into();
+    let want = Sgm::new(7.0, 1.1).unwrap_err().to_string();
+    assert_eq!(
+        String::from(e.dyn_into::<js_sys::Error>().unwrap().message()),
+        format!("epsilon: {want}")
+    );
+}

@@ -10,7 +10,7 @@
 // This file is only the element's life cycle; the contents (parsing, engine, charts) are the
 // Rust `Widget` in the same wasm as the page and the JS API, loaded relative to this file's URL,
 // once per page however many widgets there are.
-import init, { Widget } from './sgm-rdp.js';
+import init, { Widget, widgetCss } from './sgm-rdp.js';
 
 const HERE = import.meta.url;
 const TAG = 'sgm-rdp-calculator';
@@ -19,52 +19,18 @@ const ATTRIBUTES = ['q', 'sigma', 'steps', 'delta', 'mode', 'charts', 'conversio
 let ready = null;
 const load = () => (ready ??= init({ module_or_path: new URL('./sgm-rdp_bg.wasm', HERE) }));
 
-// Fixed sizes in px (never rem/em): the host's font sizes must not reach in.
-const CSS = `
-:host { display: block !important; contain: content; }
-:host([hidden]) { display: none !important; }
-[hidden] { display: none !important; }
-.w, .loading { all: initial; display: block; box-sizing: border-box; container-type: inline-size;
-  font: 14px/1.4 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #1e1e1e;
-  background: #fff; border: 1px solid #d5d6dc; border-radius: 8px; padding: 10px 12px; }
-.w *, .w *::before, .w *::after { box-sizing: border-box; }
-.w[data-theme=dark] { color: #e6e6e6; background: #181a1f; border-color: #3a3d45; }
-.head { font-size: 15px; }
-.eps { font-size: 22px; font-weight: 700; }
-.ctx, .sentence, .foot { color: #5f6068; font-size: 12px; }
-.w[data-theme=dark] .ctx, .w[data-theme=dark] .sentence, .w[data-theme=dark] .foot { color: #a4a6ad; }
-.msg, .ferr { color: #b00020; font-size: 13px; margin: 6px 0; }
-.w[data-theme=dark] .msg, .w[data-theme=dark] .ferr { color: #ff8a80; }
-.ferr:empty { display: none; }
-.controls { display: grid; gap: 6px; margin: 8px 0; }
-.field { display: grid; grid-template-columns: 150px 1fr 92px; gap: 2px 8px; align-items: center; font-size: 13px; }
-.field input[type=range] { width: 100%; margin: 0; accent-color: #1f77b4; }
-.field input[type=text] { width: 100%; font: 13px system-ui, sans-serif; color: inherit; background: transparent;
-  border: 1px solid #9a9ba3; border-radius: 4px; padding: 2px 5px; }
-.field input[aria-invalid=true] { outline: 2px solid #b00020; }
-.ferr { grid-column: 1 / -1; margin: 0; }
-.chart { display: block; width: 100%; margin-top: 8px; }
-.sentence { margin: 8px 0 0; }
-.foot { margin-top: 6px; text-align: right; }
-.foot a { color: #1f77b4; }
-.w[data-theme=dark] .foot a { color: #64aaf0; }
-@container (max-width: 440px) {
-  .field { grid-template-columns: 1fr 92px; }
-  .field .name { grid-column: 1 / -1; }
-}
-`;
-
+// One constructed stylesheet shared by every widget (CSP-safe: no inline <style> needed).
 let sheet = null;
 function style(root) {
   if ('adoptedStyleSheets' in Document.prototype && 'replaceSync' in CSSStyleSheet.prototype) {
     if (!sheet) {
       sheet = new CSSStyleSheet();
-      sheet.replaceSync(CSS);
+      sheet.replaceSync(widgetCss());
     }
     root.adoptedStyleSheets = [sheet];
   } else {
     const s = document.createElement('style');
-    s.textContent = CSS;
+    s.textContent = widgetCss();
     root.append(s);
   }
 }
@@ -142,7 +108,6 @@ export class SgmRdpCalculator extends HTMLElement {
     p.className = 'loading';
     p.textContent = text;
     this.shadowRoot.replaceChildren(p);
-    style(this.shadowRoot);
   }
 
   #mount() {

@@ -272,6 +272,12 @@ fn text(
     Ok(e)
 }
 
+/// The widget's shadow-root stylesheet (src/web/widget.css).
+#[wasm_bindgen(js_name = widgetCss)]
+pub fn widget_css() -> String {
+    include_str!("widget.css").to_string()
+}
+
 #[wasm_bindgen]
 impl Widget {
     /// Build the contents in `root` (emptied first). `base` is the URL of the
