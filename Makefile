@@ -31,8 +31,13 @@ test-native:
 test-wasm:
 	@$(WASM_ENV) && wasm-pack test $(WP_TEST_MODE) --headless --chrome -- --test web
 
+# The page, then the widget + JS API, then the shipped .d.ts files; all run, any failure fails.
 test-e2e: dist
-	@$(WASM_ENV) && node tests/e2e/run.mjs
+	@$(WASM_ENV) && rc=0; \
+	node tests/e2e/run.mjs || rc=1; \
+	node tests/e2e/widget.mjs || rc=1; \
+	{ node_modules/.bin/tsc -p tests/types && echo "types: dist/sgm-rdp.d.ts and dist/widget.d.ts check"; } || rc=1; \
+	exit $$rc
 
 test: setup
 	@bash scripts/test.sh

@@ -1,46 +1,16 @@
 // End-to-end tests of the release page (dist/) in real headless Chromium via playwright-core.
 // Serves dist/ on a free loopback port (opened and closed here), fails on any console error,
 // and ends with a browser benchmark of recompute+redraw frame cost while dragging sliders.
-import { chromium } from 'playwright-core';
-import { createServer } from 'node:http';
 import { readFile, mkdir, writeFile } from 'node:fs/promises';
-import { execFileSync } from 'node:child_process';
-import { extname, join, normalize } from 'node:path';
+import { join } from 'node:path';
+import { DIST, OUT, serve, checker, engine, launch } from './lib.mjs';
 
-const ROOT = new URL('../..', import.meta.url).pathname;
-const DIST = join(ROOT, 'dist');
-const OUT = join(ROOT, 'target', 'e2e');
-const MIME = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm', '.css': 'text/css', '.svg': 'image/svg+xml' };
+const site = await serve(DIST);
+const BASE = site.base;
+const t = checker();
+const check = t.check;
 
-const server = createServer(async (req, res) => {
-  const path = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname)).replace(/^\/+/, '');
-  try {
-    const body = await readFile(join(DIST, path === '' ? 'index.html' : path));
-    res.writeHead(200, { 'content-type': MIME[extname(path || 'index.html')] || 'application/octet-stream' });
-    res.end(body);
-  } catch {
-    res.writeHead(404);
-    res.end('not found');
-  }
-});
-await new Promise((r) => server.listen(0, '127.0.0.1', r));
-const BASE = `http://127.0.0.1:${server.address().port}/`;
-
-let failures = 0;
-const check = (ok, what) => {
-  console.log(`${ok ? 'ok  ' : 'FAIL'} ${what}`);
-  if (!ok) failures++;
-};
-
-// The engine's value for a setting, from the native CLI (same engine, built natively).
-const engine = (q, sigma, steps, delta) =>
-  JSON.parse(execFileSync('cargo', ['run', '-q', '--release', '--bin', 'sgm-rdp', '--', 'epsilon', '--q', String(q), '--sigma', String(sigma),
-    '--steps', String(steps), '--delta', String(delta), '--json'], { cwd: ROOT, encoding: 'utf8' }));
-
-const browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
+const browser = await launch();
 const consoleErrors = [];
 async function open(url, width = 1280) {
   const page = await browser.newPage({ viewport: { width, height: 1000 }, acceptDownloads: true });
@@ -205,10 +175,10 @@ try {
   console.log(`screenshots: ${join(OUT, 'page-1280.png')}, ${join(OUT, 'page-360.png')}`);
 } catch (e) {
   console.log(`FAIL e2e crashed: ${e.stack || e}`);
-  failures++;
+  t.failures++;
 } finally {
   await browser.close();
-  server.close();
+  site.close();
 }
-console.log(failures ? `e2e: ${failures} failure(s)` : 'e2e: all passed');
-process.exit(failures ? 1 : 0);
+console.log(t.failures ? `e2e page: ${t.failures} failure(s)` : 'e2e page: all passed');
+process.exit(t.failures ? 1 : 0);

@@ -1,0 +1,77 @@
+// Shared pieces of the e2e tests: static servers on free loopback ports, the browser,
+// pass/fail bookkeeping, and the engine's values from the native CLI.
+import { chromium } from 'playwright-core';
+import { createServer } from 'node:http';
+import { readFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { extname, join, normalize } from 'node:path';
+
+export const ROOT = new URL('../..', import.meta.url).pathname;
+export const DIST = join(ROOT, 'dist');
+export const OUT = join(ROOT, 'target', 'e2e');
+const MIME = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm', '.css': 'text/css', '.svg': 'image/svg+xml', '.ts': 'text/plain' };
+
+// Serve `dir` (optionally with CORS, as a CDN would); resolves to { base, close, hits }.
+export async function serve(dir, { cors = false } = {}) {
+  const hits = [];
+  const server = createServer(async (req, res) => {
+    const path = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname)).replace(/^\/+/, '');
+    hits.push(path);
+    const headers = cors ? { 'access-control-allow-origin': '*' } : {};
+    if (path === 'favicon.ico') {
+      res.writeHead(204, headers);
+      res.end();
+      return;
+    }
+    try {
+      const body = await readFile(join(dir, path === '' ? 'index.html' : path));
+      res.writeHead(200, { ...headers, 'content-type': MIME[extname(path || 'index.html')] || 'application/octet-stream' });
+      res.end(body);
+    } catch {
+      res.writeHead(404, headers);
+      res.end('not found');
+    }
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  return { base: `http://127.0.0.1:${server.address().port}/`, close: () => server.close(), hits };
+}
+
+export function checker() {
+  const state = { failures: 0 };
+  state.check = (ok, what) => {
+    console.log(`${ok ? 'ok  ' : 'FAIL'} ${what}`);
+    if (!ok) state.failures++;
+  };
+  return state;
+}
+
+// The native CLI (same engine, built natively): `cli('epsilon', {q: 0.01, ...})` → parsed --json output.
+export const cli = (cmd, args) =>
+  JSON.parse(execFileSync('cargo', ['run', '-q', '--release', '--bin', 'sgm-rdp', '--', cmd,
+    ...Object.entries(args).flatMap(([k, v]) => [`--${k}`, String(v)]), '--json'], { cwd: ROOT, encoding: 'utf8' }));
+
+// The CLI's one-line reason for refusing input (stderr, without the "sgm-rdp: " prefix).
+export function cliError(cmd, args) {
+  try {
+    execFileSync('cargo', ['run', '-q', '--release', '--bin', 'sgm-rdp', '--', cmd,
+      ...Object.entries(args).flatMap(([k, v]) => [`--${k}`, String(v)])], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  } catch (e) {
+    return String(e.stderr).trim().replace(/^sgm-rdp: /, '');
+  }
+  return null;
+}
+
+export const engine = (q, sigma, steps, delta) => cli('epsilon', { q, sigma, steps, delta });
+
+export const launch = () => chromium.launch({
+  executablePath: '/usr/bin/chromium',
+  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+});
+
+// A page that records console errors and uncaught exceptions into `errors`.
+export async function newPage(browser, errors, label, opts = {}) {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 1000 }, ...opts });
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(`${label}: ${m.text()}`); });
+  page.on('pageerror', (e) => errors.push(`${label}: ${e.message}`));
+  return page;
+}

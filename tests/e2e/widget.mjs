@@ -1,0 +1,297 @@
+// End-to-end tests of the embeddable pieces (issue 5) in real headless Chromium:
+// <sgm-rdp-calculator> on a hostile host page served from another origin (dist/ is a "CDN"
+// with CORS), the minimal two-line page, embed.html with its iframe, and the JS API
+// (in the browser and in Node). Every ε is compared with the native CLI (same engine).
+import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { DIST, OUT, ROOT, serve, checker, cli, cliError, engine, launch, newPage } from './lib.mjs';
+
+const t = checker();
+const check = t.check;
+// ε agrees to a few ulp between the wasm and the native build (their exp/ln may differ in
+// the last bit); the optimal α is the argmin of a flat function, located to ~1e-8.
+const ALPHA_REL = 1e-6;
+const close = (a, b, rel = 1e-12) => Math.abs(a - b) <= rel * Math.max(Math.abs(a), Math.abs(b));
+
+const cdn = await serve(DIST, { cors: true });
+// Host pages: fixtures with the CDN's URL filled in, served from a second origin.
+const HOSTDIR = join(OUT, 'host');
+await mkdir(HOSTDIR, { recursive: true });
+const FIX = join(ROOT, 'tests', 'e2e', 'fixtures');
+for (const f of await readdir(FIX)) {
+  await writeFile(join(HOSTDIR, f), (await readFile(join(FIX, f), 'utf8')).replaceAll('__DIST__', cdn.base));
+}
+const host = await serve(HOSTDIR);
+
+const browser = await launch();
+const errors = [];
+
+// In-page helpers (run inside the browser).
+const helpers = () => {
+  window.$w = (id) => document.getElementById(id);
+  window.$s = (id, sel) => document.getElementById(id).shadowRoot.querySelector(sel);
+  // Resolve with the next `change` event's detail of element `id` (or null after ms).
+  window.nextChange = (id, ms = 3000) => new Promise((resolve) => {
+    const el = typeof id === 'string' ? document.getElementById(id) : id;
+    const timer = setTimeout(() => { el.removeEventListener('change', on); resolve(null); }, ms);
+    const on = (e) => { clearTimeout(timer); el.removeEventListener('change', on); resolve(e.detail); };
+    el.addEventListener('change', on);
+  });
+  // Count `change` events of `id` during ms.
+  window.countChanges = (id, ms) => new Promise((resolve) => {
+    let n = 0;
+    const el = document.getElementById(id);
+    const on = () => n++;
+    el.addEventListener('change', on);
+    setTimeout(() => { el.removeEventListener('change', on); resolve(n); }, ms);
+  });
+};
+
+const allRendered = (page, ids) => page.waitForFunction((ids) => ids.every((id) => document.getElementById(id)?.value), ids, { timeout: 20000 });
+const shadowText = (page, id, sel) => page.evaluate(([id, sel]) => $s(id, sel)?.textContent ?? null, [id, sel]);
+const chartData = (page, id, n = 0) => page.evaluate(([id, n]) => $w(id).shadowRoot.querySelectorAll('canvas')[n].toDataURL(), [id, n]);
+
+try {
+  await mkdir(OUT, { recursive: true });
+
+  // ---- A. Hostile host page, five widgets, widget.js from another origin ----
+  cdn.hits.length = 0;
+  const page = await newPage(browser, errors, 'hostile');
+  await page.addInitScript(helpers);
+  await page.goto(host.base + 'hostile.html');
+  const ids = ['w1', 'w2', 'w3', 'w4', 'w5'];
+  await allRendered(page, ids);
+  check(cdn.hits.filter((p) => p === 'sgm-rdp_bg.wasm').length === 1, `the wasm is fetched once for five widgets (${cdn.hits.filter((p) => p.endsWith('.wasm')).length})`);
+
+  const want = {
+    w1: [0.01, 1.1, 10000, 1e-5, 'improved'],
+    w2: [0.08192, 3, 2000, 1e-5, 'improved'],
+    w4: [0.001, 0.8, 100000, 1e-8, 'classic'],
+    w5: [0.02, 2, 500, 1e-6, 'improved'],
+  };
+  for (const [id, [q, sigma, steps, delta, conversion]] of Object.entries(want)) {
+    const e = cli('epsilon', { q, sigma, steps, delta, conversion });
+    const v = await page.evaluate((id) => $w(id).value, id);
+    check(close(v.epsilon, e.epsilon) && close(v.alpha, e.alpha, ALPHA_REL), `${id}: ε ${v.epsilon} at α ${v.alpha} = engine ${e.epsilon} at ${e.alpha}`);
+    check(v.q === q && v.sigma === sigma && v.steps === steps && v.delta === delta && v.conversion === conversion, `${id}: value holds its attributes`);
+    check((await shadowText(page, id, '.eps')) === e.epsilon.toFixed(4), `${id}: shows ε = ${e.epsilon.toFixed(4)}`);
+  }
+
+  // Host CSS does not reach in; the widget's CSS does not leak out.
+  const iso = await page.evaluate(() => {
+    const w = getComputedStyle($s('w1', '.w'));
+    const eps = getComputedStyle($s('w1', '.eps'));
+    return {
+      font: w.fontSize, epsFont: eps.fontSize, color: eps.color, spacing: eps.letterSpacing,
+      hostDisplay: getComputedStyle($w('w1')).display,
+      probe: getComputedStyle(document.getElementById('probe')).fontSize,
+      docSheets: document.adoptedStyleSheets.length,
+    };
+  });
+  check(iso.font === '14px' && iso.epsFont === '22px' && iso.color !== 'rgb(0, 255, 0)' && iso.spacing === 'normal',
+    `host CSS (all: unset, 200px fonts, lime) does not reach inside: ${JSON.stringify(iso)}`);
+  check(iso.hostDisplay === 'block', 'the element stays a block under `* { all: unset }`');
+  check(iso.probe === '200px' && iso.docSheets === 0, 'the widget adds no styles to the host document');
+
+  // Sizes to its container.
+  const sizes = await page.evaluate(() => ['w1', 'w2'].map((id) => {
+    const c = $w(id).shadowRoot.querySelector('canvas');
+    return { box: $w(id).parentElement.getBoundingClientRect().width, host: $w(id).getBoundingClientRect().width, canvas: c.getBoundingClientRect().width, px: c.width };
+  }));
+  for (const [i, s] of sizes.entries()) {
+    check(s.host <= s.box + 0.5 && s.canvas <= s.host && s.canvas > s.box - 140 && s.px >= s.canvas, `w${i + 1} sizes to its ${s.box}px container (canvas ${s.canvas.toFixed(0)}px, backing ${s.px}px)`);
+  }
+  const before = await chartData(page, 'w1');
+  await page.evaluate(() => { document.getElementById('box1').style.width = '520px'; });
+  await page.waitForFunction(() => $w('w1').shadowRoot.querySelector('canvas').width < 520, null, { timeout: 5000 }).catch(() => {});
+  const narrowed = await page.evaluate(() => $w('w1').shadowRoot.querySelector('canvas').width);
+  check(narrowed < 520 && (await chartData(page, 'w1')) !== before, `w1 redraws when its container narrows to 520px (canvas ${narrowed}px)`);
+
+  // Bad attributes: named inside that widget; never blank; the others keep working.
+  const msg3 = await shadowText(page, 'w3', '.msg');
+  check(/attribute q:/.test(msg3) && /attribute sigma:/.test(msg3), `w3 names its bad attributes: "${msg3}"`);
+  check(/^\d+\.\d{4}$/.test(await shadowText(page, 'w3', '.eps')), 'w3 still shows numbers (defaults), not a blank box');
+
+  // Themes: theme="dark"; auto on a dark host background; auto on white.
+  const themes = await page.evaluate(() => ['w1', 'w4', 'w5'].map((id) => $s(id, '.w').dataset.theme));
+  check(themes.join() === 'light,dark,dark', `theme: w1 light (white host), w4 dark (attribute), w5 dark (dark host background): ${themes}`);
+  const dark2 = page.evaluate(() => nextChange('w2', 800));
+  await page.evaluate(() => { document.body.style.background = '#000'; });
+  await dark2;
+  await page.waitForFunction(() => $s('w2', '.w').dataset.theme === 'dark', null, { timeout: 3000 }).catch(() => {});
+  check((await page.evaluate(() => $s('w2', '.w').dataset.theme)) === 'dark', 'a host switching to a dark background turns auto widgets dark');
+  await page.evaluate(() => { document.body.style.background = '#fff'; });
+
+  // Attribute change → re-render + one `change` event with the engine's ε.
+  const a0 = await chartData(page, 'w1');
+  const ev = page.evaluate(() => nextChange('w1'));
+  await page.evaluate(() => $w('w1').setAttribute('sigma', '2'));
+  const d = await ev;
+  const e2 = engine(0.01, 2, 10000, 1e-5);
+  check(d && d.sigma === 2 && close(d.epsilon, e2.epsilon), `setAttribute('sigma', '2') fires change with ε ${d && d.epsilon} = engine ${e2.epsilon}`);
+  check(d && ['q', 'sigma', 'steps', 'delta', 'epsilon', 'alpha'].every((k) => typeof d[k] === 'number' && Number.isFinite(d[k])), 'change detail holds numbers {q, sigma, steps, delta, epsilon, alpha}');
+  check((await chartData(page, 'w1')) !== a0, 'the chart redraws after the attribute change');
+  const n = page.evaluate(() => countChanges('w1', 500));
+  await page.evaluate(() => { const w = $w('w1'); w.setAttribute('q', '0.02'); w.setAttribute('sigma', '1.5'); w.setAttribute('steps', '5000'); w.setAttribute('delta', '1e-6'); });
+  check((await n) === 1, 'four attributes set in one task → one recompute, one change event');
+  check(close((await page.evaluate(() => $w('w1').value.epsilon)), engine(0.02, 1.5, 5000, 1e-6).epsilon), 'and its ε is the engine\'s');
+
+  // A bad attribute change: no event, message names it, numbers kept; others still work.
+  const kept = await shadowText(page, 'w1', '.eps');
+  const none = page.evaluate(() => countChanges('w1', 500));
+  await page.evaluate(() => $w('w1').setAttribute('q', '7'));
+  check((await none) === 0 && (await shadowText(page, 'w1', '.eps')) === kept, 'q="7" keeps the last good numbers (no change event)');
+  check(/attribute q:/.test(await shadowText(page, 'w1', '.msg')), `q="7" is named inline: "${await shadowText(page, 'w1', '.msg')}"`);
+  await page.evaluate(() => $w('w1').setAttribute('sigma', '<img src=x onerror="window.__pwned=1">'));
+  await page.waitForTimeout(100);
+  check((await page.evaluate(() => $w('w1').shadowRoot.querySelectorAll('img').length + (window.__pwned ? 1 : 0))) === 0
+    && (await shadowText(page, 'w1', '.msg')).includes('<img'), 'markup in an attribute is shown as text, never parsed');
+  const other = page.evaluate(() => nextChange('w5'));
+  await page.evaluate(() => $w('w5').setAttribute('steps', '1000'));
+  check(close((await other)?.epsilon ?? NaN, engine(0.02, 2, 1000, 1e-6).epsilon), 'another widget keeps working meanwhile');
+
+  // Full mode controls (inside the shadow root).
+  const typed = page.evaluate(() => nextChange('w2'));
+  await page.locator('#w2 input[aria-label="noise_multiplier σ"]').fill('2.5');
+  const dt = await typed;
+  check(dt && dt.sigma === 2.5 && close(dt.epsilon, engine(0.08192, 2.5, 2000, 1e-5).epsilon), `typing σ = 2.5 in the full widget: ε ${dt && dt.epsilon}`);
+  const keep2 = await shadowText(page, 'w2', '.eps');
+  await page.locator('#w2 input[aria-label="noise_multiplier σ"]').fill('abc');
+  await page.waitForTimeout(100);
+  const ferr = await page.evaluate(() => [...$w('w2').shadowRoot.querySelectorAll('.ferr')].map((e) => e.textContent).join(''));
+  check(ferr.length > 0 && (await shadowText(page, 'w2', '.eps')) === keep2, `typing σ = abc: "${ferr}", ε kept`);
+  const slid = page.evaluate(() => nextChange('w2'));
+  await page.locator('#w2 input[type=range]').first().focus();
+  for (let i = 0; i < 20; i++) await page.keyboard.press('ArrowLeft');
+  const ds = await slid;
+  check(ds && ds.q < 0.08192, `the q slider moves q (${ds && ds.q}) and fires change`);
+
+  await page.screenshot({ path: join(OUT, 'widgets-hostile.png'), fullPage: true });
+
+  // Removing a widget: its listeners go; nothing logs an error; re-adding renders again.
+  const removed = await page.evaluate(async () => {
+    const w = $w('w1');
+    const parent = w.parentElement;
+    w.remove();
+    document.documentElement.className = 'dark';
+    document.body.dataset.theme = 'dark';
+    await new Promise((r) => setTimeout(r, 200));
+    const again = nextChange(w);
+    parent.appendChild(w);
+    return { again: await again, others: document.querySelectorAll('sgm-rdp-calculator').length };
+  });
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.waitForTimeout(200);
+  check(removed.again && removed.again.epsilon > 0, 'a widget removed and re-added renders again and fires change');
+  const after = page.evaluate(() => nextChange('w4'));
+  await page.evaluate(() => { const w = $w('w3'); w.remove(); $w('w4').setAttribute('steps', '50000'); });
+  check(close((await after)?.epsilon ?? NaN, cli('epsilon', { q: 0.001, sigma: 0.8, steps: 50000, delta: 1e-8, conversion: 'classic' }).epsilon), 'after removing w3, w4 still updates');
+  await page.close();
+
+  // ---- B. The "done when" page: two lines, nothing else ----
+  const mini = await newPage(browser, errors, 'minimal', { viewport: { width: 800, height: 700 } });
+  await mini.goto(host.base + 'minimal.html');
+  await mini.waitForFunction(() => document.querySelector('sgm-rdp-calculator')?.value, null, { timeout: 20000 });
+  const mv = await mini.evaluate(() => document.querySelector('sgm-rdp-calculator').value);
+  const me = engine(0.01, 1.1, 10000, 1e-5);
+  check(close(mv.epsilon, me.epsilon), `minimal two-line page: ε ${mv.epsilon} = engine ${me.epsilon}`);
+  await mini.screenshot({ path: join(OUT, 'widget-minimal.png'), fullPage: true });
+  await mini.close();
+
+  // ---- C. embed.html: two live widgets, iframe sized by its posted height ----
+  const emb = await newPage(browser, errors, 'embed.html');
+  await emb.goto(cdn.base + 'embed.html');
+  await emb.waitForFunction(() => [...document.querySelectorAll('sgm-rdp-calculator')].every((w) => w.value), null, { timeout: 20000 });
+  check((await emb.evaluate(() => document.querySelectorAll('sgm-rdp-calculator').length)) === 2, 'embed.html has two live widgets');
+  check((await emb.textContent('#demo-log')).includes(`ε = ${me.epsilon.toFixed(4)}`), 'embed.html logs the compact widget\'s change event');
+  await emb.waitForFunction(() => document.getElementById('demo-frame').style.height !== '', null, { timeout: 20000 }).catch(() => {});
+  const fh = await emb.evaluate(() => document.getElementById('demo-frame').style.height);
+  check(parseFloat(fh) > 300, `embed.html's iframe is sized by the posted height (${fh})`);
+  await emb.screenshot({ path: join(OUT, 'embed.png'), fullPage: true });
+  await emb.setViewportSize({ width: 360, height: 800 });
+  await emb.waitForTimeout(300);
+  const ov = await emb.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  check(ov <= 0, `embed.html at 360 px: no horizontal scroll (overflow ${ov})`);
+  await emb.emulateMedia({ colorScheme: 'dark' });
+  await emb.waitForTimeout(300);
+  check((await emb.evaluate(() => document.querySelector('sgm-rdp-calculator').shadowRoot.querySelector('.w').dataset.theme)) === 'dark', 'embed.html in dark mode: the widgets follow');
+  await emb.screenshot({ path: join(OUT, 'embed-360-dark.png'), fullPage: false });
+  await emb.close();
+
+  // ---- D. The JS API, in the browser ----
+  const api = await newPage(browser, errors, 'api');
+  await api.goto(cdn.base + 'embed.html');
+  const P = { q: 0.01, sigma: 1.1, steps: 10000, delta: 1e-5 };
+  const got = await api.evaluate(async (P) => {
+    const m = await import('./sgm-rdp.js');
+    await m.default();
+    const tryErr = (f) => { try { const r = f(); return { returned: JSON.stringify(r) }; } catch (e) { return { isError: e instanceof Error, message: e.message }; } };
+    return {
+      eps: m.epsilon(P),
+      epsAlias: m.epsilon({ sample_rate: P.q, noise_multiplier: P.sigma, steps: P.steps, delta: P.delta }),
+      classic: m.epsilon({ ...P, conversion: 'classic' }),
+      delta: m.delta({ q: P.q, sigma: P.sigma, steps: P.steps, epsilon: 3 }),
+      sigma: m.calibrateSigma({ epsilon: 3, delta: P.delta, q: P.q, steps: P.steps }),
+      steps: m.calibrateSteps({ epsilon: 3, delta: P.delta, q: P.q, sigma: P.sigma }),
+      rdp: m.rdp({ q: P.q, sigma: P.sigma, orders: [1.5, 2, 8, 32.5, 256], steps: 100 }),
+      bounds: m.bounds({ q: P.q, sigma: P.sigma, orders: [2, 8, 32] }),
+      errors: [
+        tryErr(() => m.epsilon({ ...P, q: 7 })),
+        tryErr(() => m.epsilon({ ...P, sigma: -1 })),
+        tryErr(() => m.epsilon({ ...P, delta: 2 })),
+        tryErr(() => m.epsilon({ ...P, steps: 0 })),
+        tryErr(() => m.epsilon({ q: P.q, sigma: P.sigma, steps: P.steps })),
+        tryErr(() => m.epsilon({ ...P, noise: 1 })),
+        tryErr(() => m.epsilon({ ...P, q: '0.01' })),
+        tryErr(() => m.epsilon({ ...P, conversion: 'best' })),
+        tryErr(() => m.rdp({ q: P.q, sigma: P.sigma, orders: [0.5] })),
+        tryErr(() => m.calibrateSigma({ epsilon: -1, delta: P.delta, q: P.q, steps: P.steps })),
+        tryErr(() => m.bounds(null)),
+      ],
+    };
+  }, P);
+  const ce = cli('epsilon', P);
+  check(close(got.eps.epsilon, ce.epsilon) && close(got.eps.alpha, ce.alpha, ALPHA_REL) && close(got.eps.gridEpsilon, ce.grid_epsilon) && got.eps.gridAlpha === ce.grid_alpha && got.eps.atEdge === ce.at_edge,
+    `API epsilon() = engine: ${JSON.stringify(got.eps)}`);
+  check(JSON.stringify(got.epsAlias) === JSON.stringify(got.eps), 'API takes sample_rate / noise_multiplier too');
+  check(close(got.classic.epsilon, cli('epsilon', { ...P, conversion: 'classic' }).epsilon), 'API epsilon(conversion: classic) = engine');
+  const cd = cli('delta', { q: P.q, sigma: P.sigma, steps: P.steps, epsilon: 3 });
+  check(close(got.delta.delta, cd.delta) && close(got.delta.alpha, cd.alpha, ALPHA_REL), `API delta() = engine ${cd.delta}`);
+  const cs = cli('calibrate', { epsilon: 3, delta: P.delta, q: P.q, steps: P.steps });
+  check(close(got.sigma.sigma, cs.sigma) && close(got.sigma.epsilon, cs.epsilon), `API calibrateSigma() = engine σ ${cs.sigma}`);
+  const ct = cli('calibrate', { epsilon: 3, delta: P.delta, q: P.q, sigma: P.sigma, target: 'steps' });
+  check(got.steps.steps === ct.steps && close(got.steps.epsilon, ct.epsilon), `API calibrateSteps() = engine T ${ct.steps}`);
+  const cr = cli('rdp', { q: P.q, sigma: P.sigma, orders: '1.5,2,8,32.5,256', steps: 100 });
+  check(cr.orders.every((r, i) => got.rdp.orders[i] === r.alpha && close(got.rdp.rdp[i], r.rdp) && close(got.rdp.rdpTotal[i], r.rdp_total)), 'API rdp() = engine at 5 orders (per step and composed)');
+  const cb = cli('bounds', { q: P.q, sigma: P.sigma, orders: '2,8,32' });
+  check(cb.orders.every((r, i) => {
+    const g = got.bounds.orders[i];
+    return g.alpha === r.alpha && close(g.exact, r.exact) && r.bounds.every((b, j) => b.name === g.bounds[j].name && close(b.value, g.bounds[j].value) && b.fails === g.bounds[j].fails);
+  }) && close(got.bounds.maxAlpha.exact, cb.max_alpha.exact), 'API bounds() = engine (values, failing conditions, largest α)');
+  check(got.errors.every((e) => e.isError && /^[a-zA-Z]+: ./.test(e.message)), `API throws Error on each of ${got.errors.length} bad inputs: ${got.errors.map((e) => e.message || e.returned).join(' | ')}`);
+  const reason = cliError('epsilon', { ...P, q: 7 });
+  check(got.errors[0].message === `epsilon: ${reason}`, `API error carries the engine's message ("${reason}")`);
+  await api.close();
+
+  // ---- E. The JS API in Node (what a bundler or SSR sees): initSync with the wasm bytes ----
+  const m = await import(join(DIST, 'sgm-rdp.js'));
+  m.initSync({ module: await readFile(join(DIST, 'sgm-rdp_bg.wasm')) });
+  const ne = m.epsilon(P);
+  check(close(ne.epsilon, ce.epsilon), `API in Node (initSync): ε ${ne.epsilon}`);
+  const dts = await readFile(join(DIST, 'sgm-rdp.d.ts'), 'utf8');
+  check(['rdp(p: RdpParams): RdpResult', 'epsilon(p: EpsilonParams): EpsilonResult', 'delta(p: DeltaParams): DeltaResult',
+    'calibrateSigma(p: CalibrateSigmaParams): CalibrateSigmaResult', 'bounds(p: BoundsParams): BoundsResult'].every((s) => dts.includes(s)),
+  'dist/sgm-rdp.d.ts declares the typed API');
+
+  check(errors.length === 0, `zero console errors${errors.length ? ': ' + errors.join(' | ') : ''}`);
+  console.log(`screenshots: ${['widgets-hostile.png', 'widget-minimal.png', 'embed.png', 'embed-360-dark.png'].map((f) => join(OUT, f)).join(', ')}`);
+} catch (e) {
+  console.log(`FAIL e2e crashed: ${e.stack || e}`);
+  t.failures++;
+} finally {
+  await browser.close();
+  cdn.close();
+  host.close();
+}
+console.log(t.failures ? `e2e widget: ${t.failures} failure(s)` : 'e2e widget: all passed');
+process.exit(t.failures ? 1 : 0);
