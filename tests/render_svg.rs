@@ -72,3 +72,33 @@ fn chart_a_has_the_tcdp_line_and_chart_d_its_four_curves() {
     assert!(d.matches("<polyline").count() >= 4);
     assert!(d.contains("(lin, Rényi)") && d.contains("eq. 4"));
 }
+
+/// The y coordinate of the first SVG text element containing `needle`.
+fn text_y(svg: &str, needle: &str) -> f64 {
+    let at = svg.find(needle).expect(needle);
+    let open = svg[..at].rfind("<text").expect("a <text> element");
+    let tag = &svg[open..at];
+    let y = tag.split("y=\"").nth(1).expect("a y attribute");
+    y[..y.find('"').unwrap()].parse().unwrap()
+}
+
+#[test]
+fn narrow_charts_put_the_legend_under_the_plot() {
+    let m = Model::compute(Inputs::mnist()).unwrap();
+    for narrow in [false, true] {
+        let mut s = String::new();
+        {
+            let root = SVGBackend::with_string(&mut s, (360, 420)).into_drawing_area();
+            let th = Theme::light(1.0).narrow(narrow);
+            render::draw_eps_vs_alpha(&root, &m, &th).unwrap();
+        }
+        let (legend, axis) = (text_y(&s, "optimum ε"), text_y(&s, ">\norder α\n<"));
+        // The x-axis title sits at the plot's bottom edge.
+        assert_eq!(
+            legend > axis,
+            narrow,
+            "legend y {legend}, axis title y {axis}"
+        );
+        assert!(legend < 420.0);
+    }
+}

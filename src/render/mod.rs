@@ -176,6 +176,9 @@ pub struct Theme {
     pub shade: RGBColor,
     /// Multiplies font sizes and line widths (devicePixelRatio on the page).
     pub scale: f64,
+    /// Put the legend in a strip under the plot instead of over its corner
+    /// (narrow charts, where a corner legend would hide the curves).
+    pub legend_below: bool,
 }
 
 impl Theme {
@@ -193,6 +196,7 @@ impl Theme {
             ],
             shade: RGBColor(200, 235, 200),
             scale,
+            legend_below: false,
         }
     }
     pub fn dark(scale: f64) -> Self {
@@ -209,7 +213,17 @@ impl Theme {
             ],
             shade: RGBColor(40, 70, 45),
             scale,
+            legend_below: false,
         }
+    }
+    /// The same colours with the legend under the plot when `narrow`.
+    pub fn narrow(mut self, narrow: bool) -> Self {
+        self.legend_below = narrow;
+        self
+    }
+    /// Height in device pixels of the strip holding `rows` legend entries.
+    pub fn legend_strip(&self, rows: usize) -> u32 {
+        self.px(16.0) * rows as u32 + self.px(14.0)
     }
     fn px(&self, v: f64) -> u32 {
         (v * self.scale).round().max(1.0) as u32
@@ -272,7 +286,8 @@ pub fn draw_eps_vs_alpha<DB: DrawingBackend>(
     // Keep the optimum readable: the converted ε explodes at large α.
     let yhi = yhi.min(m.opt.value.max(ylo).max(1e-3) * 300.0);
     let (xlo, xhi) = (m.orders[0], *m.orders.last().unwrap_or(&1024.0));
-    let mut chart = builder(root, "ε vs order α", th)
+    let (plot, strip) = split_legend(root, th, 4 + m.tcdp.is_some() as usize);
+    let mut chart = builder(&plot, "ε vs order α", th)
         .build_cartesian_2d((xlo..xhi).log_scale(), (ylo..yhi).log_scale())?;
     chart
         .configure_mesh()
@@ -339,8 +354,9 @@ pub fn draw_eps_vs_alpha<DB: DrawingBackend>(
         th.series[4],
         true,
     ));
-    draw_legend(
-        root,
+    place_legend(
+        &plot,
+        strip.as_ref(),
         chart.plotting_area().get_pixel_range(),
         &legend,
         true,
@@ -360,7 +376,9 @@ pub fn draw_bound_vs_exact<DB: DrawingBackend>(
     root.fill(&th.bg)?;
     let (ylo, yhi) = log_range(m.rdp.iter().chain(&m.thm11).copied());
     let (xlo, xhi) = (m.orders[0], *m.orders.last().unwrap_or(&1024.0));
-    let mut chart = builder(root, "per-step RDP: exact vs Theorem 11", th)
+    let rows = 2 + if overlays { 2 } else { 0 };
+    let (plot, strip) = split_legend(root, th, rows);
+    let mut chart = builder(&plot, "per-step RDP: exact vs Theorem 11", th)
         .build_cartesian_2d((xlo..xhi).log_scale(), (ylo..yhi).log_scale())?;
     // Shade the orders where Theorem 11 applies.
     let mut i = 0;
@@ -436,8 +454,9 @@ pub fn draw_bound_vs_exact<DB: DrawingBackend>(
             }
         }
     }
-    draw_legend(
-        root,
+    place_legend(
+        &plot,
+        strip.as_ref(),
         chart.plotting_area().get_pixel_range(),
         &legend,
         false,
@@ -469,8 +488,9 @@ pub fn draw_max_alpha<DB: DrawingBackend>(
     let all = data.iter().flat_map(|(_, m)| [m.cond4, m.cond5, m.exact]);
     let (ylo, yhi) = log_range(all.map(|v| v.max(1.0)));
     let (ylo, yhi) = (ylo.max(1.0), yhi.max(2.0));
+    let (plot, strip) = split_legend(root, th, 4);
     let mut chart = builder(
-        root,
+        &plot,
         format!("largest α vs q at σ = {}", fmt_num(sigma)),
         th,
     )
@@ -503,8 +523,9 @@ pub fn draw_max_alpha<DB: DrawingBackend>(
         ))?;
         legend.push((name.to_string(), col, false));
     }
-    draw_legend(
-        root,
+    place_legend(
+        &plot,
+        strip.as_ref(),
         chart.plotting_area().get_pixel_range(),
         &legend,
         true,
@@ -555,12 +576,9 @@ pub fn draw_capacity<DB: DrawingBackend>(
         .map(|(_, f, _)| alphas.iter().map(|&a| (a, f(a))).collect())
         .collect();
     let (ylo, yhi) = log_range(data.iter().flatten().map(|p| p.1));
-    let mut chart = builder(
-        root,
-        "capacity-bounded (linear adversary, 004) vs Rényi DP",
-        th,
-    )
-    .build_cartesian_2d(1f64..20f64, (ylo..yhi).log_scale())?;
+    let (plot, strip) = split_legend(root, th, 4);
+    let mut chart = builder(&plot, "capacity-bounded (004, linear adversary) vs RDP", th)
+        .build_cartesian_2d(1f64..20f64, (ylo..yhi).log_scale())?;
     chart
         .configure_mesh()
         .light_line_style(th.grid)
@@ -583,14 +601,51 @@ pub fn draw_capacity<DB: DrawingBackend>(
         chart.draw_series(LineSeries::new(pts, col.stroke_width(th.px(2.0))))?;
         legend.push((name, col, false));
     }
-    draw_legend(
-        root,
+    place_legend(
+        &plot,
+        strip.as_ref(),
         chart.plotting_area().get_pixel_range(),
         &legend,
         false,
         th,
     )?;
     root.present()
+}
+
+type Area<DB> = DrawingArea<DB, Shift>;
+
+/// The area to plot in and, with `Theme::legend_below`, the strip under it
+/// sized for `rows` legend entries.
+fn split_legend<DB: DrawingBackend>(
+    root: &Area<DB>,
+    th: &Theme,
+    rows: usize,
+) -> (Area<DB>, Option<Area<DB>>) {
+    if !th.legend_below {
+        return (root.clone(), None);
+    }
+    let h = root.dim_in_pixel().1 as i32;
+    let strip = th.legend_strip(rows) as i32;
+    let (top, bottom) = root.split_vertically((h - strip).max(h / 2));
+    (top, Some(bottom))
+}
+
+/// Draw the legend in the strip if there is one, else in the plot's corner.
+fn place_legend<DB: DrawingBackend>(
+    plot: &Area<DB>,
+    strip: Option<&Area<DB>>,
+    plot_px: (std::ops::Range<i32>, std::ops::Range<i32>),
+    items: &[(String, RGBColor, bool)],
+    right: bool,
+    th: &Theme,
+) -> DrawResult<DB> {
+    match strip {
+        Some(s) => {
+            let (w, h) = s.dim_in_pixel();
+            draw_legend(s, (0..w as i32, 0..h as i32), items, false, th)
+        }
+        None => draw_legend(plot, plot_px, items, right, th),
+    }
 }
 
 /// A legend box in the plot's upper corner. Drawn by hand: plotters' own

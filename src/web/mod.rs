@@ -647,6 +647,9 @@ fn schedule_chart_c(app: &Shared) {
     );
 }
 
+/// Charts narrower than this (CSS px) put their legend under the plot.
+pub const NARROW: f64 = 520.0;
+
 /// Draw on the page canvas `id`.
 fn draw(id: &str, dark: bool, f: impl FnOnce(&DrawingArea<MeasuredCanvas, Shift>, &Theme) -> bool) {
     if let Some(canvas) = by_id::<HtmlCanvasElement>(id) {
@@ -680,6 +683,7 @@ fn paint(
         Theme::dark(dpr)
     } else {
         Theme::light(dpr)
-    };
+    }
+    .narrow(w < NARROW);
     f(&backend.into_drawing_area(), &th);
 }

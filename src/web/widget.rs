@@ -609,7 +609,10 @@ fn draw_chart(
     if w <= 0 {
         return; // not laid out (hidden or detached)
     }
-    let h = (w as f64 * 0.56).clamp(180.0, 420.0);
+    let w = w as f64;
+    // Narrow: the legend moves under the plot (see `paint`); make room for it.
+    let legend = if w < super::NARROW { 96.0 } else { 0.0 };
+    let h = (w * 0.56).clamp(180.0, 420.0) + legend;
     let _ = canvas.style().set_property("height", &format!("{h:.0}px"));
     paint(canvas, dark, f);
 }
