@@ -2,7 +2,8 @@
 // <sgm-rdp-calculator> on a hostile host page served from another origin (dist/ is a "CDN"
 // with CORS), the minimal two-line page, embed.html with its iframe, and the JS API
 // (in the browser and in Node). Every ε is compared with the native CLI (same engine).
-import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { DIST, OUT, ROOT, serve, checker, cli, cliError, engine, launch, newPage } from './lib.mjs';
 
@@ -273,11 +274,29 @@ try {
   check(got.errors[0].message === `epsilon: ${reason}`, `API error carries the engine's message ("${reason}")`);
   await api.close();
 
-  // ---- E. The JS API in Node (what a bundler or SSR sees): initSync with the wasm bytes ----
-  const m = await import(join(DIST, 'sgm-rdp.js'));
-  m.initSync({ module: await readFile(join(DIST, 'sgm-rdp_bg.wasm')) });
-  const ne = m.epsilon(P);
-  check(close(ne.epsilon, ce.epsilon), `API in Node (initSync): ε ${ne.epsilon}`);
+  // ---- E. dist/ as an npm package, in Node (what a bundler or SSR sees) ----
+  // A consumer with dist/ installed as node_modules/sgm-rdp imports it by name
+  // (package.json "exports"), then initSync with the wasm bytes.
+  const consumer = join(OUT, 'consumer');
+  await rm(consumer, { recursive: true, force: true });
+  await mkdir(join(consumer, 'node_modules'), { recursive: true });
+  await symlink(DIST, join(consumer, 'node_modules', 'sgm-rdp'), 'dir');
+  await writeFile(join(consumer, 'use.mjs'), [
+    "import { initSync, epsilon } from 'sgm-rdp';",
+    "import { readFileSync } from 'node:fs';",
+    "import { createRequire } from 'node:module';",
+    "const wasm = createRequire(import.meta.url).resolve('sgm-rdp/sgm-rdp_bg.wasm');",
+    'initSync({ module: readFileSync(wasm) });',
+    'console.log(JSON.stringify(epsilon(JSON.parse(process.argv[2]))));',
+  ].join('\n'));
+  const ne = JSON.parse(execFileSync('node', [join(consumer, 'use.mjs'), JSON.stringify(P)], { cwd: consumer, encoding: 'utf8' }));
+  check(close(ne.epsilon, ce.epsilon), `dist/ imported as the npm package 'sgm-rdp' in Node (initSync): ε ${ne.epsilon}`);
+  const pkg = JSON.parse(await readFile(join(DIST, 'package.json'), 'utf8'));
+  const cargoVersion = /^version = "(.*)"/m.exec(await readFile(join(ROOT, 'Cargo.toml'), 'utf8'))[1];
+  check(pkg.version === cargoVersion, `dist/package.json version ${pkg.version} = Cargo.toml ${cargoVersion}`);
+  const missing = [];
+  for (const f of pkg.files) await readFile(join(DIST, f)).catch(() => missing.push(f));
+  check(missing.length === 0, `every file package.json lists is in dist/${missing.length ? ': missing ' + missing : ''}`);
   const dts = await readFile(join(DIST, 'sgm-rdp.d.ts'), 'utf8');
   check(['rdp(p: RdpParams): RdpResult', 'epsilon(p: EpsilonParams): EpsilonResult', 'delta(p: DeltaParams): DeltaResult',
     'calibrateSigma(p: CalibrateSigmaParams): CalibrateSigmaResult', 'bounds(p: BoundsParams): BoundsResult'].every((s) => dts.includes(s)),
