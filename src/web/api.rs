@@ -12,7 +12,7 @@
 //! Every engine error becomes a thrown JS `Error` carrying the engine's message.
 
 use crate::engine::{self, bounds, calibrate, params, Conversion, Run, Sgm};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -70,12 +70,14 @@ export interface MaxOrder { cond4: number; cond5: number; min: number; exact: nu
 export interface BoundsResult { orders: BoundsAtOrder[]; maxAlpha: MaxOrder }
 "#;
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+/// A call's parameters, read from a plain JS object.
+///
+/// Read by hand with `Reflect` rather than a serde `Deserialize` derive: it
+/// names the offending key in the tools' terms, and it keeps the wasm ~11 KB
+/// smaller (the derive's generic visitor code), which matters for the page.
+#[derive(Default)]
 struct Args {
-    #[serde(alias = "sample_rate")]
     q: Option<f64>,
-    #[serde(alias = "noise_multiplier")]
     sigma: Option<f64>,
     steps: Option<f64>,
     delta: Option<f64>,
@@ -84,32 +86,87 @@ struct Args {
     orders: Option<Vec<f64>>,
 }
 
+/// Canonical key for an accepted spelling (the tools' names are aliases).
+fn canonical(k: &str) -> &str {
+    match k {
+        "sample_rate" | "sampleRate" => "q",
+        "noise_multiplier" | "noiseMultiplier" => "sigma",
+        other => other,
+    }
+}
+
 impl Args {
     fn parse(call: &str, v: JsValue, allowed: &[&str]) -> Result<Self, JsError> {
-        if !v.is_object() {
-            return Err(JsError::new(&format!(
-                "{call}: expected an object like {{ {} }}",
+        let bad = |m: String| JsError::new(&format!("{call}: {m}"));
+        if !v.is_object() || js_sys::Array::is_array(&v) {
+            return Err(bad(format!(
+                "expected an object like {{ {} }}",
                 allowed.join(", ")
             )));
         }
-        // Refuse keys the function does not use (e.g. `delta` given to `rdp`).
+        let mut a = Args::default();
         let keys = js_sys::Object::keys(v.unchecked_ref::<js_sys::Object>());
         for k in keys.iter() {
             let k = k.as_string().unwrap_or_default();
-            let canonical = match k.as_str() {
-                "sample_rate" => "q",
-                "noise_multiplier" => "sigma",
-                other => other,
-            };
-            if !allowed.contains(&canonical) {
-                return Err(JsError::new(&format!(
-                    "{call}: unknown parameter '{}' (expected {})",
+            let name = canonical(&k);
+            // Refuse keys the function does not use (a typo must not fall back to a default).
+            if !allowed.contains(&name) {
+                return Err(bad(format!(
+                    "unknown parameter '{}' (expected {})",
                     clip(&k),
                     allowed.join(", ")
                 )));
             }
+            let x = js_sys::Reflect::get(&v, &JsValue::from_str(&k)).unwrap_or_default();
+            if x.is_undefined() {
+                continue;
+            }
+            let num = || {
+                x.as_f64().ok_or_else(|| {
+                    bad(format!(
+                        "'{}' must be a number, got {}",
+                        clip(&k),
+                        describe(&x)
+                    ))
+                })
+            };
+            match name {
+                "q" => a.q = Some(num()?),
+                "sigma" => a.sigma = Some(num()?),
+                "steps" => a.steps = Some(num()?),
+                "delta" => a.delta = Some(num()?),
+                "epsilon" => a.epsilon = Some(num()?),
+                "conversion" => {
+                    a.conversion = Some(x.as_string().ok_or_else(|| {
+                        bad(format!(
+                            "'conversion' must be \"improved\" or \"classic\", got {}",
+                            describe(&x)
+                        ))
+                    })?)
+                }
+                "orders" => {
+                    if !js_sys::Array::is_array(&x) {
+                        return Err(bad(format!(
+                            "'orders' must be an array of numbers, got {}",
+                            describe(&x)
+                        )));
+                    }
+                    let arr: &js_sys::Array = x.unchecked_ref();
+                    let mut o = Vec::with_capacity(arr.length() as usize);
+                    for (i, e) in arr.iter().enumerate() {
+                        o.push(e.as_f64().ok_or_else(|| {
+                            bad(format!(
+                                "orders[{i}] must be a number, got {}",
+                                describe(&e)
+                            ))
+                        })?);
+                    }
+                    a.orders = Some(o);
+                }
+                _ => {}
+            }
         }
-        serde_wasm_bindgen::from_value(v).map_err(|e| JsError::new(&format!("{call}: {e}")))
+        Ok(a)
     }
     fn need(&self, call: &str, name: &str, v: Option<f64>) -> Result<f64, JsError> {
         v.ok_or_else(|| JsError::new(&format!("{call}: missing parameter '{name}'")))
@@ -149,6 +206,23 @@ impl Args {
 
 fn clip(s: &str) -> String {
     s.chars().take(32).collect()
+}
+
+/// A short description of a JS value for a message (never the value's markup).
+fn describe(x: &JsValue) -> String {
+    if let Some(s) = x.as_string() {
+        format!("the string '{}'", clip(&s))
+    } else if x.is_null() {
+        "null".into()
+    } else if x.as_bool().is_some() {
+        "a boolean".into()
+    } else if js_sys::Array::is_array(x) {
+        "an array".into()
+    } else if x.is_object() {
+        "an object".into()
+    } else {
+        "a value of another type".into()
+    }
 }
 
 fn engine_error(call: &str, e: engine::Error) -> JsError {
