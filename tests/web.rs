@@ -154,7 +154,7 @@ fn shadow_widget() -> (web_sys::HtmlElement, web_sys::ShadowRoot, Widget) {
         .attach_shadow(&web_sys::ShadowRootInit::new(web_sys::ShadowRootMode::Open))
         .unwrap();
     let noop = js_sys::Function::new_no_args("");
-    let w = Widget::new(root.clone(), "https://example.org/index.html".into(), noop).unwrap();
+    let w = Widget::new(root.clone(), noop).unwrap();
     let style = doc().create_element("style").unwrap();
     style.set_text_content(Some(&sgm_rdp::web::widget::widget_css()));
     root.append_child(&style).unwrap();
@@ -350,4 +350,41 @@ fn js_api_throws_errors_with_the_engine_message() {
         String::from(e.dyn_into::<js_sys::Error>().unwrap().message()),
         format!("epsilon: {want}")
     );
+}
+
+#[wasm_bindgen_test]
+fn widget_links_to_the_calculator_only_over_http() {
+    let (host, root, w) = shadow_widget();
+    let foot_hidden = |root: &web_sys::ShadowRoot| {
+        root.query_selector(".foot")
+            .unwrap()
+            .unwrap()
+            .dyn_into::<web_sys::HtmlElement>()
+            .unwrap()
+            .hidden()
+    };
+    w.render();
+    assert!(foot_hidden(&root), "no link unless asked for");
+    w.attr(
+        "calculator",
+        Some("https://example.org/sgm/index.html?x=1#top".into()),
+    );
+    w.attr("q", Some("0.02".into()));
+    w.render();
+    assert!(!foot_hidden(&root));
+    let href = root
+        .query_selector(".foot a")
+        .unwrap()
+        .unwrap()
+        .get_attribute("href")
+        .unwrap();
+    assert!(
+        href.starts_with("https://example.org/sgm/index.html?v=1&q=0.02&sigma=1.1"),
+        "{href}"
+    );
+    w.attr("calculator", Some("javascript:alert(1)".into()));
+    w.render();
+    assert!(foot_hidden(&root));
+    assert!(shadow_text(&root, ".msg").contains("attribute calculator:"));
+    host.remove();
 }

@@ -4,7 +4,8 @@
 //   <sgm-rdp-calculator q="0.01" sigma="1.1" steps="10000" delta="1e-5"></sgm-rdp-calculator>
 //
 // Attributes: q, sigma, steps, delta; mode="compact|full"; charts="epsilon bound|epsilon|bound|none";
-// conversion="improved|classic"; theme="auto|light|dark". Each recompute fires a `change`
+// conversion="improved|classic"; theme="auto|light|dark"; calculator="URL of the full page" (adds a
+// link "open in the full calculator" with the current values; http(s) only). Each recompute fires a `change`
 // CustomEvent (bubbles, composed) whose detail is {q, sigma, steps, delta, epsilon, alpha, conversion}.
 //
 // This file is only the element's life cycle; the contents (parsing, engine, charts) are the
@@ -14,7 +15,7 @@ import init, { Widget, widgetCss } from './sgm-rdp.js';
 
 const HERE = import.meta.url;
 const TAG = 'sgm-rdp-calculator';
-const ATTRIBUTES = ['q', 'sigma', 'steps', 'delta', 'mode', 'charts', 'conversion', 'theme'];
+const ATTRIBUTES = ['q', 'sigma', 'steps', 'delta', 'mode', 'charts', 'conversion', 'theme', 'calculator'];
 
 let ready = null;
 const load = () => (ready ??= init({ module_or_path: new URL('./sgm-rdp_bg.wasm', HERE) }));
@@ -111,7 +112,7 @@ export class SgmRdpCalculator extends HTMLElement {
   }
 
   #mount() {
-    const w = new Widget(this.shadowRoot, new URL('./index.html', HERE).href, () => this.#schedule());
+    const w = new Widget(this.shadowRoot, () => this.#schedule());
     style(this.shadowRoot);
     for (const a of ATTRIBUTES) w.attr(a, this.getAttribute(a));
     this.#w = w;

@@ -211,16 +211,17 @@ struct Els {
     chart_a: HtmlCanvasElement,
     chart_b: HtmlCanvasElement,
     sentence: HtmlElement,
+    foot: HtmlElement,
     open: Element,
 }
 
 struct Inner {
+    /// From the attributes, and from the full mode's controls as the reader uses them.
     settings: Settings,
-    /// Values typed into the full mode's controls override the attributes'
-    /// until the next attribute change.
     model: Option<Model>,
     host_dark: bool,
-    base: String,
+    /// The `calculator` attribute: an absolute http(s) URL of the full page to link to.
+    calculator: Option<String>,
     els: Els,
 }
 
@@ -280,15 +281,10 @@ pub fn widget_css() -> String {
 
 #[wasm_bindgen]
 impl Widget {
-    /// Build the contents in `root` (emptied first). `base` is the URL of the
-    /// full calculator (index.html next to widget.js); `request` is called
-    /// when the reader changes a control, to schedule a render.
+    /// Build the contents in `root` (emptied first); `request` is called when
+    /// the reader changes a control, to schedule a render.
     #[wasm_bindgen(constructor)]
-    pub fn new(
-        root: web_sys::ShadowRoot,
-        base: String,
-        request: js_sys::Function,
-    ) -> Result<Widget, JsError> {
+    pub fn new(root: web_sys::ShadowRoot, request: js_sys::Function) -> Result<Widget, JsError> {
         let d = root
             .owner_document()
             .ok_or_else(|| JsError::new("sgm-rdp-calculator: no document"))?;
@@ -297,7 +293,7 @@ impl Widget {
             settings: Settings::default(),
             model: None,
             host_dark: false,
-            base,
+            calculator: None,
             els,
         }));
         let listeners = wire(&inner, &request);
@@ -310,7 +306,19 @@ impl Widget {
     /// An attribute changed (`null`: removed).
     pub fn attr(&self, name: &str, value: Option<String>) {
         let mut i = self.inner.borrow_mut();
-        i.settings.set(name, value.as_deref());
+        if name == "calculator" {
+            i.settings.errors.retain(|(n, _)| n != name);
+            match value.as_deref().map(calculator_url) {
+                None => i.calculator = None,
+                Some(Ok(u)) => i.calculator = Some(u),
+                Some(Err(m)) => {
+                    i.calculator = None;
+                    i.settings.errors.push((name.to_string(), m));
+                }
+            }
+        } else {
+            i.settings.set(name, value.as_deref());
+        }
         show_messages(&i);
     }
 
@@ -352,6 +360,39 @@ impl Widget {
             None => JsValue::UNDEFINED,
         }
     }
+}
+
+/// The `calculator` attribute resolved against the document: only http(s)
+/// URLs become a link (never `javascript:` or `data:`).
+fn calculator_url(text: &str) -> Result<String, String> {
+    let base = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.base_uri().ok().flatten())
+        .unwrap_or_default();
+    let u = web_sys::Url::new_with_base(text.trim(), &base)
+        .map_err(|_| format!("'{}' is not a URL", clip(text)))?;
+    match u.protocol().as_str() {
+        "http:" | "https:" => Ok(u.href()),
+        p => Err(format!("only http(s) links are allowed, not {}", clip(p))),
+    }
+}
+
+/// The calculator link for the values shown (the page's URL format).
+fn calculator_link(base: &str, i: &Inputs) -> Option<String> {
+    let u = web_sys::Url::new(base).ok()?;
+    u.set_search(&format!(
+        "v=1&q={}&sigma={}&steps={}&delta={}&conv={}",
+        i.q,
+        i.sigma,
+        i.steps,
+        i.delta,
+        if i.conversion == Conversion::Classic {
+            "classic"
+        } else {
+            "improved"
+        }
+    ));
+    Some(u.href())
 }
 
 fn detail(m: &Model) -> JsValue {
@@ -415,6 +456,7 @@ fn build(d: &Document, root: &web_sys::ShadowRoot) -> Result<Els, JsValue> {
     chart_b.set_attribute("role", "img")?;
     let sentence = el(d, "p", "sentence", &container)?;
     let foot = el(d, "div", "foot", &container)?;
+    foot.set_hidden(true);
     let open = text(d, "a", "", "open in the full calculator", &foot)?;
     open.set_attribute("target", "_blank")?;
     open.set_attribute("rel", "noopener")?;
@@ -429,6 +471,7 @@ fn build(d: &Document, root: &web_sys::ShadowRoot) -> Result<Els, JsValue> {
         chart_a,
         chart_b,
         sentence,
+        foot,
         open: open.into(),
     })
 }
@@ -566,22 +609,17 @@ fn show(i: &Inner) {
             );
         }
     }
-    let _ = e.open.set_attribute(
-        "href",
-        &format!(
-            "{}?v=1&q={}&sigma={}&steps={}&delta={}&conv={}",
-            i.base,
-            inp.q,
-            inp.sigma,
-            inp.steps,
-            inp.delta,
-            if inp.conversion == Conversion::Classic {
-                "classic"
-            } else {
-                "improved"
-            }
-        ),
-    );
+    match i
+        .calculator
+        .as_deref()
+        .and_then(|b| calculator_link(b, inp))
+    {
+        Some(href) => {
+            let _ = e.open.set_attribute("href", &href);
+            e.foot.set_hidden(false);
+        }
+        None => e.foot.set_hidden(true),
+    }
     let c = s.charts();
     e.chart_a.set_hidden(!c.epsilon);
     e.chart_b.set_hidden(!c.bound);

@@ -110,7 +110,8 @@ try {
 
   // Bad attributes: named inside that widget; never blank; the others keep working.
   const msg3 = await shadowText(page, 'w3', '.msg');
-  check(/attribute q:/.test(msg3) && /attribute sigma:/.test(msg3), `w3 names its bad attributes: "${msg3}"`);
+  check(/attribute q:/.test(msg3) && /attribute sigma:/.test(msg3) && /attribute calculator:/.test(msg3), `w3 names its bad attributes: "${msg3}"`);
+  check((await page.evaluate(() => $s('w3', '.foot').hidden)) === true, 'a javascript: calculator URL gives no link');
   check(/^\d+\.\d{4}$/.test(await shadowText(page, 'w3', '.eps')), 'w3 still shows numbers (defaults), not a blank box');
 
   // Themes: theme="dark"; auto on a dark host background; auto on white.
@@ -205,6 +206,13 @@ try {
   await emb.waitForFunction(() => [...document.querySelectorAll('sgm-rdp-calculator')].every((w) => w.value), null, { timeout: 20000 });
   check((await emb.evaluate(() => document.querySelectorAll('sgm-rdp-calculator').length)) === 2, 'embed.html has two live widgets');
   check((await emb.textContent('#demo-log')).includes(`ε = ${me.epsilon.toFixed(4)}`), 'embed.html logs the compact widget\'s change event');
+  const link = await emb.evaluate(() => document.getElementById('demo-compact').shadowRoot.querySelector('.foot a').href);
+  check(link === `${cdn.base}index.html?v=1&q=0.01&sigma=1.1&steps=10000&delta=0.00001&conv=improved`, `calculator="index.html" links the full page with the values: ${link}`);
+  const linked = await newPage(browser, errors, 'linked');
+  await linked.goto(link);
+  await linked.waitForFunction(() => /\d/.test(document.querySelector('#epsilon')?.textContent || ''), null, { timeout: 15000 });
+  check((await linked.textContent('#epsilon')) === me.epsilon.toFixed(4), 'the link opens the full calculator on the same ε');
+  await linked.close();
   await emb.waitForFunction(() => document.getElementById('demo-frame').style.height !== '', null, { timeout: 20000 }).catch(() => {});
   const fh = await emb.evaluate(() => document.getElementById('demo-frame').style.height);
   check(parseFloat(fh) > 300, `embed.html's iframe is sized by the posted height (${fh})`);
