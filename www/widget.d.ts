@@ -20,6 +20,25 @@ export declare class SgmRdpCalculator extends HTMLElement {
   static readonly observedAttributes: string[];
   /** The values shown, or undefined before the first render. */
   readonly value: SgmRdpChangeDetail | undefined;
+  // Properties mirror the attributes: read the attribute's text, write any value (null removes it).
+  get q(): string | null;
+  set q(v: number | string | null | undefined);
+  get sigma(): string | null;
+  set sigma(v: number | string | null | undefined);
+  get steps(): string | null;
+  set steps(v: number | string | null | undefined);
+  get delta(): string | null;
+  set delta(v: number | string | null | undefined);
+  get mode(): string | null;
+  set mode(v: "compact" | "full" | null | undefined);
+  get charts(): string | null;
+  set charts(v: string | null | undefined);
+  get conversion(): string | null;
+  set conversion(v: "improved" | "classic" | null | undefined);
+  get theme(): string | null;
+  set theme(v: "auto" | "light" | "dark" | null | undefined);
+  get calculator(): string | null;
+  set calculator(v: string | null | undefined);
   addEventListener(
     type: "change",
     listener: (this: SgmRdpCalculator, ev: CustomEvent<SgmRdpChangeDetail>) => unknown,

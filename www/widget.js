@@ -69,6 +69,15 @@ export class SgmRdpCalculator extends HTMLElement {
   constructor() {
     super();
     this.attachShadow({ mode: 'open' });
+    // A property set before this module loaded is an own property shadowing the
+    // accessor below: move it onto the attribute.
+    for (const name of ATTRIBUTES) {
+      if (Object.prototype.hasOwnProperty.call(this, name)) {
+        const v = this[name];
+        delete this[name];
+        this[name] = v;
+      }
+    }
   }
 
   connectedCallback() {
@@ -159,6 +168,22 @@ export class SgmRdpCalculator extends HTMLElement {
       if (detail) this.dispatchEvent(new CustomEvent('change', { detail, bubbles: true, composed: true }));
     });
   }
+}
+
+// Properties mirror the attributes, so frameworks that set properties (React 19, Lit, Vue) work:
+// reading gives the attribute's text (or null); writing sets it (null or undefined removes it).
+for (const name of ATTRIBUTES) {
+  Object.defineProperty(SgmRdpCalculator.prototype, name, {
+    configurable: true,
+    enumerable: true,
+    get() {
+      return this.getAttribute(name);
+    },
+    set(v) {
+      if (v === null || v === undefined) this.removeAttribute(name);
+      else this.setAttribute(name, String(v));
+    },
+  });
 }
 
 if (!customElements.get(TAG)) customElements.define(TAG, SgmRdpCalculator);

@@ -421,6 +421,7 @@ fn build(d: &Document, root: &web_sys::ShadowRoot) -> Result<Els, JsValue> {
     let container = el(d, "div", "w", root)?;
     container.set_attribute("part", "container")?;
     let head = el(d, "div", "head", &container)?;
+    head.set_attribute("aria-live", "polite")?;
     text(d, "span", "", "ε = ", &head)?;
     let eps = text(d, "strong", "eps", "…", &head)?;
     text(d, "span", "", " at α = ", &head)?;

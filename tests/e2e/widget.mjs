@@ -200,6 +200,24 @@ try {
   await mini.screenshot({ path: join(OUT, 'widget-minimal.png'), fullPage: true });
   await mini.close();
 
+  // Properties mirror attributes, also when set before widget.js loads (frameworks do this).
+  const late = await newPage(browser, errors, 'late');
+  await late.goto(host.base + 'late.html');
+  const lv = await late.evaluate(async (src) => {
+    const el = document.createElement('sgm-rdp-calculator');
+    el.q = 0.05; el.sigma = 2; el.steps = 300; el.delta = 1e-6;
+    document.body.append(el);
+    await import(src);
+    await customElements.whenDefined('sgm-rdp-calculator');
+    const first = await new Promise((r) => el.addEventListener('change', (e) => r(e.detail), { once: true }));
+    const next = new Promise((r) => el.addEventListener('change', (e) => r(e.detail), { once: true }));
+    el.sigma = 3;
+    return { first, next: await next, attr: el.getAttribute('sigma'), prop: el.sigma };
+  }, cdn.base + 'widget.js');
+  check(lv.first.q === 0.05 && close(lv.first.epsilon, engine(0.05, 2, 300, 1e-6).epsilon), `properties set before the module loaded are kept (ε ${lv.first.epsilon})`);
+  check(lv.next.sigma === 3 && lv.attr === '3' && lv.prop === '3', 'el.sigma = 3 sets the attribute and recomputes');
+  await late.close();
+
   // ---- C. embed.html: two live widgets, iframe sized by its posted height ----
   const emb = await newPage(browser, errors, 'embed.html');
   await emb.goto(cdn.base + 'embed.html');

@@ -28,6 +28,10 @@ export async function demo(): Promise<number> {
     const detail: SgmRdpChangeDetail = ev.detail;
     console.log(detail.epsilon, detail.alpha, fails);
   });
+  w.q = 0.01;
+  w.mode = "full";
+  // @ts-expect-error: mode is "compact" | "full"
+  w.mode = "huge";
   const v = w.value;
   return e.epsilon + e2.alpha + d + r[0] + s + t + (v ? v.epsilon : 0);
 }
