@@ -11,7 +11,7 @@
 //! unknown keys are refused (a typo must not silently fall back to a default).
 //! Every engine error becomes a thrown JS `Error` carrying the engine's message.
 
-use crate::engine::{self, bounds, calibrate, params, Conversion, Run, Sgm};
+use crate::engine::{self, bounds, calibrate, params, Conversion, Optimum, Run, Sgm};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
@@ -267,6 +267,27 @@ pub fn rdp(
     })
 }
 
+/// The shared body of `epsilon` and `delta`: read the run and the `given`
+/// one of δ or ε, and optimize the other over α.
+fn optimize(
+    call: &str,
+    p: JsValue,
+    given: &str,
+    f: fn(&Run, f64, Conversion) -> Result<Optimum, engine::Error>,
+) -> Result<Optimum, JsError> {
+    let a = Args::parse(
+        call,
+        p,
+        &["q", "sigma", "steps", given, "conversion", "orders"],
+    )?;
+    let x = a.need(
+        call,
+        given,
+        if given == "delta" { a.delta } else { a.epsilon },
+    )?;
+    f(&a.run(call)?, x, a.conversion(call)?).map_err(|e| engine_error(call, e))
+}
+
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct EpsOut {
@@ -282,17 +303,7 @@ struct EpsOut {
 pub fn epsilon(
     #[wasm_bindgen(unchecked_param_type = "EpsilonParams")] p: JsValue,
 ) -> Result<JsValue, JsError> {
-    const CALL: &str = "epsilon";
-    let a = Args::parse(
-        CALL,
-        p,
-        &["q", "sigma", "steps", "delta", "conversion", "orders"],
-    )?;
-    let delta = a.need(CALL, "delta", a.delta)?;
-    let o = a
-        .run(CALL)?
-        .epsilon(delta, a.conversion(CALL)?)
-        .map_err(|e| engine_error(CALL, e))?;
+    let o = optimize("epsilon", p, "delta", Run::epsilon)?;
     out(&EpsOut {
         epsilon: o.value,
         alpha: o.alpha,
@@ -317,17 +328,7 @@ struct DeltaOut {
 pub fn delta(
     #[wasm_bindgen(unchecked_param_type = "DeltaParams")] p: JsValue,
 ) -> Result<JsValue, JsError> {
-    const CALL: &str = "delta";
-    let a = Args::parse(
-        CALL,
-        p,
-        &["q", "sigma", "steps", "epsilon", "conversion", "orders"],
-    )?;
-    let eps = a.need(CALL, "epsilon", a.epsilon)?;
-    let o = a
-        .run(CALL)?
-        .delta(eps, a.conversion(CALL)?)
-        .map_err(|e| engine_error(CALL, e))?;
+    let o = optimize("delta", p, "epsilon", Run::delta)?;
     out(&DeltaOut {
         delta: o.value,
         alpha: o.alpha,

@@ -78,6 +78,25 @@ fn clip(s: &str) -> String {
     s.chars().take(24).collect()
 }
 
+/// A keyword attribute; absent or empty means the first choice.
+fn keyword<T: Copy>(value: Option<&str>, what: &str, choices: &[(&str, T)]) -> Result<T, String> {
+    let v = value.map(str::trim).unwrap_or("");
+    if v.is_empty() {
+        return Ok(choices[0].1);
+    }
+    match choices.iter().find(|(k, _)| *k == v) {
+        Some((_, t)) => Ok(*t),
+        None => {
+            let names: Vec<&str> = choices.iter().map(|c| c.0).collect();
+            Err(format!(
+                "'{}' is not a {what}: use {}",
+                clip(v),
+                names.join(", ")
+            ))
+        }
+    }
+}
+
 /// The widget's settings, parsed from its attributes. Bad values keep the
 /// last good one and are listed in `errors` (attribute name, message).
 #[derive(Clone, Debug)]
@@ -119,17 +138,12 @@ impl Settings {
                     Some(t) => parse_field(f, t).map(|v| f.set(&mut self.inputs, v)),
                 }
             }
-            "mode" => match value.map(str::trim) {
-                None | Some("") | Some("compact") => {
-                    self.mode = Mode::Compact;
-                    Ok(())
-                }
-                Some("full") => {
-                    self.mode = Mode::Full;
-                    Ok(())
-                }
-                Some(o) => Err(format!("'{}' is not a mode: use compact or full", clip(o))),
-            },
+            "mode" => keyword(
+                value,
+                "mode",
+                &[("compact", Mode::Compact), ("full", Mode::Full)],
+            )
+            .map(|m| self.mode = m),
             "charts" => match value {
                 None => {
                     self.charts = None;
@@ -137,38 +151,25 @@ impl Settings {
                 }
                 Some(t) => parse_charts(t).map(|c| self.charts = Some(c)),
             },
-            "conversion" => match value.map(str::trim) {
-                None | Some("") | Some("improved") => {
-                    self.inputs.conversion = Conversion::Improved;
-                    Ok(())
-                }
-                Some("classic") => {
-                    self.inputs.conversion = Conversion::Classic;
-                    Ok(())
-                }
-                Some(o) => Err(format!(
-                    "'{}' is not a conversion: use improved or classic",
-                    clip(o)
-                )),
-            },
-            "theme" => match value.map(str::trim) {
-                None | Some("") | Some("auto") => {
-                    self.theme = Theme::Auto;
-                    Ok(())
-                }
-                Some("light") => {
-                    self.theme = Theme::Light;
-                    Ok(())
-                }
-                Some("dark") => {
-                    self.theme = Theme::Dark;
-                    Ok(())
-                }
-                Some(o) => Err(format!(
-                    "'{}' is not a theme: use auto, light or dark",
-                    clip(o)
-                )),
-            },
+            "conversion" => keyword(
+                value,
+                "conversion",
+                &[
+                    ("improved", Conversion::Improved),
+                    ("classic", Conversion::Classic),
+                ],
+            )
+            .map(|c| self.inputs.conversion = c),
+            "theme" => keyword(
+                value,
+                "theme",
+                &[
+                    ("auto", Theme::Auto),
+                    ("light", Theme::Light),
+                    ("dark", Theme::Dark),
+                ],
+            )
+            .map(|t| self.theme = t),
             _ => Ok(()),
         };
         if let Err(m) = r {
