@@ -198,6 +198,22 @@ try {
   const me = engine(0.01, 1.1, 10000, 1e-5);
   check(close(mv.epsilon, me.epsilon), `minimal two-line page: ε ${mv.epsilon} = engine ${me.epsilon}`);
   await mini.screenshot({ path: join(OUT, 'widget-minimal.png'), fullPage: true });
+  // Benchmark (reported, not asserted): attribute change → recompute + redraw → change event.
+  const wb = await mini.evaluate(async () => {
+    const el = document.querySelector('sgm-rdp-calculator');
+    const costs = [];
+    for (let i = 0; i < 60; i++) {
+      const t0 = performance.now();
+      const got = new Promise((r) => el.addEventListener('change', r, { once: true }));
+      el.setAttribute('sigma', String(0.6 + i * 0.05));
+      await got;
+      costs.push(performance.now() - t0);
+    }
+    costs.sort((a, b) => a - b);
+    return { p50: costs[29], p95: costs[56], max: costs[59] };
+  });
+  console.log(`bench widget: setAttribute → change (recompute + redraw, 800 px) p50 ${wb.p50.toFixed(2)} ms, p95 ${wb.p95.toFixed(2)} ms, max ${wb.max.toFixed(2)} ms`);
+  await writeFile(join(OUT, 'bench-widget.json'), JSON.stringify(wb, null, 2));
   await mini.close();
 
   // Properties mirror attributes, also when set before widget.js loads (frameworks do this).
