@@ -29,6 +29,8 @@ const errors = [];
 
 // In-page helpers (run inside the browser).
 const helpers = () => {
+  window.errorsSeen = [];
+  addEventListener('error', (e) => errorsSeen.push(e.message));
   window.$w = (id) => document.getElementById(id);
   window.$s = (id, sel) => document.getElementById(id).shadowRoot.querySelector(sel);
   // Resolve with the next `change` event's detail of element `id` (or null after ms).
@@ -185,6 +187,23 @@ try {
   await page.emulateMedia({ colorScheme: 'dark' });
   await page.waitForTimeout(200);
   check(removed.again && removed.again.epsilon > 0, 'a widget removed and re-added renders again and fires change');
+  // The removed widget's own controls lose their listeners: events on them reach no freed Rust
+  // closure (that would throw "closure invoked … after being dropped" here).
+  const stale = await page.evaluate(async () => {
+    const w = $w('w2');
+    const inputs = [...w.shadowRoot.querySelectorAll('input')];
+    let changes = 0;
+    w.addEventListener('change', () => changes++);
+    w.remove();
+    const before = errorsSeen.length;
+    for (const i of inputs) {
+      i.value = i.type === 'range' ? '0' : '2';
+      i.dispatchEvent(new Event('input'));
+    }
+    await new Promise((r) => setTimeout(r, 200));
+    return { changes, errors: errorsSeen.length - before, n: inputs.length };
+  });
+  check(stale.n === 8 && stale.changes === 0 && stale.errors === 0, `input events on a removed widget's 8 controls do nothing (${JSON.stringify(stale)})`);
   const after = page.evaluate(() => nextChange('w4'));
   await page.evaluate(() => { const w = $w('w3'); w.remove(); $w('w4').setAttribute('steps', '50000'); });
   check(close((await after)?.epsilon ?? NaN, cli('epsilon', { q: 0.001, sigma: 0.8, steps: 50000, delta: 1e-8, conversion: 'classic' }).epsilon), 'after removing w3, w4 still updates');
