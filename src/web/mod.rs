@@ -100,6 +100,7 @@ impl App {
             if let Some(b) = doc().and_then(|d| d.body()) {
                 let _ = b.class_list().add_1("embed");
             }
+            watch_height();
         }
         let inputs = app.borrow().inputs;
         sync_inputs(&inputs);
@@ -110,6 +111,21 @@ impl App {
         wire(&app);
         request_frame(&app);
     }
+}
+
+/// In iframe mode, post the height whenever the page's size changes (the
+/// comparison table and chart C fill in after the first frame, messages come
+/// and go), not only after a redraw.
+fn watch_height() {
+    let cb = Closure::<dyn FnMut(JsValue)>::new(|_: JsValue| post_height());
+    if let (Ok(ro), Some(root)) = (
+        web_sys::ResizeObserver::new(cb.as_ref().unchecked_ref()),
+        doc().and_then(|d| d.document_element()),
+    ) {
+        ro.observe(&root);
+    }
+    // Page lifetime: the observer and its callback live as long as the page.
+    cb.forget();
 }
 
 /// Put the state's values into every box and slider.

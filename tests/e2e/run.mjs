@@ -143,6 +143,23 @@ try {
     setTimeout(() => resolve(-1), 10000);
   }), BASE + 'index.html?embed=1&q=0.01');
   check(height > 100, `iframe mode posts its height (${height})`);
+  // The frame follows later size changes too (the comparison table fills in after the first
+  // frame): the last posted height equals the page's final height.
+  const follow = await host.evaluate(() => new Promise((resolve) => {
+    let last = -1;
+    addEventListener('message', (e) => { if (e.data && e.data.type === 'sgm-rdp-height') last = e.data.height; });
+    const f = document.querySelector('iframe');
+    setTimeout(() => {
+      const d = f.contentDocument.documentElement;
+      f.contentDocument.getElementById('sigma').value = '3';
+      f.contentDocument.getElementById('sigma').dispatchEvent(new Event('input'));
+      // A size change with no redraw after it (only a size observer can report it).
+      setTimeout(() => { f.contentDocument.body.style.paddingBottom = '333px'; }, 600);
+      setTimeout(() => resolve({ last, now: d.scrollHeight, chrome: getComputedStyle(f.contentDocument.querySelector('header')).display }), 1200);
+    }, 500);
+  }));
+  check(follow.last === follow.now, `iframe mode posts its height after later size changes (${follow.last} = ${follow.now})`);
+  check(follow.chrome === 'none', 'iframe mode hides the page chrome');
   await host.close();
 
   // 9. Benchmark: drag each slider through 100 positions; frame cost = recompute + redraw.
