@@ -32,7 +32,7 @@ pub fn start() {
 }
 
 /// Attach the calculator to www/index.html's elements (called by www/boot.js).
-#[wasm_bindgen(js_name = mountPage)]
+#[wasm_bindgen(js_name = mountPage, skip_typescript)]
 pub fn mount_page() {
     if doc().and_then(|d| d.get_element_by_id("chart-a")).is_some() {
         mount();
@@ -70,7 +70,7 @@ thread_local! {
 }
 
 /// Cost of the last recompute + redraw in ms (for the browser benchmark).
-#[wasm_bindgen(js_name = lastFrameMs)]
+#[wasm_bindgen(js_name = lastFrameMs, skip_typescript)]
 pub fn last_frame_ms() -> f64 {
     APP.with(|a| {
         a.borrow()

@@ -242,7 +242,8 @@ impl Drop for Listener {
 }
 
 /// One `<sgm-rdp-calculator>`'s contents (created by widget.js per connection).
-#[wasm_bindgen]
+/// Internal to widget.js: left out of the public TypeScript declarations.
+#[wasm_bindgen(skip_typescript)]
 pub struct Widget {
     inner: Rc<RefCell<Inner>>,
     _listeners: Vec<Listener>,
@@ -275,7 +276,7 @@ fn text(
 }
 
 /// The widget's shadow-root stylesheet (src/web/widget.css).
-#[wasm_bindgen(js_name = widgetCss)]
+#[wasm_bindgen(js_name = widgetCss, skip_typescript)]
 pub fn widget_css() -> String {
     include_str!("widget.css").to_string()
 }
