@@ -68,6 +68,15 @@ export interface Bound {
 export interface BoundsAtOrder { alpha: number; exact: number; bounds: Bound[] }
 export interface MaxOrder { cond4: number; cond5: number; min: number; exact: number }
 export interface BoundsResult { orders: BoundsAtOrder[]; maxAlpha: MaxOrder }
+export type CompareParams = SampleRate & NoiseMultiplier & { steps: number; delta: number };
+export interface Route {
+  /** e.g. "exact RDP, improved conversion", "Abadi et al. (Table 1)", "CDP (002 Thm 3.2, 3.4, Cor 3.1)". */
+  name: string;
+  /** The route's ε, or null where it does not apply. */
+  epsilon: number | null;
+  /** Why it does not apply ("n/a: …"), or a caveat. */
+  note: string | null;
+}
 "#;
 
 /// A call's parameters, read from a plain JS object.
@@ -447,4 +456,21 @@ pub fn bounds(
         orders: rows,
         max_alpha: bounds::max_order(&m),
     })
+}
+
+/// ε of every accountant route of papers 002/003/004 for the same run, each
+/// with "n/a: reason" where it does not apply (the page's comparison panel).
+#[wasm_bindgen(unchecked_return_type = "Route[]")]
+pub fn compare(
+    #[wasm_bindgen(unchecked_param_type = "CompareParams")] p: JsValue,
+) -> Result<JsValue, JsError> {
+    const CALL: &str = "compare";
+    let a = Args::parse(CALL, p, &["q", "sigma", "steps", "delta"])?;
+    let routes = engine::compare::compare(
+        a.sgm(CALL)?,
+        a.steps(CALL)?,
+        a.need(CALL, "delta", a.delta)?,
+    )
+    .map_err(|e| engine_error(CALL, e))?;
+    out(&routes)
 }

@@ -297,6 +297,7 @@ try {
       steps: m.calibrateSteps({ epsilon: 3, delta: P.delta, q: P.q, sigma: P.sigma }),
       rdp: m.rdp({ q: P.q, sigma: P.sigma, orders: [1.5, 2, 8, 32.5, 256], steps: 100 }),
       bounds: m.bounds({ q: P.q, sigma: P.sigma, orders: [2, 8, 32] }),
+      compare: m.compare({ q: P.q, sigma: P.sigma, steps: 1000, delta: P.delta }),
       errors: [
         tryErr(() => m.epsilon({ ...P, q: 7 })),
         tryErr(() => m.epsilon({ ...P, sigma: -1 })),
@@ -330,6 +331,9 @@ try {
     const g = got.bounds.orders[i];
     return g.alpha === r.alpha && close(g.exact, r.exact) && r.bounds.every((b, j) => b.name === g.bounds[j].name && close(b.value, g.bounds[j].value) && b.fails === g.bounds[j].fails);
   }) && close(got.bounds.maxAlpha.exact, cb.max_alpha.exact), 'API bounds() = engine (values, failing conditions, largest α)');
+  const cc = cli('compare', { q: P.q, sigma: P.sigma, steps: 1000, delta: P.delta }).routes;
+  check(cc.length === got.compare.length && cc.every((r, i) => r.name === got.compare[i].name && r.note === got.compare[i].note
+    && (r.epsilon === null ? got.compare[i].epsilon === null : close(r.epsilon, got.compare[i].epsilon))), `API compare() = engine (${cc.length} routes, n/a reasons included)`);
   check(got.errors.every((e) => e.isError && /^[a-zA-Z]+: ./.test(e.message)), `API throws Error on each of ${got.errors.length} bad inputs: ${got.errors.map((e) => e.message || e.returned).join(' | ')}`);
   const reason = cliError('epsilon', { ...P, q: 7 });
   check(got.errors[0].message === `epsilon: ${reason}`, `API error carries the engine's message ("${reason}")`);
