@@ -5,7 +5,7 @@ WASM_ENV := source .tools/env.sh
 # On Debian's compiler path wasm-pack needs these modes (TOOLCHAIN.md §2).
 WP_TEST_MODE = $$( [ -n "$${SGM_RDP_DEBIAN_WASM:-}" ] && echo "--mode no-install" )
 
-.PHONY: setup dist serve size test test-native test-wasm test-e2e bench reference lint
+.PHONY: setup dist pkg serve size test test-native test-wasm test-e2e bench reference lint
 
 setup:
 	@bash scripts/setup.sh
@@ -13,6 +13,13 @@ setup:
 dist: setup
 	@$(WASM_ENV) && trunk build --release
 	@echo "dist/ ready"
+
+# The JS API as wasm-pack's --target web package (pkg/, for npm and bundlers). wasm-opt runs
+# with the flags www/index.html gives Trunk, so pkg/ and dist/ hold the same wasm and glue.
+pkg: setup
+	@$(WASM_ENV) && wasm-pack build $(WP_TEST_MODE) --target web --release --no-opt --out-dir pkg --out-name sgm-rdp
+	@node_modules/.bin/wasm-opt -Oz --converge --strip-producers pkg/sgm-rdp_bg.wasm -o pkg/sgm-rdp_bg.wasm
+	@echo "pkg/ ready"
 
 serve: dist
 	@echo "serving http://127.0.0.1:$(PORT)/"
@@ -32,7 +39,7 @@ test-wasm:
 	@$(WASM_ENV) && wasm-pack test $(WP_TEST_MODE) --headless --chrome -- --test web
 
 # The page, then the widget + JS API, then the shipped .d.ts files; all run, any failure fails.
-test-e2e: dist
+test-e2e: dist pkg
 	@$(WASM_ENV) && rc=0; \
 	node tests/e2e/run.mjs || rc=1; \
 	node tests/e2e/widget.mjs || rc=1; \

@@ -356,6 +356,11 @@ try {
   ].join('\n'));
   const ne = JSON.parse(execFileSync('node', [join(consumer, 'use.mjs'), JSON.stringify(P)], { cwd: consumer, encoding: 'utf8' }));
   check(close(ne.epsilon, ce.epsilon), `dist/ imported as the npm package 'sgm-rdp' in Node (initSync): ε ${ne.epsilon}`);
+  // `make pkg` (wasm-pack build --target web) gives the very same module and wasm as dist/.
+  for (const f of ['sgm-rdp.js', 'sgm-rdp_bg.wasm']) {
+    const [a, b] = await Promise.all([readFile(join(DIST, f)), readFile(join(ROOT, 'pkg', f))]);
+    check(a.equals(b), `dist/${f} is byte-identical to wasm-pack's pkg/${f} (${a.length} B)`);
+  }
   const pkg = JSON.parse(await readFile(join(DIST, 'package.json'), 'utf8'));
   const cargoVersion = /^version = "(.*)"/m.exec(await readFile(join(ROOT, 'Cargo.toml'), 'utf8'))[1];
   check(pkg.version === cargoVersion, `dist/package.json version ${pkg.version} = Cargo.toml ${cargoVersion}`);
