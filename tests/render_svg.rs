@@ -102,3 +102,26 @@ fn narrow_charts_put_the_legend_under_the_plot() {
         assert!(legend < 420.0);
     }
 }
+
+#[test]
+fn chart_a_zooms_to_where_the_curves_are() {
+    // MNIST: ε(α) leaves the top near α ≈ 13; the axis stops a little beyond, past the optimum.
+    let m = Model::compute(Inputs::mnist()).unwrap();
+    let ((lo, hi), (ylo, yhi)) = render::chart_a_ranges(&m);
+    assert_eq!(lo, m.orders[0]);
+    assert!(hi < 1024.0 && hi >= 4.0 * m.opt.alpha, "α axis to {hi}");
+    assert!(ylo < m.opt.value && m.opt.value < yhi);
+    // Every order beyond the axis has all three curves off the top.
+    let t = m.inputs.steps as f64;
+    for (i, &a) in m.orders.iter().enumerate().filter(|(_, &a)| a > hi) {
+        assert!(
+            m.rdp[i] * t > yhi && m.eps_improved[i] > yhi && m.eps_classic[i] > yhi,
+            "α = {a}"
+        );
+    }
+    // Large σ: the curves stay on the chart to α = 1024, so no zoom.
+    let mut i = Inputs::mnist();
+    i.sigma = 50.0;
+    let m = Model::compute(i).unwrap();
+    assert_eq!(render::chart_a_ranges(&m).0 .1, 1024.0);
+}

@@ -5,6 +5,7 @@
 //! `draw_*` functions only draw it.
 
 use crate::engine::{bounds, default_orders, Conversion, Error, Optimum, Run, Sgm};
+use plotters::coord::combinators::{BindKeyPoints, LogCoord, WithKeyPoints};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -253,6 +254,29 @@ fn log_range(vals: impl Iterator<Item = f64>) -> (f64, f64) {
     (lo * 0.8, hi * 1.25)
 }
 
+/// A log α axis with ticks at 1, 2, 5 × 10^k and light lines at 1…9 × 10^k
+/// inside [lo, hi] (plotters' own log ticks skip a range's partial first decade).
+fn alpha_axis(lo: f64, hi: f64) -> WithKeyPoints<LogCoord<f64>> {
+    let (mut bold, mut light) = (Vec::new(), Vec::new());
+    let mut decade = 10f64.powi(lo.log10().floor() as i32);
+    while decade <= hi {
+        for k in 1..10 {
+            let v = decade * k as f64;
+            if v >= lo && v <= hi {
+                light.push(v);
+                if matches!(k, 1 | 2 | 5) {
+                    bold.push(v);
+                }
+            }
+        }
+        decade *= 10.0;
+    }
+    (lo..hi)
+        .log_scale()
+        .with_key_points(bold)
+        .with_light_points(light)
+}
+
 /// The frame every chart shares: caption, margin and label areas scaled for the screen.
 fn builder<'a, 'b, DB: DrawingBackend>(
     root: &'a DrawingArea<DB, Shift>,
@@ -267,6 +291,35 @@ fn builder<'a, 'b, DB: DrawingBackend>(
     b
 }
 
+/// Chart A's axis ranges ((α from, to), (ε from, to)); the page's hover
+/// readout maps the pointer with the same α range.
+pub fn chart_a_ranges(m: &Model) -> ((f64, f64), (f64, f64)) {
+    let t = m.inputs.steps as f64;
+    let total = m.rdp.iter().map(|r| r * t);
+    let (ylo, yhi) = log_range(
+        total
+            .clone()
+            .chain(m.eps_improved.iter().copied())
+            .chain(m.eps_classic.iter().copied()),
+    );
+    // Keep the optimum readable: the converted ε explodes at large α.
+    let yhi = yhi.min(m.opt.value.max(ylo).max(1e-3) * 300.0);
+    let (xlo, xmax) = (m.orders[0], *m.orders.last().unwrap_or(&1024.0));
+    // Zoom α to where some curve is still on the chart (the converted ε leaves
+    // the top at large α), with room on the right for the legend.
+    let last_shown = (0..m.orders.len())
+        .rev()
+        .find(|&i| {
+            [m.rdp[i] * t, m.eps_improved[i], m.eps_classic[i]]
+                .iter()
+                .any(|&y| y <= yhi)
+        })
+        .map(|i| m.orders[i])
+        .unwrap_or(xmax);
+    let xhi = (4.0 * last_shown.max(m.opt.alpha)).clamp(10.0 * xlo, xmax);
+    ((xlo, xhi), (ylo, yhi))
+}
+
 /// Chart A: composed RDP T·ε(α) and converted ε(α) over α, optimum marked.
 pub fn draw_eps_vs_alpha<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
@@ -276,19 +329,10 @@ pub fn draw_eps_vs_alpha<DB: DrawingBackend>(
     root.fill(&th.bg)?;
     let t = m.inputs.steps as f64;
     let total: Vec<f64> = m.rdp.iter().map(|r| r * t).collect();
-    let (ylo, yhi) = log_range(
-        total
-            .iter()
-            .chain(&m.eps_improved)
-            .chain(&m.eps_classic)
-            .copied(),
-    );
-    // Keep the optimum readable: the converted ε explodes at large α.
-    let yhi = yhi.min(m.opt.value.max(ylo).max(1e-3) * 300.0);
-    let (xlo, xhi) = (m.orders[0], *m.orders.last().unwrap_or(&1024.0));
+    let ((xlo, xhi), (ylo, yhi)) = chart_a_ranges(m);
     let (plot, strip) = split_legend(root, th, 4 + m.tcdp.is_some() as usize);
     let mut chart = builder(&plot, "ε vs order α", th)
-        .build_cartesian_2d((xlo..xhi).log_scale(), (ylo..yhi).log_scale())?;
+        .build_cartesian_2d(alpha_axis(xlo, xhi), (ylo..yhi).log_scale())?;
     chart
         .configure_mesh()
         .light_line_style(th.grid)
@@ -379,7 +423,7 @@ pub fn draw_bound_vs_exact<DB: DrawingBackend>(
     let rows = 2 + if overlays { 2 } else { 0 };
     let (plot, strip) = split_legend(root, th, rows);
     let mut chart = builder(&plot, "per-step RDP: exact vs Theorem 11", th)
-        .build_cartesian_2d((xlo..xhi).log_scale(), (ylo..yhi).log_scale())?;
+        .build_cartesian_2d(alpha_axis(xlo, xhi), (ylo..yhi).log_scale())?;
     // Shade the orders where Theorem 11 applies.
     let mut i = 0;
     while i < m.orders.len() {

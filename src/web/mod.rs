@@ -418,7 +418,9 @@ fn wire_readout(app: &Shared) {
             let frac = ((me.offset_x() as f64 - 76.0) / (w - 86.0)).clamp(0.0, 1.0);
             let idx = {
                 let app = a.borrow();
-                app.model.as_ref().map(|m| nearest_order(&m.orders, frac))
+                app.model
+                    .as_ref()
+                    .map(|m| nearest_order(&m.orders, render::chart_a_ranges(m).0, frac))
             };
             if let Some(i) = idx {
                 a.borrow_mut().cursor = i;
@@ -450,9 +452,9 @@ fn wire_readout(app: &Shared) {
     on("chart-a", "focus", move |_| show_readout(&a.borrow()));
 }
 
-fn nearest_order(orders: &[f64], frac: f64) -> usize {
-    let (l0, l1) = (orders[0].ln(), orders[orders.len() - 1].ln());
-    let target = l0 + frac * (l1 - l0);
+/// The order nearest to the pointer at `frac` of chart A's log α axis (from, to).
+fn nearest_order(orders: &[f64], (from, to): (f64, f64), frac: f64) -> usize {
+    let target = from.ln() + frac * (to.ln() - from.ln());
     let mut best = 0;
     for (i, a) in orders.iter().enumerate() {
         if (a.ln() - target).abs() < (orders[best].ln() - target).abs() {
