@@ -255,11 +255,12 @@ fn log_range(vals: impl Iterator<Item = f64>) -> (f64, f64) {
 }
 
 /// A log axis with labels at 1, 2, 5 × 10^k (only 10^k over more than four
-/// decades) and light lines at 1…9 × 10^k inside [lo, hi] (plotters' own log
-/// ticks skip a range's partial first decade). Every log-x chart uses it, so
-/// they share one instantiation of plotters' generic drawing code.
-fn log_axis(lo: f64, hi: f64) -> WithKeyPoints<LogCoord<f64>> {
-    let wide = hi / lo > 1e4;
+/// decades, or two on a narrow chart) and light lines at 1…9 × 10^k inside
+/// [lo, hi] (plotters' own log ticks skip a range's partial first decade).
+/// Every log-x chart uses it, so they share one instantiation of plotters'
+/// generic drawing code.
+fn log_axis(lo: f64, hi: f64, th: &Theme) -> WithKeyPoints<LogCoord<f64>> {
+    let wide = (hi / lo).log10() > if th.legend_below { 2.0 } else { 4.0 };
     let (mut bold, mut light) = (Vec::new(), Vec::new());
     let mut decade = 10f64.powi(lo.log10().floor() as i32);
     while decade <= hi {
@@ -335,7 +336,7 @@ pub fn draw_eps_vs_alpha<DB: DrawingBackend>(
     let ((xlo, xhi), (ylo, yhi)) = chart_a_ranges(m);
     let (plot, strip) = split_legend(root, th, 4 + m.tcdp.is_some() as usize);
     let mut chart = builder(&plot, "ε vs order α", th)
-        .build_cartesian_2d(log_axis(xlo, xhi), (ylo..yhi).log_scale())?;
+        .build_cartesian_2d(log_axis(xlo, xhi, th), (ylo..yhi).log_scale())?;
     chart
         .configure_mesh()
         .light_line_style(th.grid)
@@ -426,7 +427,7 @@ pub fn draw_bound_vs_exact<DB: DrawingBackend>(
     let rows = 2 + if overlays { 2 } else { 0 };
     let (plot, strip) = split_legend(root, th, rows);
     let mut chart = builder(&plot, "per-step RDP: exact vs Theorem 11", th)
-        .build_cartesian_2d(log_axis(xlo, xhi), (ylo..yhi).log_scale())?;
+        .build_cartesian_2d(log_axis(xlo, xhi, th), (ylo..yhi).log_scale())?;
     // Shade the orders where Theorem 11 applies.
     let mut i = 0;
     while i < m.orders.len() {
@@ -541,7 +542,7 @@ pub fn draw_max_alpha<DB: DrawingBackend>(
         format!("largest α vs q at σ = {}", fmt_num(sigma)),
         th,
     )
-    .build_cartesian_2d(log_axis(1e-6, 0.2), (ylo..yhi).log_scale())?;
+    .build_cartesian_2d(log_axis(1e-6, 0.2, th), (ylo..yhi).log_scale())?;
     chart
         .configure_mesh()
         .light_line_style(th.grid)
@@ -625,7 +626,7 @@ pub fn draw_capacity<DB: DrawingBackend>(
     let (ylo, yhi) = log_range(data.iter().flatten().map(|p| p.1));
     let (plot, strip) = split_legend(root, th, 4);
     let mut chart = builder(&plot, "capacity-bounded (004, linear adversary) vs RDP", th)
-        .build_cartesian_2d(log_axis(1.0, 20.0), (ylo..yhi).log_scale())?;
+        .build_cartesian_2d(log_axis(1.0, 20.0, th), (ylo..yhi).log_scale())?;
     chart
         .configure_mesh()
         .light_line_style(th.grid)
