@@ -22,7 +22,7 @@ pkg: setup
 	@echo "pkg/ ready"
 
 serve: dist
-	@echo "serving http://127.0.0.1:$(PORT)/"
+	@echo "serving http://127.0.0.1:$(PORT)/ (embedding: http://127.0.0.1:$(PORT)/embed.html)"
 	@cd dist && python3 -m http.server $(PORT) --bind 127.0.0.1
 
 size: dist
