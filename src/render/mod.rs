@@ -281,18 +281,45 @@ fn log_axis(lo: f64, hi: f64, th: &Theme) -> WithKeyPoints<LogCoord<f64>> {
         .with_light_points(light)
 }
 
-/// The frame every chart shares: caption, margin and label areas scaled for the screen.
-fn builder<'a, 'b, DB: DrawingBackend>(
+/// Every chart: log x (see [`log_axis`]) against log y.
+type LogChart<'a, DB> =
+    ChartContext<'a, DB, Cartesian2d<WithKeyPoints<LogCoord<f64>>, LogCoord<f64>>>;
+
+/// The frame every chart shares: caption, margin and label areas scaled for
+/// the screen, log axes over the given ranges.
+fn log_chart<'a, DB: DrawingBackend>(
     root: &'a DrawingArea<DB, Shift>,
     caption: impl AsRef<str>,
     th: &Theme,
-) -> ChartBuilder<'a, 'b, DB> {
-    let mut b = ChartBuilder::on(root);
-    b.caption(caption, th.font(15.0))
+    (xlo, xhi): (f64, f64),
+    (ylo, yhi): (f64, f64),
+) -> Result<LogChart<'a, DB>, DrawingAreaErrorKind<DB::ErrorType>> {
+    ChartBuilder::on(root)
+        .caption(caption, th.font(15.0))
         .margin(th.px(10.0))
         .x_label_area_size(th.px(34.0))
-        .y_label_area_size(th.px(56.0));
-    b
+        .y_label_area_size(th.px(56.0))
+        .build_cartesian_2d(log_axis(xlo, xhi, th), (ylo..yhi).log_scale())
+}
+
+/// The grid, axes and axis titles every chart shares.
+fn mesh<DB: DrawingBackend>(
+    chart: &mut LogChart<DB>,
+    th: &Theme,
+    x: &str,
+    y: &str,
+) -> DrawResult<DB> {
+    chart
+        .configure_mesh()
+        .light_line_style(th.grid)
+        .bold_line_style(th.grid)
+        .axis_style(th.fg)
+        .label_style(th.font(11.0))
+        .x_label_formatter(&fmt_axis)
+        .y_label_formatter(&fmt_axis)
+        .x_desc(x)
+        .y_desc(y)
+        .draw()
 }
 
 /// Chart A's axis ranges ((α from, to), (ε from, to)); the page's hover
@@ -335,19 +362,8 @@ pub fn draw_eps_vs_alpha<DB: DrawingBackend>(
     let total: Vec<f64> = m.rdp.iter().map(|r| r * t).collect();
     let ((xlo, xhi), (ylo, yhi)) = chart_a_ranges(m);
     let (plot, strip) = split_legend(root, th, 4 + m.tcdp.is_some() as usize);
-    let mut chart = builder(&plot, "ε vs order α", th)
-        .build_cartesian_2d(log_axis(xlo, xhi, th), (ylo..yhi).log_scale())?;
-    chart
-        .configure_mesh()
-        .light_line_style(th.grid)
-        .bold_line_style(th.grid)
-        .axis_style(th.fg)
-        .label_style(th.font(11.0))
-        .x_label_formatter(&fmt_axis)
-        .y_label_formatter(&fmt_axis)
-        .x_desc("order α")
-        .y_desc("ε")
-        .draw()?;
+    let mut chart = log_chart(&plot, "ε vs order α", th, (xlo, xhi), (ylo, yhi))?;
+    mesh(&mut chart, th, "order α", "ε")?;
     let clip = |v: f64| v.clamp(ylo, yhi);
     let series: [(&str, Vec<f64>, usize); 3] = [
         ("T·RDP(α) (composed)", total.clone(), 0),
@@ -426,8 +442,13 @@ pub fn draw_bound_vs_exact<DB: DrawingBackend>(
     let (xlo, xhi) = (m.orders[0], *m.orders.last().unwrap_or(&1024.0));
     let rows = 2 + if overlays { 2 } else { 0 };
     let (plot, strip) = split_legend(root, th, rows);
-    let mut chart = builder(&plot, "per-step RDP: exact vs Theorem 11", th)
-        .build_cartesian_2d(log_axis(xlo, xhi, th), (ylo..yhi).log_scale())?;
+    let mut chart = log_chart(
+        &plot,
+        "per-step RDP: exact vs Theorem 11",
+        th,
+        (xlo, xhi),
+        (ylo, yhi),
+    )?;
     // Shade the orders where Theorem 11 applies.
     let mut i = 0;
     while i < m.orders.len() {
@@ -444,17 +465,7 @@ pub fn draw_bound_vs_exact<DB: DrawingBackend>(
         }
         i += 1;
     }
-    chart
-        .configure_mesh()
-        .light_line_style(th.grid)
-        .bold_line_style(th.grid)
-        .axis_style(th.fg)
-        .label_style(th.font(11.0))
-        .x_label_formatter(&fmt_axis)
-        .y_label_formatter(&fmt_axis)
-        .x_desc("order α")
-        .y_desc("ε(α) per step")
-        .draw()?;
+    mesh(&mut chart, th, "order α", "ε(α) per step")?;
     let w = th.px(2.0);
     let mut legend = Vec::new();
     let c0 = th.series[0];
@@ -537,23 +548,14 @@ pub fn draw_max_alpha<DB: DrawingBackend>(
     let (ylo, yhi) = log_range(all.map(|v| v.max(1.0)));
     let (ylo, yhi) = (ylo.max(1.0), yhi.max(2.0));
     let (plot, strip) = split_legend(root, th, 4);
-    let mut chart = builder(
+    let mut chart = log_chart(
         &plot,
         format!("largest α vs q at σ = {}", fmt_num(sigma)),
         th,
-    )
-    .build_cartesian_2d(log_axis(1e-6, 0.2, th), (ylo..yhi).log_scale())?;
-    chart
-        .configure_mesh()
-        .light_line_style(th.grid)
-        .bold_line_style(th.grid)
-        .axis_style(th.fg)
-        .label_style(th.font(11.0))
-        .x_label_formatter(&fmt_axis)
-        .y_label_formatter(&fmt_axis)
-        .x_desc("sampling rate q")
-        .y_desc("max α")
-        .draw()?;
+        (1e-6, 0.2),
+        (ylo, yhi),
+    )?;
+    mesh(&mut chart, th, "sampling rate q", "max α")?;
     let w = th.px(2.0);
     type Pick = fn(&bounds::MaxOrder) -> f64;
     let sets: [(&str, Pick, usize); 4] = [
@@ -625,19 +627,14 @@ pub fn draw_capacity<DB: DrawingBackend>(
         .collect();
     let (ylo, yhi) = log_range(data.iter().flatten().map(|p| p.1));
     let (plot, strip) = split_legend(root, th, 4);
-    let mut chart = builder(&plot, "capacity-bounded (004, linear adversary) vs RDP", th)
-        .build_cartesian_2d(log_axis(1.0, 20.0, th), (ylo..yhi).log_scale())?;
-    chart
-        .configure_mesh()
-        .light_line_style(th.grid)
-        .bold_line_style(th.grid)
-        .axis_style(th.fg)
-        .label_style(th.font(11.0))
-        .x_label_formatter(&fmt_axis)
-        .y_label_formatter(&fmt_axis)
-        .x_desc("order α")
-        .y_desc("divergence bound")
-        .draw()?;
+    let mut chart = log_chart(
+        &plot,
+        "capacity-bounded (004, linear adversary) vs RDP",
+        th,
+        (1.0, 20.0),
+        (ylo, yhi),
+    )?;
+    mesh(&mut chart, th, "order α", "divergence bound")?;
     let mut legend = Vec::new();
     for ((name, _, c), pts) in curves.into_iter().zip(data) {
         let col = th.series[c];
