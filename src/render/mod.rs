@@ -322,6 +322,17 @@ fn mesh<DB: DrawingBackend>(
         .draw()
 }
 
+/// Legend entries of chart A (three curves, the optimum, tCDP when shown) and
+/// of chart B (exact, Theorem 11, two Table 1 overlays when on): the height a
+/// narrow chart's legend strip needs.
+pub fn legend_rows_a(m: &Model) -> usize {
+    4 + m.tcdp.is_some() as usize
+}
+
+pub fn legend_rows_b(overlays: bool) -> usize {
+    2 + if overlays { 2 } else { 0 }
+}
+
 /// Chart A's axis ranges ((α from, to), (ε from, to)); the page's hover
 /// readout maps the pointer with the same α range.
 pub fn chart_a_ranges(m: &Model) -> ((f64, f64), (f64, f64)) {
@@ -361,7 +372,7 @@ pub fn draw_eps_vs_alpha<DB: DrawingBackend>(
     let t = m.inputs.steps as f64;
     let total: Vec<f64> = m.rdp.iter().map(|r| r * t).collect();
     let ((xlo, xhi), (ylo, yhi)) = chart_a_ranges(m);
-    let (plot, strip) = split_legend(root, th, 4 + m.tcdp.is_some() as usize);
+    let (plot, strip) = split_legend(root, th, legend_rows_a(m));
     let mut chart = log_chart(&plot, "ε vs order α", th, (xlo, xhi), (ylo, yhi))?;
     mesh(&mut chart, th, "order α", "ε")?;
     let clip = |v: f64| v.clamp(ylo, yhi);
@@ -440,8 +451,7 @@ pub fn draw_bound_vs_exact<DB: DrawingBackend>(
     root.fill(&th.bg)?;
     let (ylo, yhi) = log_range(m.rdp.iter().chain(&m.thm11).copied());
     let (xlo, xhi) = (m.orders[0], *m.orders.last().unwrap_or(&1024.0));
-    let rows = 2 + if overlays { 2 } else { 0 };
-    let (plot, strip) = split_legend(root, th, rows);
+    let (plot, strip) = split_legend(root, th, legend_rows_b(overlays));
     let mut chart = log_chart(
         &plot,
         "per-step RDP: exact vs Theorem 11",

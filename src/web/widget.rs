@@ -105,6 +105,8 @@ pub struct Settings {
     pub mode: Mode,
     pub charts: Option<Charts>,
     pub theme: Theme,
+    /// The `calculator` attribute: an absolute http(s) URL of the full page to link to.
+    pub calculator: Option<String>,
     pub errors: Vec<(String, String)>,
 }
 
@@ -115,6 +117,7 @@ impl Default for Settings {
             mode: Mode::Compact,
             charts: None,
             theme: Theme::Auto,
+            calculator: None,
             errors: Vec::new(),
         }
     }
@@ -170,6 +173,13 @@ impl Settings {
                 ],
             )
             .map(|t| self.theme = t),
+            "calculator" => {
+                self.calculator = None;
+                value
+                    .map(calculator_url)
+                    .transpose()
+                    .map(|u| self.calculator = u)
+            }
             _ => Ok(()),
         };
         if let Err(m) = r {
@@ -221,8 +231,6 @@ struct Inner {
     settings: Settings,
     model: Option<Model>,
     host_dark: bool,
-    /// The `calculator` attribute: an absolute http(s) URL of the full page to link to.
-    calculator: Option<String>,
     els: Els,
 }
 
@@ -295,7 +303,6 @@ impl Widget {
             settings: Settings::default(),
             model: None,
             host_dark: false,
-            calculator: None,
             els,
         }));
         let listeners = wire(&inner, &request);
@@ -308,19 +315,7 @@ impl Widget {
     /// An attribute changed (`null`: removed).
     pub fn attr(&self, name: &str, value: Option<String>) {
         let mut i = self.inner.borrow_mut();
-        if name == "calculator" {
-            i.settings.errors.retain(|(n, _)| n != name);
-            match value.as_deref().map(calculator_url) {
-                None => i.calculator = None,
-                Some(Ok(u)) => i.calculator = Some(u),
-                Some(Err(m)) => {
-                    i.calculator = None;
-                    i.settings.errors.push((name.to_string(), m));
-                }
-            }
-        } else {
-            i.settings.set(name, value.as_deref());
-        }
+        i.settings.set(name, value.as_deref());
         show_messages(&i);
     }
 
@@ -612,7 +607,7 @@ fn show(i: &Inner) {
             );
         }
     }
-    match i
+    match s
         .calculator
         .as_deref()
         .and_then(|b| calculator_link(b, inp))
@@ -629,21 +624,26 @@ fn show(i: &Inner) {
     let _ = e.chart_a.set_attribute("aria-label", &render::summary_a(m));
     let _ = e.chart_b.set_attribute("aria-label", &render::summary_b(m));
     if c.epsilon {
-        draw_chart(&e.chart_a, dark, |root, th| {
+        draw_chart(&e.chart_a, dark, render::legend_rows_a(m), |root, th| {
             render::draw_eps_vs_alpha(root, m, th).is_ok()
         });
     }
     if c.bound {
-        draw_chart(&e.chart_b, dark, |root, th| {
-            render::draw_bound_vs_exact(root, m, th, false).is_ok()
-        });
+        draw_chart(
+            &e.chart_b,
+            dark,
+            render::legend_rows_b(false),
+            |root, th| render::draw_bound_vs_exact(root, m, th, false).is_ok(),
+        );
     }
 }
 
-/// Height follows the width (the widget sizes to its container).
+/// Height follows the width (the widget sizes to its container); a narrow
+/// chart also gets the height of its legend strip (`rows` entries).
 fn draw_chart(
     canvas: &HtmlCanvasElement,
     dark: bool,
+    rows: usize,
     f: impl FnOnce(&DrawingArea<MeasuredCanvas, Shift>, &render::Theme) -> bool,
 ) {
     let w = canvas.client_width();
@@ -652,7 +652,11 @@ fn draw_chart(
     }
     let w = w as f64;
     // Narrow: the legend moves under the plot (see `paint`); make room for it.
-    let legend = if w < super::NARROW { 96.0 } else { 0.0 };
+    let legend = if w < super::NARROW {
+        render::Theme::light(1.0).legend_strip(rows) as f64
+    } else {
+        0.0
+    };
     let h = (w * 0.56).clamp(180.0, 420.0) + legend;
     let _ = canvas.style().set_property("height", &format!("{h:.0}px"));
     paint(canvas, dark, f);
