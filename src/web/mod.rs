@@ -102,6 +102,14 @@ impl App {
             }
             watch_height();
         }
+        // The sliders' ranges come from one place (the widget uses them too).
+        for f in Field::ALL {
+            if let Some(r) = by_id::<HtmlInputElement>(&format!("{}-range", f.id())) {
+                let (lo, hi) = f.slider_range();
+                r.set_min(&lo.to_string());
+                r.set_max(&hi.to_string());
+            }
+        }
         let inputs = app.borrow().inputs;
         sync_inputs(&inputs);
         // After the boxes hold the kept values: say which link values were refused.
