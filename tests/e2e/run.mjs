@@ -3,7 +3,7 @@
 // and ends with a browser benchmark of recompute+redraw frame cost while dragging sliders.
 import { readFile, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DIST, OUT, serve, checker, engine, launch } from './lib.mjs';
+import { DIST, OUT, serve, checker, engine, launch, newPage } from './lib.mjs';
 
 const site = await serve(DIST);
 const BASE = site.base;
@@ -13,9 +13,7 @@ const check = t.check;
 const browser = await launch();
 const consoleErrors = [];
 async function open(url, width = 1280) {
-  const page = await browser.newPage({ viewport: { width, height: 1000 }, acceptDownloads: true });
-  page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(`${url}: ${m.text()}`); });
-  page.on('pageerror', (e) => consoleErrors.push(`${url}: ${e.message}`));
+  const page = await newPage(browser, consoleErrors, url, { viewport: { width, height: 1000 }, acceptDownloads: true });
   await page.goto(BASE + url);
   await page.waitForFunction(() => /\d/.test(document.querySelector('#epsilon')?.textContent || ''), null, { timeout: 15000 });
   return page;
@@ -132,8 +130,7 @@ try {
   await narrow.close();
 
   // 8. Iframe mode posts its height.
-  const host = await browser.newPage();
-  host.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(`embed host: ${m.text()}`); });
+  const host = await newPage(browser, consoleErrors, 'embed host');
   await host.goto(BASE + 'index.html?none');
   const height = await host.evaluate((src) => new Promise((resolve) => {
     addEventListener('message', (e) => { if (e.data && e.data.type === 'sgm-rdp-height') resolve(e.data.height); });
