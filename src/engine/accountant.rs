@@ -100,28 +100,43 @@ impl Run {
         Run::new(sgm, steps, &default_orders())
     }
 
-    fn lattice(&self) -> Lattice {
+    pub(crate) fn lattice(&self) -> Lattice {
         Lattice::new(self.sgm.q(), self.sgm.sigma())
     }
 
     /// Per-step RDP at each order of the run.
     pub fn rdp_curve(&self) -> Vec<f64> {
-        let lat = self.lattice();
+        self.curve_on(&self.lattice())
+    }
+
+    pub(crate) fn curve_on(&self, lat: &Lattice) -> Vec<f64> {
         self.orders.iter().map(|&a| lat.rdp(a)).collect()
     }
 
     /// Smallest ε at `delta` over the orders and continuous α (clamped at 0).
     pub fn epsilon(&self, delta: f64, conv: Conversion) -> Result<Optimum, Error> {
         let delta = check_delta(delta)?;
-        let per_step = self.rdp_curve();
-        Ok(self.epsilon_from_curve(&per_step, delta, conv))
+        let lat = self.lattice();
+        let per_step = self.curve_on(&lat);
+        Ok(self.epsilon_on(&lat, &per_step, delta, conv))
     }
 
     /// As [`Run::epsilon`], reusing an already computed per-step curve.
     pub fn epsilon_from_curve(&self, per_step: &[f64], delta: f64, conv: Conversion) -> Optimum {
+        self.epsilon_on(&self.lattice(), per_step, delta, conv)
+    }
+
+    /// As [`Run::epsilon_from_curve`] on the caller's lattice for (q, σ)
+    /// (its cached nodes serve the continuous refinement too).
+    pub(crate) fn epsilon_on(
+        &self,
+        lat: &Lattice,
+        per_step: &[f64],
+        delta: f64,
+        conv: Conversion,
+    ) -> Optimum {
         let t = self.steps as f64;
         let f = |a: f64, r: f64| eps_from_rdp(t * r, a, delta, conv);
-        let lat = self.lattice();
         let g = |a: f64| eps_from_rdp(t * lat.rdp(a), a, delta, conv);
         let mut opt = minimize(&self.orders, per_step, f, g);
         opt.value = opt.value.max(0.0);
@@ -132,10 +147,10 @@ impl Run {
     /// Smallest δ for which the run is (ε, δ)-DP, over orders and continuous α.
     pub fn delta(&self, eps: f64, conv: Conversion) -> Result<Optimum, Error> {
         let eps = check_epsilon(eps)?;
-        let per_step = self.rdp_curve();
+        let lat = self.lattice();
+        let per_step = self.curve_on(&lat);
         let t = self.steps as f64;
         let f = |a: f64, r: f64| ln_delta_from_rdp(t * r, a, eps, conv);
-        let lat = self.lattice();
         let g = |a: f64| ln_delta_from_rdp(t * lat.rdp(a), a, eps, conv);
         let mut opt = minimize(&self.orders, &per_step, f, g);
         opt.value = opt.value.exp().min(1.0);

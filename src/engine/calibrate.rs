@@ -107,13 +107,15 @@ pub fn steps(
     let target = check_epsilon(target)?;
     let delta = check_delta(delta)?;
     let run1 = Run::new(sgm, 1, orders)?;
-    let curve = run1.rdp_curve();
+    // One lattice and one per-step curve serve every T tried.
+    let lat = run1.lattice();
+    let curve = run1.curve_on(&lat);
     let at = |t: u64| -> Result<Optimum, Error> {
         let run = Run {
             steps: t,
             ..run1.clone()
         };
-        Ok(run.epsilon_from_curve(&curve, delta, conv))
+        Ok(run.epsilon_on(&lat, &curve, delta, conv))
     };
     let one = at(1)?;
     if one.value > target {

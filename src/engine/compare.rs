@@ -61,12 +61,13 @@ fn bound_route(
     })
 }
 
-/// Per-step (ε₀, δ₀)-DP of the SGM from its exact RDP (improved conversion).
-fn per_step_eps(run: &Run, delta0: f64) -> f64 {
-    let lat = Lattice::new(run.sgm.q(), run.sgm.sigma());
+/// Per-step (ε₀, δ₀)-DP of the SGM from its exact per-step RDP `curve` at
+/// the run's orders (improved conversion).
+fn per_step_eps(run: &Run, curve: &[f64], delta0: f64) -> f64 {
     run.orders
         .iter()
-        .map(|&a| eps_from_rdp(lat.rdp(a), a, delta0, Conversion::Improved).max(0.0))
+        .zip(curve)
+        .map(|(&a, &r)| eps_from_rdp(r, a, delta0, Conversion::Improved).max(0.0))
         .fold(f64::INFINITY, f64::min)
 }
 
@@ -90,12 +91,15 @@ pub fn compare(sgm: Sgm, steps: u64, delta: f64) -> Result<Vec<Route>, Error> {
     let delta = check_delta(delta)?;
     let run = Run::with_default_orders(sgm, steps)?;
     let t = steps as f64;
+    // One per-step curve serves both conversions and all of 002's δ splits.
+    let lat = run.lattice();
+    let curve = run.curve_on(&lat);
     let mut out = Vec::new();
     for (name, conv) in [
         ("exact RDP, improved conversion", Conversion::Improved),
         ("exact RDP, classic conversion", Conversion::Classic),
     ] {
-        let o = run.epsilon(delta, conv)?;
+        let o = run.epsilon_on(&lat, &curve, delta, conv);
         out.push(route(
             name,
             Some(o.value),
@@ -119,7 +123,7 @@ pub fn compare(sgm: Sgm, steps: u64, delta: f64) -> Result<Vec<Route>, Error> {
     }
     out.push(bun);
     // 002's route: a per-step (ε₀, δ₀) guarantee, composed.
-    let naive = t * per_step_eps(&run, delta / t);
+    let naive = t * per_step_eps(&run, &curve, delta / t);
     out.push(route(
         "per-step (eps0, delta/T), naive composition (002)",
         Some(naive),
@@ -129,7 +133,7 @@ pub fn compare(sgm: Sgm, steps: u64, delta: f64) -> Result<Vec<Route>, Error> {
     let mut split = 0.0;
     for i in 1..40 {
         let f = i as f64 / 40.0; // share of δ spent on T·δ₀
-        let e0 = per_step_eps(&run, f * delta / t);
+        let e0 = per_step_eps(&run, &curve, f * delta / t);
         let e = advanced_composition(e0, t, (1.0 - f) * delta);
         if e < best {
             best = e;
