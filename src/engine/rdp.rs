@@ -74,13 +74,13 @@ pub(crate) fn step(sigma: f64) -> f64 {
 /// ln A_α for the validated mechanism and order.
 pub fn log_a(m: &Sgm, alpha: f64) -> Result<f64, Error> {
     let alpha = check_order(alpha)?;
-    Ok(log_a_unchecked(m.q(), m.sigma(), alpha))
+    Ok(Lattice::new(m.q(), m.sigma()).log_a(alpha))
 }
 
 /// Per-step RDP ε(α) = ln A_α/(α − 1) (Theorem 4 + Corollary 7 of 003).
 pub fn rdp(m: &Sgm, alpha: f64) -> Result<f64, Error> {
     let alpha = check_order(alpha)?;
-    Ok(rdp_unchecked(m.q(), m.sigma(), alpha))
+    Ok(Lattice::new(m.q(), m.sigma()).rdp(alpha))
 }
 
 /// Per-step RDP at each order.
@@ -88,14 +88,6 @@ pub fn rdp_orders(m: &Sgm, orders: &[f64]) -> Result<Vec<f64>, Error> {
     let orders = super::params::check_orders(orders)?;
     let lat = Lattice::new(m.q(), m.sigma());
     Ok(orders.iter().map(|&a| lat.rdp(a)).collect())
-}
-
-pub(crate) fn rdp_unchecked(q: f64, sigma: f64, alpha: f64) -> f64 {
-    Lattice::new(q, sigma).rdp(alpha)
-}
-
-pub(crate) fn log_a_unchecked(q: f64, sigma: f64, alpha: f64) -> f64 {
-    Lattice::new(q, sigma).log_a(alpha)
 }
 
 /// Streaming log-sum-exp accumulator.
