@@ -56,6 +56,8 @@ pub struct App {
     chart_c_timer: Option<i32>,
     compare_timer: Option<i32>,
     frame_pending: bool,
+    /// Charts C and D's look apart from their data at their last draw (see [`backdrop_key`]).
+    backdrop: Option<BackdropKey>,
     cursor: usize,
     sigma_answer: Option<f64>,
     steps_answer: Option<u64>,
@@ -89,6 +91,7 @@ impl App {
             chart_c_timer: None,
             compare_timer: None,
             frame_pending: false,
+            backdrop: None,
             cursor: 0,
             sigma_answer: None,
             steps_answer: None,
@@ -541,7 +544,14 @@ fn frame(app: &Shared) {
     draw("chart-b", dark, |root, th| {
         render::draw_bound_vs_exact(root, &model, th, overlays).is_ok()
     });
-    draw_chart_d(dark);
+    // Charts C and D do not depend on q, steps or δ: redraw them here only when
+    // their canvases or the theme changed (their data has its own triggers).
+    let key = backdrop_key(dark);
+    let new_look = app.borrow().backdrop != Some(key);
+    if new_look {
+        draw_chart_d(dark);
+        app.borrow_mut().backdrop = Some(key);
+    }
     schedule_compare(app);
     let stale_c = app
         .borrow()
@@ -551,7 +561,7 @@ fn frame(app: &Shared) {
         .unwrap_or(true);
     if stale_c {
         schedule_chart_c(app);
-    } else {
+    } else if new_look {
         draw_chart_c(&app.borrow(), dark);
     }
     let mut a = app.borrow_mut();
@@ -559,6 +569,19 @@ fn frame(app: &Shared) {
     a.last_frame_ms = now_ms() - t0;
     drop(a);
     post_height();
+}
+
+/// Canvas widths of charts C and D, devicePixelRatio and theme.
+type BackdropKey = (i32, i32, u64, bool);
+
+fn backdrop_key(dark: bool) -> BackdropKey {
+    let width = |id: &str| {
+        by_id::<HtmlCanvasElement>(id)
+            .map(|c| c.client_width())
+            .unwrap_or(0)
+    };
+    let dpr = window().map(|w| w.device_pixel_ratio()).unwrap_or(1.0);
+    (width("chart-c"), width("chart-d"), dpr.to_bits(), dark)
 }
 
 /// Chart D (004's capacity-bounded view) from its own two boxes.
