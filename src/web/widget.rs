@@ -312,11 +312,9 @@ impl Widget {
         })
     }
 
-    /// An attribute changed (`null`: removed).
+    /// An attribute changed (`null`: removed); the next `render` shows it.
     pub fn attr(&self, name: &str, value: Option<String>) {
-        let mut i = self.inner.borrow_mut();
-        i.settings.set(name, value.as_deref());
-        show_messages(&i);
+        self.inner.borrow_mut().settings.set(name, value.as_deref());
     }
 
     /// The host page's colour scheme (used when `theme` is `auto`).
@@ -551,10 +549,6 @@ fn set_lines(target: &HtmlElement, lines: &[String]) {
     }
 }
 
-fn show_messages(i: &Inner) {
-    set_lines(&i.els.messages, &i.settings.messages());
-}
-
 fn dark(i: &Inner) -> bool {
     match i.settings.theme {
         Theme::Auto => i.host_dark,
@@ -572,7 +566,7 @@ fn show(i: &Inner) {
     let _ = e
         .container
         .set_attribute("data-theme", if dark { "dark" } else { "light" });
-    show_messages(i);
+    set_lines(&e.messages, &s.messages());
     e.eps.set_text_content(Some(&format!("{:.4}", m.opt.value)));
     e.alpha
         .set_text_content(Some(&format!("{:.2}", m.opt.alpha)));
