@@ -84,8 +84,9 @@ export interface Route {
 /// Read by hand with `Reflect` rather than a serde `Deserialize` derive: it
 /// names the offending key in the tools' terms, and it keeps the wasm ~11 KB
 /// smaller (the derive's generic visitor code), which matters for the page.
-#[derive(Default)]
 struct Args {
+    /// The JS function's name, which prefixes every error message.
+    call: &'static str,
     q: Option<f64>,
     sigma: Option<f64>,
     steps: Option<f64>,
@@ -105,7 +106,7 @@ fn canonical(k: &str) -> &str {
 }
 
 impl Args {
-    fn parse(call: &str, v: JsValue, allowed: &[&str]) -> Result<Self, JsError> {
+    fn parse(call: &'static str, v: JsValue, allowed: &[&str]) -> Result<Self, JsError> {
         let bad = |m: String| JsError::new(&format!("{call}: {m}"));
         if !v.is_object() || js_sys::Array::is_array(&v) {
             return Err(bad(format!(
@@ -113,7 +114,16 @@ impl Args {
                 allowed.join(", ")
             )));
         }
-        let mut a = Args::default();
+        let mut a = Args {
+            call,
+            q: None,
+            sigma: None,
+            steps: None,
+            delta: None,
+            epsilon: None,
+            conversion: None,
+            orders: None,
+        };
         let keys = js_sys::Object::keys(v.unchecked_ref::<js_sys::Object>());
         for k in keys.iter() {
             let k = k.as_string().unwrap_or_default();
@@ -177,39 +187,42 @@ impl Args {
         }
         Ok(a)
     }
-    fn need(&self, call: &str, name: &str, v: Option<f64>) -> Result<f64, JsError> {
-        v.ok_or_else(|| JsError::new(&format!("{call}: missing parameter '{name}'")))
+    fn need(&self, name: &str, v: Option<f64>) -> Result<f64, JsError> {
+        v.ok_or_else(|| JsError::new(&format!("{}: missing parameter '{name}'", self.call)))
     }
-    fn q(&self, call: &str) -> Result<f64, JsError> {
-        self.need(call, "q (sample_rate)", self.q)
+    /// The engine's error as this call's JS error.
+    fn fail(&self, e: engine::Error) -> JsError {
+        JsError::new(&format!("{}: {e}", self.call))
     }
-    fn sgm(&self, call: &str) -> Result<Sgm, JsError> {
-        let sigma = self.need(call, "sigma (noise_multiplier)", self.sigma)?;
-        Sgm::new(self.q(call)?, sigma).map_err(|e| engine_error(call, e))
+    fn q(&self) -> Result<f64, JsError> {
+        self.need("q (sample_rate)", self.q)
     }
-    fn steps(&self, call: &str) -> Result<u64, JsError> {
-        params::steps_from_f64(self.need(call, "steps", self.steps)?)
-            .map_err(|e| engine_error(call, e))
+    fn sgm(&self) -> Result<Sgm, JsError> {
+        let sigma = self.need("sigma (noise_multiplier)", self.sigma)?;
+        Sgm::new(self.q()?, sigma).map_err(|e| self.fail(e))
     }
-    fn conversion(&self, call: &str) -> Result<Conversion, JsError> {
+    fn steps(&self) -> Result<u64, JsError> {
+        params::steps_from_f64(self.need("steps", self.steps)?).map_err(|e| self.fail(e))
+    }
+    fn conversion(&self) -> Result<Conversion, JsError> {
         match self.conversion.as_deref() {
             None => Ok(Conversion::Improved),
-            Some(s) => s.parse().map_err(|e| engine_error(call, e)),
+            Some(s) => s.parse().map_err(|e| self.fail(e)),
         }
     }
-    fn orders(&self, call: &str, default: impl FnOnce() -> Vec<f64>) -> Result<Vec<f64>, JsError> {
+    fn orders(&self, default: impl FnOnce() -> Vec<f64>) -> Result<Vec<f64>, JsError> {
         match &self.orders {
             None => Ok(default()),
-            Some(o) => params::check_orders(o).map_err(|e| engine_error(call, e)),
+            Some(o) => params::check_orders(o).map_err(|e| self.fail(e)),
         }
     }
-    fn run(&self, call: &str) -> Result<Run, JsError> {
+    fn run(&self) -> Result<Run, JsError> {
         Run::new(
-            self.sgm(call)?,
-            self.steps(call)?,
-            &self.orders(call, engine::default_orders)?,
+            self.sgm()?,
+            self.steps()?,
+            &self.orders(engine::default_orders)?,
         )
-        .map_err(|e| engine_error(call, e))
+        .map_err(|e| self.fail(e))
     }
 }
 
@@ -234,10 +247,6 @@ fn describe(x: &JsValue) -> String {
     }
 }
 
-fn engine_error(call: &str, e: engine::Error) -> JsError {
-    JsError::new(&format!("{call}: {e}"))
-}
-
 fn out<T: Serialize>(v: &T) -> Result<JsValue, JsError> {
     v.serialize(&serde_wasm_bindgen::Serializer::json_compatible())
         .map_err(|e| JsError::new(&e.to_string()))
@@ -258,15 +267,14 @@ struct RdpOut {
 pub fn rdp(
     #[wasm_bindgen(unchecked_param_type = "RdpParams")] p: JsValue,
 ) -> Result<JsValue, JsError> {
-    const CALL: &str = "rdp";
-    let a = Args::parse(CALL, p, &["q", "sigma", "orders", "steps"])?;
-    let m = a.sgm(CALL)?;
-    let orders = a.orders(CALL, engine::default_orders)?;
+    let a = Args::parse("rdp", p, &["q", "sigma", "orders", "steps"])?;
+    let m = a.sgm()?;
+    let orders = a.orders(engine::default_orders)?;
     let steps = match a.steps {
         None => 1,
-        Some(_) => a.steps(CALL)?,
+        Some(_) => a.steps()?,
     };
-    let rdp = engine::rdp::rdp_orders(&m, &orders).map_err(|e| engine_error(CALL, e))?;
+    let rdp = engine::rdp::rdp_orders(&m, &orders).map_err(|e| a.fail(e))?;
     let rdp_total = rdp.iter().map(|r| r * steps as f64).collect();
     out(&RdpOut {
         orders,
@@ -279,7 +287,7 @@ pub fn rdp(
 /// The shared body of `epsilon` and `delta`: read the run and the `given`
 /// one of δ or ε, and optimize the other over α.
 fn optimize(
-    call: &str,
+    call: &'static str,
     p: JsValue,
     given: &str,
     f: fn(&Run, f64, Conversion) -> Result<Optimum, engine::Error>,
@@ -289,12 +297,8 @@ fn optimize(
         p,
         &["q", "sigma", "steps", given, "conversion", "orders"],
     )?;
-    let x = a.need(
-        call,
-        given,
-        if given == "delta" { a.delta } else { a.epsilon },
-    )?;
-    f(&a.run(call)?, x, a.conversion(call)?).map_err(|e| engine_error(call, e))
+    let x = a.need(given, if given == "delta" { a.delta } else { a.epsilon })?;
+    f(&a.run()?, x, a.conversion()?).map_err(|e| a.fail(e))
 }
 
 #[derive(Serialize)]
@@ -361,21 +365,20 @@ struct SigmaOut {
 pub fn calibrate_sigma(
     #[wasm_bindgen(unchecked_param_type = "CalibrateSigmaParams")] p: JsValue,
 ) -> Result<JsValue, JsError> {
-    const CALL: &str = "calibrateSigma";
     let a = Args::parse(
-        CALL,
+        "calibrateSigma",
         p,
         &["epsilon", "delta", "q", "steps", "conversion", "orders"],
     )?;
     let c = calibrate::sigma(
-        a.need(CALL, "epsilon", a.epsilon)?,
-        a.need(CALL, "delta", a.delta)?,
-        a.q(CALL)?,
-        a.steps(CALL)?,
-        &a.orders(CALL, engine::default_orders)?,
-        a.conversion(CALL)?,
+        a.need("epsilon", a.epsilon)?,
+        a.need("delta", a.delta)?,
+        a.q()?,
+        a.steps()?,
+        &a.orders(engine::default_orders)?,
+        a.conversion()?,
     )
-    .map_err(|e| engine_error(CALL, e))?;
+    .map_err(|e| a.fail(e))?;
     out(&SigmaOut {
         sigma: c.sigma,
         epsilon: c.epsilon,
@@ -398,20 +401,19 @@ struct StepsOut {
 pub fn calibrate_steps(
     #[wasm_bindgen(unchecked_param_type = "CalibrateStepsParams")] p: JsValue,
 ) -> Result<JsValue, JsError> {
-    const CALL: &str = "calibrateSteps";
     let a = Args::parse(
-        CALL,
+        "calibrateSteps",
         p,
         &["epsilon", "delta", "q", "sigma", "conversion", "orders"],
     )?;
     let c = calibrate::steps(
-        a.need(CALL, "epsilon", a.epsilon)?,
-        a.need(CALL, "delta", a.delta)?,
-        a.sgm(CALL)?,
-        &a.orders(CALL, engine::default_orders)?,
-        a.conversion(CALL)?,
+        a.need("epsilon", a.epsilon)?,
+        a.need("delta", a.delta)?,
+        a.sgm()?,
+        &a.orders(engine::default_orders)?,
+        a.conversion()?,
     )
-    .map_err(|e| engine_error(CALL, e))?;
+    .map_err(|e| a.fail(e))?;
     out(&StepsOut {
         steps: c.steps as f64,
         epsilon: c.epsilon,
@@ -440,16 +442,15 @@ struct BoundsOut {
 pub fn bounds(
     #[wasm_bindgen(unchecked_param_type = "BoundsParams")] p: JsValue,
 ) -> Result<JsValue, JsError> {
-    const CALL: &str = "bounds";
-    let a = Args::parse(CALL, p, &["q", "sigma", "orders"])?;
-    let m = a.sgm(CALL)?;
-    let orders = a.orders(CALL, || vec![2.0, 8.0, 32.0, 128.0])?;
+    let a = Args::parse("bounds", p, &["q", "sigma", "orders"])?;
+    let m = a.sgm()?;
+    let orders = a.orders(|| vec![2.0, 8.0, 32.0, 128.0])?;
     let mut rows = Vec::with_capacity(orders.len());
     for alpha in orders {
         rows.push(BoundsAt {
             alpha,
-            exact: engine::rdp::rdp(&m, alpha).map_err(|e| engine_error(CALL, e))?,
-            bounds: bounds::all(&m, alpha).map_err(|e| engine_error(CALL, e))?,
+            exact: engine::rdp::rdp(&m, alpha).map_err(|e| a.fail(e))?,
+            bounds: bounds::all(&m, alpha).map_err(|e| a.fail(e))?,
         });
     }
     out(&BoundsOut {
@@ -464,13 +465,8 @@ pub fn bounds(
 pub fn compare(
     #[wasm_bindgen(unchecked_param_type = "CompareParams")] p: JsValue,
 ) -> Result<JsValue, JsError> {
-    const CALL: &str = "compare";
-    let a = Args::parse(CALL, p, &["q", "sigma", "steps", "delta"])?;
-    let routes = engine::compare::compare(
-        a.sgm(CALL)?,
-        a.steps(CALL)?,
-        a.need(CALL, "delta", a.delta)?,
-    )
-    .map_err(|e| engine_error(CALL, e))?;
+    let a = Args::parse("compare", p, &["q", "sigma", "steps", "delta"])?;
+    let routes = engine::compare::compare(a.sgm()?, a.steps()?, a.need("delta", a.delta)?)
+        .map_err(|e| a.fail(e))?;
     out(&routes)
 }
