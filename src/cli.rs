@@ -154,24 +154,24 @@ pub fn run(args: &[String]) -> Result<String, String> {
             }
         }
         "epsilon" => {
-            let run = Run::new(f.sgm()?, f.steps()?, &f.orders()).map_err(e)?;
+            let run = Run::new(f.sgm()?, f.steps()?, f.orders()).map_err(e)?;
             let d = need(f.delta, "delta")?;
             let o = run.epsilon(d, f.conv()).map_err(e)?;
             if f.json {
-                Ok(json!({"q": run.sgm.q(), "sigma": run.sgm.sigma(), "steps": run.steps, "delta": d,
+                Ok(json!({"q": run.sgm().q(), "sigma": run.sgm().sigma(), "steps": run.steps(), "delta": d,
                     "conversion": f.conv(), "epsilon": o.value, "alpha": o.alpha,
                     "grid_epsilon": o.grid_value, "grid_alpha": o.grid_alpha, "at_edge": o.at_edge})
                 .to_string())
             } else {
                 Ok(format!(
                     "epsilon = {:.6} at alpha = {:.4} (continuous)\nepsilon = {:.6} at alpha = {} (best of {} orders){}\n",
-                    o.value, o.alpha, o.grid_value, o.grid_alpha, run.orders.len(),
+                    o.value, o.alpha, o.grid_value, o.grid_alpha, run.orders().len(),
                     if o.at_edge { "\nwarning: the optimal order is at the edge of the orders; widen --orders" } else { "" }
                 ))
             }
         }
         "delta" => {
-            let run = Run::new(f.sgm()?, f.steps()?, &f.orders()).map_err(e)?;
+            let run = Run::new(f.sgm()?, f.steps()?, f.orders()).map_err(e)?;
             let eps = need(f.epsilon, "epsilon")?;
             let o = run.delta(eps, f.conv()).map_err(e)?;
             if f.json {

@@ -78,26 +78,48 @@ pub struct Optimum {
     pub at_edge: bool,
 }
 
-/// A training run: mechanism, steps, orders.
+/// A training run: mechanism, steps, orders. Built only by [`Run::new`], so every
+/// `Run` holds T ∈ [1, MAX_STEPS] and a nonempty, sorted, deduplicated list of valid
+/// orders (the optimizers index it without checks).
 #[derive(Debug, Clone)]
 pub struct Run {
-    pub sgm: Sgm,
-    pub steps: u64,
-    pub orders: Vec<f64>,
+    sgm: Sgm,
+    steps: u64,
+    orders: Vec<f64>,
 }
 
 impl Run {
-    pub fn new(sgm: Sgm, steps: u64, orders: &[f64]) -> Result<Self, Error> {
+    /// Validates T and every order; `orders` may be a slice, array, `Vec` or `&Vec`.
+    pub fn new(sgm: Sgm, steps: u64, orders: impl AsRef<[f64]>) -> Result<Self, Error> {
         let steps = check_steps(steps)?;
-        let mut orders = check_orders(orders)?;
+        let mut orders = check_orders(orders.as_ref())?;
         orders.sort_by(f64::total_cmp);
         orders.dedup();
         Ok(Run { sgm, steps, orders })
     }
 
+    /// The same mechanism and orders with another number of steps.
+    pub fn with_steps(&self, steps: u64) -> Result<Self, Error> {
+        Ok(Run {
+            steps: check_steps(steps)?,
+            ..self.clone()
+        })
+    }
+
+    pub fn sgm(&self) -> Sgm {
+        self.sgm
+    }
+    pub fn steps(&self) -> u64 {
+        self.steps
+    }
+    /// The orders, sorted ascending, without duplicates.
+    pub fn orders(&self) -> &[f64] {
+        &self.orders
+    }
+
     /// With dp_accounting's default orders.
     pub fn with_default_orders(sgm: Sgm, steps: u64) -> Result<Self, Error> {
-        Run::new(sgm, steps, &default_orders())
+        Run::new(sgm, steps, default_orders())
     }
 
     pub(crate) fn lattice(&self) -> Lattice {
@@ -121,9 +143,30 @@ impl Run {
         Ok(self.epsilon_on(&lat, &per_step, delta, conv))
     }
 
-    /// As [`Run::epsilon`], reusing an already computed per-step curve.
-    pub fn epsilon_from_curve(&self, per_step: &[f64], delta: f64, conv: Conversion) -> Optimum {
-        self.epsilon_on(&self.lattice(), per_step, delta, conv)
+    /// As [`Run::epsilon`], reusing a per-step curve computed by [`Run::rdp_curve`]
+    /// (one value ≥ 0 per order; anything else is refused).
+    pub fn epsilon_from_curve(
+        &self,
+        per_step: &[f64],
+        delta: f64,
+        conv: Conversion,
+    ) -> Result<Optimum, Error> {
+        let delta = check_delta(delta)?;
+        if per_step.len() != self.orders.len() {
+            return Err(Error::CurveLength {
+                expected: self.orders.len(),
+                got: per_step.len(),
+            });
+        }
+        for &r in per_step {
+            if !(r >= 0.0 && r.is_finite()) {
+                return Err(Error::NotFinite {
+                    name: "per-step RDP value",
+                    value: r,
+                });
+            }
+        }
+        Ok(self.epsilon_on(&self.lattice(), per_step, delta, conv))
     }
 
     /// As [`Run::epsilon_from_curve`] on the caller's lattice for (q, σ)
@@ -157,6 +200,18 @@ impl Run {
         opt.grid_value = opt.grid_value.exp().min(1.0);
         Ok(opt)
     }
+}
+
+/// The largest value of `f` over the orders, refined over continuous α by `g` (the
+/// same function, computing the per-step RDP itself) between the best order's neighbours.
+pub(crate) fn maximize(
+    orders: &[f64],
+    per_step: &[f64],
+    f: impl Fn(f64, f64) -> f64,
+    g: impl Fn(f64) -> f64,
+) -> f64 {
+    let o = minimize(orders, per_step, |a, r| -f(a, r), |a| -g(a));
+    -o.value
 }
 
 /// Minimize over the grid (values from `per_step` via `f`), then refine over

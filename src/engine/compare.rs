@@ -37,11 +37,11 @@ fn bound_route(
     delta: f64,
     bound: fn(&Sgm, f64) -> Result<bounds::Bound, Error>,
 ) -> Result<Route, Error> {
-    let t = run.steps as f64;
+    let t = run.steps() as f64;
     let mut best: Option<f64> = None;
     let mut reason = None;
-    for &a in &run.orders {
-        let b = bound(&run.sgm, a)?;
+    for &a in run.orders() {
+        let b = bound(&run.sgm(), a)?;
         match &b.fails {
             None => {
                 let e = eps_from_rdp(t * b.value, a, delta, Conversion::Improved).max(0.0);
@@ -64,7 +64,7 @@ fn bound_route(
 /// Per-step (ε₀, δ₀)-DP of the SGM from its exact per-step RDP `curve` at
 /// the run's orders (improved conversion).
 fn per_step_eps(run: &Run, curve: &[f64], delta0: f64) -> f64 {
-    run.orders
+    run.orders()
         .iter()
         .zip(curve)
         .map(|(&a, &r)| eps_from_rdp(r, a, delta0, Conversion::Improved).max(0.0))

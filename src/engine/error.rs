@@ -23,6 +23,8 @@ pub enum Error {
     Steps(u64),
     /// An empty list of orders.
     NoOrders,
+    /// A per-step RDP curve whose length is not the run's number of orders.
+    CurveLength { expected: usize, got: usize },
     /// Users' terms that do not define a run (e.g. batch size > dataset size).
     Dataset(String),
     /// Calibration could not reach the target within the searched range.
@@ -56,6 +58,10 @@ impl fmt::Display for Error {
                 crate::engine::MAX_STEPS
             ),
             Error::NoOrders => write!(f, "orders must hold at least one order alpha > 1"),
+            Error::CurveLength { expected, got } => write!(
+                f,
+                "the per-step RDP curve must have one value per order ({expected}), got {got}"
+            ),
             Error::Dataset(m) => write!(f, "{m}"),
             Error::Unreachable(m) => write!(f, "{m}"),
         }

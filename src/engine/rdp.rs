@@ -129,6 +129,8 @@ impl LogSum {
 #[derive(Clone, Copy)]
 struct Node {
     u: f64,
+    /// ln|u|, computed in log space: u itself underflows when q ≲ 1e-300/|s|.
+    ln_abs_u: f64,
     v: f64,
     ln_phi: f64,
     phi: f64,
@@ -212,20 +214,22 @@ impl Lattice {
         // s = (2z − 1)/(2σ²) = j·h/σ², exact at the lattice's centre z = ½.
         let s = (j as f64 * self.h) / (self.sigma * self.sigma);
         let ln_phi = -z * z / (2.0 * self.sigma * self.sigma) + self.ln_norm;
-        let (u, v) = if s + self.ln_q < -1.0 {
+        let (u, ln_abs_u, v) = if s + self.ln_q < -1.0 {
             let u = if s > 700.0 {
                 (s + self.ln_q).exp() - self.q
             } else {
                 self.q * s.exp_m1()
             };
-            (u, u.ln_1p())
+            (u, self.ln_q + ln_abs_expm1(s), u.ln_1p())
         } else {
             // q e^s dominates: v = s + ln q + ln(1 + (1−q)e^{−s}/q).
             let v = s + self.ln_q + (self.ln_1mq - s - self.ln_q).exp().ln_1p();
-            (v.exp_m1(), v)
+            let u = v.exp_m1();
+            (u, u.abs().ln(), v)
         };
         Node {
             u,
+            ln_abs_u,
             v,
             ln_phi,
             phi: ln_phi.exp(),
@@ -371,6 +375,7 @@ impl Integrand<'_> {
         let (u, v) = (-self.lat.q, self.lat.ln_1mq);
         let far_left = Node {
             u,
+            ln_abs_u: self.lat.ln_q,
             v,
             ln_phi: 0.0,
             phi: 1.0,
@@ -463,11 +468,25 @@ fn ln_g(alpha: f64, beta: f64, ln_beta: f64, n: &Node) -> f64 {
         let ln_1pau = log_add_exp(0.0, alpha.ln() + ln_u);
         return x + (-(ln_1pau - x).exp()).ln_1p();
     }
-    if u == 0.0 {
-        return f64::NEG_INFINITY;
+    if n.ln_abs_u + alpha.ln() < TINY_U {
+        // α|u| < e^{−40}: g = C(α,2)·u²·(1 + (α−2)u/3 + …), whose correction is
+        // below 2e-18 relative; in logs, so u² cannot underflow (q ≲ 1e-160).
+        return (0.5 * alpha * beta).ln() + 2.0 * n.ln_abs_u;
     }
     let t = n.xlogx + (1.0 + u) * psi(beta * v) / beta;
     ln_beta + t.ln()
+}
+
+/// Below this value of ln(α|u|), `ln_g` uses the leading binomial term.
+const TINY_U: f64 = -40.0;
+
+/// ln|eˢ − 1| for any finite s (−∞ at s = 0).
+fn ln_abs_expm1(s: f64) -> f64 {
+    if s > 0.0 {
+        s + (-(-s).exp_m1()).ln()
+    } else {
+        (-s.exp_m1()).ln()
+    }
 }
 
 /// (1+u)·ln(1+u) − u ≥ 0, with v = ln(1+u); series Σ_{j≥2} (−u)^j/(j(j−1)) near 0.

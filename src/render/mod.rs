@@ -66,7 +66,7 @@ impl Model {
         let rdp = run.rdp_curve();
         let t = inputs.steps as f64;
         let conv = |c| -> Vec<f64> {
-            run.orders
+            run.orders()
                 .iter()
                 .zip(&rdp)
                 .map(|(&a, &r)| {
@@ -76,13 +76,13 @@ impl Model {
         };
         let eps_improved = conv(Conversion::Improved);
         let eps_classic = conv(Conversion::Classic);
-        let opt = run.epsilon_from_curve(&rdp, inputs.delta, inputs.conversion);
+        let opt = run.epsilon_from_curve(&rdp, inputs.delta, inputs.conversion)?;
         let mut thm11 = Vec::with_capacity(rdp.len());
         let mut thm11_holds = Vec::with_capacity(rdp.len());
         let mut thm11_reason = None;
         let mut abadi = Vec::new();
         let mut bun = Vec::new();
-        for &a in &run.orders {
+        for &a in run.orders() {
             let b = bounds::theorem11(&sgm, a)?;
             thm11.push(b.value);
             thm11_holds.push(b.holds());
@@ -100,7 +100,7 @@ impl Model {
         Ok(Model {
             tcdp,
             inputs,
-            orders: run.orders,
+            orders: run.orders().to_vec(),
             rdp,
             eps_improved,
             eps_classic,

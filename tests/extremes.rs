@@ -1,0 +1,118 @@
+//! The corners of the domain that used to hang or crawl (issues: hardening #1, UI core
+//! "valid inputs that hang"): every call returns, with the right value. Each call runs
+//! on a worker thread with a deadline far above its cost (milliseconds) and far below
+//! the old behaviour (100 s to hours), so a regression to a walk that never stops fails
+//! here instead of hanging CI. This is a hang detector, not a speed target: speed lives
+//! in `benches/`.
+#![cfg(not(target_arch = "wasm32"))]
+
+use sgm_rdp::engine::{bounds, calibrate, default_orders, rdp, Conversion, Run, Sgm};
+use std::sync::mpsc;
+use std::time::Duration;
+
+const DEADLINE: Duration = Duration::from_secs(20);
+
+fn returns<T: Send + 'static>(what: &str, f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(DEADLINE)
+        .unwrap_or_else(|_| panic!("{what} did not return within {DEADLINE:?}"))
+}
+
+/// Leading term of A_α − 1 as q → 0: C(α,2)·q²·E[(e^s − 1)²] = C(α,2)·q²·(e^{1/σ²} − 1)
+/// (003 §3.3, the binomial expansion of eq. 11; the next term is O(q³)), so
+/// ε(α) = α·q²·expm1(1/σ²)/2 to relative O(q).
+fn small_q_rdp(q: f64, sigma: f64, alpha: f64) -> f64 {
+    0.5 * alpha * q * q * (1.0 / (sigma * sigma)).exp_m1()
+}
+
+#[test]
+fn tiny_q_huge_sigma_rdp_returns_the_right_value() {
+    for &(q, sigma) in &[
+        (1e-300f64, 1e8f64),
+        (1e-200, 1e6),
+        (1e-160, 1e5),
+        (1e-100, 1e8),
+        (1e-60, 1e3),
+        (5e-324, 1.0),
+    ] {
+        for &alpha in &[1.0 + 1e-15, 1.5, 2.0, 64.0, 1e6] {
+            // The expansion holds while the far mode's weight q^α·e^{α(α−1)/(2σ²)}
+            // is negligible next to the q² term.
+            if (alpha - 2.0) * q.ln() + alpha * (alpha - 1.0) / (2.0 * sigma * sigma) > -60.0 {
+                continue;
+            }
+            let got = returns("rdp", move || {
+                rdp::rdp(&Sgm::new(q, sigma).unwrap(), alpha).unwrap()
+            });
+            let want = small_q_rdp(q, sigma, alpha);
+            if want < 1e-290 {
+                // Underflows (or is subnormal) in f64: 0 or the subnormal itself.
+                assert!(
+                    got <= 1e-290 && got >= 0.0,
+                    "q={q} s={sigma} a={alpha}: {got}"
+                );
+            } else {
+                let rel = ((got - want) / want).abs();
+                assert!(rel < 1e-12, "q={q} s={sigma} a={alpha}: {got} vs {want}");
+            }
+        }
+    }
+}
+
+#[test]
+fn tiny_q_huge_sigma_every_entry_point_returns() {
+    let m = Sgm::new(1e-300, 1e8).unwrap();
+    let curve = returns("rdp_orders", move || {
+        rdp::rdp_orders(&m, &default_orders()).unwrap()
+    });
+    assert!(curve.iter().all(|&r| r == 0.0));
+    returns("bounds", move || {
+        for a in [2.0, 8.0, 32.0, 128.0] {
+            bounds::all(&m, a).unwrap();
+        }
+        bounds::max_order(&m)
+    });
+    let e = returns("epsilon", move || {
+        Run::with_default_orders(m, 1_000_000_000)
+            .unwrap()
+            .epsilon(1e-5, Conversion::Improved)
+            .unwrap()
+    });
+    assert!(e.value >= 0.0 && e.value.is_finite());
+    let c = returns("calibrate sigma", || {
+        calibrate::sigma(
+            1.0,
+            1e-5,
+            1e-300,
+            10,
+            &default_orders(),
+            Conversion::Improved,
+        )
+    });
+    assert!(c.is_ok(), "{c:?}");
+    let s = returns("calibrate steps", move || {
+        calibrate::steps(1.0, 1e-5, m, &default_orders(), Conversion::Improved).unwrap()
+    });
+    assert!(s.at_upper_limit);
+}
+
+#[test]
+fn calibrate_steps_at_the_smallest_sigma_returns_the_largest_steps() {
+    let m = Sgm::new(0.5, 1e-3).unwrap();
+    let orders = default_orders();
+    let c = returns("calibrate steps", move || {
+        calibrate::steps(1e9, 1e-5, m, &default_orders(), Conversion::Improved).unwrap()
+    });
+    let eps = |t: u64| {
+        Run::new(m, t, &orders)
+            .unwrap()
+            .epsilon(1e-5, Conversion::Improved)
+            .unwrap()
+            .value
+    };
+    assert!(eps(c.steps) <= 1e9, "over the target");
+    assert!(eps(c.steps + 1) > 1e9, "not the largest T");
+}
