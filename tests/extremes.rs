@@ -51,7 +51,7 @@ fn tiny_q_huge_sigma_rdp_returns_the_right_value() {
             if want < 1e-290 {
                 // Underflows (or is subnormal) in f64: 0 or the subnormal itself.
                 assert!(
-                    got <= 1e-290 && got >= 0.0,
+                    (0.0..=1e-290).contains(&got),
                     "q={q} s={sigma} a={alpha}: {got}"
                 );
             } else {
