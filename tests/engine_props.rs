@@ -42,7 +42,7 @@ proptest! {
         let t = 10f64.powf(lt).round() as u64;
         let d = 10f64.powf(ld);
         let orders = [1.5, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0];
-        let run = |t: u64| Run::new(Sgm::new(q, s).unwrap(), t, &orders).unwrap();
+        let run = |t: u64| Run::new(Sgm::new(q, s).unwrap(), t, orders).unwrap();
         for conv in [Conversion::Improved, Conversion::Classic] {
             let e = run(t).epsilon(d, conv).unwrap().grid_value;
             prop_assert!(run(t).epsilon(d * 2.0, conv).unwrap().grid_value <= e * (1.0 + SLACK) + 1e-15);
@@ -82,7 +82,7 @@ proptest! {
         if let Ok(m) = Sgm::new(q, s) {
             if let Ok(v) = rdp::rdp(&m, a) { prop_assert!(!v.is_nan()); }
             if let Ok(bs) = bounds::all(&m, a) { for b in bs { prop_assert!(!b.value.is_nan() || b.fails.is_some()); } }
-            if let Ok(run) = Run::new(m, t, &[2.0, 8.0]) {
+            if let Ok(run) = Run::new(m, t, [2.0, 8.0]) {
                 if let Ok(o) = run.epsilon(d, Conversion::Improved) { prop_assert!(!o.value.is_nan()); }
                 if let Ok(o) = run.delta(d, Conversion::Classic) { prop_assert!(!o.value.is_nan()); }
             }
@@ -141,11 +141,11 @@ fn validation_names_the_bad_value() {
     ));
     let m = Sgm::new(0.1, 1.0).unwrap();
     assert_eq!(rdp::rdp(&m, 1.0), Err(Error::Order(1.0)));
-    let run = Run::new(m, 10, &[2.0]).unwrap();
+    let run = Run::new(m, 10, [2.0]).unwrap();
     assert_eq!(
         run.epsilon(1.0, Conversion::Improved).unwrap_err(),
         Error::Delta(1.0)
     );
-    assert_eq!(Run::new(m, 0, &[2.0]).unwrap_err(), Error::Steps(0));
-    assert_eq!(Run::new(m, 1, &[]).unwrap_err(), Error::NoOrders);
+    assert_eq!(Run::new(m, 0, [2.0]).unwrap_err(), Error::Steps(0));
+    assert_eq!(Run::new(m, 1, []).unwrap_err(), Error::NoOrders);
 }
