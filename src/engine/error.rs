@@ -25,6 +25,15 @@ pub enum Error {
     NoOrders,
     /// A per-step RDP curve whose length is not the run's number of orders.
     CurveLength { expected: usize, got: usize },
+    /// An empty list of phases (heterogeneous composition).
+    NoPhases,
+    /// A list of ε values or checkpoints that is empty or longer than allowed.
+    ProfileLength(usize),
+    /// A false-positive rate outside [0, 1].
+    Rate(f64),
+    /// The PLD accountant's grid budget cannot deliver the accuracy here (the RDP
+    /// answer still applies).
+    PldBudget { reason: &'static str },
     /// Users' terms that do not define a run (e.g. batch size > dataset size).
     Dataset(String),
     /// Calibration could not reach the target within the searched range.
@@ -61,6 +70,16 @@ impl fmt::Display for Error {
             Error::CurveLength { expected, got } => write!(
                 f,
                 "the per-step RDP curve must have one value per order ({expected}), got {got}"
+            ),
+            Error::NoPhases => write!(f, "phases must hold at least one (q, sigma, steps)"),
+            Error::ProfileLength(n) => write!(
+                f,
+                "the list of epsilon values or checkpoints must hold 1 to 10000 (1000 checkpoints) entries, got {n}"
+            ),
+            Error::Rate(r) => write!(f, "false-positive rate must be in [0, 1], got {r}"),
+            Error::PldBudget { reason } => write!(
+                f,
+                "PLD accountant: {reason}; the exact-RDP epsilon still applies"
             ),
             Error::Dataset(m) => write!(f, "{m}"),
             Error::Unreachable(m) => write!(f, "{m}"),

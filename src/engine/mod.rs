@@ -4,6 +4,7 @@
 //! * [`accountant`] — composition over T steps and RDP → (ε, δ).
 //! * [`bounds`] — Theorem 11, Table 1's bounds, Lemma 9, Figure 1 (left).
 //! * [`calibrate`] — smallest σ / largest T for an ε target.
+//! * [`pld`] — the tight (ε, δ) from the privacy-loss distribution, as a certified bracket.
 
 pub mod accountant;
 pub mod bounds;
@@ -11,6 +12,7 @@ pub mod calibrate;
 pub mod compare;
 pub mod error;
 pub mod params;
+pub mod pld;
 pub mod rdp;
 
 pub use accountant::{default_orders, Conversion, Optimum, Run};

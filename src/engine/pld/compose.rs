@@ -1,0 +1,385 @@
+//! T-fold composition of lattice PLDs by FFT, under an exponential tilt.
+//!
+//! The composed loss of T steps is the sum of T independent per-step losses, so its
+//! lattice distribution is the T-fold convolution of the per-step one: one forward
+//! FFT, the T-th power of the spectrum, one inverse FFT. Two things make that
+//! accurate for tiny δ and long runs:
+//!
+//! * **Tilt.** We compose p̃_k ∝ p_k·e^{λkΔ} instead of p_k. Tilting commutes with
+//!   convolution (e^{λ(k₁+k₂)Δ} factorizes), so p_T(K) = p̃_T(K)·M(λ)^T·e^{−λKΔ} with
+//!   M(λ) = Σ p_k e^{λkΔ}, and with λ chosen so that the tilted mean sits at the ε
+//!   of interest the FFT's absolute rounding error is small *relative to the masses
+//!   that decide δ(ε)* even when δ is 1e-15 (the saddle-point idea; λ + 1 plays the
+//!   role of the Rényi order α).
+//! * **Window.** The tilted composed distribution is concentrated around its mean; we
+//!   keep a window of N lattice points around it. The FFT's circular convolution folds
+//!   whatever lies outside onto the window; Chernoff's inequality bounds that mass, and
+//!   N is chosen so the bound is below `ALIAS`.
+//!
+//! Both the pessimistic and the optimistic lattice are composed in one complex FFT
+//! (real and imaginary parts), and read back with explicit error terms (rounding,
+//! aliasing, the mass at +∞) added to the upper and subtracted from the lower bound.
+
+use super::discretize::StepPld;
+use rustfft::{num_complex::Complex, FftPlanner};
+
+/// Tilted mass allowed to fold onto the window (both tails together).
+pub(crate) const ALIAS: f64 = 1e-12;
+/// Largest FFT length (2²² points: 64 MB of complex buffers, within a wasm budget).
+pub(crate) const MAX_FFT: usize = 1 << 22;
+const U: f64 = f64::EPSILON / 2.0;
+
+thread_local! {
+    /// FFT plans (twiddle tables) are kept per length for the life of the thread: a
+    /// slider that recomputes at the same length pays for them once.
+    static PLANNER: std::cell::RefCell<FftPlanner<f64>> = std::cell::RefCell::new(FftPlanner::new());
+}
+
+/// One phase: a per-step lattice PLD composed `steps` times.
+pub(crate) struct Phase<'a> {
+    pub pld: &'a StepPld,
+    pub steps: f64,
+}
+
+/// Tilted per-step distribution of one lattice: normalized masses, ln of the
+/// normalizer, mean and variance (in lattice units), and ‖p̃‖₂.
+struct Tilted {
+    p: Vec<f64>,
+    /// ln p̃ (−∞ where p̃ = 0), kept for the cumulant.
+    ln_p: Vec<f64>,
+    ln_m: f64,
+    mean: f64,
+    var: f64,
+    l2: f64,
+}
+
+fn tilt(k_lo: i64, ln_p: &[f64], lambda: f64, d: f64) -> Tilted {
+    let w: Vec<f64> = ln_p
+        .iter()
+        .enumerate()
+        .map(|(i, &l)| l + lambda * (k_lo + i as i64) as f64 * d)
+        .collect();
+    let mx = w.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+    let mut p: Vec<f64> = w.iter().map(|&x| (x - mx).exp()).collect();
+    let s: f64 = p.iter().sum();
+    let ln_s = s.ln();
+    let ln_p: Vec<f64> = w.iter().map(|&x| x - mx - ln_s).collect();
+    let (mut mean, mut l2) = (0.0, 0.0);
+    for (i, x) in p.iter_mut().enumerate() {
+        *x /= s;
+        mean += *x * (k_lo + i as i64) as f64;
+        l2 += *x * *x;
+    }
+    let var = p
+        .iter()
+        .enumerate()
+        .map(|(i, &x)| x * ((k_lo + i as i64) as f64 - mean).powi(2))
+        .sum();
+    Tilted {
+        p,
+        ln_p,
+        ln_m: mx + ln_s,
+        mean,
+        var,
+        l2: l2.sqrt(),
+    }
+}
+
+/// Tilted mean per step (lattice units) summed over phases: T·κ'(λ), and its
+/// derivative T·κ''(λ)·Δ (for Newton's method on the tilt).
+pub(crate) fn tilted_mean(phases: &[Phase], lambda: f64, d: f64) -> (f64, f64) {
+    let mut m = 0.0;
+    let mut v = 0.0;
+    for ph in phases {
+        let t = tilt(ph.pld.k_lo, &ph.pld.ln_up, lambda, d);
+        m += ph.steps * t.mean;
+        v += ph.steps * t.var;
+    }
+    (m, v * d)
+}
+
+/// The composed PLDs (pessimistic and optimistic) in tilted form on a window.
+pub(crate) struct Composed {
+    pub d: f64,
+    pub lambda: f64,
+    /// Lattice index of window position 0; the window holds K = k0 … k0 + n − 1.
+    pub k0: i64,
+    /// ln of Π M(λ)^T for each lattice (untilting factor without e^{−λKΔ}).
+    ln_scale_up: f64,
+    ln_scale_lo: f64,
+    /// Suffix sums U(j) = Σ_{j'≥j} a(j')e^{−λ(j'−j)Δ} and V with λ+1, per lattice.
+    u_up: Vec<f64>,
+    v_up: Vec<f64>,
+    u_lo: Vec<f64>,
+    v_lo: Vec<f64>,
+    /// 1 − Π(1 − p∞)^T: the composed mass at +∞ of the pessimistic lattice.
+    pub inf_mass: f64,
+    /// Tilted mean and standard deviation of the composed loss, in ε units.
+    pub center: f64,
+    pub spread: f64,
+}
+
+/// Why a composition could not be done within the budget.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct TooWide {
+    pub needed: f64,
+}
+
+/// Compose the phases at tilt λ ≥ 0 on the lattice with spacing `d`.
+pub(crate) fn compose(phases: &[Phase], lambda: f64, d: f64) -> Result<Composed, TooWide> {
+    let mut up = Vec::with_capacity(phases.len());
+    let mut lo = Vec::with_capacity(phases.len());
+    let (mut mean, mut var, mut b_hi, mut b_lo) = (0.0, 0.0, 0.0f64, 0.0f64);
+    let mut ln_inf_keep = 0.0; // ln Π (1 − p∞)^T
+    for ph in phases {
+        let tu = tilt(ph.pld.k_lo, &ph.pld.ln_up, lambda, d);
+        let tl = tilt(ph.pld.k_lo, &ph.pld.ln_lo, lambda, d);
+        mean += ph.steps * tu.mean;
+        var += ph.steps * tu.var.max(tl.var);
+        let k_hi = (ph.pld.k_lo + ph.pld.ln_up.len() as i64 - 1) as f64;
+        b_hi = b_hi.max(k_hi - tu.mean.min(tl.mean));
+        b_lo = b_lo.max(tu.mean.max(tl.mean) - ph.pld.k_lo as f64);
+        ln_inf_keep += ph.steps * (-ph.pld.ln_inf.exp()).ln_1p();
+        up.push(tu);
+        lo.push(tl);
+    }
+    // Window: the two lattices' composed means differ by `mean_gap`; the tilted
+    // composed mass farther than a from the mean is bounded by Chernoff's inequality,
+    // P(S − ES ≥ a) ≤ exp(Σ T·K(t) − t·a) for any t > 0 (K the centred cumulant
+    // generating function of one step), evaluated at a few t around the Gaussian
+    // optimum a/V; any t gives a valid bound.
+    let mean_gap: f64 = phases
+        .iter()
+        .zip(up.iter().zip(&lo))
+        .map(|(ph, (u, l))| ph.steps * (u.mean - l.mean).abs())
+        .sum();
+    let chernoff = |a: f64| -> f64 {
+        if var <= 0.0 {
+            return f64::NEG_INFINITY;
+        }
+        let mut best = 0.0f64;
+        for sign in [1.0, -1.0] {
+            let t0 = a / var;
+            let mut side = f64::INFINITY;
+            for f in [1.0 / 32.0, 1.0 / 8.0, 0.5, 1.0] {
+                let t = sign * t0 * f;
+                let mut k = -t.abs() * a;
+                for ((ph, tu), tl) in phases.iter().zip(&up).zip(&lo) {
+                    let ku = cumulant(ph.pld.k_lo, &tu.ln_p, tu.mean, t);
+                    let kl = cumulant(ph.pld.k_lo, &tl.ln_p, tl.mean, t);
+                    k += ph.steps * ku.max(kl);
+                }
+                side = side.min(k);
+            }
+            best = if best == 0.0 {
+                side
+            } else {
+                super::gauss::ln_add(best, side)
+            };
+        }
+        best
+    };
+    let need = 2.0 * (10.0 * var.sqrt() + mean_gap + 2.0);
+    let mut n = (need.max(1024.0) as usize).next_power_of_two();
+    loop {
+        let half = n as f64 / 2.0 - mean_gap - 2.0;
+        if half > 0.0 && chernoff(half) < ALIAS.ln() {
+            break;
+        }
+        if n >= MAX_FFT {
+            return Err(TooWide {
+                needed: 2.0 * (var.sqrt() * 12.0 + mean_gap),
+            });
+        }
+        n *= 2;
+    }
+    let k0 = mean.round() as i64 - (n as i64) / 2;
+    let (fft, ifft) = PLANNER.with(|p| {
+        let mut p = p.borrow_mut();
+        (p.plan_fft_forward(n), p.plan_fft_inverse(n))
+    });
+    let mut acc: Vec<Complex<f64>> = vec![Complex::new(1.0, 0.0); n];
+    let mut acc_lo: Vec<Complex<f64>> = vec![Complex::new(1.0, 0.0); n];
+    let mut l2t = 0.0;
+    let mut buf = vec![Complex::new(0.0, 0.0); n];
+    for ((ph, tu), tl) in phases.iter().zip(&up).zip(&lo) {
+        buf.iter_mut().for_each(|z| *z = Complex::new(0.0, 0.0));
+        for (i, (&a, &b)) in tu.p.iter().zip(&tl.p).enumerate() {
+            let pos = (ph.pld.k_lo + i as i64).rem_euclid(n as i64) as usize;
+            buf[pos] += Complex::new(a, b);
+        }
+        fft.process(&mut buf);
+        // |z|^T < 1e-300 ⇔ |z|² < e^{−1380/T}: such frequencies are zero, no logs or trig.
+        let thr = (-1380.0 / ph.steps).exp();
+        for k in 0..n {
+            let z = buf[k];
+            let zc = buf[(n - k) % n].conj();
+            let a = (z + zc) * 0.5;
+            let b = (z - zc) * Complex::new(0.0, -0.5);
+            acc[k] = if a.norm_sqr() < thr {
+                Complex::new(0.0, 0.0)
+            } else {
+                acc[k] * pow(a, ph.steps)
+            };
+            acc_lo[k] = if b.norm_sqr() < thr {
+                Complex::new(0.0, 0.0)
+            } else {
+                acc_lo[k] * pow(b, ph.steps)
+            };
+        }
+        l2t += ph.steps * tu.l2.max(tl.l2);
+    }
+    // Rounding: the forward FFT perturbs each per-step spectrum by ≲ u·log₂N·‖p̃‖₂, which
+    // the T-th power multiplies by T; spread over the window it is at most this much per bin.
+    let avg_mag: f64 = acc.iter().map(|z| z.norm()).sum::<f64>() / n as f64;
+    let e_bin = 8.0 * U * (n as f64).log2() * (1.0 + l2t) * avg_mag.max(1.0 / n as f64);
+    for k in 0..n {
+        buf[k] = acc[k] + acc_lo[k] * Complex::new(0.0, 1.0);
+    }
+    ifft.process(&mut buf);
+    let scale = 1.0 / n as f64;
+    // Position j holds K ≡ j (mod n); the window is K ∈ [k0, k0 + n).
+    let mut a_up = vec![0.0; n];
+    let mut a_lo = vec![0.0; n];
+    for (j, z) in buf.iter().enumerate() {
+        let k = (j as i64 - k0).rem_euclid(n as i64) as usize;
+        a_up[k] = (z.re * scale + e_bin).max(0.0);
+        // Folded (aliased) tilted mass is at most ALIAS in all; the lower bound drops it.
+        a_lo[k] = (z.im * scale - e_bin).max(0.0);
+    }
+    let (u_up, v_up) = suffix(&a_up, lambda, d);
+    let (u_lo, v_lo) = suffix(&a_lo, lambda, d);
+
+    let ln_scale =
+        |t: &[Tilted]| -> f64 { phases.iter().zip(t).map(|(ph, x)| ph.steps * x.ln_m).sum() };
+    Ok(Composed {
+        d,
+        lambda,
+        k0,
+        ln_scale_up: ln_scale(&up),
+        ln_scale_lo: ln_scale(&lo),
+        u_up,
+        v_up,
+        u_lo,
+        v_lo,
+        inf_mass: -ln_inf_keep.exp_m1(),
+        center: mean * d,
+        spread: var.sqrt() * d,
+    })
+}
+
+/// ln Σ p_k e^{t(k − mean)} (the centred cumulant generating function at t), from ln p.
+fn cumulant(k_lo: i64, ln_p: &[f64], mean: f64, t: f64) -> f64 {
+    let x0 = k_lo as f64 - mean;
+    let mx = ln_p
+        .iter()
+        .enumerate()
+        .map(|(i, &l)| l + t * (x0 + i as f64))
+        .fold(f64::NEG_INFINITY, f64::max);
+    let s: f64 = ln_p
+        .iter()
+        .enumerate()
+        .map(|(i, &l)| (l + t * (x0 + i as f64) - mx).exp())
+        .sum();
+    mx + s.ln()
+}
+
+/// z^t for real t ≥ 1 in polar form (t up to 10⁹).
+fn pow(z: Complex<f64>, t: f64) -> Complex<f64> {
+    let ln_r = 0.5 * z.norm_sqr().ln();
+    // |z|^t below 1e-300: zero (skips the trigonometry for most frequencies).
+    if t * ln_r < -690.0 {
+        return Complex::new(0.0, 0.0);
+    }
+    let m = (t * ln_r).exp();
+    let th = t * z.arg();
+    Complex::new(m * th.cos(), m * th.sin())
+}
+
+/// Suffix sums with weights e^{−λ·jΔ} and e^{−(λ+1)·jΔ}.
+fn suffix(a: &[f64], lambda: f64, d: f64) -> (Vec<f64>, Vec<f64>) {
+    let n = a.len();
+    let (fu, fv) = ((-lambda * d).exp(), (-(lambda + 1.0) * d).exp());
+    let mut u = vec![0.0; n + 1];
+    let mut v = vec![0.0; n + 1];
+    for j in (0..n).rev() {
+        u[j] = a[j] + fu * u[j + 1];
+        v[j] = a[j] + fv * v[j + 1];
+    }
+    (u, v)
+}
+
+/// Where ε lies relative to the window.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Side {
+    Inside,
+    Below,
+    Above,
+}
+
+impl Composed {
+    /// FFT length (window size in lattice points).
+    pub fn window_len(&self) -> usize {
+        self.u_up.len() - 1
+    }
+
+    /// Lowest and highest ε this composition resolves well (±5 tilted standard
+    /// deviations around the tilted mean, inside the window).
+    pub fn good_range(&self) -> (f64, f64) {
+        let lo = (self.center - 5.0 * self.spread).max(self.k0 as f64 * self.d);
+        let hi = (self.center + 5.0 * self.spread)
+            .min((self.k0 + self.u_up.len() as i64 - 2) as f64 * self.d);
+        (lo, hi)
+    }
+
+    /// ε relative to the window.
+    pub fn side(&self, eps: f64) -> Side {
+        let k = (eps / self.d).floor() as i64 + 1;
+        if k < self.k0 {
+            Side::Below
+        } else if k >= self.k0 + self.u_up.len() as i64 - 1 {
+            Side::Above
+        } else {
+            Side::Inside
+        }
+    }
+
+    /// (δ_upper, δ_lower) at ε, for ε inside the window. δ(ε) = E_P[(1 − e^{ε−L})₊]
+    /// over the composed loss L = Σ K Δ > ε, untilted: p_T(K) = p̃_T(K)·M^T·e^{−λKΔ}.
+    pub fn delta(&self, eps: f64) -> (f64, f64) {
+        let n = self.u_up.len() - 1;
+        let k = ((eps / self.d).floor() as i64 + 1).max(self.k0);
+        if k >= self.k0 + n as i64 {
+            // Above the window: only the +∞ mass and the folded tail remain.
+            return (self.inf_mass + self.alias_term(eps, true), 0.0);
+        }
+        let j = (k - self.k0) as usize;
+        let c = (eps - k as f64 * self.d).exp(); // e^{ε − KΔ} ≤ 1
+        let core = |u: &[f64], v: &[f64], ln_scale: f64| -> f64 {
+            let s = (u[j] - c * v[j]).max(0.0);
+            if s == 0.0 {
+                return 0.0;
+            }
+            (s.ln() + ln_scale - self.lambda * k as f64 * self.d).exp()
+        };
+        let up = core(&self.u_up, &self.v_up, self.ln_scale_up)
+            + self.inf_mass
+            + self.alias_term(eps, true);
+        let lo =
+            (core(&self.u_lo, &self.v_lo, self.ln_scale_lo) - self.alias_term(eps, false)).max(0.0);
+        (up.min(1.0), lo.min(1.0))
+    }
+
+    /// Folded mass (≤ ALIAS tilted) times the largest untilting weight it can carry
+    /// into the sum for δ(ε): e^{ln M^T − λ·max(KΔ, ε)}.
+    fn alias_term(&self, eps: f64, upper: bool) -> f64 {
+        let ln_scale = if upper {
+            self.ln_scale_up
+        } else {
+            self.ln_scale_lo
+        };
+        // Below the window the missing masses can sit just above ε: weight at ε itself.
+        let k = (eps / self.d).floor() as i64 + 1;
+        (ALIAS.ln() + ln_scale - self.lambda * k as f64 * self.d).exp()
+    }
+}

@@ -1,0 +1,249 @@
+//! One step's privacy-loss distribution on the lattice {kΔ}, twice: a pessimistic
+//! version (its hockey-stick curve lies above the true one for every ε) and an
+//! optimistic one (below it). See the module docs of [`super`] for the argument.
+
+use super::gauss::{ln_add, ln_mass, ln_sub, Tails};
+
+/// Which neighbouring pair: `Remove` is P = (1−q)N(0,σ²) + qN(1,σ²) against Q = N(0,σ²)
+/// (the example is in the batch of the first dataset only), `Add` the reverse.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    Remove,
+    Add,
+}
+
+/// One step's loss on the lattice: P-masses (in logs) at losses kΔ, k = k_lo…k_lo+len−1.
+#[derive(Debug, Clone)]
+pub(crate) struct StepPld {
+    pub k_lo: i64,
+    /// Pessimistic: connect-the-dots inside the range, the left remainder rounded up
+    /// to the first point, the right remainder moved to +∞ (`ln_inf`).
+    pub ln_up: Vec<f64>,
+    pub ln_inf: f64,
+    /// Optimistic: bins contracted to their e^L-means, adjacent atoms merged onto
+    /// lattice points, leftovers rounded down; the right remainder rounded down to the
+    /// last point, the left remainder dropped.
+    pub ln_lo: Vec<f64>,
+}
+
+/// The SGM's loss as a function of the Gaussian sample x (remove direction):
+/// L(x) = ln(1 − q + q·e^{(2x−1)/(2σ²)}), increasing in x; the add direction's loss
+/// is −L(x) with x ∼ N(0, σ²).
+pub(crate) fn loss_remove(q: f64, sigma: f64, x: f64) -> f64 {
+    let s = (2.0 * x - 1.0) / (2.0 * sigma * sigma);
+    if q == 1.0 {
+        return s;
+    }
+    let lq = q.ln();
+    if s + lq < -1.0 {
+        (q * s.exp_m1()).ln_1p()
+    } else {
+        s + lq + ((-q).ln_1p() - s - lq).exp().ln_1p()
+    }
+}
+
+/// The x with L(x) = ℓ (remove direction): x = ½ + σ²·ln((e^ℓ − (1−q))/q);
+/// −∞ for ℓ ≤ ln(1 − q), the loss's infimum.
+pub(crate) fn x_of_loss(q: f64, sigma: f64, l: f64) -> f64 {
+    let s2 = sigma * sigma;
+    if q == 1.0 {
+        return 0.5 + s2 * l;
+    }
+    let d = l - (-q).ln_1p();
+    if d <= 0.0 {
+        return f64::NEG_INFINITY;
+    }
+    // ln(e^ℓ − (1−q)) = ℓ + ln(1 − e^{−d}).
+    let ln_num = l + (-(-d).exp_m1()).ln();
+    0.5 + s2 * (ln_num - q.ln())
+}
+
+/// The standardized tails of both mixture components at a sample x.
+#[derive(Clone, Copy)]
+struct Boundary {
+    c0: Tails,
+    c1: Tails,
+}
+
+impl Boundary {
+    fn at(sigma: f64, x: f64) -> Boundary {
+        Boundary {
+            c0: Tails::at(x / sigma),
+            c1: Tails::at((x - 1.0) / sigma),
+        }
+    }
+}
+
+/// ln P and ln Q of the event a < x ≤ b (a, b as boundaries).
+fn masses(q: f64, dir: Direction, a: &Boundary, b: &Boundary) -> (f64, f64) {
+    let m0 = ln_mass(a.c0, b.c0);
+    let m1 = ln_mass(a.c1, b.c1);
+    let mix = ln_add((-q).ln_1p() + m0, q.ln() + m1);
+    let mix = if q == 1.0 { m1 } else { mix };
+    match dir {
+        Direction::Remove => (mix, m0),
+        Direction::Add => (m0, mix),
+    }
+}
+
+/// The loss range [ℓ_lo, ℓ_hi] outside which P puts at most `eta` on each side:
+/// the Gaussian sample x is cut at ±σ·z_η around the component means.
+pub(crate) fn loss_range(q: f64, sigma: f64, dir: Direction, eta: f64) -> (f64, f64) {
+    let z = z_of_tail(eta);
+    match dir {
+        Direction::Remove => {
+            // x ∼ mixture: P(x > 1 + σz) ≤ η and P(x < −σz) ≤ η.
+            let lo = loss_remove(q, sigma, -sigma * z);
+            let hi = loss_remove(q, sigma, 1.0 + sigma * z);
+            (lo, hi)
+        }
+        Direction::Add => {
+            // x ∼ N(0, σ²), loss −L(x): large x gives low loss.
+            let lo = -loss_remove(q, sigma, sigma * z);
+            let hi = -loss_remove(q, sigma, -sigma * z);
+            (lo, hi)
+        }
+    }
+}
+
+/// z with Φ̄(z) = η (bisection on ln Φ̄; η ∈ (0, ½)).
+pub(crate) fn z_of_tail(eta: f64) -> f64 {
+    let target = eta.max(1e-300).ln();
+    let (mut lo, mut hi) = (0.0f64, 40.0f64);
+    for _ in 0..80 {
+        let mid = 0.5 * (lo + hi);
+        if super::gauss::ln_phi_bar(mid) > target {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    hi
+}
+
+/// Build one step's pessimistic and optimistic lattice PLDs with spacing `d` over
+/// [ℓ_lo, ℓ_hi] (widened to lattice points).
+pub(crate) fn step_pld(q: f64, sigma: f64, dir: Direction, d: f64, lo: f64, hi: f64) -> StepPld {
+    let k_lo = (lo / d).floor() as i64;
+    let k_hi = ((hi / d).ceil() as i64).max(k_lo + 1);
+    let len = (k_hi - k_lo + 1) as usize;
+    // Sample-space boundary of the loss threshold ℓ_k = kΔ.
+    let x_at = |k: i64| -> f64 {
+        let l = k as f64 * d;
+        match dir {
+            Direction::Remove => x_of_loss(q, sigma, l),
+            Direction::Add => x_of_loss(q, sigma, -l),
+        }
+    };
+    let bounds: Vec<Boundary> = (0..len)
+        .map(|i| Boundary::at(sigma, x_at(k_lo + i as i64)))
+        .collect();
+    let far_lo = Boundary::at(sigma, f64::NEG_INFINITY);
+    let far_hi = Boundary::at(sigma, f64::INFINITY);
+    // ln P, ln Q of the loss event (ℓ_a, ℓ_b] from its sample-space boundaries.
+    let bin = |a: &Boundary, b: &Boundary| match dir {
+        Direction::Remove => masses(q, dir, a, b),
+        Direction::Add => masses(q, dir, b, a),
+    };
+    let (left_p, _) = match dir {
+        Direction::Remove => bin(&far_lo, &bounds[0]),
+        Direction::Add => bin(&far_hi, &bounds[0]),
+    };
+    let (right_p, _) = match dir {
+        Direction::Remove => bin(&bounds[len - 1], &far_hi),
+        Direction::Add => bin(&bounds[len - 1], &far_lo),
+    };
+    let ln_1m_e_md = (-(-d).exp_m1()).ln(); // ln(1 − e^{−Δ})
+    let mut ln_up = vec![f64::NEG_INFINITY; len];
+    let mut ln_lo = vec![f64::NEG_INFINITY; len];
+    ln_up[0] = left_p;
+    // Optimistic merge state: the carried atom (ln Q-mass, ln position ρ) left of ℓ_{i+1}.
+    let mut carry: Option<(f64, f64, usize)> = None;
+    for i in 0..len - 1 {
+        let (lp, lq) = bin(&bounds[i], &bounds[i + 1]);
+        let (li, lj) = (
+            (k_lo + i as i64) as f64 * d,
+            (k_lo + i as i64 + 1) as f64 * d,
+        );
+        if lq == f64::NEG_INFINITY || lp == f64::NEG_INFINITY {
+            continue;
+        }
+        // e^ρ: the bin's Q-weighted mean of e^L = ΔP/ΔQ, inside [e^{ℓ_i}, e^{ℓ_{i+1}}].
+        let rho = (lp - lq).clamp(li, lj);
+        // Pessimistic (connect the dots): Q-mass λ·ΔQ to ℓ_i, (1−λ)·ΔQ to ℓ_{i+1}
+        // with λ = (e^{ℓ_{i+1}} − e^ρ)/(e^{ℓ_{i+1}} − e^{ℓ_i}); P-mass = Q-mass·e^ℓ.
+        let ln_a = lq + (-(rho - lj).exp_m1()).ln() - ln_1m_e_md;
+        let ln_b = lq + rho + (-(li - rho).exp_m1()).ln() - lj - ln_1m_e_md;
+        ln_up[i] = ln_add(ln_up[i], ln_a + li);
+        ln_up[i + 1] = ln_add(ln_up[i + 1], ln_b + lj);
+        // Optimistic: the carried atom (left of ℓ_i) is merged with this bin's atom
+        // (right of ℓ_i) onto the lattice point just right of the carry; whichever
+        // of the two has mass left goes on being merged with the next atoms.
+        let mut atom = (lq, rho, i);
+        if let Some(c) = carry.take() {
+            carry = merge(&mut ln_lo, d, k_lo, c, &mut atom);
+        }
+        if carry.is_none() && atom.0 > f64::NEG_INFINITY {
+            carry = Some(atom);
+        }
+    }
+    if let Some((cq, crho, ci)) = carry {
+        // Last atom: round down (P-mass kept) to its left lattice point.
+        ln_lo[ci] = ln_add(ln_lo[ci], cq + crho);
+    }
+    // Right remainder: rounded down onto the last point (optimistic).
+    ln_lo[len - 1] = ln_add(ln_lo[len - 1], right_p);
+    StepPld {
+        k_lo,
+        ln_up,
+        ln_inf: right_p,
+        ln_lo,
+    }
+}
+
+/// Merge the carried atom c = (ln Q-mass, ln position ρ_c, its bin index ci) with `next`
+/// (position ≥ ℓ_{ci+1}) into one point mass exactly at ℓ_{ci+1}, the lattice point
+/// just right of the carry: a post-processing of the pair (two atoms → their weighted
+/// mean), so the result stays dominated by the true pair. Returns the carry still
+/// unbalanced (when `next` was too light to balance all of it; `next` is then used
+/// up), or None (then what is left of `next` becomes the new carry).
+fn merge(
+    ln_lo: &mut [f64],
+    d: f64,
+    k_lo: i64,
+    c: (f64, f64, usize),
+    next: &mut (f64, f64, usize),
+) -> Option<(f64, f64, usize)> {
+    let (cq, crho, ci) = c;
+    let t = ci + 1;
+    let lt = (k_lo + t as i64) as f64 * d;
+    let (nq, nrho, _) = *next;
+    // Distances in e^ℓ: x_t − m_c and m_n − x_t (logs; −∞ when zero).
+    let ln_left_gap = ln_sub(lt, crho.min(lt));
+    let ln_right_gap = ln_sub(nrho.max(lt), lt);
+    if ln_left_gap == f64::NEG_INFINITY {
+        // The carried atom sits on ℓ_t already.
+        ln_lo[t] = ln_add(ln_lo[t], cq + lt);
+        return None;
+    }
+    if ln_right_gap == f64::NEG_INFINITY {
+        // The next atom sits on ℓ_t: it goes there whole; the carry waits for the next.
+        ln_lo[t] = ln_add(ln_lo[t], nq + lt);
+        next.0 = f64::NEG_INFINITY;
+        return Some(c);
+    }
+    // Q-mass needed from the next atom to balance all of the carry at ℓ_t.
+    let need = cq + ln_left_gap - ln_right_gap;
+    if need <= nq {
+        ln_lo[t] = ln_add(ln_lo[t], ln_add(cq, need) + lt);
+        next.0 = ln_sub(nq, need);
+        None
+    } else {
+        // All of the next atom, and the part of the carry it balances.
+        let used = nq + ln_right_gap - ln_left_gap;
+        ln_lo[t] = ln_add(ln_lo[t], ln_add(used, nq) + lt);
+        next.0 = f64::NEG_INFINITY;
+        let rest = ln_sub(cq, used.min(cq));
+        (rest > f64::NEG_INFINITY).then_some((rest, crho, ci))
+    }
+}

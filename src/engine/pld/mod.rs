@@ -1,0 +1,769 @@
+//! Tight (ε, δ) of DP-SGD from its privacy-loss distribution (PLD): a certified upper
+//! bound with an optimistic companion, so every answer is a bracket [lower, upper].
+//!
+//! # The mechanism
+//! One step of DP-SGD with Poisson sampling is the Sampled Gaussian Mechanism. Under
+//! add/remove-one adjacency its worst case is one of two pairs of distributions
+//! (Mironov, Talwar, Zhang, "Rényi Differential Privacy of the Sampled Gaussian
+//! Mechanism", arXiv:1908.10530, §3; Zhu, Dong, Wang, "Optimal Accounting of
+//! Differential Privacy via Characteristic Function", AISTATS 2022, Prop. 30):
+//! * remove: P = (1−q)N(0,σ²) + qN(1,σ²) against Q = N(0,σ²);
+//! * add: P = N(0,σ²) against Q = (1−q)N(0,σ²) + qN(1,σ²).
+//!
+//! The privacy loss L = ln(dP/dQ)(x), x ∼ P, is L(x) = ln(1 − q + q·e^{(2x−1)/(2σ²)})
+//! (remove) or its negative (add). After T steps the loss is the sum of T independent
+//! copies, and the tight guarantee is the hockey-stick divergence
+//! δ(ε) = E_P[(1 − e^{ε − L_T})₊] (Sommer, Meiser, Mohammadi, PETS 2019; Koskela,
+//! Jälkö, Honkela, AISTATS 2020), maximized over the two directions.
+//!
+//! # Certified bracket
+//! * **Upper** ("connect the dots": Doroshenko, Ghazi, Kamath, Kumar, Manurangsi,
+//!   "Connect the Dots: Tighter Discrete Approximations of Privacy Loss
+//!   Distributions", PETS 2022). On the lattice ℓ_k = kΔ, the Q-mass of every loss
+//!   value L in a bin [ℓ_i, ℓ_{i+1}] is split between the two ends so that E[e^L] is
+//!   kept: λ = (e^{ℓ_{i+1}} − e^L)/(e^{ℓ_{i+1}} − e^{ℓ_i}) to ℓ_i, the rest to ℓ_{i+1}.
+//!   The true pair is a post-processing of the discrete one, so the discrete pair
+//!   dominates it for every ε, and so does its T-fold composition. Per bin this only
+//!   needs ΔP and ΔQ (Gaussian interval masses, in log space), written so that every
+//!   mass is a sum of nonnegative terms. Losses below the lattice are rounded up onto
+//!   its first point and losses above it are sent to +∞ (both can only raise δ).
+//! * **Lower.** Each bin is contracted to one atom at its conditional mean of e^L
+//!   (again a post-processing, now of the true pair), adjacent atoms are merged into
+//!   point masses exactly on lattice points, and what cannot be merged is rounded
+//!   *down* to a lattice point keeping its P-mass. Rounding losses down lowers
+//!   E_P[(1 − e^{ε−ΣL})₊] for every coupling, so the result is a lower bound; losses
+//!   above the lattice are rounded down onto it and those below are dropped.
+//! * **Composition** by FFT under an exponential tilt with an explicit window; see
+//!   [`compose`]. Rounding (8u·log₂N·(1 + T‖p̃‖₂) per bin), the folded tails
+//!   (Chernoff's inequality, ≤ 1e-12 of the tilted mass) and the mass at +∞
+//!   (1 − (1 − p∞)^T, exactly) are added to the upper and subtracted from the lower bound.
+//!
+//! # Error budget
+//! Every constant, once:
+//! * `TOL` = 4e-4: the bracket width we aim for, relative to ε. The discretization's
+//!   bias is second order in Δ: per step, spreading (upper) or contracting (lower) a
+//!   bin changes E[e^{αL}] by ≈ α(α−1)Δ²/12 and α(α−1)Δ²/24 relative, so over T steps
+//!   the bracket is ≈ T·α·Δ²/8 in ε (measured: up to twice that, from the merges of the
+//!   lower bound). The grid starts at Δ = √(3·TOL·ε/(T·α)) with (ε, α) from the
+//!   exact-RDP optimum, and is refined (Δ ← 0.85·Δ·√(TOL/width)) up to
+//!   `REFINE` times while the measured bracket is wider than TOL.
+//! * Tails: each step's lattice covers all but η = 1e-4·TOL·δ/T of P on each side
+//!   (clamped to [1e-300, 1e-14]), so the +∞ mass adds at most 1e-4·TOL·δ to δ.
+//! * `compose::ALIAS` = 1e-12 (it enters the bracket explicitly, as ALIAS·e^{ln M^T − λε}: relative to δ that is ≲ 1e-6) and `compose::MAX_FFT` = 2²²; `MAX_STEP_POINTS` = 2²¹.
+//!   When the budget cannot reach the accuracy (very small σ with long runs), the
+//!   bracket is still certified, only wider; above 1 % the call returns
+//!   [`Error::PldBudget`] and callers fall back to the RDP answer.
+
+mod compose;
+mod discretize;
+mod gauss;
+
+pub use discretize::Direction;
+
+use self::compose::{compose, tilted_mean, Composed, Phase as CPhase, Side};
+use self::discretize::{loss_range, step_pld, StepPld};
+use super::accountant::{eps_from_rdp, ln_delta_from_rdp, Conversion, Run};
+use super::error::Error;
+use super::params::{check_delta, check_epsilon, check_steps, Sgm};
+use serde::Serialize;
+
+/// Target bracket width relative to ε (see the error budget).
+pub const TOL: f64 = 4e-4;
+/// Widest bracket returned at all (relative); beyond it, [`Error::PldBudget`].
+pub const MAX_WIDTH: f64 = 0.01;
+/// Grid refinements after the first try.
+const REFINE: usize = 2;
+/// Largest number of lattice points per step.
+const MAX_STEP_POINTS: f64 = 2_097_152.0;
+
+/// One phase of training: `steps` steps of the SGM `sgm`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Phase {
+    sgm: Sgm,
+    steps: u64,
+}
+
+impl Phase {
+    pub fn new(sgm: Sgm, steps: u64) -> Result<Phase, Error> {
+        Ok(Phase {
+            sgm,
+            steps: check_steps(steps)?,
+        })
+    }
+    pub fn sgm(&self) -> Sgm {
+        self.sgm
+    }
+    pub fn steps(&self) -> u64 {
+        self.steps
+    }
+}
+
+/// A certified bracket: the true value lies in [lower, upper].
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Bracket {
+    pub upper: f64,
+    pub lower: f64,
+}
+
+/// How an answer was computed (for reports and benchmarks).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Grid {
+    /// Lattice spacing Δ of the loss.
+    pub spacing: f64,
+    /// FFT length of the widest composition.
+    pub fft_len: usize,
+    /// Which direction is the worse one at the answer.
+    pub worst: &'static str,
+}
+
+/// ε at a given δ.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct EpsilonAnswer {
+    pub epsilon: Bracket,
+    pub grid: Grid,
+}
+
+/// δ at a given ε.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct DeltaAnswer {
+    pub delta: Bracket,
+    pub grid: Grid,
+}
+
+/// One point of the privacy profile δ(ε).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct ProfilePoint {
+    pub epsilon: f64,
+    pub delta: Bracket,
+}
+
+fn total_steps(phases: &[Phase]) -> f64 {
+    phases.iter().map(|p| p.steps as f64).sum()
+}
+
+fn check_phases(phases: &[Phase]) -> Result<(), Error> {
+    if phases.is_empty() {
+        return Err(Error::NoPhases);
+    }
+    if total_steps(phases) > super::MAX_STEPS as f64 {
+        return Err(Error::Steps(total_steps(phases) as u64));
+    }
+    Ok(())
+}
+
+/// RDP (improved conversion) ε at δ and its optimal order for the composed phases:
+/// the starting point for the grid and the tilt, and an upper bound on the PLD's ε.
+fn rdp_epsilon(phases: &[Phase], delta: f64) -> (f64, f64) {
+    let orders = super::default_orders();
+    let mut total = vec![0.0; orders.len()];
+    for ph in phases {
+        if let Ok(run) = Run::new(ph.sgm, ph.steps, &orders) {
+            for (t, r) in total.iter_mut().zip(run.rdp_curve()) {
+                *t += ph.steps as f64 * r;
+            }
+        }
+    }
+    let mut best = (f64::INFINITY, 2.0);
+    for (&a, &r) in orders.iter().zip(&total) {
+        let e = eps_from_rdp(r, a, delta, Conversion::Improved);
+        if e < best.0 {
+            best = (e, a);
+        }
+    }
+    (best.0.max(0.0), best.1)
+}
+
+/// Same, δ at ε (for the δ(ε) query's starting tilt).
+fn rdp_delta_alpha(phases: &[Phase], eps: f64) -> f64 {
+    let orders = super::default_orders();
+    let mut total = vec![0.0; orders.len()];
+    for ph in phases {
+        if let Ok(run) = Run::new(ph.sgm, ph.steps, &orders) {
+            for (t, r) in total.iter_mut().zip(run.rdp_curve()) {
+                *t += ph.steps as f64 * r;
+            }
+        }
+    }
+    let mut best = (f64::INFINITY, 2.0);
+    for (&a, &r) in orders.iter().zip(&total) {
+        let l = ln_delta_from_rdp(r, a, eps, Conversion::Improved);
+        if l < best.0 {
+            best = (l, a);
+        }
+    }
+    best.1
+}
+
+/// The per-step lattices of every phase, for one direction and spacing.
+struct Lattices {
+    d: f64,
+    steps: Vec<StepPld>,
+    counts: Vec<f64>,
+}
+
+impl Lattices {
+    fn build(phases: &[Phase], dir: Direction, d: f64, eta: f64) -> Result<Lattices, Error> {
+        let mut steps = Vec::with_capacity(phases.len());
+        for ph in phases {
+            let (q, s) = (ph.sgm.q(), ph.sgm.sigma());
+            let (lo, hi) = loss_range(q, s, dir, eta);
+            if (hi - lo) / d > MAX_STEP_POINTS {
+                return Err(Error::PldBudget {
+                    reason: "the loss range needs more lattice points than the budget",
+                });
+            }
+            steps.push(step_pld(q, s, dir, d, lo, hi));
+        }
+        Ok(Lattices {
+            d,
+            steps,
+            counts: phases.iter().map(|p| p.steps as f64).collect(),
+        })
+    }
+
+    fn phases(&self) -> Vec<CPhase<'_>> {
+        self.steps
+            .iter()
+            .zip(&self.counts)
+            .map(|(pld, &steps)| CPhase { pld, steps })
+            .collect()
+    }
+
+    fn compose(&self, lambda: f64) -> Result<Composed, Error> {
+        compose(&self.phases(), lambda.max(0.0), self.d).map_err(|_| Error::PldBudget {
+            reason: "the composed loss is too wide for the largest FFT",
+        })
+    }
+
+    /// The tilt whose tilted mean is ε (λ ≥ 0), to within half a tilted standard
+    /// deviation (the tilt only steers precision; every tilt gives valid bounds):
+    /// Newton's method on T·κ'(λ) = ε from `start`, safeguarded by bisection.
+    fn tilt_for(&self, eps: f64, start: f64) -> f64 {
+        let phases = self.phases();
+        let at = |l: f64| {
+            let (m, v) = tilted_mean(&phases, l, self.d);
+            (m * self.d, v * self.d)
+        };
+        let (m0, _) = at(0.0);
+        if m0 >= eps {
+            return 0.0;
+        }
+        let (mut lo, mut hi) = (0.0, f64::INFINITY);
+        let mut l = start.max(0.0);
+        for _ in 0..40 {
+            let (m, slope) = at(l);
+            if (m - eps).abs() < 0.5 * (slope * self.d).max(0.0).sqrt().max(self.d) {
+                return l;
+            }
+            if m < eps {
+                lo = l;
+            } else {
+                hi = l;
+            }
+            let newton = l + (eps - m) / slope.max(1e-300);
+            l = if newton > lo && newton < hi {
+                newton
+            } else if hi.is_finite() {
+                0.5 * (lo + hi)
+            } else {
+                2.0 * l.max(0.5)
+            };
+            if l > 1e7 {
+                return 1e7;
+            }
+        }
+        l
+    }
+}
+
+/// ε(δ) of one composition: (upper, lower), or where the answer lies if outside.
+fn eps_on(c: &Composed, delta: f64) -> Result<(f64, f64), Side> {
+    let (lo, hi) = c.good_range();
+    let (d_lo_up, _) = c.delta(lo);
+    if d_lo_up <= delta && lo > 0.0 {
+        return Err(Side::Below);
+    }
+    let (d_hi_up, _) = c.delta(hi);
+    if d_hi_up > delta {
+        return Err(Side::Above);
+    }
+    let solve = |upper: bool| -> f64 {
+        let pick = |e: f64| {
+            let (u, l) = c.delta(e);
+            if upper {
+                u
+            } else {
+                l
+            }
+        };
+        let (mut a, mut b) = (lo.max(0.0), hi);
+        if pick(a) <= delta {
+            return a;
+        }
+        for _ in 0..80 {
+            let m = 0.5 * (a + b);
+            if pick(m) > delta {
+                a = m;
+            } else {
+                b = m;
+            }
+        }
+        if upper {
+            b
+        } else {
+            a
+        }
+    };
+    Ok((solve(true), solve(false)))
+}
+
+fn eta_for(delta: f64, t: f64) -> f64 {
+    (1e-4 * TOL * delta / t).clamp(1e-300, 1e-14)
+}
+
+fn initial_spacing(eps: f64, alpha: f64, t: f64) -> f64 {
+    let d = (3.0 * TOL * eps.max(1e-3) / (t * alpha.max(1.0 + 1e-3))).sqrt();
+    d.min(eps.max(1e-3) / 20.0).clamp(1e-7, 1.0)
+}
+
+/// ε(δ) for one direction on one lattice set: (upper, lower, fft length).
+fn eps_direction(
+    lat: &Lattices,
+    delta: f64,
+    eps_guess: f64,
+    alpha: f64,
+) -> Result<(f64, f64, usize), Error> {
+    let clock = Timer::start();
+    let mut lambda = lat.tilt_for(eps_guess, alpha - 1.0);
+    clock.lap("tilt");
+    for _ in 0..4 {
+        let c = lat.compose(lambda)?;
+        clock.lap("compose");
+        let n = c.window_len();
+        match eps_on(&c, delta) {
+            Ok((u, l)) => {
+                // Re-tilt once if the answer is far from the tilted mean.
+                if (u - c.center).abs() > 3.0 * c.spread {
+                    let l2 = lat.tilt_for(u, lambda);
+                    if (l2 - lambda).abs() > 1e-6 * lambda.max(1.0) {
+                        if let Ok(c2) = lat.compose(l2) {
+                            if let Ok((u2, lo2)) = eps_on(&c2, delta) {
+                                return Ok((u2, lo2, c2.window_len()));
+                            }
+                        }
+                    }
+                }
+                return Ok((u, l, n));
+            }
+            Err(Side::Below) => {
+                let (lo, _) = c.good_range();
+                lambda = lat.tilt_for((lo - 3.0 * c.spread).max(0.0), lambda) * 0.7;
+            }
+            Err(Side::Above) => {
+                if c.inf_mass >= delta {
+                    return Err(Error::PldBudget {
+                        reason: "the mass beyond the loss range exceeds delta",
+                    });
+                }
+                let (_, hi) = c.good_range();
+                lambda = lat.tilt_for(hi + 3.0 * c.spread, lambda.max(0.5) * 1.5);
+            }
+            Err(Side::Inside) => unreachable!(),
+        }
+    }
+    Err(Error::PldBudget {
+        reason: "no tilt brought the answer inside the FFT window",
+    })
+}
+
+/// Tight ε at δ for the phases, both directions, the worse one reported.
+pub fn epsilon_phases(phases: &[Phase], delta: f64) -> Result<EpsilonAnswer, Error> {
+    check_phases(phases)?;
+    let delta = check_delta(delta)?;
+    if phases.iter().all(|p| p.sgm.q() == 0.0) {
+        return Ok(EpsilonAnswer {
+            epsilon: Bracket {
+                upper: 0.0,
+                lower: 0.0,
+            },
+            grid: Grid {
+                spacing: 0.0,
+                fft_len: 0,
+                worst: "remove",
+            },
+        });
+    }
+    let phases: Vec<Phase> = phases.iter().copied().filter(|p| p.sgm.q() > 0.0).collect();
+    let t = total_steps(&phases);
+    let (eps_rdp, alpha) = rdp_epsilon(&phases, delta);
+    let mut d = initial_spacing(eps_rdp, alpha, t);
+    let eta = eta_for(delta, t);
+    let mut best: Option<EpsilonAnswer> = None;
+    for _ in 0..=REFINE {
+        // Remove first; the add direction is first tried on a lattice twice as coarse:
+        // if even its (looser) upper bound is below the remove direction's, it cannot
+        // change the answer (true_add ≤ its upper ≤ remove's upper, and the lower
+        // bound of the maximum is at least remove's lower).
+        let mut up = (f64::NEG_INFINITY, f64::NEG_INFINITY, 0usize, "remove");
+        let guess = eps_rdp * 0.93;
+        let rem = Lattices::build(&phases, Direction::Remove, d, eta)?;
+        let (u, l, n) = eps_direction(&rem, delta, guess, alpha)?;
+        debug_dir("remove", d, u, l);
+        up = (u, l, n, up.3);
+        let coarse = Lattices::build(&phases, Direction::Add, 2.0 * d, eta)?;
+        let (cu, _, cn) = eps_direction(&coarse, delta, guess, alpha)?;
+        debug_dir("add (coarse)", 2.0 * d, cu, f64::NAN);
+        up.2 = up.2.max(cn);
+        if cu > up.0 {
+            let add = Lattices::build(&phases, Direction::Add, d, eta)?;
+            let (u, l, n) = eps_direction(&add, delta, guess, alpha)?;
+            debug_dir("add", d, u, l);
+            if u > up.0 {
+                up.0 = u;
+                up.3 = "add";
+            }
+            up.1 = up.1.max(l);
+            up.2 = up.2.max(n);
+        }
+        // The exact-RDP ε is itself a certified upper bound.
+        let upper = up.0.min(eps_rdp.max(0.0)).max(0.0);
+        let lower = up.1.max(0.0).min(upper);
+        let ans = EpsilonAnswer {
+            epsilon: Bracket { upper, lower },
+            grid: Grid {
+                spacing: d,
+                fft_len: up.2,
+                worst: up.3,
+            },
+        };
+        let width = (upper - lower) / upper.max(1e-300);
+        best = Some(ans);
+        if width <= TOL || upper == 0.0 {
+            break;
+        }
+        d *= 0.85 * (TOL / width).sqrt();
+    }
+    let ans = best.expect("at least one pass");
+    let width = (ans.epsilon.upper - ans.epsilon.lower) / ans.epsilon.upper.max(1e-300);
+    if width > MAX_WIDTH && ans.epsilon.upper > 0.0 {
+        return Err(Error::PldBudget {
+            reason: "the grid budget cannot bracket epsilon within 1 %",
+        });
+    }
+    Ok(ans)
+}
+
+/// Tight ε at δ after `steps` steps of one SGM.
+pub fn epsilon(sgm: Sgm, steps: u64, delta: f64) -> Result<EpsilonAnswer, Error> {
+    epsilon_phases(&[Phase::new(sgm, steps)?], delta)
+}
+
+/// Tight δ at ε for the phases.
+pub fn delta_phases(phases: &[Phase], eps: f64) -> Result<DeltaAnswer, Error> {
+    check_phases(phases)?;
+    let eps = check_epsilon(eps)?;
+    let pts = profile_phases(phases, &[eps])?;
+    let p = pts[0];
+    Ok(DeltaAnswer {
+        delta: p.0.delta,
+        grid: p.1,
+    })
+}
+
+/// Tight δ at ε after `steps` steps of one SGM.
+pub fn delta(sgm: Sgm, steps: u64, eps: f64) -> Result<DeltaAnswer, Error> {
+    delta_phases(&[Phase::new(sgm, steps)?], eps)
+}
+
+/// The privacy profile δ(ε) at each ε (≥ 0), with brackets.
+pub fn profile(sgm: Sgm, steps: u64, eps: &[f64]) -> Result<Vec<ProfilePoint>, Error> {
+    Ok(profile_phases(&[Phase::new(sgm, steps)?], eps)?
+        .into_iter()
+        .map(|p| p.0)
+        .collect())
+}
+
+/// Profile for phases; also reports the grid used at each point.
+pub fn profile_phases(phases: &[Phase], eps: &[f64]) -> Result<Vec<(ProfilePoint, Grid)>, Error> {
+    check_phases(phases)?;
+    if eps.is_empty() || eps.len() > 10_000 {
+        return Err(Error::ProfileLength(eps.len()));
+    }
+    for &e in eps {
+        if !(e.is_finite() && e >= 0.0) {
+            return Err(Error::Epsilon(e));
+        }
+    }
+    let live: Vec<Phase> = phases.iter().copied().filter(|p| p.sgm.q() > 0.0).collect();
+    if live.is_empty() {
+        return Ok(eps
+            .iter()
+            .map(|&e| {
+                (
+                    ProfilePoint {
+                        epsilon: e,
+                        delta: Bracket {
+                            upper: 0.0,
+                            lower: 0.0,
+                        },
+                    },
+                    Grid {
+                        spacing: 0.0,
+                        fft_len: 0,
+                        worst: "remove",
+                    },
+                )
+            })
+            .collect());
+    }
+    let t = total_steps(&live);
+    let emax = eps.iter().cloned().fold(0.0f64, f64::max);
+    let emid = eps
+        .iter()
+        .cloned()
+        .fold(f64::INFINITY, f64::min)
+        .max(emax * 0.5);
+    let alpha = rdp_delta_alpha(&live, emid.max(1e-3));
+    let d = initial_spacing(emid.max(1e-2), alpha, t);
+    // δ as small as 1e-15 is resolved: tails cut at η for δ = 1e-15.
+    let eta = eta_for(1e-15, t);
+    let mut out: Vec<(ProfilePoint, Grid)> = eps
+        .iter()
+        .map(|&e| {
+            (
+                ProfilePoint {
+                    epsilon: e,
+                    delta: Bracket {
+                        upper: 0.0,
+                        lower: 0.0,
+                    },
+                },
+                Grid {
+                    spacing: d,
+                    fft_len: 0,
+                    worst: "remove",
+                },
+            )
+        })
+        .collect();
+    for dir in [Direction::Remove, Direction::Add] {
+        let lat = Lattices::build(&live, dir, d, eta)?;
+        let mut comps: Vec<Composed> = Vec::new();
+        for (e, slot) in eps.iter().zip(out.iter_mut()) {
+            let hit = comps.iter().position(|c| {
+                let (lo, hi) = c.good_range();
+                *e >= lo && *e <= hi
+            });
+            let c = match hit {
+                Some(i) => &comps[i],
+                None if comps.len() < 12 => {
+                    let lam = lat.tilt_for(*e, alpha - 1.0);
+                    comps.push(lat.compose(lam)?);
+                    comps.last().expect("just pushed")
+                }
+                None => {
+                    // Budget of compositions spent: the closest one still gives a
+                    // certified (if looser) bracket.
+                    comps
+                        .iter()
+                        .min_by(|a, b| (a.center - e).abs().total_cmp(&(b.center - e).abs()))
+                        .expect("nonempty")
+                }
+            };
+            let (u, l) = if c.side(*e) == Side::Below {
+                (1.0, 0.0)
+            } else {
+                c.delta(*e)
+            };
+            if u > slot.0.delta.upper {
+                slot.0.delta.upper = u;
+                slot.1.worst = if dir == Direction::Remove {
+                    "remove"
+                } else {
+                    "add"
+                };
+            }
+            slot.0.delta.lower = slot.0.delta.lower.max(l);
+            slot.1.fft_len = slot.1.fft_len.max(c.window_len());
+        }
+    }
+    Ok(out)
+}
+
+/// ε (bracket) at δ after each number of steps in `checkpoints` (ascending or not):
+/// the per-step lattices are built once and composed per checkpoint.
+pub fn checkpoints(sgm: Sgm, checkpoints: &[u64], delta: f64) -> Result<Vec<Bracket>, Error> {
+    let delta = check_delta(delta)?;
+    if checkpoints.is_empty() || checkpoints.len() > 1000 {
+        return Err(Error::ProfileLength(checkpoints.len()));
+    }
+    for &t in checkpoints {
+        check_steps(t)?;
+    }
+    if sgm.q() == 0.0 {
+        return Ok(vec![
+            Bracket {
+                upper: 0.0,
+                lower: 0.0
+            };
+            checkpoints.len()
+        ]);
+    }
+    let tmax = *checkpoints.iter().max().expect("nonempty");
+    let (e_max, a_max) = rdp_epsilon(&[Phase::new(sgm, tmax)?], delta);
+    let d = initial_spacing(e_max, a_max, tmax as f64);
+    let eta = eta_for(delta, tmax as f64);
+    let mut out = vec![
+        Bracket {
+            upper: 0.0,
+            lower: f64::INFINITY
+        };
+        checkpoints.len()
+    ];
+    for dir in [Direction::Remove, Direction::Add] {
+        let mut lat = Lattices::build(&[Phase::new(sgm, tmax)?], dir, d, eta)?;
+        for (slot, &t) in out.iter_mut().zip(checkpoints) {
+            lat.counts[0] = t as f64;
+            let (e_rdp, a) = rdp_epsilon(&[Phase::new(sgm, t)?], delta);
+            let (u, l, _) = eps_direction(&lat, delta, e_rdp * 0.93, a)?;
+            slot.upper = slot.upper.max(u.min(e_rdp));
+            slot.lower = if slot.lower.is_infinite() {
+                l
+            } else {
+                slot.lower.max(l)
+            };
+        }
+    }
+    for b in &mut out {
+        b.lower = b.lower.max(0.0).min(b.upper);
+    }
+    Ok(out)
+}
+
+/// The membership-inference bound from a privacy profile: an attacker whose
+/// false-positive rate is `fpr` has true-positive rate at most
+/// min over ε of min(1, e^ε·fpr + δ(ε), 1 − e^{−ε}(1 − δ(ε) − fpr))
+/// (Kairouz, Oh, Viswanath, ICML 2015, Thm 2.1; Dong, Roth, Su, "Gaussian Differential
+/// Privacy", JRSS-B 2022, Prop. 2.5), using the certified upper δ at each ε.
+pub fn attack_tpr(profile: &[ProfilePoint], fpr: f64) -> Result<f64, Error> {
+    if !(fpr.is_finite() && (0.0..=1.0).contains(&fpr)) {
+        return Err(Error::Rate(fpr));
+    }
+    let mut best: f64 = 1.0;
+    for p in profile {
+        let (e, d) = (p.epsilon, p.delta.upper);
+        let a = e.exp() * fpr + d;
+        let b = 1.0 - (-e).exp() * (1.0 - d - fpr);
+        best = best.min(a).min(b);
+    }
+    Ok(best.clamp(fpr, 1.0))
+}
+
+/// Smallest σ (to 1e-4 relative) whose certified upper ε at δ after `steps` steps with
+/// rate q is ≤ `target`. Starts from the exact-RDP calibration (whose σ always meets
+/// the target, as the PLD bound is tighter) and bisects below it.
+pub fn calibrate_sigma(
+    target: f64,
+    delta: f64,
+    q: f64,
+    steps: u64,
+) -> Result<(f64, EpsilonAnswer), Error> {
+    let target = check_epsilon(target)?;
+    let delta = check_delta(delta)?;
+    let orders = super::default_orders();
+    let rdp = super::calibrate::sigma(target, delta, q, steps, &orders, Conversion::Improved)?;
+    let at = |s: f64| epsilon(Sgm::new(q, s)?, steps, delta);
+    let mut hi = rdp.sigma;
+    let mut best = at(hi)?;
+    if rdp.at_lower_limit {
+        return Ok((hi, best));
+    }
+    let mut lo = hi * 0.8;
+    loop {
+        if lo < super::calibrate::SIGMA_MIN {
+            lo = super::calibrate::SIGMA_MIN;
+            break;
+        }
+        let e = at(lo)?;
+        if e.epsilon.upper > target {
+            break;
+        }
+        hi = lo;
+        best = e;
+        lo *= 0.8;
+    }
+    while hi / lo - 1.0 > 1e-4 {
+        let mid = (lo * hi).sqrt();
+        let e = at(mid)?;
+        if e.epsilon.upper <= target {
+            hi = mid;
+            best = e;
+        } else {
+            lo = mid;
+        }
+    }
+    Ok((hi, best))
+}
+
+/// Largest T whose certified upper ε at δ is ≤ `target`.
+pub fn calibrate_steps(target: f64, delta: f64, sgm: Sgm) -> Result<(u64, EpsilonAnswer), Error> {
+    let target = check_epsilon(target)?;
+    let delta = check_delta(delta)?;
+    let orders = super::default_orders();
+    let rdp = super::calibrate::steps(target, delta, sgm, &orders, Conversion::Improved)?;
+    let at = |t: u64| epsilon(sgm, t, delta);
+    let mut lo = rdp.steps;
+    let mut best = at(lo)?;
+    if rdp.at_upper_limit {
+        return Ok((lo, best));
+    }
+    let mut hi = lo;
+    loop {
+        hi = ((hi as f64 * 1.25).ceil() as u64).min(super::MAX_STEPS);
+        let e = at(hi)?;
+        if e.epsilon.upper > target {
+            break;
+        }
+        lo = hi;
+        best = e;
+        if hi == super::MAX_STEPS {
+            return Ok((lo, best));
+        }
+    }
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        let e = at(mid)?;
+        if e.epsilon.upper <= target {
+            lo = mid;
+            best = e;
+        } else {
+            hi = mid;
+        }
+    }
+    Ok((lo, best))
+}
+
+fn debug_dir(_what: &str, _d: f64, _u: f64, _l: f64) {
+    #[cfg(not(target_arch = "wasm32"))]
+    if std::env::var("PLD_DEBUG").is_ok() {
+        eprintln!("  {_what} d={_d:.3e}: upper {_u:.7} lower {_l:.7}");
+    }
+}
+
+/// Debug timing (PLD_DEBUG set, native only).
+struct Timer(#[cfg(not(target_arch = "wasm32"))] std::time::Instant);
+
+impl Timer {
+    fn start() -> Timer {
+        Timer(
+            #[cfg(not(target_arch = "wasm32"))]
+            std::time::Instant::now(),
+        )
+    }
+    fn lap(&self, _what: &str) {
+        #[cfg(not(target_arch = "wasm32"))]
+        if std::env::var("PLD_DEBUG").is_ok() {
+            eprintln!("    {_what}: {:?}", self.0.elapsed());
+        }
+    }
+}
