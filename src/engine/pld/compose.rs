@@ -332,6 +332,14 @@ impl Composed {
         (lo, hi)
     }
 
+    /// Lowest and highest ε inside the window.
+    pub fn window_range(&self) -> (f64, f64) {
+        (
+            self.k0 as f64 * self.d,
+            (self.k0 + self.u_up.len() as i64 - 2) as f64 * self.d,
+        )
+    }
+
     /// ε relative to the window.
     pub fn side(&self, eps: f64) -> Side {
         let k = (eps / self.d).floor() as i64 + 1;

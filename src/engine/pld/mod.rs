@@ -248,6 +248,15 @@ impl Lattices {
         if m0 >= eps {
             return 0.0;
         }
+        // The tilted mean cannot pass the largest composed loss (the add direction's
+        // loss is bounded by −ln(1−q) per step): aim inside it.
+        let top: f64 = self
+            .steps
+            .iter()
+            .zip(&self.counts)
+            .map(|(p, &t)| t * (p.k_lo + p.ln_up.len() as i64 - 1) as f64 * self.d)
+            .sum();
+        let eps = eps.min(m0 + 0.9 * (top - m0));
         let (mut lo, mut hi) = (0.0, f64::INFINITY);
         let mut l = start.max(0.0);
         for _ in 0..40 {
@@ -276,45 +285,55 @@ impl Lattices {
     }
 }
 
-/// ε(δ) of one composition: (upper, lower), or where the answer lies if outside.
+/// ε(δ) of one composition, solved over its whole window (every ε in the window gets
+/// a valid bracket; the tilt only decides how tight): (upper, lower), or where the
+/// answer lies if outside the window.
 fn eps_on(c: &Composed, delta: f64) -> Result<(f64, f64), Side> {
-    let (lo, hi) = c.good_range();
-    let (d_lo_up, _) = c.delta(lo);
-    if d_lo_up <= delta && lo > 0.0 {
-        return Err(Side::Below);
-    }
+    let (_, hi) = c.window_range();
     let (d_hi_up, _) = c.delta(hi);
     if d_hi_up > delta {
         return Err(Side::Above);
     }
-    let solve = |upper: bool| -> f64 {
-        let pick = |e: f64| {
-            let (u, l) = c.delta(e);
-            if upper {
-                u
-            } else {
-                l
-            }
-        };
-        let (mut a, mut b) = (lo.max(0.0), hi);
-        if pick(a) <= delta {
-            return a;
-        }
-        for _ in 0..80 {
-            let m = 0.5 * (a + b);
-            if pick(m) > delta {
-                a = m;
-            } else {
-                b = m;
-            }
-        }
-        if upper {
-            b
+    // Upper: any ε with δ_upper(ε) ≤ δ is a certified upper bound (δ_true ≤ δ_upper
+    // and δ_true decreases); bisection keeps such a point b.
+    let up = |e: f64| c.delta(e).0;
+    let lo_curve = |e: f64| c.delta(e).1;
+    let (mut a, mut b) = (0.0, hi);
+    if up(a) <= delta {
+        return Ok((0.0, 0.0));
+    }
+    for _ in 0..100 {
+        let m = 0.5 * (a + b);
+        if up(m) > delta {
+            a = m;
         } else {
-            a
+            b = m;
         }
-    };
-    Ok((solve(true), solve(false)))
+    }
+    let upper = b;
+    // Lower: any ε with δ_lower(ε) > δ is a certified lower bound (δ_true ≥ δ_lower, so
+    // δ_true > δ there and at every smaller ε). Far below the tilt the lower curve only
+    // sees the window's masses and may dip, so start from the upper answer and step
+    // down until the lower curve is above δ, then bisect keeping that property.
+    let mut a = upper;
+    let mut k = 0;
+    while lo_curve(a) <= delta {
+        a = upper - c.d * f64::powi(2.0, k);
+        k += 1;
+        if a <= 0.0 || k > 60 {
+            return Ok((upper, 0.0));
+        }
+    }
+    let mut b = upper;
+    for _ in 0..100 {
+        let m = 0.5 * (a + b);
+        if lo_curve(m) > delta {
+            a = m;
+        } else {
+            b = m;
+        }
+    }
+    Ok((upper, a))
 }
 
 fn eta_for(delta: f64, t: f64) -> f64 {
@@ -326,7 +345,9 @@ fn initial_spacing(eps: f64, alpha: f64, t: f64) -> f64 {
     d.min(eps.max(1e-3) / 20.0).clamp(1e-7, 1.0)
 }
 
-/// ε(δ) for one direction on one lattice set: (upper, lower, fft length).
+/// ε(δ) for one direction on one lattice set: (upper, lower, fft length). The tilt
+/// starts where the RDP optimum points; when the answer lands outside the composition's
+/// well-resolved range it is re-tilted there, keeping the tighter bracket.
 fn eps_direction(
     lat: &Lattices,
     delta: f64,
@@ -336,27 +357,31 @@ fn eps_direction(
     let clock = Timer::start();
     let mut lambda = lat.tilt_for(eps_guess, alpha - 1.0);
     clock.lap("tilt");
+    let mut best: Option<(f64, f64, usize)> = None;
     for _ in 0..4 {
         let c = lat.compose(lambda)?;
         clock.lap("compose");
-        let n = c.window_len();
         match eps_on(&c, delta) {
             Ok((u, l)) => {
-                // Re-tilt once if the answer is far from the tilted mean.
-                if (u - c.center).abs() > 3.0 * c.spread {
-                    let l2 = lat.tilt_for(u, lambda);
-                    if (l2 - lambda).abs() > 1e-6 * lambda.max(1.0) {
-                        if let Ok(c2) = lat.compose(l2) {
-                            if let Ok((u2, lo2)) = eps_on(&c2, delta) {
-                                return Ok((u2, lo2, c2.window_len()));
-                            }
-                        }
-                    }
+                if std::env::var("PLD_DEBUG").is_ok() {
+                    eprintln!("    lambda={lambda:.4} window={:?} center={} spread={} delta(u)={:?} delta(u-0.01)={:?}", c.window_range(), c.center, c.spread, c.delta(u), c.delta(u - 0.01));
                 }
-                return Ok((u, l, n));
+                let better = best.is_none_or(|b| u - l < b.0 - b.1);
+                if better {
+                    best = Some((u, l, c.window_len()));
+                }
+                let (glo, ghi) = c.good_range();
+                if u >= glo && u <= ghi {
+                    break;
+                }
+                let l2 = lat.tilt_for(u, lambda);
+                if (l2 - lambda).abs() <= 1e-6 * lambda.max(1.0) {
+                    break;
+                }
+                lambda = l2;
             }
             Err(Side::Below) => {
-                let (lo, _) = c.good_range();
+                let (lo, _) = c.window_range();
                 lambda = lat.tilt_for((lo - 3.0 * c.spread).max(0.0), lambda) * 0.7;
             }
             Err(Side::Above) => {
@@ -365,13 +390,13 @@ fn eps_direction(
                         reason: "the mass beyond the loss range exceeds delta",
                     });
                 }
-                let (_, hi) = c.good_range();
+                let (_, hi) = c.window_range();
                 lambda = lat.tilt_for(hi + 3.0 * c.spread, lambda.max(0.5) * 1.5);
             }
             Err(Side::Inside) => unreachable!(),
         }
     }
-    Err(Error::PldBudget {
+    best.ok_or(Error::PldBudget {
         reason: "no tilt brought the answer inside the FFT window",
     })
 }
@@ -441,7 +466,9 @@ pub fn epsilon_phases(phases: &[Phase], delta: f64) -> Result<EpsilonAnswer, Err
         if width <= TOL || upper == 0.0 {
             break;
         }
-        d *= 0.85 * (TOL / width).sqrt();
+        // Δ² scales the bias; never shrink by more than 10× in one pass, and keep
+        // Δ ≤ ε/200 now that ε is known to the bracket's precision.
+        d = (d * (0.85 * (TOL / width).sqrt()).max(0.1)).min(upper / 200.0).max(1e-9);
     }
     let ans = best.expect("at least one pass");
     let width = (ans.epsilon.upper - ans.epsilon.lower) / ans.epsilon.upper.max(1e-300);

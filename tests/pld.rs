@@ -1,0 +1,225 @@
+//! The tight (PLD) accountant against references the repo generates itself:
+//! * tests/reference/pld_cases.jsonl (tests/reference/pld_reference.py, mpmath at 40
+//!   digits: T = 1 by direct integration, T = 2 by integrating the closed-form one-step
+//!   profile) — the bracket must contain the reference;
+//! * the Gaussian mechanism (q = 1) in closed form (Balle & Wang, "Improving the
+//!   Gaussian Mechanism for Differential Privacy", ICML 2018, Thm 8): T steps are one
+//!   Gaussian with μ = √T/σ and δ(ε) = Φ(−ε/μ + μ/2) − e^ε·Φ(−ε/μ − μ/2);
+//! * exact RDP (the PLD's certified upper bound is never above it), monotonicity, and
+//!   the bracket's width over a sweep.
+#![cfg(not(target_arch = "wasm32"))]
+
+use proptest::prelude::*;
+use sgm_rdp::engine::pld::{self, Phase};
+use sgm_rdp::engine::{Conversion, Run, Sgm};
+
+fn sgm(q: f64, s: f64) -> Sgm {
+    Sgm::new(q, s).unwrap()
+}
+
+#[test]
+fn brackets_contain_the_mpmath_reference_for_one_and_two_steps() {
+    let text = include_str!("reference/pld_cases.jsonl");
+    let mut n = 0;
+    let mut worst: f64 = 0.0;
+    for line in text.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let f = |k: &str| v[k].as_str().unwrap().parse::<f64>().unwrap();
+        let (q, s, e, want) = (f("q"), f("sigma"), f("epsilon"), f("delta"));
+        let t = v["steps"].as_u64().unwrap();
+        let got = pld::delta(sgm(q, s), t, e).unwrap().delta;
+        // Rounding of the reference to f64: 1e-14 relative slack.
+        assert!(
+            got.upper >= want * (1.0 - 1e-12) && got.lower <= want * (1.0 + 1e-12),
+            "q={q} s={s} T={t} eps={e}: reference {want:e} outside [{:e}, {:e}]",
+            got.lower,
+            got.upper
+        );
+        worst = worst.max((got.upper - want) / want);
+        n += 1;
+    }
+    assert!(n >= 80, "only {n} reference cases");
+    println!("PLD vs mpmath reference: {n} cases, largest (upper − ref)/ref = {worst:.2e}");
+    assert!(worst < 5e-2, "upper bound too loose: {worst}");
+}
+
+fn gaussian_delta(mu: f64, eps: f64) -> f64 {
+    let phi = |x: f64| 0.5 * libm::erfc(-x / std::f64::consts::SQRT_2);
+    phi(-eps / mu + mu / 2.0) - eps.exp() * phi(-eps / mu - mu / 2.0)
+}
+
+/// ε with δ(ε) = δ for the Gaussian mechanism, by bisection on the closed form.
+fn gaussian_epsilon(mu: f64, delta: f64) -> f64 {
+    let (mut lo, mut hi) = (0.0, 200.0);
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if gaussian_delta(mu, mid) > delta {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    0.5 * (lo + hi)
+}
+
+#[test]
+fn gaussian_mechanism_matches_the_closed_form() {
+    let mut worst: f64 = 0.0;
+    for &(s, t, d) in &[
+        (10.0, 100u64, 1e-5),
+        (1.0, 1, 1e-5),
+        (2.0, 50, 1e-8),
+        (50.0, 10_000, 1e-6),
+        (0.8, 3, 1e-12),
+    ] {
+        let mu = (t as f64).sqrt() / s;
+        let exact = gaussian_epsilon(mu, d);
+        let got = pld::epsilon(sgm(1.0, s), t, d).unwrap().epsilon;
+        assert!(
+            got.upper >= exact && got.lower <= exact,
+            "sigma={s} T={t}: exact {exact} outside [{}, {}]",
+            got.lower,
+            got.upper
+        );
+        let rel = (got.upper - exact) / exact;
+        worst = worst.max(rel);
+        assert!(rel < 3e-4, "sigma={s} T={t}: upper {} vs exact {exact}", got.upper);
+    }
+    println!("Gaussian closed form: largest (upper − exact)/exact = {worst:.2e}");
+}
+
+#[test]
+fn upper_never_above_exact_rdp_and_width_within_budget() {
+    let mut widest: f64 = 0.0;
+    for &(q, s, t, d) in &[
+        (256.0 / 60000.0, 1.1, 14063u64, 1e-5),
+        (0.01, 1.1, 10_000, 1e-5),
+        (1e-4, 1.5, 1_000_000, 1e-8),
+        (0.05, 50.0, 100_000, 1e-5),
+        (0.1, 0.8, 1, 1e-3),
+        (0.02, 2.0, 10_000_000, 1e-12),
+        (0.001, 0.9, 100, 1e-6),
+    ] {
+        let got = pld::epsilon(sgm(q, s), t, d).unwrap().epsilon;
+        let rdp = Run::with_default_orders(sgm(q, s), t)
+            .unwrap()
+            .epsilon(d, Conversion::Improved)
+            .unwrap()
+            .value;
+        assert!(got.lower <= got.upper, "{q} {s} {t}");
+        assert!(got.upper <= rdp, "q={q} s={s} T={t}: PLD {} above RDP {rdp}", got.upper);
+        let w = (got.upper - got.lower) / got.upper;
+        widest = widest.max(w);
+        assert!(w <= 2e-3, "q={q} s={s} T={t}: bracket width {w:.2e} > 0.2 %");
+    }
+    println!("widest bracket over the sweep: {widest:.2e} of epsilon");
+}
+
+#[test]
+fn mnist_is_within_the_converged_value() {
+    // The converged value reported for this run (dp_accounting PLD at a fine grid,
+    // issue #11's table): 2.38169; our bracket must contain it.
+    let got = pld::epsilon(sgm(256.0 / 60000.0, 1.1), 14063, 1e-5)
+        .unwrap()
+        .epsilon;
+    assert!(got.lower <= 2.38169 && got.upper >= 2.38169, "{got:?}");
+    assert!((got.upper - 2.38169) / 2.38169 < 1e-3);
+}
+
+#[test]
+fn phases_compose_like_one_run_and_checkpoints_agree() {
+    let m = sgm(0.01, 1.1);
+    let one = pld::epsilon(m, 4000, 1e-5).unwrap().epsilon;
+    let split = pld::epsilon_phases(
+        &[Phase::new(m, 1500).unwrap(), Phase::new(m, 2500).unwrap()],
+        1e-5,
+    )
+    .unwrap()
+    .epsilon;
+    assert!(split.lower <= one.upper && one.lower <= split.upper, "{one:?} {split:?}");
+    let cps = pld::checkpoints(m, &[1000, 4000], 1e-5).unwrap();
+    assert!(cps[1].lower <= one.upper && one.lower <= cps[1].upper, "{cps:?} {one:?}");
+    assert!(cps[0].upper < cps[1].lower);
+    // A mixed run: a noisier phase adds less than the same steps at the first σ.
+    let mixed = pld::epsilon_phases(
+        &[Phase::new(m, 1500).unwrap(), Phase::new(sgm(0.01, 3.0), 2500).unwrap()],
+        1e-5,
+    )
+    .unwrap()
+    .epsilon;
+    assert!(mixed.upper < one.lower);
+}
+
+#[test]
+fn delta_and_epsilon_invert_each_other() {
+    let m = sgm(256.0 / 60000.0, 1.1);
+    let e = pld::epsilon(m, 14063, 1e-5).unwrap().epsilon;
+    let d = pld::delta(m, 14063, e.upper).unwrap().delta;
+    assert!(d.lower <= 1e-5 * (1.0 + 1e-9), "{d:?}");
+    let d2 = pld::delta(m, 14063, e.lower).unwrap().delta;
+    assert!(d2.upper >= 1e-5 * (1.0 - 1e-9), "{d2:?}");
+}
+
+#[test]
+fn attack_bound_is_sane() {
+    let m = sgm(256.0 / 60000.0, 1.1);
+    let eps: Vec<f64> = (0..=80).map(|i| i as f64 * 0.1).collect();
+    let prof = pld::profile(m, 14063, &eps).unwrap();
+    for w in prof.windows(2) {
+        assert!(w[1].delta.upper <= w[0].delta.upper * (1.0 + 1e-9));
+    }
+    let mut last = 0.0;
+    for &fpr in &[1e-3, 1e-2, 0.1] {
+        let tpr = pld::attack_tpr(&prof, fpr).unwrap();
+        assert!(tpr >= fpr && tpr <= 1.0 && tpr >= last);
+        last = tpr;
+    }
+    // ε = 2.38 at δ = 1e-5 gives e^ε·FPR + δ ≈ 0.108 at FPR = 1 %; the whole profile
+    // gives a tighter bound.
+    let tpr = pld::attack_tpr(&prof, 1e-2).unwrap();
+    assert!(tpr < 2.3817f64.exp() * 1e-2 + 1e-5, "{tpr}");
+    assert!(pld::attack_tpr(&prof, 2.0).is_err());
+}
+
+#[test]
+fn edges_return_a_bracket_or_a_typed_error() {
+    use sgm_rdp::engine::Error;
+    let cases: &[(f64, f64, u64, f64)] = &[
+        (1.0, 0.3, 1000, 1e-5),            // ε ≈ 100+
+        (0.5, 0.01, 10, 1e-5),             // tiny σ
+        (256.0 / 60000.0, 1.1, 14063, 1e-15),
+        (1e-6, 1.0, 1_000_000_000, 1e-5),  // T = 10⁹
+        (1e-300, 1e8, 100, 1e-5),          // the RDP engine's old hang corner
+        (0.01, 1e3, 10, 1e-5),             // ε tiny
+    ];
+    for &(q, s, t, d) in cases {
+        match pld::epsilon(sgm(q, s), t, d) {
+            Ok(a) => {
+                let e = a.epsilon;
+                assert!(e.lower.is_finite() && e.upper.is_finite() && e.lower <= e.upper, "{q} {s} {t}: {e:?}");
+            }
+            Err(Error::PldBudget { .. }) => {}
+            Err(other) => panic!("{q} {s} {t}: unexpected error {other}"),
+        }
+    }
+    assert!(pld::epsilon_phases(&[], 1e-5).is_err());
+    assert!(pld::delta(sgm(0.01, 1.0), 10, -1.0).is_err());
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(12))]
+    #[test]
+    fn epsilon_is_monotone(lq in -3.0f64..-1.0, s in 0.8f64..3.0, lt in 1.0f64..4.0, ld in -9.0f64..-4.0) {
+        let (q, t, d) = (10f64.powf(lq), 10f64.powf(lt).round() as u64, 10f64.powf(ld));
+        let e = |q: f64, s: f64, t: u64, d: f64| pld::epsilon(sgm(q, s), t, d).unwrap().epsilon;
+        let base = e(q, s, t, d);
+        // Certified brackets: a larger true value cannot have an upper bound below
+        // the smaller one's lower bound.
+        prop_assert!(e(q, s * 1.2, t, d).lower <= base.upper, "sigma");
+        prop_assert!(e(q, s, t, d * 2.0).lower <= base.upper, "delta");
+        prop_assert!(e((q * 1.5).min(1.0), s, t, d).upper >= base.lower, "q");
+        prop_assert!(e(q, s, t * 2, d).upper >= base.lower, "T");
+        let p = pld::profile(sgm(q, s), t, &[0.5, 1.0, 2.0]).unwrap();
+        prop_assert!(p[1].delta.lower <= p[0].delta.upper && p[2].delta.lower <= p[1].delta.upper);
+    }
+}
