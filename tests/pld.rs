@@ -83,7 +83,11 @@ fn gaussian_mechanism_matches_the_closed_form() {
         );
         let rel = (got.upper - exact) / exact;
         worst = worst.max(rel);
-        assert!(rel < 3e-4, "sigma={s} T={t}: upper {} vs exact {exact}", got.upper);
+        assert!(
+            rel < 3e-4,
+            "sigma={s} T={t}: upper {} vs exact {exact}",
+            got.upper
+        );
     }
     println!("Gaussian closed form: largest (upper − exact)/exact = {worst:.2e}");
 }
@@ -107,10 +111,17 @@ fn upper_never_above_exact_rdp_and_width_within_budget() {
             .unwrap()
             .value;
         assert!(got.lower <= got.upper, "{q} {s} {t}");
-        assert!(got.upper <= rdp, "q={q} s={s} T={t}: PLD {} above RDP {rdp}", got.upper);
+        assert!(
+            got.upper <= rdp,
+            "q={q} s={s} T={t}: PLD {} above RDP {rdp}",
+            got.upper
+        );
         let w = (got.upper - got.lower) / got.upper;
         widest = widest.max(w);
-        assert!(w <= 2e-3, "q={q} s={s} T={t}: bracket width {w:.2e} > 0.2 %");
+        assert!(
+            w <= 2e-3,
+            "q={q} s={s} T={t}: bracket width {w:.2e} > 0.2 %"
+        );
     }
     println!("widest bracket over the sweep: {widest:.2e} of epsilon");
 }
@@ -136,13 +147,22 @@ fn phases_compose_like_one_run_and_checkpoints_agree() {
     )
     .unwrap()
     .epsilon;
-    assert!(split.lower <= one.upper && one.lower <= split.upper, "{one:?} {split:?}");
+    assert!(
+        split.lower <= one.upper && one.lower <= split.upper,
+        "{one:?} {split:?}"
+    );
     let cps = pld::checkpoints(m, &[1000, 4000], 1e-5).unwrap();
-    assert!(cps[1].lower <= one.upper && one.lower <= cps[1].upper, "{cps:?} {one:?}");
+    assert!(
+        cps[1].lower <= one.upper && one.lower <= cps[1].upper,
+        "{cps:?} {one:?}"
+    );
     assert!(cps[0].upper < cps[1].lower);
     // A mixed run: a noisier phase adds less than the same steps at the first σ.
     let mixed = pld::epsilon_phases(
-        &[Phase::new(m, 1500).unwrap(), Phase::new(sgm(0.01, 3.0), 2500).unwrap()],
+        &[
+            Phase::new(m, 1500).unwrap(),
+            Phase::new(sgm(0.01, 3.0), 2500).unwrap(),
+        ],
         1e-5,
     )
     .unwrap()
@@ -185,18 +205,21 @@ fn attack_bound_is_sane() {
 fn edges_return_a_bracket_or_a_typed_error() {
     use sgm_rdp::engine::Error;
     let cases: &[(f64, f64, u64, f64)] = &[
-        (1.0, 0.3, 1000, 1e-5),            // ε ≈ 100+
-        (0.5, 0.01, 10, 1e-5),             // tiny σ
+        (1.0, 0.3, 1000, 1e-5), // ε ≈ 100+
+        (0.5, 0.01, 10, 1e-5),  // tiny σ
         (256.0 / 60000.0, 1.1, 14063, 1e-15),
-        (1e-6, 1.0, 1_000_000_000, 1e-5),  // T = 10⁹
-        (1e-300, 1e8, 100, 1e-5),          // the RDP engine's old hang corner
-        (0.01, 1e3, 10, 1e-5),             // ε tiny
+        (1e-6, 1.0, 1_000_000_000, 1e-5), // T = 10⁹
+        (1e-300, 1e8, 100, 1e-5),         // the RDP engine's old hang corner
+        (0.01, 1e3, 10, 1e-5),            // ε tiny
     ];
     for &(q, s, t, d) in cases {
         match pld::epsilon(sgm(q, s), t, d) {
             Ok(a) => {
                 let e = a.epsilon;
-                assert!(e.lower.is_finite() && e.upper.is_finite() && e.lower <= e.upper, "{q} {s} {t}: {e:?}");
+                assert!(
+                    e.lower.is_finite() && e.upper.is_finite() && e.lower <= e.upper,
+                    "{q} {s} {t}: {e:?}"
+                );
             }
             Err(Error::PldBudget { .. }) => {}
             Err(other) => panic!("{q} {s} {t}: unexpected error {other}"),

@@ -25,8 +25,9 @@ use rustfft::{num_complex::Complex, FftPlanner};
 
 /// Tilted mass allowed to fold onto the window (both tails together).
 pub(crate) const ALIAS: f64 = 1e-12;
-/// Largest FFT length (2²² points: 64 MB of complex buffers, within a wasm budget).
-pub(crate) const MAX_FFT: usize = 1 << 22;
+/// Largest FFT length (2²⁰ points: four 16 MB complex buffers, well within a wasm
+/// memory budget, and ≈ 0.3 s per composition natively, so every call stays bounded).
+pub(crate) const MAX_FFT: usize = 1 << 20;
 const U: f64 = f64::EPSILON / 2.0;
 
 thread_local! {
@@ -180,6 +181,9 @@ pub(crate) fn compose(phases: &[Phase], lambda: f64, d: f64) -> Result<Composed,
         best
     };
     let need = 2.0 * (10.0 * var.sqrt() + mean_gap + 2.0);
+    if need > MAX_FFT as f64 {
+        return Err(TooWide { needed: need });
+    }
     let mut n = (need.max(1024.0) as usize).next_power_of_two();
     loop {
         let half = n as f64 / 2.0 - mean_gap - 2.0;

@@ -49,7 +49,7 @@
 //!   `REFINE` times while the measured bracket is wider than TOL.
 //! * Tails: each step's lattice covers all but η = 1e-4·TOL·δ/T of P on each side
 //!   (clamped to [1e-300, 1e-14]), so the +∞ mass adds at most 1e-4·TOL·δ to δ.
-//! * `compose::ALIAS` = 1e-12 (it enters the bracket explicitly, as ALIAS·e^{ln M^T − λε}: relative to δ that is ≲ 1e-6) and `compose::MAX_FFT` = 2²²; `MAX_STEP_POINTS` = 2²¹.
+//! * `compose::ALIAS` = 1e-12 (it enters the bracket explicitly, as ALIAS·e^{ln M^T − λε}: relative to δ that is ≲ 1e-6) and `compose::MAX_FFT` = 2²⁰; `MAX_STEP_POINTS` = 2²¹.
 //!   When the budget cannot reach the accuracy (very small σ with long runs), the
 //!   bracket is still certified, only wider; above 1 % the call returns
 //!   [`Error::PldBudget`] and callers fall back to the RDP answer.
@@ -424,32 +424,40 @@ pub fn epsilon_phases(phases: &[Phase], delta: f64) -> Result<EpsilonAnswer, Err
     let mut d = initial_spacing(eps_rdp, alpha, t);
     let eta = eta_for(delta, t);
     let mut best: Option<EpsilonAnswer> = None;
-    for _ in 0..=REFINE {
-        // Remove first; the add direction is first tried on a lattice twice as coarse:
-        // if even its (looser) upper bound is below the remove direction's, it cannot
-        // change the answer (true_add ≤ its upper ≤ remove's upper, and the lower
-        // bound of the maximum is at least remove's lower).
-        let mut up = (f64::NEG_INFINITY, f64::NEG_INFINITY, 0usize, "remove");
-        let guess = eps_rdp * 0.93;
-        let rem = Lattices::build(&phases, Direction::Remove, d, eta)?;
-        let (u, l, n) = eps_direction(&rem, delta, guess, alpha)?;
-        debug_dir("remove", d, u, l);
-        up = (u, l, n, up.3);
-        let coarse = Lattices::build(&phases, Direction::Add, 2.0 * d, eta)?;
-        let (cu, _, cn) = eps_direction(&coarse, delta, guess, alpha)?;
-        debug_dir("add (coarse)", 2.0 * d, cu, f64::NAN);
-        up.2 = up.2.max(cn);
-        if cu > up.0 {
-            let add = Lattices::build(&phases, Direction::Add, d, eta)?;
-            let (u, l, n) = eps_direction(&add, delta, guess, alpha)?;
-            debug_dir("add", d, u, l);
-            if u > up.0 {
-                up.0 = u;
-                up.3 = "add";
+    for pass in 0..=REFINE {
+        let attempt = || -> Result<(f64, f64, usize, &'static str), Error> {
+            // Remove first; the add direction is first tried on a lattice twice as
+            // coarse: if even its (looser) upper bound is below the remove direction's,
+            // it cannot change the answer (true_add ≤ its upper ≤ remove's upper, and
+            // the lower bound of the maximum is at least remove's lower).
+            let guess = eps_rdp * 0.93;
+            let rem = Lattices::build(&phases, Direction::Remove, d, eta)?;
+            let (u, l, n) = eps_direction(&rem, delta, guess, alpha)?;
+            debug_dir("remove", d, u, l);
+            let mut up = (u, l, n, "remove");
+            let coarse = Lattices::build(&phases, Direction::Add, 2.0 * d, eta)?;
+            let (cu, _, cn) = eps_direction(&coarse, delta, guess, alpha)?;
+            debug_dir("add (coarse)", 2.0 * d, cu, f64::NAN);
+            up.2 = up.2.max(cn);
+            if cu > up.0 {
+                let add = Lattices::build(&phases, Direction::Add, d, eta)?;
+                let (u, l, n) = eps_direction(&add, delta, guess, alpha)?;
+                debug_dir("add", d, u, l);
+                if u > up.0 {
+                    up.0 = u;
+                    up.3 = "add";
+                }
+                up.1 = up.1.max(l);
+                up.2 = up.2.max(n);
             }
-            up.1 = up.1.max(l);
-            up.2 = up.2.max(n);
-        }
+            Ok(up)
+        };
+        let up = match attempt() {
+            Ok(up) => up,
+            // A refinement that does not fit the budget keeps the last bracket.
+            Err(e) if pass == 0 || best.is_none() => return Err(e),
+            Err(_) => break,
+        };
         // The exact-RDP ε is itself a certified upper bound.
         let upper = up.0.min(eps_rdp.max(0.0)).max(0.0);
         let lower = up.1.max(0.0).min(upper);
@@ -468,7 +476,9 @@ pub fn epsilon_phases(phases: &[Phase], delta: f64) -> Result<EpsilonAnswer, Err
         }
         // Δ² scales the bias; never shrink by more than 10× in one pass, and keep
         // Δ ≤ ε/200 now that ε is known to the bracket's precision.
-        d = (d * (0.85 * (TOL / width).sqrt()).max(0.1)).min(upper / 200.0).max(1e-9);
+        d = (d * (0.85 * (TOL / width).sqrt()).max(0.1))
+            .min(upper / 200.0)
+            .max(1e-9);
     }
     let ans = best.expect("at least one pass");
     let width = (ans.epsilon.upper - ans.epsilon.lower) / ans.epsilon.upper.max(1e-300);
