@@ -5,7 +5,7 @@ WASM_ENV := source .tools/env.sh
 # On Debian's compiler path wasm-pack needs these modes (TOOLCHAIN.md §2).
 WP_TEST_MODE = $$( [ -n "$${SGM_RDP_DEBIAN_WASM:-}" ] && echo "--mode no-install" )
 
-.PHONY: setup dist pkg serve size test test-native test-wasm test-e2e bench reference lint
+.PHONY: setup dist pkg serve size test test-native test-wasm test-e2e bench reference lint fuzz
 
 setup:
 	@bash scripts/setup.sh
@@ -55,3 +55,8 @@ bench:
 
 reference:
 	python3 tests/reference/generate.py
+	python3 tests/reference/pld_reference.py
+
+# The batch fuzz at 10⁶ cases (make test runs 10⁵).
+fuzz:
+	SGM_RDP_FUZZ_CASES=1000000 cargo test --release --test fuzz_batch

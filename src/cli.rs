@@ -6,9 +6,33 @@ use crate::engine::{self, bounds, calibrate, Conversion, Run, Sgm};
 use serde_json::{json, Map, Value};
 use std::io::{BufRead, Write};
 
-pub const USAGE: &str = "usage: sgm-rdp <rdp|epsilon|delta|calibrate|bounds|compare|batch> [--q Q] [--sigma S] \
+pub const USAGE: &str = "usage: sgm-rdp <rdp|epsilon|delta|calibrate|bounds|compare|profile|batch> [--q Q] [--sigma S] \
 [--steps T] [--delta D] [--epsilon E] [--orders A,B,..] [--alpha A] [--conversion improved|classic] \
+[--accountant rdp|pld|both] \
 [--target sigma|steps] [--dataset-size N --batch-size B --epochs E] [--json]";
+
+/// Which accountant answers: exact RDP (the default, as before), the tight PLD
+/// bracket, or both side by side.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Accountant {
+    Rdp,
+    Pld,
+    Both,
+}
+
+impl std::str::FromStr for Accountant {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "rdp" => Ok(Accountant::Rdp),
+            "pld" => Ok(Accountant::Pld),
+            "both" => Ok(Accountant::Both),
+            other => Err(format!(
+                "--accountant must be 'rdp', 'pld' or 'both', got '{other}'"
+            )),
+        }
+    }
+}
 
 /// Parsed flags.
 #[derive(Debug, Default)]
@@ -22,6 +46,7 @@ struct Flags {
     orders: Option<Vec<f64>>,
     conversion: Option<Conversion>,
     target: Option<String>,
+    accountant: Option<Accountant>,
     dataset: [Option<f64>; 3],
     json: bool,
 }
@@ -75,6 +100,7 @@ fn parse(args: &[String]) -> Result<Flags, String> {
                 f.conversion = Some(value.parse().map_err(|e: engine::Error| e.to_string())?)
             }
             "--target" => f.target = Some(value),
+            "--accountant" => f.accountant = Some(value.parse()?),
             "--dataset-size" => f.dataset[0] = Some(num(key, &value)?),
             "--batch-size" => f.dataset[1] = Some(num(key, &value)?),
             "--epochs" => f.dataset[2] = Some(num(key, &value)?),
@@ -122,6 +148,11 @@ pub fn run(args: &[String]) -> Result<String, String> {
         return Err("--dataset-size, --batch-size and --epochs go together".into());
     }
     let e = |e: engine::Error| e.to_string();
+    if f.accountant.is_some() && !matches!(cmd.as_str(), "epsilon" | "delta" | "calibrate") {
+        return Err(format!(
+            "--accountant applies to epsilon, delta and calibrate, not to {cmd}"
+        ));
+    }
     match cmd.as_str() {
         "rdp" => {
             let m = f.sgm()?;
@@ -156,42 +187,172 @@ pub fn run(args: &[String]) -> Result<String, String> {
         "epsilon" => {
             let run = Run::new(f.sgm()?, f.steps()?, f.orders()).map_err(e)?;
             let d = need(f.delta, "delta")?;
-            let o = run.epsilon(d, f.conv()).map_err(e)?;
-            if f.json {
-                Ok(json!({"q": run.sgm().q(), "sigma": run.sgm().sigma(), "steps": run.steps(), "delta": d,
-                    "conversion": f.conv(), "epsilon": o.value, "alpha": o.alpha,
-                    "grid_epsilon": o.grid_value, "grid_alpha": o.grid_alpha, "at_edge": o.at_edge})
-                .to_string())
-            } else {
-                Ok(format!(
-                    "epsilon = {:.6} at alpha = {:.4} (continuous)\nepsilon = {:.6} at alpha = {} (best of {} orders){}\n",
-                    o.value, o.alpha, o.grid_value, o.grid_alpha, run.orders().len(),
-                    if o.at_edge { "\nwarning: the optimal order is at the edge of the orders; widen --orders" } else { "" }
-                ))
+            let acct = f.accountant.unwrap_or(Accountant::Rdp);
+            let mut out = String::new();
+            let mut obj = json!({"q": run.sgm().q(), "sigma": run.sgm().sigma(), "steps": run.steps(), "delta": d});
+            if acct != Accountant::Pld {
+                let o = run.epsilon(d, f.conv()).map_err(e)?;
+                if f.json {
+                    let m = obj.as_object_mut().expect("object");
+                    for (k, v) in [
+                        ("conversion", json!(f.conv())),
+                        ("epsilon", json!(o.value)),
+                        ("alpha", json!(o.alpha)),
+                        ("grid_epsilon", json!(o.grid_value)),
+                        ("grid_alpha", json!(o.grid_alpha)),
+                        ("at_edge", json!(o.at_edge)),
+                    ] {
+                        m.insert(k.into(), v);
+                    }
+                } else {
+                    out += &format!(
+                        "epsilon = {:.6} at alpha = {:.4} (continuous)\nepsilon = {:.6} at alpha = {} (best of {} orders){}\n",
+                        o.value, o.alpha, o.grid_value, o.grid_alpha, run.orders().len(),
+                        if o.at_edge { "\nwarning: the optimal order is at the edge of the orders; widen --orders" } else { "" }
+                    );
+                }
             }
+            if acct != Accountant::Rdp {
+                let p = engine::pld::epsilon(run.sgm(), run.steps(), d).map_err(e)?;
+                if f.json {
+                    let m = obj.as_object_mut().expect("object");
+                    let key = if acct == Accountant::Pld {
+                        "epsilon"
+                    } else {
+                        "epsilon_pld"
+                    };
+                    m.insert(key.into(), json!(p.epsilon.upper));
+                    m.insert(format!("{key}_lower"), json!(p.epsilon.lower));
+                    m.insert("pld_grid".into(), json!(p.grid));
+                } else {
+                    out += &format!(
+                        "epsilon = {:.6} (PLD, certified upper bound; bracket [{:.6}, {:.6}], worse direction: {})\n",
+                        p.epsilon.upper, p.epsilon.lower, p.epsilon.upper, p.grid.worst
+                    );
+                }
+            }
+            Ok(if f.json { obj.to_string() } else { out })
         }
         "delta" => {
             let run = Run::new(f.sgm()?, f.steps()?, f.orders()).map_err(e)?;
             let eps = need(f.epsilon, "epsilon")?;
-            let o = run.delta(eps, f.conv()).map_err(e)?;
+            let acct = f.accountant.unwrap_or(Accountant::Rdp);
+            let mut out = String::new();
+            let mut obj = json!({"epsilon": eps});
+            if acct != Accountant::Pld {
+                let o = run.delta(eps, f.conv()).map_err(e)?;
+                if f.json {
+                    let m = obj.as_object_mut().expect("object");
+                    for (k, v) in [
+                        ("delta", json!(o.value)),
+                        ("alpha", json!(o.alpha)),
+                        ("grid_delta", json!(o.grid_value)),
+                        ("grid_alpha", json!(o.grid_alpha)),
+                        ("at_edge", json!(o.at_edge)),
+                    ] {
+                        m.insert(k.into(), v);
+                    }
+                } else {
+                    out += &format!("delta = {:.6e} at alpha = {:.4}\n", o.value, o.alpha);
+                }
+            }
+            if acct != Accountant::Rdp {
+                let p = engine::pld::delta(run.sgm(), run.steps(), eps).map_err(e)?;
+                if f.json {
+                    let m = obj.as_object_mut().expect("object");
+                    let key = if acct == Accountant::Pld {
+                        "delta"
+                    } else {
+                        "delta_pld"
+                    };
+                    m.insert(key.into(), json!(p.delta.upper));
+                    m.insert(format!("{key}_lower"), json!(p.delta.lower));
+                } else {
+                    out += &format!(
+                        "delta = {:.6e} (PLD, certified upper bound; bracket [{:.6e}, {:.6e}])\n",
+                        p.delta.upper, p.delta.lower, p.delta.upper
+                    );
+                }
+            }
+            Ok(if f.json { obj.to_string() } else { out })
+        }
+        "profile" => {
+            let (m, t) = (f.sgm()?, f.steps()?);
+            let grid: Vec<f64> = match &f.orders {
+                Some(_) => return Err("profile takes --epsilon-max (or none), not --orders".into()),
+                None => {
+                    let top = f.epsilon.unwrap_or(10.0);
+                    if !(top.is_finite() && top > 0.0 && top <= 1e4) {
+                        return Err(format!("--epsilon (the profile's largest epsilon) must be in (0, 1e4], got {top}"));
+                    }
+                    (0..=100).map(|i| top * i as f64 / 100.0).collect()
+                }
+            };
+            let pts = engine::pld::profile(m, t, &grid).map_err(e)?;
+            let fprs = [1e-3, 1e-2, 0.1];
+            let tprs: Vec<f64> = fprs
+                .iter()
+                .map(|&x| engine::pld::attack_tpr(&pts, x))
+                .collect::<Result<_, _>>()
+                .map_err(e)?;
             if f.json {
-                Ok(json!({"epsilon": eps, "delta": o.value, "alpha": o.alpha, "grid_delta": o.grid_value,
-                    "grid_alpha": o.grid_alpha, "at_edge": o.at_edge}).to_string())
+                Ok(json!({"q": m.q(), "sigma": m.sigma(), "steps": t, "profile": pts,
+                    "attack": fprs.iter().zip(&tprs).map(|(a, b)| json!({"fpr": a, "tpr_max": b})).collect::<Vec<_>>()}).to_string())
             } else {
-                Ok(format!(
-                    "delta = {:.6e} at alpha = {:.4}\n",
-                    o.value, o.alpha
-                ))
+                let mut s =
+                    String::from("# epsilon  delta_upper  delta_lower (PLD privacy profile)\n");
+                for p in &pts {
+                    s += &format!(
+                        "{:.4}\t{:.6e}\t{:.6e}\n",
+                        p.epsilon, p.delta.upper, p.delta.lower
+                    );
+                }
+                for (a, b) in fprs.iter().zip(&tprs) {
+                    s += &format!("# membership inference: at false-positive rate {a}, true-positive rate <= {b:.6}\n");
+                }
+                Ok(s)
             }
         }
         "calibrate" => {
             let eps = need(f.epsilon, "epsilon")?;
             let d = need(f.delta, "delta")?;
-            match f
-                .target
-                .as_deref()
-                .unwrap_or(if f.sigma.is_some() { "steps" } else { "sigma" })
-            {
+            let target =
+                f.target
+                    .as_deref()
+                    .unwrap_or(if f.sigma.is_some() { "steps" } else { "sigma" });
+            if f.accountant == Some(Accountant::Pld) {
+                return match target {
+                    "sigma" => {
+                        let (sig, a) =
+                            engine::pld::calibrate_sigma(eps, d, need(f.q, "q")?, f.steps()?)
+                                .map_err(e)?;
+                        Ok(if f.json {
+                            json!({"sigma": sig, "epsilon": a.epsilon.upper, "epsilon_lower": a.epsilon.lower, "accountant": "pld"}).to_string()
+                        } else {
+                            format!("sigma = {sig:.7} gives epsilon = {:.6} (PLD, certified upper bound; bracket [{:.6}, {:.6}])\n",
+                                a.epsilon.upper, a.epsilon.lower, a.epsilon.upper)
+                        })
+                    }
+                    "steps" => {
+                        let (t, a) = engine::pld::calibrate_steps(eps, d, f.sgm()?).map_err(e)?;
+                        Ok(if f.json {
+                            json!({"steps": t, "epsilon": a.epsilon.upper, "epsilon_lower": a.epsilon.lower, "accountant": "pld"}).to_string()
+                        } else {
+                            format!("steps = {t} gives epsilon = {:.6} (PLD, certified upper bound; bracket [{:.6}, {:.6}])\n",
+                                a.epsilon.upper, a.epsilon.lower, a.epsilon.upper)
+                        })
+                    }
+                    other => Err(format!(
+                        "--target must be 'sigma' or 'steps', got '{other}'"
+                    )),
+                };
+            }
+            if f.accountant == Some(Accountant::Both) {
+                return Err(
+                    "calibrate takes --accountant rdp or pld (one target, one accountant)".into(),
+                );
+            }
+            match target {
                 "sigma" => {
                     let c = calibrate::sigma(
                         eps,
@@ -312,39 +473,134 @@ fn field(obj: &Map<String, Value>, k: &str) -> Result<Option<f64>, String> {
     }
 }
 
+/// The keys a batch line may carry; any other key is an error naming it (an unknown
+/// key used to be echoed beside a result computed without it).
+const BATCH_KEYS: [&str; 7] = [
+    "q",
+    "sigma",
+    "alpha",
+    "steps",
+    "delta",
+    "epsilon",
+    "accountant",
+];
+
 fn batch_value(line: &str) -> Result<Value, String> {
     let v: Value = serde_json::from_str(line).map_err(|x| format!("invalid JSON: {x}"))?;
     let Value::Object(mut obj) = v else {
         return Err("each line must be a JSON object".into());
     };
+    let unknown: Vec<&str> = obj
+        .keys()
+        .map(String::as_str)
+        .filter(|k| !BATCH_KEYS.contains(k))
+        .collect();
+    if !unknown.is_empty() {
+        return Err(format!(
+            "unknown key(s) {} (allowed: {})",
+            unknown.join(", "),
+            BATCH_KEYS.join(", ")
+        ));
+    }
     let e = |e: engine::Error| e.to_string();
+    let acct = match obj.get("accountant") {
+        None | Some(Value::Null) => Accountant::Rdp,
+        Some(Value::String(s)) => s.parse()?,
+        Some(other) => {
+            return Err(format!(
+                "accountant must be \"rdp\", \"pld\" or \"both\", got {other}"
+            ))
+        }
+    };
     let q = field(&obj, "q")?.ok_or("missing q")?;
     let sigma = field(&obj, "sigma")?.ok_or("missing sigma")?;
     let m = Sgm::new(q, sigma).map_err(e)?;
     if let Some(alpha) = field(&obj, "alpha")? {
+        if obj.contains_key("accountant") {
+            return Err("accountant applies to steps/delta lines, not to alpha lines".into());
+        }
+        for k in ["steps", "delta", "epsilon"] {
+            if obj.contains_key(k) {
+                return Err(format!("an alpha line takes q, sigma, alpha only, not {k}"));
+            }
+        }
         let log_a = engine::rdp::log_a(&m, alpha).map_err(e)?;
         let rdp = engine::rdp::rdp(&m, alpha).map_err(e)?;
         obj.insert("rdp".into(), json!(rdp));
         obj.insert("log_a".into(), json!(log_a));
         return Ok(Value::Object(obj));
     }
-    let steps = field(&obj, "steps")?.ok_or("need alpha, or steps and delta")?;
-    let delta = field(&obj, "delta")?.ok_or("missing delta")?;
+    let steps = field(&obj, "steps")?.ok_or("need alpha, or steps and delta (or epsilon)")?;
     let steps = engine::params::steps_from_f64(steps).map_err(e)?;
-    let o = Run::with_default_orders(m, steps)
-        .map_err(e)?
-        .epsilon(delta, Conversion::Improved)
-        .map_err(e)?;
-    obj.insert("epsilon".into(), json!(o.value));
-    obj.insert("alpha".into(), json!(o.alpha));
+    match (field(&obj, "delta")?, field(&obj, "epsilon")?) {
+        (Some(delta), None) => {
+            if acct != Accountant::Pld {
+                let o = Run::with_default_orders(m, steps)
+                    .map_err(e)?
+                    .epsilon(delta, Conversion::Improved)
+                    .map_err(e)?;
+                obj.insert("epsilon".into(), json!(o.value));
+                obj.insert("alpha".into(), json!(o.alpha));
+            }
+            if acct != Accountant::Rdp {
+                let p = engine::pld::epsilon(m, steps, delta).map_err(e)?;
+                let key = if acct == Accountant::Pld {
+                    "epsilon"
+                } else {
+                    "epsilon_pld"
+                };
+                obj.insert(key.into(), json!(p.epsilon.upper));
+                obj.insert(format!("{key}_lower"), json!(p.epsilon.lower));
+            }
+        }
+        (None, Some(eps)) => {
+            if acct != Accountant::Pld {
+                let o = Run::with_default_orders(m, steps)
+                    .map_err(e)?
+                    .delta(eps, Conversion::Improved)
+                    .map_err(e)?;
+                obj.insert("delta".into(), json!(o.value));
+                obj.insert("alpha".into(), json!(o.alpha));
+            }
+            if acct != Accountant::Rdp {
+                let p = engine::pld::delta(m, steps, eps).map_err(e)?;
+                let key = if acct == Accountant::Pld {
+                    "delta"
+                } else {
+                    "delta_pld"
+                };
+                obj.insert(key.into(), json!(p.delta.upper));
+                obj.insert(format!("{key}_lower"), json!(p.delta.lower));
+            }
+        }
+        (Some(_), Some(_)) => {
+            return Err("give delta (for epsilon) or epsilon (for delta), not both".into())
+        }
+        (None, None) => return Err("missing delta".into()),
+    }
     Ok(Value::Object(obj))
 }
 
-/// `sgm-rdp batch`: JSON lines in, one JSON line out per input line, in order.
-pub fn batch(input: impl BufRead, mut out: impl Write) -> std::io::Result<()> {
-    for line in input.lines() {
-        let line = line?;
-        writeln!(out, "{}", batch_line(&line))?;
+/// `sgm-rdp batch`: JSON lines in, one JSON line out per input line, in order. Lines are
+/// read as bytes: a line that is not UTF-8 gets an `{"error": …}` line and the batch goes on.
+pub fn batch(mut input: impl BufRead, mut out: impl Write) -> std::io::Result<()> {
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        if input.read_until(b'\n', &mut buf)? == 0 {
+            break;
+        }
+        if buf.last() == Some(&b'\n') {
+            buf.pop();
+            if buf.last() == Some(&b'\r') {
+                buf.pop();
+            }
+        }
+        let reply = match std::str::from_utf8(&buf) {
+            Ok(line) => batch_line(line),
+            Err(x) => json!({ "error": format!("line is not valid UTF-8 ({x})") }).to_string(),
+        };
+        writeln!(out, "{reply}")?;
     }
     out.flush()
 }

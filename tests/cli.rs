@@ -13,7 +13,7 @@ fn batch_one_line_per_input_in_order() {
     let input = "{\"q\":0.01,\"sigma\":1.1,\"alpha\":8}\n\
                  {\"q\":2,\"sigma\":1}\n\
                  not json\n\
-                 {\"q\":0.0042666666666666667,\"sigma\":1.1,\"steps\":14063,\"delta\":1e-5,\"tag\":\"mnist\"}\n\
+                 {\"q\":0.0042666666666666667,\"sigma\":1.1,\"steps\":14063,\"delta\":1e-5}\n\
                  \n";
     let mut child = bin()
         .arg("batch")
@@ -42,7 +42,7 @@ fn batch_one_line_per_input_in_order() {
     assert!((rdp * 7.0 - log_a).abs() < 1e-15);
     assert!(lines[1]["error"].as_str().unwrap().contains("sample_rate"));
     assert!(lines[2]["error"].as_str().unwrap().contains("JSON"));
-    assert_eq!(lines[3]["tag"], "mnist");
+    assert_eq!(lines[3]["steps"], 14063);
     let eps = lines[3]["epsilon"].as_f64().unwrap();
     assert!(eps <= 2.59666 && eps > 2.59, "{eps}");
     assert!(lines[3]["alpha"].as_f64().unwrap() > 8.0);
@@ -169,4 +169,108 @@ fn subcommands_json() {
         .any(|r| r["epsilon"].is_null() && r["note"].as_str().unwrap().starts_with("n/a")));
     let r = run(&["rdp", "--q", "0.01", "--sigma", "1.1", "--orders", "2,3.5"]);
     assert_eq!(r["orders"].as_array().unwrap().len(), 2);
+}
+
+/// Real bytes through the real binary: an invalid UTF-8 line gets its own error line
+/// and the stream goes on (it used to abort); unknown keys are named, not echoed; the
+/// PLD accountant answers with its bracket.
+#[test]
+fn batch_survives_bad_bytes_and_names_unknown_keys() {
+    let mut input: Vec<u8> = Vec::new();
+    input.extend_from_slice(b"{\"q\":0.01,\"sigma\":1.1,\"alpha\":2}\n");
+    input.extend_from_slice(b"\xff\xfe\n");
+    input.extend_from_slice(b"{\"q\":0.01,\"sigma\":1.1,\"steps\":100,\"delta\":1e-5,\"orders\":[2,3],\"error\":\"x\"}\n");
+    input.extend_from_slice(b"{\"q\":0.0042666666666666667,\"sigma\":1.1,\"steps\":14063,\"delta\":1e-5,\"accountant\":\"pld\"}\n");
+    input.extend_from_slice(
+        b"{\"q\":0.01,\"sigma\":1.1,\"steps\":1000,\"epsilon\":1,\"accountant\":\"both\"}\n",
+    );
+    input.extend_from_slice(
+        b"{\"q\":0.01,\"sigma\":1.1,\"steps\":1000,\"delta\":1e-5,\"accountant\":\"prv\"}\n",
+    );
+    let mut child = bin()
+        .arg("batch")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(&input).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let lines: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 6);
+    assert!(lines[0]["rdp"].is_number());
+    assert!(lines[1]["error"].as_str().unwrap().contains("UTF-8"));
+    let unknown = lines[2]["error"].as_str().unwrap();
+    assert!(
+        unknown.contains("orders") && unknown.contains("error"),
+        "{unknown}"
+    );
+    assert!(lines[2].get("epsilon").is_none());
+    let (up, lo) = (
+        lines[3]["epsilon"].as_f64().unwrap(),
+        lines[3]["epsilon_lower"].as_f64().unwrap(),
+    );
+    assert!(lo <= 2.38169 && 2.38169 <= up && up < 2.3845, "{up} {lo}");
+    assert!(lines[4]["delta_pld"].as_f64().unwrap() < lines[4]["delta"].as_f64().unwrap());
+    assert!(lines[5]["error"].as_str().unwrap().contains("accountant"));
+}
+
+#[test]
+fn accountant_flag_is_honoured_or_refused() {
+    let out = bin()
+        .args([
+            "epsilon",
+            "--q",
+            "0.0042666666666666667",
+            "--sigma",
+            "1.1",
+            "--steps",
+            "14063",
+            "--delta",
+            "1e-5",
+            "--accountant",
+            "pld",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v["epsilon"].as_f64().unwrap() < 2.39 && v["epsilon_lower"].as_f64().unwrap() > 2.37);
+    let out = bin()
+        .args([
+            "rdp",
+            "--q",
+            "0.1",
+            "--sigma",
+            "1",
+            "--alpha",
+            "2",
+            "--accountant",
+            "pld",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--accountant"));
+    let out = bin()
+        .args([
+            "profile",
+            "--q",
+            "0.01",
+            "--sigma",
+            "1.1",
+            "--steps",
+            "1000",
+            "--epsilon",
+            "4",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("true-positive rate"));
 }
