@@ -8,3 +8,4 @@ if ! [ -x .venv/bin/python ] || ! .venv/bin/python -c "import dp_accounting" 2>/
   .venv/bin/pip install -q "dp-accounting==0.6.0" >/dev/null
 fi
 .venv/bin/python dp_accounting_bench.py
+.venv/bin/python dp_accounting_pld.py

@@ -1,8 +1,9 @@
-//! Engine benchmarks (criterion). Ids are a contract: rdp_grid_156, epsilon_T1e4, calibrate_sigma.
+//! Engine benchmarks (criterion). Ids are a contract: rdp_grid_156, epsilon_T1e4, calibrate_sigma,
+//! pld_mnist, pld_profile, pld_calibrate_sigma.
 //! dp_accounting's time on the same grid comes from benches/dp_accounting.sh in the same `make bench`.
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
-use sgm_rdp::engine::{calibrate, default_orders, rdp, Conversion, Run, Sgm};
+use sgm_rdp::engine::{calibrate, default_orders, pld, rdp, Conversion, Run, Sgm};
 
 fn benches(c: &mut Criterion) {
     let orders = default_orders();
@@ -31,6 +32,23 @@ fn benches(c: &mut Criterion) {
             .unwrap()
         })
     });
+    // The MNIST run (q = 256/60000, σ = 1.1, T = 14063): tight ε at δ = 1e-5 with its bracket.
+    let mnist = Sgm::new(256.0 / 60000.0, 1.1).unwrap();
+    c.bench_function("pld_mnist", |b| {
+        b.iter(|| pld::epsilon(black_box(mnist), 14063, black_box(1e-5)).unwrap())
+    });
+    let grid: Vec<f64> = (1..=50).map(|i| i as f64 * 0.1).collect();
+    c.bench_function("pld_profile", |b| {
+        b.iter(|| pld::profile(black_box(mnist), 14063, black_box(&grid)).unwrap())
+    });
+    c.bench_function("pld_calibrate_sigma", |b| {
+        b.iter(|| pld::calibrate_sigma(black_box(2.0), 1e-5, 256.0 / 60000.0, 14063).unwrap())
+    });
+    let a = pld::epsilon(mnist, 14063, 1e-5).unwrap();
+    println!(
+        "pld_mnist answer: epsilon in [{:.6}, {:.6}] (grid {:.3e}, FFT {})",
+        a.epsilon.lower, a.epsilon.upper, a.grid.spacing, a.grid.fft_len
+    );
 }
 
 criterion_group! {
