@@ -11,9 +11,26 @@
 //! unknown keys are refused (a typo must not silently fall back to a default).
 //! Every engine error becomes a thrown JS `Error` carrying the engine's message.
 
-use crate::engine::{self, bounds, calibrate, params, Conversion, Optimum, Run, Sgm};
+use crate::engine::{self, bounds, calibrate, params, pld, Conversion, Optimum, Run, Sgm};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
+
+// Every read of a caller's value goes through these `catch` imports: a Proxy trap or a
+// getter that throws becomes an `Err` in Rust instead of an exception unwinding through
+// wasm frames (which leaked shadow stack and eventually broke every export).
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(catch, js_namespace = Object, js_name = keys)]
+    fn try_keys(o: &JsValue) -> Result<js_sys::Array, JsValue>;
+    #[wasm_bindgen(catch, js_namespace = Array, js_name = isArray)]
+    fn try_is_array(v: &JsValue) -> Result<bool, JsValue>;
+    #[wasm_bindgen(catch, js_namespace = Reflect, js_name = get)]
+    fn try_get(target: &JsValue, key: &JsValue) -> Result<JsValue, JsValue>;
+}
+
+/// Longest `orders` (or `epsilons`, `fpr`) list read from JS; longer is refused
+/// before anything is allocated.
+const MAX_LIST: f64 = 100_000.0;
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_TYPES: &'static str = r#"
@@ -69,6 +86,38 @@ export interface BoundsAtOrder { alpha: number; exact: number; bounds: Bound[] }
 export interface MaxOrder { cond4: number; cond5: number; min: number; exact: number }
 export interface BoundsResult { orders: BoundsAtOrder[]; maxAlpha: MaxOrder }
 export type CompareParams = SampleRate & NoiseMultiplier & { steps: number; delta: number };
+/** Which accountant answers: exact RDP (default), the tight PLD bracket, or both. */
+export type Accountant = "rdp" | "pld" | "both";
+export interface PldEpsilonResult {
+  /** Certified upper bound on ε (the number to report). */
+  epsilon: number;
+  /** Lower end of the bracket: the true ε lies in [epsilonLower, epsilon]. */
+  epsilonLower: number;
+  /** Lattice spacing of the loss and FFT length used. */
+  spacing: number; fftLen: number;
+}
+export interface BothEpsilonResult extends EpsilonResult { epsilonPld: number; epsilonPldLower: number }
+export interface PldDeltaResult { delta: number; deltaLower: number; spacing: number; fftLen: number }
+export interface BothDeltaResult extends DeltaResult { deltaPld: number; deltaPldLower: number }
+export type ProfileParams = SampleRate & NoiseMultiplier & {
+  steps: number;
+  /** ε values (≥ 0, at most 10000); default 101 points on [0, epsilonMax]. */
+  epsilons?: number[];
+  /** Largest ε of the default grid (default 10). */
+  epsilonMax?: number;
+};
+export interface ProfilePoint { epsilon: number; delta: { upper: number; lower: number } }
+export type AttackRiskParams = SampleRate & NoiseMultiplier & {
+  steps: number;
+  /** False-positive rates in [0, 1] (default [0.001, 0.01, 0.1]). */
+  fpr?: number[];
+};
+export interface AttackRiskResult {
+  /** The bound on a membership-inference attack's true-positive rate at each false-positive rate. */
+  fpr: number[]; tpr: number[];
+  /** The same bound as a curve (60 log-spaced false-positive rates from 1e-6 to 1). */
+  curve: { fpr: number; tpr: number }[];
+}
 export interface Route {
   /** e.g. "exact RDP, improved conversion", "Abadi et al. (Table 1)", "CDP (002 Thm 3.2, 3.4, Cor 3.1)". */
   name: string;
@@ -93,7 +142,21 @@ struct Args {
     delta: Option<f64>,
     epsilon: Option<f64>,
     conversion: Option<String>,
+    accountant: Option<String>,
     orders: Option<Vec<f64>>,
+    epsilons: Option<Vec<f64>>,
+    epsilon_max: Option<f64>,
+    fpr: Option<Vec<f64>>,
+}
+
+/// The message of a thrown JS value (an `Error`'s message, else a description).
+fn thrown(e: &JsValue) -> String {
+    if let Ok(m) = try_get(e, &JsValue::from_str("message")) {
+        if let Some(m) = m.as_string() {
+            return clip(&m);
+        }
+    }
+    describe(e)
 }
 
 /// Canonical key for an accepted spelling (the tools' names are aliases).
@@ -101,6 +164,7 @@ fn canonical(k: &str) -> &str {
     match k {
         "sample_rate" | "sampleRate" => "q",
         "noise_multiplier" | "noiseMultiplier" => "sigma",
+        "epsilon_max" => "epsilonMax",
         other => other,
     }
 }
@@ -108,11 +172,19 @@ fn canonical(k: &str) -> &str {
 impl Args {
     fn parse(call: &'static str, v: JsValue, allowed: &[&str]) -> Result<Self, JsError> {
         let bad = |m: String| JsError::new(&format!("{call}: {m}"));
-        if !v.is_object() || js_sys::Array::is_array(&v) {
-            return Err(bad(format!(
+        let expected = || {
+            bad(format!(
                 "expected an object like {{ {} }}",
                 allowed.join(", ")
-            )));
+            ))
+        };
+        if !v.is_object() {
+            return Err(expected());
+        }
+        match try_is_array(&v) {
+            Ok(false) => {}
+            Ok(true) => return Err(expected()),
+            Err(e) => return Err(bad(format!("reading the parameters threw: {}", thrown(&e)))),
         }
         let mut a = Args {
             call,
@@ -122,9 +194,17 @@ impl Args {
             delta: None,
             epsilon: None,
             conversion: None,
+            accountant: None,
             orders: None,
+            epsilons: None,
+            epsilon_max: None,
+            fpr: None,
         };
-        let keys = js_sys::Object::keys(v.unchecked_ref::<js_sys::Object>());
+        let keys = try_keys(&v)
+            .map_err(|e| bad(format!("listing the parameters threw: {}", thrown(&e))))?;
+        if keys.length() > 64 {
+            return Err(bad(format!("too many parameters ({})", keys.length())));
+        }
         for k in keys.iter() {
             let k = k.as_string().unwrap_or_default();
             let name = canonical(&k);
@@ -136,7 +216,8 @@ impl Args {
                     allowed.join(", ")
                 )));
             }
-            let x = js_sys::Reflect::get(&v, &JsValue::from_str(&k)).unwrap_or_default();
+            let x = try_get(&v, &JsValue::from_str(&k))
+                .map_err(|e| bad(format!("reading '{}' threw: {}", clip(&k), thrown(&e))))?;
             if x.is_undefined() {
                 continue;
             }
@@ -149,39 +230,27 @@ impl Args {
                     ))
                 })
             };
+            let text = |what: &str| {
+                x.as_string().ok_or_else(|| {
+                    bad(format!(
+                        "'{}' must be {what}, got {}",
+                        clip(&k),
+                        describe(&x)
+                    ))
+                })
+            };
             match name {
                 "q" => a.q = Some(num()?),
                 "sigma" => a.sigma = Some(num()?),
                 "steps" => a.steps = Some(num()?),
                 "delta" => a.delta = Some(num()?),
                 "epsilon" => a.epsilon = Some(num()?),
-                "conversion" => {
-                    a.conversion = Some(x.as_string().ok_or_else(|| {
-                        bad(format!(
-                            "'conversion' must be \"improved\" or \"classic\", got {}",
-                            describe(&x)
-                        ))
-                    })?)
-                }
-                "orders" => {
-                    if !js_sys::Array::is_array(&x) {
-                        return Err(bad(format!(
-                            "'orders' must be an array of numbers, got {}",
-                            describe(&x)
-                        )));
-                    }
-                    let arr: &js_sys::Array = x.unchecked_ref();
-                    let mut o = Vec::with_capacity(arr.length() as usize);
-                    for (i, e) in arr.iter().enumerate() {
-                        o.push(e.as_f64().ok_or_else(|| {
-                            bad(format!(
-                                "orders[{i}] must be a number, got {}",
-                                describe(&e)
-                            ))
-                        })?);
-                    }
-                    a.orders = Some(o);
-                }
+                "epsilonMax" => a.epsilon_max = Some(num()?),
+                "conversion" => a.conversion = Some(text("\"improved\" or \"classic\"")?),
+                "accountant" => a.accountant = Some(text("\"rdp\", \"pld\" or \"both\"")?),
+                "orders" => a.orders = Some(numbers(call, &k, &x)?),
+                "epsilons" => a.epsilons = Some(numbers(call, &k, &x)?),
+                "fpr" => a.fpr = Some(numbers(call, &k, &x)?),
                 _ => {}
             }
         }
@@ -226,6 +295,42 @@ impl Args {
     }
 }
 
+/// A JS array of numbers, read element by element through `catch` imports, its length
+/// checked before anything is allocated.
+fn numbers(call: &str, key: &str, x: &JsValue) -> Result<Vec<f64>, JsError> {
+    let bad = |m: String| JsError::new(&format!("{call}: {m}"));
+    let key = clip(key);
+    match try_is_array(x) {
+        Ok(true) => {}
+        Ok(false) => {
+            return Err(bad(format!(
+                "'{key}' must be an array of numbers, got {}",
+                describe(x)
+            )))
+        }
+        Err(e) => return Err(bad(format!("reading '{key}' threw: {}", thrown(&e)))),
+    }
+    let len = try_get(x, &JsValue::from_str("length"))
+        .map_err(|e| bad(format!("reading '{key}'.length threw: {}", thrown(&e))))?
+        .as_f64()
+        .unwrap_or(f64::NAN);
+    if !((0.0..=MAX_LIST).contains(&len) && len.fract() == 0.0) {
+        return Err(bad(format!(
+            "'{key}' may hold at most {MAX_LIST} numbers, got length {len}"
+        )));
+    }
+    let mut o = Vec::with_capacity(len as usize);
+    for i in 0..len as u32 {
+        let e = try_get(x, &JsValue::from(i))
+            .map_err(|e| bad(format!("reading {key}[{i}] threw: {}", thrown(&e))))?;
+        o.push(
+            e.as_f64()
+                .ok_or_else(|| bad(format!("{key}[{i}] must be a number, got {}", describe(&e))))?,
+        );
+    }
+    Ok(o)
+}
+
 fn clip(s: &str) -> String {
     s.chars().take(32).collect()
 }
@@ -238,7 +343,7 @@ fn describe(x: &JsValue) -> String {
         "null".into()
     } else if x.as_bool().is_some() {
         "a boolean".into()
-    } else if js_sys::Array::is_array(x) {
+    } else if try_is_array(x).unwrap_or(false) {
         "an array".into()
     } else if x.is_object() {
         "an object".into()
@@ -284,19 +389,44 @@ pub fn rdp(
     })
 }
 
-/// The shared body of `epsilon` and `delta`: read the run and the `given`
+#[derive(Clone, Copy, PartialEq)]
+enum Acct {
+    Rdp,
+    Pld,
+    Both,
+}
+
+impl Args {
+    fn accountant(&self) -> Result<Acct, JsError> {
+        let acct = match self.accountant.as_deref() {
+            None | Some("rdp") => Acct::Rdp,
+            Some("pld") => Acct::Pld,
+            Some("both") => Acct::Both,
+            Some(other) => {
+                return Err(JsError::new(&format!(
+                    "{}: 'accountant' must be \"rdp\", \"pld\" or \"both\", got '{}'",
+                    self.call,
+                    clip(other)
+                )))
+            }
+        };
+        if acct == Acct::Pld && (self.orders.is_some() || self.conversion.is_some()) {
+            return Err(JsError::new(&format!(
+                "{}: 'orders' and 'conversion' apply to the RDP accountant, not to accountant \"pld\"",
+                self.call
+            )));
+        }
+        Ok(acct)
+    }
+}
+
+/// The shared body of `epsilon` and `delta` (RDP): read the run and the `given`
 /// one of δ or ε, and optimize the other over α.
 fn optimize(
-    call: &'static str,
-    p: JsValue,
+    a: &Args,
     given: &str,
     f: fn(&Run, f64, Conversion) -> Result<Optimum, engine::Error>,
 ) -> Result<Optimum, JsError> {
-    let a = Args::parse(
-        call,
-        p,
-        &["q", "sigma", "steps", given, "conversion", "orders"],
-    )?;
     let x = a.need(given, if given == "delta" { a.delta } else { a.epsilon })?;
     f(&a.run()?, x, a.conversion()?).map_err(|e| a.fail(e))
 }
@@ -309,20 +439,68 @@ struct EpsOut {
     grid_epsilon: f64,
     grid_alpha: f64,
     at_edge: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    epsilon_pld: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    epsilon_pld_lower: Option<f64>,
 }
 
-/// ε at δ after `steps` steps, minimized over α (grid, then continuous refinement).
-#[wasm_bindgen(unchecked_return_type = "EpsilonResult")]
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PldEpsOut {
+    epsilon: f64,
+    epsilon_lower: f64,
+    spacing: f64,
+    fft_len: f64,
+}
+
+/// ε at δ after `steps` steps: exact RDP minimized over α (default), or with
+/// `accountant: "pld"` the tight PLD bracket, or `"both"`.
+#[wasm_bindgen(unchecked_return_type = "EpsilonResult | PldEpsilonResult | BothEpsilonResult")]
 pub fn epsilon(
-    #[wasm_bindgen(unchecked_param_type = "EpsilonParams")] p: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "EpsilonParams & { accountant?: Accountant }")]
+    p: JsValue,
 ) -> Result<JsValue, JsError> {
-    let o = optimize("epsilon", p, "delta", Run::epsilon)?;
+    let a = Args::parse(
+        "epsilon",
+        p,
+        &[
+            "q",
+            "sigma",
+            "steps",
+            "delta",
+            "conversion",
+            "orders",
+            "accountant",
+        ],
+    )?;
+    let acct = a.accountant()?;
+    let tight = |a: &Args| -> Result<pld::EpsilonAnswer, JsError> {
+        pld::epsilon(a.sgm()?, a.steps()?, a.need("delta", a.delta)?).map_err(|e| a.fail(e))
+    };
+    if acct == Acct::Pld {
+        let t = tight(&a)?;
+        return out(&PldEpsOut {
+            epsilon: t.epsilon.upper,
+            epsilon_lower: t.epsilon.lower,
+            spacing: t.grid.spacing,
+            fft_len: t.grid.fft_len as f64,
+        });
+    }
+    let o = optimize(&a, "delta", Run::epsilon)?;
+    let t = if acct == Acct::Both {
+        Some(tight(&a)?)
+    } else {
+        None
+    };
     out(&EpsOut {
         epsilon: o.value,
         alpha: o.alpha,
         grid_epsilon: o.grid_value,
         grid_alpha: o.grid_alpha,
         at_edge: o.at_edge,
+        epsilon_pld: t.map(|t| t.epsilon.upper),
+        epsilon_pld_lower: t.map(|t| t.epsilon.lower),
     })
 }
 
@@ -334,21 +512,155 @@ struct DeltaOut {
     grid_delta: f64,
     grid_alpha: f64,
     at_edge: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    delta_pld: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    delta_pld_lower: Option<f64>,
 }
 
-/// δ at ε after `steps` steps, minimized over α.
-#[wasm_bindgen(unchecked_return_type = "DeltaResult")]
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PldDeltaOut {
+    delta: f64,
+    delta_lower: f64,
+    spacing: f64,
+    fft_len: f64,
+}
+
+/// δ at ε after `steps` steps: exact RDP minimized over α (default), or the PLD bracket.
+#[wasm_bindgen(unchecked_return_type = "DeltaResult | PldDeltaResult | BothDeltaResult")]
 pub fn delta(
-    #[wasm_bindgen(unchecked_param_type = "DeltaParams")] p: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "DeltaParams & { accountant?: Accountant }")] p: JsValue,
 ) -> Result<JsValue, JsError> {
-    let o = optimize("delta", p, "epsilon", Run::delta)?;
+    let a = Args::parse(
+        "delta",
+        p,
+        &[
+            "q",
+            "sigma",
+            "steps",
+            "epsilon",
+            "conversion",
+            "orders",
+            "accountant",
+        ],
+    )?;
+    let acct = a.accountant()?;
+    let tight = |a: &Args| -> Result<pld::DeltaAnswer, JsError> {
+        pld::delta(a.sgm()?, a.steps()?, a.need("epsilon", a.epsilon)?).map_err(|e| a.fail(e))
+    };
+    if acct == Acct::Pld {
+        let t = tight(&a)?;
+        return out(&PldDeltaOut {
+            delta: t.delta.upper,
+            delta_lower: t.delta.lower,
+            spacing: t.grid.spacing,
+            fft_len: t.grid.fft_len as f64,
+        });
+    }
+    let o = optimize(&a, "epsilon", Run::delta)?;
+    let t = if acct == Acct::Both {
+        Some(tight(&a)?)
+    } else {
+        None
+    };
     out(&DeltaOut {
         delta: o.value,
         alpha: o.alpha,
         grid_delta: o.grid_value,
         grid_alpha: o.grid_alpha,
         at_edge: o.at_edge,
+        delta_pld: t.map(|t| t.delta.upper),
+        delta_pld_lower: t.map(|t| t.delta.lower),
     })
+}
+
+/// The privacy profile δ(ε) from the PLD accountant: a certified bracket at each ε.
+#[wasm_bindgen(unchecked_return_type = "ProfilePoint[]")]
+pub fn profile(
+    #[wasm_bindgen(unchecked_param_type = "ProfileParams")] p: JsValue,
+) -> Result<JsValue, JsError> {
+    let a = Args::parse(
+        "profile",
+        p,
+        &["q", "sigma", "steps", "epsilons", "epsilonMax"],
+    )?;
+    let eps = a.epsilon_grid()?;
+    let pts = pld::profile(a.sgm()?, a.steps()?, &eps).map_err(|e| a.fail(e))?;
+    out(&pts)
+}
+
+#[derive(Serialize)]
+struct RiskPoint {
+    fpr: f64,
+    tpr: f64,
+}
+
+#[derive(Serialize)]
+struct RiskOut {
+    fpr: Vec<f64>,
+    tpr: Vec<f64>,
+    curve: Vec<RiskPoint>,
+}
+
+/// The bound on a membership-inference attack's true-positive rate at given
+/// false-positive rates, from the PLD privacy profile (and as a curve).
+#[wasm_bindgen(js_name = attackRisk, unchecked_return_type = "AttackRiskResult")]
+pub fn attack_risk(
+    #[wasm_bindgen(unchecked_param_type = "AttackRiskParams")] p: JsValue,
+) -> Result<JsValue, JsError> {
+    let a = Args::parse("attackRisk", p, &["q", "sigma", "steps", "fpr"])?;
+    let fpr = a.fpr.clone().unwrap_or_else(|| vec![1e-3, 1e-2, 0.1]);
+    if fpr.is_empty() {
+        return Err(JsError::new(
+            "attackRisk: 'fpr' must hold at least one rate",
+        ));
+    }
+    let m = a.sgm()?;
+    let t = a.steps()?;
+    let upper = pld::epsilon(m, t, 1e-12)
+        .map(|x| x.epsilon.upper)
+        .unwrap_or(20.0);
+    let grid: Vec<f64> = (0..=200).map(|i| upper * 1.5 * i as f64 / 200.0).collect();
+    let prof = pld::profile(m, t, &grid).map_err(|e| a.fail(e))?;
+    let tpr = fpr
+        .iter()
+        .map(|&f| pld::attack_tpr(&prof, f))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| a.fail(e))?;
+    let curve = (0..60)
+        .map(|i| {
+            let f = 10f64.powf(-6.0 + 6.0 * i as f64 / 59.0);
+            RiskPoint {
+                fpr: f,
+                tpr: pld::attack_tpr(&prof, f).unwrap_or(1.0),
+            }
+        })
+        .collect();
+    out(&RiskOut { fpr, tpr, curve })
+}
+
+impl Args {
+    /// The profile's ε values: `epsilons`, or 101 points on [0, epsilonMax] (default 10).
+    fn epsilon_grid(&self) -> Result<Vec<f64>, JsError> {
+        if let Some(e) = &self.epsilons {
+            if self.epsilon_max.is_some() {
+                return Err(JsError::new(&format!(
+                    "{}: give 'epsilons' or 'epsilonMax', not both",
+                    self.call
+                )));
+            }
+            return Ok(e.clone());
+        }
+        let top = self.epsilon_max.unwrap_or(10.0);
+        if !(top.is_finite() && top > 0.0 && top <= 1e4) {
+            return Err(JsError::new(&format!(
+                "{}: 'epsilonMax' must be in (0, 1e4], got {top}",
+                self.call
+            )));
+        }
+        Ok((0..=100).map(|i| top * i as f64 / 100.0).collect())
+    }
 }
 
 #[derive(Serialize)]

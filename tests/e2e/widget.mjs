@@ -337,6 +337,59 @@ try {
   check(got.errors.every((e) => e.isError && /^[a-zA-Z]+: ./.test(e.message)), `API throws Error on each of ${got.errors.length} bad inputs: ${got.errors.map((e) => e.message || e.returned).join(' | ')}`);
   const reason = cliError('epsilon', { ...P, q: 7 });
   check(got.errors[0].message === `epsilon: ${reason}`, `API error carries the engine's message ("${reason}")`);
+
+  // ---- D2. The tight (PLD) accountant through the API: the CLI's bracket, its cost
+  // in wasm, and a module that stays usable after hostile values (throwing Proxies,
+  // revoked Proxies, throwing getters, absurd lengths). ----
+  const MN = { q: 256 / 60000, sigma: 1.1, steps: 14063, delta: 1e-5 };
+  const pldGot = await api.evaluate(async (MN) => {
+    const m = await import('./sgm-rdp.js');
+    await m.default();
+    const r = m.epsilon({ ...MN, accountant: 'pld' });
+    const both = m.epsilon({ ...MN, accountant: 'both' });
+    const times = [];
+    for (let i = 0; i < 7; i++) {
+      const t0 = performance.now();
+      m.epsilon({ ...MN, accountant: 'pld' });
+      times.push(performance.now() - t0);
+    }
+    times.sort((a, b) => a - b);
+    const prof = m.profile({ q: MN.q, sigma: MN.sigma, steps: MN.steps, epsilonMax: 8 });
+    const risk = m.attackRisk({ q: MN.q, sigma: MN.sigma, steps: MN.steps });
+    const hostile = [];
+    const tryMsg = (f) => { try { f(); return 'returned'; } catch (e) { return e instanceof Error ? e.message : 'non-Error thrown'; } };
+    const base = { q: 0.01, sigma: 1.1, steps: 100, delta: 1e-5 };
+    for (let i = 0; i < 1250; i++) {
+      const { proxy, revoke } = Proxy.revocable(base, {});
+      revoke();
+      const variants = [
+        new Proxy(base, { ownKeys() { throw 0; } }),
+        proxy,
+        { ...base, get delta() { throw new Error('getter boom'); } },
+        { ...base, orders: new Proxy([2, 3], { get(t, k) { if (k === '1') throw new Error('element boom'); return t[k]; } }) },
+        { ...base, orders: new Proxy([], { get(t, k) { return k === 'length' ? 2 ** 32 - 1 : t[k]; } }) },
+      ];
+      const v = variants[i % variants.length];
+      const msg = tryMsg(() => m.epsilon(v));
+      if (i < variants.length) hostile.push(msg);
+      if (msg === 'returned' || msg === 'non-Error thrown') hostile.push('BAD: ' + msg);
+    }
+    const after = m.epsilon(base);
+    return { r, both, times, prof: prof.length, profMono: prof.every((p, i) => i === 0 || p.delta.upper <= prof[i - 1].delta.upper * (1 + 1e-9)), risk, hostile, after };
+  }, MN);
+  const cp = cli('epsilon', { ...MN, accountant: 'pld' });
+  check(close(pldGot.r.epsilon, cp.epsilon, 1e-9) && close(pldGot.r.epsilonLower, cp.epsilon_lower, 1e-9),
+    `API epsilon({accountant: "pld"}) = CLI bracket [${cp.epsilon_lower}, ${cp.epsilon}]`);
+  check(pldGot.r.epsilonLower <= 2.38169 && 2.38169 <= pldGot.r.epsilon, 'MNIST bracket contains the converged tight ε 2.38169');
+  check(close(pldGot.both.epsilonPld, cp.epsilon, 1e-9) && close(pldGot.both.epsilon, engine(MN.q, MN.sigma, MN.steps, MN.delta).epsilon), 'API accountant "both" carries the RDP ε and epsilonPld');
+  check(pldGot.prof === 101 && pldGot.profMono, 'API profile(): 101 points, δ nonincreasing');
+  check(pldGot.risk.tpr.length === 3 && pldGot.risk.tpr.every((t, i) => t >= pldGot.risk.fpr[i] && t <= 1) && pldGot.risk.curve.length === 60, `API attackRisk(): TPR bounds ${pldGot.risk.tpr.map((t) => t.toFixed(4)).join(', ')}`);
+  check(pldGot.hostile.length === 5 && pldGot.hostile.every((h) => !h.startsWith('BAD')) && /threw/.test(pldGot.hostile[0]) && /getter boom/.test(pldGot.hostile[2]) && /element boom/.test(pldGot.hostile[3]) && /at most/.test(pldGot.hostile[4]),
+    `1250 hostile values each throw a named Error: ${pldGot.hostile.join(' | ')}`);
+  check(close(pldGot.after.epsilon, engine(0.01, 1.1, 100, 1e-5).epsilon), 'the module still answers after the hostile calls');
+  const t = pldGot.times;
+  console.log(`  PLD MNIST in wasm (headless Chromium): p50 ${t[3].toFixed(1)} ms, min ${t[0].toFixed(1)} ms, max ${t[6].toFixed(1)} ms (goal ≤ 100 ms)`);
+  await writeFile(join(OUT, 'bench-pld.json'), JSON.stringify({ pld_mnist_ms: t }, null, 2));
   await api.close();
 
   // ---- E. dist/ as an npm package, in Node (what a bundler or SSR sees) ----

@@ -93,9 +93,16 @@ mod tests {
         assert!((ln_phi_bar(0.0) - 0.5f64.ln()).abs() < 1e-16);
         assert!((ln_phi_bar(1.0).exp() / 0.158_655_253_931_457_05 - 1.0).abs() < 1e-14);
         assert!((ln_phi_bar(10.0).exp() / 7.619_853_024_160_527e-24 - 1.0).abs() < 1e-13);
-        // Continuity across the switch to the continued fraction at z = 35.
-        let (a, b) = (ln_phi_bar(35.0 - 1e-9), ln_phi_bar(35.0));
-        assert!((a - b).abs() < 1e-10, "{a} {b}");
+        // Both sides of the switch to the continued fraction at z = 35, and far out
+        // (ln Φ̄ by mpmath at 30 digits: z = 34, 35, 100).
+        for (z, want) in [
+            (34.0, -582.446_162_246_871_7),
+            (35.0, -616.975_101_261_922_5),
+            (100.0, -5_005.524_208_694_205),
+        ] {
+            let got = ln_phi_bar(z);
+            assert!(((got - want) / want).abs() < 1e-15, "{z}: {got} vs {want}");
+        }
         assert!((ln_phi_bar(-3.0).exp() - (1.0 - 0.001_349_898_031_630_094_6)).abs() < 1e-15);
     }
 
