@@ -1,7 +1,7 @@
 //! Exact per-step Rényi DP of the Sampled Gaussian Mechanism.
 //!
 //! Specification: Mironov, Talwar, Zhang, "Rényi Differential Privacy of the
-//! Sampled Gaussian Mechanism" (../shared/papers/003). By Theorem 4 and
+//! Sampled Gaussian Mechanism" (arXiv:1908.10530). By Theorem 4 and
 //! Corollary 7 (A_α ≥ B_α) the per-step RDP at order α is
 //!
 //! ```text
