@@ -49,6 +49,110 @@ struct Flags {
     accountant: Option<Accountant>,
     dataset: [Option<f64>; 3],
     json: bool,
+    /// Every flag given, by canonical name (each at most once).
+    given: Vec<&'static str>,
+}
+
+/// Canonical name of a flag (aliases share one), or None if unknown.
+fn canonical(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "--q" | "--sample_rate" => "q",
+        "--sigma" | "--noise_multiplier" => "sigma",
+        "--steps" => "steps",
+        "--delta" => "delta",
+        "--epsilon" => "epsilon",
+        "--alpha" => "alpha",
+        "--orders" => "orders",
+        "--conversion" => "conversion",
+        "--target" => "target",
+        "--accountant" => "accountant",
+        "--dataset-size" => "dataset-size",
+        "--batch-size" => "batch-size",
+        "--epochs" => "epochs",
+        "--json" => "json",
+        _ => return None,
+    })
+}
+
+/// The flags each command uses; any other flag given is refused by name, so no flag is
+/// silently ignored.
+fn allowed(cmd: &str) -> &'static [&'static str] {
+    match cmd {
+        "rdp" => &[
+            "q",
+            "sigma",
+            "orders",
+            "alpha",
+            "steps",
+            "dataset-size",
+            "batch-size",
+            "epochs",
+            "json",
+        ],
+        "epsilon" => &[
+            "q",
+            "sigma",
+            "steps",
+            "delta",
+            "orders",
+            "conversion",
+            "accountant",
+            "dataset-size",
+            "batch-size",
+            "epochs",
+            "json",
+        ],
+        "delta" => &[
+            "q",
+            "sigma",
+            "steps",
+            "epsilon",
+            "orders",
+            "conversion",
+            "accountant",
+            "dataset-size",
+            "batch-size",
+            "epochs",
+            "json",
+        ],
+        "calibrate" => &[
+            "q",
+            "sigma",
+            "steps",
+            "delta",
+            "epsilon",
+            "orders",
+            "conversion",
+            "accountant",
+            "target",
+            "dataset-size",
+            "batch-size",
+            "epochs",
+            "json",
+        ],
+        "bounds" => &["q", "sigma", "orders", "alpha", "json"],
+        "compare" => &[
+            "q",
+            "sigma",
+            "steps",
+            "delta",
+            "dataset-size",
+            "batch-size",
+            "epochs",
+            "json",
+        ],
+        "profile" => &[
+            "q",
+            "sigma",
+            "steps",
+            "epsilon",
+            "dataset-size",
+            "batch-size",
+            "epochs",
+            "json",
+        ],
+        _ => &[],
+    }
 }
 
 fn num(flag: &str, v: &str) -> Result<f64, String> {
@@ -66,7 +170,27 @@ fn parse(args: &[String]) -> Result<Flags, String> {
             Some((n, v)) => (n, Some(v.to_string())),
             None => (a, None),
         };
+        if !name.starts_with("--") {
+            return Err(format!(
+                "unexpected argument '{a}' (flags start with --; {USAGE})"
+            ));
+        }
+        let Some(canon) = canonical(name) else {
+            return Err(format!("unknown flag '{name}' ({USAGE})"));
+        };
+        // One rule for repeated flags, here and in the page's URL: refused, by name.
+        if f.given.contains(&canon) {
+            return Err(format!(
+                "--{canon} given more than once (give each flag once)"
+            ));
+        }
+        f.given.push(canon);
         if name == "--json" {
+            if inline.is_some() {
+                return Err(
+                    "--json takes no value (give --json for JSON output, or leave it out)".into(),
+                );
+            }
             f.json = true;
             i += 1;
             continue;
@@ -134,6 +258,11 @@ impl Flags {
 pub fn run(args: &[String]) -> Result<String, String> {
     let (cmd, rest) = args.split_first().ok_or_else(|| USAGE.to_string())?;
     let mut f = parse(rest)?;
+    if !allowed(cmd).is_empty() {
+        if let Some(extra) = f.given.iter().find(|g| !allowed(cmd).contains(g)) {
+            return Err(format!("--{extra} does not apply to {cmd}"));
+        }
+    }
     // Users' terms: dataset size N, batch size B, epochs E → q = B/N, T = ⌈E·N/B⌉.
     if let [Some(n), Some(b), Some(e)] = f.dataset {
         if f.q.is_some() || f.steps.is_some() {
@@ -148,11 +277,6 @@ pub fn run(args: &[String]) -> Result<String, String> {
         return Err("--dataset-size, --batch-size and --epochs go together".into());
     }
     let e = |e: engine::Error| e.to_string();
-    if f.accountant.is_some() && !matches!(cmd.as_str(), "epsilon" | "delta" | "calibrate") {
-        return Err(format!(
-            "--accountant applies to epsilon, delta and calibrate, not to {cmd}"
-        ));
-    }
     match cmd.as_str() {
         "rdp" => {
             let m = f.sgm()?;
@@ -320,6 +444,25 @@ pub fn run(args: &[String]) -> Result<String, String> {
                 f.target
                     .as_deref()
                     .unwrap_or(if f.sigma.is_some() { "steps" } else { "sigma" });
+            // Every flag given is used: the target's own flag is what it finds.
+            match target {
+                "sigma" if f.sigma.is_some() => {
+                    return Err(
+                        "--sigma is what calibrate --target sigma finds; leave it out".into(),
+                    )
+                }
+                "steps" if f.dataset.iter().any(Option::is_some) => {
+                    return Err(
+                        "calibrate --target steps takes --q and --sigma, not dataset terms".into(),
+                    )
+                }
+                "steps" if f.steps.is_some() => {
+                    return Err(
+                        "--steps is what calibrate --target steps finds; leave it out".into(),
+                    )
+                }
+                _ => {}
+            }
             if f.accountant == Some(Accountant::Pld) {
                 return match target {
                     "sigma" => {
@@ -367,8 +510,15 @@ pub fn run(args: &[String]) -> Result<String, String> {
                         Ok(serde_json::to_string(&c).map_err(|x| x.to_string())?)
                     } else {
                         Ok(format!(
-                            "sigma = {:.7} gives epsilon = {:.6} (alpha = {:.4})\n",
-                            c.sigma, c.epsilon, c.alpha
+                            "sigma = {:.7} gives epsilon = {:.6} (alpha = {:.4}){}\n",
+                            c.sigma,
+                            c.epsilon,
+                            c.alpha,
+                            if c.at_lower_limit {
+                                "\nnote: the smallest sigma searched already meets the target (a smaller sigma may too)"
+                            } else {
+                                ""
+                            }
                         ))
                     }
                 }
@@ -378,8 +528,15 @@ pub fn run(args: &[String]) -> Result<String, String> {
                         Ok(serde_json::to_string(&c).map_err(|x| x.to_string())?)
                     } else {
                         Ok(format!(
-                            "steps = {} gives epsilon = {:.6} (alpha = {:.4})\n",
-                            c.steps, c.epsilon, c.alpha
+                            "steps = {} gives epsilon = {:.6} (alpha = {:.4}){}\n",
+                            c.steps,
+                            c.epsilon,
+                            c.alpha,
+                            if c.at_upper_limit {
+                                "\nnote: the largest number of steps supported still meets the target"
+                            } else {
+                                ""
+                            }
                         ))
                     }
                 }

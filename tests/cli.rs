@@ -277,3 +277,51 @@ fn accountant_flag_is_honoured_or_refused() {
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stdout).contains("true-positive rate"));
 }
+
+/// Hardening #12: one rule for flags — every flag used or refused by name, repeated
+/// flags refused, positional junk named, `--json` takes no value, numbers in messages
+/// stay short.
+#[test]
+fn every_flag_is_used_or_refused() {
+    let err = |args: &[&str]| -> String {
+        let out = bin().args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?} should fail");
+        let e = String::from_utf8_lossy(&out.stderr).to_string();
+        assert_eq!(e.trim_end().lines().count(), 1, "one line: {e}");
+        e
+    };
+    let base = [
+        "--q", "0.01", "--sigma", "1.1", "--steps", "100", "--delta", "1e-5",
+    ];
+    let with = |extra: &[&'static str]| -> Vec<&'static str> {
+        let mut v: Vec<&str> = vec!["epsilon"];
+        v.extend(base);
+        v.extend(extra);
+        v
+    };
+    assert!(err(&with(&["junk"])).contains("unexpected argument 'junk'"));
+    assert!(err(&with(&["--q", "0.2"])).contains("--q given more than once"));
+    assert!(err(&with(&["--sample_rate", "0.2"])).contains("--q given more than once"));
+    assert!(err(&with(&["--json=false"])).contains("--json takes no value"));
+    assert!(err(&with(&["--alpha", "2"])).contains("--alpha does not apply to epsilon"));
+    let mut cmp = vec!["compare"];
+    cmp.extend(base);
+    cmp.extend(["--orders", "2,3"]);
+    assert!(err(&cmp).contains("--orders does not apply to compare"));
+    let mut cal = vec!["calibrate"];
+    cal.extend(base);
+    cal.extend(["--epsilon", "1"]);
+    assert!(err(&cal).contains("--steps is what calibrate --target steps finds"));
+    let tiny = err(&[
+        "delta",
+        "--q",
+        "0.01",
+        "--sigma",
+        "1",
+        "--steps",
+        "10",
+        "--epsilon",
+        "-5e-324",
+    ]);
+    assert!(tiny.len() < 120, "{tiny}");
+}

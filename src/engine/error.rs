@@ -44,23 +44,27 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Error::NotFinite { name, value } => {
-                write!(f, "{name} must be a finite number, got {value}")
+                write!(f, "{name} must be a finite number, got {}", show(*value))
             }
-            Error::SampleRate(q) => write!(f, "sample_rate q must be in [0, 1], got {q}"),
+            Error::SampleRate(q) => write!(f, "sample_rate q must be in [0, 1], got {}", show(*q)),
             Error::NoiseMultiplier(s) if *s > 0.0 => write!(
                 f,
-                "noise_multiplier sigma must be in [{}, {:e}], got {s}",
+                "noise_multiplier sigma must be in [{}, {:e}], got {}",
                 crate::engine::MIN_SIGMA,
-                crate::engine::MAX_SIGMA
+                crate::engine::MAX_SIGMA,
+                show(*s)
             ),
-            Error::NoiseMultiplier(s) => write!(f, "noise_multiplier sigma must be > 0, got {s}"),
+            Error::NoiseMultiplier(s) => {
+                write!(f, "noise_multiplier sigma must be > 0, got {}", show(*s))
+            }
             Error::Order(a) => write!(
                 f,
-                "order alpha must be in (1, {}], got {a}",
-                crate::engine::MAX_ORDER
+                "order alpha must be in (1, {}], got {}",
+                crate::engine::MAX_ORDER,
+                show(*a)
             ),
-            Error::Delta(d) => write!(f, "delta must be in (0, 1), got {d}"),
-            Error::Epsilon(e) => write!(f, "epsilon must be > 0, got {e}"),
+            Error::Delta(d) => write!(f, "delta must be in (0, 1), got {}", show(*d)),
+            Error::Epsilon(e) => write!(f, "epsilon must be > 0, got {}", show(*e)),
             Error::Steps(t) => write!(
                 f,
                 "steps must be an integer in [1, {}], got {t}",
@@ -76,7 +80,7 @@ impl fmt::Display for Error {
                 f,
                 "the list of epsilon values or checkpoints must hold 1 to 10000 (1000 checkpoints) entries, got {n}"
             ),
-            Error::Rate(r) => write!(f, "false-positive rate must be in [0, 1], got {r}"),
+            Error::Rate(r) => write!(f, "false-positive rate must be in [0, 1], got {}", show(*r)),
             Error::PldBudget { reason } => write!(
                 f,
                 "PLD accountant: {reason}; the exact-RDP epsilon still applies"
@@ -88,6 +92,16 @@ impl fmt::Display for Error {
 }
 
 impl std::error::Error for Error {}
+
+/// A number for a message: plain where that is short, scientific otherwise (Rust's
+/// `Display` writes 5e-324 with 323 zeros).
+pub fn show(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() || (1e-4..1e15).contains(&x.abs()) {
+        format!("{x}")
+    } else {
+        format!("{x:e}")
+    }
+}
 
 pub(crate) fn finite(name: &'static str, value: f64) -> Result<f64, Error> {
     if value.is_finite() {

@@ -1,6 +1,6 @@
 //! Validated parameter types (statrs style: `new` returns `Result`).
 
-use super::error::{finite, Error};
+use super::error::{finite, show, Error};
 use super::{MAX_ORDER, MAX_STEPS};
 
 /// One step of the Sampled Gaussian Mechanism: sampling rate `q` (Poisson
@@ -75,7 +75,8 @@ pub fn steps_from_f64(t: f64) -> Result<u64, Error> {
     let t = finite("steps", t)?;
     if t < 1.0 || t.fract() != 0.0 || t > MAX_STEPS as f64 {
         return Err(Error::Dataset(format!(
-            "steps must be a whole number in [1, {MAX_STEPS}], got {t}"
+            "steps must be a whole number in [1, {MAX_STEPS}], got {}",
+            show(t)
         )));
     }
     Ok(t as u64)
@@ -89,16 +90,21 @@ pub fn from_dataset(n: f64, batch: f64, epochs: f64) -> Result<(f64, u64), Error
     let e = finite("epochs", epochs)?;
     if n < 1.0 || n.fract() != 0.0 {
         return Err(Error::Dataset(format!(
-            "dataset size must be a whole number ≥ 1, got {n}"
+            "dataset size must be a whole number ≥ 1, got {}",
+            show(n)
         )));
     }
     if b < 1.0 || b.fract() != 0.0 || b > n {
         return Err(Error::Dataset(format!(
-            "batch size must be a whole number in [1, dataset size {n}], got {b}"
+            "batch size must be a whole number in [1, dataset size {n}], got {}",
+            show(b)
         )));
     }
     if e <= 0.0 {
-        return Err(Error::Dataset(format!("epochs must be > 0, got {e}")));
+        return Err(Error::Dataset(format!(
+            "epochs must be > 0, got {}",
+            show(e)
+        )));
     }
     let q = b / n;
     let t = (e * n / b).ceil();
