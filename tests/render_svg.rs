@@ -125,3 +125,25 @@ fn chart_a_zooms_to_where_the_curves_are() {
     let m = Model::compute(i).unwrap();
     assert_eq!(render::chart_a_ranges(&m).0 .1, 1024.0);
 }
+
+/// Hardening #3: ranges no chart can draw (ratio beyond f64, subnormal ends) used to
+/// loop forever in plotters' log key points; each chart now clamps its axes and
+/// returns. Run on a thread with a deadline so a regression fails instead of hanging.
+#[test]
+fn extreme_ranges_are_clamped_not_looped_over() {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut i = Inputs::mnist();
+        i.q = 1e-155;
+        i.sigma = 1.0;
+        i.steps = 1;
+        let m = Model::compute(i).unwrap();
+        let a = svg(|r| render::draw_eps_vs_alpha(r, &m, &Theme::light(1.0)).unwrap());
+        let d = svg(|r| render::draw_capacity(r, 1.0, 1e-20, &Theme::light(1.0)).unwrap());
+        let _ = tx.send((a.len(), d.len()));
+    });
+    let (a, d) = rx
+        .recv_timeout(std::time::Duration::from_secs(30))
+        .expect("drawing returned");
+    assert!(a > 1000 && d > 1000);
+}

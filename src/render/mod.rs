@@ -294,12 +294,39 @@ fn log_chart<'a, DB: DrawingBackend>(
     (xlo, xhi): (f64, f64),
     (ylo, yhi): (f64, f64),
 ) -> Result<LogChart<'a, DB>, DrawingAreaErrorKind<DB::ErrorType>> {
+    let (xlo, xhi) = drawable((xlo, xhi));
+    let (ylo, yhi) = drawable((ylo, yhi));
     ChartBuilder::on(root)
         .caption(caption, th.font(15.0))
         .margin(th.px(10.0))
         .x_label_area_size(th.px(34.0))
         .y_label_area_size(th.px(56.0))
         .build_cartesian_2d(log_axis(xlo, xhi, th), (ylo..yhi).log_scale())
+}
+
+/// Decades a log axis may span: beyond ~30 nothing is readable, and plotters' log
+/// coordinate loops (practically forever) on ranges whose ratio overflows f64.
+const MAX_DECADES: f64 = 30.0;
+
+/// A log range that can be drawn: finite, positive, lo < hi, at most MAX_DECADES
+/// decades (the top is kept; the bottom is raised), never below 1e-300.
+pub(crate) fn drawable((lo, hi): (f64, f64)) -> (f64, f64) {
+    let hi = if hi.is_finite() && hi > 1e-290 {
+        hi.min(1e300)
+    } else {
+        1.0
+    };
+    let lo = if lo.is_finite() && lo > 0.0 {
+        lo
+    } else {
+        hi * 1e-3
+    };
+    let lo = lo.max(hi * 10f64.powf(-MAX_DECADES)).max(1e-300);
+    if lo < hi {
+        (lo, hi)
+    } else {
+        (hi / 10.0, hi)
+    }
 }
 
 /// The grid, axes and axis titles every chart shares.
