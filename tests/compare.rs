@@ -88,3 +88,30 @@ fn tcdp_rho_for_the_gaussian_is_one_over_two_sigma_squared() {
         assert!(sgm_rdp::engine::rdp::rdp(&m, a).unwrap() <= rho * a * (1.0 + 1e-9));
     }
 }
+
+/// Hardening #9: "no finite guarantee" has one representation — `epsilon: None` (null in
+/// JSON and JS) with a note saying so — and the advanced-composition note never names a
+/// split of δ that was not found.
+#[test]
+fn no_finite_guarantee_is_null_with_a_note() {
+    let routes =
+        sgm_rdp::engine::compare::compare(Sgm::new(0.5, 1e-3).unwrap(), 1_000_000_000, 1e-5)
+            .unwrap();
+    for r in &routes {
+        if let Some(e) = r.epsilon {
+            assert!(e.is_finite(), "{}: {e}", r.name);
+        }
+    }
+    let adv = routes
+        .iter()
+        .find(|r| r.name.contains("advanced composition"))
+        .unwrap();
+    assert!(adv.epsilon.is_none());
+    let note = adv.note.as_deref().unwrap();
+    assert!(
+        note.contains("no finite guarantee") && !note.contains("0.000*delta"),
+        "{note}"
+    );
+    let json = serde_json::to_string(&routes).unwrap();
+    assert!(!json.contains("inf") || json.contains("infinity"));
+}

@@ -15,10 +15,22 @@ use serde::Serialize;
 pub struct Bound {
     /// Short name, e.g. "theorem11".
     pub name: &'static str,
-    /// The bound's RDP value at α (computed even where it does not apply).
+    /// The bound's RDP value at α (computed even where it does not apply). ∞ means
+    /// "no finite bound" and is written as `null` in JSON and JS (one representation
+    /// across the CLI, the batch output and the JS API).
+    #[serde(serialize_with = "finite_or_null")]
     pub value: f64,
     /// `None` if every stated condition holds, else the failing condition.
     pub fails: Option<String>,
+}
+
+/// JSON has no ∞: a value without a finite guarantee is `null`.
+pub(crate) fn finite_or_null<S: serde::Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
+    if v.is_finite() {
+        s.serialize_f64(*v)
+    } else {
+        s.serialize_none()
+    }
 }
 
 impl Bound {

@@ -22,11 +22,23 @@ pub struct Route {
     pub note: Option<String>,
 }
 
+/// A route; an ε that is not finite is "no finite guarantee": `epsilon: None` (null in
+/// JSON and JS, as for a route that does not apply) with a note that says so.
 fn route(name: &'static str, epsilon: Option<f64>, note: Option<String>) -> Route {
-    Route {
-        name,
-        epsilon,
-        note,
+    match epsilon {
+        Some(e) if !e.is_finite() => Route {
+            name,
+            epsilon: None,
+            note: Some(match note {
+                Some(n) => format!("no finite guarantee (epsilon = infinity); {n}"),
+                None => "no finite guarantee (epsilon = infinity)".into(),
+            }),
+        },
+        _ => Route {
+            name,
+            epsilon,
+            note,
+        },
     }
 }
 
@@ -130,20 +142,23 @@ pub fn compare(sgm: Sgm, steps: u64, delta: f64) -> Result<Vec<Route>, Error> {
         None,
     ));
     let mut best = f64::INFINITY;
-    let mut split = 0.0;
+    let mut split = None;
     for i in 1..40 {
         let f = i as f64 / 40.0; // share of δ spent on T·δ₀
         let e0 = per_step_eps(&run, &curve, f * delta / t);
         let e = advanced_composition(e0, t, (1.0 - f) * delta);
         if e < best {
             best = e;
-            split = f;
+            split = Some(f);
         }
     }
     out.push(route(
         "per-step (eps0, delta0), advanced composition (002 Thm 1.1)",
         Some(best),
-        Some(format!("T*delta0 = {split:.3}*delta")),
+        Some(match split {
+            Some(f) => format!("T*delta0 = {f:.3}*delta"),
+            None => "every split of delta searched (T*delta0 = 0.025 ... 0.975 of delta) gives epsilon = infinity".into(),
+        }),
     ));
     out.push(if sgm.q() == 1.0 {
         route(

@@ -77,8 +77,8 @@ export type BoundsParams = SampleRate & NoiseMultiplier & {
 export interface Bound {
   /** "theorem11" (003 Thm 11), "abadi", "bun", "lemma9". */
   name: string;
-  /** The bound's per-step RDP value at α (also where it does not apply). */
-  value: number;
+  /** The bound's per-step RDP value at α (also where it does not apply); null: no finite bound. */
+  value: number | null;
   /** null when every stated condition holds, else the failing condition. */
   fails: string | null;
 }
@@ -121,7 +121,7 @@ export interface AttackRiskResult {
 export interface Route {
   /** e.g. "exact RDP, improved conversion", "Abadi et al. (Table 1)", "CDP (002 Thm 3.2, 3.4, Cor 3.1)". */
   name: string;
-  /** The route's ε, or null where it does not apply. */
+  /** The route's ε, or null where it does not apply or gives no finite guarantee (the note says which). */
   epsilon: number | null;
   /** Why it does not apply ("n/a: …"), or a caveat. */
   note: string | null;
