@@ -71,6 +71,9 @@ use serde::Serialize;
 pub const TOL: f64 = 4e-4;
 /// Widest bracket returned at all (relative); beyond it, [`Error::PldBudget`].
 pub const MAX_WIDTH: f64 = 0.01;
+const TOO_WIDE: &str = "the composed loss is too wide for the largest FFT";
+/// Times the grid may be coarsened (×2.5 each) when the window does not fit the FFT.
+const COARSEN: usize = 3;
 /// Grid refinements after the first try.
 const REFINE: usize = 2;
 /// Largest number of lattice points per step.
@@ -230,9 +233,8 @@ impl Lattices {
     }
 
     fn compose(&self, lambda: f64) -> Result<Composed, Error> {
-        compose(&self.phases(), lambda.max(0.0), self.d).map_err(|_| Error::PldBudget {
-            reason: "the composed loss is too wide for the largest FFT",
-        })
+        compose(&self.phases(), lambda.max(0.0), self.d)
+            .map_err(|_| Error::PldBudget { reason: TOO_WIDE })
     }
 
     /// The tilt whose tilted mean is ε (λ ≥ 0), to within half a tilted standard
@@ -425,7 +427,7 @@ pub fn epsilon_phases(phases: &[Phase], delta: f64) -> Result<EpsilonAnswer, Err
     let eta = eta_for(delta, t);
     let mut best: Option<EpsilonAnswer> = None;
     for pass in 0..=REFINE {
-        let attempt = || -> Result<(f64, f64, usize, &'static str), Error> {
+        let attempt = |d: f64| -> Result<(f64, f64, usize, &'static str), Error> {
             // Remove first; the add direction is first tried on a lattice twice as
             // coarse: if even its (looser) upper bound is below the remove direction's,
             // it cannot change the answer (true_add ≤ its upper ≤ remove's upper, and
@@ -452,7 +454,19 @@ pub fn epsilon_phases(phases: &[Phase], delta: f64) -> Result<EpsilonAnswer, Err
             }
             Ok(up)
         };
-        let up = match attempt() {
+        let mut up = attempt(d);
+        // A window too wide for the FFT on the first pass: a coarser grid (the bracket
+        // widens like Δ², the window shrinks like 1/Δ) may still be within MAX_WIDTH.
+        let mut tries = 0;
+        while pass == 0
+            && tries < COARSEN
+            && matches!(up, Err(Error::PldBudget { reason }) if reason == TOO_WIDE)
+        {
+            d *= 2.5;
+            tries += 1;
+            up = attempt(d);
+        }
+        let up = match up {
             Ok(up) => up,
             // A refinement that does not fit the budget keeps the last bracket.
             Err(e) if pass == 0 || best.is_none() => return Err(e),
