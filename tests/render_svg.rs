@@ -147,3 +147,23 @@ fn extreme_ranges_are_clamped_not_looped_over() {
         .expect("drawing returned");
     assert!(a > 1000 && d > 1000);
 }
+
+/// Hardening #13: a huge ε is stated in words (e^ε overflows f64 beyond 709: the
+/// sentence used to say "≈ inf"), and a value just below 1 never reads "1".
+#[test]
+fn huge_epsilon_and_near_one_values_read_right() {
+    let mut i = Inputs::mnist();
+    i.q = 0.5;
+    i.sigma = 0.01;
+    i.steps = 1000;
+    let m = Model::compute(i).unwrap();
+    assert!(m.opt.value > 709.0);
+    let s = m.sentence();
+    assert!(
+        !s.contains("inf") && s.contains("no meaningful guarantee"),
+        "{s}"
+    );
+    assert_eq!(render::fmt_num(1.0 - 1e-16), "0.9999999999999999");
+    assert_eq!(render::fmt_num(0.5), "0.5");
+    assert_eq!(render::fmt_num(1.1015437), "1.10154");
+}

@@ -20,17 +20,25 @@ const ATTRIBUTES = ['q', 'sigma', 'steps', 'delta', 'mode', 'charts', 'conversio
 let ready = null;
 const load = () => (ready ??= init({ module_or_path: new URL('./sgm-rdp_bg.wasm', HERE) }));
 
-// One constructed stylesheet shared by every widget (CSP-safe: no inline <style> needed).
-let sheet = null;
+// One constructed stylesheet per document, shared by every widget in it (CSP-safe: no
+// inline <style> needed). Per document, because a constructed sheet may only be adopted
+// in the document whose window constructed it: a widget moved into an iframe gets that
+// document's sheet.
+const sheets = new WeakMap();
 function style(root) {
-  if ('adoptedStyleSheets' in Document.prototype && 'replaceSync' in CSSStyleSheet.prototype) {
+  const doc = root.ownerDocument;
+  const win = doc.defaultView;
+  if (win && 'adoptedStyleSheets' in win.Document.prototype && 'replaceSync' in win.CSSStyleSheet.prototype) {
+    let sheet = sheets.get(doc);
     if (!sheet) {
-      sheet = new CSSStyleSheet();
+      sheet = new win.CSSStyleSheet();
       sheet.replaceSync(widgetCss());
+      sheets.set(doc, sheet);
     }
     root.adoptedStyleSheets = [sheet];
-  } else {
-    const s = document.createElement('style');
+  } else if (!root.querySelector('style[data-sgm-rdp]')) {
+    const s = doc.createElement('style');
+    s.dataset.sgmRdp = '';
     s.textContent = widgetCss();
     root.append(s);
   }
@@ -78,6 +86,14 @@ export class SgmRdpCalculator extends HTMLElement {
         this[name] = v;
       }
     }
+    // `value` is read-only: an own `value` set before the module loaded would hide the
+    // getter forever (it stayed stale), so it is dropped.
+    if (Object.prototype.hasOwnProperty.call(this, 'value')) delete this.value;
+  }
+
+  // Moved into another document (e.g. adopted into an iframe): that document's sheet.
+  adoptedCallback() {
+    if (this.#w) style(this.shadowRoot);
   }
 
   connectedCallback() {
@@ -126,9 +142,15 @@ export class SgmRdpCalculator extends HTMLElement {
     for (const a of ATTRIBUTES) w.attr(a, this.getAttribute(a));
     this.#w = w;
 
+    // Redraw only when the resolved theme changes: docs themes toggle classes on
+    // <html>/<body> on every scroll, and 200 widgets redrawing each time froze the page.
+    let dark = hostIsDark(this);
     const theme = () => {
-      if (this.#w) {
-        this.#w.setHostDark(hostIsDark(this));
+      if (!this.#w) return;
+      const now = hostIsDark(this);
+      if (now !== dark) {
+        dark = now;
+        this.#w.setHostDark(now);
         this.#schedule();
       }
     };
@@ -152,7 +174,7 @@ export class SgmRdpCalculator extends HTMLElement {
     ro.observe(this.shadowRoot.querySelector('[part=container]'));
     this.#cleanup.push(() => ro.disconnect());
 
-    w.setHostDark(hostIsDark(this));
+    w.setHostDark(dark);
     this.#schedule();
   }
 

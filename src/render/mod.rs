@@ -116,17 +116,26 @@ impl Model {
     /// One plain-language sentence (in the spirit of TF Privacy's statement).
     pub fn sentence(&self) -> String {
         let i = &self.inputs;
+        let e = self.opt.value;
+        // e^ε overflows f64 beyond 709 and means nothing long before: say so in words.
+        let factor = if e <= 30.0 {
+            format!("e^{e:.4} ≈ {:.3}", e.exp())
+        } else {
+            format!(
+                "e^{} ≈ 10^{:.0} — so large that this is no meaningful guarantee",
+                fmt_num(e),
+                e / std::f64::consts::LN_10
+            )
+        };
         format!(
             "Training with noise multiplier {} and sampling rate {} for {} steps satisfies \
-             ({:.4}, {:e})-differential privacy: for any one example, adding or removing it changes \
-             the probability of any outcome by at most a factor e^{:.4} ≈ {:.3}, except with probability {:e}.",
+             ({}, {:e})-differential privacy: for any one example, adding or removing it changes \
+             the probability of any outcome by at most a factor {factor}, except with probability {:e}.",
             i.sigma,
             fmt_num(i.q),
             i.steps,
-            self.opt.value,
+            if e <= 30.0 { format!("{e:.4}") } else { fmt_num(e) },
             i.delta,
-            self.opt.value,
-            self.opt.value.exp(),
             i.delta
         )
     }
@@ -153,8 +162,12 @@ impl Model {
 
 /// Short, round-trippable number formatting for labels.
 pub fn fmt_num(x: f64) -> String {
-    // Round to 6 significant digits, then print the shortest form.
+    // Round to 6 significant digits, then print the shortest form — unless rounding
+    // would land on 0 or 1 (δ = 1 − 1e-16 must not read "1"): then every digit.
     let r: f64 = format!("{x:.5e}").parse().unwrap_or(x);
+    if r != x && (r == 1.0 || r == 0.0) {
+        return format!("{x}");
+    }
     if r != 0.0 && (r.abs() < 1e-3 || r.abs() >= 1e6) {
         format!("{r:e}")
     } else {

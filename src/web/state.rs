@@ -182,12 +182,13 @@ pub fn write_url(i: &Inputs) {
             "improved"
         },
     );
+    // Parse the parameters; a substring test took `xembed=1` or `embed=10` for embed=1.
     let embed = w
         .location()
         .search()
         .ok()
-        .map(|s| s.contains("embed=1"))
-        .unwrap_or(false);
+        .and_then(|s| web_sys::UrlSearchParams::new_with_str(&s).ok())
+        .is_some_and(|p| p.get("embed").as_deref() == Some("1"));
     if embed {
         params.append("embed", "1");
     }

@@ -91,6 +91,17 @@ try {
   await page.dispatchEvent('#sigma', 'change');
   check(page.url().includes('sigma=1.3') && page.url().includes('v=1'), `URL written on change: ${page.url()}`);
 
+  // 6b. Hardening #8: the URL writer parses parameters (a substring test took `xembed=1`
+  // and `embed=10` for embed=1 and appended embed=1, so a reload lost the page chrome).
+  for (const q of ['?q=0.02&xembed=1', '?q=0.02&embed=10']) {
+    const pe = await open(q);
+    await pe.fill('#sigma', '1.4');
+    await pe.dispatchEvent('#sigma', 'change');
+    const u = new URL(pe.url());
+    check(u.searchParams.get('embed') === null && u.searchParams.get('sigma') === '1.4', `${q}: the rewritten URL does not claim embed=1 (${u.search})`);
+    await pe.close();
+  }
+
   // 6a. Comparison panel (issue 6): filled after the inputs rest; chart D draws.
   await page.waitForFunction(() => {
     const td = document.querySelector('#compare-table tbody tr td:nth-child(2)');

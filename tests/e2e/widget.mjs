@@ -280,6 +280,44 @@ try {
   await emb.screenshot({ path: join(OUT, 'embed-360-dark.png'), fullPage: false });
   await emb.close();
 
+  // ---- C2. Hardening: theme toggles, value before load, a widget moved to an iframe ----
+  const many = await newPage(browser, errors, 'many');
+  await many.addInitScript(helpers);
+  await many.goto(host.base + 'many.html');
+  const mids = ['early', ...Array.from({ length: 20 }, (_, i) => 'm' + i)];
+  await allRendered(many, mids);
+  const early = await many.evaluate(() => $w('early').value);
+  check(early && typeof early === 'object' && close(early.epsilon, engine(0.01, 1.1, 1000, 1e-5).epsilon), 'el.value set before widget.js loaded does not shadow the getter');
+  // Docs themes toggle classes on <html>/<body> on scroll: no redraw unless the theme changes.
+  const renders = await many.evaluate(async () => {
+    let n = 0;
+    const on = () => n++;
+    document.addEventListener('change', on, true);
+    for (let i = 0; i < 30; i++) {
+      document.documentElement.classList.toggle('scrolled');
+      document.body.classList.toggle('sticky');
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    await new Promise((r) => setTimeout(r, 100));
+    const unchanged = n;
+    document.documentElement.style.colorScheme = 'dark';
+    await new Promise((r) => setTimeout(r, 300));
+    document.removeEventListener('change', on, true);
+    return { unchanged, afterDark: n - unchanged };
+  });
+  check(renders.unchanged === 0 && renders.afterDark >= 21, `30 class toggles on <html>/<body>: ${renders.unchanged} redraws; a real theme change redraws all (${renders.afterDark})`);
+  // A widget moved into an iframe's document (adoptNode) renders with that document's sheet.
+  const moved = await many.evaluate(async () => {
+    const doc = document.getElementById('frame').contentDocument;
+    const w = document.getElementById('m3');
+    const got = new Promise((r) => w.addEventListener('change', (e) => r(e.detail), { once: true }));
+    doc.body.append(doc.adoptNode(w));
+    const detail = await Promise.race([got, new Promise((r) => setTimeout(() => r(null), 5000))]);
+    return { detail: !!detail, sheets: w.shadowRoot.adoptedStyleSheets.length, errors: errorsSeen.slice() };
+  });
+  check(moved.detail && moved.sheets === 1 && moved.errors.length === 0, `a widget moved into an iframe renders with its own document's stylesheet (${JSON.stringify(moved)})`);
+  await many.close();
+
   // ---- D. The JS API, in the browser ----
   const api = await newPage(browser, errors, 'api');
   await api.goto(cdn.base + 'embed.html');
