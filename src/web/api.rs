@@ -49,19 +49,41 @@ export type RdpParams = SampleRate & NoiseMultiplier & {
 export interface RdpResult { orders: number[]; rdp: number[]; steps: number; rdpTotal: number[] }
 export type EpsilonParams = SampleRate & NoiseMultiplier & {
   steps: number; delta: number; conversion?: Conversion; orders?: number[];
+  /** "rdp" (default): exact RDP; "pld": the tight PLD bracket; "both". */
+  accountant?: Accountant;
 };
 export interface EpsilonResult {
-  /** ε after continuous refinement of α; never above gridEpsilon. */
-  epsilon: number; alpha: number;
+  /** ε: exact RDP after continuous refinement of α (never above gridEpsilon); with
+   *  accountant "pld", the PLD's certified upper bound. */
+  epsilon: number;
+  /** The exact-RDP optimum's order (with every accountant). */
+  alpha: number;
   /** Best of the order grid (what dp_accounting reports). */
   gridEpsilon: number; gridAlpha: number;
   /** True when the best order is the grid's first or last: widen `orders`. */
   atEdge: boolean;
+  /** accountant "pld": the bracket's lower end (the true ε is in [epsilonLower, epsilon]). */
+  epsilonLower?: number;
+  /** accountant "pld" or "both": the PLD bracket [epsilonPldLower, epsilonPld]. */
+  epsilonPld?: number; epsilonPldLower?: number;
+  /** accountant "pld": the exact-RDP ε, for comparison. */
+  epsilonRdp?: number;
 }
 export type DeltaParams = SampleRate & NoiseMultiplier & {
   steps: number; epsilon: number; conversion?: Conversion; orders?: number[];
+  /** "rdp" (default): exact RDP; "pld": the tight PLD bracket; "both". */
+  accountant?: Accountant;
 };
-export interface DeltaResult { delta: number; alpha: number; gridDelta: number; gridAlpha: number; atEdge: boolean }
+export interface DeltaResult {
+  /** δ: exact RDP (default), or with accountant "pld" the PLD's certified upper bound. */
+  delta: number; alpha: number; gridDelta: number; gridAlpha: number; atEdge: boolean;
+  /** accountant "pld": the bracket's lower end. */
+  deltaLower?: number;
+  /** accountant "pld" or "both": the PLD bracket [deltaPldLower, deltaPld]. */
+  deltaPld?: number; deltaPldLower?: number;
+  /** accountant "pld": the exact-RDP δ, for comparison. */
+  deltaRdp?: number;
+}
 export type CalibrateSigmaParams = SampleRate & {
   epsilon: number; delta: number; steps: number; conversion?: Conversion; orders?: number[];
 };
@@ -88,17 +110,6 @@ export interface BoundsResult { orders: BoundsAtOrder[]; maxAlpha: MaxOrder }
 export type CompareParams = SampleRate & NoiseMultiplier & { steps: number; delta: number };
 /** Which accountant answers: exact RDP (default), the tight PLD bracket, or both. */
 export type Accountant = "rdp" | "pld" | "both";
-export interface PldEpsilonResult {
-  /** Certified upper bound on ε (the number to report). */
-  epsilon: number;
-  /** Lower end of the bracket: the true ε lies in [epsilonLower, epsilon]. */
-  epsilonLower: number;
-  /** Lattice spacing of the loss and FFT length used. */
-  spacing: number; fftLen: number;
-}
-export interface BothEpsilonResult extends EpsilonResult { epsilonPld: number; epsilonPldLower: number }
-export interface PldDeltaResult { delta: number; deltaLower: number; spacing: number; fftLen: number }
-export interface BothDeltaResult extends DeltaResult { deltaPld: number; deltaPldLower: number }
 export type ProfileParams = SampleRate & NoiseMultiplier & {
   steps: number;
   /** ε values (≥ 0, at most 10000); default 101 points on [0, epsilonMax]. */
@@ -410,12 +421,6 @@ impl Args {
                 )))
             }
         };
-        if acct == Acct::Pld && (self.orders.is_some() || self.conversion.is_some()) {
-            return Err(JsError::new(&format!(
-                "{}: 'orders' and 'conversion' apply to the RDP accountant, not to accountant \"pld\"",
-                self.call
-            )));
-        }
         Ok(acct)
     }
 }
@@ -440,26 +445,20 @@ struct EpsOut {
     grid_alpha: f64,
     at_edge: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
+    epsilon_lower: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     epsilon_pld: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     epsilon_pld_lower: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    epsilon_rdp: Option<f64>,
 }
 
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct PldEpsOut {
-    epsilon: f64,
-    epsilon_lower: f64,
-    spacing: f64,
-    fft_len: f64,
-}
-
-/// ε at δ after `steps` steps: exact RDP minimized over α (default), or with
-/// `accountant: "pld"` the tight PLD bracket, or `"both"`.
-#[wasm_bindgen(unchecked_return_type = "EpsilonResult | PldEpsilonResult | BothEpsilonResult")]
+/// ε at δ after `steps` steps: exact RDP minimized over α (default); with
+/// `accountant: "pld"` the tight PLD bracket (ε = its certified upper bound), or `"both"`.
+#[wasm_bindgen(unchecked_return_type = "EpsilonResult")]
 pub fn epsilon(
-    #[wasm_bindgen(unchecked_param_type = "EpsilonParams & { accountant?: Accountant }")]
-    p: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "EpsilonParams")] p: JsValue,
 ) -> Result<JsValue, JsError> {
     let a = Args::parse(
         "epsilon",
@@ -475,32 +474,27 @@ pub fn epsilon(
         ],
     )?;
     let acct = a.accountant()?;
-    let tight = |a: &Args| -> Result<pld::EpsilonAnswer, JsError> {
-        pld::epsilon(a.sgm()?, a.steps()?, a.need("delta", a.delta)?).map_err(|e| a.fail(e))
-    };
-    if acct == Acct::Pld {
-        let t = tight(&a)?;
-        return out(&PldEpsOut {
-            epsilon: t.epsilon.upper,
-            epsilon_lower: t.epsilon.lower,
-            spacing: t.grid.spacing,
-            fft_len: t.grid.fft_len as f64,
-        });
-    }
     let o = optimize(&a, "delta", Run::epsilon)?;
-    let t = if acct == Acct::Both {
-        Some(tight(&a)?)
-    } else {
-        None
+    let t = match acct {
+        Acct::Rdp => None,
+        _ => Some(
+            pld::epsilon(a.sgm()?, a.steps()?, a.need("delta", a.delta)?).map_err(|e| a.fail(e))?,
+        ),
     };
+    let pld_only = acct == Acct::Pld;
     out(&EpsOut {
-        epsilon: o.value,
+        epsilon: match (pld_only, t) {
+            (true, Some(t)) => t.epsilon.upper,
+            _ => o.value,
+        },
         alpha: o.alpha,
         grid_epsilon: o.grid_value,
         grid_alpha: o.grid_alpha,
         at_edge: o.at_edge,
+        epsilon_lower: t.filter(|_| pld_only).map(|t| t.epsilon.lower),
         epsilon_pld: t.map(|t| t.epsilon.upper),
         epsilon_pld_lower: t.map(|t| t.epsilon.lower),
+        epsilon_rdp: pld_only.then_some(o.value),
     })
 }
 
@@ -513,24 +507,19 @@ struct DeltaOut {
     grid_alpha: f64,
     at_edge: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
+    delta_lower: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     delta_pld: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     delta_pld_lower: Option<f64>,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct PldDeltaOut {
-    delta: f64,
-    delta_lower: f64,
-    spacing: f64,
-    fft_len: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    delta_rdp: Option<f64>,
 }
 
 /// δ at ε after `steps` steps: exact RDP minimized over α (default), or the PLD bracket.
-#[wasm_bindgen(unchecked_return_type = "DeltaResult | PldDeltaResult | BothDeltaResult")]
+#[wasm_bindgen(unchecked_return_type = "DeltaResult")]
 pub fn delta(
-    #[wasm_bindgen(unchecked_param_type = "DeltaParams & { accountant?: Accountant }")] p: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "DeltaParams")] p: JsValue,
 ) -> Result<JsValue, JsError> {
     let a = Args::parse(
         "delta",
@@ -546,32 +535,28 @@ pub fn delta(
         ],
     )?;
     let acct = a.accountant()?;
-    let tight = |a: &Args| -> Result<pld::DeltaAnswer, JsError> {
-        pld::delta(a.sgm()?, a.steps()?, a.need("epsilon", a.epsilon)?).map_err(|e| a.fail(e))
-    };
-    if acct == Acct::Pld {
-        let t = tight(&a)?;
-        return out(&PldDeltaOut {
-            delta: t.delta.upper,
-            delta_lower: t.delta.lower,
-            spacing: t.grid.spacing,
-            fft_len: t.grid.fft_len as f64,
-        });
-    }
     let o = optimize(&a, "epsilon", Run::delta)?;
-    let t = if acct == Acct::Both {
-        Some(tight(&a)?)
-    } else {
-        None
+    let t = match acct {
+        Acct::Rdp => None,
+        _ => Some(
+            pld::delta(a.sgm()?, a.steps()?, a.need("epsilon", a.epsilon)?)
+                .map_err(|e| a.fail(e))?,
+        ),
     };
+    let pld_only = acct == Acct::Pld;
     out(&DeltaOut {
-        delta: o.value,
+        delta: match (pld_only, t) {
+            (true, Some(t)) => t.delta.upper,
+            _ => o.value,
+        },
         alpha: o.alpha,
         grid_delta: o.grid_value,
         grid_alpha: o.grid_alpha,
         at_edge: o.at_edge,
+        delta_lower: t.filter(|_| pld_only).map(|t| t.delta.lower),
         delta_pld: t.map(|t| t.delta.upper),
         delta_pld_lower: t.map(|t| t.delta.lower),
+        delta_rdp: pld_only.then_some(o.value),
     })
 }
 
