@@ -263,7 +263,8 @@ fn el(
     class: &str,
     parent: &web_sys::Node,
 ) -> Result<HtmlElement, JsValue> {
-    let e: HtmlElement = d.create_element(tag)?.dyn_into()?;
+    // The tag is known; no `instanceof` check (which fails across realms).
+    let e: HtmlElement = d.create_element(tag)?.unchecked_into();
     if !class.is_empty() {
         e.set_class_name(class);
     }
@@ -295,8 +296,13 @@ impl Widget {
     /// the reader changes a control, to schedule a render.
     #[wasm_bindgen(constructor)]
     pub fn new(root: web_sys::ShadowRoot, request: js_sys::Function) -> Result<Widget, JsError> {
-        let d = root
-            .owner_document()
+        // Elements are created by this module's own window's document, even when the
+        // widget sits in another document (moved into an iframe): their wrappers then
+        // belong to this realm, so the canvas contexts pass plotters' `instanceof`
+        // checks; appending adopts them into the shadow root's document.
+        let d = web_sys::window()
+            .and_then(|w| w.document())
+            .or_else(|| root.owner_document())
             .ok_or_else(|| JsError::new("sgm-rdp-calculator: no document"))?;
         let els = build(&d, &root).map_err(|_| JsError::new("sgm-rdp-calculator: cannot build"))?;
         let inner = Rc::new(RefCell::new(Inner {
@@ -431,14 +437,14 @@ fn build(d: &Document, root: &web_sys::ShadowRoot) -> Result<Els, JsValue> {
     for f in Field::ALL {
         let row = el(d, "label", "field", &controls)?;
         text(d, "span", "name", f.label(), &row)?;
-        let range: HtmlInputElement = el(d, "input", "", &row)?.dyn_into()?;
+        let range: HtmlInputElement = el(d, "input", "", &row)?.unchecked_into();
         range.set_type("range");
         let (lo, hi) = f.slider_range();
         range.set_min(&lo.to_string());
         range.set_max(&hi.to_string());
         range.set_step("0.001");
         range.set_attribute("aria-label", &format!("{} (log scale)", f.label()))?;
-        let input: HtmlInputElement = el(d, "input", "", &row)?.dyn_into()?;
+        let input: HtmlInputElement = el(d, "input", "", &row)?.unchecked_into();
         input.set_type("text");
         input.set_attribute("inputmode", "decimal")?;
         input.set_attribute("aria-label", f.label())?;
@@ -446,9 +452,9 @@ fn build(d: &Document, root: &web_sys::ShadowRoot) -> Result<Els, JsValue> {
         let err = el(d, "span", "ferr", &row)?;
         boxes.push((f, range, input, err));
     }
-    let chart_a: HtmlCanvasElement = el(d, "canvas", "chart", &container)?.dyn_into()?;
+    let chart_a: HtmlCanvasElement = el(d, "canvas", "chart", &container)?.unchecked_into();
     chart_a.set_attribute("role", "img")?;
-    let chart_b: HtmlCanvasElement = el(d, "canvas", "chart", &container)?.dyn_into()?;
+    let chart_b: HtmlCanvasElement = el(d, "canvas", "chart", &container)?.unchecked_into();
     chart_b.set_attribute("role", "img")?;
     let sentence = el(d, "p", "sentence", &container)?;
     let foot = el(d, "div", "foot", &container)?;
@@ -495,10 +501,8 @@ fn wire(inner: &Rc<RefCell<Inner>>, request: &js_sys::Function) -> Vec<Listener>
             err.clone(),
         );
         out.push(listen(&range, "input", move |ev| {
-            let Some(r) = ev
-                .target()
-                .and_then(|t| t.dyn_into::<HtmlInputElement>().ok())
-            else {
+            // The listener is on this input: its target is an input (any realm).
+            let Some(r) = ev.target().map(|t| t.unchecked_into::<HtmlInputElement>()) else {
                 return;
             };
             let v = f.from_slider(r.value().parse().unwrap_or(0.0));
@@ -508,10 +512,7 @@ fn wire(inner: &Rc<RefCell<Inner>>, request: &js_sys::Function) -> Vec<Listener>
         }));
         let (w, req, rng) = (Rc::downgrade(inner), request.clone(), range.clone());
         out.push(listen(&input, "input", move |ev| {
-            let Some(b) = ev
-                .target()
-                .and_then(|t| t.dyn_into::<HtmlInputElement>().ok())
-            else {
+            let Some(b) = ev.target().map(|t| t.unchecked_into::<HtmlInputElement>()) else {
                 return;
             };
             match parse_field(f, &b.value()) {
