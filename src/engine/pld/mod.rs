@@ -428,8 +428,8 @@ pub fn epsilon_phases(phases: &[Phase], delta: f64) -> Result<EpsilonAnswer, Err
     let mut best: Option<EpsilonAnswer> = None;
     for pass in 0..=REFINE {
         let attempt = |d: f64| -> Result<(f64, f64, usize, &'static str), Error> {
-            // Remove first; the add direction is first tried on a lattice twice as
-            // coarse: if even its (looser) upper bound is below the remove direction's,
+            // Remove first; the add direction is first tried on a lattice four times
+            // as coarse: if even its (looser) upper bound is below the remove direction's,
             // it cannot change the answer (true_add ≤ its upper ≤ remove's upper, and
             // the lower bound of the maximum is at least remove's lower).
             let guess = eps_rdp * 0.93;
@@ -437,9 +437,9 @@ pub fn epsilon_phases(phases: &[Phase], delta: f64) -> Result<EpsilonAnswer, Err
             let (u, l, n) = eps_direction(&rem, delta, guess, alpha)?;
             debug_dir("remove", d, u, l);
             let mut up = (u, l, n, "remove");
-            let coarse = Lattices::build(&phases, Direction::Add, 2.0 * d, eta)?;
+            let coarse = Lattices::build(&phases, Direction::Add, 4.0 * d, eta)?;
             let (cu, _, cn) = eps_direction(&coarse, delta, guess, alpha)?;
-            debug_dir("add (coarse)", 2.0 * d, cu, f64::NAN);
+            debug_dir("add (coarse)", 4.0 * d, cu, f64::NAN);
             up.2 = up.2.max(cn);
             if cu > up.0 {
                 let add = Lattices::build(&phases, Direction::Add, d, eta)?;
