@@ -167,3 +167,76 @@ fn huge_epsilon_and_near_one_values_read_right() {
     assert_eq!(render::fmt_num(0.5), "0.5");
     assert_eq!(render::fmt_num(1.1015437), "1.10154");
 }
+
+/// The tight accountant's three charts, from engine data, drawn to SVG.
+#[test]
+fn tight_charts_draw_from_engine_data() {
+    use sgm_rdp::engine::{pld, Conversion, Run, Sgm};
+    use sgm_rdp::render::tight::{self, ProfileRow, Training};
+    let m = Sgm::new(256.0 / 60000.0, 1.1).unwrap();
+    let steps: Vec<u64> = vec![100, 1000, 5000, 14063];
+    let b = pld::checkpoints(m, &steps, 1e-5).unwrap();
+    let run = Run::with_default_orders(m, 1).unwrap();
+    let curve = run.rdp_curve();
+    let rdp: Vec<f64> = steps
+        .iter()
+        .map(|&s| {
+            run.with_steps(s)
+                .unwrap()
+                .epsilon_from_curve(&curve, 1e-5, Conversion::Improved)
+                .unwrap()
+                .value
+        })
+        .collect();
+    let t = Training {
+        steps: steps.iter().map(|&s| s as f64).collect(),
+        pld_upper: b.iter().map(|x| x.upper).collect(),
+        pld_lower: b.iter().map(|x| x.lower).collect(),
+        rdp,
+    };
+    // 14063 steps = 60 epochs of 234.4 steps; ε = 2 is reached before the end.
+    let spent = t.budget_spent(2.0).unwrap();
+    assert!(spent > 5000.0 && spent < 14063.0, "{spent}");
+    let s = tight::budget_sentence(&t, 2.0, Some(14063.0 / 60.0));
+    assert!(
+        s.starts_with("ε = 2 is reached after ") && s.contains("epochs"),
+        "{s}"
+    );
+    let svg_t = svg(|r| {
+        tight::draw_training(r, &t, Some(2.0), Some(14063.0 / 60.0), &Theme::light(1.0)).unwrap()
+    });
+    assert!(svg_t.matches("<polyline").count() >= 2 && svg_t.contains("tight ε (PLD"));
+    let eps = [0.5, 1.0, 2.0, 3.0, 4.0];
+    let prof = pld::profile(m, 14063, &eps).unwrap();
+    let rows: Vec<ProfileRow> = prof
+        .iter()
+        .map(|p| ProfileRow {
+            epsilon: p.epsilon,
+            upper: p.delta.upper,
+            lower: p.delta.lower,
+            rdp: run
+                .with_steps(14063)
+                .unwrap()
+                .delta(p.epsilon, Conversion::Improved)
+                .unwrap()
+                .value,
+        })
+        .collect();
+    assert!(
+        rows.iter().all(|r| r.upper <= r.rdp * (1.0 + 1e-9)),
+        "PLD δ above RDP δ"
+    );
+    let svg_p = svg(|r| tight::draw_profile(r, &rows, 1e-5, &Theme::dark(1.0)).unwrap());
+    assert!(svg_p.contains("<polygon") && svg_p.contains("current δ"));
+    let curve: Vec<(f64, f64)> = [1e-4, 1e-3, 1e-2, 0.1]
+        .iter()
+        .map(|&f| (f, pld::attack_tpr(&prof, f).unwrap()))
+        .collect();
+    let svg_r = svg(|r| tight::draw_risk(r, &curve, &Theme::light(1.0)).unwrap());
+    assert!(svg_r.contains("random guessing"));
+    let sentence = tight::risk_sentence(0.01, curve[2].1);
+    assert!(
+        sentence.contains("1.0 %") || sentence.contains("1 %"),
+        "{sentence}"
+    );
+}

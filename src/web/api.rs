@@ -129,6 +129,19 @@ export interface AttackRiskResult {
   /** The same bound as a curve (60 log-spaced false-positive rates from 1e-6 to 1). */
   curve: { fpr: number; tpr: number }[];
 }
+export type TrainingParams = SampleRate & NoiseMultiplier & {
+  steps: number; delta: number;
+  /** Number of checkpoints from the first step to `steps` (default 24, at most 200). */
+  points?: number;
+};
+export interface TrainingResult {
+  /** Checkpoints (steps), log-spaced up to `steps`. */
+  steps: number[];
+  /** PLD certified upper and lower ε at each checkpoint. */
+  pldUpper: number[]; pldLower: number[];
+  /** Exact-RDP ε (improved conversion, continuous α) at each checkpoint. */
+  rdp: number[];
+}
 export interface Route {
   /** e.g. "exact RDP, improved conversion", "Abadi et al. (Table 1)", "CDP (002 Thm 3.2, 3.4, Cor 3.1)". */
   name: string;
@@ -158,6 +171,7 @@ struct Args {
     epsilons: Option<Vec<f64>>,
     epsilon_max: Option<f64>,
     fpr: Option<Vec<f64>>,
+    points: Option<f64>,
 }
 
 /// The message of a thrown JS value (an `Error`'s message, else a description).
@@ -210,6 +224,7 @@ impl Args {
             epsilons: None,
             epsilon_max: None,
             fpr: None,
+            points: None,
         };
         let keys = try_keys(&v)
             .map_err(|e| bad(format!("listing the parameters threw: {}", thrown(&e))))?;
@@ -257,6 +272,7 @@ impl Args {
                 "delta" => a.delta = Some(num()?),
                 "epsilon" => a.epsilon = Some(num()?),
                 "epsilonMax" => a.epsilon_max = Some(num()?),
+                "points" => a.points = Some(num()?),
                 "conversion" => a.conversion = Some(text("\"improved\" or \"classic\"")?),
                 "accountant" => a.accountant = Some(text("\"rdp\", \"pld\" or \"both\"")?),
                 "orders" => a.orders = Some(numbers(call, &k, &x)?),
@@ -623,6 +639,59 @@ pub fn attack_risk(
         })
         .collect();
     out(&RiskOut { fpr, tpr, curve })
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct TrainingOut {
+    steps: Vec<f64>,
+    pld_upper: Vec<f64>,
+    pld_lower: Vec<f64>,
+    rdp: Vec<f64>,
+}
+
+/// ε after each of `points` log-spaced checkpoints up to `steps` ("ε over training"):
+/// the PLD bracket (per-step lattices built once) and the exact-RDP ε (one per-step curve).
+#[wasm_bindgen(js_name = epsilonOverTraining, unchecked_return_type = "TrainingResult")]
+pub fn epsilon_over_training(
+    #[wasm_bindgen(unchecked_param_type = "TrainingParams")] p: JsValue,
+) -> Result<JsValue, JsError> {
+    let a = Args::parse(
+        "epsilonOverTraining",
+        p,
+        &["q", "sigma", "steps", "delta", "points"],
+    )?;
+    let points = a.points.unwrap_or(24.0);
+    if !(points.fract() == 0.0 && (2.0..=200.0).contains(&points)) {
+        return Err(JsError::new(&format!(
+            "epsilonOverTraining: 'points' must be a whole number in [2, 200], got {points}"
+        )));
+    }
+    let (m, t, d) = (a.sgm()?, a.steps()?, a.need("delta", a.delta)?);
+    let mut steps: Vec<u64> = (0..points as usize)
+        .map(|i| {
+            let f = i as f64 / (points - 1.0);
+            ((t as f64).powf(f)).round().max(1.0) as u64
+        })
+        .collect();
+    steps.dedup();
+    let brackets = pld::checkpoints(m, &steps, d).map_err(|e| a.fail(e))?;
+    let run = Run::with_default_orders(m, 1).map_err(|e| a.fail(e))?;
+    let curve = run.rdp_curve();
+    let mut rdp = Vec::with_capacity(steps.len());
+    for &s in &steps {
+        let o = run
+            .with_steps(s)
+            .and_then(|r| r.epsilon_from_curve(&curve, d, Conversion::Improved))
+            .map_err(|e| a.fail(e))?;
+        rdp.push(o.value);
+    }
+    out(&TrainingOut {
+        steps: steps.iter().map(|&s| s as f64).collect(),
+        pld_upper: brackets.iter().map(|b| b.upper).collect(),
+        pld_lower: brackets.iter().map(|b| b.lower).collect(),
+        rdp,
+    })
 }
 
 impl Args {

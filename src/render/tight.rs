@@ -1,0 +1,281 @@
+//! The tight (PLD) accountant's charts: ε over training, the privacy profile δ(ε), and
+//! the membership-inference attack bound. Drawn from plain data (what the page's worker
+//! or the engine computed), on any backend.
+
+use super::{fmt_num, log_chart, mesh, place_legend, split_legend, DrawResult, Theme};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+/// ε over training: checkpoints (steps), the PLD bracket and the exact-RDP ε at each.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Training {
+    pub steps: Vec<f64>,
+    pub pld_upper: Vec<f64>,
+    pub pld_lower: Vec<f64>,
+    pub rdp: Vec<f64>,
+}
+
+impl Training {
+    /// Where the certified ε first reaches `target`, by linear interpolation in
+    /// (ln steps, ε) between checkpoints; None if it never does.
+    pub fn budget_spent(&self, target: f64) -> Option<f64> {
+        let p = &self.pld_upper;
+        if p.first().is_some_and(|&e| e >= target) {
+            return self.steps.first().copied();
+        }
+        for i in 1..p.len() {
+            if p[i] >= target && p[i - 1] < target {
+                let f = (target - p[i - 1]) / (p[i] - p[i - 1]);
+                let (a, b) = (self.steps[i - 1].ln(), self.steps[i].ln());
+                return Some((a + f * (b - a)).exp());
+            }
+        }
+        None
+    }
+}
+
+/// One sentence: when the target ε is reached, in epochs when `steps_per_epoch` is known.
+pub fn budget_sentence(t: &Training, target: f64, steps_per_epoch: Option<f64>) -> String {
+    match (t.budget_spent(target), steps_per_epoch) {
+        (Some(s), Some(k)) if k > 0.0 => format!(
+            "ε = {} is reached after {:.1} epochs ({} steps; PLD, certified).",
+            fmt_num(target),
+            s / k,
+            fmt_num(s.round())
+        ),
+        (Some(s), _) => format!(
+            "ε = {} is reached after {} steps (PLD, certified).",
+            fmt_num(target),
+            fmt_num(s.round())
+        ),
+        (None, _) => format!(
+            "ε stays below {} for the whole run (PLD, certified: {} at the end).",
+            fmt_num(target),
+            t.pld_upper.last().map(|&e| fmt_num(e)).unwrap_or_default()
+        ),
+    }
+}
+
+/// Chart "ε over training": x = steps (or epochs when `steps_per_epoch` is given), the
+/// PLD certified ε, the exact-RDP ε, a target line and the point where it is reached.
+pub fn draw_training<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    t: &Training,
+    target: Option<f64>,
+    steps_per_epoch: Option<f64>,
+    th: &Theme,
+) -> DrawResult<DB> {
+    root.fill(&th.bg)?;
+    let k = steps_per_epoch.filter(|k| *k > 0.0).unwrap_or(1.0);
+    let xs: Vec<f64> = t.steps.iter().map(|s| s / k).collect();
+    let (xlo, xhi) = (
+        xs.first().copied().unwrap_or(1.0),
+        xs.last()
+            .copied()
+            .unwrap_or(10.0)
+            .max(xs.first().copied().unwrap_or(1.0) * 10.0),
+    );
+    let ys = t.rdp.iter().chain(&t.pld_upper).chain(target.iter());
+    let (ylo, yhi) = super::log_range(ys.copied());
+    let (plot, strip) = split_legend(root, th, 3 + target.is_some() as usize);
+    let mut chart = log_chart(&plot, "ε over training", th, (xlo, xhi), (ylo, yhi))?;
+    let xlabel = if steps_per_epoch.is_some() {
+        "epochs"
+    } else {
+        "steps"
+    };
+    mesh(&mut chart, th, xlabel, "ε at δ")?;
+    let clip = |v: f64| v.clamp(ylo, yhi);
+    let mut legend = Vec::new();
+    let series = [
+        ("tight ε (PLD, certified upper bound)", &t.pld_upper, 0usize),
+        ("exact RDP ε (Mironov–Talwar–Zhang)", &t.rdp, 2),
+    ];
+    for (name, ys, c) in series {
+        let col = th.series[c];
+        chart.draw_series(LineSeries::new(
+            xs.iter()
+                .zip(ys.iter())
+                .filter(|(_, y)| **y > 0.0)
+                .map(|(&x, &y)| (x, clip(y))),
+            col.stroke_width(th.px(2.0)),
+        ))?;
+        legend.push((name.to_string(), col, false));
+    }
+    if let Some(e) = target {
+        let col = th.series[3];
+        chart.draw_series(DashedLineSeries::new(
+            [(xlo, clip(e)), (xhi, clip(e))],
+            th.px(6.0),
+            th.px(4.0),
+            col.stroke_width(th.px(1.5)),
+        ))?;
+        legend.push((format!("target ε = {}", fmt_num(e)), col, false));
+        if let Some(s) = t.budget_spent(e) {
+            chart.draw_series(std::iter::once(Circle::new(
+                (s / k, clip(e)),
+                th.px(5.0),
+                th.series[4].filled(),
+            )))?;
+            legend.push(("budget spent".to_string(), th.series[4], true));
+        }
+    }
+    place_legend(
+        &plot,
+        strip.as_ref(),
+        chart.plotting_area().get_pixel_range(),
+        &legend,
+        false,
+        th,
+    )?;
+    root.present()
+}
+
+/// One point of the profile with the exact-RDP δ at the same ε.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ProfileRow {
+    pub epsilon: f64,
+    pub upper: f64,
+    pub lower: f64,
+    pub rdp: f64,
+}
+
+/// Chart "privacy profile": δ(ε) on a log δ axis down to 1e-15 — the PLD bracket as a
+/// band and the RDP-derived curve — with the current δ marked.
+pub fn draw_profile<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    rows: &[ProfileRow],
+    delta: f64,
+    th: &Theme,
+) -> DrawResult<DB> {
+    root.fill(&th.bg)?;
+    let pos: Vec<&ProfileRow> = rows.iter().filter(|r| r.epsilon > 0.0).collect();
+    let (xlo, xhi) = (
+        pos.first().map(|r| r.epsilon).unwrap_or(0.01),
+        pos.last().map(|r| r.epsilon).unwrap_or(10.0),
+    );
+    let (ylo, yhi) = (1e-15, 1.0);
+    let (plot, strip) = split_legend(root, th, 3);
+    let mut chart = log_chart(
+        &plot,
+        "privacy profile δ(ε)",
+        th,
+        (xlo, xhi.max(xlo * 10.0)),
+        (ylo, yhi),
+    )?;
+    mesh(&mut chart, th, "ε", "δ")?;
+    let clip = |v: f64| v.clamp(ylo, yhi);
+    let band = th.series[0];
+    // The bracket: the band between the certified upper and lower δ (lower 0 → floor).
+    let mut poly: Vec<(f64, f64)> = pos.iter().map(|r| (r.epsilon, clip(r.upper))).collect();
+    poly.extend(
+        pos.iter()
+            .rev()
+            .map(|r| (r.epsilon, clip(r.lower.max(ylo)))),
+    );
+    chart.draw_series(std::iter::once(Polygon::new(poly, band.mix(0.25).filled())))?;
+    chart.draw_series(LineSeries::new(
+        pos.iter().map(|r| (r.epsilon, clip(r.upper))),
+        band.stroke_width(th.px(2.0)),
+    ))?;
+    let rdp = th.series[2];
+    chart.draw_series(LineSeries::new(
+        pos.iter()
+            .filter(|r| r.rdp > 0.0)
+            .map(|r| (r.epsilon, clip(r.rdp))),
+        rdp.stroke_width(th.px(2.0)),
+    ))?;
+    let mark = th.series[3];
+    chart.draw_series(DashedLineSeries::new(
+        [(xlo, clip(delta)), (xhi, clip(delta))],
+        th.px(6.0),
+        th.px(4.0),
+        mark.stroke_width(th.px(1.5)),
+    ))?;
+    let legend = vec![
+        ("tight δ(ε) (PLD bracket)".to_string(), band, false),
+        ("δ(ε) from exact RDP".to_string(), rdp, false),
+        (format!("current δ = {delta:e}"), mark, false),
+    ];
+    place_legend(
+        &plot,
+        strip.as_ref(),
+        chart.plotting_area().get_pixel_range(),
+        &legend,
+        true,
+        th,
+    )?;
+    root.present()
+}
+
+/// Chart "attack risk": the bound on a membership-inference attack's true-positive
+/// rate against its false-positive rate (log axes), with the no-privacy-loss diagonal.
+pub fn draw_risk<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    curve: &[(f64, f64)],
+    th: &Theme,
+) -> DrawResult<DB> {
+    root.fill(&th.bg)?;
+    let (lo, hi) = (1e-6, 1.0);
+    let (plot, strip) = split_legend(root, th, 2);
+    let mut chart = log_chart(&plot, "membership-inference risk", th, (lo, hi), (lo, hi))?;
+    mesh(
+        &mut chart,
+        th,
+        "false-positive rate",
+        "true-positive rate (at most)",
+    )?;
+    let col = th.series[0];
+    chart.draw_series(LineSeries::new(
+        curve
+            .iter()
+            .filter(|(f, t)| *f > 0.0 && *t > 0.0)
+            .map(|&(f, t)| (f.clamp(lo, hi), t.clamp(lo, hi))),
+        col.stroke_width(th.px(2.0)),
+    ))?;
+    let diag = th.series[2];
+    chart.draw_series(DashedLineSeries::new(
+        [(lo, lo), (hi, hi)],
+        th.px(6.0),
+        th.px(4.0),
+        diag.stroke_width(th.px(1.5)),
+    ))?;
+    let legend = vec![
+        (
+            "bound on any attack (PLD, tightest)".to_string(),
+            col,
+            false,
+        ),
+        ("random guessing (TPR = FPR)".to_string(), diag, false),
+    ];
+    place_legend(
+        &plot,
+        strip.as_ref(),
+        chart.plotting_area().get_pixel_range(),
+        &legend,
+        false,
+        th,
+    )?;
+    root.present()
+}
+
+/// The sentence a non-specialist reads under the risk chart, from the tightest bound.
+pub fn risk_sentence(fpr: f64, tpr: f64) -> String {
+    format!(
+        "An attacker who wrongly flags at most {} of non-members catches at most {} of members \
+         (for every attack, from the tight accountant).",
+        pct(fpr),
+        pct(tpr)
+    )
+}
+
+fn pct(x: f64) -> String {
+    let p = 100.0 * x;
+    if p >= 10.0 {
+        format!("{p:.0} %")
+    } else if p >= 1.0 {
+        format!("{p:.1} %")
+    } else {
+        format!("{} %", fmt_num(p))
+    }
+}

@@ -1,0 +1,39 @@
+// The page's Web Worker: the same wasm as the page, answering the heavy questions (the
+// tight PLD accountant, ε over training, the privacy profile, attack risk) off the main
+// thread so the page never freezes. A module worker from the page's own origin, so the
+// strict CSP (default-src 'self') allows it without blob: or inline code.
+//
+// Protocol: the page posts {gen, q, sigma, steps, delta}; the worker answers first
+// {gen, kind: "headline", epsilon, epsilonLower} (or {gen, kind: "error", message}), then
+// {gen, kind: "charts", training, profile, risk}. Requests are handled newest-first: a
+// request that is no longer the newest when its turn comes is skipped.
+import init, { epsilon, epsilonOverTraining, profile, attackRisk } from './sgm-rdp.js';
+
+const ready = init({ module_or_path: new URL('./sgm-rdp_bg.wasm', import.meta.url) });
+let newest = -1;
+
+self.onmessage = async ({ data }) => {
+  newest = Math.max(newest, data.gen);
+  await ready;
+  if (data.gen !== newest) return;
+  const p = { q: data.q, sigma: data.sigma, steps: data.steps };
+  try {
+    const e = epsilon({ ...p, delta: data.delta, accountant: 'pld' });
+    self.postMessage({ gen: data.gen, kind: 'headline', epsilon: e.epsilon, epsilonLower: e.epsilonLower });
+  } catch (err) {
+    self.postMessage({ gen: data.gen, kind: 'error', message: String(err && err.message ? err.message : err) });
+    return;
+  }
+  // Let a newer request pre-empt the (slower) charts.
+  await new Promise((r) => setTimeout(r, 0));
+  if (data.gen !== newest) return;
+  try {
+    const training = epsilonOverTraining({ ...p, delta: data.delta, points: 24 });
+    const top = Math.max(...training.pldUpper, 1e-3) * 2.5;
+    const prof = profile({ ...p, epsilons: Array.from({ length: 60 }, (_, i) => top * (i + 1) / 60) });
+    const risk = attackRisk(p);
+    self.postMessage({ gen: data.gen, kind: 'charts', training, profile: prof, risk });
+  } catch (err) {
+    self.postMessage({ gen: data.gen, kind: 'charts-error', message: String(err && err.message ? err.message : err) });
+  }
+};
