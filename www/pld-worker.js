@@ -7,7 +7,7 @@
 // {gen, kind: "headline", epsilon, epsilonLower} (or {gen, kind: "error", message}), then
 // {gen, kind: "charts", training, profile, risk}. Requests are handled newest-first: a
 // request that is no longer the newest when its turn comes is skipped.
-import init, { epsilon, epsilonOverTraining, profile, attackRisk } from './sgm-rdp.js';
+import init, { epsilon, delta, epsilonOverTraining, profile, attackRisk } from './sgm-rdp.js';
 
 const ready = init({ module_or_path: new URL('./sgm-rdp_bg.wasm', import.meta.url) });
 let newest = -1;
@@ -30,7 +30,8 @@ self.onmessage = async ({ data }) => {
   try {
     const training = epsilonOverTraining({ ...p, delta: data.delta, points: 24 });
     const top = Math.max(...training.pldUpper, 1e-3) * 2.5;
-    const prof = profile({ ...p, epsilons: Array.from({ length: 60 }, (_, i) => top * (i + 1) / 60) });
+    const prof = profile({ ...p, epsilons: Array.from({ length: 60 }, (_, i) => top * (i + 1) / 60) })
+      .map((pt) => ({ ...pt, rdp: delta({ ...p, epsilon: pt.epsilon }).delta }));
     const risk = attackRisk(p);
     self.postMessage({ gen: data.gen, kind: 'charts', training, profile: prof, risk });
   } catch (err) {

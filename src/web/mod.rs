@@ -8,6 +8,7 @@ pub mod api;
 mod canvas;
 mod dom;
 mod state;
+mod tight;
 pub mod widget;
 
 use crate::engine::{calibrate, Conversion, Sgm};
@@ -120,6 +121,7 @@ impl App {
             set_error(f.id(), &msg);
         }
         wire(&app);
+        tight::start();
         request_frame(&app);
     }
 }
@@ -528,6 +530,7 @@ fn frame(app: &Shared) {
         }
     };
     set_text("epsilon", &format!("{:.4}", model.opt.value));
+    tight::request(inputs, model.opt.value);
     set_text("delta-out", &format!("{:e}", inputs.delta));
     set_text("alpha-opt", &format!("{:.2}", model.opt.alpha));
     show("edge-warning", model.opt.at_edge);
@@ -698,6 +701,36 @@ fn schedule_chart_c(app: &Shared) {
 
 /// Charts narrower than this (CSS px) put their legend under the plot.
 pub const NARROW: f64 = 520.0;
+
+/// Draw on `canvas` with a chart function that returns plotters' `Result`; a failure is
+/// logged once per chart name (never silent, never a flood while a slider moves).
+pub(crate) fn paint_canvas<E: std::fmt::Debug>(
+    canvas: &HtmlCanvasElement,
+    dark: bool,
+    name: &'static str,
+    f: impl FnOnce(&DrawingArea<MeasuredCanvas, Shift>, &Theme) -> Result<(), E>,
+) {
+    thread_local! {
+        static LOGGED: RefCell<Vec<&'static str>> = const { RefCell::new(Vec::new()) };
+    }
+    let mut failure = None;
+    paint(canvas, dark, |root, th| match f(root, th) {
+        Ok(()) => true,
+        Err(e) => {
+            failure = Some(format!("{e:?}"));
+            false
+        }
+    });
+    if let Some(e) = failure {
+        LOGGED.with(|l| {
+            let mut l = l.borrow_mut();
+            if !l.contains(&name) {
+                l.push(name);
+                web_sys::console::error_1(&format!("sgm-rdp: drawing {name} failed: {e}").into());
+            }
+        });
+    }
+}
 
 /// Draw on the page canvas `id`.
 fn draw(id: &str, dark: bool, f: impl FnOnce(&DrawingArea<MeasuredCanvas, Shift>, &Theme) -> bool) {

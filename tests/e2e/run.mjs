@@ -3,7 +3,7 @@
 // and ends with a browser benchmark of recompute+redraw frame cost while dragging sliders.
 import { readFile, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DIST, OUT, serve, checker, engine, launch, newPage } from './lib.mjs';
+import { DIST, OUT, serve, checker, cli, engine, launch, newPage } from './lib.mjs';
 
 const site = await serve(DIST);
 const BASE = site.base;
@@ -29,6 +29,46 @@ try {
   const mnist = engine(256 / 60000, 1.1, 14063, 1e-5);
   check((await text(page, '#epsilon')) === mnist.epsilon.toFixed(4), `default #epsilon ${await text(page, '#epsilon')} = engine ${mnist.epsilon.toFixed(4)}`);
   check((await text(page, '#alpha-opt')) === mnist.alpha.toFixed(2), '#alpha-opt matches the engine');
+  // 1a. The tight ε (PLD, computed in a Web Worker): headline, bracket, gap, charts.
+  await page.waitForFunction(() => /^\d+\.\d{4}$/.test(document.querySelector('#epsilon-pld')?.textContent || ''), null, { timeout: 20000 });
+  const pld = parseFloat(await text(page, '#epsilon-pld'));
+  const pldCli = cli('epsilon', { q: 256 / 60000, sigma: 1.1, steps: 14063, delta: 1e-5, accountant: 'pld' });
+  check(Math.abs(pld - 2.38169) / 2.38169 < 1e-3 && (await text(page, '#epsilon-pld')) === pldCli.epsilon.toFixed(4),
+    `#epsilon-pld ${pld} = the engine's certified upper bound, within 0.1 % of the converged tight ε 2.38169`);
+  check(/certified bracket \[2\.38\d+, 2\.38\d+\]/.test(await text(page, '#epsilon-pld-bracket')), `bracket shown: ${await text(page, '#epsilon-pld-bracket')}`);
+  check(/\+9\.\d % above the tight ε/.test(await text(page, '#epsilon-gap')), `the gap to exact RDP is stated: ${await text(page, '#epsilon-gap')}`);
+  await page.waitForFunction(() => (document.querySelector('#training-statement')?.textContent || '').length > 10, null, { timeout: 60000 });
+  const blank = await page.evaluate(() => { const c = document.createElement('canvas'); c.width = 300; c.height = 150; return c.toDataURL().length; });
+  for (const id of ['chart-training', 'chart-profile', 'chart-risk']) {
+    const n = (await canvasData(page, id)).length;
+    check(n > 5 * blank, `#${id} is drawn (${n} bytes of PNG)`);
+  }
+  check(/(ε = 3 is reached after|ε stays below 3)/.test(await text(page, '#training-statement')), `training chart states the budget: ${await text(page, '#training-statement')}`);
+  check(/catches at most [\d.]+ % of members/.test(await text(page, '#risk-sentence')), `risk sentence: ${await text(page, '#risk-sentence')}`);
+  // The worker keeps the main thread free: no long task while the PLD numbers and the
+  // three charts are recomputed after an input change.
+  const longest = await page.evaluate(async () => {
+    const tasks = [];
+    const po = new PerformanceObserver((l) => { for (const e of l.getEntries()) tasks.push(e.duration); });
+    po.observe({ type: 'longtask', buffered: false });
+    const before = document.querySelector('#epsilon-pld').textContent;
+    const box = document.querySelector('#sigma');
+    box.value = '1.2';
+    box.dispatchEvent(new Event('input', { bubbles: true }));
+    const t0 = performance.now();
+    while (document.querySelector('#epsilon-pld').textContent === before && performance.now() - t0 < 20000) await new Promise((r) => setTimeout(r, 20));
+    const headline = performance.now() - t0;
+    await new Promise((r) => setTimeout(r, 4000));
+    po.disconnect();
+    return { longest: Math.max(0, ...tasks), headline };
+  });
+  check(longest.longest <= 50, `no main-thread task over 50 ms while the worker recomputes (longest ${longest.longest.toFixed(0)} ms); new tight ε after ${longest.headline.toFixed(0)} ms`);
+  await writeFile(join(OUT, 'bench-tight.json'), JSON.stringify(longest, null, 2));
+  {
+    await page.fill('#sigma', '1.1');
+    await page.dispatchEvent('#sigma', 'input');
+    await page.waitForFunction(() => !document.querySelector('#tight').classList.contains('updating') && /^2\.38/.test(document.querySelector('#epsilon-pld').textContent), null, { timeout: 20000 });
+  }
   await page.screenshot({ path: join(OUT, 'page-1280.png'), fullPage: true });
 
   // 2. Presets.

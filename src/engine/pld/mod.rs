@@ -359,21 +359,28 @@ fn eps_direction(
     let clock = Timer::start();
     let mut lambda = lat.tilt_for(eps_guess, alpha - 1.0);
     clock.lap("tilt");
+    // Every composition gives a certified bracket, so brackets from several tilts
+    // combine: the smallest upper and the largest lower bound.
     let mut best: Option<(f64, f64, usize)> = None;
-    for _ in 0..4 {
+    for _ in 0..6 {
         let c = lat.compose(lambda)?;
         clock.lap("compose");
         match eps_on(&c, delta) {
             Ok((u, l)) => {
                 if std::env::var("PLD_DEBUG").is_ok() {
-                    eprintln!("    lambda={lambda:.4} window={:?} center={} spread={} delta(u)={:?} delta(u-0.01)={:?}", c.window_range(), c.center, c.spread, c.delta(u), c.delta(u - 0.01));
+                    eprintln!(
+                        "    lambda={lambda:.4} center={:.6} spread={:.6} bracket [{l:.7}, {u:.7}]",
+                        c.center, c.spread
+                    );
                 }
-                let better = best.is_none_or(|b| u - l < b.0 - b.1);
-                if better {
-                    best = Some((u, l, c.window_len()));
-                }
-                let (glo, ghi) = c.good_range();
-                if u >= glo && u <= ghi {
+                best = Some(match best {
+                    None => (u, l, c.window_len()),
+                    Some((bu, bl, n)) => (bu.min(u), bl.max(l), n.max(c.window_len())),
+                });
+                let (bu, bl, _) = best.expect("set above");
+                // Tight enough, or the tilt already sits at the answer: done.
+                let near = (u - c.center).abs() <= 1.5 * c.spread;
+                if near || bu - bl <= 0.25 * TOL * bu {
                     break;
                 }
                 let l2 = lat.tilt_for(u, lambda);
@@ -401,6 +408,26 @@ fn eps_direction(
     best.ok_or(Error::PldBudget {
         reason: "no tilt brought the answer inside the FFT window",
     })
+}
+
+/// Run `f` at spacing `d`; when its composed window does not fit the largest FFT,
+/// retry on a grid 2.5× coarser (up to `max_tries` times): the bracket widens like Δ²
+/// while the window shrinks like 1/Δ, and the result stays certified.
+fn coarsening<T>(
+    mut d: f64,
+    max_tries: usize,
+    mut f: impl FnMut(f64) -> Result<T, Error>,
+) -> Result<T, Error> {
+    let mut tries = 0;
+    loop {
+        match f(d) {
+            Err(Error::PldBudget { reason }) if reason == TOO_WIDE && tries < max_tries => {
+                d *= 2.5;
+                tries += 1;
+            }
+            r => return r,
+        }
+    }
 }
 
 /// Tight ε at δ for the phases, both directions, the worse one reported.
@@ -437,13 +464,15 @@ pub fn epsilon_phases(phases: &[Phase], delta: f64) -> Result<EpsilonAnswer, Err
             let (u, l, n) = eps_direction(&rem, delta, guess, alpha)?;
             debug_dir("remove", d, u, l);
             let mut up = (u, l, n, "remove");
+            // The add direction's answer is near the remove direction's (its loss is
+            // bounded by −ln(1−q) per step, so the RDP guess can be far off).
             let coarse = Lattices::build(&phases, Direction::Add, 4.0 * d, eta)?;
-            let (cu, _, cn) = eps_direction(&coarse, delta, guess, alpha)?;
+            let (cu, _, cn) = eps_direction(&coarse, delta, u, alpha)?;
             debug_dir("add (coarse)", 4.0 * d, cu, f64::NAN);
             up.2 = up.2.max(cn);
             if cu > up.0 {
                 let add = Lattices::build(&phases, Direction::Add, d, eta)?;
-                let (u, l, n) = eps_direction(&add, delta, guess, alpha)?;
+                let (u, l, n) = eps_direction(&add, delta, cu, alpha)?;
                 debug_dir("add", d, u, l);
                 if u > up.0 {
                     up.0 = u;
@@ -575,9 +604,25 @@ pub fn profile_phases(phases: &[Phase], eps: &[f64]) -> Result<Vec<(ProfilePoint
         .fold(f64::INFINITY, f64::min)
         .max(emax * 0.5);
     let alpha = rdp_delta_alpha(&live, emid.max(1e-3));
-    let d = initial_spacing(emid.max(1e-2), alpha, t);
     // δ as small as 1e-15 is resolved: tails cut at η for δ = 1e-15.
     let eta = eta_for(1e-15, t);
+    // A profile spans many tilts; the widest may need a much coarser grid (its points
+    // stay certified, only looser).
+    coarsening(
+        initial_spacing(emid.max(1e-2), alpha, t),
+        2 * COARSEN,
+        |d| profile_at(&live, eps, d, eta, alpha),
+    )
+}
+
+/// The profile on one lattice spacing.
+fn profile_at(
+    live: &[Phase],
+    eps: &[f64],
+    d: f64,
+    eta: f64,
+    alpha: f64,
+) -> Result<Vec<(ProfilePoint, Grid)>, Error> {
     let mut out: Vec<(ProfilePoint, Grid)> = eps
         .iter()
         .map(|&e| {
@@ -598,7 +643,7 @@ pub fn profile_phases(phases: &[Phase], eps: &[f64]) -> Result<Vec<(ProfilePoint
         })
         .collect();
     for dir in [Direction::Remove, Direction::Add] {
-        let lat = Lattices::build(&live, dir, d, eta)?;
+        let lat = Lattices::build(live, dir, d, eta)?;
         let mut comps: Vec<Composed> = Vec::new();
         for (e, slot) in eps.iter().zip(out.iter_mut()) {
             let hit = comps.iter().position(|c| {
@@ -662,8 +707,21 @@ pub fn checkpoints(sgm: Sgm, checkpoints: &[u64], delta: f64) -> Result<Vec<Brac
     }
     let tmax = *checkpoints.iter().max().expect("nonempty");
     let (e_max, a_max) = rdp_epsilon(&[Phase::new(sgm, tmax)?], delta);
-    let d = initial_spacing(e_max, a_max, tmax as f64);
     let eta = eta_for(delta, tmax as f64);
+    coarsening(initial_spacing(e_max, a_max, tmax as f64), COARSEN, |d| {
+        checkpoints_at(sgm, checkpoints, delta, d, eta, tmax)
+    })
+}
+
+/// The checkpoints on one lattice spacing.
+fn checkpoints_at(
+    sgm: Sgm,
+    checkpoints: &[u64],
+    delta: f64,
+    d: f64,
+    eta: f64,
+    tmax: u64,
+) -> Result<Vec<Bracket>, Error> {
     let mut out = vec![
         Bracket {
             upper: 0.0,

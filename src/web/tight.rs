@@ -1,0 +1,322 @@
+//! The page's tight (PLD) accountant, computed in a Web Worker (www/pld-worker.js, the
+//! same wasm) so the page never freezes: the main thread posts the inputs once they rest,
+//! keeps the last answer drawn and marked "updating…" meanwhile, and draws the answer
+//! whose generation is the newest (stale answers are dropped).
+
+use super::dom::*;
+use super::{paint_canvas, prefers_dark};
+use crate::render::tight::{self, ProfileRow, Training};
+use crate::render::{fmt_num, Inputs};
+use std::cell::RefCell;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{HtmlCanvasElement, MessageEvent, Worker, WorkerOptions, WorkerType};
+
+/// Quiet time before a request is posted (the slider is still moving before that).
+const REST_MS: i32 = 80;
+/// After this long without an answer the old numbers are marked as updating.
+const UPDATING_MS: i32 = 150;
+
+#[derive(Default)]
+struct Tight {
+    worker: Option<Worker>,
+    gen: u32,
+    asked: Option<Inputs>,
+    rdp_eps: f64,
+    post_timer: Option<i32>,
+    updating_timer: Option<i32>,
+    training: Option<Training>,
+    profile: Vec<ProfileRow>,
+    risk: Vec<(f64, f64)>,
+    risk_fpr: Vec<(f64, f64)>,
+    answered: u32,
+}
+
+thread_local! {
+    static TIGHT: RefCell<Tight> = RefCell::new(Tight::default());
+}
+
+fn get(o: &JsValue, k: &str) -> JsValue {
+    js_sys::Reflect::get(o, &JsValue::from_str(k)).unwrap_or(JsValue::UNDEFINED)
+}
+
+fn num(o: &JsValue, k: &str) -> f64 {
+    get(o, k).as_f64().unwrap_or(f64::NAN)
+}
+
+fn nums(o: &JsValue, k: &str) -> Vec<f64> {
+    let v = get(o, k);
+    if !js_sys::Array::is_array(&v) {
+        return Vec::new();
+    }
+    js_sys::Array::from(&v)
+        .iter()
+        .map(|x| x.as_f64().unwrap_or(f64::NAN))
+        .collect()
+}
+
+/// Start the worker (once). Without one (very old browsers) the tight numbers stay "—".
+pub fn start() {
+    let opts = WorkerOptions::new();
+    opts.set_type(WorkerType::Module);
+    let Ok(w) = Worker::new_with_options("pld-worker.js", &opts) else {
+        set_text("epsilon-pld-note", "the tight accountant needs Web Workers");
+        return;
+    };
+    let on_msg = Closure::<dyn FnMut(MessageEvent)>::new(|ev: MessageEvent| answer(ev.data()));
+    w.set_onmessage(Some(on_msg.as_ref().unchecked_ref()));
+    // Page-lifetime listener (the worker lives as long as the page).
+    on_msg.forget();
+    TIGHT.with(|t| t.borrow_mut().worker = Some(w));
+}
+
+/// The inputs changed (or the page drew a frame): ask the worker once they rest.
+pub fn request(inputs: Inputs, rdp_eps: f64) {
+    let Some(win) = window() else { return };
+    TIGHT.with(|t| {
+        let mut t = t.borrow_mut();
+        t.rdp_eps = rdp_eps;
+        show_gap(t.rdp_eps);
+        if t.asked == Some(inputs) {
+            return;
+        }
+        t.asked = Some(inputs);
+        if let Some(id) = t.post_timer.take() {
+            win.clear_timeout_with_handle(id);
+        }
+        let cb = Closure::once_into_js(move || post(inputs));
+        t.post_timer = win
+            .set_timeout_with_callback_and_timeout_and_arguments_0(cb.unchecked_ref(), REST_MS)
+            .ok();
+        if t.updating_timer.is_none() {
+            let cb = Closure::once_into_js(mark_updating);
+            t.updating_timer = win
+                .set_timeout_with_callback_and_timeout_and_arguments_0(
+                    cb.unchecked_ref(),
+                    UPDATING_MS,
+                )
+                .ok();
+        }
+    });
+}
+
+fn post(i: Inputs) {
+    TIGHT.with(|t| {
+        let mut t = t.borrow_mut();
+        t.post_timer = None;
+        t.gen += 1;
+        let msg = js_sys::Object::new();
+        for (k, v) in [
+            ("gen", t.gen as f64),
+            ("q", i.q),
+            ("sigma", i.sigma),
+            ("steps", i.steps as f64),
+            ("delta", i.delta),
+        ] {
+            let _ = js_sys::Reflect::set(&msg, &k.into(), &v.into());
+        }
+        if let Some(w) = &t.worker {
+            if let Err(e) = w.post_message(&msg) {
+                web_sys::console::error_2(&"sgm-rdp: posting to the PLD worker failed".into(), &e);
+            }
+        }
+    });
+}
+
+fn mark_updating() {
+    TIGHT.with(|t| {
+        let mut t = t.borrow_mut();
+        t.updating_timer = None;
+        if t.answered != t.gen || t.post_timer.is_some() {
+            set_class("tight", "updating", true);
+        }
+    });
+}
+
+fn set_class(id: &str, class: &str, on: bool) {
+    if let Some(e) = doc().and_then(|d| d.get_element_by_id(id)) {
+        let _ = if on {
+            e.class_list().add_1(class)
+        } else {
+            e.class_list().remove_1(class)
+        };
+    }
+}
+
+fn show_gap(rdp: f64) {
+    let pld = doc()
+        .and_then(|d| d.get_element_by_id("epsilon-pld"))
+        .and_then(|e| e.get_attribute("data-value"))
+        .and_then(|v| v.parse::<f64>().ok());
+    let text = match pld {
+        Some(p) if p > 0.0 && rdp.is_finite() => {
+            format!("(+{:.1} % above the tight ε)", 100.0 * (rdp / p - 1.0))
+        }
+        _ => String::new(),
+    };
+    set_text("epsilon-gap", &text);
+}
+
+/// A message from the worker.
+fn answer(data: JsValue) {
+    let gen = num(&data, "gen") as u32;
+    let kind = get(&data, "kind").as_string().unwrap_or_default();
+    let current = TIGHT.with(|t| t.borrow().gen);
+    if gen != current {
+        return; // a newer request is on its way
+    }
+    match kind.as_str() {
+        "headline" => {
+            let (up, lo) = (num(&data, "epsilon"), num(&data, "epsilonLower"));
+            if let Some(e) = doc().and_then(|d| d.get_element_by_id("epsilon-pld")) {
+                e.set_text_content(Some(&fmt_eps(up)));
+                let _ = e.set_attribute("data-value", &format!("{up}"));
+                let _ = e.set_attribute("title", &format!("certified bracket [{lo:.6}, {up:.6}]"));
+            }
+            set_text(
+                "epsilon-pld-bracket",
+                &format!("certified bracket [{}, {}]", fmt_eps6(lo), fmt_eps6(up)),
+            );
+            set_text("epsilon-pld-note", "");
+            TIGHT.with(|t| {
+                let mut t = t.borrow_mut();
+                t.answered = gen;
+                show_gap(t.rdp_eps);
+            });
+            set_class("tight", "updating", false);
+        }
+        "charts" => {
+            let tr = get(&data, "training");
+            let training = Training {
+                steps: nums(&tr, "steps"),
+                pld_upper: nums(&tr, "pldUpper"),
+                pld_lower: nums(&tr, "pldLower"),
+                rdp: nums(&tr, "rdp"),
+            };
+            let prof = get(&data, "profile");
+            let rows: Vec<ProfileRow> = if js_sys::Array::is_array(&prof) {
+                js_sys::Array::from(&prof)
+                    .iter()
+                    .map(|p| {
+                        let d = get(&p, "delta");
+                        ProfileRow {
+                            epsilon: num(&p, "epsilon"),
+                            upper: num(&d, "upper"),
+                            lower: num(&d, "lower"),
+                            rdp: num(&p, "rdp"),
+                        }
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            let risk = get(&data, "risk");
+            let curve = get(&risk, "curve");
+            let pts: Vec<(f64, f64)> = if js_sys::Array::is_array(&curve) {
+                js_sys::Array::from(&curve)
+                    .iter()
+                    .map(|p| (num(&p, "fpr"), num(&p, "tpr")))
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            let at: Vec<(f64, f64)> = nums(&risk, "fpr")
+                .into_iter()
+                .zip(nums(&risk, "tpr"))
+                .collect();
+            TIGHT.with(|t| {
+                let mut t = t.borrow_mut();
+                t.training = Some(training);
+                t.profile = rows;
+                t.risk = pts;
+                t.risk_fpr = at;
+            });
+            redraw();
+        }
+        "error" | "charts-error" => {
+            let m = get(&data, "message").as_string().unwrap_or_default();
+            set_text(
+                "epsilon-pld-note",
+                &format!("tight accountant: {m} (the exact-RDP ε still applies)"),
+            );
+            set_class("tight", "updating", false);
+        }
+        _ => {}
+    }
+}
+
+fn fmt_eps(e: f64) -> String {
+    if e > 1e6 {
+        "> 10⁶ — no meaningful guarantee".into()
+    } else {
+        format!("{e:.4}")
+    }
+}
+
+fn fmt_eps6(e: f64) -> String {
+    if e > 1e6 {
+        fmt_num(e)
+    } else {
+        format!("{e:.6}")
+    }
+}
+
+/// Steps per epoch when the dataset terms describe the current q (then the training
+/// chart's x axis is epochs).
+fn steps_per_epoch(q: f64) -> Option<f64> {
+    let n: f64 = value("ds-n").replace([',', ' '], "").trim().parse().ok()?;
+    let b: f64 = value("ds-b").replace([',', ' '], "").trim().parse().ok()?;
+    ((b / n - q).abs() <= 1e-12 * q && b > 0.0).then_some(n / b)
+}
+
+/// Draw the three charts from the last answer (also after a theme or size change).
+pub fn redraw() {
+    let dark = prefers_dark();
+    let target = value("target-eps")
+        .trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|e| *e > 0.0 && e.is_finite());
+    TIGHT.with(|t| {
+        let t = t.borrow();
+        let Some(training) = &t.training else { return };
+        let q = t.asked.map(|i| i.q).unwrap_or(f64::NAN);
+        let delta = t.asked.map(|i| i.delta).unwrap_or(1e-5);
+        let spe = steps_per_epoch(q);
+        if let Some(c) = by_id::<HtmlCanvasElement>("chart-training") {
+            paint_canvas(&c, dark, "chart-training", |root, th| {
+                tight::draw_training(root, training, target, spe, th)
+            });
+        }
+        set_text(
+            "training-statement",
+            &match target {
+                Some(e) => tight::budget_sentence(training, e, spe),
+                None => "Set a target ε (in “What do I need?”) to see when it is reached.".into(),
+            },
+        );
+        if let Some(c) = by_id::<HtmlCanvasElement>("chart-profile") {
+            paint_canvas(&c, dark, "chart-profile", |root, th| {
+                tight::draw_profile(root, &t.profile, delta, th)
+            });
+        }
+        if let Some(c) = by_id::<HtmlCanvasElement>("chart-risk") {
+            paint_canvas(&c, dark, "chart-risk", |root, th| {
+                tight::draw_risk(root, &t.risk, th)
+            });
+        }
+        let sentence = t
+            .risk_fpr
+            .iter()
+            .find(|(f, _)| (*f - 0.01).abs() < 1e-12)
+            .map(|&(f, tp)| tight::risk_sentence(f, tp))
+            .unwrap_or_default();
+        set_text("risk-sentence", &sentence);
+        let readouts: Vec<String> = t
+            .risk_fpr
+            .iter()
+            .map(|(f, tp)| format!("FPR {} → TPR ≤ {}", fmt_num(*f), fmt_num(*tp)))
+            .collect();
+        set_text("risk-readouts", &readouts.join(" · "));
+    });
+}
