@@ -177,9 +177,11 @@ pub fn fmt_num(x: f64) -> String {
     }
 }
 
-/// Axis tick labels: compact, no trailing ".0".
+/// Axis tick labels: compact, no trailing ".0" (ticks sit on round values, so the
+/// 6-digit rounding is always right here; a tick computed as 0.99999… reads "1").
 fn fmt_axis(v: &f64) -> String {
-    fmt_num(*v)
+    let r: f64 = format!("{v:.5e}").parse().unwrap_or(*v);
+    fmt_num(r)
 }
 
 /// Colours for light and dark pages.

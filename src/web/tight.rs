@@ -100,7 +100,26 @@ pub fn request(inputs: Inputs, rdp_eps: f64) {
     });
 }
 
+/// The three charts' figures, marked stale from a request until its charts arrive.
+const CHART_IDS: [&str; 3] = ["chart-training", "chart-profile", "chart-risk"];
+
+fn mark_charts(stale: bool) {
+    for id in CHART_IDS {
+        if let Some(fig) = doc()
+            .and_then(|d| d.get_element_by_id(id))
+            .and_then(|c| c.closest("figure").ok().flatten())
+        {
+            let _ = if stale {
+                fig.class_list().add_1("stale")
+            } else {
+                fig.class_list().remove_1("stale")
+            };
+        }
+    }
+}
+
 fn post(i: Inputs) {
+    mark_charts(true);
     TIGHT.with(|t| {
         let mut t = t.borrow_mut();
         t.post_timer = None;
@@ -224,6 +243,7 @@ fn answer(data: JsValue) {
                 .into_iter()
                 .zip(nums(&risk, "tpr"))
                 .collect();
+            mark_charts(false);
             TIGHT.with(|t| {
                 let mut t = t.borrow_mut();
                 t.training = Some(training);

@@ -68,6 +68,10 @@ try {
     await page.fill('#sigma', '1.1');
     await page.dispatchEvent('#sigma', 'input');
     await page.waitForFunction(() => !document.querySelector('#tight').classList.contains('updating') && /^2\.38/.test(document.querySelector('#epsilon-pld').textContent), null, { timeout: 20000 });
+    const staleSeen = await page.evaluate(() => document.querySelectorAll('figure.stale').length);
+    await page.waitForFunction(() => !document.querySelector('figure.stale'), null, { timeout: 60000 });
+    check(/2\.381\d\d at the end/.test(await text(page, '#training-statement')),
+      `the charts follow the inputs (stale while recomputed: ${staleSeen} figures marked; then ${await text(page, '#training-statement')})`);
   }
   await page.screenshot({ path: join(OUT, 'page-1280.png'), fullPage: true });
 
