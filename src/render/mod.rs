@@ -4,6 +4,7 @@
 //! [`Model`] holds everything a chart shows, computed from the engine; the
 //! `draw_*` functions only draw it.
 
+pub mod library;
 pub mod tight;
 
 use crate::engine::{bounds, default_orders, Conversion, Error, Optimum, Run, Sgm};

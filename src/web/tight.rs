@@ -68,6 +68,23 @@ pub fn start() {
     // Page-lifetime listener (the worker lives as long as the page).
     on_msg.forget();
     TIGHT.with(|t| t.borrow_mut().worker = Some(w));
+    // One page-lifetime listener for every snippet's Copy button (they are rebuilt on
+    // each answer; delegation keeps no closure per button).
+    if let Some(box_) = doc().and_then(|d| d.get_element_by_id("snippets")) {
+        let on_click = Closure::<dyn FnMut(web_sys::Event)>::new(|ev: web_sys::Event| {
+            let pre = ev
+                .target()
+                .map(|t| t.unchecked_into::<web_sys::Element>())
+                .filter(|b| b.tag_name() == "BUTTON")
+                .and_then(|b| b.closest(".snippet").ok().flatten())
+                .and_then(|s| s.query_selector("pre").ok().flatten());
+            if let Some(pre) = pre {
+                copy_text(&pre);
+            }
+        });
+        let _ = box_.add_event_listener_with_callback("click", on_click.as_ref().unchecked_ref());
+        on_click.forget();
+    }
 }
 
 /// The inputs changed (or the page drew a frame): ask the worker once they rest.
@@ -197,11 +214,15 @@ fn answer(data: JsValue) {
                 &format!("certified bracket [{}, {}]", fmt_eps6(lo), fmt_eps6(up)),
             );
             set_text("epsilon-pld-note", "");
-            TIGHT.with(|t| {
+            let asked = TIGHT.with(|t| {
                 let mut t = t.borrow_mut();
                 t.answered = gen;
                 show_gap(t.rdp_eps);
+                t.asked
             });
+            if let Some(i) = asked {
+                fill_library(&i, Some((up, lo)));
+            }
             set_class("tight", "updating", false);
         }
         "charts" => {
@@ -339,4 +360,95 @@ pub fn redraw() {
             .collect();
         set_text("risk-readouts", &readouts.join(" · "));
     });
+}
+
+/// "What your library reports" (table + code), built with createElement/textContent.
+fn fill_library(i: &Inputs, pld: Option<(f64, f64)>) {
+    use crate::render::library;
+    let Some(d) = doc() else { return };
+    if let (Ok(rows), Some(body)) = (
+        library::rows(i, pld),
+        d.query_selector("#library-table tbody").ok().flatten(),
+    ) {
+        body.set_text_content(None);
+        for r in rows {
+            let Ok(tr) = d.create_element("tr") else {
+                return;
+            };
+            let eps = r
+                .epsilon
+                .map(|e| format!("{e:.4}"))
+                .unwrap_or_else(|| "…".into());
+            for text in [r.tool, eps.as_str(), r.note.as_str()] {
+                if let Ok(td) = d.create_element("td") {
+                    td.set_text_content(Some(text));
+                    let _ = tr.append_child(&td);
+                }
+            }
+            let _ = body.append_child(&tr);
+        }
+    }
+    set_text("library-why", library::WHY);
+    let target = value("target-eps")
+        .trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|e| *e > 0.0 && e.is_finite())
+        .unwrap_or(3.0);
+    let Some(box_) = d.get_element_by_id("snippets") else {
+        return;
+    };
+    box_.set_text_content(None);
+    for (title, code) in library::snippets(i, target) {
+        let (Ok(div), Ok(head), Ok(pre)) = (
+            d.create_element("div"),
+            d.create_element("div"),
+            d.create_element("pre"),
+        ) else {
+            return;
+        };
+        div.set_class_name("snippet");
+        head.set_class_name("row");
+        head.set_text_content(Some(title));
+        if let Ok(btn) = d.create_element("button") {
+            // No listener per button: one delegated listener on #snippets (see `start`).
+            btn.set_text_content(Some("Copy"));
+            let _ = btn.set_attribute("type", "button");
+            let _ = head.append_child(&btn);
+        }
+        pre.set_text_content(Some(&code));
+        let _ = div.append_child(&head);
+        let _ = div.append_child(&pre);
+        let _ = box_.append_child(&div);
+    }
+}
+
+/// Copy a snippet: the clipboard where the page may use it, else select the text for
+/// Ctrl+C (plain http, iframes), saying which.
+fn copy_text(pre: &web_sys::Element) {
+    let text = pre.text_content().unwrap_or_default();
+    let clip = window().map(|w| w.navigator().clipboard());
+    let secure = window().map(|w| w.is_secure_context()).unwrap_or(false);
+    match clip {
+        Some(c) if secure => {
+            let _ = c.write_text(&text);
+            set_text("copy-status", "code copied");
+        }
+        _ => {
+            if let (Some(sel), Some(d)) = (
+                window().and_then(|w| w.get_selection().ok().flatten()),
+                doc(),
+            ) {
+                if let Ok(range) = d.create_range() {
+                    let _ = range.select_node_contents(pre);
+                    let _ = sel.remove_all_ranges();
+                    let _ = sel.add_range(&range);
+                }
+            }
+            set_text(
+                "copy-status",
+                "code selected: press Ctrl+C (the clipboard is not available here)",
+            );
+        }
+    }
 }

@@ -3,6 +3,7 @@
 // and ends with a browser benchmark of recompute+redraw frame cost while dragging sliders.
 import { readFile, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
 import { DIST, OUT, serve, checker, cli, engine, launch, newPage } from './lib.mjs';
 
 const site = await serve(DIST);
@@ -45,6 +46,18 @@ try {
   }
   check(/(ε = 3 is reached after|ε stays below 3)/.test(await text(page, '#training-statement')), `training chart states the budget: ${await text(page, '#training-statement')}`);
   check(/catches at most [\d.]+ % of members/.test(await text(page, '#risk-sentence')), `risk sentence: ${await text(page, '#risk-sentence')}`);
+  // "What your library reports": six rows, the RDP grids as the engine computes them,
+  // and code that parses as Python with the current values.
+  const lib = await page.$$eval('#library-table tbody tr', (trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
+  const dpa = lib.find((r) => r[0].startsWith('dp_accounting Rdp'));
+  check(lib.length === 6 && dpa && dpa[1] === mnist.grid_epsilon.toFixed(4) && lib[5][2].includes('certified'),
+    `library table: ${lib.map((r) => r[0] + ' ' + r[1]).join(' | ')}`);
+  const codes = await page.$$eval('#snippets pre', (ps) => ps.map((p) => p.textContent));
+  const parsed = codes.map((c) => {
+    try { execFileSync('python3', ['-c', 'import ast, sys; ast.parse(sys.stdin.read())'], { input: c }); return true; } catch { return false; }
+  });
+  check(codes.length === 2 && parsed.every(Boolean) && codes.every((c) => c.includes('14063') && c.includes('1.1')),
+    `${codes.length} snippets parse as Python (ast.parse) and carry the run's values`);
   // The worker keeps the main thread free: no long task while the PLD numbers and the
   // three charts are recomputed after an input change.
   const longest = await page.evaluate(async () => {
