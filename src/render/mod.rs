@@ -118,29 +118,7 @@ impl Model {
 
     /// One plain-language sentence (in the spirit of TF Privacy's statement).
     pub fn sentence(&self) -> String {
-        let i = &self.inputs;
-        let e = self.opt.value;
-        // e^ε overflows f64 beyond 709 and means nothing long before: say so in words.
-        let factor = if e <= 30.0 {
-            format!("e^{e:.4} ≈ {:.3}", e.exp())
-        } else {
-            format!(
-                "e^{} ≈ 10^{:.0} — so large that this is no meaningful guarantee",
-                fmt_num(e),
-                e / std::f64::consts::LN_10
-            )
-        };
-        format!(
-            "Training with noise multiplier {} and sampling rate {} for {} steps satisfies \
-             ({}, {:e})-differential privacy: for any one example, adding or removing it changes \
-             the probability of any outcome by at most a factor {factor}, except with probability {:e}.",
-            i.sigma,
-            fmt_num(i.q),
-            i.steps,
-            if e <= 30.0 { format!("{e:.4}") } else { fmt_num(e) },
-            i.delta,
-            i.delta
-        )
+        sentence_for(&self.inputs, self.opt.value, "exact RDP")
     }
 
     /// CSV of the curves (alpha, per-step RDP, composed RDP, ε improved, ε classic, Theorem 11).
@@ -164,6 +142,36 @@ impl Model {
 }
 
 /// Short, round-trippable number formatting for labels.
+/// The plain-language sentence for ε at the inputs' δ, naming the accountant.
+pub fn sentence_for(i: &Inputs, e: f64, accountant: &str) -> String {
+    // e^ε overflows f64 beyond 709 and means nothing long before: say so in words.
+    let factor = if e <= 30.0 {
+        format!("e^{e:.4} ≈ {:.3}", e.exp())
+    } else {
+        format!(
+            "e^{} ≈ 10^{:.0} — so large that this is no meaningful guarantee",
+            fmt_num(e),
+            e / std::f64::consts::LN_10
+        )
+    };
+    format!(
+        "Training with noise multiplier {} and sampling rate {} for {} steps satisfies \
+         ({}, {:e})-differential privacy ({accountant} accountant): for any one example, adding \
+         or removing it changes the probability of any outcome by at most a factor {factor}, \
+         except with probability {:e}.",
+        i.sigma,
+        fmt_num(i.q),
+        i.steps,
+        if e <= 30.0 {
+            format!("{e:.4}")
+        } else {
+            fmt_num(e)
+        },
+        i.delta,
+        i.delta
+    )
+}
+
 pub fn fmt_num(x: f64) -> String {
     // Round to 6 significant digits, then print the shortest form — unless rounding
     // would land on 0 or 1 (δ = 1 − 1e-16 must not read "1"): then every digit.

@@ -200,6 +200,15 @@ fn wire(app: &Shared) {
             on(&id, "change", move |_| state::write_url(&a.borrow().inputs));
         }
     }
+    let acc = app.clone();
+    on("accountant", "change", move |_| {
+        let rdp = by_id::<web_sys::HtmlSelectElement>("accountant")
+            .map(|s| s.value() == "rdp")
+            .unwrap_or(false);
+        tight::set_rdp_sentence(rdp);
+        state::write_url(&acc.borrow().inputs);
+        request_frame(&acc);
+    });
     let a = app.clone();
     on("conversion", "change", move |_| {
         let v = by_id::<web_sys::HtmlSelectElement>("conversion")
@@ -534,7 +543,14 @@ fn frame(app: &Shared) {
     set_text("delta-out", &format!("{:e}", inputs.delta));
     set_text("alpha-opt", &format!("{:.2}", model.opt.alpha));
     show("edge-warning", model.opt.at_edge);
-    set_text("sentence", &model.sentence());
+    // The sentence names its accountant: the tight ε once the worker has it for these
+    // inputs (until then the exact-RDP sentence, saying so), or exact RDP on request.
+    let sentence = if tight::rdp_sentence() {
+        model.sentence()
+    } else {
+        tight::pld_sentence(&inputs).unwrap_or_else(|| model.sentence())
+    };
+    set_text("sentence", &sentence);
     set_text("chart-a-summary", &render::summary_a(&model));
     set_text("chart-b-summary", &render::summary_b(&model));
     let dark = prefers_dark();

@@ -1,6 +1,6 @@
 //! The page's fields, their parsing/validation, presets and the URL format.
 //!
-//! URL: `?v=1&q=…&sigma=…&steps=…&delta=…&conv=improved|classic[&embed=1]`.
+//! URL: `?v=1&q=…&sigma=…&steps=…&delta=…&conv=improved|classic&acct=pld|rdp[&embed=1]`.
 //! Values from the URL go through the same parser as typed values.
 
 use super::dom::*;
@@ -192,6 +192,7 @@ pub fn write_url(i: &Inputs) {
     if embed {
         params.append("embed", "1");
     }
+    params.append("acct", super::tight::acct_param());
     let url = format!("?{}", String::from(params.to_string()));
     if let Ok(h) = w.history() {
         let _ = h.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));

@@ -30,6 +30,37 @@ struct Tight {
     risk: Vec<(f64, f64)>,
     risk_fpr: Vec<(f64, f64)>,
     answered: u32,
+    /// Which accountant drives the sentence: the tight one (URL `acct=pld`, default) or
+    /// exact RDP (`acct=rdp`).
+    rdp_sentence: bool,
+    /// The last tight ε (upper) and the inputs it is for.
+    last: Option<(Inputs, f64)>,
+}
+
+/// `acct` for the URL.
+pub fn acct_param() -> &'static str {
+    TIGHT.with(|t| {
+        if t.borrow().rdp_sentence {
+            "rdp"
+        } else {
+            "pld"
+        }
+    })
+}
+
+/// Whether the sentence comes from exact RDP (else from the tight ε).
+pub fn rdp_sentence() -> bool {
+    TIGHT.with(|t| t.borrow().rdp_sentence)
+}
+
+/// The sentence for the current inputs from the tight ε, when it is known for them.
+pub fn pld_sentence(i: &Inputs) -> Option<String> {
+    TIGHT.with(|t| {
+        t.borrow()
+            .last
+            .filter(|(a, _)| a == i)
+            .map(|(a, e)| crate::render::sentence_for(&a, e, "tight (privacy-loss distribution)"))
+    })
 }
 
 thread_local! {
@@ -57,6 +88,25 @@ fn nums(o: &JsValue, k: &str) -> Vec<f64> {
 
 /// Start the worker (once). Without one (very old browsers) the tight numbers stay "—".
 pub fn start() {
+    // `acct=pld|rdp` from the link; anything else is named, and the default kept.
+    let acct = window()
+        .and_then(|w| w.location().search().ok())
+        .and_then(|s| web_sys::UrlSearchParams::new_with_str(&s).ok())
+        .and_then(|p| p.get("acct"));
+    match acct.as_deref() {
+        None | Some("pld") => {}
+        Some("rdp") => TIGHT.with(|t| t.borrow_mut().rdp_sentence = true),
+        Some(other) => set_text(
+            "accountant-error",
+            &format!(
+                "from the link: acct must be 'pld' or 'rdp', got '{}'; showing pld",
+                other.chars().take(24).collect::<String>()
+            ),
+        ),
+    }
+    if let Some(sel) = by_id::<web_sys::HtmlSelectElement>("accountant") {
+        sel.set_value(acct_param());
+    }
     let opts = WorkerOptions::new();
     opts.set_type(WorkerType::Module);
     let Ok(w) = Worker::new_with_options("pld-worker.js", &opts) else {
@@ -218,10 +268,18 @@ fn answer(data: JsValue) {
                 let mut t = t.borrow_mut();
                 t.answered = gen;
                 show_gap(t.rdp_eps);
+                if let Some(i) = t.asked {
+                    t.last = Some((i, up));
+                }
                 t.asked
             });
             if let Some(i) = asked {
                 fill_library(&i, Some((up, lo)));
+                if !rdp_sentence() {
+                    if let Some(s) = pld_sentence(&i) {
+                        set_text("sentence", &s);
+                    }
+                }
             }
             set_class("tight", "updating", false);
         }
@@ -451,4 +509,10 @@ fn copy_text(pre: &web_sys::Element) {
             );
         }
     }
+}
+
+/// The accountant selector changed: remember it (the caller redraws and writes the URL).
+pub fn set_rdp_sentence(rdp: bool) {
+    TIGHT.with(|t| t.borrow_mut().rdp_sentence = rdp);
+    set_text("accountant-error", "");
 }

@@ -46,6 +46,23 @@ try {
   }
   check(/(ε = 3 is reached after|ε stays below 3)/.test(await text(page, '#training-statement')), `training chart states the budget: ${await text(page, '#training-statement')}`);
   check(/catches at most [\d.]+ % of members/.test(await text(page, '#risk-sentence')), `risk sentence: ${await text(page, '#risk-sentence')}`);
+  // The sentence names its accountant: the tight ε by default (URL acct=pld), exact RDP on request.
+  check(/\(2\.3819, 1e-5\)-differential privacy \(tight \(privacy-loss distribution\) accountant\)/.test(await text(page, '#sentence')),
+    `the sentence uses the tight ε and names the accountant: ${(await text(page, '#sentence')).slice(0, 150)}`);
+  await page.selectOption('#accountant', 'rdp');
+  await frames(page);
+  check(/\(2\.5966, 1e-5\)-differential privacy \(exact RDP accountant\)/.test(await text(page, '#sentence')) && new URL(page.url()).searchParams.get('acct') === 'rdp',
+    `acct=rdp: the exact-RDP sentence, written to the URL (${new URL(page.url()).search})`);
+  await page.selectOption('#accountant', 'pld');
+  await frames(page);
+  {
+    const pa = await open('?acct=rdp');
+    check((await pa.$eval('#accountant', (s) => s.value)) === 'rdp' && /exact RDP accountant/.test(await text(pa, '#sentence')), 'a link with acct=rdp opens with the RDP sentence');
+    await pa.close();
+    const pb = await open('?acct=prv');
+    check((await text(pb, '#accountant-error')).includes("acct must be 'pld' or 'rdp', got 'prv'"), `a bad acct is named: ${await text(pb, '#accountant-error')}`);
+    await pb.close();
+  }
   // "What your library reports": six rows, the RDP grids as the engine computes them,
   // and code that parses as Python with the current values.
   const lib = await page.$$eval('#library-table tbody tr', (trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
