@@ -689,46 +689,47 @@ fn batch_value(line: &str) -> Result<Value, String> {
     }
     let steps = field(&obj, "steps")?.ok_or("need alpha, or steps and delta (or epsilon)")?;
     let steps = engine::params::steps_from_f64(steps).map_err(e)?;
-    match (field(&obj, "delta")?, field(&obj, "epsilon")?) {
+    // One shape for both directions: the RDP answer under `out`, the PLD bracket under
+    // `out` (accountant "pld") or `out_pld` (accountant "both"), each with `_lower`.
+    let given = (field(&obj, "delta")?, field(&obj, "epsilon")?);
+    let mut put = |out: &str, rdp: Option<(f64, f64)>, pld: Option<(f64, f64)>| {
+        if let Some((v, a)) = rdp {
+            obj.insert(out.into(), json!(v));
+            obj.insert("alpha".into(), json!(a));
+        }
+        if let Some((u, l)) = pld {
+            let key = if acct == Accountant::Pld {
+                out.to_string()
+            } else {
+                format!("{out}_pld")
+            };
+            obj.insert(format!("{key}_lower"), json!(l));
+            obj.insert(key, json!(u));
+        }
+    };
+    let run = || Run::with_default_orders(m, steps).map_err(e);
+    match given {
         (Some(delta), None) => {
-            if acct != Accountant::Pld {
-                let o = Run::with_default_orders(m, steps)
-                    .map_err(e)?
-                    .epsilon(delta, Conversion::Improved)
-                    .map_err(e)?;
-                obj.insert("epsilon".into(), json!(o.value));
-                obj.insert("alpha".into(), json!(o.alpha));
-            }
-            if acct != Accountant::Rdp {
-                let p = engine::pld::epsilon(m, steps, delta).map_err(e)?;
-                let key = if acct == Accountant::Pld {
-                    "epsilon"
-                } else {
-                    "epsilon_pld"
-                };
-                obj.insert(key.into(), json!(p.epsilon.upper));
-                obj.insert(format!("{key}_lower"), json!(p.epsilon.lower));
-            }
+            let rdp = (acct != Accountant::Pld)
+                .then(|| run()?.epsilon(delta, Conversion::Improved).map_err(e))
+                .transpose()?
+                .map(|o| (o.value, o.alpha));
+            let pld = (acct != Accountant::Rdp)
+                .then(|| engine::pld::epsilon(m, steps, delta).map_err(e))
+                .transpose()?
+                .map(|p| (p.epsilon.upper, p.epsilon.lower));
+            put("epsilon", rdp, pld);
         }
         (None, Some(eps)) => {
-            if acct != Accountant::Pld {
-                let o = Run::with_default_orders(m, steps)
-                    .map_err(e)?
-                    .delta(eps, Conversion::Improved)
-                    .map_err(e)?;
-                obj.insert("delta".into(), json!(o.value));
-                obj.insert("alpha".into(), json!(o.alpha));
-            }
-            if acct != Accountant::Rdp {
-                let p = engine::pld::delta(m, steps, eps).map_err(e)?;
-                let key = if acct == Accountant::Pld {
-                    "delta"
-                } else {
-                    "delta_pld"
-                };
-                obj.insert(key.into(), json!(p.delta.upper));
-                obj.insert(format!("{key}_lower"), json!(p.delta.lower));
-            }
+            let rdp = (acct != Accountant::Pld)
+                .then(|| run()?.delta(eps, Conversion::Improved).map_err(e))
+                .transpose()?
+                .map(|o| (o.value, o.alpha));
+            let pld = (acct != Accountant::Rdp)
+                .then(|| engine::pld::delta(m, steps, eps).map_err(e))
+                .transpose()?
+                .map(|p| (p.delta.upper, p.delta.lower));
+            put("delta", rdp, pld);
         }
         (Some(_), Some(_)) => {
             return Err("give delta (for epsilon) or epsilon (for delta), not both".into())

@@ -127,3 +127,25 @@ pub fn post_height() {
         let _ = p.post_message(&msg, "*");
     }
 }
+
+/// Replace the rows of the table body `selector` with text cells (createElement +
+/// textContent, never HTML).
+pub fn fill_table<'a>(selector: &str, rows: impl IntoIterator<Item = [&'a str; 3]>) {
+    let Some(d) = doc() else { return };
+    let Some(body) = d.query_selector(selector).ok().flatten() else {
+        return;
+    };
+    body.set_text_content(None);
+    for cells in rows {
+        let Ok(tr) = d.create_element("tr") else {
+            return;
+        };
+        for text in cells {
+            if let Ok(td) = d.create_element("td") {
+                td.set_text_content(Some(text));
+                let _ = tr.append_child(&td);
+            }
+        }
+        let _ = body.append_child(&tr);
+    }
+}

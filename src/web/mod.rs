@@ -664,29 +664,22 @@ fn debounce(
     *slot(&mut app.borrow_mut()) = id;
 }
 
-/// Rows built with createElement + textContent (never HTML).
+/// The comparison table's rows.
 fn fill_compare(rows: &[crate::engine::compare::Route]) {
-    let Some(d) = doc() else { return };
-    let Some(body) = d.query_selector("#compare-table tbody").ok().flatten() else {
-        return;
-    };
-    body.set_text_content(None);
-    for r in rows {
-        let Ok(tr) = d.create_element("tr") else {
-            return;
-        };
-        let eps = r
-            .epsilon
-            .map(|e| format!("{e:.4}"))
-            .unwrap_or_else(|| "n/a".into());
-        for text in [r.name, eps.as_str(), r.note.as_deref().unwrap_or("")] {
-            if let Ok(td) = d.create_element("td") {
-                td.set_text_content(Some(text));
-                let _ = tr.append_child(&td);
-            }
-        }
-        let _ = body.append_child(&tr);
-    }
+    let eps: Vec<String> = rows
+        .iter()
+        .map(|r| {
+            r.epsilon
+                .map(|e| format!("{e:.4}"))
+                .unwrap_or_else(|| "n/a".into())
+        })
+        .collect();
+    fill_table(
+        "#compare-table tbody",
+        rows.iter()
+            .zip(&eps)
+            .map(|(r, e)| [r.name, e.as_str(), r.note.as_deref().unwrap_or("")]),
+    );
 }
 
 fn draw_chart_c(app: &App, dark: bool) {

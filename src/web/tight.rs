@@ -424,27 +424,21 @@ pub fn redraw() {
 fn fill_library(i: &Inputs, pld: Option<(f64, f64)>) {
     use crate::render::library;
     let Some(d) = doc() else { return };
-    if let (Ok(rows), Some(body)) = (
-        library::rows(i, pld),
-        d.query_selector("#library-table tbody").ok().flatten(),
-    ) {
-        body.set_text_content(None);
-        for r in rows {
-            let Ok(tr) = d.create_element("tr") else {
-                return;
-            };
-            let eps = r
-                .epsilon
-                .map(|e| format!("{e:.4}"))
-                .unwrap_or_else(|| "…".into());
-            for text in [r.tool, eps.as_str(), r.note.as_str()] {
-                if let Ok(td) = d.create_element("td") {
-                    td.set_text_content(Some(text));
-                    let _ = tr.append_child(&td);
-                }
-            }
-            let _ = body.append_child(&tr);
-        }
+    if let Ok(rows) = library::rows(i, pld) {
+        let eps: Vec<String> = rows
+            .iter()
+            .map(|r| {
+                r.epsilon
+                    .map(|e| format!("{e:.4}"))
+                    .unwrap_or_else(|| "…".into())
+            })
+            .collect();
+        fill_table(
+            "#library-table tbody",
+            rows.iter()
+                .zip(&eps)
+                .map(|(r, e)| [r.tool, e.as_str(), r.note.as_str()]),
+        );
     }
     set_text("library-why", library::WHY);
     let target = value("target-eps")

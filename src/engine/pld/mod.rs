@@ -154,47 +154,48 @@ fn check_phases(phases: &[Phase]) -> Result<(), Error> {
     Ok(())
 }
 
+/// The composed phases' RDP curve on the default orders: (orders, Σ T·ε(α)).
+fn rdp_total(phases: &[Phase]) -> (Vec<f64>, Vec<f64>) {
+    let orders = super::default_orders();
+    let mut total = vec![0.0; orders.len()];
+    for ph in phases {
+        if let Ok(run) = Run::new(ph.sgm, ph.steps, &orders) {
+            for (t, r) in total.iter_mut().zip(run.rdp_curve()) {
+                *t += ph.steps as f64 * r;
+            }
+        }
+    }
+    (orders, total)
+}
+
+/// The order minimizing `f(α, composed RDP)` and that minimum.
+fn best_order(phases: &[Phase], f: impl Fn(f64, f64) -> f64) -> (f64, f64) {
+    let (orders, total) = rdp_total(phases);
+    let mut best = (f64::INFINITY, 2.0);
+    for (&a, &r) in orders.iter().zip(&total) {
+        let v = f(a, r);
+        if v < best.0 {
+            best = (v, a);
+        }
+    }
+    best
+}
+
 /// RDP (improved conversion) ε at δ and its optimal order for the composed phases:
 /// the starting point for the grid and the tilt, and an upper bound on the PLD's ε.
 fn rdp_epsilon(phases: &[Phase], delta: f64) -> (f64, f64) {
-    let orders = super::default_orders();
-    let mut total = vec![0.0; orders.len()];
-    for ph in phases {
-        if let Ok(run) = Run::new(ph.sgm, ph.steps, &orders) {
-            for (t, r) in total.iter_mut().zip(run.rdp_curve()) {
-                *t += ph.steps as f64 * r;
-            }
-        }
-    }
-    let mut best = (f64::INFINITY, 2.0);
-    for (&a, &r) in orders.iter().zip(&total) {
-        let e = eps_from_rdp(r, a, delta, Conversion::Improved);
-        if e < best.0 {
-            best = (e, a);
-        }
-    }
-    (best.0.max(0.0), best.1)
+    let (e, a) = best_order(phases, |a, r| {
+        eps_from_rdp(r, a, delta, Conversion::Improved)
+    });
+    (e.max(0.0), a)
 }
 
-/// Same, δ at ε (for the δ(ε) query's starting tilt).
+/// The RDP-optimal order for δ at ε (the δ(ε) query's starting tilt).
 fn rdp_delta_alpha(phases: &[Phase], eps: f64) -> f64 {
-    let orders = super::default_orders();
-    let mut total = vec![0.0; orders.len()];
-    for ph in phases {
-        if let Ok(run) = Run::new(ph.sgm, ph.steps, &orders) {
-            for (t, r) in total.iter_mut().zip(run.rdp_curve()) {
-                *t += ph.steps as f64 * r;
-            }
-        }
-    }
-    let mut best = (f64::INFINITY, 2.0);
-    for (&a, &r) in orders.iter().zip(&total) {
-        let l = ln_delta_from_rdp(r, a, eps, Conversion::Improved);
-        if l < best.0 {
-            best = (l, a);
-        }
-    }
-    best.1
+    best_order(phases, |a, r| {
+        ln_delta_from_rdp(r, a, eps, Conversion::Improved)
+    })
+    .1
 }
 
 /// The per-step lattices of every phase, for one direction and spacing.
