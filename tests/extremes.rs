@@ -116,3 +116,45 @@ fn calibrate_steps_at_the_smallest_sigma_returns_the_largest_steps() {
     assert!(eps(c.steps) <= 1e9, "over the target");
     assert!(eps(c.steps + 1) > 1e9, "not the largest T");
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
+    /// The extreme corner as a property: q ≤ 1e-160 with σ ≥ 1e5, any order — a value
+    /// (≥ 0, finite, never above the leading-term formula by more than rounding).
+    #[test]
+    fn extreme_corner_property(lq in -300.0f64..-160.0, ls in 5.0f64..8.0, la in 0.0f64..6.0) {
+        let (q, s) = (10f64.powf(lq), 10f64.powf(ls));
+        let a = 1.0 + 10f64.powf(la) * (1.0 - 1e-9);
+        let r = rdp::rdp(&Sgm::new(q, s).unwrap(), a.min(1e6)).unwrap();
+        proptest::prop_assert!(r.is_finite() && r >= 0.0);
+        let want = small_q_rdp(q, s, a.min(1e6));
+        proptest::prop_assert!(r <= want * (1.0 + 1e-9) + 1e-300, "{r} vs {want}");
+    }
+}
+
+/// Hardening #7: `epsilon_from_curve` is validated like every other entry point.
+#[test]
+fn epsilon_from_curve_is_validated() {
+    use sgm_rdp::engine::Error;
+    let run = Run::new(Sgm::new(0.01, 1.1).unwrap(), 100, [2.0, 8.0]).unwrap();
+    let c = run.rdp_curve();
+    assert_eq!(
+        run.epsilon_from_curve(&c, 2.0, Conversion::Improved)
+            .unwrap_err(),
+        Error::Delta(2.0)
+    );
+    assert!(matches!(
+        run.epsilon_from_curve(&[], 1e-5, Conversion::Improved),
+        Err(Error::CurveLength {
+            expected: 2,
+            got: 0
+        })
+    ));
+    assert!(run
+        .epsilon_from_curve(&[0.1, f64::NAN], 1e-5, Conversion::Improved)
+        .is_err());
+    let ok = run
+        .epsilon_from_curve(&c, 1e-5, Conversion::Improved)
+        .unwrap();
+    assert_eq!(ok, run.epsilon(1e-5, Conversion::Improved).unwrap());
+}
