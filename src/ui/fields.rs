@@ -1,0 +1,234 @@
+//! The page's and the widget's fields: names, slider ranges, the one parser for typed
+//! text, attributes and link values, and the presets. No DOM: tested natively.
+
+use crate::engine::{params, Conversion, Sgm};
+use crate::render::{fmt_num, Inputs};
+
+/// URL format version.
+pub const URL_VERSION: &str = "1";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Field {
+    Q,
+    Sigma,
+    Steps,
+    Delta,
+}
+
+impl Field {
+    pub const ALL: [Field; 4] = [Field::Q, Field::Sigma, Field::Steps, Field::Delta];
+    pub fn id(self) -> &'static str {
+        match self {
+            Field::Q => "q",
+            Field::Sigma => "sigma",
+            Field::Steps => "steps",
+            Field::Delta => "delta",
+        }
+    }
+    pub fn label(self) -> &'static str {
+        match self {
+            Field::Q => "sample_rate q",
+            Field::Sigma => "noise_multiplier σ",
+            Field::Steps => "steps",
+            Field::Delta => "δ",
+        }
+    }
+    pub fn get(self, i: &Inputs) -> f64 {
+        match self {
+            Field::Q => i.q,
+            Field::Sigma => i.sigma,
+            Field::Steps => i.steps as f64,
+            Field::Delta => i.delta,
+        }
+    }
+    pub fn set(self, i: &mut Inputs, v: f64) {
+        match self {
+            Field::Q => i.q = v,
+            Field::Sigma => i.sigma = v,
+            Field::Steps => i.steps = v as u64,
+            Field::Delta => i.delta = v,
+        }
+    }
+    pub fn format(self, v: f64) -> String {
+        match self {
+            Field::Steps => format!("{}", v as u64),
+            _ => fmt_num(v),
+        }
+    }
+    /// The slider's log10 range (the page's sliders and the widget's).
+    pub fn slider_range(self) -> (f64, f64) {
+        match self {
+            Field::Q => (-8.0, 0.0),
+            Field::Sigma => (-1.0, 2.0),
+            Field::Steps => (0.0, 9.0),
+            Field::Delta => (-12.0, -1.0),
+        }
+    }
+    /// Slider position (log10) → value, rounded to what the box shows.
+    pub fn from_slider(self, x: f64) -> f64 {
+        let v = 10f64.powf(x);
+        match self {
+            Field::Steps => v.round().max(1.0),
+            _ => self.format(v).parse().unwrap_or(v),
+        }
+    }
+}
+
+/// Parse and validate one field's text; Err is the message shown next to it, naming
+/// the field. Forgiving where the meaning is clear: surrounding spaces, a Unicode minus,
+/// thousands separators ("60,000", "60 000"), and for q a fraction ("256/60000"); a
+/// comma that could be a decimal comma ("1,5") is refused with what to type instead.
+pub fn parse_field(f: Field, text: &str) -> Result<f64, String> {
+    let v = number(f, text).map_err(|m| format!("{}: {m}", f.label()))?;
+    match f {
+        Field::Q => {
+            if v == 0.0 {
+                return Err(
+                    "sample_rate q = 0 means no example is ever used: enter q in (0, 1]".into(),
+                );
+            }
+            Sgm::new(v, 1.0).map(|_| v).map_err(|e| e.to_string())
+        }
+        Field::Sigma => Sgm::new(0.5, v).map(|_| v).map_err(|e| e.to_string()),
+        Field::Steps => params::steps_from_f64(v)
+            .map(|t| t as f64)
+            .map_err(|e| e.to_string()),
+        Field::Delta => params::check_delta(v).map_err(|e| e.to_string()),
+    }
+}
+
+fn clip(s: &str) -> String {
+    s.chars().take(24).collect()
+}
+
+pub fn preset(name: &str, conversion: Conversion) -> Option<Inputs> {
+    let (q, sigma, steps, delta) = match name {
+        "mnist" => (256.0 / 60000.0, 1.1, 14063, 1e-5),
+        "cifar" => (4096.0 / 50000.0, 3.0, 2000, 1e-5),
+        "tiny" => (1e-6, 0.8, 100_000_000, 1e-8),
+        _ => return None,
+    };
+    Some(Inputs {
+        q,
+        sigma,
+        steps,
+        delta,
+        conversion,
+        omega: 32.0,
+    })
+}
+
+/// The number in `text` (see [`parse_field`]).
+fn number(f: Field, text: &str) -> Result<f64, String> {
+    let t: String = text
+        .trim()
+        .chars()
+        .map(|c| if c == '\u{2212}' { '-' } else { c })
+        .collect();
+    if t.is_empty() {
+        return Err("enter a number".into());
+    }
+    if let Some((a, b)) = t.split_once('/') {
+        if f != Field::Q {
+            return Err(format!("'{}' is not a number", clip(&t)));
+        }
+        let (a, b) = (plain(a.trim())?, plain(b.trim())?);
+        if b == 0.0 {
+            return Err(format!("'{}' divides by zero", clip(&t)));
+        }
+        return Ok(a / b);
+    }
+    plain(&t)
+}
+
+/// A number with optional thousands separators (',' or spaces between groups of 3).
+fn plain(t: &str) -> Result<f64, String> {
+    if let Ok(v) = t.parse::<f64>() {
+        return Ok(v);
+    }
+    let sep = |c: char| c == ',' || c == ' ' || c == '\u{a0}' || c == '\u{2009}' || c == '\u{202f}';
+    if t.contains(sep) {
+        let (int, frac) = match t.split_once('.') {
+            Some((i, f)) => (i, Some(f)),
+            None => (t, None),
+        };
+        let groups: Vec<&str> = int.split(sep).collect();
+        let grouped = groups.len() > 1
+            && (1..=3).contains(&groups[0].trim_start_matches('-').len())
+            && groups[1..].iter().all(|g| g.len() == 3)
+            && groups.iter().all(|g| {
+                !g.is_empty()
+                    && g.trim_start_matches('-')
+                        .chars()
+                        .all(|c| c.is_ascii_digit())
+            });
+        if grouped {
+            let joined = groups.concat() + &frac.map(|f| format!(".{f}")).unwrap_or_default();
+            if let Ok(v) = joined.parse::<f64>() {
+                return Ok(v);
+            }
+        }
+        if t.contains(',') && !t.contains('.') {
+            let as_point = t.replace(',', ".");
+            if as_point.parse::<f64>().is_ok() {
+                return Err(format!(
+                    "'{}' is ambiguous: use a point for decimals ({as_point}) or group thousands in threes",
+                    clip(t)
+                ));
+            }
+        }
+    }
+    Err(format!("'{}' is not a number", clip(t)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn forgiving_numbers() {
+        assert_eq!(parse_field(Field::Steps, "60,000"), Ok(60000.0));
+        assert_eq!(parse_field(Field::Steps, " 60 000 "), Ok(60000.0));
+        assert_eq!(parse_field(Field::Steps, "1,234,567"), Ok(1234567.0));
+        assert_eq!(parse_field(Field::Q, "1/60000"), Ok(1.0 / 60000.0));
+        assert_eq!(parse_field(Field::Q, "256 / 60,000"), Ok(256.0 / 60000.0));
+        assert_eq!(parse_field(Field::Delta, "1e-5"), Ok(1e-5));
+        assert_eq!(
+            parse_field(Field::Sigma, "\u{2212}1").unwrap_err(),
+            "noise_multiplier sigma must be > 0, got -1"
+        );
+        let e = parse_field(Field::Sigma, "1,5").unwrap_err();
+        assert!(e.contains("use a point for decimals (1.5)"), "{e}");
+        assert!(parse_field(Field::Steps, "1/2")
+            .unwrap_err()
+            .starts_with("steps: "));
+        assert!(parse_field(Field::Q, "1/0")
+            .unwrap_err()
+            .contains("divides by zero"));
+        assert!(parse_field(Field::Q, "")
+            .unwrap_err()
+            .contains("enter a number"));
+    }
+
+    #[test]
+    fn every_message_names_its_field() {
+        for f in Field::ALL {
+            for t in ["x", "", "1,5", "-3", "1e999", "0", "1/", "nan"] {
+                if let Err(m) = parse_field(f, t) {
+                    // Parse errors carry the label; the engine's own messages name the
+                    // parameter in the tools' words.
+                    let engine_name = match f {
+                        Field::Q => "sample_rate q",
+                        Field::Sigma => "noise_multiplier sigma",
+                        Field::Steps => "steps",
+                        Field::Delta => "delta",
+                    };
+                    assert!(
+                        m.starts_with(&format!("{}: ", f.label())) || m.contains(engine_name),
+                        "{m}"
+                    );
+                }
+            }
+        }
+    }
+}

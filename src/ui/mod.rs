@@ -1,0 +1,5 @@
+//! What the page and the widget share and that needs no DOM: fields, parsing, presets.
+//! Target-independent, so its tests run under plain `cargo test` (the start of the
+//! `ui` layer: engine ← render ← ui ← web).
+
+pub mod fields;
