@@ -538,7 +538,15 @@ fn frame(app: &Shared) {
             return;
         }
     };
-    set_text("epsilon", &format!("{:.4}", model.opt.value));
+    // A huge ε is stated, not shown as 15 digits (it means no guarantee at all).
+    set_text(
+        "epsilon",
+        &if model.opt.value > 1e6 {
+            "> 10⁶ — no meaningful guarantee".to_string()
+        } else {
+            format!("{:.4}", model.opt.value)
+        },
+    );
     tight::request(inputs, model.opt.value);
     set_text("delta-out", &format!("{:e}", inputs.delta));
     set_text("alpha-opt", &format!("{:.2}", model.opt.alpha));
