@@ -115,3 +115,24 @@ fn no_finite_guarantee_is_null_with_a_note() {
     let json = serde_json::to_string(&routes).unwrap();
     assert!(!json.contains("inf") || json.contains("infinity"));
 }
+
+/// Routes carry a stable id apart from their display name (the name may change).
+#[test]
+fn routes_have_stable_ids() {
+    let routes =
+        sgm_rdp::engine::compare::compare(Sgm::new(0.01, 1.1).unwrap(), 1000, 1e-5).unwrap();
+    let ids: Vec<&str> = routes.iter().map(|r| r.id).collect();
+    assert_eq!(
+        ids,
+        [
+            "rdp_improved",
+            "rdp_classic",
+            "theorem11",
+            "abadi",
+            "bun",
+            "per_step_naive",
+            "per_step_advanced",
+            "cdp"
+        ]
+    );
+}

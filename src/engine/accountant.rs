@@ -31,9 +31,7 @@ impl std::str::FromStr for Conversion {
         match s {
             "classic" => Ok(Conversion::Classic),
             "improved" => Ok(Conversion::Improved),
-            other => Err(Error::Dataset(format!(
-                "conversion must be 'improved' or 'classic', got '{other}'"
-            ))),
+            other => Err(Error::ConversionName(other.to_string())),
         }
     }
 }

@@ -15,6 +15,9 @@ use serde::Serialize;
 /// One route's answer.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Route {
+    /// A stable identifier for programs (`rdp_improved`, `rdp_classic`, `theorem11`,
+    /// `abadi`, `bun`, `per_step_naive`, `per_step_advanced`, `cdp`); `name` is display text.
+    pub id: &'static str,
     pub name: &'static str,
     /// Its ε, or None when the route does not apply.
     pub epsilon: Option<f64>,
@@ -24,9 +27,15 @@ pub struct Route {
 
 /// A route; an ε that is not finite is "no finite guarantee": `epsilon: None` (null in
 /// JSON and JS, as for a route that does not apply) with a note that says so.
-fn route(name: &'static str, epsilon: Option<f64>, note: Option<String>) -> Route {
+fn route(
+    id: &'static str,
+    name: &'static str,
+    epsilon: Option<f64>,
+    note: Option<String>,
+) -> Route {
     match epsilon {
         Some(e) if !e.is_finite() => Route {
+            id,
             name,
             epsilon: None,
             note: Some(match note {
@@ -35,6 +44,7 @@ fn route(name: &'static str, epsilon: Option<f64>, note: Option<String>) -> Rout
             }),
         },
         _ => Route {
+            id,
             name,
             epsilon,
             note,
@@ -44,6 +54,7 @@ fn route(name: &'static str, epsilon: Option<f64>, note: Option<String>) -> Rout
 
 /// Smallest ε over the orders where `bound` applies, composed over T steps.
 fn bound_route(
+    id: &'static str,
     name: &'static str,
     run: &Run,
     delta: f64,
@@ -64,8 +75,9 @@ fn bound_route(
         }
     }
     Ok(match best {
-        Some(e) => route(name, Some(e), None),
+        Some(e) => route(id, name, Some(e), None),
         None => route(
+            id,
             name,
             None,
             Some(format!("n/a: {}", reason.unwrap_or_default())),
@@ -107,29 +119,45 @@ pub fn compare(sgm: Sgm, steps: u64, delta: f64) -> Result<Vec<Route>, Error> {
     let lat = run.lattice();
     let curve = run.curve_on(&lat);
     let mut out = Vec::new();
-    for (name, conv) in [
-        ("exact RDP, improved conversion", Conversion::Improved),
-        ("exact RDP, classic conversion", Conversion::Classic),
+    for (id, name, conv) in [
+        (
+            "rdp_improved",
+            "exact RDP, improved conversion",
+            Conversion::Improved,
+        ),
+        (
+            "rdp_classic",
+            "exact RDP, classic conversion",
+            Conversion::Classic,
+        ),
     ] {
         let o = run.epsilon_on(&lat, &curve, delta, conv);
         out.push(route(
+            id,
             name,
             Some(o.value),
             Some(format!("optimal alpha = {:.4}", o.alpha)),
         ));
     }
     out.push(bound_route(
+        "theorem11",
         "Theorem 11 (003), 2q^2 alpha/sigma^2",
         &run,
         delta,
         bounds::theorem11,
     )?);
-    let mut abadi = bound_route("Abadi et al. (Table 1)", &run, delta, bounds::abadi)?;
+    let mut abadi = bound_route(
+        "abadi",
+        "Abadi et al. (Table 1)",
+        &run,
+        delta,
+        bounds::abadi,
+    )?;
     if abadi.epsilon.is_some() {
         abadi.note = Some("asymptotic for q -> 0 (leading term only)".into());
     }
     out.push(abadi);
-    let mut bun = bound_route("Bun et al. (Table 1)", &run, delta, bounds::bun)?;
+    let mut bun = bound_route("bun", "Bun et al. (Table 1)", &run, delta, bounds::bun)?;
     if bun.epsilon.is_some() {
         bun.note = Some("fixed-size sample, replace-one adjacency".into());
     }
@@ -137,6 +165,7 @@ pub fn compare(sgm: Sgm, steps: u64, delta: f64) -> Result<Vec<Route>, Error> {
     // 002's route: a per-step (ε₀, δ₀) guarantee, composed.
     let naive = t * per_step_eps(&run, &curve, delta / t);
     out.push(route(
+        "per_step_naive",
         "per-step (eps0, delta/T), naive composition (002)",
         Some(naive),
         None,
@@ -153,6 +182,7 @@ pub fn compare(sgm: Sgm, steps: u64, delta: f64) -> Result<Vec<Route>, Error> {
         }
     }
     out.push(route(
+        "per_step_advanced",
         "per-step (eps0, delta0), advanced composition (002 Thm 1.1)",
         Some(best),
         Some(match split {
@@ -162,12 +192,14 @@ pub fn compare(sgm: Sgm, steps: u64, delta: f64) -> Result<Vec<Route>, Error> {
     ));
     out.push(if sgm.q() == 1.0 {
         route(
+            "cdp",
             "CDP (002 Thm 3.2, 3.4, Cor 3.1)",
             Some(cdp_gaussian(sgm.sigma(), t, delta)),
             None,
         )
     } else {
         route(
+            "cdp",
             "CDP (002 Thm 3.2, 3.4, Cor 3.1)",
             None,
             Some("n/a: only for q = 1 (the plain Gaussian mechanism)".into()),

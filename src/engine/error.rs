@@ -6,6 +6,7 @@ use std::fmt;
 /// Why a computation was refused. `Display` gives one line naming the bad value,
 /// which the CLI prints and the page shows next to the field.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum Error {
     /// A value was NaN or ±∞ (`name` is the parameter's user-facing name).
     NotFinite { name: &'static str, value: f64 },
@@ -34,8 +35,16 @@ pub enum Error {
     /// The PLD accountant's grid budget cannot deliver the accuracy here (the RDP
     /// answer still applies).
     PldBudget { reason: &'static str },
-    /// Users' terms that do not define a run (e.g. batch size > dataset size).
-    Dataset(String),
+    /// Steps given as a number that is not a whole number in [1, MAX_STEPS].
+    StepsValue(f64),
+    /// Dataset size N not a whole number ≥ 1.
+    DatasetSize(f64),
+    /// Batch size B not a whole number in [1, N].
+    BatchSize { batch: f64, dataset: f64 },
+    /// Epochs E ≤ 0.
+    Epochs(f64),
+    /// A conversion name other than "improved" or "classic".
+    ConversionName(String),
     /// Calibration could not reach the target within the searched range.
     Unreachable(String),
 }
@@ -85,7 +94,28 @@ impl fmt::Display for Error {
                 f,
                 "PLD accountant: {reason}; the exact-RDP epsilon still applies"
             ),
-            Error::Dataset(m) => write!(f, "{m}"),
+            Error::StepsValue(t) => write!(
+                f,
+                "steps must be a whole number in [1, {}], got {}",
+                crate::engine::MAX_STEPS,
+                show(*t)
+            ),
+            Error::DatasetSize(n) => write!(
+                f,
+                "dataset size must be a whole number ≥ 1, got {}",
+                show(*n)
+            ),
+            Error::BatchSize { batch, dataset } => write!(
+                f,
+                "batch size must be a whole number in [1, dataset size {dataset}], got {}",
+                show(*batch)
+            ),
+            Error::Epochs(e) => write!(f, "epochs must be > 0, got {}", show(*e)),
+            Error::ConversionName(c) => write!(
+                f,
+                "conversion must be 'improved' or 'classic', got '{}'",
+                c.chars().take(32).collect::<String>()
+            ),
             Error::Unreachable(m) => write!(f, "{m}"),
         }
     }

@@ -1,6 +1,6 @@
 //! Validated parameter types (statrs style: `new` returns `Result`).
 
-use super::error::{finite, show, Error};
+use super::error::{finite, Error};
 use super::{MAX_ORDER, MAX_STEPS};
 
 /// One step of the Sampled Gaussian Mechanism: sampling rate `q` (Poisson
@@ -74,10 +74,7 @@ pub fn check_steps(steps: u64) -> Result<u64, Error> {
 pub fn steps_from_f64(t: f64) -> Result<u64, Error> {
     let t = finite("steps", t)?;
     if t < 1.0 || t.fract() != 0.0 || t > MAX_STEPS as f64 {
-        return Err(Error::Dataset(format!(
-            "steps must be a whole number in [1, {MAX_STEPS}], got {}",
-            show(t)
-        )));
+        return Err(Error::StepsValue(t));
     }
     Ok(t as u64)
 }
@@ -89,22 +86,16 @@ pub fn from_dataset(n: f64, batch: f64, epochs: f64) -> Result<(f64, u64), Error
     let b = finite("batch size", batch)?;
     let e = finite("epochs", epochs)?;
     if n < 1.0 || n.fract() != 0.0 {
-        return Err(Error::Dataset(format!(
-            "dataset size must be a whole number ≥ 1, got {}",
-            show(n)
-        )));
+        return Err(Error::DatasetSize(n));
     }
     if b < 1.0 || b.fract() != 0.0 || b > n {
-        return Err(Error::Dataset(format!(
-            "batch size must be a whole number in [1, dataset size {n}], got {}",
-            show(b)
-        )));
+        return Err(Error::BatchSize {
+            batch: b,
+            dataset: n,
+        });
     }
     if e <= 0.0 {
-        return Err(Error::Dataset(format!(
-            "epochs must be > 0, got {}",
-            show(e)
-        )));
+        return Err(Error::Epochs(e));
     }
     let q = b / n;
     let t = (e * n / b).ceil();
