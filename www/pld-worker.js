@@ -6,13 +6,29 @@
 // Protocol: the page posts {gen, q, sigma, steps, delta}; the worker answers first
 // {gen, kind: "headline", epsilon, epsilonLower} (or {gen, kind: "error", message}), then
 // {gen, kind: "charts", training, profile, risk}. Requests are handled newest-first: a
-// request that is no longer the newest when its turn comes is skipped.
-import init, { epsilon, delta, epsilonOverTraining, profile, attackRisk } from './sgm-rdp.js';
+// request that is no longer the newest when its turn comes is skipped. A calibration
+// ({kind: "calibrate", which, q, sigma, steps, delta, target}) is answered with
+// {kind: "calibrated", which, value, epsilon} or {kind: "calibrate-error", which, message}.
+import init, { epsilon, delta, epsilonOverTraining, profile, attackRisk, calibrateSigma, calibrateSteps } from './sgm-rdp.js';
 
 const ready = init({ module_or_path: new URL('./sgm-rdp_bg.wasm', import.meta.url) });
 let newest = -1;
 
 self.onmessage = async ({ data }) => {
+  if (data.kind === 'calibrate') {
+    // "What do I need?" with the tight accountant: {kind, which: "sigma"|"steps", …}.
+    await ready;
+    try {
+      const p = { q: data.q, delta: data.delta, epsilon: data.target, accountant: 'pld' };
+      const r = data.which === 'sigma'
+        ? calibrateSigma({ ...p, steps: data.steps })
+        : calibrateSteps({ ...p, sigma: data.sigma });
+      self.postMessage({ gen: data.gen, kind: 'calibrated', which: data.which, value: data.which === 'sigma' ? r.sigma : r.steps, epsilon: r.epsilon });
+    } catch (err) {
+      self.postMessage({ gen: data.gen, kind: 'calibrate-error', which: data.which, message: String(err && err.message ? err.message : err) });
+    }
+    return;
+  }
   newest = Math.max(newest, data.gen);
   await ready;
   if (data.gen !== newest) return;

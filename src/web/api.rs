@@ -86,12 +86,28 @@ export interface DeltaResult {
 }
 export type CalibrateSigmaParams = SampleRate & {
   epsilon: number; delta: number; steps: number; conversion?: Conversion; orders?: number[];
+  /** "rdp" (default) or "pld": meet the target with the PLD's certified upper bound. */
+  accountant?: "rdp" | "pld";
 };
-export interface CalibrateSigmaResult { sigma: number; epsilon: number; alpha: number; atLowerLimit: boolean }
+export interface CalibrateSigmaResult {
+  sigma: number;
+  /** ε at that σ (RDP, or the PLD's certified upper bound); never above the target. */
+  epsilon: number;
+  /** The RDP optimum's order (NaN with accountant "pld"). */
+  alpha: number; atLowerLimit: boolean;
+  /** accountant "pld": the bracket's lower end at that σ. */
+  epsilonLower?: number;
+}
 export type CalibrateStepsParams = SampleRate & NoiseMultiplier & {
   epsilon: number; delta: number; conversion?: Conversion; orders?: number[];
+  /** "rdp" (default) or "pld". */
+  accountant?: "rdp" | "pld";
 };
-export interface CalibrateStepsResult { steps: number; epsilon: number; alpha: number; atUpperLimit: boolean }
+export interface CalibrateStepsResult {
+  steps: number; epsilon: number;
+  /** The RDP optimum's order (NaN with accountant "pld"). */
+  alpha: number; atUpperLimit: boolean; epsilonLower?: number;
+}
 export type BoundsParams = SampleRate & NoiseMultiplier & {
   /** Orders to evaluate (default [2, 8, 32, 128]). */
   orders?: number[];
@@ -727,9 +743,24 @@ struct SigmaOut {
     epsilon: f64,
     alpha: f64,
     at_lower_limit: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    epsilon_lower: Option<f64>,
 }
 
-/// The smallest noise multiplier whose ε after `steps` steps is at most `epsilon`.
+/// Calibration takes accountant "rdp" or "pld" (one target, one accountant): true for pld.
+fn calibrate_accountant(a: &Args) -> Result<bool, JsError> {
+    match a.accountant()? {
+        Acct::Rdp => Ok(false),
+        Acct::Pld => Ok(true),
+        Acct::Both => Err(JsError::new(&format!(
+            "{}: 'accountant' must be \"rdp\" or \"pld\" here (one target, one accountant)",
+            a.call
+        ))),
+    }
+}
+
+/// The smallest noise multiplier whose ε after `steps` steps is at most `epsilon`
+/// (exact RDP by default; with `accountant: "pld"`, the PLD's certified upper bound).
 #[wasm_bindgen(js_name = calibrateSigma, unchecked_return_type = "CalibrateSigmaResult")]
 pub fn calibrate_sigma(
     #[wasm_bindgen(unchecked_param_type = "CalibrateSigmaParams")] p: JsValue,
@@ -737,8 +768,32 @@ pub fn calibrate_sigma(
     let a = Args::parse(
         "calibrateSigma",
         p,
-        &["epsilon", "delta", "q", "steps", "conversion", "orders"],
+        &[
+            "epsilon",
+            "delta",
+            "q",
+            "steps",
+            "conversion",
+            "orders",
+            "accountant",
+        ],
     )?;
+    if calibrate_accountant(&a)? {
+        let (sigma, t) = pld::calibrate_sigma(
+            a.need("epsilon", a.epsilon)?,
+            a.need("delta", a.delta)?,
+            a.q()?,
+            a.steps()?,
+        )
+        .map_err(|e| a.fail(e))?;
+        return out(&SigmaOut {
+            sigma,
+            epsilon: t.epsilon.upper,
+            alpha: f64::NAN,
+            at_lower_limit: false,
+            epsilon_lower: Some(t.epsilon.lower),
+        });
+    }
     let c = calibrate::sigma(
         a.need("epsilon", a.epsilon)?,
         a.need("delta", a.delta)?,
@@ -753,6 +808,7 @@ pub fn calibrate_sigma(
         epsilon: c.epsilon,
         alpha: c.alpha,
         at_lower_limit: c.at_lower_limit,
+        epsilon_lower: None,
     })
 }
 
@@ -763,9 +819,12 @@ struct StepsOut {
     epsilon: f64,
     alpha: f64,
     at_upper_limit: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    epsilon_lower: Option<f64>,
 }
 
-/// The largest number of steps whose ε is at most `epsilon`.
+/// The largest number of steps whose ε is at most `epsilon` (exact RDP by default; with
+/// `accountant: "pld"`, the PLD's certified upper bound).
 #[wasm_bindgen(js_name = calibrateSteps, unchecked_return_type = "CalibrateStepsResult")]
 pub fn calibrate_steps(
     #[wasm_bindgen(unchecked_param_type = "CalibrateStepsParams")] p: JsValue,
@@ -773,8 +832,31 @@ pub fn calibrate_steps(
     let a = Args::parse(
         "calibrateSteps",
         p,
-        &["epsilon", "delta", "q", "sigma", "conversion", "orders"],
+        &[
+            "epsilon",
+            "delta",
+            "q",
+            "sigma",
+            "conversion",
+            "orders",
+            "accountant",
+        ],
     )?;
+    if calibrate_accountant(&a)? {
+        let (steps, t) = pld::calibrate_steps(
+            a.need("epsilon", a.epsilon)?,
+            a.need("delta", a.delta)?,
+            a.sgm()?,
+        )
+        .map_err(|e| a.fail(e))?;
+        return out(&StepsOut {
+            steps: steps as f64,
+            epsilon: t.epsilon.upper,
+            alpha: f64::NAN,
+            at_upper_limit: steps == engine::MAX_STEPS,
+            epsilon_lower: Some(t.epsilon.lower),
+        });
+    }
     let c = calibrate::steps(
         a.need("epsilon", a.epsilon)?,
         a.need("delta", a.delta)?,
@@ -788,6 +870,7 @@ pub fn calibrate_steps(
         epsilon: c.epsilon,
         alpha: c.alpha,
         at_upper_limit: c.at_upper_limit,
+        epsilon_lower: None,
     })
 }
 

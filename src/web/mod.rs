@@ -289,6 +289,14 @@ fn wire_inverse(app: &Shared) {
     let a = app.clone();
     on("solve-sigma", "click", move |_| {
         let i = a.borrow().inputs;
+        if !tight::rdp_sentence() {
+            // The tight accountant answers (in the worker): see `set_inverse_answer`.
+            match parse_target() {
+                Ok(t) => tight::calibrate("sigma", i, t),
+                Err(m) => set_text("target-error", &m),
+            }
+            return;
+        }
         let r = parse_target().and_then(|t| {
             calibrate::sigma(t, i.delta, i.q, i.steps, &render::orders(), i.conversion)
                 .map_err(|e| e.to_string())
@@ -309,6 +317,13 @@ fn wire_inverse(app: &Shared) {
     let a = app.clone();
     on("solve-steps", "click", move |_| {
         let i = a.borrow().inputs;
+        if !tight::rdp_sentence() {
+            match parse_target() {
+                Ok(t) => tight::calibrate("steps", i, t),
+                Err(m) => set_text("target-error", &m),
+            }
+            return;
+        }
         let r = parse_target().and_then(|t| {
             let sgm = Sgm::new(i.q, i.sigma).map_err(|e| e.to_string())?;
             calibrate::steps(t, i.delta, sgm, &render::orders(), i.conversion)
@@ -349,6 +364,21 @@ fn wire_inverse(app: &Shared) {
             request_frame(&a);
         }
     });
+}
+
+/// An inverse-mode answer from the tight accountant: keep it for Apply and show Apply.
+pub(crate) fn set_inverse_answer(which: &str, v: f64) {
+    let Some(app) = APP.with(|a| a.borrow().clone()) else {
+        return;
+    };
+    let mut a = app.borrow_mut();
+    if which == "sigma" {
+        a.sigma_answer = Some(v);
+        show("apply-sigma", true);
+    } else {
+        a.steps_answer = Some(v as u64);
+        show("apply-steps", true);
+    }
 }
 
 fn parse_target() -> Result<f64, String> {

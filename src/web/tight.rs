@@ -248,7 +248,7 @@ fn answer(data: JsValue) {
     let gen = num(&data, "gen") as u32;
     let kind = get(&data, "kind").as_string().unwrap_or_default();
     let current = TIGHT.with(|t| t.borrow().gen);
-    if gen != current {
+    if gen != current && !kind.starts_with("calibrate") {
         return; // a newer request is on its way
     }
     match kind.as_str() {
@@ -331,6 +331,15 @@ fn answer(data: JsValue) {
                 t.risk_fpr = at;
             });
             redraw();
+        }
+        "calibrated" => calibrated(&data),
+        "calibrate-error" => {
+            let which = get(&data, "which").as_string().unwrap_or_default();
+            set_text(&format!("{which}-answer"), "");
+            set_text(
+                "target-error",
+                &get(&data, "message").as_string().unwrap_or_default(),
+            );
         }
         "error" | "charts-error" => {
             let m = get(&data, "message").as_string().unwrap_or_default();
@@ -509,4 +518,54 @@ fn copy_text(pre: &web_sys::Element) {
 pub fn set_rdp_sentence(rdp: bool) {
     TIGHT.with(|t| t.borrow_mut().rdp_sentence = rdp);
     set_text("accountant-error", "");
+}
+
+/// "What do I need?" with the tight accountant: ask the worker for the smallest σ
+/// (`sigma`) or the largest T (`steps`) whose certified ε meets `target`.
+pub fn calibrate(which: &str, i: Inputs, target: f64) {
+    TIGHT.with(|t| {
+        let t = t.borrow();
+        let msg = js_sys::Object::new();
+        let _ = js_sys::Reflect::set(&msg, &"kind".into(), &"calibrate".into());
+        let _ = js_sys::Reflect::set(&msg, &"which".into(), &which.into());
+        for (k, v) in [
+            ("gen", t.gen as f64),
+            ("q", i.q),
+            ("sigma", i.sigma),
+            ("steps", i.steps as f64),
+            ("delta", i.delta),
+            ("target", target),
+        ] {
+            let _ = js_sys::Reflect::set(&msg, &k.into(), &v.into());
+        }
+        match &t.worker {
+            Some(w) if w.post_message(&msg).is_ok() => {
+                set_text(
+                    &format!("{which}-answer"),
+                    "computing with the tight accountant…",
+                );
+            }
+            _ => set_text(
+                "target-error",
+                "the tight accountant's worker is not available",
+            ),
+        }
+    });
+}
+
+/// A calibration answer from the worker (for the inputs it was asked with).
+fn calibrated(data: &JsValue) {
+    let which = get(data, "which").as_string().unwrap_or_default();
+    let (v, e) = (num(data, "value"), num(data, "epsilon"));
+    if !(v.is_finite() && e.is_finite()) {
+        return;
+    }
+    let text = if which == "sigma" {
+        format!("σ = {v:.6} (tight ε ≤ {e:.4})")
+    } else {
+        format!("T = {v} (tight ε ≤ {e:.4})")
+    };
+    set_text(&format!("{which}-answer"), &text);
+    set_text("target-error", "");
+    super::set_inverse_answer(&which, v);
 }

@@ -63,6 +63,25 @@ try {
     check((await text(pb, '#accountant-error')).includes("acct must be 'pld' or 'rdp', got 'prv'"), `a bad acct is named: ${await text(pb, '#accountant-error')}`);
     await pb.close();
   }
+  // "What do I need?" answers with the chosen accountant: the tight one by default (in the
+  // worker), exact RDP with acct=rdp; Apply sets the answer.
+  {
+    await page.fill('#target-eps', '2');
+    await page.click('#solve-sigma');
+    await page.waitForFunction(() => /tight ε ≤/.test(document.querySelector('#sigma-answer').textContent), null, { timeout: 60000 });
+    const ans = await text(page, '#sigma-answer');
+    const cs = cli('calibrate', { q: 256 / 60000, steps: 14063, delta: 1e-5, epsilon: 2, accountant: 'pld' });
+    const got = parseFloat(ans.replace('σ = ', ''));
+    check(Math.abs(got - cs.sigma) / cs.sigma < 1e-3 && cs.epsilon <= 2, `inverse mode (tight): ${ans} vs CLI σ = ${cs.sigma}`);
+    await page.selectOption('#accountant', 'rdp');
+    await page.click('#solve-sigma');
+    const rdpAns = await text(page, '#sigma-answer');
+    const cr = cli('calibrate', { q: 256 / 60000, steps: 14063, delta: 1e-5, epsilon: 2 });
+    check(rdpAns.startsWith(`σ = ${cr.sigma.toFixed(6)}`), `inverse mode (exact RDP): ${rdpAns}`);
+    await page.selectOption('#accountant', 'pld');
+    await page.fill('#target-eps', '3');
+    await frames(page);
+  }
   // "What your library reports": six rows, the RDP grids as the engine computes them,
   // and code that parses as Python with the current values.
   const lib = await page.$$eval('#library-table tbody tr', (trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
