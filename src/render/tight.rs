@@ -76,7 +76,12 @@ pub fn draw_training<DB: DrawingBackend>(
             .max(xs.first().copied().unwrap_or(1.0) * 10.0),
     );
     let ys = t.rdp.iter().chain(&t.pld_upper).chain(target.iter());
+    // Whole decades: plotters' log key points crowd a partial decade with labels.
     let (ylo, yhi) = super::log_range(ys.copied());
+    let (ylo, yhi) = (
+        10f64.powf(ylo.log10().floor()),
+        10f64.powf(yhi.log10().ceil()),
+    );
     let (plot, strip) = split_legend(root, th, 3 + target.is_some() as usize);
     let mut chart = log_chart(&plot, "ε over training", th, (xlo, xhi), (ylo, yhi))?;
     let xlabel = if steps_per_epoch.is_some() {
