@@ -235,6 +235,18 @@ fn parse(args: &[String]) -> Result<Flags, String> {
     Ok(f)
 }
 
+/// The PLD bracket in JSON: under `base` (accountant "pld") or `base_pld` ("both"),
+/// its lower end under the same key + `_lower` (the CLI's `--json` and `batch` alike).
+fn put_bracket(obj: &mut Map<String, Value>, acct: Accountant, base: &str, upper: f64, lower: f64) {
+    let key = if acct == Accountant::Pld {
+        base.to_string()
+    } else {
+        format!("{base}_pld")
+    };
+    obj.insert(format!("{key}_lower"), json!(lower));
+    obj.insert(key, json!(upper));
+}
+
 fn need(v: Option<f64>, name: &str) -> Result<f64, String> {
     v.ok_or_else(|| format!("missing --{name}"))
 }
@@ -313,11 +325,18 @@ pub fn run(args: &[String]) -> Result<String, String> {
             let d = need(f.delta, "delta")?;
             let acct = f.accountant.unwrap_or(Accountant::Rdp);
             let mut out = String::new();
-            let mut obj = json!({"q": run.sgm().q(), "sigma": run.sgm().sigma(), "steps": run.steps(), "delta": d});
+            let mut obj = Map::new();
+            for (k, v) in [
+                ("q", json!(run.sgm().q())),
+                ("sigma", json!(run.sgm().sigma())),
+                ("steps", json!(run.steps())),
+                ("delta", json!(d)),
+            ] {
+                obj.insert(k.into(), v);
+            }
             if acct != Accountant::Pld {
                 let o = run.epsilon(d, f.conv()).map_err(e)?;
                 if f.json {
-                    let m = obj.as_object_mut().expect("object");
                     for (k, v) in [
                         ("conversion", json!(f.conv())),
                         ("epsilon", json!(o.value)),
@@ -326,7 +345,7 @@ pub fn run(args: &[String]) -> Result<String, String> {
                         ("grid_alpha", json!(o.grid_alpha)),
                         ("at_edge", json!(o.at_edge)),
                     ] {
-                        m.insert(k.into(), v);
+                        obj.insert(k.into(), v);
                     }
                 } else {
                     out += &format!(
@@ -339,15 +358,8 @@ pub fn run(args: &[String]) -> Result<String, String> {
             if acct != Accountant::Rdp {
                 let p = engine::pld::epsilon(run.sgm(), run.steps(), d).map_err(e)?;
                 if f.json {
-                    let m = obj.as_object_mut().expect("object");
-                    let key = if acct == Accountant::Pld {
-                        "epsilon"
-                    } else {
-                        "epsilon_pld"
-                    };
-                    m.insert(key.into(), json!(p.epsilon.upper));
-                    m.insert(format!("{key}_lower"), json!(p.epsilon.lower));
-                    m.insert("pld_grid".into(), json!(p.grid));
+                    put_bracket(&mut obj, acct, "epsilon", p.epsilon.upper, p.epsilon.lower);
+                    obj.insert("pld_grid".into(), json!(p.grid));
                 } else {
                     out += &format!(
                         "epsilon = {:.6} (PLD, certified upper bound; bracket [{:.6}, {:.6}], worse direction: {})\n",
@@ -355,18 +367,22 @@ pub fn run(args: &[String]) -> Result<String, String> {
                     );
                 }
             }
-            Ok(if f.json { obj.to_string() } else { out })
+            Ok(if f.json {
+                Value::Object(obj).to_string()
+            } else {
+                out
+            })
         }
         "delta" => {
             let run = Run::new(f.sgm()?, f.steps()?, f.orders()).map_err(e)?;
             let eps = need(f.epsilon, "epsilon")?;
             let acct = f.accountant.unwrap_or(Accountant::Rdp);
             let mut out = String::new();
-            let mut obj = json!({"epsilon": eps});
+            let mut obj = Map::new();
+            obj.insert("epsilon".into(), json!(eps));
             if acct != Accountant::Pld {
                 let o = run.delta(eps, f.conv()).map_err(e)?;
                 if f.json {
-                    let m = obj.as_object_mut().expect("object");
                     for (k, v) in [
                         ("delta", json!(o.value)),
                         ("alpha", json!(o.alpha)),
@@ -374,7 +390,7 @@ pub fn run(args: &[String]) -> Result<String, String> {
                         ("grid_alpha", json!(o.grid_alpha)),
                         ("at_edge", json!(o.at_edge)),
                     ] {
-                        m.insert(k.into(), v);
+                        obj.insert(k.into(), v);
                     }
                 } else {
                     out += &format!("delta = {:.6e} at alpha = {:.4}\n", o.value, o.alpha);
@@ -383,14 +399,7 @@ pub fn run(args: &[String]) -> Result<String, String> {
             if acct != Accountant::Rdp {
                 let p = engine::pld::delta(run.sgm(), run.steps(), eps).map_err(e)?;
                 if f.json {
-                    let m = obj.as_object_mut().expect("object");
-                    let key = if acct == Accountant::Pld {
-                        "delta"
-                    } else {
-                        "delta_pld"
-                    };
-                    m.insert(key.into(), json!(p.delta.upper));
-                    m.insert(format!("{key}_lower"), json!(p.delta.lower));
+                    put_bracket(&mut obj, acct, "delta", p.delta.upper, p.delta.lower);
                 } else {
                     out += &format!(
                         "delta = {:.6e} (PLD, certified upper bound; bracket [{:.6e}, {:.6e}])\n",
@@ -398,7 +407,11 @@ pub fn run(args: &[String]) -> Result<String, String> {
                     );
                 }
             }
-            Ok(if f.json { obj.to_string() } else { out })
+            Ok(if f.json {
+                Value::Object(obj).to_string()
+            } else {
+                out
+            })
         }
         "profile" => {
             let (m, t) = (f.sgm()?, f.steps()?);
@@ -698,13 +711,7 @@ fn batch_value(line: &str) -> Result<Value, String> {
             obj.insert("alpha".into(), json!(a));
         }
         if let Some((u, l)) = pld {
-            let key = if acct == Accountant::Pld {
-                out.to_string()
-            } else {
-                format!("{out}_pld")
-            };
-            obj.insert(format!("{key}_lower"), json!(l));
-            obj.insert(key, json!(u));
+            put_bracket(&mut obj, acct, out, u, l);
         }
     };
     let run = || Run::with_default_orders(m, steps).map_err(e);

@@ -374,11 +374,12 @@ fn eps_direction(
                         c.center, c.spread
                     );
                 }
-                best = Some(match best {
+                let merged = match best {
                     None => (u, l, c.window_len()),
                     Some((bu, bl, n)) => (bu.min(u), bl.max(l), n.max(c.window_len())),
-                });
-                let (bu, bl, _) = best.expect("set above");
+                };
+                best = Some(merged);
+                let (bu, bl, _) = merged;
                 // Tight enough, or the tilt already sits at the answer: done.
                 let near = (u - c.center).abs() <= 1.5 * c.spread;
                 if near || bu - bl <= 0.25 * TOL * bu {
@@ -524,7 +525,10 @@ pub fn epsilon_phases(phases: &[Phase], delta: f64) -> Result<EpsilonAnswer, Err
             .min(upper / 200.0)
             .max(1e-9);
     }
-    let ans = best.expect("at least one pass");
+    // The loop runs at least once and either sets `best` or returns.
+    let ans = best.ok_or(Error::PldBudget {
+        reason: "no grid pass completed",
+    })?;
     let width = (ans.epsilon.upper - ans.epsilon.lower) / ans.epsilon.upper.max(1e-300);
     if width > MAX_WIDTH && ans.epsilon.upper > 0.0 {
         return Err(Error::PldBudget {
@@ -651,22 +655,23 @@ fn profile_at(
                 let (lo, hi) = c.good_range();
                 *e >= lo && *e <= hi
             });
-            let c = match hit {
-                Some(i) => &comps[i],
+            let idx = match hit {
+                Some(i) => i,
                 None if comps.len() < 12 => {
                     let lam = lat.tilt_for(*e, alpha - 1.0);
                     comps.push(lat.compose(lam)?);
-                    comps.last().expect("just pushed")
+                    comps.len() - 1
                 }
-                None => {
-                    // Budget of compositions spent: the closest one still gives a
-                    // certified (if looser) bracket.
-                    comps
-                        .iter()
-                        .min_by(|a, b| (a.center - e).abs().total_cmp(&(b.center - e).abs()))
-                        .expect("nonempty")
-                }
+                // Budget of compositions spent: the closest one still gives a
+                // certified (if looser) bracket.
+                None => comps
+                    .iter()
+                    .enumerate()
+                    .min_by(|(_, a), (_, b)| (a.center - e).abs().total_cmp(&(b.center - e).abs()))
+                    .map(|(i, _)| i)
+                    .unwrap_or(0),
             };
+            let c = &comps[idx];
             let (u, l) = if c.side(*e) == Side::Below {
                 (1.0, 0.0)
             } else {
@@ -706,7 +711,7 @@ pub fn checkpoints(sgm: Sgm, checkpoints: &[u64], delta: f64) -> Result<Vec<Brac
             checkpoints.len()
         ]);
     }
-    let tmax = *checkpoints.iter().max().expect("nonempty");
+    let tmax = checkpoints.iter().copied().max().unwrap_or(1);
     let (e_max, a_max) = rdp_epsilon(&[Phase::new(sgm, tmax)?], delta);
     let eta = eta_for(delta, tmax as f64);
     coarsening(initial_spacing(e_max, a_max, tmax as f64), COARSEN, |d| {
