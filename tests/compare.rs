@@ -50,14 +50,14 @@ fn orderings_the_papers_prove() {
 
 #[test]
 fn advanced_composition_formula() {
-    // 002 Thm 1.1 by hand at ε₀ = 0.1, T = 100, δ′ = 1e-6.
+    // Dwork–Rothblum Thm 1.1 by hand at ε₀ = 0.1, T = 100, δ′ = 1e-6.
     let want = (200.0 * 1e6f64.ln()).sqrt() * 0.1 + 100.0 * 0.1 * (0.1f64.exp() - 1.0) / 2.0;
     assert!((advanced_composition(0.1, 100.0, 1e-6) - want).abs() < 1e-12);
 }
 
 #[test]
 fn laplace_bounds_cross_near_3_3() {
-    // 004 §5: at ε = 1 the (lin, Rényi) upper bound overtakes eq. 4 near α ≈ 3.3;
+    // Chaudhuri et al. §5: at ε = 1 the (lin, Rényi) upper bound overtakes eq. 4 near α ≈ 3.3;
     // below it the bound is larger.
     let diff = |a: f64| laplace_lin_renyi(1.0, a) - laplace_renyi(1.0, a);
     assert!(diff(2.0) > 0.0);

@@ -22,7 +22,7 @@ fn returns<T: Send + 'static>(what: &str, f: impl FnOnce() -> T + Send + 'static
 }
 
 /// Leading term of A_α − 1 as q → 0: C(α,2)·q²·E[(e^s − 1)²] = C(α,2)·q²·(e^{1/σ²} − 1)
-/// (003 §3.3, the binomial expansion of eq. 11; the next term is O(q³)), so
+/// (Mironov–Talwar–Zhang §3.3, the binomial expansion of eq. 11; the next term is O(q³)), so
 /// ε(α) = α·q²·expm1(1/σ²)/2 to relative O(q).
 fn small_q_rdp(q: f64, sigma: f64, alpha: f64) -> f64 {
     0.5 * alpha * q * q * (1.0 / (sigma * sigma)).exp_m1()

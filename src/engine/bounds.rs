@@ -1,6 +1,6 @@
 //! Closed-form RDP bounds for the SGM, each with its conditions evaluated.
 //!
-//! Sources (003 = Mironov, Talwar, Zhang): Theorem 11 and Lemma 10's
+//! Sources (Mironov, Talwar, Zhang, "Rényi Differential Privacy of the Sampled Gaussian Mechanism", arXiv:1908.10530): Theorem 11 and Lemma 10's
 //! conditions (4), (5); Lemma 9; Table 1's rows for Abadi et al. [ACG+16] and
 //! Bun et al. [BDRS18]. Every bound reports whether it applies and, if not,
 //! the first condition that fails, in words.
@@ -56,7 +56,7 @@ pub fn cond5_rhs(q: f64, sigma: f64, alpha: f64) -> f64 {
     (0.5 * s2 * l * l - 5f64.ln() - 2.0 * sigma.ln()) / (l + (q * alpha).ln() + 0.5 / s2)
 }
 
-/// Theorem 11 of 003: ε(α) ≤ 2q²α/σ² if q ≤ 1/5, σ ≥ 4, 1 < α ≤ (4), α ≤ (5).
+/// Theorem 11 of Mironov–Talwar–Zhang: ε(α) ≤ 2q²α/σ² if q ≤ 1/5, σ ≥ 4, 1 < α ≤ (4), α ≤ (5).
 pub fn theorem11(m: &Sgm, alpha: f64) -> Result<Bound, Error> {
     let alpha = check_order(alpha)?;
     let (q, s) = (m.q(), m.sigma());
@@ -135,7 +135,7 @@ pub fn bun(m: &Sgm, alpha: f64) -> Result<Bound, Error> {
     })
 }
 
-/// Lemma 9 of 003 bounds the part of A_α left of z₀ unconditionally:
+/// Lemma 9 of Mironov–Talwar–Zhang bounds the part of A_α left of z₀ unconditionally:
 /// A⁽¹⁾ ≤ 1 + q²α(α−1)(e^{1/σ²} − 1). Reported as ln(that)/(α−1); it bounds
 /// ε(α) only together with Lemma 10's A⁽²⁾ term, so it is informative, not a bound on ε.
 pub fn lemma9(m: &Sgm, alpha: f64) -> Result<Bound, Error> {
@@ -159,7 +159,7 @@ pub fn all(m: &Sgm, alpha: f64) -> Result<Vec<Bound>, Error> {
     ])
 }
 
-/// Figure 1 (left) of 003 at one (q, σ): the largest α allowed by condition
+/// Figure 1 (left) of Mironov–Talwar–Zhang at one (q, σ): the largest α allowed by condition
 /// (4), by (5), their minimum, and the exact largest α with ε(α) ≤ 2q²α/σ².
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct MaxOrder {

@@ -1,8 +1,10 @@
 //! Other accountants from the papers, side by side with the exact RDP route.
 //!
 //! Each route returns its ε for the same (q, σ, T, δ), or "n/a" with the reason.
-//! Sources: 003 (Theorem 11, Table 1, §4 tCDP), 002 (Dwork–Rothblum: Thm 1.1
-//! advanced composition, Thm 3.2/3.4 and Cor 3.1 for CDP), 004 (Chaudhuri et al.:
+//! Sources: Mironov–Talwar–Zhang (Theorem 11, Table 1, §4 tCDP); Dwork–Rothblum,
+//! "Concentrated Differential Privacy", arXiv:1603.01887 (Thm 1.1
+//! advanced composition, Thm 3.2/3.4 and Cor 3.1 for CDP); Chaudhuri, Imola, Machanavajjhala,
+//! "Capacity Bounded Differential Privacy", NeurIPS 2019 (
 //! capacity-bounded (lin, Rényi) bounds and the Laplace mechanism's RDP, eq. 4).
 
 use super::accountant::{eps_from_rdp, Conversion, Run};
@@ -95,14 +97,14 @@ fn per_step_eps(run: &Run, curve: &[f64], delta0: f64) -> f64 {
         .fold(f64::INFINITY, f64::min)
 }
 
-/// 002, Theorem 1.1 (advanced composition): T-fold (ε₀, δ₀) is
+/// Dwork–Rothblum, Theorem 1.1 (advanced composition): T-fold (ε₀, δ₀) is
 /// (√(2T ln(1/δ′))·ε₀ + T·ε₀(e^{ε₀} − 1)/2, T·δ₀ + δ′); the split of δ between
 /// δ₀ and δ′ is chosen (on a log grid) to minimize ε.
 pub fn advanced_composition(eps0: f64, t: f64, delta_prime: f64) -> f64 {
     (2.0 * t * (1.0 / delta_prime).ln()).sqrt() * eps0 + t * eps0 * eps0.exp_m1() / 2.0
 }
 
-/// 002, Theorems 3.2, 3.4 and Corollary 3.1: the Gaussian mechanism with σ is
+/// Dwork–Rothblum, Theorems 3.2, 3.4 and Corollary 3.1: the Gaussian mechanism with σ is
 /// (τ²/2, τ)-CDP, τ = 1/σ; T-fold is (Tτ²/2, √T·τ)-CDP, and a subgaussian tail gives
 /// ε = μ + τ_T·√(2 ln(1/δ)).
 pub fn cdp_gaussian(sigma: f64, t: f64, delta: f64) -> f64 {
@@ -115,7 +117,7 @@ pub fn compare(sgm: Sgm, steps: u64, delta: f64) -> Result<Vec<Route>, Error> {
     let delta = check_delta(delta)?;
     let run = Run::with_default_orders(sgm, steps)?;
     let t = steps as f64;
-    // One per-step curve serves both conversions and all of 002's δ splits.
+    // One per-step curve serves both conversions and all of Dwork–Rothblum's δ splits.
     let lat = run.lattice();
     let curve = run.curve_on(&lat);
     let mut out = Vec::new();
@@ -141,7 +143,7 @@ pub fn compare(sgm: Sgm, steps: u64, delta: f64) -> Result<Vec<Route>, Error> {
     }
     out.push(bound_route(
         "theorem11",
-        "Theorem 11 (003), 2q^2 alpha/sigma^2",
+        "Theorem 11 (Mironov–Talwar–Zhang), 2q²α/σ²",
         &run,
         delta,
         bounds::theorem11,
@@ -162,11 +164,11 @@ pub fn compare(sgm: Sgm, steps: u64, delta: f64) -> Result<Vec<Route>, Error> {
         bun.note = Some("fixed-size sample, replace-one adjacency".into());
     }
     out.push(bun);
-    // 002's route: a per-step (ε₀, δ₀) guarantee, composed.
+    // Dwork–Rothblum's route: a per-step (ε₀, δ₀) guarantee, composed.
     let naive = t * per_step_eps(&run, &curve, delta / t);
     out.push(route(
         "per_step_naive",
-        "per-step (eps0, delta/T), naive composition (002)",
+        "per-step (eps0, delta/T), naive composition (Dwork–Rothblum)",
         Some(naive),
         None,
     ));
@@ -183,7 +185,7 @@ pub fn compare(sgm: Sgm, steps: u64, delta: f64) -> Result<Vec<Route>, Error> {
     }
     out.push(route(
         "per_step_advanced",
-        "per-step (eps0, delta0), advanced composition (002 Thm 1.1)",
+        "per-step (eps0, delta0), advanced composition (Dwork–Rothblum, Thm 1.1)",
         Some(best),
         Some(match split {
             Some(f) => format!("T*delta0 = {f:.3}*delta"),
@@ -193,14 +195,14 @@ pub fn compare(sgm: Sgm, steps: u64, delta: f64) -> Result<Vec<Route>, Error> {
     out.push(if sgm.q() == 1.0 {
         route(
             "cdp",
-            "CDP (002 Thm 3.2, 3.4, Cor 3.1)",
+            "CDP (Dwork–Rothblum, Thm 3.2, 3.4, Cor 3.1)",
             Some(cdp_gaussian(sgm.sigma(), t, delta)),
             None,
         )
     } else {
         route(
             "cdp",
-            "CDP (002 Thm 3.2, 3.4, Cor 3.1)",
+            "CDP (Dwork–Rothblum, Thm 3.2, 3.4, Cor 3.1)",
             None,
             Some("n/a: only for q = 1 (the plain Gaussian mechanism)".into()),
         )
@@ -208,7 +210,7 @@ pub fn compare(sgm: Sgm, steps: u64, delta: f64) -> Result<Vec<Route>, Error> {
     Ok(out)
 }
 
-/// 003 §4: the smallest ρ with per-step ε(α) ≤ ρα for all α ∈ (1, ω + 1) —
+/// Mironov–Talwar–Zhang §4: the smallest ρ with per-step ε(α) ≤ ρα for all α ∈ (1, ω + 1) —
 /// the SGM's (ρ, ω)-tCDP in RDP terms. Maximum of ε(α)/α on a fine log grid
 /// of (1, ω + 1].
 pub fn tcdp_rho(sgm: Sgm, omega: f64) -> Result<f64, Error> {
@@ -222,20 +224,20 @@ pub fn tcdp_rho(sgm: Sgm, omega: f64) -> Result<f64, Error> {
         .fold(0.0, f64::max))
 }
 
-/// 004, Table 1: the Gaussian mechanism's (lin, Rényi) bound
+/// Chaudhuri et al., Table 1: the Gaussian mechanism's (lin, Rényi) bound
 /// 1/(α−1)·ln(1 + √(2π)^{α−1}/σ^α) (a linear adversary; unsampled mechanism).
 pub fn gaussian_lin_renyi(sigma: f64, alpha: f64) -> f64 {
     let am1 = alpha - 1.0;
     ((am1 * (2.0 * std::f64::consts::PI).sqrt().ln() - alpha * sigma.ln()).exp()).ln_1p() / am1
 }
 
-/// 004, Table 1: the Laplace mechanism's (lin, Rényi) bound 1/(α−1)·ln(1 + 2^{α−1}ε^α).
+/// Chaudhuri et al., Table 1: the Laplace mechanism's (lin, Rényi) bound 1/(α−1)·ln(1 + 2^{α−1}ε^α).
 pub fn laplace_lin_renyi(eps: f64, alpha: f64) -> f64 {
     let am1 = alpha - 1.0;
     ((am1 * 2f64.ln() + alpha * eps.ln()).exp()).ln_1p() / am1
 }
 
-/// 004, eq. 4 (Mironov 2017): the Laplace mechanism's exact Rényi DP,
+/// Chaudhuri et al., eq. 4 (Mironov 2017): the Laplace mechanism's exact Rényi DP,
 /// 1/(α−1)·ln(α/(2α−1)·e^{(α−1)ε} + (α−1)/(2α−1)·e^{−αε}).
 pub fn laplace_renyi(eps: f64, alpha: f64) -> f64 {
     let am1 = alpha - 1.0;

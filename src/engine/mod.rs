@@ -1,6 +1,6 @@
 //! The engine: pure numerics, f64 in, `Result` out. No browser types.
 //!
-//! * [`rdp`] — exact per-step RDP of the Sampled Gaussian Mechanism (003 §3).
+//! * [`rdp`] — exact per-step RDP of the Sampled Gaussian Mechanism (Mironov–Talwar–Zhang §3).
 //! * [`accountant`] — composition over T steps and RDP → (ε, δ).
 //! * [`bounds`] — Theorem 11, Table 1's bounds, Lemma 9, Figure 1 (left).
 //! * [`calibrate`] — smallest σ / largest T for an ε target.

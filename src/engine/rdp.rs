@@ -122,7 +122,7 @@ pub fn log_a(m: &Sgm, alpha: f64) -> Result<f64, Error> {
     Ok(Lattice::new(m.q(), m.sigma()).log_a(alpha))
 }
 
-/// Per-step RDP ε(α) = ln A_α/(α − 1) (Theorem 4 + Corollary 7 of 003).
+/// Per-step RDP ε(α) = ln A_α/(α − 1) (Theorem 4 + Corollary 7 of Mironov–Talwar–Zhang).
 pub fn rdp(m: &Sgm, alpha: f64) -> Result<f64, Error> {
     let alpha = check_order(alpha)?;
     Ok(Lattice::new(m.q(), m.sigma()).rdp(alpha))

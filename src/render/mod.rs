@@ -20,7 +20,7 @@ pub struct Inputs {
     pub steps: u64,
     pub delta: f64,
     pub conversion: Conversion,
-    /// ω of the tCDP line on chart A (003 §4).
+    /// ω of the tCDP line on chart A (Mironov–Talwar–Zhang §4).
     pub omega: f64,
 }
 
@@ -57,7 +57,7 @@ pub struct Model {
     pub thm11_reason: Option<String>,
     pub abadi: Vec<Option<f64>>,
     pub bun: Vec<Option<f64>>,
-    /// 003 §4: (ρ, ω) with per-step ε(α) ≤ ρα for α < ω + 1 (drawn dashed, composed).
+    /// Mironov–Talwar–Zhang §4: (ρ, ω) with per-step ε(α) ≤ ρα for α < ω + 1 (drawn dashed, composed).
     pub tcdp: Option<(f64, f64)>,
 }
 
@@ -466,7 +466,10 @@ pub fn draw_eps_vs_alpha<DB: DrawingBackend>(
             col.stroke_width(th.px(2.0)),
         ))?;
         legend.push((
-            format!("tCDP (003 §4): T·ρα, ρ = {rho:.3e}, ω = {}", fmt_num(omega)),
+            format!(
+                "tCDP (Mironov–Talwar–Zhang §4): T·ρα, ρ = {rho:.3e}, ω = {}",
+                fmt_num(omega)
+            ),
             col,
             false,
         ));
@@ -493,7 +496,7 @@ pub fn draw_eps_vs_alpha<DB: DrawingBackend>(
     root.present()
 }
 
-/// Chart B (Figure 1, right, of 003): per-step exact RDP vs Theorem 11's
+/// Chart B (Figure 1, right, of Mironov–Talwar–Zhang): per-step exact RDP vs Theorem 11's
 /// 2q²α/σ², with the orders where the theorem's conditions hold shaded.
 pub fn draw_bound_vs_exact<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
@@ -647,9 +650,9 @@ pub fn draw_max_alpha<DB: DrawingBackend>(
     root.present()
 }
 
-/// The capacity-bounded view of 004 (unsampled mechanisms, linear adversary):
+/// The capacity-bounded view of Chaudhuri et al. (unsampled mechanisms, linear adversary):
 /// the Gaussian's (lin, Rényi) bound vs its Rényi DP α/(2σ²), and the Laplace
-/// mechanism's exact Rényi DP (004 eq. 4) vs its (lin, Rényi) bound, over α.
+/// mechanism's exact Rényi DP (Chaudhuri et al., eq. 4) vs its (lin, Rényi) bound, over α.
 pub fn draw_capacity<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     sigma: f64,
@@ -692,7 +695,7 @@ pub fn draw_capacity<DB: DrawingBackend>(
     let (plot, strip) = split_legend(root, th, 4);
     let mut chart = log_chart(
         &plot,
-        "capacity-bounded (004, linear adversary) vs RDP",
+        "capacity-bounded (Chaudhuri et al., linear adversary) vs RDP",
         th,
         (1.0, 20.0),
         (ylo, yhi),

@@ -113,7 +113,7 @@ export type BoundsParams = SampleRate & NoiseMultiplier & {
   orders?: number[];
 };
 export interface Bound {
-  /** "theorem11" (003 Thm 11), "abadi", "bun", "lemma9". */
+  /** "theorem11" (Mironov–Talwar–Zhang, Thm 11), "abadi", "bun", "lemma9". */
   name: string;
   /** The bound's per-step RDP value at α (also where it does not apply); null: no finite bound. */
   value: number | null;
@@ -162,7 +162,7 @@ export interface Route {
   /** Stable identifier: "rdp_improved", "rdp_classic", "theorem11", "abadi", "bun",
    *  "per_step_naive", "per_step_advanced" or "cdp". */
   id: string;
-  /** e.g. "exact RDP, improved conversion", "Abadi et al. (Table 1)", "CDP (002 Thm 3.2, 3.4, Cor 3.1)". */
+  /** e.g. "exact RDP, improved conversion", "Abadi et al. (Table 1)", "CDP (Dwork–Rothblum, Thm 3.2, 3.4, Cor 3.1)". */
   name: string;
   /** The route's ε, or null where it does not apply or gives no finite guarantee (the note says which). */
   epsilon: number | null;
@@ -413,7 +413,7 @@ struct RdpOut {
 }
 
 /// Exact per-step RDP ε(α) of the Sampled Gaussian Mechanism at each order
-/// (003 §3.3), and composed over `steps` (RDP adds up, Mironov 2017 Prop. 1).
+/// (Mironov–Talwar–Zhang §3.3), and composed over `steps` (RDP adds up, Mironov 2017 Prop. 1).
 #[wasm_bindgen(unchecked_return_type = "RdpResult")]
 pub fn rdp(
     #[wasm_bindgen(unchecked_param_type = "RdpParams")] p: JsValue,
@@ -911,7 +911,7 @@ pub fn bounds(
     })
 }
 
-/// ε of every accountant route of papers 002/003/004 for the same run, each
+/// ε of every accountant route of papers (Dwork–Rothblum; Mironov–Talwar–Zhang; Chaudhuri et al.) for the same run, each
 /// with "n/a: reason" where it does not apply (the page's comparison panel).
 #[wasm_bindgen(unchecked_return_type = "Route[]")]
 pub fn compare(

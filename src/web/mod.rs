@@ -641,7 +641,7 @@ fn backdrop_key(dark: bool) -> BackdropKey {
     (width("chart-c"), width("chart-d"), dpr.to_bits(), dark)
 }
 
-/// Chart D (004's capacity-bounded view) from its own two boxes.
+/// Chart D (Chaudhuri et al.'s capacity-bounded view) from its own two boxes.
 fn draw_chart_d(dark: bool) {
     let read = |id: &str| {
         value(id)
