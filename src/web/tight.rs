@@ -185,22 +185,28 @@ fn mark_charts(stale: bool) {
     }
 }
 
+/// The worker's request object: the generation and the run.
+fn message(gen: u32, i: &Inputs) -> js_sys::Object {
+    let msg = js_sys::Object::new();
+    for (k, v) in [
+        ("gen", gen as f64),
+        ("q", i.q),
+        ("sigma", i.sigma),
+        ("steps", i.steps as f64),
+        ("delta", i.delta),
+    ] {
+        let _ = js_sys::Reflect::set(&msg, &k.into(), &v.into());
+    }
+    msg
+}
+
 fn post(i: Inputs) {
     mark_charts(true);
     TIGHT.with(|t| {
         let mut t = t.borrow_mut();
         t.post_timer = None;
         t.gen += 1;
-        let msg = js_sys::Object::new();
-        for (k, v) in [
-            ("gen", t.gen as f64),
-            ("q", i.q),
-            ("sigma", i.sigma),
-            ("steps", i.steps as f64),
-            ("delta", i.delta),
-        ] {
-            let _ = js_sys::Reflect::set(&msg, &k.into(), &v.into());
-        }
+        let msg = message(t.gen, &i);
         if let Some(w) = &t.worker {
             if let Err(e) = w.post_message(&msg) {
                 web_sys::console::error_2(&"sgm-rdp: posting to the PLD worker failed".into(), &e);
@@ -525,19 +531,10 @@ pub fn set_rdp_sentence(rdp: bool) {
 pub fn calibrate(which: &str, i: Inputs, target: f64) {
     TIGHT.with(|t| {
         let t = t.borrow();
-        let msg = js_sys::Object::new();
+        let msg = message(t.gen, &i);
         let _ = js_sys::Reflect::set(&msg, &"kind".into(), &"calibrate".into());
         let _ = js_sys::Reflect::set(&msg, &"which".into(), &which.into());
-        for (k, v) in [
-            ("gen", t.gen as f64),
-            ("q", i.q),
-            ("sigma", i.sigma),
-            ("steps", i.steps as f64),
-            ("delta", i.delta),
-            ("target", target),
-        ] {
-            let _ = js_sys::Reflect::set(&msg, &k.into(), &v.into());
-        }
+        let _ = js_sys::Reflect::set(&msg, &"target".into(), &target.into());
         match &t.worker {
             Some(w) if w.post_message(&msg).is_ok() => {
                 set_text(

@@ -357,23 +357,14 @@ fn eps_direction(
     eps_guess: f64,
     alpha: f64,
 ) -> Result<(f64, f64, usize), Error> {
-    let clock = Timer::start();
     let mut lambda = lat.tilt_for(eps_guess, alpha - 1.0);
-    clock.lap("tilt");
     // Every composition gives a certified bracket, so brackets from several tilts
     // combine: the smallest upper and the largest lower bound.
     let mut best: Option<(f64, f64, usize)> = None;
     for _ in 0..6 {
         let c = lat.compose(lambda)?;
-        clock.lap("compose");
         match eps_on(&c, delta) {
             Ok((u, l)) => {
-                if std::env::var("PLD_DEBUG").is_ok() {
-                    eprintln!(
-                        "    lambda={lambda:.4} center={:.6} spread={:.6} bracket [{l:.7}, {u:.7}]",
-                        c.center, c.spread
-                    );
-                }
                 let merged = match best {
                     None => (u, l, c.window_len()),
                     Some((bu, bl, n)) => (bu.min(u), bl.max(l), n.max(c.window_len())),
@@ -464,18 +455,15 @@ pub fn epsilon_phases(phases: &[Phase], delta: f64) -> Result<EpsilonAnswer, Err
             let guess = eps_rdp * 0.93;
             let rem = Lattices::build(&phases, Direction::Remove, d, eta)?;
             let (u, l, n) = eps_direction(&rem, delta, guess, alpha)?;
-            debug_dir("remove", d, u, l);
             let mut up = (u, l, n, "remove");
             // The add direction's answer is near the remove direction's (its loss is
             // bounded by −ln(1−q) per step, so the RDP guess can be far off).
             let coarse = Lattices::build(&phases, Direction::Add, 4.0 * d, eta)?;
             let (cu, _, cn) = eps_direction(&coarse, delta, u, alpha)?;
-            debug_dir("add (coarse)", 4.0 * d, cu, f64::NAN);
             up.2 = up.2.max(cn);
             if cu > up.0 {
                 let add = Lattices::build(&phases, Direction::Add, d, eta)?;
                 let (u, l, n) = eps_direction(&add, delta, cu, alpha)?;
-                debug_dir("add", d, u, l);
                 if u > up.0 {
                     up.0 = u;
                     up.3 = "add";
@@ -581,25 +569,7 @@ pub fn profile_phases(phases: &[Phase], eps: &[f64]) -> Result<Vec<(ProfilePoint
     }
     let live: Vec<Phase> = phases.iter().copied().filter(|p| p.sgm.q() > 0.0).collect();
     if live.is_empty() {
-        return Ok(eps
-            .iter()
-            .map(|&e| {
-                (
-                    ProfilePoint {
-                        epsilon: e,
-                        delta: Bracket {
-                            upper: 0.0,
-                            lower: 0.0,
-                        },
-                    },
-                    Grid {
-                        spacing: 0.0,
-                        fft_len: 0,
-                        worst: "remove",
-                    },
-                )
-            })
-            .collect());
+        return Ok(zero_points(eps, 0.0));
     }
     let t = total_steps(&live);
     let emax = eps.iter().cloned().fold(0.0f64, f64::max);
@@ -620,6 +590,27 @@ pub fn profile_phases(phases: &[Phase], eps: &[f64]) -> Result<Vec<(ProfilePoint
     )
 }
 
+/// δ = 0 at every ε (the start of a maximum over directions, and the answer when q = 0).
+fn zero_points(eps: &[f64], spacing: f64) -> Vec<(ProfilePoint, Grid)> {
+    eps.iter()
+        .map(|&e| {
+            let point = ProfilePoint {
+                epsilon: e,
+                delta: Bracket {
+                    upper: 0.0,
+                    lower: 0.0,
+                },
+            };
+            let grid = Grid {
+                spacing,
+                fft_len: 0,
+                worst: "remove",
+            };
+            (point, grid)
+        })
+        .collect()
+}
+
 /// The profile on one lattice spacing.
 fn profile_at(
     live: &[Phase],
@@ -628,25 +619,7 @@ fn profile_at(
     eta: f64,
     alpha: f64,
 ) -> Result<Vec<(ProfilePoint, Grid)>, Error> {
-    let mut out: Vec<(ProfilePoint, Grid)> = eps
-        .iter()
-        .map(|&e| {
-            (
-                ProfilePoint {
-                    epsilon: e,
-                    delta: Bracket {
-                        upper: 0.0,
-                        lower: 0.0,
-                    },
-                },
-                Grid {
-                    spacing: d,
-                    fft_len: 0,
-                    worst: "remove",
-                },
-            )
-        })
-        .collect();
+    let mut out = zero_points(eps, d);
     for dir in [Direction::Remove, Direction::Add] {
         let lat = Lattices::build(live, dir, d, eta)?;
         let mut comps: Vec<Composed> = Vec::new();
@@ -856,29 +829,4 @@ pub fn calibrate_steps(target: f64, delta: f64, sgm: Sgm) -> Result<(u64, Epsilo
         }
     }
     Ok((lo, best))
-}
-
-fn debug_dir(_what: &str, _d: f64, _u: f64, _l: f64) {
-    #[cfg(not(target_arch = "wasm32"))]
-    if std::env::var("PLD_DEBUG").is_ok() {
-        eprintln!("  {_what} d={_d:.3e}: upper {_u:.7} lower {_l:.7}");
-    }
-}
-
-/// Debug timing (PLD_DEBUG set, native only).
-struct Timer(#[cfg(not(target_arch = "wasm32"))] std::time::Instant);
-
-impl Timer {
-    fn start() -> Timer {
-        Timer(
-            #[cfg(not(target_arch = "wasm32"))]
-            std::time::Instant::now(),
-        )
-    }
-    fn lap(&self, _what: &str) {
-        #[cfg(not(target_arch = "wasm32"))]
-        if std::env::var("PLD_DEBUG").is_ok() {
-            eprintln!("    {_what}: {:?}", self.0.elapsed());
-        }
-    }
 }
