@@ -2,7 +2,8 @@
 const log = document.getElementById('demo-log');
 document.getElementById('demo-compact')?.addEventListener('change', (e) => {
   const d = e.detail;
-  log.textContent = `ε = ${d.epsilon.toFixed(4)} at α = ${d.alpha.toFixed(2)} (q = ${d.q}, σ = ${d.sigma}, steps = ${d.steps}, δ = ${d.delta})`;
+  const tight = d.epsilonPld === null ? '' : `tight ε ≤ ${d.epsilonPld.toFixed(4)} · exact RDP `;
+  log.textContent = `${tight}ε = ${d.epsilon.toFixed(4)} at α = ${d.alpha.toFixed(2)} (q = ${d.q}, σ = ${d.sigma}, steps = ${d.steps}, δ = ${d.delta})`;
 });
 addEventListener('message', (e) => {
   if (!e.data || e.data.type !== 'sgm-rdp-height') return;

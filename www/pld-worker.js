@@ -1,20 +1,56 @@
-// The page's Web Worker: the same wasm as the page, answering the heavy questions (the
-// tight PLD accountant, ε over training, the privacy profile, attack risk) off the main
-// thread so the page never freezes. A module worker from the page's own origin, so the
-// strict CSP (default-src 'self') allows it without blob: or inline code.
+// The Web Worker shared by the page and every <sgm-rdp-calculator> on it: the same wasm,
+// answering the heavy questions (the tight PLD accountant, ε over training, the privacy
+// profile, attack risk) off the main thread so the page never freezes. A module worker
+// from the page's own origin, so the strict CSP (default-src 'self') allows it without
+// blob: or inline code.
 //
-// Protocol: the page posts {gen, q, sigma, steps, delta}; the worker answers first
-// {gen, kind: "headline", epsilon, epsilonLower} (or {gen, kind: "error", message}), then
-// {gen, kind: "charts", training, profile, risk}. Requests are handled newest-first: a
-// request that is no longer the newest when its turn comes is skipped. A calibration
-// ({kind: "calibrate", which, q, sigma, steps, delta, target}) is answered with
-// {kind: "calibrated", which, value, epsilon} or {kind: "calibrate-error", which, message}.
+// Protocol: a client posts {client?, gen, q, sigma, steps, delta, charts?}; the worker
+// answers first {client, gen, kind: "headline", epsilon, epsilonLower} (or {…, kind:
+// "error", message}), then, unless charts === false, {client, gen, kind: "charts",
+// training, profile, risk} (or "charts-error"). Requests are handled newest-first per
+// client: a request that is no longer its client's newest when its turn comes is skipped.
+// Answers are cached by run, so many widgets showing the same run cost one computation.
+// A calibration ({kind: "calibrate", which, q, sigma, steps, delta, target}) is answered
+// with {kind: "calibrated", which, value, epsilon} or {kind: "calibrate-error", which, message}.
 import init, { epsilon, delta, epsilonOverTraining, profile, attackRisk, calibrateSigma, calibrateSteps } from './sgm-rdp.js';
 
 const ready = init({ module_or_path: new URL('./sgm-rdp_bg.wasm', import.meta.url) });
-let newest = -1;
+const newest = new Map();
+const CACHE = 64;
+const headlines = new Map();
+const charts = new Map();
+
+const messageOf = (err) => String(err && err.message ? err.message : err);
+
+// A small LRU: the newest 64 runs.
+function cached(map, key, compute) {
+  if (map.has(key)) {
+    const v = map.get(key);
+    map.delete(key);
+    map.set(key, v);
+    return v;
+  }
+  let v;
+  try {
+    v = { ok: compute() };
+  } catch (err) {
+    v = { err: messageOf(err) };
+  }
+  map.set(key, v);
+  if (map.size > CACHE) map.delete(map.keys().next().value);
+  return v;
+}
+
+function chartsFor(p, d) {
+  const training = epsilonOverTraining({ ...p, delta: d, points: 24 });
+  const top = Math.max(...training.pldUpper, 1e-3) * 2.5;
+  const prof = profile({ ...p, epsilons: Array.from({ length: 60 }, (_, i) => top * (i + 1) / 60) })
+    .map((pt) => ({ ...pt, rdp: delta({ ...p, epsilon: pt.epsilon }).delta }));
+  return { training, profile: prof, risk: attackRisk(p) };
+}
 
 self.onmessage = async ({ data }) => {
+  const client = data.client ?? 'page';
   if (data.kind === 'calibrate') {
     // "What do I need?" with the tight accountant: {kind, which: "sigma"|"steps", …}.
     await ready;
@@ -23,34 +59,29 @@ self.onmessage = async ({ data }) => {
       const r = data.which === 'sigma'
         ? calibrateSigma({ ...p, steps: data.steps })
         : calibrateSteps({ ...p, sigma: data.sigma });
-      self.postMessage({ gen: data.gen, kind: 'calibrated', which: data.which, value: data.which === 'sigma' ? r.sigma : r.steps, epsilon: r.epsilon });
+      self.postMessage({ client, gen: data.gen, kind: 'calibrated', which: data.which, value: data.which === 'sigma' ? r.sigma : r.steps, epsilon: r.epsilon });
     } catch (err) {
-      self.postMessage({ gen: data.gen, kind: 'calibrate-error', which: data.which, message: String(err && err.message ? err.message : err) });
+      self.postMessage({ client, gen: data.gen, kind: 'calibrate-error', which: data.which, message: messageOf(err) });
     }
     return;
   }
-  newest = Math.max(newest, data.gen);
+  newest.set(client, Math.max(newest.get(client) ?? -1, data.gen));
+  const current = () => data.gen === newest.get(client);
   await ready;
-  if (data.gen !== newest) return;
+  if (!current()) return;
   const p = { q: data.q, sigma: data.sigma, steps: data.steps };
-  try {
-    const e = epsilon({ ...p, delta: data.delta, accountant: 'pld' });
-    self.postMessage({ gen: data.gen, kind: 'headline', epsilon: e.epsilon, epsilonLower: e.epsilonLower });
-  } catch (err) {
-    self.postMessage({ gen: data.gen, kind: 'error', message: String(err && err.message ? err.message : err) });
+  const key = `${data.q} ${data.sigma} ${data.steps} ${data.delta}`;
+  const h = cached(headlines, key, () => epsilon({ ...p, delta: data.delta, accountant: 'pld' }));
+  if (h.err !== undefined) {
+    self.postMessage({ client, gen: data.gen, kind: 'error', message: h.err });
     return;
   }
+  self.postMessage({ client, gen: data.gen, kind: 'headline', epsilon: h.ok.epsilon, epsilonLower: h.ok.epsilonLower });
+  if (data.charts === false) return;
   // Let a newer request pre-empt the (slower) charts.
   await new Promise((r) => setTimeout(r, 0));
-  if (data.gen !== newest) return;
-  try {
-    const training = epsilonOverTraining({ ...p, delta: data.delta, points: 24 });
-    const top = Math.max(...training.pldUpper, 1e-3) * 2.5;
-    const prof = profile({ ...p, epsilons: Array.from({ length: 60 }, (_, i) => top * (i + 1) / 60) })
-      .map((pt) => ({ ...pt, rdp: delta({ ...p, epsilon: pt.epsilon }).delta }));
-    const risk = attackRisk(p);
-    self.postMessage({ gen: data.gen, kind: 'charts', training, profile: prof, risk });
-  } catch (err) {
-    self.postMessage({ gen: data.gen, kind: 'charts-error', message: String(err && err.message ? err.message : err) });
-  }
+  if (!current()) return;
+  const c = cached(charts, key, () => chartsFor(p, data.delta));
+  if (c.err !== undefined) self.postMessage({ client, gen: data.gen, kind: 'charts-error', message: c.err });
+  else self.postMessage({ client, gen: data.gen, kind: 'charts', ...c.ok });
 };

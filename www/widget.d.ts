@@ -8,14 +8,19 @@ export interface SgmRdpChangeDetail {
   sigma: number;
   steps: number;
   delta: number;
-  /** ε at δ after `steps` steps, optimized over α (continuous). */
+  /** Exact-RDP ε at δ after `steps` steps, optimized over α (continuous); an upper bound. */
   epsilon: number;
   /** The optimal Rényi order. */
   alpha: number;
   conversion: "improved" | "classic";
+  /** The tight ε (privacy-loss distribution, certified upper bound); null with
+   * accountant="rdp" or when the tight accountant is unavailable. */
+  epsilonPld: number | null;
+  /** The lower end of the tight ε's certified bracket; null as for `epsilonPld`. */
+  epsilonPldLower: number | null;
 }
 
-/** `<sgm-rdp-calculator q sigma steps delta mode charts conversion theme>` */
+/** `<sgm-rdp-calculator q sigma steps delta mode accountant charts conversion theme calculator>` */
 export declare class SgmRdpCalculator extends HTMLElement {
   static readonly observedAttributes: string[];
   /** The values shown, or undefined before the first render. */
@@ -31,6 +36,8 @@ export declare class SgmRdpCalculator extends HTMLElement {
   set delta(v: number | string | null | undefined);
   get mode(): string | null;
   set mode(v: "compact" | "full" | null | undefined);
+  get accountant(): string | null;
+  set accountant(v: "both" | "pld" | "rdp" | null | undefined);
   get charts(): string | null;
   set charts(v: string | null | undefined);
   get conversion(): string | null;

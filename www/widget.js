@@ -3,10 +3,16 @@
 //   <script type="module" src="…/widget.js"></script>
 //   <sgm-rdp-calculator q="0.01" sigma="1.1" steps="10000" delta="1e-5"></sgm-rdp-calculator>
 //
-// Attributes: q, sigma, steps, delta; mode="compact|full"; charts="epsilon bound|epsilon|bound|none";
-// conversion="improved|classic"; theme="auto|light|dark"; calculator="URL of the full page" (adds a
-// link "open in the full calculator" with the current values; http(s) only). Each recompute fires a `change`
-// CustomEvent (bubbles, composed) whose detail is {q, sigma, steps, delta, epsilon, alpha, conversion}.
+// Attributes: q, sigma, steps, delta; mode="compact|full"; accountant="both|pld|rdp" (default both:
+// the tight PLD ε first, exact RDP next to it); charts= any of "epsilon bound training profile
+// risk", or "none"; conversion="improved|classic"; theme="auto|light|dark"; calculator="URL of the
+// full page" (adds a link "open in the full calculator" with the current values; http(s) only).
+// Each recompute fires one `change` CustomEvent (bubbles, composed) whose detail is {q, sigma,
+// steps, delta, epsilon, alpha, conversion, epsilonPld, epsilonPldLower}: `epsilon` is exact RDP,
+// `epsilonPld` the tight ε (certified upper bound) and `epsilonPldLower` its bracket's lower end.
+// With the tight accountant the event waits for it (computed in a Web Worker, pld-worker.js next
+// to this file, so the host page never freezes); they are null with accountant="rdp", or when
+// no worker can start (then the widget says why).
 //
 // This file is only the element's life cycle; the contents (parsing, engine, charts) are the
 // Rust `Widget` in the same wasm as the page and the JS API, loaded relative to this file's URL,
@@ -15,10 +21,48 @@ import init, { Widget, widgetCss } from './sgm-rdp.js';
 
 const HERE = import.meta.url;
 const TAG = 'sgm-rdp-calculator';
-const ATTRIBUTES = ['q', 'sigma', 'steps', 'delta', 'mode', 'charts', 'conversion', 'theme', 'calculator'];
+const ATTRIBUTES = ['q', 'sigma', 'steps', 'delta', 'mode', 'accountant', 'charts', 'conversion', 'theme', 'calculator'];
 
 let ready = null;
 const load = () => (ready ??= init({ module_or_path: new URL('./sgm-rdp_bg.wasm', HERE) }));
+
+// One Web Worker per page for every widget: the tight (PLD) accountant off the main thread.
+// Same origin as the page: a module worker from this file's directory (allowed by a strict
+// CSP). Served from another origin, browsers refuse that; then a module worker from a blob:
+// URL importing the real file (needs CORS on these files and, under a CSP, worker-src blob:).
+// If neither starts, each widget says so and shows exact RDP only.
+let worker; // undefined: not tried yet; null: unavailable
+let workerFailure = '';
+const waiting = new Map(); // client id → answer callback
+let clients = 0;
+function tightWorker() {
+  if (worker !== undefined) return worker;
+  const url = new URL('./pld-worker.js', HERE);
+  try {
+    worker = new Worker(url, { type: 'module' });
+  } catch (e) {
+    try {
+      const blob = new Blob([`import ${JSON.stringify(url.href)};`], { type: 'text/javascript' });
+      worker = new Worker(URL.createObjectURL(blob), { type: 'module' });
+    } catch (e2) {
+      worker = null;
+      workerFailure = `the tight accountant needs a Web Worker (${e2 && e2.message ? e2.message : e2})`;
+      return worker;
+    }
+  }
+  worker.onmessage = ({ data }) => {
+    const answer = data && waiting.get(data.client);
+    if (answer) answer(data);
+  };
+  worker.onerror = (ev) => {
+    // Could not load (CSP, network): every waiting widget falls back to exact RDP.
+    ev.preventDefault();
+    worker = null;
+    workerFailure = `the tight accountant's worker did not start (${url.href})`;
+    for (const answer of waiting.values()) answer({ kind: 'error', message: workerFailure, failed: true });
+  };
+  return worker;
+}
 
 // One constructed stylesheet per document, shared by every widget in it (CSP-safe: no
 // inline <style> needed). Per document, because a constructed sheet may only be adopted
@@ -73,6 +117,8 @@ export class SgmRdpCalculator extends HTMLElement {
   #cleanup = [];
   #pending = false;
   #generation = 0;
+  #client = `w${++clients}`;
+  #tightGen = 0;
 
   constructor() {
     super();
@@ -109,6 +155,8 @@ export class SgmRdpCalculator extends HTMLElement {
 
   disconnectedCallback() {
     this.#generation++;
+    this.#tightGen++;
+    waiting.delete(this.#client);
     for (const f of this.#cleanup.splice(0)) f();
     if (this.#w) {
       this.#w.free();
@@ -123,7 +171,7 @@ export class SgmRdpCalculator extends HTMLElement {
     }
   }
 
-  /** The values shown: {q, sigma, steps, delta, epsilon, alpha, conversion}, or undefined before the first render. */
+  /** The values shown: {q, sigma, steps, delta, epsilon, alpha, conversion, epsilonPld, epsilonPldLower}, or undefined before the first render. */
   get value() {
     return this.#w ? this.#w.value() : undefined;
   }
@@ -178,7 +226,8 @@ export class SgmRdpCalculator extends HTMLElement {
     this.#schedule();
   }
 
-  // One render per task however many attributes changed.
+  // One render per task however many attributes changed; one `change` event per
+  // recompute, once its numbers are settled (with the tight ε when it is asked for).
   #schedule() {
     if (this.#pending) return;
     this.#pending = true;
@@ -187,8 +236,29 @@ export class SgmRdpCalculator extends HTMLElement {
       const w = this.#w;
       if (!w) return;
       const detail = w.render();
-      if (detail) this.dispatchEvent(new CustomEvent('change', { detail, bubbles: true, composed: true }));
+      if (!detail) return;
+      if (!w.wantsTight()) {
+        this.#changed(detail);
+        return;
+      }
+      const gen = ++this.#tightGen;
+      const wk = tightWorker();
+      if (!wk) {
+        this.#changed(w.tight({ kind: 'error', message: workerFailure }));
+        return;
+      }
+      waiting.set(this.#client, (data) => {
+        // Answers for an older request of this widget are dropped.
+        if (this.#w !== w || (data.gen !== gen && !data.failed)) return;
+        const settled = w.tight(data);
+        if (settled) this.#changed(settled);
+      });
+      wk.postMessage({ client: this.#client, gen, ...w.tightRequest() });
     });
+  }
+
+  #changed(detail) {
+    if (detail) this.dispatchEvent(new CustomEvent('change', { detail, bubbles: true, composed: true }));
   }
 }
 

@@ -67,11 +67,11 @@ thread_local! {
     static TIGHT: RefCell<Tight> = RefCell::new(Tight::default());
 }
 
-fn get(o: &JsValue, k: &str) -> JsValue {
+pub(crate) fn get(o: &JsValue, k: &str) -> JsValue {
     js_sys::Reflect::get(o, &JsValue::from_str(k)).unwrap_or(JsValue::UNDEFINED)
 }
 
-fn num(o: &JsValue, k: &str) -> f64 {
+pub(crate) fn num(o: &JsValue, k: &str) -> f64 {
     get(o, k).as_f64().unwrap_or(f64::NAN)
 }
 
@@ -290,51 +290,14 @@ fn answer(data: JsValue) {
             set_class("tight", "updating", false);
         }
         "charts" => {
-            let tr = get(&data, "training");
-            let training = Training {
-                steps: nums(&tr, "steps"),
-                pld_upper: nums(&tr, "pldUpper"),
-                pld_lower: nums(&tr, "pldLower"),
-                rdp: nums(&tr, "rdp"),
-            };
-            let prof = get(&data, "profile");
-            let rows: Vec<ProfileRow> = if js_sys::Array::is_array(&prof) {
-                js_sys::Array::from(&prof)
-                    .iter()
-                    .map(|p| {
-                        let d = get(&p, "delta");
-                        ProfileRow {
-                            epsilon: num(&p, "epsilon"),
-                            upper: num(&d, "upper"),
-                            lower: num(&d, "lower"),
-                            rdp: num(&p, "rdp"),
-                        }
-                    })
-                    .collect()
-            } else {
-                Vec::new()
-            };
-            let risk = get(&data, "risk");
-            let curve = get(&risk, "curve");
-            let pts: Vec<(f64, f64)> = if js_sys::Array::is_array(&curve) {
-                js_sys::Array::from(&curve)
-                    .iter()
-                    .map(|p| (num(&p, "fpr"), num(&p, "tpr")))
-                    .collect()
-            } else {
-                Vec::new()
-            };
-            let at: Vec<(f64, f64)> = nums(&risk, "fpr")
-                .into_iter()
-                .zip(nums(&risk, "tpr"))
-                .collect();
+            let c = parse_answer(&data);
             mark_charts(false);
             TIGHT.with(|t| {
                 let mut t = t.borrow_mut();
-                t.training = Some(training);
-                t.profile = rows;
-                t.risk = pts;
-                t.risk_fpr = at;
+                t.training = Some(c.training);
+                t.profile = c.profile;
+                t.risk = c.risk;
+                t.risk_fpr = c.risk_fpr;
             });
             redraw();
         }
@@ -359,7 +322,63 @@ fn answer(data: JsValue) {
     }
 }
 
-fn fmt_eps(e: f64) -> String {
+/// The worker's "charts" answer: ε over training, the privacy profile, attack risk.
+pub(crate) struct TightCharts {
+    pub training: Training,
+    pub profile: Vec<ProfileRow>,
+    /// The TPR bound's curve, (FPR, TPR).
+    pub risk: Vec<(f64, f64)>,
+    /// Readouts at FPR = 1e-3, 1e-2, 0.1, (FPR, TPR).
+    pub risk_fpr: Vec<(f64, f64)>,
+}
+
+/// Read a "charts" answer (absent or malformed parts read as empty or NaN, which the
+/// charts skip).
+pub(crate) fn parse_answer(data: &JsValue) -> TightCharts {
+    let tr = get(data, "training");
+    let training = Training {
+        steps: nums(&tr, "steps"),
+        pld_upper: nums(&tr, "pldUpper"),
+        pld_lower: nums(&tr, "pldLower"),
+        rdp: nums(&tr, "rdp"),
+    };
+    let items = |v: JsValue| -> Vec<JsValue> {
+        if js_sys::Array::is_array(&v) {
+            js_sys::Array::from(&v).iter().collect()
+        } else {
+            Vec::new()
+        }
+    };
+    let profile = items(get(data, "profile"))
+        .iter()
+        .map(|p| {
+            let d = get(p, "delta");
+            ProfileRow {
+                epsilon: num(p, "epsilon"),
+                upper: num(&d, "upper"),
+                lower: num(&d, "lower"),
+                rdp: num(p, "rdp"),
+            }
+        })
+        .collect();
+    let risk = get(data, "risk");
+    let curve = items(get(&risk, "curve"))
+        .iter()
+        .map(|p| (num(p, "fpr"), num(p, "tpr")))
+        .collect();
+    let risk_fpr = nums(&risk, "fpr")
+        .into_iter()
+        .zip(nums(&risk, "tpr"))
+        .collect();
+    TightCharts {
+        training,
+        profile,
+        risk: curve,
+        risk_fpr,
+    }
+}
+
+pub(crate) fn fmt_eps(e: f64) -> String {
     if e > 1e6 {
         "> 10⁶ — no meaningful guarantee".into()
     } else {
@@ -367,7 +386,7 @@ fn fmt_eps(e: f64) -> String {
     }
 }
 
-fn fmt_eps6(e: f64) -> String {
+pub(crate) fn fmt_eps6(e: f64) -> String {
     if e > 1e6 {
         fmt_num(e)
     } else {

@@ -13,9 +13,10 @@
 
 use super::canvas::MeasuredCanvas;
 use super::state::{parse_field, Field};
-use super::{paint, Shift};
+use super::tight::{fmt_eps, fmt_eps6, get, num, parse_answer, TightCharts};
+use super::{paint_canvas, Shift};
 use crate::engine::Conversion;
-use crate::render::{self, fmt_num, Inputs, Model};
+use crate::render::{self, fmt_num, tight, Inputs, Model};
 use plotters::prelude::*;
 use std::cell::RefCell;
 use std::rc::{Rc, Weak};
@@ -40,36 +41,57 @@ pub enum Theme {
     Dark,
 }
 
-/// Which charts to show: `charts="epsilon bound"`, `"epsilon"`, `"bound"`, `"none"`.
+/// Which accountant the headline shows: `accountant="both|pld|rdp"` (default both).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Accountant {
+    /// The tight (PLD) ε first, exact RDP next to it.
+    Both,
+    /// Only the tight ε (PLD certified upper bound).
+    Pld,
+    /// Only exact RDP (the widget before the tight accountant).
+    Rdp,
+}
+
+/// Which charts to show: any of `epsilon bound training profile risk`, or `none`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
 pub struct Charts {
     pub epsilon: bool,
     pub bound: bool,
+    /// ε over training (tight and exact RDP).
+    pub training: bool,
+    /// The privacy profile δ(ε).
+    pub profile: bool,
+    /// The membership-inference TPR bound.
+    pub risk: bool,
 }
+
+impl Charts {
+    /// Whether a chart needs the tight accountant's worker.
+    pub fn tight(&self) -> bool {
+        self.training || self.profile || self.risk
+    }
+}
+
+const CHART_NAMES: &str = "epsilon, bound, training, profile, risk or none";
 
 /// Parse the `charts` attribute (tokens separated by spaces or commas).
 pub fn parse_charts(text: &str) -> Result<Charts, String> {
-    let mut c = Charts {
-        epsilon: false,
-        bound: false,
-    };
+    let mut c = Charts::default();
     let mut any = false;
     for tok in text.split([' ', ',', '\t', '\n']).filter(|t| !t.is_empty()) {
         any = true;
         match tok.to_ascii_lowercase().as_str() {
             "epsilon" | "eps" | "a" => c.epsilon = true,
             "bound" | "b" => c.bound = true,
+            "training" => c.training = true,
+            "profile" => c.profile = true,
+            "risk" => c.risk = true,
             "none" => {}
-            _ => {
-                return Err(format!(
-                    "'{}' is not a chart: use epsilon, bound or none",
-                    clip(tok)
-                ))
-            }
+            _ => return Err(format!("'{}' is not a chart: use {CHART_NAMES}", clip(tok))),
         }
     }
     if !any {
-        return Err("empty: use epsilon, bound or none".into());
+        return Err(format!("empty: use {CHART_NAMES}"));
     }
     Ok(c)
 }
@@ -88,8 +110,13 @@ fn keyword<T: Copy>(value: Option<&str>, what: &str, choices: &[(&str, T)]) -> R
         Some((_, t)) => Ok(*t),
         None => {
             let names: Vec<&str> = choices.iter().map(|c| c.0).collect();
+            let article = if what.starts_with(['a', 'e', 'i', 'o', 'u']) {
+                "an"
+            } else {
+                "a"
+            };
             Err(format!(
-                "'{}' is not a {what}: use {}",
+                "'{}' is not {article} {what}: use {}",
                 clip(v),
                 names.join(", ")
             ))
@@ -104,6 +131,7 @@ pub struct Settings {
     pub inputs: Inputs,
     pub mode: Mode,
     pub charts: Option<Charts>,
+    pub accountant: Accountant,
     pub theme: Theme,
     /// The `calculator` attribute: an absolute http(s) URL of the full page to link to.
     pub calculator: Option<String>,
@@ -116,6 +144,7 @@ impl Default for Settings {
             inputs: Inputs::mnist(),
             mode: Mode::Compact,
             charts: None,
+            accountant: Accountant::Both,
             theme: Theme::Auto,
             calculator: None,
             errors: Vec::new(),
@@ -154,6 +183,16 @@ impl Settings {
                 }
                 Some(t) => parse_charts(t).map(|c| self.charts = Some(c)),
             },
+            "accountant" => keyword(
+                value,
+                "accountant",
+                &[
+                    ("both", Accountant::Both),
+                    ("pld", Accountant::Pld),
+                    ("rdp", Accountant::Rdp),
+                ],
+            )
+            .map(|a| self.accountant = a),
             "conversion" => keyword(
                 value,
                 "conversion",
@@ -192,7 +231,13 @@ impl Settings {
         self.charts.unwrap_or(Charts {
             epsilon: true,
             bound: self.mode == Mode::Full,
+            ..Charts::default()
         })
+    }
+
+    /// Whether this widget asks the tight accountant (its headline or a chart needs it).
+    pub fn wants_tight(&self) -> bool {
+        self.accountant != Accountant::Rdp || self.charts().tight()
     }
 
     /// One line per bad attribute, naming it and what is shown instead.
@@ -213,6 +258,12 @@ impl Settings {
 /// The shadow tree's elements.
 struct Els {
     container: HtmlElement,
+    /// The tight ε's part of the headline, its number, the separator, exact RDP's part.
+    pld_part: HtmlElement,
+    eps_pld: Element,
+    sep: HtmlElement,
+    rdp_part: HtmlElement,
+    rdp_label: Element,
     eps: Element,
     alpha: Element,
     context: Element,
@@ -221,6 +272,9 @@ struct Els {
     boxes: Vec<(Field, HtmlInputElement, HtmlInputElement, HtmlElement)>,
     chart_a: HtmlCanvasElement,
     chart_b: HtmlCanvasElement,
+    chart_training: HtmlCanvasElement,
+    chart_profile: HtmlCanvasElement,
+    chart_risk: HtmlCanvasElement,
     sentence: HtmlElement,
     foot: HtmlElement,
     open: Element,
@@ -230,8 +284,30 @@ struct Inner {
     /// From the attributes, and from the full mode's controls as the reader uses them.
     settings: Settings,
     model: Option<Model>,
+    tight: TightState,
     host_dark: bool,
     els: Els,
+}
+
+/// The tight accountant's last answer (from the page's shared worker, via widget.js).
+#[derive(Default)]
+struct TightState {
+    /// The inputs the answer is for; an answer for other inputs is shown marked stale.
+    inputs: Option<Inputs>,
+    /// Certified (upper, lower) ε.
+    eps: Option<(f64, f64)>,
+    /// Why there is no tight ε for `inputs` (no worker, budget exceeded).
+    error: Option<String>,
+    charts: Option<TightCharts>,
+    /// The inputs `charts` are for (they arrive after the headline).
+    charts_inputs: Option<Inputs>,
+}
+
+impl TightState {
+    /// The certified (upper, lower) ε for `i`, if known.
+    fn for_inputs(&self, i: &Inputs) -> Option<(f64, f64)> {
+        self.eps.filter(|_| self.inputs.as_ref() == Some(i))
+    }
 }
 
 /// A listener on one of the widget's own elements, removed on drop.
@@ -308,6 +384,7 @@ impl Widget {
         let inner = Rc::new(RefCell::new(Inner {
             settings: Settings::default(),
             model: None,
+            tight: TightState::default(),
             host_dark: false,
             els,
         }));
@@ -349,16 +426,107 @@ impl Widget {
         }
         show(&i);
         match (&i.model, fresh) {
-            (Some(m), true) => detail(m),
+            (Some(m), true) => detail(m, &i.tight),
             _ => JsValue::UNDEFINED,
         }
     }
 
     /// The current values (the last `change` detail), or `undefined` before the first render.
     pub fn value(&self) -> JsValue {
-        match &self.inner.borrow().model {
-            Some(m) => detail(m),
+        let i = self.inner.borrow();
+        match &i.model {
+            Some(m) => detail(m, &i.tight),
             None => JsValue::UNDEFINED,
+        }
+    }
+
+    /// Whether the widget needs the tight accountant (headline or a chart).
+    #[wasm_bindgen(js_name = wantsTight)]
+    pub fn wants_tight(&self) -> bool {
+        self.inner.borrow().settings.wants_tight()
+    }
+
+    /// The worker request for the values shown, `{q, sigma, steps, delta, charts}`
+    /// (`undefined` before the first render).
+    #[wasm_bindgen(js_name = tightRequest)]
+    pub fn tight_request(&self) -> JsValue {
+        let i = self.inner.borrow();
+        let Some(m) = &i.model else {
+            return JsValue::UNDEFINED;
+        };
+        let o = js_sys::Object::new();
+        let inp = &m.inputs;
+        for (k, v) in [
+            ("q", inp.q),
+            ("sigma", inp.sigma),
+            ("steps", inp.steps as f64),
+            ("delta", inp.delta),
+        ] {
+            let _ = js_sys::Reflect::set(&o, &k.into(), &JsValue::from_f64(v));
+        }
+        let charts = i.settings.charts().tight();
+        let _ = js_sys::Reflect::set(&o, &"charts".into(), &charts.into());
+        o.into()
+    }
+
+    /// The worker's answer for the last `tightRequest` (widget.js drops older ones):
+    /// `{kind: "headline", epsilon, epsilonLower}`, `{kind: "error", message}` (also
+    /// used by widget.js when there is no worker), `{kind: "charts", …}` or
+    /// `{kind: "charts-error", message}`. Returns the `change` detail once the headline
+    /// is settled (a number or an error), else `undefined`.
+    pub fn tight(&self, data: JsValue) -> JsValue {
+        let mut guard = self.inner.borrow_mut();
+        let i = &mut *guard;
+        let Some(m) = &i.model else {
+            return JsValue::UNDEFINED;
+        };
+        let kind = get(&data, "kind").as_string().unwrap_or_default();
+        let t = &mut i.tight;
+        let settled = match kind.as_str() {
+            "headline" => {
+                let (up, lo) = (num(&data, "epsilon"), num(&data, "epsilonLower"));
+                if !(up.is_finite() && lo.is_finite()) {
+                    return JsValue::UNDEFINED;
+                }
+                t.eps = Some((up, lo));
+                t.error = None;
+                t.inputs = Some(m.inputs);
+                true
+            }
+            "error" => {
+                let msg = get(&data, "message").as_string().unwrap_or_default();
+                t.error = Some(msg.chars().take(200).collect());
+                t.eps = None;
+                t.charts = None;
+                t.inputs = Some(m.inputs);
+                true
+            }
+            "charts" => {
+                t.charts = Some(parse_answer(&data));
+                t.charts_inputs = Some(m.inputs);
+                false
+            }
+            "charts-error" => {
+                web_sys::console::error_1(
+                    &format!(
+                        "sgm-rdp-calculator: tight charts: {}",
+                        get(&data, "message").as_string().unwrap_or_default()
+                    )
+                    .into(),
+                );
+                false
+            }
+            _ => return JsValue::UNDEFINED,
+        };
+        // Redraw only what the answer changes (the headline, or the tight charts).
+        if settled {
+            show_text(i);
+        } else {
+            show_tight_charts(&i.els, i.settings.charts(), dark(i), &i.tight, &m.inputs);
+        }
+        match (&i.model, settled) {
+            (Some(m), true) => detail(m, &i.tight),
+            _ => JsValue::UNDEFINED,
         }
     }
 }
@@ -379,10 +547,10 @@ fn calculator_url(text: &str) -> Result<String, String> {
 }
 
 /// The calculator link for the values shown (the page's URL format).
-fn calculator_link(base: &str, i: &Inputs) -> Option<String> {
+fn calculator_link(base: &str, i: &Inputs, acct: Accountant) -> Option<String> {
     let u = web_sys::Url::new(base).ok()?;
     u.set_search(&format!(
-        "v=1&q={}&sigma={}&steps={}&delta={}&conv={}",
+        "v=1&q={}&sigma={}&steps={}&delta={}&conv={}&acct={}",
         i.q,
         i.sigma,
         i.steps,
@@ -391,12 +559,17 @@ fn calculator_link(base: &str, i: &Inputs) -> Option<String> {
             "classic"
         } else {
             "improved"
+        },
+        if acct == Accountant::Rdp {
+            "rdp"
+        } else {
+            "pld"
         }
     ));
     Some(u.href())
 }
 
-fn detail(m: &Model) -> JsValue {
+fn detail(m: &Model, t: &TightState) -> JsValue {
     let o = js_sys::Object::new();
     let i = &m.inputs;
     for (k, v) in [
@@ -414,6 +587,15 @@ fn detail(m: &Model) -> JsValue {
         Conversion::Classic => "classic",
     };
     let _ = js_sys::Reflect::set(&o, &"conversion".into(), &conv.into());
+    // The tight ε (certified upper) and its bracket's lower end; null until known.
+    let tight = t.for_inputs(i);
+    for (k, v) in [
+        ("epsilonPld", tight.map(|e| e.0)),
+        ("epsilonPldLower", tight.map(|e| e.1)),
+    ] {
+        let v = v.map(JsValue::from_f64).unwrap_or(JsValue::NULL);
+        let _ = js_sys::Reflect::set(&o, &k.into(), &v);
+    }
     o.into()
 }
 
@@ -423,10 +605,16 @@ fn build(d: &Document, root: &web_sys::ShadowRoot) -> Result<Els, JsValue> {
     container.set_attribute("part", "container")?;
     let head = el(d, "div", "head", &container)?;
     head.set_attribute("aria-live", "polite")?;
-    text(d, "span", "", "ε = ", &head)?;
-    let eps = text(d, "strong", "eps", "…", &head)?;
-    text(d, "span", "", " at α = ", &head)?;
-    let alpha = text(d, "span", "alpha", "…", &head)?;
+    let pld_part = el(d, "span", "pld", &head)?;
+    text(d, "span", "", "ε ≤ ", &pld_part)?;
+    let eps_pld = text(d, "strong", "eps-pld", "…", &pld_part)?;
+    text(d, "small", "acct", " tight (PLD)", &pld_part)?;
+    let sep = text(d, "span", "sep", " · ", &head)?;
+    let rdp_part = el(d, "span", "rdp", &head)?;
+    let rdp_label = text(d, "span", "", "ε = ", &rdp_part)?;
+    let eps = text(d, "strong", "eps", "…", &rdp_part)?;
+    text(d, "span", "", " at α = ", &rdp_part)?;
+    let alpha = text(d, "span", "alpha", "…", &rdp_part)?;
     let context = text(d, "div", "ctx", "", &container)?;
     let messages = el(d, "div", "msg", &container)?;
     messages.set_attribute("role", "alert")?;
@@ -456,6 +644,16 @@ fn build(d: &Document, root: &web_sys::ShadowRoot) -> Result<Els, JsValue> {
     chart_a.set_attribute("role", "img")?;
     let chart_b: HtmlCanvasElement = el(d, "canvas", "chart", &container)?.unchecked_into();
     chart_b.set_attribute("role", "img")?;
+    let tight_chart = |label: &str| -> Result<HtmlCanvasElement, JsValue> {
+        let c: HtmlCanvasElement = el(d, "canvas", "chart", &container)?.unchecked_into();
+        c.set_attribute("role", "img")?;
+        c.set_attribute("aria-label", label)?;
+        c.set_hidden(true);
+        Ok(c)
+    };
+    let chart_training = tight_chart("ε over training")?;
+    let chart_profile = tight_chart("privacy profile δ(ε)")?;
+    let chart_risk = tight_chart("membership-inference risk: TPR bound against FPR")?;
     let sentence = el(d, "p", "sentence", &container)?;
     let foot = el(d, "div", "foot", &container)?;
     foot.set_hidden(true);
@@ -464,6 +662,11 @@ fn build(d: &Document, root: &web_sys::ShadowRoot) -> Result<Els, JsValue> {
     open.set_attribute("rel", "noopener")?;
     Ok(Els {
         container,
+        pld_part,
+        eps_pld: eps_pld.into(),
+        sep,
+        rdp_part,
+        rdp_label: rdp_label.into(),
         eps: eps.into(),
         alpha: alpha.into(),
         context: context.into(),
@@ -472,6 +675,9 @@ fn build(d: &Document, root: &web_sys::ShadowRoot) -> Result<Els, JsValue> {
         boxes,
         chart_a,
         chart_b,
+        chart_training,
+        chart_profile,
+        chart_risk,
         sentence,
         foot,
         open: open.into(),
@@ -561,17 +767,56 @@ fn dark(i: &Inner) -> bool {
 /// Put the model into the shadow tree and draw the visible charts.
 fn show(i: &Inner) {
     let Some(m) = &i.model else { return };
+    show_text(i);
     let e = &i.els;
     let s = &i.settings;
     let dark = dark(i);
     let _ = e
         .container
         .set_attribute("data-theme", if dark { "dark" } else { "light" });
-    set_lines(&e.messages, &s.messages());
-    e.eps.set_text_content(Some(&format!("{:.4}", m.opt.value)));
-    e.alpha
-        .set_text_content(Some(&format!("{:.2}", m.opt.alpha)));
+    let c = s.charts();
+    e.chart_a.set_hidden(!c.epsilon);
+    e.chart_b.set_hidden(!c.bound);
+    let _ = e.chart_a.set_attribute("aria-label", &render::summary_a(m));
+    let _ = e.chart_b.set_attribute("aria-label", &render::summary_b(m));
+    if c.epsilon {
+        draw_chart(
+            &e.chart_a,
+            dark,
+            "widget chart A",
+            render::legend_rows_a(m),
+            |root, th| render::draw_eps_vs_alpha(root, m, th),
+        );
+    }
+    if c.bound {
+        draw_chart(
+            &e.chart_b,
+            dark,
+            "widget chart B",
+            render::legend_rows_b(false),
+            |root, th| render::draw_bound_vs_exact(root, m, th, false),
+        );
+    }
+    show_tight_charts(e, c, dark, &i.tight, &m.inputs);
+}
+
+/// The texts: headline, context, messages, sentence, controls, link.
+fn show_text(i: &Inner) {
+    let Some(m) = &i.model else { return };
+    let e = &i.els;
+    let s = &i.settings;
     let inp = &m.inputs;
+    let tight = i.tight.for_inputs(inp);
+    let mut messages = s.messages();
+    if let (Some(err), true) = (&i.tight.error, i.tight.inputs.as_ref() == Some(inp)) {
+        if s.accountant != Accountant::Rdp {
+            messages.push(format!(
+                "tight accountant: {err} (the exact-RDP ε still applies)"
+            ));
+        }
+    }
+    set_lines(&e.messages, &messages);
+    show_headline(e, s.accountant, m, &i.tight);
     e.context.set_text_content(Some(&format!(
         "δ = {:e} after {} steps at q = {}, σ = {}{}",
         inp.delta,
@@ -588,7 +833,11 @@ fn show(i: &Inner) {
     e.controls.set_hidden(!full);
     e.sentence.set_hidden(!full);
     if full {
-        e.sentence.set_text_content(Some(&m.sentence()));
+        let sentence = match tight.filter(|_| s.accountant != Accountant::Rdp) {
+            Some((up, _)) => render::sentence_for(inp, up, "tight (privacy-loss distribution)"),
+            None => m.sentence(),
+        };
+        e.sentence.set_text_content(Some(&sentence));
         for (f, range, input, _) in &e.boxes {
             let v = f.get(inp);
             // Leave the box the reader is typing in alone.
@@ -605,7 +854,7 @@ fn show(i: &Inner) {
     match s
         .calculator
         .as_deref()
-        .and_then(|b| calculator_link(b, inp))
+        .and_then(|b| calculator_link(b, inp, s.accountant))
     {
         Some(href) => {
             let _ = e.open.set_attribute("href", &href);
@@ -613,33 +862,89 @@ fn show(i: &Inner) {
         }
         None => e.foot.set_hidden(true),
     }
-    let c = s.charts();
-    e.chart_a.set_hidden(!c.epsilon);
-    e.chart_b.set_hidden(!c.bound);
-    let _ = e.chart_a.set_attribute("aria-label", &render::summary_a(m));
-    let _ = e.chart_b.set_attribute("aria-label", &render::summary_b(m));
-    if c.epsilon {
-        draw_chart(&e.chart_a, dark, render::legend_rows_a(m), |root, th| {
-            render::draw_eps_vs_alpha(root, m, th).is_ok()
+}
+
+/// The headline: tight ε, exact RDP ε, or both (the `accountant` attribute). A tight ε
+/// for other inputs stays shown, marked stale, until the worker answers.
+fn show_headline(e: &Els, acct: Accountant, m: &Model, t: &TightState) {
+    let (pld, rdp) = match acct {
+        Accountant::Both => (true, true),
+        Accountant::Pld => (true, false),
+        Accountant::Rdp => (false, true),
+    };
+    e.pld_part.set_hidden(!pld);
+    e.rdp_part.set_hidden(!rdp);
+    e.sep.set_hidden(!(pld && rdp));
+    e.rdp_label
+        .set_text_content(Some(if pld { "exact RDP ε = " } else { "ε = " }));
+    e.eps.set_text_content(Some(&format!("{:.4}", m.opt.value)));
+    e.alpha
+        .set_text_content(Some(&format!("{:.2}", m.opt.alpha)));
+    let current = t.inputs.as_ref() == Some(&m.inputs);
+    let (text, title) = match (t.eps, &t.error) {
+        (Some((up, lo)), _) => (
+            fmt_eps(up),
+            format!(
+                "certified bracket [{}, {}] (privacy-loss distribution)",
+                fmt_eps6(lo),
+                fmt_eps6(up)
+            ),
+        ),
+        (None, Some(err)) if current => ("—".to_string(), err.clone()),
+        _ => ("…".to_string(), "computing the tight ε".to_string()),
+    };
+    e.eps_pld.set_text_content(Some(&text));
+    let _ = e.eps_pld.set_attribute("title", &title);
+    let _ = e.pld_part.class_list().toggle_with_force("stale", !current);
+}
+
+/// The tight charts (ε over training, privacy profile, attack risk) from the worker's
+/// last answer; marked stale while an answer for the current inputs is on its way.
+fn show_tight_charts(e: &Els, c: Charts, dark: bool, t: &TightState, inp: &Inputs) {
+    let current = t.charts_inputs.as_ref() == Some(inp);
+    for (canvas, on) in [
+        (&e.chart_training, c.training),
+        (&e.chart_profile, c.profile),
+        (&e.chart_risk, c.risk),
+    ] {
+        canvas.set_hidden(!on);
+        let _ = canvas.class_list().toggle_with_force("stale", !current);
+    }
+    let Some(tc) = &t.charts else { return };
+    if c.training {
+        draw_chart(&e.chart_training, dark, "widget training", 3, |root, th| {
+            tight::draw_training(root, &tc.training, None, None, th)
         });
     }
-    if c.bound {
-        draw_chart(
-            &e.chart_b,
-            dark,
-            render::legend_rows_b(false),
-            |root, th| render::draw_bound_vs_exact(root, m, th, false).is_ok(),
-        );
+    if c.profile {
+        draw_chart(&e.chart_profile, dark, "widget profile", 3, |root, th| {
+            tight::draw_profile(root, &tc.profile, inp.delta, th)
+        });
+    }
+    if c.risk {
+        draw_chart(&e.chart_risk, dark, "widget risk", 2, |root, th| {
+            tight::draw_risk(root, &tc.risk, th)
+        });
+        let s = tc
+            .risk_fpr
+            .iter()
+            .find(|(f, _)| (*f - 0.01).abs() < 1e-12)
+            .map(|&(f, tp)| tight::risk_sentence(f, tp))
+            .unwrap_or_default();
+        let _ = e
+            .chart_risk
+            .set_attribute("aria-label", &format!("membership-inference risk: {s}"));
     }
 }
 
 /// Height follows the width (the widget sizes to its container); a narrow
 /// chart also gets the height of its legend strip (`rows` entries).
-fn draw_chart(
+fn draw_chart<E: std::fmt::Debug>(
     canvas: &HtmlCanvasElement,
     dark: bool,
+    name: &'static str,
     rows: usize,
-    f: impl FnOnce(&DrawingArea<MeasuredCanvas, Shift>, &render::Theme) -> bool,
+    f: impl FnOnce(&DrawingArea<MeasuredCanvas, Shift>, &render::Theme) -> Result<(), E>,
 ) {
     let w = canvas.client_width();
     if w <= 0 {
@@ -654,5 +959,5 @@ fn draw_chart(
     };
     let h = (w * 0.56).clamp(180.0, 420.0) + legend;
     let _ = canvas.style().set_property("height", &format!("{h:.0}px"));
-    paint(canvas, dark, f);
+    paint_canvas(canvas, dark, name, f);
 }

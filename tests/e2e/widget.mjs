@@ -80,10 +80,23 @@ try {
     check((await shadowText(page, id, '.eps')) === e.epsilon.toFixed(4), `${id}: shows ε = ${e.epsilon.toFixed(4)}`);
   }
 
+  // The tight ε (default accountant="both"): widget.js is on another origin here, so its
+  // worker starts from a blob: URL importing pld-worker.js (CORS).
+  await page.waitForFunction(() => $w('w1').value?.epsilonPld != null, null, { timeout: 20000 }).catch(() => {});
+  {
+    const v = await page.evaluate(() => $w('w1').value);
+    const t = cli('epsilon', { q: 0.01, sigma: 1.1, steps: 10000, delta: 1e-5, accountant: 'pld' });
+    check(close(v.epsilonPld, t.epsilon, 1e-9) && close(v.epsilonPldLower, t.epsilon_lower, 1e-9) && v.epsilonPld < v.epsilon,
+      `w1 (cross-origin widget.js, blob worker): epsilonPld ${v.epsilonPld} = CLI --accountant pld ${t.epsilon}, lower ${v.epsilonPldLower}, below exact RDP ${v.epsilon}`);
+    check((await shadowText(page, 'w1', '.eps-pld')) === t.epsilon.toFixed(4) && /certified bracket/.test(await page.evaluate(() => $s('w1', '.eps-pld').title)),
+      `w1 leads with the tight ε ${await shadowText(page, 'w1', '.eps-pld')} (bracket in its title)`);
+    check((await shadowText(page, 'w1', '.rdp')).startsWith('exact RDP ε = '), `and names exact RDP next to it: "${await shadowText(page, 'w1', '.rdp')}"`);
+  }
+
   // Host CSS does not reach in; the widget's CSS does not leak out.
   const iso = await page.evaluate(() => {
     const w = getComputedStyle($s('w1', '.w'));
-    const eps = getComputedStyle($s('w1', '.eps'));
+    const eps = getComputedStyle($s('w1', '.eps-pld'));
     return {
       font: w.fontSize, epsFont: eps.fontSize, color: eps.color, spacing: eps.letterSpacing,
       hostDisplay: getComputedStyle($w('w1')).display,
@@ -133,7 +146,8 @@ try {
   const d = await ev;
   const e2 = engine(0.01, 2, 10000, 1e-5);
   check(d && d.sigma === 2 && close(d.epsilon, e2.epsilon), `setAttribute('sigma', '2') fires change with ε ${d && d.epsilon} = engine ${e2.epsilon}`);
-  check(d && ['q', 'sigma', 'steps', 'delta', 'epsilon', 'alpha'].every((k) => typeof d[k] === 'number' && Number.isFinite(d[k])), 'change detail holds numbers {q, sigma, steps, delta, epsilon, alpha}');
+  check(d && ['q', 'sigma', 'steps', 'delta', 'epsilon', 'alpha', 'epsilonPld', 'epsilonPldLower'].every((k) => typeof d[k] === 'number' && Number.isFinite(d[k])), 'change detail holds numbers {q, sigma, steps, delta, epsilon, alpha, epsilonPld, epsilonPldLower}');
+  check(d && d.epsilonPldLower <= d.epsilonPld && d.epsilonPld < d.epsilon, `the change event waits for the tight ε: [${d && d.epsilonPldLower}, ${d && d.epsilonPld}] below exact RDP ${d && d.epsilon}`);
   check((await chartData(page, 'w1')) !== a0, 'the chart redraws after the attribute change');
   const n = page.evaluate(() => countChanges('w1', 500));
   await page.evaluate(() => { const w = $w('w1'); w.setAttribute('q', '0.02'); w.setAttribute('sigma', '1.5'); w.setAttribute('steps', '5000'); w.setAttribute('delta', '1e-6'); });
@@ -153,6 +167,26 @@ try {
   const other = page.evaluate(() => nextChange('w5'));
   await page.evaluate(() => $w('w5').setAttribute('steps', '1000'));
   check(close((await other)?.epsilon ?? NaN, engine(0.02, 2, 1000, 1e-6).epsilon), 'another widget keeps working meanwhile');
+
+  // accountant="rdp": exact RDP only, no worker round trip, the tight fields null; a bad
+  // accountant is named and the last good one kept.
+  {
+    const r = page.evaluate(() => nextChange('w5'));
+    await page.evaluate(() => $w('w5').setAttribute('accountant', 'rdp'));
+    await page.evaluate(() => $w('w5').setAttribute('steps', '1200'));
+    const d5 = await r;
+    check(d5 && d5.epsilonPld === null && d5.epsilonPldLower === null && close(d5.epsilon, engine(0.02, 2, 1200, 1e-6).epsilon)
+      && (await page.evaluate(() => $s('w5', '.pld').hidden)) && (await shadowText(page, 'w5', '.rdp')).startsWith('ε = '),
+      `accountant="rdp": exact RDP only, epsilonPld null (${JSON.stringify(d5 && [d5.epsilon, d5.epsilonPld])})`);
+    await page.evaluate(() => $w('w5').setAttribute('accountant', 'prv'));
+    await page.waitForTimeout(100);
+    const m5 = await shadowText(page, 'w5', '.msg');
+    check(/attribute accountant: 'prv' is not an accountant: use both, pld, rdp/.test(m5), `a bad accountant is named: "${m5}"`);
+    await page.evaluate(() => $w('w5').setAttribute('charts', 'epsilon roc'));
+    await page.waitForTimeout(100);
+    check(/attribute charts: 'roc' is not a chart: use epsilon, bound, training, profile, risk or none/.test(await shadowText(page, 'w5', '.msg')), 'a bad chart name lists the charts');
+    await page.evaluate(() => { $w('w5').removeAttribute('charts'); $w('w5').removeAttribute('accountant'); });
+  }
 
   // Full mode controls (inside the shadow root).
   const typed = page.evaluate(() => nextChange('w2'));
@@ -217,21 +251,27 @@ try {
   const me = engine(0.01, 1.1, 10000, 1e-5);
   check(close(mv.epsilon, me.epsilon), `minimal two-line page: ε ${mv.epsilon} = engine ${me.epsilon}`);
   await mini.screenshot({ path: join(OUT, 'widget-minimal.png'), fullPage: true });
-  // Benchmark (reported, not asserted): attribute change → recompute + redraw → change event.
-  const wb = await mini.evaluate(async () => {
+  // Benchmark (reported, not asserted): attribute change → recompute + redraw → change event,
+  // exact RDP alone (accountant="rdp") and with the tight ε from the worker (default "both").
+  const wbench = (accountant) => mini.evaluate(async (accountant) => {
     const el = document.querySelector('sgm-rdp-calculator');
+    el.setAttribute('accountant', accountant);
+    await new Promise((r) => setTimeout(r, 300));
     const costs = [];
     for (let i = 0; i < 60; i++) {
       const t0 = performance.now();
       const got = new Promise((r) => el.addEventListener('change', r, { once: true }));
-      el.setAttribute('sigma', String(0.6 + i * 0.05));
+      el.setAttribute('sigma', String(0.6 + i * 0.05 + (accountant === 'rdp' ? 0 : 0.01)));
       await got;
       costs.push(performance.now() - t0);
     }
     costs.sort((a, b) => a - b);
     return { p50: costs[29], p95: costs[56], max: costs[59] };
-  });
+  }, accountant);
+  const wb = await wbench('rdp');
   console.log(`bench widget: setAttribute → change (recompute + redraw, 800 px) p50 ${wb.p50.toFixed(2)} ms, p95 ${wb.p95.toFixed(2)} ms, max ${wb.max.toFixed(2)} ms`);
+  wb.tight = await wbench('both');
+  console.log(`bench widget tight: setAttribute → change with epsilonPld (q = 0.01, T = 10⁴; worker) p50 ${wb.tight.p50.toFixed(2)} ms, p95 ${wb.tight.p95.toFixed(2)} ms, max ${wb.tight.max.toFixed(2)} ms`);
   await writeFile(join(OUT, 'bench-widget.json'), JSON.stringify(wb, null, 2));
   await mini.close();
 
@@ -257,10 +297,31 @@ try {
   const emb = await newPage(browser, errors, 'embed.html');
   await emb.goto(cdn.base + 'embed.html');
   await emb.waitForFunction(() => [...document.querySelectorAll('sgm-rdp-calculator')].every((w) => w.value), null, { timeout: 20000 });
-  check((await emb.evaluate(() => document.querySelectorAll('sgm-rdp-calculator').length)) === 2, 'embed.html has two live widgets');
+  check((await emb.evaluate(() => document.querySelectorAll('sgm-rdp-calculator').length)) === 3, 'embed.html has three live widgets');
+  // The tight widget (same origin, strict CSP: the worker starts from pld-worker.js itself).
+  await emb.waitForFunction(() => document.getElementById('demo-tight').value?.epsilonPld != null, null, { timeout: 20000 }).catch(() => {});
+  {
+    const tv = await emb.evaluate(() => document.getElementById('demo-tight').value);
+    check(tv.epsilonPld != null && Math.abs(tv.epsilonPld - 2.38169) / 2.38169 < 1e-3 && tv.epsilonPldLower <= 2.38169,
+      `demo-tight (MNIST, accountant="pld"): epsilonPld ${tv.epsilonPld} within 0.1 % of the converged tight ε 2.38169, bracket from ${tv.epsilonPldLower}`);
+    const parts = await emb.evaluate(() => { const r = document.getElementById('demo-tight').shadowRoot; return { pld: r.querySelector('.pld').hidden, rdp: r.querySelector('.rdp').hidden }; });
+    check(!parts.pld && parts.rdp, `accountant="pld" shows only the tight ε (${JSON.stringify(parts)})`);
+    await emb.waitForFunction(() => [...document.getElementById('demo-tight').shadowRoot.querySelectorAll('canvas')].filter((c) => !c.hidden).length === 3
+      && ![...document.getElementById('demo-tight').shadowRoot.querySelectorAll('canvas')].some((c) => !c.hidden && c.classList.contains('stale')), null, { timeout: 30000 }).catch(() => {});
+    const drawn = await emb.evaluate(() => [...document.getElementById('demo-tight').shadowRoot.querySelectorAll('canvas')].filter((c) => !c.hidden).map((c) => {
+      // Pixels that differ from the painted background (the top-left corner).
+      const x = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      let ink = 0;
+      for (let i = 0; i < x.length; i += 4 * 7) if (x[i + 3] > 0 && Math.abs(x[i] - x[0]) + Math.abs(x[i + 1] - x[1]) + Math.abs(x[i + 2] - x[2]) > 60) ink++;
+      if (x[3] === 0) ink = 0; // never painted
+      return { label: c.getAttribute('aria-label'), ink };
+    }));
+    check(drawn.length === 3 && drawn.every((c) => c.ink > 200), `charts="training profile risk": three drawn canvases (${JSON.stringify(drawn.map((c) => c.ink))})`);
+    check(/membership-inference risk: an attacker/i.test(drawn[2]?.label || ''), `the risk chart's label states the attack bound: "${drawn[2]?.label}"`);
+  }
   check((await emb.textContent('#demo-log')).includes(`ε = ${me.epsilon.toFixed(4)}`), 'embed.html logs the compact widget\'s change event');
   const link = await emb.evaluate(() => document.getElementById('demo-compact').shadowRoot.querySelector('.foot a').href);
-  check(link === `${cdn.base}index.html?v=1&q=0.01&sigma=1.1&steps=10000&delta=0.00001&conv=improved`, `calculator="index.html" links the full page with the values: ${link}`);
+  check(link === `${cdn.base}index.html?v=1&q=0.01&sigma=1.1&steps=10000&delta=0.00001&conv=improved&acct=pld`, `calculator="index.html" links the full page with the values: ${link}`);
   const linked = await newPage(browser, errors, 'linked');
   await linked.goto(link);
   await linked.waitForFunction(() => /\d/.test(document.querySelector('#epsilon')?.textContent || ''), null, { timeout: 15000 });
@@ -286,6 +347,8 @@ try {
   await many.goto(host.base + 'many.html');
   const mids = ['early', ...Array.from({ length: 20 }, (_, i) => 'm' + i)];
   await allRendered(many, mids);
+  // Every widget's tight ε has arrived (the worker answers them in turn).
+  await many.waitForFunction((ids) => ids.every((id) => document.getElementById(id).value?.epsilonPld != null), mids, { timeout: 30000 }).catch(() => {});
   const early = await many.evaluate(() => $w('early').value);
   check(early && typeof early === 'object' && close(early.epsilon, engine(0.01, 1.1, 1000, 1e-5).epsilon), 'el.value set before widget.js loaded does not shadow the getter');
   // Docs themes toggle classes on <html>/<body> on scroll: no redraw unless the theme changes.
