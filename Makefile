@@ -18,7 +18,7 @@ dist: setup
 # with the flags www/index.html gives Trunk, so pkg/ and dist/ hold the same wasm and glue.
 pkg: setup
 	@$(WASM_ENV) && wasm-pack build $(WP_TEST_MODE) --target web --release --no-opt --out-dir pkg --out-name sgm-rdp
-	@node_modules/.bin/wasm-opt -Oz --converge --strip-producers pkg/sgm-rdp_bg.wasm -o pkg/sgm-rdp_bg.wasm
+	@node_modules/.bin/wasm-opt -Oz --converge --strip-producers --low-memory-unused pkg/sgm-rdp_bg.wasm -o pkg/sgm-rdp_bg.wasm
 	@echo "pkg/ ready"
 
 serve: dist

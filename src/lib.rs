@@ -5,6 +5,7 @@
 //! (fields and parsing, no DOM) ← `web`
 //! (wasm-bindgen/DOM glue, compiled only for wasm32).
 
+pub mod decimal;
 pub mod engine;
 pub mod render;
 pub mod ui;

@@ -35,7 +35,15 @@ fn mnist_rows_match_the_tools() {
 fn snippets_parse_as_python_with_the_values() {
     let mut i = Inputs::mnist();
     i.delta = 1e-5;
-    for (title, code) in snippets(&i, 3.0) {
+    let with_dataset = snippets(&i, 3.0, Some((60000, 256)));
+    assert!(
+        with_dataset[2].1.contains("batch_size=256")
+            && with_dataset[2].1.contains("num_samples=60000")
+    );
+    let without = snippets(&i, 3.0, None);
+    assert!(without[2].1.contains("batch_size=8") && without[2].1.contains("num_samples=1875"));
+    assert_eq!(without.len(), 3);
+    for (title, code) in with_dataset.into_iter().chain(without) {
         assert!(
             code.contains("1.1") && code.contains("14063") && code.contains("1.0e-5"),
             "{title}: {code}"
@@ -57,6 +65,33 @@ fn snippets_parse_as_python_with_the_values() {
             out.status.success(),
             "{title} does not parse: {}\n{code}",
             String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+/// q as batch_size / num_samples for jax-privacy: exact for dataset-derived rates.
+#[test]
+fn sample_rate_as_a_fraction() {
+    use sgm_rdp::render::library::as_fraction;
+    assert_eq!(as_fraction(256.0 / 60000.0), (8, 1875, true));
+    assert_eq!(as_fraction(0.01), (1, 100, true));
+    assert_eq!(as_fraction(1.0), (1, 1, true));
+    assert_eq!(as_fraction(512.0 / 50000.0), (32, 3125, true));
+    assert_eq!(as_fraction(1e-10), (1, 10_000_000_000, true));
+    // Any rate: a fraction within 1e-12 (relative) of it.
+    for q in [
+        1e-12,
+        3e-7,
+        0.123456,
+        std::f64::consts::PI / 10.0,
+        0.5,
+        0.999,
+    ] {
+        let (b, n, exact) = as_fraction(q);
+        assert!(exact && b >= 1 && n >= b, "{q}: {b}/{n}");
+        assert!(
+            ((b as f64 / n as f64) - q).abs() <= 1e-12 * q,
+            "{q}: {b}/{n}"
         );
     }
 }

@@ -243,7 +243,12 @@ fn widget_full_mode_shows_controls_and_both_charts() {
     };
     assert!(!hidden(".controls"));
     let canvases = root.query_selector_all("canvas").unwrap();
-    assert_eq!(canvases.length(), 2);
+    // Charts A and B, then the tight charts (training, profile, risk), hidden by default.
+    assert_eq!(canvases.length(), 5);
+    for i in 2..5 {
+        let c: HtmlCanvasElement = canvases.item(i).unwrap().dyn_into().unwrap();
+        assert!(c.hidden(), "tight chart {i} shown without charts=");
+    }
     for i in 0..2 {
         let c: HtmlCanvasElement = canvases.item(i).unwrap().dyn_into().unwrap();
         assert!(
@@ -387,4 +392,31 @@ fn widget_links_to_the_calculator_only_over_http() {
     assert!(foot_hidden(&root));
     assert!(shadow_text(&root, ".msg").contains("attribute calculator:"));
     host.remove();
+}
+
+/// The wasm build parses decimals with the browser's parseFloat (see src/decimal.rs):
+/// the same f64 as rustc's correctly rounded literals, hard cases included.
+#[wasm_bindgen_test]
+// The literals are the hard decimal strings themselves (rustc rounds them correctly).
+#[allow(clippy::excessive_precision)]
+fn decimal_parse_in_the_browser_is_correctly_rounded() {
+    use sgm_rdp::decimal::parse;
+    let cases: [(&str, f64); 10] = [
+        ("0.1", 0.1),
+        ("1e-5", 1e-5),
+        ("0.30000000000000004", 0.30000000000000004),
+        ("2.2250738585072011e-308", 2.2250738585072011e-308),
+        ("4.9e-324", 4.9e-324),
+        ("1.7976931348623157e308", 1.7976931348623157e308),
+        ("9007199254740993", 9007199254740992.0),
+        ("0.0042666666666666666", 256.0 / 60000.0),
+        ("-1.1", -1.1),
+        ("1e400", f64::INFINITY),
+    ];
+    for (s, want) in cases {
+        assert_eq!(parse(s).map(f64::to_bits), Some(want.to_bits()), "{s}");
+    }
+    for bad in ["1abc", "inf", "", "0x10", " 1"] {
+        assert_eq!(parse(bad), None, "{bad}");
+    }
 }

@@ -98,8 +98,50 @@ fn py(x: f64) -> String {
     }
 }
 
-/// Copy-ready code with the current values: (title, Python source).
-pub fn snippets(i: &Inputs, target_epsilon: f64) -> Vec<(&'static str, String)> {
+/// q as batch_size / num_samples, for libraries that take the dataset's terms
+/// (jax-privacy): the simplest fraction within 1e-12 (relative) of q with a
+/// denominator up to 10¹⁵ (continued fractions), else q × 10¹⁵ rounded over 10¹⁵;
+/// the flag says whether the fraction is within 1e-12 of q.
+pub fn as_fraction(q: f64) -> (u64, u64, bool) {
+    let (mut h0, mut h1, mut k0, mut k1) = (0u64, 1u64, 1u64, 0u64);
+    let mut x = q;
+    for _ in 0..64 {
+        let a = x.floor();
+        if !(0.0..1e15).contains(&a) {
+            break;
+        }
+        let a = a as u64;
+        let (Some(h), Some(k)) = (
+            a.checked_mul(h1).and_then(|v| v.checked_add(h0)),
+            a.checked_mul(k1).and_then(|v| v.checked_add(k0)),
+        ) else {
+            break;
+        };
+        if k > 1_000_000_000_000_000 {
+            break;
+        }
+        (h0, h1, k0, k1) = (h1, h, k1, k);
+        if k > 0 && ((h as f64 / k as f64) - q).abs() <= 1e-12 * q {
+            return (h, k, true);
+        }
+        let frac = x - a as f64;
+        if frac <= 0.0 {
+            break;
+        }
+        x = 1.0 / frac;
+    }
+    let n = 1_000_000_000_000_000u64;
+    let b = ((q * n as f64).round() as u64).max(1);
+    (b, n, ((b as f64 / n as f64) - q).abs() <= 1e-12 * q)
+}
+
+/// Copy-ready code with the current values: (title, Python source). `dataset` is
+/// (num_samples, batch_size) when the reader gave them and they match q.
+pub fn snippets(
+    i: &Inputs,
+    target_epsilon: f64,
+    dataset: Option<(u64, u64)>,
+) -> Vec<(&'static str, String)> {
     let (q, s, t, d, e) = (
         py(i.q),
         py(i.sigma),
@@ -150,5 +192,29 @@ pub fn snippets(i: &Inputs, target_epsilon: f64) -> Vec<(&'static str, String)> 
                  print(accountant.get_epsilon(target_delta={d}))\n"
             ),
         ),
+        ("jax-privacy: its DP-SGD accountant (PLD) on this run", {
+            let (b, n, exact) = match dataset {
+                Some((n, b)) if n > 0 && ((b as f64 / n as f64) - i.q).abs() <= 1e-12 * i.q => {
+                    (b, n, true)
+                }
+                _ => as_fraction(i.q),
+            };
+            let how = if exact { "=" } else { "≈" };
+            format!(
+                    "from jax_privacy.accounting import accountants, analysis\n\
+                     \n\
+                     # jax-privacy takes the dataset's terms: sample_rate q = batch_size / num_samples {how} {q}\n\
+                     accountant = analysis.DpsgdTrainingAccountant(\n    \
+                         dp_accountant_config=accountants.PldAccountantConfig(),\n\
+                     )\n\
+                     dp_params = analysis.DpParams(\n    \
+                         noise_multipliers={s},\n    \
+                         batch_size={b},\n    \
+                         num_samples={n},\n    \
+                         delta={d},\n\
+                     )\n\
+                     print(accountant.compute_epsilon(num_updates={t}, dp_params=dp_params))\n"
+                )
+        }),
     ]
 }

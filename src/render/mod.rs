@@ -175,7 +175,7 @@ pub fn sentence_for(i: &Inputs, e: f64, accountant: &str) -> String {
 pub fn fmt_num(x: f64) -> String {
     // Round to 6 significant digits, then print the shortest form — unless rounding
     // would land on 0 or 1 (δ = 1 − 1e-16 must not read "1"): then every digit.
-    let r: f64 = format!("{x:.5e}").parse().unwrap_or(x);
+    let r = crate::decimal::parse(&format!("{x:.5e}")).unwrap_or(x);
     if r != x && (r == 1.0 || r == 0.0) {
         return format!("{x}");
     }
@@ -189,7 +189,7 @@ pub fn fmt_num(x: f64) -> String {
 /// Axis tick labels: compact, no trailing ".0" (ticks sit on round values, so the
 /// 6-digit rounding is always right here; a tick computed as 0.99999… reads "1").
 fn fmt_axis(v: &f64) -> String {
-    let r: f64 = format!("{v:.5e}").parse().unwrap_or(*v);
+    let r = crate::decimal::parse(&format!("{v:.5e}")).unwrap_or(*v);
     fmt_num(r)
 }
 

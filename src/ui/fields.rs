@@ -69,7 +69,7 @@ impl Field {
         let v = 10f64.powf(x);
         match self {
             Field::Steps => v.round().max(1.0),
-            _ => self.format(v).parse().unwrap_or(v),
+            _ => crate::decimal::parse(&self.format(v)).unwrap_or(v),
         }
     }
 }
@@ -143,7 +143,7 @@ fn number(f: Field, text: &str) -> Result<f64, String> {
 
 /// A number with optional thousands separators (',' or spaces between groups of 3).
 fn plain(t: &str) -> Result<f64, String> {
-    if let Ok(v) = t.parse::<f64>() {
+    if let Some(v) = crate::decimal::parse(t) {
         return Ok(v);
     }
     let sep = |c: char| c == ',' || c == ' ' || c == '\u{a0}' || c == '\u{2009}' || c == '\u{202f}';
@@ -164,13 +164,13 @@ fn plain(t: &str) -> Result<f64, String> {
             });
         if grouped {
             let joined = groups.concat() + &frac.map(|f| format!(".{f}")).unwrap_or_default();
-            if let Ok(v) = joined.parse::<f64>() {
+            if let Some(v) = crate::decimal::parse(&joined) {
                 return Ok(v);
             }
         }
         if t.contains(',') && !t.contains('.') {
             let as_point = t.replace(',', ".");
-            if as_point.parse::<f64>().is_ok() {
+            if crate::decimal::is_decimal(&as_point) {
                 return Err(format!(
                     "'{}' is ambiguous: use a point for decimals ({as_point}) or group thousands in threes",
                     clip(t)

@@ -1,13 +1,16 @@
-//! Backends that measure text with a canvas.
+//! The one drawing backend of the web build, measuring text with a canvas.
 //!
 //! plotters measures text in the browser by inserting a `<span>` with an inline
 //! `style` attribute, which a strict Content-Security-Policy (`default-src
-//! 'self'`) blocks (console error, wrong label sizes). [`Measured`] wraps any
-//! backend (plotters-canvas for the page, the SVG backend for exports),
-//! delegates all drawing to it and answers `estimate_text_size` with
+//! 'self'`) blocks (console error, wrong label sizes). [`Measured`] wraps a
+//! backend, delegates all drawing to it and answers `estimate_text_size` with
 //! `CanvasRenderingContext2d::measureText` instead.
+//!
+//! Canvas (the page and widget) and SVG (exports) are one type, [`Surface`], so
+//! plotters' generic drawing code and every chart function are compiled once for
+//! the wasm, not once per backend (that saved ~9 KB gzip).
 
-use plotters::prelude::DrawingBackend;
+use plotters::prelude::{DrawingBackend, SVGBackend};
 use plotters_backend::{
     BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingErrorKind,
 };
@@ -20,7 +23,108 @@ pub struct Measured<B> {
     ctx: CanvasRenderingContext2d,
 }
 
-pub type MeasuredCanvas = Measured<CanvasBackend>;
+/// A canvas on the page, or an SVG document being written (exports).
+pub enum Surface<'a> {
+    Canvas(CanvasBackend),
+    Svg(SVGBackend<'a>),
+}
+
+/// A drawing error of either surface, as text.
+#[derive(Debug)]
+pub struct SurfaceError(String);
+
+impl std::fmt::Display for SurfaceError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for SurfaceError {}
+
+fn lift<T, E: std::error::Error + Send + Sync>(
+    r: Result<T, DrawingErrorKind<E>>,
+) -> Result<T, DrawingErrorKind<SurfaceError>> {
+    r.map_err(|e| match e {
+        DrawingErrorKind::DrawingError(e) => {
+            DrawingErrorKind::DrawingError(SurfaceError(e.to_string()))
+        }
+        DrawingErrorKind::FontError(f) => DrawingErrorKind::FontError(f),
+    })
+}
+
+/// Call the same method on whichever surface it is.
+macro_rules! each {
+    ($s:expr, $b:ident => $call:expr) => {
+        match $s {
+            Surface::Canvas($b) => lift($call),
+            Surface::Svg($b) => lift($call),
+        }
+    };
+}
+
+impl DrawingBackend for Surface<'_> {
+    type ErrorType = SurfaceError;
+    fn get_size(&self) -> (u32, u32) {
+        match self {
+            Surface::Canvas(b) => b.get_size(),
+            Surface::Svg(b) => b.get_size(),
+        }
+    }
+    fn ensure_prepared(&mut self) -> R<Self> {
+        each!(self, b => b.ensure_prepared())
+    }
+    fn present(&mut self) -> R<Self> {
+        each!(self, b => b.present())
+    }
+    fn draw_pixel(&mut self, p: BackendCoord, c: BackendColor) -> R<Self> {
+        each!(self, b => b.draw_pixel(p, c))
+    }
+    fn draw_line<S: BackendStyle>(&mut self, a: BackendCoord, c: BackendCoord, s: &S) -> R<Self> {
+        each!(self, b => b.draw_line(a, c, s))
+    }
+    fn draw_rect<S: BackendStyle>(
+        &mut self,
+        a: BackendCoord,
+        c: BackendCoord,
+        s: &S,
+        fill: bool,
+    ) -> R<Self> {
+        each!(self, b => b.draw_rect(a, c, s, fill))
+    }
+    fn draw_path<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
+        &mut self,
+        p: I,
+        s: &S,
+    ) -> R<Self> {
+        each!(self, b => b.draw_path(p, s))
+    }
+    fn draw_circle<S: BackendStyle>(
+        &mut self,
+        c: BackendCoord,
+        r: u32,
+        s: &S,
+        fill: bool,
+    ) -> R<Self> {
+        each!(self, b => b.draw_circle(c, r, s, fill))
+    }
+    fn fill_polygon<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
+        &mut self,
+        v: I,
+        s: &S,
+    ) -> R<Self> {
+        each!(self, b => b.fill_polygon(v, s))
+    }
+    fn draw_text<T: BackendTextStyle>(
+        &mut self,
+        text: &str,
+        style: &T,
+        pos: BackendCoord,
+    ) -> R<Self> {
+        each!(self, b => b.draw_text(text, style, pos))
+    }
+}
+
+pub type MeasuredCanvas = Measured<Surface<'static>>;
 
 fn context_2d(canvas: &HtmlCanvasElement) -> Option<CanvasRenderingContext2d> {
     canvas
@@ -30,11 +134,11 @@ fn context_2d(canvas: &HtmlCanvasElement) -> Option<CanvasRenderingContext2d> {
         .ok()
 }
 
-impl Measured<CanvasBackend> {
+impl Measured<Surface<'static>> {
     pub fn new(canvas: HtmlCanvasElement) -> Option<Self> {
         let ctx = context_2d(&canvas)?;
         Some(Measured {
-            inner: CanvasBackend::with_canvas_object(canvas)?,
+            inner: Surface::Canvas(CanvasBackend::with_canvas_object(canvas)?),
             ctx,
         })
     }

@@ -173,7 +173,7 @@ fn wire(app: &Shared) {
         let a = app.clone();
         on(&format!("{}-range", f.id()), "input", move |_| {
             if let Some(r) = by_id::<HtmlInputElement>(&format!("{}-range", f.id())) {
-                let x: f64 = r.value().parse().unwrap_or(0.0);
+                let x: f64 = crate::decimal::parse(&r.value()).unwrap_or(0.0);
                 let v = f.from_slider(x);
                 set_value(f.id(), &f.format(v));
                 let _ = r.set_attribute(
@@ -243,7 +243,7 @@ fn wire(app: &Shared) {
     let a = app.clone();
     on("omega", "input", move |_| {
         let t = value("omega");
-        match t.trim().parse::<f64>() {
+        match crate::decimal::parse(t.trim()).ok_or(()) {
             Ok(w) if w.is_finite() && w > 0.0 && w < crate::engine::MAX_ORDER - 1.0 => {
                 set_error("omega", "");
                 a.borrow_mut().inputs.omega = w;
@@ -254,7 +254,7 @@ fn wire(app: &Shared) {
     });
     let a = app.clone();
     on("ds-apply", "click", move |_| {
-        let parse = |id: &str| value(id).trim().parse::<f64>().unwrap_or(f64::NAN);
+        let parse = |id: &str| crate::decimal::parse(value(id).trim()).unwrap_or(f64::NAN);
         match crate::engine::params::from_dataset(parse("ds-n"), parse("ds-b"), parse("ds-e")) {
             Ok((q, t)) => {
                 set_text("ds-error", "");
@@ -384,9 +384,8 @@ pub(crate) fn set_inverse_answer(which: &str, v: f64) {
 fn parse_target() -> Result<f64, String> {
     let t = value("target-eps");
     crate::engine::params::check_epsilon(
-        t.trim()
-            .parse::<f64>()
-            .map_err(|_| format!("target ε: '{t}' is not a number"))?,
+        crate::decimal::parse(t.trim())
+            .ok_or_else(|| format!("target ε: '{t}' is not a number"))?,
     )
     .map_err(|e| e.to_string())
 }
@@ -415,18 +414,34 @@ fn wire_exports(app: &Shared) {
             .map(|c| c.checked())
             .unwrap_or(false);
         let mut s = String::new();
-        {
-            // The same drawing code as the canvas, on plotters' SVG backend.
-            let Some(svg) = Measured::detached(SVGBackend::with_string(&mut s, (900, 560))) else {
+        let drawn = {
+            // The same drawing code as the canvas, on plotters' SVG backend (one
+            // backend type for both, see canvas.rs), light theme, 900 × 560.
+            let Some(svg) = Measured::detached(canvas::Surface::Svg(SVGBackend::with_string(
+                &mut s,
+                (900, 560),
+            ))) else {
                 return;
             };
             let root = svg.into_drawing_area();
             let th = Theme::light(1.0);
-            let _ = match (which.as_str(), &app.chart_c) {
-                ("b", _) => render::draw_bound_vs_exact(&root, m, &th, overlays),
-                ("c", Some((sigma, d))) => render::draw_max_alpha(&root, *sigma, d, &th),
-                _ => render::draw_eps_vs_alpha(&root, m, &th),
-            };
+            match (which.as_str(), &app.chart_c) {
+                ("b", _) => render::draw_bound_vs_exact(&root, m, &th, overlays).is_ok(),
+                ("c", Some((sigma, d))) => render::draw_max_alpha(&root, *sigma, d, &th).is_ok(),
+                ("d", _) => match (chart_d_inputs(), ()) {
+                    (Ok((gs, le)), ()) => render::draw_capacity(&root, gs, le, &th).is_ok(),
+                    _ => false,
+                },
+                ("training" | "profile" | "risk", _) => tight::draw_named(&which, &root, &th),
+                _ => render::draw_eps_vs_alpha(&root, m, &th).is_ok(),
+            }
+        };
+        if !drawn {
+            set_text(
+                "copy-status",
+                &format!("chart {which} has nothing to export yet"),
+            );
+            return;
         }
         download_text(&format!("sgm-rdp-chart-{which}.svg"), "image/svg+xml", &s);
     });
@@ -452,7 +467,10 @@ fn export_choice() -> String {
     let v = by_id::<web_sys::HtmlSelectElement>("export-chart")
         .map(|s| s.value())
         .unwrap_or_default();
-    if v == "b" || v == "c" {
+    if matches!(
+        v.as_str(),
+        "b" | "c" | "d" | "training" | "profile" | "risk"
+    ) {
         v
     } else {
         "a".to_string()
@@ -641,24 +659,28 @@ fn backdrop_key(dark: bool) -> BackdropKey {
     (width("chart-c"), width("chart-d"), dpr.to_bits(), dark)
 }
 
-/// Chart D (Chaudhuri et al.'s capacity-bounded view) from its own two boxes.
-fn draw_chart_d(dark: bool) {
+/// Chart D's inputs (Gaussian σ, Laplace ε), or the message naming the bad one.
+fn chart_d_inputs() -> Result<(f64, f64), &'static str> {
     let read = |id: &str| {
-        value(id)
-            .trim()
-            .parse::<f64>()
-            .ok()
-            .filter(|v| v.is_finite() && *v > 0.0 && *v <= 1e3)
+        crate::decimal::parse(value(id).trim()).filter(|v| v.is_finite() && *v > 0.0 && *v <= 1e3)
     };
     match (read("cb-sigma"), read("cb-eps")) {
-        (Some(s), Some(e)) => {
+        (Some(s), Some(e)) => Ok((s, e)),
+        (None, _) => Err("Gaussian σ must be a number in (0, 1000]"),
+        (_, None) => Err("Laplace ε must be a number in (0, 1000]"),
+    }
+}
+
+/// Chart D (Chaudhuri et al.'s capacity-bounded view) from its own two boxes.
+fn draw_chart_d(dark: bool) {
+    match chart_d_inputs() {
+        Ok((s, e)) => {
             set_text("cb-error", "");
             draw("chart-d", dark, |root, th| {
                 render::draw_capacity(root, s, e, th).is_ok()
             });
         }
-        (None, _) => set_text("cb-error", "Gaussian σ must be a number in (0, 1000]"),
-        (_, None) => set_text("cb-error", "Laplace ε must be a number in (0, 1000]"),
+        Err(m) => set_text("cb-error", m),
     }
 }
 

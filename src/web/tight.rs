@@ -239,7 +239,7 @@ fn show_gap(rdp: f64) {
     let pld = doc()
         .and_then(|d| d.get_element_by_id("epsilon-pld"))
         .and_then(|e| e.get_attribute("data-value"))
-        .and_then(|v| v.parse::<f64>().ok());
+        .and_then(|v| crate::decimal::parse(&v));
     let text = match pld {
         Some(p) if p > 0.0 && rdp.is_finite() => {
             format!("(+{:.1} % above the tight ε)", 100.0 * (rdp / p - 1.0))
@@ -397,19 +397,16 @@ pub(crate) fn fmt_eps6(e: f64) -> String {
 /// Steps per epoch when the dataset terms describe the current q (then the training
 /// chart's x axis is epochs).
 fn steps_per_epoch(q: f64) -> Option<f64> {
-    let n: f64 = value("ds-n").replace([',', ' '], "").trim().parse().ok()?;
-    let b: f64 = value("ds-b").replace([',', ' '], "").trim().parse().ok()?;
+    let n = crate::decimal::parse(value("ds-n").replace([',', ' '], "").trim())?;
+    let b = crate::decimal::parse(value("ds-b").replace([',', ' '], "").trim())?;
     ((b / n - q).abs() <= 1e-12 * q && b > 0.0).then_some(n / b)
 }
 
 /// Draw the three charts from the last answer (also after a theme or size change).
 pub fn redraw() {
     let dark = prefers_dark();
-    let target = value("target-eps")
-        .trim()
-        .parse::<f64>()
-        .ok()
-        .filter(|e| *e > 0.0 && e.is_finite());
+    let target =
+        crate::decimal::parse(value("target-eps").trim()).filter(|e| *e > 0.0 && e.is_finite());
     TIGHT.with(|t| {
         let t = t.borrow();
         let Some(training) = &t.training else { return };
@@ -454,6 +451,32 @@ pub fn redraw() {
     });
 }
 
+/// Draw the tight chart `which` (training, profile, risk) from the last answer on
+/// `root` (SVG export); false when there is no answer yet or drawing failed.
+pub fn draw_named<DB: plotters::prelude::DrawingBackend>(
+    which: &str,
+    root: &plotters::prelude::DrawingArea<DB, super::Shift>,
+    th: &crate::render::Theme,
+) -> bool {
+    let target =
+        crate::decimal::parse(value("target-eps").trim()).filter(|e| *e > 0.0 && e.is_finite());
+    TIGHT.with(|t| {
+        let t = t.borrow();
+        let Some(training) = &t.training else {
+            return false;
+        };
+        let q = t.asked.map(|i| i.q).unwrap_or(f64::NAN);
+        let delta = t.asked.map(|i| i.delta).unwrap_or(1e-5);
+        match which {
+            "training" => {
+                tight::draw_training(root, training, target, steps_per_epoch(q), th).is_ok()
+            }
+            "profile" => tight::draw_profile(root, &t.profile, delta, th).is_ok(),
+            _ => tight::draw_risk(root, &t.risk, th).is_ok(),
+        }
+    })
+}
+
 /// "What your library reports" (table + code), built with createElement/textContent.
 fn fill_library(i: &Inputs, pld: Option<(f64, f64)>) {
     use crate::render::library;
@@ -475,17 +498,19 @@ fn fill_library(i: &Inputs, pld: Option<(f64, f64)>) {
         );
     }
     set_text("library-why", library::WHY);
-    let target = value("target-eps")
-        .trim()
-        .parse::<f64>()
-        .ok()
+    let target = crate::decimal::parse(value("target-eps").trim())
         .filter(|e| *e > 0.0 && e.is_finite())
         .unwrap_or(3.0);
     let Some(box_) = d.get_element_by_id("snippets") else {
         return;
     };
     box_.set_text_content(None);
-    for (title, code) in library::snippets(i, target) {
+    let dataset = steps_per_epoch(i.q).and_then(|_| {
+        let n = crate::decimal::parse(value("ds-n").replace([',', ' '], "").trim())?;
+        let b = crate::decimal::parse(value("ds-b").replace([',', ' '], "").trim())?;
+        Some((n as u64, b as u64))
+    });
+    for (title, code) in library::snippets(i, target, dataset) {
         let (Ok(div), Ok(head), Ok(pre)) = (
             d.create_element("div"),
             d.create_element("div"),

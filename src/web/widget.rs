@@ -711,7 +711,7 @@ fn wire(inner: &Rc<RefCell<Inner>>, request: &js_sys::Function) -> Vec<Listener>
             let Some(r) = ev.target().map(|t| t.unchecked_into::<HtmlInputElement>()) else {
                 return;
             };
-            let v = f.from_slider(r.value().parse().unwrap_or(0.0));
+            let v = f.from_slider(crate::decimal::parse(&r.value()).unwrap_or(0.0));
             inp.set_value(&f.format(v));
             e.set_text_content(None);
             update(&w, f, v, &req);

@@ -92,7 +92,7 @@ try {
   const parsed = codes.map((c) => {
     try { execFileSync('python3', ['-c', 'import ast, sys; ast.parse(sys.stdin.read())'], { input: c }); return true; } catch { return false; }
   });
-  check(codes.length === 2 && parsed.every(Boolean) && codes.every((c) => c.includes('14063') && c.includes('1.1')),
+  check(codes.length === 3 && parsed.every(Boolean) && codes.every((c) => c.includes('14063') && c.includes('1.1')),
     `${codes.length} snippets parse as Python (ast.parse) and carry the run's values`);
   // The worker keeps the main thread free: no long task while the PLD numbers and the
   // three charts are recomputed after an input change.

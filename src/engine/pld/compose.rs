@@ -49,8 +49,8 @@ fn plans(n: usize) -> Plans {
             return pl.clone();
         }
         let pl: Plans = (
-            Arc::new(Radix4::new(n, FftDirection::Forward)),
-            Arc::new(Radix4::new(n, FftDirection::Inverse)),
+            radix4(n, FftDirection::Forward),
+            radix4(n, FftDirection::Inverse),
         );
         if p.len() >= 4 {
             p.remove(0);
@@ -58,6 +58,25 @@ fn plans(n: usize) -> Plans {
         p.push((n, pl.clone()));
         pl
     })
+}
+
+/// A radix-4 FFT of length `n` (a power of two) on a base butterfly of 2 points (odd
+/// powers) or 4 points (even powers). `Radix4::new` would also link rustfft's 8-, 16-
+/// and 32-point butterflies, ~7 KB of wasm (gzip), for ~10 % of speed.
+fn radix4(n: usize, dir: FftDirection) -> Arc<dyn Fft<f64>> {
+    use rustfft::algorithm::butterflies::{Butterfly1, Butterfly2, Butterfly4};
+    let p = n.trailing_zeros();
+    match p {
+        0 => Arc::new(Butterfly1::new(dir)),
+        _ if p % 2 == 1 => Arc::new(Radix4::new_with_base(
+            (p - 1) / 2,
+            Arc::new(Butterfly2::new(dir)),
+        )),
+        _ => Arc::new(Radix4::new_with_base(
+            (p - 2) / 2,
+            Arc::new(Butterfly4::new(dir)),
+        )),
+    }
 }
 
 /// One phase: a per-step lattice PLD composed `steps` times.
