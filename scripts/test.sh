@@ -22,6 +22,7 @@ fi
 step native cargo test
 step wasm make -s test-wasm
 step e2e make -s test-e2e
+step size bash scripts/size.sh
 printf '\n'
 summary=$(IFS=';'; echo "${results[*]}")
 if [ $fail = 0 ]; then echo "make test: PASS — $summary"; else echo "make test: FAIL — $summary"; fi
