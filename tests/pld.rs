@@ -170,6 +170,40 @@ fn phases_compose_like_one_run_and_checkpoints_agree() {
     assert!(mixed.upper < one.lower);
 }
 
+/// The chart's coarser checkpoints (each ≤ 0.5 % wide, on its own grid) still bracket
+/// the mpmath reference: at δ = the reference δ(ε), the true ε is the reference ε.
+#[test]
+fn chart_checkpoints_bracket_the_mpmath_reference() {
+    let text = include_str!("reference/pld_cases.jsonl");
+    let mut n = 0;
+    for line in text.lines().step_by(3) {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let f = |k: &str| v[k].as_str().unwrap().parse::<f64>().unwrap();
+        let (q, s, e, d) = (f("q"), f("sigma"), f("epsilon"), f("delta"));
+        let t = v["steps"].as_u64().unwrap();
+        if !(1e-12..0.5).contains(&d) {
+            continue;
+        }
+        let b = pld::checkpoints_tol(sgm(q, s), &[t], d, 5e-3).unwrap()[0];
+        assert!(
+            b.lower <= e * (1.0 + 1e-9) && b.upper >= e * (1.0 - 1e-9),
+            "q={q} s={s} T={t} delta={d:e}: reference eps {e} outside [{}, {}]",
+            b.lower,
+            b.upper
+        );
+        assert!(b.upper - b.lower <= 5e-3 * b.upper * 1.0001, "{b:?}");
+        n += 1;
+    }
+    assert!(n >= 20, "only {n} cases");
+    // And agree with the finest shared grid on a long run.
+    let m = sgm(256.0 / 60000.0, 1.1);
+    let fine = pld::checkpoints(m, &[100, 14063], 1e-5).unwrap();
+    let chart = pld::checkpoints_tol(m, &[100, 14063], 1e-5, 5e-3).unwrap();
+    for (a, b) in fine.iter().zip(&chart) {
+        assert!(a.lower <= b.upper && b.lower <= a.upper, "{a:?} {b:?}");
+    }
+}
+
 #[test]
 fn delta_and_epsilon_invert_each_other() {
     let m = sgm(256.0 / 60000.0, 1.1);

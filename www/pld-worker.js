@@ -41,8 +41,14 @@ function cached(map, key, compute) {
   return v;
 }
 
-function chartsFor(p, d) {
-  const training = epsilonOverTraining({ ...p, delta: d, points: 24 });
+function chartsFor(p, d, headline) {
+  const training = epsilonOverTraining({ ...p, delta: d, points: 16 });
+  // The last checkpoint is the run itself: the headline's tighter bracket (both certified).
+  const last = training.steps.length - 1;
+  if (headline && training.steps[last] === p.steps) {
+    training.pldUpper[last] = Math.min(training.pldUpper[last], headline.epsilon);
+    training.pldLower[last] = Math.max(training.pldLower[last], headline.epsilonLower);
+  }
   const top = Math.max(...training.pldUpper, 1e-3) * 2.5;
   const prof = profile({ ...p, epsilons: Array.from({ length: 60 }, (_, i) => top * (i + 1) / 60) })
     .map((pt) => ({ ...pt, rdp: delta({ ...p, epsilon: pt.epsilon }).delta }));
@@ -81,7 +87,7 @@ self.onmessage = async ({ data }) => {
   // Let a newer request pre-empt the (slower) charts.
   await new Promise((r) => setTimeout(r, 0));
   if (!current()) return;
-  const c = cached(charts, key, () => chartsFor(p, data.delta));
+  const c = cached(charts, key, () => chartsFor(p, data.delta, h.ok));
   if (c.err !== undefined) self.postMessage({ client, gen: data.gen, kind: 'charts-error', message: c.err });
   else self.postMessage({ client, gen: data.gen, kind: 'charts', ...c.ok });
 };

@@ -153,7 +153,8 @@ export type TrainingParams = SampleRate & NoiseMultiplier & {
 export interface TrainingResult {
   /** Checkpoints (steps), log-spaced up to `steps`. */
   steps: number[];
-  /** PLD certified upper and lower ε at each checkpoint. */
+  /** PLD certified upper and lower ε at each checkpoint (a chart's precision: each
+   *  bracket at most 0.5 % wide; `epsilon({accountant: "pld"})` for the 0.04 % one). */
   pldUpper: number[]; pldLower: number[];
   /** Exact-RDP ε (improved conversion, continuous α) at each checkpoint. */
   rdp: number[];
@@ -638,10 +639,16 @@ pub fn attack_risk(
     }
     let m = a.sgm()?;
     let t = a.steps()?;
-    let upper = pld::epsilon(m, t, 1e-12)
-        .map(|x| x.epsilon.upper)
-        .unwrap_or(20.0);
-    let grid: Vec<f64> = (0..=200).map(|i| upper * 1.5 * i as f64 / 200.0).collect();
+    // The ε grid spans [0, ε(δ = 1e-12)] with margin; exact RDP's ε is an upper bound
+    // on the tight one and costs ~1 ms instead of a PLD solve.
+    let upper = Run::with_default_orders(m, t)
+        .and_then(|r| r.epsilon(1e-12, Conversion::Improved))
+        .map(|o| o.value)
+        .ok()
+        .filter(|e| e.is_finite() && *e > 0.0)
+        .unwrap_or(20.0)
+        .min(1e3);
+    let grid: Vec<f64> = (0..=200).map(|i| upper * 1.2 * i as f64 / 200.0).collect();
     let prof = pld::profile(m, t, &grid).map_err(|e| a.fail(e))?;
     let tpr = fpr
         .iter()
@@ -660,6 +667,9 @@ pub fn attack_risk(
     out(&RiskOut { fpr, tpr, curve })
 }
 
+/// The training chart's bracket width (relative): below a pixel on its log axis.
+const CHART_TOL: f64 = 5e-3;
+
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct TrainingOut {
@@ -670,7 +680,8 @@ struct TrainingOut {
 }
 
 /// ε after each of `points` log-spaced checkpoints up to `steps` ("ε over training"):
-/// the PLD bracket (per-step lattices built once) and the exact-RDP ε (one per-step curve).
+/// the PLD bracket at a chart's precision (≤ 0.5 % wide, each on its own grid: ~4× faster
+/// than the headline's 0.04 %) and the exact-RDP ε (one per-step curve).
 #[wasm_bindgen(js_name = epsilonOverTraining, unchecked_return_type = "TrainingResult")]
 pub fn epsilon_over_training(
     #[wasm_bindgen(unchecked_param_type = "TrainingParams")] p: JsValue,
@@ -694,7 +705,7 @@ pub fn epsilon_over_training(
         })
         .collect();
     steps.dedup();
-    let brackets = pld::checkpoints(m, &steps, d).map_err(|e| a.fail(e))?;
+    let brackets = pld::checkpoints_tol(m, &steps, d, CHART_TOL).map_err(|e| a.fail(e))?;
     let run = Run::with_default_orders(m, 1).map_err(|e| a.fail(e))?;
     let curve = run.rdp_curve();
     let mut rdp = Vec::with_capacity(steps.len());

@@ -343,8 +343,8 @@ fn eta_for(delta: f64, t: f64) -> f64 {
     (1e-4 * TOL * delta / t).clamp(1e-300, 1e-14)
 }
 
-fn initial_spacing(eps: f64, alpha: f64, t: f64) -> f64 {
-    let d = (3.0 * TOL * eps.max(1e-3) / (t * alpha.max(1.0 + 1e-3))).sqrt();
+fn initial_spacing(eps: f64, alpha: f64, t: f64, tol: f64) -> f64 {
+    let d = (3.0 * tol * eps.max(1e-3) / (t * alpha.max(1.0 + 1e-3))).sqrt();
     d.min(eps.max(1e-3) / 20.0).clamp(1e-7, 1.0)
 }
 
@@ -356,6 +356,7 @@ fn eps_direction(
     delta: f64,
     eps_guess: f64,
     alpha: f64,
+    tol: f64,
 ) -> Result<(f64, f64, usize), Error> {
     let mut lambda = lat.tilt_for(eps_guess, alpha - 1.0);
     // Every composition gives a certified bracket, so brackets from several tilts
@@ -373,7 +374,7 @@ fn eps_direction(
                 let (bu, bl, _) = merged;
                 // Tight enough, or the tilt already sits at the answer: done.
                 let near = (u - c.center).abs() <= 1.5 * c.spread;
-                if near || bu - bl <= 0.25 * TOL * bu {
+                if near || bu - bl <= 0.25 * tol * bu {
                     break;
                 }
                 let l2 = lat.tilt_for(u, lambda);
@@ -425,6 +426,11 @@ fn coarsening<T>(
 
 /// Tight ε at δ for the phases, both directions, the worse one reported.
 pub fn epsilon_phases(phases: &[Phase], delta: f64) -> Result<EpsilonAnswer, Error> {
+    epsilon_phases_at(phases, delta, TOL)
+}
+
+/// [`epsilon_phases`] aiming for a bracket of relative width `tol` (≥ TOL).
+fn epsilon_phases_at(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAnswer, Error> {
     check_phases(phases)?;
     let delta = check_delta(delta)?;
     if phases.iter().all(|p| p.sgm.q() == 0.0) {
@@ -443,7 +449,7 @@ pub fn epsilon_phases(phases: &[Phase], delta: f64) -> Result<EpsilonAnswer, Err
     let phases: Vec<Phase> = phases.iter().copied().filter(|p| p.sgm.q() > 0.0).collect();
     let t = total_steps(&phases);
     let (eps_rdp, alpha) = rdp_epsilon(&phases, delta);
-    let mut d = initial_spacing(eps_rdp, alpha, t);
+    let mut d = initial_spacing(eps_rdp, alpha, t, tol);
     let eta = eta_for(delta, t);
     let mut best: Option<EpsilonAnswer> = None;
     for pass in 0..=REFINE {
@@ -454,16 +460,16 @@ pub fn epsilon_phases(phases: &[Phase], delta: f64) -> Result<EpsilonAnswer, Err
             // the lower bound of the maximum is at least remove's lower).
             let guess = eps_rdp * 0.93;
             let rem = Lattices::build(&phases, Direction::Remove, d, eta)?;
-            let (u, l, n) = eps_direction(&rem, delta, guess, alpha)?;
+            let (u, l, n) = eps_direction(&rem, delta, guess, alpha, tol)?;
             let mut up = (u, l, n, "remove");
             // The add direction's answer is near the remove direction's (its loss is
             // bounded by −ln(1−q) per step, so the RDP guess can be far off).
             let coarse = Lattices::build(&phases, Direction::Add, 4.0 * d, eta)?;
-            let (cu, _, cn) = eps_direction(&coarse, delta, u, alpha)?;
+            let (cu, _, cn) = eps_direction(&coarse, delta, u, alpha, tol)?;
             up.2 = up.2.max(cn);
             if cu > up.0 {
                 let add = Lattices::build(&phases, Direction::Add, d, eta)?;
-                let (u, l, n) = eps_direction(&add, delta, cu, alpha)?;
+                let (u, l, n) = eps_direction(&add, delta, cu, alpha, tol)?;
                 if u > up.0 {
                     up.0 = u;
                     up.3 = "add";
@@ -504,12 +510,12 @@ pub fn epsilon_phases(phases: &[Phase], delta: f64) -> Result<EpsilonAnswer, Err
         };
         let width = (upper - lower) / upper.max(1e-300);
         best = Some(ans);
-        if width <= TOL || upper == 0.0 {
+        if width <= tol || upper == 0.0 {
             break;
         }
         // Δ² scales the bias; never shrink by more than 10× in one pass, and keep
         // Δ ≤ ε/200 now that ε is known to the bracket's precision.
-        d = (d * (0.85 * (TOL / width).sqrt()).max(0.1))
+        d = (d * (0.85 * (tol / width).sqrt()).max(0.1))
             .min(upper / 200.0)
             .max(1e-9);
     }
@@ -584,7 +590,7 @@ pub fn profile_phases(phases: &[Phase], eps: &[f64]) -> Result<Vec<(ProfilePoint
     // A profile spans many tilts; the widest may need a much coarser grid (its points
     // stay certified, only looser).
     coarsening(
-        initial_spacing(emid.max(1e-2), alpha, t),
+        initial_spacing(emid.max(1e-2), alpha, t, TOL),
         2 * COARSEN,
         |d| profile_at(&live, eps, d, eta, alpha),
     )
@@ -687,9 +693,36 @@ pub fn checkpoints(sgm: Sgm, checkpoints: &[u64], delta: f64) -> Result<Vec<Brac
     let tmax = checkpoints.iter().copied().max().unwrap_or(1);
     let (e_max, a_max) = rdp_epsilon(&[Phase::new(sgm, tmax)?], delta);
     let eta = eta_for(delta, tmax as f64);
-    coarsening(initial_spacing(e_max, a_max, tmax as f64), COARSEN, |d| {
-        checkpoints_at(sgm, checkpoints, delta, d, eta, tmax)
-    })
+    coarsening(
+        initial_spacing(e_max, a_max, tmax as f64, TOL),
+        COARSEN,
+        |d| checkpoints_at(sgm, checkpoints, delta, d, eta, tmax),
+    )
+}
+
+/// ε (bracket) at δ after each number of steps, each aiming for a bracket of relative
+/// width `tol` (clamped to [TOL, MAX_WIDTH / 2]) on its own grid: for charts, where
+/// [`checkpoints`]' shared finest grid costs ~0.1 s per point and a 0.5 % bracket is
+/// below a pixel. Every bracket is certified as always; only its width differs.
+pub fn checkpoints_tol(
+    sgm: Sgm,
+    checkpoints: &[u64],
+    delta: f64,
+    tol: f64,
+) -> Result<Vec<Bracket>, Error> {
+    check_delta(delta)?;
+    if checkpoints.is_empty() || checkpoints.len() > 1000 {
+        return Err(Error::ProfileLength(checkpoints.len()));
+    }
+    let tol = if tol.is_nan() {
+        TOL
+    } else {
+        tol.clamp(TOL, MAX_WIDTH / 2.0)
+    };
+    checkpoints
+        .iter()
+        .map(|&t| epsilon_phases_at(&[Phase::new(sgm, t)?], delta, tol).map(|a| a.epsilon))
+        .collect()
 }
 
 /// The checkpoints on one lattice spacing.
@@ -713,7 +746,7 @@ fn checkpoints_at(
         for (slot, &t) in out.iter_mut().zip(checkpoints) {
             lat.counts[0] = t as f64;
             let (e_rdp, a) = rdp_epsilon(&[Phase::new(sgm, t)?], delta);
-            let (u, l, _) = eps_direction(&lat, delta, e_rdp * 0.93, a)?;
+            let (u, l, _) = eps_direction(&lat, delta, e_rdp * 0.93, a, TOL)?;
             slot.upper = slot.upper.max(u.min(e_rdp));
             slot.lower = if slot.lower.is_infinite() {
                 l
