@@ -12,7 +12,10 @@
 // Answers are cached by run, so many widgets showing the same run cost one computation.
 // A calibration ({kind: "calibrate", which, q, sigma, steps, delta, target}) is answered
 // with {kind: "calibrated", which, value, epsilon} or {kind: "calibrate-error", which, message}.
-import init, { epsilon, delta, epsilonOverTraining, profile, attackRisk, calibrateSigma, calibrateSteps } from './sgm-rdp.js';
+// The page's exact-RDP model at small σ ({kind: "rdp", client, gen, q, sigma, steps, delta,
+// conversion, omega}) is answered with {kind: "rdp", gen, rdp, value, alpha, …, compare}
+// (or {…, error}), then {kind: "chart-c", sigma, chartC} when chart C's σ is new.
+import init, { epsilon, delta, epsilonOverTraining, profile, attackRisk, calibrateSigma, calibrateSteps, compare, heavyModel, heavyChartC } from './sgm-rdp.js';
 
 const ready = init({ module_or_path: new URL('./sgm-rdp_bg.wasm', import.meta.url) });
 const newest = new Map();
@@ -55,8 +58,38 @@ function chartsFor(p, d, headline) {
   return { training, profile: prof, risk: attackRisk(p) };
 }
 
+const chartsC = new Map();
+
 self.onmessage = async ({ data }) => {
   const client = data.client ?? 'page';
+  if (data.kind === 'rdp') {
+    newest.set(client, Math.max(newest.get(client) ?? -1, data.gen));
+    await ready;
+    if (data.gen !== newest.get(client)) return;
+    const run = { q: data.q, sigma: data.sigma, steps: data.steps, delta: data.delta };
+    let m = {};
+    if (data.model) {
+      try {
+        m = heavyModel({ ...run, conversion: data.conversion }, data.omega);
+      } catch (err) {
+        self.postMessage({ client, gen: data.gen, kind: 'rdp', error: messageOf(err) });
+        return;
+      }
+    }
+    // The comparison table's rows as texts: route, ε (or n/a), note.
+    let rows = null;
+    if (data.compare !== false) try {
+      rows = compare(run).map((r) => [r.name, r.epsilon === null ? 'n/a' : r.epsilon.toFixed(4), r.note ?? '']);
+    } catch {
+      rows = null;
+    }
+    self.postMessage({ client, gen: data.gen, kind: 'rdp', ...m, compare: rows });
+    await new Promise((r) => setTimeout(r, 0));
+    if (data.gen !== newest.get(client) || data.chartC === false) return;
+    const c = cached(chartsC, data.sigma, () => Array.from(heavyChartC(data.sigma)));
+    if (c.ok) self.postMessage({ client, kind: 'chart-c', sigma: data.sigma, chartC: c.ok });
+    return;
+  }
   if (data.kind === 'calibrate') {
     // "What do I need?" with the tight accountant: {kind, which: "sigma"|"steps", …}.
     await ready;

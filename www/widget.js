@@ -119,6 +119,7 @@ export class SgmRdpCalculator extends HTMLElement {
   #generation = 0;
   #client = `w${++clients}`;
   #tightGen = 0;
+  #rdpGen = 0;
 
   constructor() {
     super();
@@ -156,7 +157,9 @@ export class SgmRdpCalculator extends HTMLElement {
   disconnectedCallback() {
     this.#generation++;
     this.#tightGen++;
+    this.#rdpGen++;
     waiting.delete(this.#client);
+    waiting.delete(`${this.#client}-rdp`);
     for (const f of this.#cleanup.splice(0)) f();
     if (this.#w) {
       this.#w.free();
@@ -236,25 +239,53 @@ export class SgmRdpCalculator extends HTMLElement {
       const w = this.#w;
       if (!w) return;
       const detail = w.render();
-      if (!detail) return;
-      if (!w.wantsTight()) {
-        this.#changed(detail);
+      if (!detail) {
+        // Small σ: the exact-RDP model is computed in the worker, never on this thread.
+        const hr = w.heavyRequest();
+        if (!hr) return;
+        const wk = tightWorker();
+        if (!wk) {
+          w.heavyAnswer({ error: `small σ needs a Web Worker: ${workerFailure}` });
+          return;
+        }
+        const gen = ++this.#rdpGen;
+        const client = `${this.#client}-rdp`;
+        waiting.set(client, (data) => {
+          if (this.#w !== w) return;
+          if (data.failed) {
+            w.heavyAnswer({ error: data.message });
+            return;
+          }
+          if (data.gen !== gen || data.kind !== 'rdp') return;
+          const d = w.heavyAnswer(data);
+          if (d) this.#settle(w, d);
+        });
+        wk.postMessage({ ...hr, kind: 'rdp', client, gen, model: true, compare: false, chartC: false });
         return;
       }
-      const gen = ++this.#tightGen;
-      const wk = tightWorker();
-      if (!wk) {
-        this.#changed(w.tight({ kind: 'error', message: workerFailure }));
-        return;
-      }
-      waiting.set(this.#client, (data) => {
-        // Answers for an older request of this widget are dropped.
-        if (this.#w !== w || (data.gen !== gen && !data.failed)) return;
-        const settled = w.tight(data);
-        if (settled) this.#changed(settled);
-      });
-      wk.postMessage({ client: this.#client, gen, ...w.tightRequest() });
+      this.#settle(w, detail);
     });
+  }
+
+  // A recompute's numbers are ready: fire `change` now, or once the tight ε is in.
+  #settle(w, detail) {
+    if (!w.wantsTight()) {
+      this.#changed(detail);
+      return;
+    }
+    const gen = ++this.#tightGen;
+    const wk = tightWorker();
+    if (!wk) {
+      this.#changed(w.tight({ kind: 'error', message: workerFailure }));
+      return;
+    }
+    waiting.set(this.#client, (data) => {
+      // Answers for an older request of this widget are dropped.
+      if (this.#w !== w || (data.gen !== gen && !data.failed)) return;
+      const settled = w.tight(data);
+      if (settled) this.#changed(settled);
+    });
+    wk.postMessage({ client: this.#client, gen, ...w.tightRequest() });
   }
 
   #changed(detail) {

@@ -61,12 +61,51 @@ pub struct Model {
     pub tcdp: Option<(f64, f64)>,
 }
 
-impl Model {
-    pub fn compute(inputs: Inputs) -> Result<Model, Error> {
+/// The part of a [`Model`] that evaluates RDP (the per-step curve over the default
+/// orders, the continuous optimum, tCDP's ρ): its cost grows as σ shrinks (natively
+/// σ = 1.1: 0.6 ms; 0.1: 6 ms; 0.03: 40 ms; 0.001: 0.7 s), so the page computes it in
+/// its worker below [`HEAVY_SIGMA`] and builds the rest, cheap, from it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Heavy {
+    pub rdp: Vec<f64>,
+    pub opt: Optimum,
+    pub tcdp_rho: Option<f64>,
+}
+
+/// Below this σ the page computes [`Heavy`] (and chart C, the comparison) in its worker.
+pub const HEAVY_SIGMA: f64 = 0.1;
+
+impl Heavy {
+    #[inline(never)]
+    pub fn compute(inputs: Inputs) -> Result<Heavy, Error> {
         let sgm = Sgm::new(inputs.q, inputs.sigma)?;
         let run = Run::with_default_orders(sgm, inputs.steps)?;
         crate::engine::params::check_delta(inputs.delta)?;
         let rdp = run.rdp_curve();
+        let opt = run.epsilon_from_curve(&rdp, inputs.delta, inputs.conversion)?;
+        let tcdp_rho = crate::engine::compare::tcdp_rho(sgm, inputs.omega).ok();
+        Ok(Heavy { rdp, opt, tcdp_rho })
+    }
+}
+
+impl Model {
+    pub fn compute(inputs: Inputs) -> Result<Model, Error> {
+        Model::from_heavy(inputs, Heavy::compute(inputs)?)
+    }
+
+    /// The model from its RDP part (computed here or in a worker) and the closed-form rest.
+    #[inline(never)]
+    pub fn from_heavy(inputs: Inputs, heavy: Heavy) -> Result<Model, Error> {
+        let Heavy { rdp, opt, tcdp_rho } = heavy;
+        let sgm = Sgm::new(inputs.q, inputs.sigma)?;
+        let run = Run::with_default_orders(sgm, inputs.steps)?;
+        crate::engine::params::check_delta(inputs.delta)?;
+        if rdp.len() != run.orders().len() {
+            return Err(Error::CurveLength {
+                expected: run.orders().len(),
+                got: rdp.len(),
+            });
+        }
         let t = inputs.steps as f64;
         let conv = |c| -> Vec<f64> {
             run.orders()
@@ -79,7 +118,6 @@ impl Model {
         };
         let eps_improved = conv(Conversion::Improved);
         let eps_classic = conv(Conversion::Classic);
-        let opt = run.epsilon_from_curve(&rdp, inputs.delta, inputs.conversion)?;
         let mut thm11 = Vec::with_capacity(rdp.len());
         let mut thm11_holds = Vec::with_capacity(rdp.len());
         let mut thm11_reason = None;
@@ -97,9 +135,7 @@ impl Model {
             let bu = bounds::bun(&sgm, a)?;
             bun.push(bu.holds().then_some(bu.value));
         }
-        let tcdp = crate::engine::compare::tcdp_rho(sgm, inputs.omega)
-            .ok()
-            .map(|rho| (rho, inputs.omega));
+        let tcdp = tcdp_rho.map(|rho| (rho, inputs.omega));
         Ok(Model {
             tcdp,
             inputs,
@@ -355,6 +391,18 @@ pub(crate) fn drawable((lo, hi): (f64, f64)) -> (f64, f64) {
     }
 }
 
+/// A dashed line through `pts`: every chart's dashes through this one helper, so
+/// plotters' dashed series is compiled once (its type includes the iterator's).
+fn dashed<DB: DrawingBackend>(
+    chart: &mut LogChart<DB>,
+    pts: Vec<(f64, f64)>,
+    style: ShapeStyle,
+    th: &Theme,
+) -> DrawResult<DB> {
+    chart.draw_series(DashedLineSeries::new(pts, th.px(6.0), th.px(4.0), style))?;
+    Ok(())
+}
+
 /// The grid, axes and axis titles every chart shares.
 fn mesh<DB: DrawingBackend>(
     chart: &mut LogChart<DB>,
@@ -459,12 +507,7 @@ pub fn draw_eps_vs_alpha<DB: DrawingBackend>(
             .map(|&a| (a, t * rho * a))
             .filter(|(_, y)| *y >= ylo && *y <= yhi)
             .collect();
-        chart.draw_series(DashedLineSeries::new(
-            pts,
-            th.px(6.0),
-            th.px(4.0),
-            col.stroke_width(th.px(2.0)),
-        ))?;
+        dashed(&mut chart, pts, col.stroke_width(th.px(2.0)), th)?;
         legend.push((
             format!(
                 "tCDP (Mironov–Talwar–Zhang §4): T·ρα, ρ = {rho:.3e}, ω = {}",

@@ -2,7 +2,7 @@
 //! the membership-inference attack bound. Drawn from plain data (what the page's worker
 //! or the engine computed), on any backend.
 
-use super::{fmt_num, log_chart, mesh, place_legend, split_legend, DrawResult, Theme};
+use super::{dashed, fmt_num, log_chart, mesh, place_legend, split_legend, DrawResult, Theme};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -109,12 +109,12 @@ pub fn draw_training<DB: DrawingBackend>(
     }
     if let Some(e) = target {
         let col = th.series[3];
-        chart.draw_series(DashedLineSeries::new(
-            [(xlo, clip(e)), (xhi, clip(e))],
-            th.px(6.0),
-            th.px(4.0),
+        dashed(
+            &mut chart,
+            vec![(xlo, clip(e)), (xhi, clip(e))],
             col.stroke_width(th.px(1.5)),
-        ))?;
+            th,
+        )?;
         legend.push((format!("target ε = {}", fmt_num(e)), col, false));
         if let Some(s) = t.budget_spent(e) {
             chart.draw_series(std::iter::once(Circle::new(
@@ -191,12 +191,12 @@ pub fn draw_profile<DB: DrawingBackend>(
         rdp.stroke_width(th.px(2.0)),
     ))?;
     let mark = th.series[3];
-    chart.draw_series(DashedLineSeries::new(
-        [(xlo, clip(delta)), (xhi, clip(delta))],
-        th.px(6.0),
-        th.px(4.0),
+    dashed(
+        &mut chart,
+        vec![(xlo, clip(delta)), (xhi, clip(delta))],
         mark.stroke_width(th.px(1.5)),
-    ))?;
+        th,
+    )?;
     let legend = vec![
         ("tight δ(ε) (PLD bracket)".to_string(), band, false),
         ("δ(ε) from exact RDP".to_string(), rdp, false),
@@ -239,12 +239,12 @@ pub fn draw_risk<DB: DrawingBackend>(
         col.stroke_width(th.px(2.0)),
     ))?;
     let diag = th.series[2];
-    chart.draw_series(DashedLineSeries::new(
-        [(lo, lo), (hi, hi)],
-        th.px(6.0),
-        th.px(4.0),
+    dashed(
+        &mut chart,
+        vec![(lo, lo), (hi, hi)],
         diag.stroke_width(th.px(1.5)),
-    ))?;
+        th,
+    )?;
     let legend = vec![
         (
             "bound on any attack (PLD, tightest)".to_string(),

@@ -933,3 +933,52 @@ pub fn compare(
         .map_err(|e| a.fail(e))?;
     out(&routes)
 }
+
+/// The page worker's half of the RDP model at small σ (internal to pld-worker.js):
+/// `{q, sigma, steps, delta, conversion}` and ω → `{rdp, value, alpha, gridAlpha,
+/// gridValue, atEdge, tcdpRho}` ([`crate::render::Heavy`]).
+#[wasm_bindgen(js_name = heavyModel, skip_typescript)]
+pub fn heavy_model(p: JsValue, omega: f64) -> Result<JsValue, JsError> {
+    let a = Args::parse(
+        "heavyModel",
+        p,
+        &["q", "sigma", "steps", "delta", "conversion"],
+    )?;
+    let mut inputs = crate::render::Inputs::mnist();
+    let m = a.sgm()?;
+    (inputs.q, inputs.sigma) = (m.q(), m.sigma());
+    inputs.steps = a.steps()?;
+    inputs.delta = a.need("delta", a.delta)?;
+    inputs.conversion = a.conversion()?;
+    inputs.omega = omega;
+    let h = crate::render::Heavy::compute(inputs).map_err(|e| a.fail(e))?;
+    let o = js_sys::Object::new();
+    let nums = js_sys::Array::new();
+    for x in &h.rdp {
+        nums.push(&JsValue::from_f64(*x));
+    }
+    for (k, v) in [
+        ("rdp", nums.into()),
+        ("value", h.opt.value.into()),
+        ("alpha", h.opt.alpha.into()),
+        ("gridAlpha", h.opt.grid_alpha.into()),
+        ("gridValue", h.opt.grid_value.into()),
+        ("atEdge", h.opt.at_edge.into()),
+        (
+            "tcdpRho",
+            h.tcdp_rho.map(JsValue::from).unwrap_or(JsValue::NULL),
+        ),
+    ] {
+        let _ = js_sys::Reflect::set(&o, &k.into(), &v);
+    }
+    Ok(o.into())
+}
+
+/// Chart C's data for `sigma` (internal to pld-worker.js): [q, cond4, cond5, min, exact] × 12.
+#[wasm_bindgen(js_name = heavyChartC, skip_typescript)]
+pub fn heavy_chart_c(sigma: f64) -> Result<Vec<f64>, JsError> {
+    let d = crate::render::max_order_curves(sigma, 12).map_err(|e| JsError::new(&e.to_string()))?;
+    Ok(d.iter()
+        .flat_map(|(q, m)| [*q, m.cond4, m.cond5, m.min, m.exact])
+        .collect())
+}

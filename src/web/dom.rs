@@ -100,7 +100,16 @@ pub fn download_text(name: &str, mime: &str, text: &str) {
     if let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(&parts, &opts) {
         if let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) {
             download_url(name, &url);
-            let _ = web_sys::Url::revoke_object_url(&url);
+            // Revoked later: the browser reads the blob after the click returns.
+            let cb = Closure::once_into_js(move || {
+                let _ = web_sys::Url::revoke_object_url(&url);
+            });
+            if let Some(w) = window() {
+                let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(
+                    cb.unchecked_ref(),
+                    60_000,
+                );
+            }
         }
     }
 }

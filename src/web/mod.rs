@@ -7,6 +7,7 @@
 pub mod api;
 mod canvas;
 mod dom;
+mod heavy;
 mod state;
 mod tight;
 pub mod widget;
@@ -54,7 +55,6 @@ pub struct App {
     pub inputs: Inputs,
     pub model: Option<Model>,
     chart_c: Option<(f64, Vec<(f64, crate::engine::bounds::MaxOrder)>)>,
-    chart_c_timer: Option<i32>,
     compare_timer: Option<i32>,
     frame_pending: bool,
     /// Charts C and D's look apart from their data at their last draw (see [`backdrop_key`]).
@@ -89,7 +89,6 @@ impl App {
             inputs: Inputs::mnist(),
             model: None,
             chart_c: None,
-            chart_c_timer: None,
             compare_timer: None,
             frame_pending: false,
             backdrop: None,
@@ -578,7 +577,20 @@ fn now_ms() -> f64 {
 fn frame(app: &Shared) {
     let t0 = now_ms();
     let inputs = app.borrow().inputs;
-    let model = match Model::compute(inputs) {
+    // Small σ: the model comes from the worker (the last one stays drawn meanwhile).
+    let computed = if heavy::is_heavy(&inputs) {
+        match heavy::model_for(&inputs) {
+            Some(m) => Ok(m),
+            None => {
+                heavy::request(inputs, true);
+                return;
+            }
+        }
+    } else {
+        set_text("computing", "");
+        Model::compute(inputs)
+    };
+    let model = match computed {
         Ok(m) => m,
         Err(e) => {
             // Inputs are validated per field, so this is a combination the engine refused.
@@ -627,16 +639,9 @@ fn frame(app: &Shared) {
         draw_chart_d(dark);
         app.borrow_mut().backdrop = Some(key);
     }
-    schedule_compare(app);
-    let stale_c = app
-        .borrow()
-        .chart_c
-        .as_ref()
-        .map(|(s, _)| *s != inputs.sigma)
-        .unwrap_or(true);
-    if stale_c {
-        schedule_chart_c(app);
-    } else if new_look {
+    // The comparison table and chart C come from the worker once the inputs rest.
+    schedule_worker(app);
+    if new_look {
         draw_chart_c(&app.borrow(), dark);
     }
     let mut a = app.borrow_mut();
@@ -684,20 +689,15 @@ fn draw_chart_d(dark: bool) {
     }
 }
 
-/// The comparison table (one per-step curve, ~0.4 ms natively): filled once the inputs rest for 150 ms.
-fn schedule_compare(app: &Shared) {
+/// The comparison table (one per-step curve, up to seconds at tiny σ) and chart C
+/// (~1000 RDP evaluations, depends on σ only) are computed by the worker once the inputs
+/// rest for 150 ms (the small-σ model's requests carry them at once).
+fn schedule_worker(app: &Shared) {
     debounce(
         app,
         |a| &mut a.compare_timer,
         150,
-        |a| {
-            let i = a.borrow().inputs;
-            let rows = Sgm::new(i.q, i.sigma)
-                .and_then(|m| crate::engine::compare::compare(m, i.steps, i.delta));
-            if let Ok(rows) = rows {
-                fill_compare(&rows);
-            }
-        },
+        |a| heavy::request(a.borrow().inputs, false),
     );
 }
 
@@ -724,22 +724,41 @@ fn debounce(
     *slot(&mut app.borrow_mut()) = id;
 }
 
-/// The comparison table's rows.
-fn fill_compare(rows: &[crate::engine::compare::Route]) {
-    let eps: Vec<String> = rows
-        .iter()
-        .map(|r| {
-            r.epsilon
-                .map(|e| format!("{e:.4}"))
-                .unwrap_or_else(|| "n/a".into())
-        })
-        .collect();
-    fill_table(
-        "#compare-table tbody",
-        rows.iter()
-            .zip(&eps)
-            .map(|(r, e)| [r.name, e.as_str(), r.note.as_deref().unwrap_or("")]),
-    );
+/// Chart C's data for a small σ from the worker: drawn if σ is still the page's.
+pub(crate) fn chart_c_answered(sigma: f64, data: Vec<(f64, crate::engine::bounds::MaxOrder)>) {
+    let Some(app) = APP.with(|a| a.borrow().clone()) else {
+        return;
+    };
+    if app.borrow().inputs.sigma != sigma {
+        return;
+    }
+    app.borrow_mut().chart_c = Some((sigma, data));
+    draw_chart_c(&app.borrow(), prefers_dark());
+}
+
+/// The worker's comparison rows for the current inputs, three texts each (route,
+/// ε or "n/a", note); then a redraw when it also brought the small-σ model.
+pub(crate) fn heavy_answered(compare: &JsValue, model: bool) {
+    if js_sys::Array::is_array(compare) {
+        let rows: Vec<[String; 3]> = js_sys::Array::from(compare)
+            .iter()
+            .map(|r| {
+                let r = js_sys::Array::from(&r);
+                let t = |k| r.get(k).as_string().unwrap_or_default();
+                [t(0), t(1), t(2)]
+            })
+            .collect();
+        fill_table(
+            "#compare-table tbody",
+            rows.iter()
+                .map(|[a, b, c]| [a.as_str(), b.as_str(), c.as_str()]),
+        );
+    }
+    if model {
+        if let Some(app) = APP.with(|a| a.borrow().clone()) {
+            request_frame(&app);
+        }
+    }
 }
 
 fn draw_chart_c(app: &App, dark: bool) {
@@ -750,30 +769,12 @@ fn draw_chart_c(app: &App, dark: bool) {
     }
 }
 
-/// Chart C (max α vs q) depends only on σ and costs ~1000 RDP evaluations: while σ
-/// is being dragged it is recomputed once the slider rests for 120 ms, keeping
-/// the per-frame cost to charts A and B.
-fn schedule_chart_c(app: &Shared) {
-    debounce(
-        app,
-        |a| &mut a.chart_c_timer,
-        120,
-        |a| {
-            let sigma = a.borrow().inputs.sigma;
-            if let Ok(d) = render::max_order_curves(sigma, 12) {
-                a.borrow_mut().chart_c = Some((sigma, d));
-            }
-            draw_chart_c(&a.borrow(), prefers_dark());
-        },
-    );
-}
-
 /// Charts narrower than this (CSS px) put their legend under the plot.
 pub const NARROW: f64 = 520.0;
 
 /// Draw on `canvas` with a chart function that returns plotters' `Result`; a failure is
 /// logged once per chart name (never silent, never a flood while a slider moves).
-pub(crate) fn paint_canvas<E: std::fmt::Debug>(
+pub(crate) fn paint_canvas<E: std::fmt::Display>(
     canvas: &HtmlCanvasElement,
     dark: bool,
     name: &'static str,
@@ -786,7 +787,7 @@ pub(crate) fn paint_canvas<E: std::fmt::Debug>(
     paint(canvas, dark, |root, th| match f(root, th) {
         Ok(()) => true,
         Err(e) => {
-            failure = Some(format!("{e:?}"));
+            failure = Some(e.to_string());
             false
         }
     });

@@ -75,7 +75,7 @@ pub(crate) fn num(o: &JsValue, k: &str) -> f64 {
     get(o, k).as_f64().unwrap_or(f64::NAN)
 }
 
-fn nums(o: &JsValue, k: &str) -> Vec<f64> {
+pub(crate) fn nums(o: &JsValue, k: &str) -> Vec<f64> {
     let v = get(o, k);
     if !js_sys::Array::is_array(&v) {
         return Vec::new();
@@ -249,10 +249,26 @@ fn show_gap(rdp: f64) {
     set_text("epsilon-gap", &text);
 }
 
+/// Post `msg` to the page's worker; false when there is none or posting failed.
+pub(crate) fn post_message(msg: &JsValue) -> bool {
+    TIGHT.with(|t| match &t.borrow().worker {
+        Some(w) => w.post_message(msg).is_ok(),
+        None => false,
+    })
+}
+
 /// A message from the worker.
 fn answer(data: JsValue) {
     let gen = num(&data, "gen") as u32;
     let kind = get(&data, "kind").as_string().unwrap_or_default();
+    if kind == "rdp" {
+        super::heavy::answer(&data);
+        return;
+    }
+    if kind == "chart-c" {
+        super::heavy::chart_c_answer(&data);
+        return;
+    }
     let current = TIGHT.with(|t| t.borrow().gen);
     if gen != current && !kind.starts_with("calibrate") {
         return; // a newer request is on its way

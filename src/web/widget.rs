@@ -284,6 +284,8 @@ struct Inner {
     /// From the attributes, and from the full mode's controls as the reader uses them.
     settings: Settings,
     model: Option<Model>,
+    /// The worker's RDP part of the model at small σ, for the inputs it was asked with.
+    heavy: Option<(Inputs, render::Heavy)>,
     tight: TightState,
     host_dark: bool,
     els: Els,
@@ -384,6 +386,7 @@ impl Widget {
         let inner = Rc::new(RefCell::new(Inner {
             settings: Settings::default(),
             model: None,
+            heavy: None,
             tight: TightState::default(),
             host_dark: false,
             els,
@@ -413,7 +416,22 @@ impl Widget {
         let inputs = i.settings.inputs;
         let fresh = i.model.as_ref().map(|m| m.inputs != inputs).unwrap_or(true);
         if fresh {
-            match Model::compute(inputs) {
+            // Small σ: the model's RDP part comes from the page's worker (widget.js asks
+            // `heavyRequest`); until then the last numbers stay, marked as computing.
+            let computed = if inputs.sigma < render::HEAVY_SIGMA {
+                match i.heavy.as_ref().filter(|(a, _)| *a == inputs) {
+                    Some((_, h)) => Model::from_heavy(inputs, h.clone()),
+                    None => {
+                        i.els
+                            .context
+                            .set_text_content(Some("computing exact RDP for small σ…"));
+                        return JsValue::UNDEFINED;
+                    }
+                }
+            } else {
+                Model::compute(inputs)
+            };
+            match computed {
                 Ok(m) => i.model = Some(m),
                 Err(e) => {
                     // Every field is valid on its own; the engine refused the mix.
@@ -438,6 +456,53 @@ impl Widget {
             Some(m) => detail(m, &i.tight),
             None => JsValue::UNDEFINED,
         }
+    }
+
+    /// The worker request for the model at small σ, `{q, sigma, steps, delta,
+    /// conversion, omega}`, when the inputs shown need one; else `undefined`.
+    #[wasm_bindgen(js_name = heavyRequest)]
+    pub fn heavy_request(&self) -> JsValue {
+        let i = self.inner.borrow();
+        let inp = i.settings.inputs;
+        let done = i.model.as_ref().map(|m| m.inputs == inp).unwrap_or(false);
+        if inp.sigma >= render::HEAVY_SIGMA || done {
+            return JsValue::UNDEFINED;
+        }
+        let o = js_sys::Object::new();
+        let conv = if inp.conversion == Conversion::Classic {
+            "classic"
+        } else {
+            "improved"
+        };
+        for (k, v) in [
+            ("q", inp.q.into()),
+            ("sigma", inp.sigma.into()),
+            ("steps", (inp.steps as f64).into()),
+            ("delta", inp.delta.into()),
+            ("omega", inp.omega.into()),
+            ("conversion", JsValue::from(conv)),
+        ] {
+            let _ = js_sys::Reflect::set(&o, &JsValue::from_str(k), &v);
+        }
+        o.into()
+    }
+
+    /// The worker's answer to the last `heavyRequest` (widget.js drops older ones):
+    /// store it and render; returns the `change` detail like `render`.
+    #[wasm_bindgen(js_name = heavyAnswer)]
+    pub fn heavy_answer(&self, data: JsValue) -> JsValue {
+        {
+            let mut i = self.inner.borrow_mut();
+            if let Some(m) = get(&data, "error").as_string() {
+                let mut msgs = i.settings.messages();
+                msgs.push(format!("cannot compute: {m}"));
+                set_lines(&i.els.messages, &msgs);
+                return JsValue::UNDEFINED;
+            }
+            let inputs = i.settings.inputs;
+            i.heavy = Some((inputs, super::heavy::parse(&data)));
+        }
+        self.render()
     }
 
     /// Whether the widget needs the tight accountant (headline or a chart).
@@ -939,7 +1004,7 @@ fn show_tight_charts(e: &Els, c: Charts, dark: bool, t: &TightState, inp: &Input
 
 /// Height follows the width (the widget sizes to its container); a narrow
 /// chart also gets the height of its legend strip (`rows` entries).
-fn draw_chart<E: std::fmt::Debug>(
+fn draw_chart<E: std::fmt::Display>(
     canvas: &HtmlCanvasElement,
     dark: bool,
     name: &'static str,

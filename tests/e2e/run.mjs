@@ -240,18 +240,51 @@ try {
   await page.fill('#cb-eps', '1');
 
   // 6b. Exports: CSV, and SVG + PNG of each chart (SVG from the same drawing code).
-  const download = async (sel) => {
-    const [d] = await Promise.all([page.waitForEvent('download'), page.click(sel)]);
+  const download = async (pg, sel) => {
+    const [d] = await Promise.all([pg.waitForEvent('download', { timeout: 15000 }), pg.click(sel)]);
     return { name: d.suggestedFilename(), body: await readFile(await d.path()) };
   };
-  const csv = await download('#export-csv');
+  const csv = await download(page, '#export-csv');
   check(csv.name === 'sgm-rdp.csv' && csv.body.toString().split('\n')[0].startsWith('alpha,rdp_per_step'), 'CSV export');
-  for (const c of ['a', 'b', 'c']) {
-    await page.selectOption('#export-chart', c);
-    const svg = await download('#export-svg');
+  // Headless Chromium drops an 11th download from one page within seconds, so the tight
+  // charts are exported from a second page.
+  const exporter = await open('');
+  await exporter.waitForFunction(() => !document.querySelector('figure.stale') && document.querySelector('#training-statement').textContent.length > 0, null, { timeout: 30000 });
+  for (const [pg, c] of [[page, 'a'], [page, 'b'], [page, 'c'], [page, 'd'], [exporter, 'training'], [exporter, 'profile'], [exporter, 'risk']]) {
+    await pg.selectOption('#export-chart', c);
+    const svg = await download(pg, '#export-svg');
     check(svg.name === `sgm-rdp-chart-${c}.svg` && svg.body.toString().includes('<svg') && svg.body.toString().includes('polyline'), `SVG export of chart ${c}`);
-    const png = await download('#export-png');
+    const png = await download(pg, '#export-png');
     check(png.name === `sgm-rdp-chart-${c}.png` && png.body.subarray(1, 4).toString() === 'PNG', `PNG export of chart ${c}`);
+  }
+  await exporter.close();
+
+  // 6c. Small σ never freezes the page: the RDP model, chart C and the comparison are
+  // computed in the worker (longest main-thread task measured from navigation on).
+  for (const [url, want] of [
+    ['?q=0.5&sigma=0.001&steps=1000000000', '> 10⁶ — no meaningful guarantee'],
+    ['?sigma=0.003', null],
+  ]) {
+    const p = await newPage(browser, consoleErrors, 'small sigma', { viewport: { width: 1280, height: 1000 } });
+    await p.addInitScript(() => {
+      window.__lt = [];
+      new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__lt.push([Math.round(e.startTime), Math.round(e.duration)]); }).observe({ type: 'longtask', buffered: true });
+    });
+    await p.goto(BASE + url);
+    await p.waitForFunction(() => /\d/.test(document.querySelector('#epsilon')?.textContent || ''), null, { timeout: 30000 });
+    await p.waitForFunction(() => document.querySelectorAll('#compare-table tbody tr').length >= 8, null, { timeout: 30000 }).catch(() => {});
+    // Type σ = 0.001 too (the case that took 6.7 s on the main thread).
+    await p.fill('#sigma', '0.001');
+    await p.waitForTimeout(4000);
+    const tasks = await p.evaluate(() => window.__lt);
+    const lt = Math.max(0, ...tasks.map((x) => x[1]));
+    const eps = await p.textContent('#epsilon');
+    // The bar is 100 ms (target 50 ms, met when the machine is quiet; other pages of
+    // this run may still be computing in their workers on the same two cores).
+    check(lt <= 100 && (want === null || eps === want || /\d/.test(eps)), `${url} then typing σ = 0.001: longest main-thread task ${lt.toFixed(0)} ms (bar 100, target 50; [start, ms]: ${JSON.stringify(tasks)}), ε shown: ${eps}`);
+    const rows = await p.$$eval('#compare-table tbody tr', (trs) => trs.length);
+    check(rows >= 8, `${url}: the comparison table is filled from the worker (${rows} rows)`);
+    await p.close();
   }
 
   // 7. Narrow screen.

@@ -272,6 +272,25 @@ try {
   console.log(`bench widget: setAttribute → change (recompute + redraw, 800 px) p50 ${wb.p50.toFixed(2)} ms, p95 ${wb.p95.toFixed(2)} ms, max ${wb.max.toFixed(2)} ms`);
   wb.tight = await wbench('both');
   console.log(`bench widget tight: setAttribute → change with epsilonPld (q = 0.01, T = 10⁴; worker) p50 ${wb.tight.p50.toFixed(2)} ms, p95 ${wb.tight.p95.toFixed(2)} ms, max ${wb.tight.max.toFixed(2)} ms`);
+  // Small σ: the widget's exact-RDP model comes from the worker; its thread never blocks.
+  const small = await mini.evaluate(async () => {
+    const el = document.querySelector('sgm-rdp-calculator');
+    const lt = [];
+    const po = new PerformanceObserver((l) => { for (const e of l.getEntries()) lt.push(e.duration); });
+    po.observe({ type: 'longtask' });
+    const got = new Promise((r) => el.addEventListener('change', (e) => r(e.detail), { once: true }));
+    el.setAttribute('q', '0.5');
+    el.setAttribute('sigma', '0.001');
+    el.setAttribute('steps', '1000000000');
+    await new Promise((r) => setTimeout(r, 50));
+    const ctx = el.shadowRoot.querySelector('.ctx').textContent;
+    const d = await Promise.race([got, new Promise((r) => setTimeout(() => r(null), 30000))]);
+    await new Promise((r) => setTimeout(r, 300));
+    po.disconnect();
+    return { d, ctx, longest: Math.max(0, ...lt), eps: el.shadowRoot.querySelector('.eps').textContent };
+  });
+  check(small.d && small.d.epsilon > 1e6 && small.d.sigma === 0.001 && small.longest <= 50 && /computing/.test(small.ctx),
+    `widget at q = 0.5, σ = 0.001, T = 1e9: "${small.ctx}", then change with ε ${small.d && small.d.epsilon} (${small.eps}); longest main-thread task ${small.longest.toFixed(0)} ms`);
   await writeFile(join(OUT, 'bench-widget.json'), JSON.stringify(wb, null, 2));
   await mini.close();
 
