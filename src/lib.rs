@@ -14,3 +14,9 @@ pub mod cli;
 
 #[cfg(target_arch = "wasm32")]
 pub mod web;
+
+/// The wasm build's allocator: talc, a drop-in replacement for Rust's default dlmalloc that
+/// is smaller (the page's wasm has a 180 KB gzip budget) and faster.
+#[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]
+#[global_allocator]
+static TALC: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();

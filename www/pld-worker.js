@@ -110,12 +110,20 @@ self.onmessage = async ({ data }) => {
   if (!current()) return;
   const p = { q: data.q, sigma: data.sigma, steps: data.steps };
   const key = `${data.q} ${data.sigma} ${data.steps} ${data.delta}`;
+  // (The shuffled bound is cached under its own run: q = 1, E steps.)
   const h = cached(headlines, key, () => epsilon({ ...p, delta: data.delta, accountant: 'pld' }));
   if (h.err !== undefined) {
     self.postMessage({ client, gen: data.gen, kind: 'error', message: h.err });
     return;
   }
-  self.postMessage({ client, gen: data.gen, kind: 'headline', epsilon: h.ok.epsilon, epsilonLower: h.ok.epsilonLower });
+  // Shuffled, fixed-size batches (the page's batching control): no amplification, the
+  // E-fold composition of the Gaussian mechanism (q = 1 in the same accountant).
+  let shuffled;
+  if (data.epochs) {
+    const g = cached(headlines, `1 ${data.sigma} ${data.epochs} ${data.delta}`, () => epsilon({ q: 1, sigma: data.sigma, steps: data.epochs, delta: data.delta, accountant: 'pld' }));
+    shuffled = g.err !== undefined ? { error: g.err, epochs: data.epochs } : { epsilon: g.ok.epsilon, epsilonLower: g.ok.epsilonLower, epochs: data.epochs };
+  }
+  self.postMessage({ client, gen: data.gen, kind: 'headline', epsilon: h.ok.epsilon, epsilonLower: h.ok.epsilonLower, shuffled });
   if (data.charts === false) return;
   // Let a newer request pre-empt the (slower) charts.
   await new Promise((r) => setTimeout(r, 0));

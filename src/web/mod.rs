@@ -208,6 +208,16 @@ fn wire(app: &Shared) {
         state::write_url(&acc.borrow().inputs);
         request_frame(&acc);
     });
+    let acc = app.clone();
+    on("batching", "change", move |_| {
+        let shuffled = by_id::<web_sys::HtmlSelectElement>("batching")
+            .map(|s| s.value() == "shuffled")
+            .unwrap_or(false);
+        tight::set_shuffled(shuffled);
+        state::write_url(&acc.borrow().inputs);
+        tight::request(acc.borrow().inputs, f64::NAN);
+        request_frame(&acc);
+    });
     let a = app.clone();
     on("conversion", "change", move |_| {
         let v = by_id::<web_sys::HtmlSelectElement>("conversion")

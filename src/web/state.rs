@@ -83,6 +83,7 @@ pub fn write_url(i: &Inputs) {
         params.append("embed", "1");
     }
     params.append("acct", super::tight::acct_param());
+    params.append("batch", super::tight::batch_param());
     let url = format!("?{}", String::from(params.to_string()));
     if let Ok(h) = w.history() {
         let _ = h.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));

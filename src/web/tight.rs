@@ -35,6 +35,54 @@ struct Tight {
     rdp_sentence: bool,
     /// The last tight ε (upper) and the inputs it is for.
     last: Option<(Inputs, f64)>,
+    /// Shuffled, fixed-size batches (URL `batch=shuffled`): the bound without amplification.
+    shuffled: bool,
+}
+
+/// `batch` for the URL.
+pub fn batch_param() -> &'static str {
+    TIGHT.with(|t| {
+        if t.borrow().shuffled {
+            "shuffled"
+        } else {
+            "poisson"
+        }
+    })
+}
+
+/// The batching control changed (or the link set it): show or hide the shuffled bound
+/// and ask again.
+pub fn set_shuffled(on: bool) {
+    TIGHT.with(|t| {
+        let mut t = t.borrow_mut();
+        t.shuffled = on;
+        t.asked = None;
+    });
+    if let Some(b) = by_id::<web_sys::HtmlElement>("shuffled-box") {
+        b.set_hidden(!on);
+    }
+    set_text(
+        "batching-assumed",
+        if on {
+            "Poisson sampling with rate q — not how these batches are drawn (see below)"
+        } else {
+            "Poisson sampling with rate q"
+        },
+    );
+    set_text("batching-error", "");
+    if let Some(sel) = by_id::<web_sys::HtmlSelectElement>("batching") {
+        sel.set_value(batch_param());
+    }
+}
+
+/// Epochs for the bound without amplification: the dataset terms' E when they describe
+/// this run (T = ⌈E·N/B⌉), else ⌈T·q⌉ (each example is in at most that many batches).
+fn epochs_for(i: &Inputs) -> f64 {
+    let typed = crate::decimal::parse(value("ds-e").replace([',', ' '], "").trim());
+    match (steps_per_epoch(i.q), typed) {
+        (Some(spe), Some(e)) if e > 0.0 && (e * spe).ceil() == i.steps as f64 => e.ceil(),
+        _ => (i.steps as f64 * i.q * (1.0 - 1e-12)).ceil().max(1.0),
+    }
 }
 
 /// `acct` for the URL.
@@ -106,6 +154,21 @@ pub fn start() {
     }
     if let Some(sel) = by_id::<web_sys::HtmlSelectElement>("accountant") {
         sel.set_value(acct_param());
+    }
+    // `batch=poisson|shuffled` from the link; anything else is named, Poisson kept.
+    let batch = window()
+        .and_then(|w| w.location().search().ok())
+        .and_then(|s| web_sys::UrlSearchParams::new_with_str(&s).ok())
+        .and_then(|p| p.get("batch"));
+    set_shuffled(batch.as_deref() == Some("shuffled"));
+    if let Some(other) = batch.filter(|b| b != "poisson" && b != "shuffled") {
+        set_text(
+            "batching-error",
+            &format!(
+                "from the link: batch must be 'poisson' or 'shuffled', got '{}'; showing poisson",
+                other.chars().take(24).collect::<String>()
+            ),
+        );
     }
     let opts = WorkerOptions::new();
     opts.set_type(WorkerType::Module);
@@ -202,11 +265,16 @@ fn message(gen: u32, i: &Inputs) -> js_sys::Object {
 
 fn post(i: Inputs) {
     mark_charts(true);
+    // The epochs read the page's dataset boxes: before TIGHT is borrowed.
+    let epochs = TIGHT.with(|t| t.borrow().shuffled).then(|| epochs_for(&i));
     TIGHT.with(|t| {
         let mut t = t.borrow_mut();
         t.post_timer = None;
         t.gen += 1;
         let msg = message(t.gen, &i);
+        if let Some(e) = epochs {
+            let _ = js_sys::Reflect::set(&msg, &"epochs".into(), &e.into());
+        }
         if let Some(w) = &t.worker {
             if let Err(e) = w.post_message(&msg) {
                 web_sys::console::error_2(&"sgm-rdp: posting to the PLD worker failed".into(), &e);
@@ -286,6 +354,23 @@ fn answer(data: JsValue) {
                 &format!("certified bracket [{}, {}]", fmt_eps6(lo), fmt_eps6(up)),
             );
             set_text("epsilon-pld-note", "");
+            let sh = get(&data, "shuffled");
+            if sh.is_object() {
+                let (su, sl) = (num(&sh, "epsilon"), num(&sh, "epsilonLower"));
+                let text = match get(&sh, "error").as_string() {
+                    Some(m) => format!("— ({m})"),
+                    None => fmt_eps(su),
+                };
+                if let Some(e) = doc().and_then(|d| d.get_element_by_id("epsilon-shuffled")) {
+                    e.set_text_content(Some(&text));
+                    let _ = e.set_attribute("data-value", &format!("{su}"));
+                    let _ = e.set_attribute(
+                        "title",
+                        &format!("certified bracket [{}, {}]", fmt_eps6(sl), fmt_eps6(su)),
+                    );
+                }
+                set_text("shuffled-epochs", &fmt_num(num(&sh, "epochs")));
+            }
             let asked = TIGHT.with(|t| {
                 let mut t = t.borrow_mut();
                 t.answered = gen;

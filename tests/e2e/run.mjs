@@ -152,6 +152,23 @@ try {
   }
   await page.screenshot({ path: join(OUT, 'page-1280.png'), fullPage: true });
 
+  // 1c. Batching: shuffled, fixed-size batches are not covered by the Poisson ε; the page
+  // says so and gives the bound without amplification (E-fold Gaussian, q = 1).
+  {
+    await page.selectOption('#batching', 'shuffled');
+    await page.waitForFunction(() => /^\d+\.\d{4}$/.test(document.querySelector('#epsilon-shuffled').textContent), null, { timeout: 20000 });
+    const g = cli('epsilon', { q: 1, sigma: 1.1, steps: 60, delta: 1e-5, accountant: 'pld' });
+    const box = await page.evaluate(() => ({ hidden: document.querySelector('#shuffled-box').hidden, eps: document.querySelector('#epsilon-shuffled').textContent, e: document.querySelector('#shuffled-epochs').textContent, assumed: document.querySelector('#batching-assumed').textContent }));
+    check(!box.hidden && box.eps === g.epsilon.toFixed(4) && box.e === '60' && Math.abs(g.epsilon - 54) < 1 && /not how these batches/.test(box.assumed),
+      `batch=shuffled: the Poisson ε is said not to apply; bound without amplification ε ≤ ${box.eps} for E = ${box.e} (CLI q = 1, T = 60: ${g.epsilon.toFixed(4)})`);
+    check(new URL(page.url()).searchParams.get('batch') === 'shuffled', 'the batching choice is in the URL');
+    await page.selectOption('#batching', 'poisson');
+    check(await page.evaluate(() => document.querySelector('#shuffled-box').hidden), 'back to Poisson: the box is hidden');
+    const pb = await open('?batch=fixed');
+    check((await text(pb, '#batching-error')).includes("batch must be 'poisson' or 'shuffled', got 'fixed'"), `a bad batch is named: ${await text(pb, '#batching-error')}`);
+    await pb.close();
+  }
+
   // 2. Presets.
   const presets = { mnist: [256 / 60000, 1.1, 14063, 1e-5], cifar: [4096 / 50000, 3, 2000, 1e-5], tiny: [1e-6, 0.8, 100000000, 1e-8] };
   for (const [name, [q, s, t, d]] of Object.entries(presets)) {
