@@ -56,6 +56,7 @@ pub struct App {
     pub model: Option<Model>,
     chart_c: Option<(f64, Vec<(f64, crate::engine::bounds::MaxOrder)>)>,
     compare_timer: Option<i32>,
+    url_timer: Option<i32>,
     frame_pending: bool,
     /// Charts C and D's look apart from their data at their last draw (see [`backdrop_key`]).
     backdrop: Option<BackdropKey>,
@@ -90,6 +91,7 @@ impl App {
             model: None,
             chart_c: None,
             compare_timer: None,
+            url_timer: None,
             frame_pending: false,
             backdrop: None,
             cursor: 0,
@@ -454,21 +456,49 @@ fn wire_exports(app: &Shared) {
         }
         download_text(&format!("sgm-rdp-chart-{which}.svg"), "image/svg+xml", &s);
     });
+    let a = app.clone();
     on("copy-link", "click", move |_| {
+        // The link holds the current state (the debounced URL write may be pending).
+        state::write_url(&a.borrow().inputs);
         let url = window()
             .and_then(|w| w.location().href().ok())
             .unwrap_or_default();
-        if let Some(w) = window() {
-            let p = w.navigator().clipboard().write_text(&url);
-            let ok = Closure::once(move |_: JsValue| set_text("copy-status", "link copied"));
-            let err = Closure::once(move |_: JsValue| {
-                set_text("copy-status", "copy failed: the link is in the address bar")
-            });
-            let _ = p.then2(&ok, &err);
-            ok.forget();
-            err.forget();
-        }
+        // navigator.clipboard exists only in secure contexts (not on plain http, and it
+        // may be blocked in iframes): then the link is selected in a box for Ctrl+C.
+        let clipboard = window()
+            .filter(|w| w.is_secure_context())
+            .map(|w| w.navigator())
+            .filter(|n| {
+                js_sys::Reflect::get(n, &"clipboard".into())
+                    .map(|c| c.is_object())
+                    .unwrap_or(false)
+            })
+            .map(|n| n.clipboard());
+        let Some(c) = clipboard else {
+            select_link(&url);
+            return;
+        };
+        let p = c.write_text(&url);
+        let ok = Closure::once(move |_: JsValue| set_text("copy-status", "link copied"));
+        let err = Closure::once(move |_: JsValue| select_link(&url));
+        let _ = p.then2(&ok, &err);
+        ok.forget();
+        err.forget();
     });
+}
+
+/// Show the link selected in a box (no clipboard here) and say so.
+fn select_link(url: &str) {
+    if let Some(b) = by_id::<HtmlInputElement>("copy-url") {
+        b.set_value(url);
+        b.set_hidden(false);
+        let _ = b.focus();
+        b.select();
+    }
+    set_text(
+        "copy-status",
+        "the clipboard is not available here: the link is selected below, press Ctrl+C (⌘C)",
+    );
 }
 
 /// "a", "b" or "c" from the export selector (never anything else).
@@ -649,8 +679,15 @@ fn frame(app: &Shared) {
         draw_chart_d(dark);
         app.borrow_mut().backdrop = Some(key);
     }
-    // The comparison table and chart C come from the worker once the inputs rest.
+    // The comparison table and chart C come from the worker once the inputs rest; the
+    // URL follows the inputs as they are typed or dragged (debounced).
     schedule_worker(app);
+    debounce(
+        app,
+        |a| &mut a.url_timer,
+        300,
+        |a| state::write_url(&a.borrow().inputs),
+    );
     if new_look {
         draw_chart_c(&app.borrow(), dark);
     }

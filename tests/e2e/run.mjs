@@ -229,6 +229,25 @@ try {
   await page.dispatchEvent('#sigma', 'change');
   check(page.url().includes('sigma=1.3') && page.url().includes('v=1'), `URL written on change: ${page.url()}`);
 
+  // 6d. The URL follows typing (debounced), and Copy link works with or without a clipboard.
+  {
+    await page.fill('#steps', '14000');
+    await page.waitForTimeout(600);
+    check(new URL(page.url()).searchParams.get('steps') === '14000', `the URL follows typed values without a change event (${new URL(page.url()).search})`);
+    await page.fill('#steps', '14063');
+    await page.click('#copy-link');
+    await page.waitForFunction(() => /copied|selected/.test(document.querySelector('#copy-status').textContent), null, { timeout: 5000 }).catch(() => {});
+    check(/link copied|selected below/.test(await text(page, '#copy-status')), `Copy link says what happened: "${await text(page, '#copy-status')}"`);
+    const nc = await newPage(browser, consoleErrors, 'no clipboard', { viewport: { width: 1280, height: 1000 } });
+    await nc.addInitScript(() => Object.defineProperty(Navigator.prototype, 'clipboard', { get: () => undefined, configurable: true }));
+    await nc.goto(BASE + '?sigma=1.2');
+    await nc.waitForFunction(() => /\d/.test(document.querySelector('#epsilon')?.textContent || ''), null, { timeout: 15000 });
+    await nc.click('#copy-link');
+    const fb = await nc.evaluate(() => ({ status: document.querySelector('#copy-status').textContent, box: document.querySelector('#copy-url').value, hidden: document.querySelector('#copy-url').hidden, selected: document.activeElement?.id }));
+    check(!fb.hidden && fb.box.includes('sigma=1.2') && fb.selected === 'copy-url' && /Ctrl\+C/.test(fb.status), `no navigator.clipboard: the link is selected in a box (${JSON.stringify(fb)})`);
+    await nc.close();
+  }
+
   // 6b. Hardening #8: the URL writer parses parameters (a substring test took `xembed=1`
   // and `embed=10` for embed=1 and appended embed=1, so a reload lost the page chrome).
   for (const q of ['?q=0.02&xembed=1', '?q=0.02&embed=10']) {
