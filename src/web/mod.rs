@@ -649,6 +649,19 @@ fn frame(app: &Shared) {
     );
     tight::request(inputs, model.opt.value);
     set_text("delta-out", &format!("{:e}", inputs.delta));
+    // The usual rule of thumb, once N is known: δ < 1/N (publishing one random example in
+    // full satisfies δ = 1/N).
+    set_text(
+        "delta-warning",
+        &match tight::dataset_size(inputs.q) {
+            Some(n) if n >= 1.0 && inputs.delta >= 1.0 / n => format!(
+                "δ = {:e} ≥ 1/N = {}: the usual rule asks for δ < 1/N (a mechanism that publishes one random example in full satisfies δ = 1/N)",
+                inputs.delta,
+                render::fmt_num(1.0 / n)
+            ),
+            _ => String::new(),
+        },
+    );
     set_text("alpha-opt", &format!("{:.2}", model.opt.alpha));
     show("edge-warning", model.opt.at_edge);
     // The sentence names its accountant: the tight ε once the worker has it for these

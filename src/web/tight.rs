@@ -495,6 +495,12 @@ pub(crate) fn fmt_eps6(e: f64) -> String {
     }
 }
 
+/// The dataset size N when the dataset terms describe the current q.
+pub(crate) fn dataset_size(q: f64) -> Option<f64> {
+    steps_per_epoch(q)?;
+    crate::decimal::parse(value("ds-n").replace([',', ' '], "").trim())
+}
+
 /// Steps per epoch when the dataset terms describe the current q (then the training
 /// chart's x axis is epochs).
 fn steps_per_epoch(q: f64) -> Option<f64> {

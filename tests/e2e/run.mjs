@@ -169,6 +169,15 @@ try {
     await pb.close();
   }
 
+  // 1d. δ ≥ 1/N is flagged once N is known (the dataset terms describe q).
+  {
+    const pd = await open('?delta=0.0001');
+    const w = await text(pd, '#delta-warning');
+    check(/δ = 1e-4 ≥ 1\/N = 1\.66667e-5: the usual rule asks for δ < 1\/N/.test(w), `δ = 1e-4 with N = 60000: "${w}"`);
+    check((await text(page, '#delta-warning')) === '', 'δ = 1e-5 < 1/N: no warning');
+    await pd.close();
+  }
+
   // 2. Presets.
   const presets = { mnist: [256 / 60000, 1.1, 14063, 1e-5], cifar: [4096 / 50000, 3, 2000, 1e-5], tiny: [1e-6, 0.8, 100000000, 1e-8] };
   for (const [name, [q, s, t, d]] of Object.entries(presets)) {
