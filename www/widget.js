@@ -26,6 +26,16 @@ const ATTRIBUTES = ['q', 'sigma', 'steps', 'delta', 'mode', 'accountant', 'chart
 let ready = null;
 const load = () => (ready ??= init({ module_or_path: new URL('./sgm-rdp_bg.wasm', HERE) }));
 
+// A new task without setTimeout's 4 ms clamp on nested calls (the render queue yields
+// between slices this way).
+const channel = new MessageChannel();
+const tasks = [];
+channel.port1.onmessage = () => tasks.shift()?.();
+const nextTask = (f) => {
+  tasks.push(f);
+  channel.port2.postMessage(0);
+};
+
 // One Web Worker per page for every widget: the tight (PLD) accountant off the main thread.
 // Same origin as the page: a module worker from this file's directory (allowed by a strict
 // CSP). Served from another origin, browsers refuse that; then a module worker from a blob:
@@ -115,11 +125,29 @@ export class SgmRdpCalculator extends HTMLElement {
   static observedAttributes = ATTRIBUTES;
   #w = null;
   #cleanup = [];
-  #pending = false;
   #generation = 0;
   #client = `w${++clients}`;
   #tightGen = 0;
   #rdpGen = 0;
+
+  // Mounts and renders are queued page-wide and run in slices of at most ~8 ms, so two
+  // hundred widgets appearing at once never block the page in one long task; a lone
+  // widget still renders in the same task (a microtask).
+  static #queue = new Set();
+  static #flushing = false;
+  static #flush() {
+    const queue = SgmRdpCalculator.#queue;
+    const t0 = performance.now();
+    for (const el of queue) {
+      queue.delete(el);
+      el.#run();
+      if (queue.size && performance.now() - t0 > 8) {
+        nextTask(() => SgmRdpCalculator.#flush());
+        return;
+      }
+    }
+    SgmRdpCalculator.#flushing = false;
+  }
 
   constructor() {
     super();
@@ -148,7 +176,7 @@ export class SgmRdpCalculator extends HTMLElement {
     if (!this.#w) this.#say('loading the sgm-rdp calculator…');
     load().then(
       () => {
-        if (generation === this.#generation && this.isConnected && !this.#w) this.#mount();
+        if (generation === this.#generation && this.isConnected && !this.#w) this.#schedule();
       },
       (e) => this.#say(`sgm-rdp-calculator: could not load ${new URL('./sgm-rdp_bg.wasm', HERE).href} (${e && e.message ? e.message : e})`),
     );
@@ -219,6 +247,8 @@ export class SgmRdpCalculator extends HTMLElement {
       const now = Math.round(entries[entries.length - 1].contentRect.width);
       if (now !== width) {
         width = now;
+        // The first observation usually reports the width the first render drew at.
+        if (this.#w && this.#w.drawnWidth() === now) return;
         this.#schedule();
       }
     });
@@ -226,45 +256,50 @@ export class SgmRdpCalculator extends HTMLElement {
     this.#cleanup.push(() => ro.disconnect());
 
     w.setHostDark(dark);
-    this.#schedule();
   }
 
   // One render per task however many attributes changed; one `change` event per
   // recompute, once its numbers are settled (with the tight ε when it is asked for).
   #schedule() {
-    if (this.#pending) return;
-    this.#pending = true;
-    queueMicrotask(() => {
-      this.#pending = false;
-      const w = this.#w;
-      if (!w) return;
-      const detail = w.render();
-      if (!detail) {
-        // Small σ: the exact-RDP model is computed in the worker, never on this thread.
-        const hr = w.heavyRequest();
-        if (!hr) return;
-        const wk = tightWorker();
-        if (!wk) {
-          w.heavyAnswer({ error: `small σ needs a Web Worker: ${workerFailure}` });
-          return;
-        }
-        const gen = ++this.#rdpGen;
-        const client = `${this.#client}-rdp`;
-        waiting.set(client, (data) => {
-          if (this.#w !== w) return;
-          if (data.failed) {
-            w.heavyAnswer({ error: data.message });
-            return;
-          }
-          if (data.gen !== gen || data.kind !== 'rdp') return;
-          const d = w.heavyAnswer(data);
-          if (d) this.#settle(w, d);
-        });
-        wk.postMessage({ ...hr, kind: 'rdp', client, gen, model: true, compare: false, chartC: false });
+    SgmRdpCalculator.#queue.add(this);
+    if (SgmRdpCalculator.#flushing) return;
+    SgmRdpCalculator.#flushing = true;
+    queueMicrotask(() => SgmRdpCalculator.#flush());
+  }
+
+  #run() {
+    if (!this.#w) {
+      if (!this.isConnected) return;
+      this.#mount();
+    }
+    const w = this.#w;
+    if (!w) return;
+    const detail = w.render();
+    if (!detail) {
+      // Small σ: the exact-RDP model is computed in the worker, never on this thread.
+      const hr = w.heavyRequest();
+      if (!hr) return;
+      const wk = tightWorker();
+      if (!wk) {
+        w.heavyAnswer({ error: `small σ needs a Web Worker: ${workerFailure}` });
         return;
       }
-      this.#settle(w, detail);
-    });
+      const gen = ++this.#rdpGen;
+      const client = `${this.#client}-rdp`;
+      waiting.set(client, (data) => {
+        if (this.#w !== w) return;
+        if (data.failed) {
+          w.heavyAnswer({ error: data.message });
+          return;
+        }
+        if (data.gen !== gen || data.kind !== 'rdp') return;
+        const d = w.heavyAnswer(data);
+        if (d) this.#settle(w, d);
+      });
+      wk.postMessage({ ...hr, kind: 'rdp', client, gen, model: true, compare: false, chartC: false });
+      return;
+    }
+    this.#settle(w, detail);
   }
 
   // A recompute's numbers are ready: fire `change` now, or once the tight ε is in.

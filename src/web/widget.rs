@@ -258,6 +258,8 @@ impl Settings {
 /// The shadow tree's elements.
 struct Els {
     container: HtmlElement,
+    /// The CSS width the charts were last drawn at (widget.js skips a resize to it).
+    drawn_width: std::cell::Cell<i32>,
     /// The tight ε's part of the headline, its number, the separator, exact RDP's part.
     pld_part: HtmlElement,
     eps_pld: Element,
@@ -505,6 +507,12 @@ impl Widget {
         self.render()
     }
 
+    /// The CSS width (px) the RDP charts were last drawn at, 0 if none was drawn.
+    #[wasm_bindgen(js_name = drawnWidth)]
+    pub fn drawn_width(&self) -> i32 {
+        self.inner.borrow().els.drawn_width.get()
+    }
+
     /// Whether the widget needs the tight accountant (headline or a chart).
     #[wasm_bindgen(js_name = wantsTight)]
     pub fn wants_tight(&self) -> bool {
@@ -727,6 +735,7 @@ fn build(d: &Document, root: &web_sys::ShadowRoot) -> Result<Els, JsValue> {
     open.set_attribute("rel", "noopener")?;
     Ok(Els {
         container,
+        drawn_width: std::cell::Cell::new(0),
         pld_part,
         eps_pld: eps_pld.into(),
         sep,
@@ -844,8 +853,9 @@ fn show(i: &Inner) {
     e.chart_b.set_hidden(!c.bound);
     let _ = e.chart_a.set_attribute("aria-label", &render::summary_a(m));
     let _ = e.chart_b.set_attribute("aria-label", &render::summary_b(m));
+    let mut drawn = 0;
     if c.epsilon {
-        draw_chart(
+        drawn = draw_chart(
             &e.chart_a,
             dark,
             "widget chart A",
@@ -854,7 +864,7 @@ fn show(i: &Inner) {
         );
     }
     if c.bound {
-        draw_chart(
+        drawn = draw_chart(
             &e.chart_b,
             dark,
             "widget chart B",
@@ -862,6 +872,7 @@ fn show(i: &Inner) {
             |root, th| render::draw_bound_vs_exact(root, m, th, false),
         );
     }
+    e.drawn_width.set(drawn);
     show_tight_charts(e, c, dark, &i.tight, &m.inputs);
 }
 
@@ -1010,12 +1021,12 @@ fn draw_chart<E: std::fmt::Display>(
     name: &'static str,
     rows: usize,
     f: impl FnOnce(&DrawingArea<MeasuredCanvas, Shift>, &render::Theme) -> Result<(), E>,
-) {
-    let w = canvas.client_width();
-    if w <= 0 {
-        return; // not laid out (hidden or detached)
+) -> i32 {
+    let px = canvas.client_width();
+    if px <= 0 {
+        return 0; // not laid out (hidden or detached)
     }
-    let w = w as f64;
+    let w = px as f64;
     // Narrow: the legend moves under the plot (see `paint`); make room for it.
     let legend = if w < super::NARROW {
         render::Theme::light(1.0).legend_strip(rows) as f64
@@ -1025,4 +1036,5 @@ fn draw_chart<E: std::fmt::Display>(
     let h = (w * 0.56).clamp(180.0, 420.0) + legend;
     let _ = canvas.style().set_property("height", &format!("{h:.0}px"));
     paint_canvas(canvas, dark, name, f);
+    px
 }
