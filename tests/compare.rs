@@ -109,7 +109,7 @@ fn no_finite_guarantee_is_null_with_a_note() {
     assert!(adv.epsilon.is_none());
     let note = adv.note.as_deref().unwrap();
     assert!(
-        note.contains("no finite guarantee") && !note.contains("0.000*delta"),
+        note.contains("no finite guarantee") && !note.contains("0.000·δ"),
         "{note}"
     );
     let json = serde_json::to_string(&routes).unwrap();

@@ -11,3 +11,28 @@ addEventListener('message', (e) => {
     if (f.contentWindow === e.source) f.style.height = `${e.data.height}px`;
   }
 });
+
+// A Copy button on every snippet: the clipboard where the page may use it, else the code is
+// selected for Ctrl+C (plain http, iframes); the button says which.
+for (const pre of document.querySelectorAll('pre')) {
+  const b = document.createElement('button');
+  b.type = 'button';
+  b.className = 'copy';
+  b.textContent = 'Copy';
+  b.addEventListener('click', async () => {
+    const text = pre.textContent;
+    try {
+      if (!navigator.clipboard || !isSecureContext) throw new Error('no clipboard');
+      await navigator.clipboard.writeText(text);
+      b.textContent = 'Copied';
+    } catch {
+      const r = document.createRange();
+      r.selectNodeContents(pre);
+      getSelection().removeAllRanges();
+      getSelection().addRange(r);
+      b.textContent = 'Selected: press Ctrl+C';
+    }
+    setTimeout(() => { b.textContent = 'Copy'; }, 2500);
+  });
+  pre.before(b);
+}

@@ -79,7 +79,8 @@ self.onmessage = async ({ data }) => {
     // The comparison table's rows as texts: route, ε (or n/a), note.
     let rows = null;
     if (data.compare !== false) try {
-      rows = compare(run).map((r) => [r.name, r.epsilon === null ? 'n/a' : r.epsilon.toFixed(4), r.note ?? '']);
+      const eps = (e) => (e === null ? 'n/a' : e > 1e6 ? '> 10⁶ — no meaningful guarantee' : e.toFixed(4));
+      rows = compare(run).map((r) => [r.name, eps(r.epsilon), r.note ?? '']);
     } catch {
       rows = null;
     }

@@ -64,17 +64,17 @@ pub fn theorem11(m: &Sgm, alpha: f64) -> Result<Bound, Error> {
     let fails = if q > 0.2 {
         Some(format!("q = {q} > 1/5"))
     } else if s < 4.0 {
-        Some(format!("sigma = {s} < 4"))
+        Some(format!("σ = {s} < 4"))
     } else if q == 0.0 {
         None
     } else if alpha > cond4_rhs(q, s, alpha) {
         Some(format!(
-            "condition (4): alpha = {alpha} > sigma^2 L/2 - 2 ln sigma = {:.6}",
+            "condition (4): α = {alpha} > σ²L/2 − 2 ln σ = {:.6}",
             cond4_rhs(q, s, alpha)
         ))
     } else if alpha > cond5_rhs(q, s, alpha) {
         Some(format!(
-            "condition (5): alpha = {alpha} > {:.6}",
+            "condition (5): α = {alpha} > {:.6}",
             cond5_rhs(q, s, alpha)
         ))
     } else {
@@ -94,10 +94,10 @@ pub fn abadi(m: &Sgm, alpha: f64) -> Result<Bound, Error> {
     let (q, s) = (m.q(), m.sigma());
     let value = q * q * alpha / ((1.0 - q) * s * s);
     let fails = if q >= 1.0 / (16.0 * s) {
-        Some(format!("q = {q} >= 1/(16 sigma) = {:.6}", 1.0 / (16.0 * s)))
+        Some(format!("q = {q} ≥ 1/(16σ) = {:.6}", 1.0 / (16.0 * s)))
     } else if q > 0.0 && alpha > 1.0 + s * s * (1.0 / (q * s)).ln() {
         Some(format!(
-            "alpha = {alpha} > 1 + sigma^2 ln(1/(q sigma)) = {:.6}",
+            "α = {alpha} > 1 + σ² ln(1/(qσ)) = {:.6}",
             1.0 + s * s * (1.0 / (q * s)).ln()
         ))
     } else {
@@ -119,10 +119,10 @@ pub fn bun(m: &Sgm, alpha: f64) -> Result<Bound, Error> {
     let fails = if q > 0.1 {
         Some(format!("q = {q} > 1/10"))
     } else if s < 5f64.sqrt() {
-        Some(format!("sigma = {s} < sqrt(5)"))
+        Some(format!("σ = {s} < √5"))
     } else if q > 0.0 && alpha > 0.5 * s * s * (1.0 / q).ln() {
         Some(format!(
-            "alpha = {alpha} > sigma^2 ln(1/q)/2 = {:.6}",
+            "α = {alpha} > σ² ln(1/q)/2 = {:.6}",
             0.5 * s * s * (1.0 / q).ln()
         ))
     } else {

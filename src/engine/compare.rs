@@ -41,8 +41,8 @@ fn route(
             name,
             epsilon: None,
             note: Some(match note {
-                Some(n) => format!("no finite guarantee (epsilon = infinity); {n}"),
-                None => "no finite guarantee (epsilon = infinity)".into(),
+                Some(n) => format!("no finite guarantee (ε = ∞); {n}"),
+                None => "no finite guarantee (ε = ∞)".into(),
             }),
         },
         _ => Route {
@@ -138,7 +138,7 @@ pub fn compare(sgm: Sgm, steps: u64, delta: f64) -> Result<Vec<Route>, Error> {
             id,
             name,
             Some(o.value),
-            Some(format!("optimal alpha = {:.4}", o.alpha)),
+            Some(format!("optimal α = {:.4}", o.alpha)),
         ));
     }
     out.push(bound_route(
@@ -150,13 +150,14 @@ pub fn compare(sgm: Sgm, steps: u64, delta: f64) -> Result<Vec<Route>, Error> {
     )?);
     let mut abadi = bound_route(
         "abadi",
-        "Abadi et al. (Table 1)",
+        "Abadi et al. (Table 1), an estimate",
         &run,
         delta,
         bounds::abadi,
     )?;
     if abadi.epsilon.is_some() {
-        abadi.note = Some("asymptotic for q -> 0 (leading term only)".into());
+        abadi.note =
+            Some("an asymptotic estimate for q → 0 (leading term only), not a bound".into());
     }
     out.push(abadi);
     let mut bun = bound_route("bun", "Bun et al. (Table 1)", &run, delta, bounds::bun)?;
@@ -168,7 +169,7 @@ pub fn compare(sgm: Sgm, steps: u64, delta: f64) -> Result<Vec<Route>, Error> {
     let naive = t * per_step_eps(&run, &curve, delta / t);
     out.push(route(
         "per_step_naive",
-        "per-step (eps0, delta/T), naive composition (Dwork–Rothblum)",
+        "per-step (ε₀, δ/T), naive composition (Dwork–Rothblum)",
         Some(naive),
         None,
     ));
@@ -185,11 +186,11 @@ pub fn compare(sgm: Sgm, steps: u64, delta: f64) -> Result<Vec<Route>, Error> {
     }
     out.push(route(
         "per_step_advanced",
-        "per-step (eps0, delta0), advanced composition (Dwork–Rothblum, Thm 1.1)",
+        "per-step (ε₀, δ₀), advanced composition (Dwork–Rothblum, Thm 1.1)",
         Some(best),
         Some(match split {
-            Some(f) => format!("T*delta0 = {f:.3}*delta"),
-            None => "every split of delta searched (T*delta0 = 0.025 ... 0.975 of delta) gives epsilon = infinity".into(),
+            Some(f) => format!("T·δ₀ = {f:.3}·δ"),
+            None => "every split of δ searched (T·δ₀ = 0.025 … 0.975 of δ) gives ε = ∞".into(),
         }),
     ));
     out.push(if sgm.q() == 1.0 {

@@ -163,7 +163,7 @@ export interface Route {
   /** Stable identifier: "rdp_improved", "rdp_classic", "theorem11", "abadi", "bun",
    *  "per_step_naive", "per_step_advanced" or "cdp". */
   id: string;
-  /** e.g. "exact RDP, improved conversion", "Abadi et al. (Table 1)", "CDP (Dwork–Rothblum, Thm 3.2, 3.4, Cor 3.1)". */
+  /** e.g. "exact RDP, improved conversion", "Abadi et al. (Table 1), an estimate", "CDP (Dwork–Rothblum, Thm 3.2, 3.4, Cor 3.1)". */
   name: string;
   /** The route's ε, or null where it does not apply or gives no finite guarantee (the note says which). */
   epsilon: number | null;

@@ -318,6 +318,13 @@ try {
   await emb.goto(cdn.base + 'embed.html');
   await emb.waitForFunction(() => [...document.querySelectorAll('sgm-rdp-calculator')].every((w) => w.value), null, { timeout: 20000 });
   check((await emb.evaluate(() => document.querySelectorAll('sgm-rdp-calculator').length)) === 3, 'embed.html has three live widgets');
+  {
+    const copies = await emb.evaluate(() => ({ pres: document.querySelectorAll('pre').length, buttons: document.querySelectorAll('button.copy').length }));
+    await emb.locator('button.copy').first().click();
+    const said = await emb.locator('button.copy').first().textContent();
+    check(copies.pres >= 8 && copies.buttons === copies.pres && /Copied|Selected/.test(said), `embed.html: a Copy button on each of ${copies.pres} snippets; clicking says "${said}"`);
+    check((await emb.textContent('body')).includes('IPython.display.HTML') && (await emb.textContent('body')).includes('baseUrl'), 'embed.html covers Jupyter/Quarto and Docusaurus baseUrl');
+  }
   // The tight widget (same origin, strict CSP: the worker starts from pld-worker.js itself).
   await emb.waitForFunction(() => document.getElementById('demo-tight').value?.epsilonPld != null, null, { timeout: 20000 }).catch(() => {});
   {
