@@ -251,13 +251,14 @@ impl Theme {
             fg: RGBColor(30, 30, 30),
             grid: RGBColor(225, 225, 225),
             series: [
-                RGBColor(31, 119, 180),
-                RGBColor(214, 39, 40),
-                RGBColor(44, 160, 44),
-                RGBColor(148, 103, 189),
-                RGBColor(255, 127, 14),
+                // Okabe–Ito: distinguishable with every common colour-vision deficiency.
+                RGBColor(0, 114, 178),
+                RGBColor(213, 94, 0),
+                RGBColor(0, 158, 115),
+                RGBColor(204, 121, 167),
+                RGBColor(230, 159, 0),
             ],
-            shade: RGBColor(200, 235, 200),
+            shade: RGBColor(250, 238, 195),
             scale,
             legend_below: false,
         }
@@ -268,13 +269,14 @@ impl Theme {
             fg: RGBColor(230, 230, 230),
             grid: RGBColor(60, 62, 70),
             series: [
-                RGBColor(100, 170, 240),
-                RGBColor(250, 110, 100),
-                RGBColor(110, 210, 110),
-                RGBColor(190, 150, 240),
-                RGBColor(255, 170, 70),
+                // Okabe–Ito, lightened for a dark background.
+                RGBColor(86, 180, 233),
+                RGBColor(240, 130, 60),
+                RGBColor(40, 200, 150),
+                RGBColor(220, 150, 190),
+                RGBColor(240, 190, 60),
             ],
-            shade: RGBColor(40, 70, 45),
+            shade: RGBColor(70, 62, 35),
             scale,
             legend_below: false,
         }

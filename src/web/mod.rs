@@ -679,10 +679,10 @@ fn frame(app: &Shared) {
         .map(|c| c.checked())
         .unwrap_or(false);
     draw("chart-a", dark, |root, th| {
-        render::draw_eps_vs_alpha(root, &model, th).is_ok()
+        render::draw_eps_vs_alpha(root, &model, th)
     });
     draw("chart-b", dark, |root, th| {
-        render::draw_bound_vs_exact(root, &model, th, overlays).is_ok()
+        render::draw_bound_vs_exact(root, &model, th, overlays)
     });
     // Charts C and D do not depend on q, steps or δ: redraw them here only when
     // their canvases or the theme changed (their data has its own triggers).
@@ -742,7 +742,7 @@ fn draw_chart_d(dark: bool) {
         Ok((s, e)) => {
             set_text("cb-error", "");
             draw("chart-d", dark, |root, th| {
-                render::draw_capacity(root, s, e, th).is_ok()
+                render::draw_capacity(root, s, e, th)
             });
         }
         Err(m) => set_text("cb-error", m),
@@ -824,7 +824,7 @@ pub(crate) fn heavy_answered(compare: &JsValue, model: bool) {
 fn draw_chart_c(app: &App, dark: bool) {
     if let Some((s, d)) = &app.chart_c {
         draw("chart-c", dark, |root, th| {
-            render::draw_max_alpha(root, *s, d, th).is_ok()
+            render::draw_max_alpha(root, *s, d, th)
         });
     }
 }
@@ -862,10 +862,14 @@ pub(crate) fn paint_canvas<E: std::fmt::Display>(
     }
 }
 
-/// Draw on the page canvas `id`.
-fn draw(id: &str, dark: bool, f: impl FnOnce(&DrawingArea<MeasuredCanvas, Shift>, &Theme) -> bool) {
+/// Draw on the page canvas `id`; a failure is logged once with the chart's id.
+fn draw<E: std::fmt::Display>(
+    id: &'static str,
+    dark: bool,
+    f: impl FnOnce(&DrawingArea<MeasuredCanvas, Shift>, &Theme) -> Result<(), E>,
+) {
     if let Some(canvas) = by_id::<HtmlCanvasElement>(id) {
-        paint(&canvas, dark, f);
+        paint_canvas(&canvas, dark, id, f);
     }
 }
 
