@@ -57,6 +57,26 @@ fn csv_and_sentence() {
     assert_eq!(csv.lines().count(), 157);
     assert!(!csv.contains("NaN"));
     assert!(m.sentence().contains("14063 steps"));
+    // The exported file stands on its own: the run and every headline number up front.
+    let full = m.csv_with_header(Some((2.381933, 2.381204)), "poisson");
+    let head: Vec<&str> = full.lines().take_while(|l| l.starts_with('#')).collect();
+    for key in [
+        "sample_rate = 0.0042666",
+        "noise_multiplier = 1.1",
+        "steps = 14063",
+        "delta = 1e-5",
+        "batching = poisson",
+        "epsilon_rdp = 2.5966",
+        "epsilon_pld = 2.381933",
+        "bracket [2.381204, 2.381933]",
+    ] {
+        assert!(
+            head.iter().any(|l| l.contains(key)),
+            "{key} missing from {head:?}"
+        );
+    }
+    assert!(full.ends_with(&csv));
+    assert!(!m.csv_with_header(None, "shuffled").contains("epsilon_pld"));
 }
 
 #[test]

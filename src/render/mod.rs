@@ -157,6 +157,37 @@ impl Model {
         sentence_for(&self.inputs, self.opt.value, "exact RDP")
     }
 
+    /// The CSV below with a header of `# key = value` lines (pandas: `comment="#"`): the
+    /// run's parameters and every headline number, so a file stands on its own.
+    /// `tight` is the PLD bracket (upper, lower) when known; `batching` the page's choice.
+    pub fn csv_with_header(&self, tight: Option<(f64, f64)>, batching: &str) -> String {
+        let i = &self.inputs;
+        let conv = match i.conversion {
+            Conversion::Improved => "improved",
+            Conversion::Classic => "classic",
+        };
+        let mut s = format!(
+            "# sgm-rdp {}: the Sampled Gaussian Mechanism (DP-SGD), add/remove-one adjacency\n\
+             # sample_rate = {}\n# noise_multiplier = {}\n# steps = {}\n# delta = {:e}\n\
+             # batching = {batching} (the epsilons assume Poisson sampling)\n\
+             # conversion = {conv}\n\
+             # epsilon_rdp = {} (exact RDP, optimal alpha = {})\n",
+            env!("CARGO_PKG_VERSION"),
+            i.q,
+            i.sigma,
+            i.steps,
+            i.delta,
+            self.opt.value,
+            self.opt.alpha,
+        );
+        if let Some((u, l)) = tight {
+            s += &format!(
+                "# epsilon_pld = {u} (tight, certified upper bound; bracket [{l}, {u}])\n"
+            );
+        }
+        s + &self.csv()
+    }
+
     /// CSV of the curves (alpha, per-step RDP, composed RDP, ε improved, ε classic, Theorem 11).
     pub fn csv(&self) -> String {
         let mut s = String::from("alpha,rdp_per_step,rdp_total,epsilon_improved,epsilon_classic,theorem11_bound,theorem11_holds\n");

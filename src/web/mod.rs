@@ -405,7 +405,8 @@ fn wire_exports(app: &Shared) {
     let a = app.clone();
     on("export-csv", "click", move |_| {
         if let Some(m) = &a.borrow().model {
-            download_text("sgm-rdp.csv", "text/csv", &m.csv());
+            let csv = m.csv_with_header(tight::tight_for(&m.inputs), tight::batch_param());
+            download_text("sgm-rdp.csv", "text/csv", &csv);
         }
     });
     on("export-png", "click", move |_| {

@@ -33,8 +33,8 @@ struct Tight {
     /// Which accountant drives the sentence: the tight one (URL `acct=pld`, default) or
     /// exact RDP (`acct=rdp`).
     rdp_sentence: bool,
-    /// The last tight ε (upper) and the inputs it is for.
-    last: Option<(Inputs, f64)>,
+    /// The last tight ε (upper, lower) and the inputs it is for.
+    last: Option<(Inputs, f64, f64)>,
     /// Shuffled, fixed-size batches (URL `batch=shuffled`): the bound without amplification.
     shuffled: bool,
 }
@@ -104,10 +104,19 @@ pub fn rdp_sentence() -> bool {
 /// The sentence for the current inputs from the tight ε, when it is known for them.
 pub fn pld_sentence(i: &Inputs) -> Option<String> {
     TIGHT.with(|t| {
+        t.borrow().last.filter(|(a, _, _)| a == i).map(|(a, e, _)| {
+            crate::render::sentence_for(&a, e, "tight (privacy-loss distribution)")
+        })
+    })
+}
+
+/// The tight ε bracket (upper, lower) for `i`, when the worker has answered for it.
+pub fn tight_for(i: &Inputs) -> Option<(f64, f64)> {
+    TIGHT.with(|t| {
         t.borrow()
             .last
-            .filter(|(a, _)| a == i)
-            .map(|(a, e)| crate::render::sentence_for(&a, e, "tight (privacy-loss distribution)"))
+            .filter(|(a, _, _)| a == i)
+            .map(|(_, u, l)| (u, l))
     })
 }
 
@@ -376,7 +385,7 @@ fn answer(data: JsValue) {
                 t.answered = gen;
                 show_gap(t.rdp_eps);
                 if let Some(i) = t.asked {
-                    t.last = Some((i, up));
+                    t.last = Some((i, up, lo));
                 }
                 t.asked
             });

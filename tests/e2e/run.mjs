@@ -290,7 +290,11 @@ try {
     return { name: d.suggestedFilename(), body: await readFile(await d.path()) };
   };
   const csv = await download(page, '#export-csv');
-  check(csv.name === 'sgm-rdp.csv' && csv.body.toString().split('\n')[0].startsWith('alpha,rdp_per_step'), 'CSV export');
+  const csvLines = csv.body.toString().split('\n');
+  const csvHead = csvLines.filter((l) => l.startsWith('#')).join(' ');
+  check(csv.name === 'sgm-rdp.csv' && csvLines.find((l) => !l.startsWith('#')).startsWith('alpha,rdp_per_step')
+    && /sample_rate = /.test(csvHead) && /noise_multiplier = 1\.3/.test(csvHead) && /epsilon_rdp = /.test(csvHead),
+    `CSV export carries the run and its headline numbers (${csvHead.slice(0, 160)}…)`);
   // Headless Chromium drops an 11th download from one page within seconds, so the tight
   // charts are exported from a second page.
   const exporter = await open('');
