@@ -202,6 +202,9 @@ try {
     check(vt && vt.includes(await page.inputValue(`#${id}`)), `slider ${id} aria-valuetext "${vt}" gives the value`);
   }
 
+  // Every input's message is tied to it (screen readers read it with the field).
+  check(await page.evaluate(() => ['q', 'sigma', 'steps', 'delta', 'ds-n', 'ds-b', 'ds-e', 'target-eps', 'omega', 'cb-sigma', 'cb-eps', 'batching', 'accountant']
+    .every((id) => { const d = document.getElementById(id).getAttribute('aria-describedby'); return d && document.getElementById(d); })), 'each field names its message element with aria-describedby');
   // 4. Bad typed input: message next to the field, last good numbers kept.
   await page.selectOption('#preset', 'mnist');
   await frames(page);
