@@ -25,3 +25,15 @@ proptest! {
         }
     }
 }
+
+/// The dataset boxes' parser: as forgiving as the fields, and never a silent default.
+#[test]
+fn plain_numbers_for_the_dataset_terms() {
+    use sgm_rdp::ui::fields::parse_number;
+    assert_eq!(parse_number(" 60,000 "), Ok(60000.0));
+    assert_eq!(parse_number("60 000"), Ok(60000.0));
+    assert_eq!(parse_number("\u{2212}2"), Ok(-2.0));
+    assert_eq!(parse_number("512"), Ok(512.0));
+    assert!(parse_number("").is_err());
+    assert!(parse_number("12abc").is_err());
+}

@@ -118,6 +118,17 @@ pub fn preset(name: &str, conversion: Conversion) -> Option<Inputs> {
     })
 }
 
+/// A plain number as the fields accept it ("60,000", "60 000", "1e-5", a Unicode minus,
+/// surrounding spaces), for boxes that are not one of the four fields (dataset terms).
+pub fn parse_number(text: &str) -> Result<f64, String> {
+    let t: String = text
+        .trim()
+        .chars()
+        .map(|c| if c == '\u{2212}' { '-' } else { c })
+        .collect();
+    plain(&t)
+}
+
 /// The number in `text` (see [`parse_field`]).
 fn number(f: Field, text: &str) -> Result<f64, String> {
     let t: String = text

@@ -263,29 +263,36 @@ fn wire(app: &Shared) {
             _ => set_error("omega", "ω must be a number in (0, 999999)"),
         }
     });
+    // Dataset terms are live: any edit in the box recomputes q = B/N and T = ⌈E·N/B⌉.
     let a = app.clone();
-    on("ds-apply", "click", move |_| {
-        let parse = |id: &str| crate::decimal::parse(value(id).trim()).unwrap_or(f64::NAN);
-        match crate::engine::params::from_dataset(parse("ds-n"), parse("ds-b"), parse("ds-e")) {
-            Ok((q, t)) => {
-                set_text("ds-error", "");
-                set_text("ds-derived", &format!("q = {}, T = {t}", fmt_num(q)));
-                let mut i = a.borrow().inputs;
-                i.q = q;
-                i.steps = t;
-                a.borrow_mut().inputs = i;
-                sync_inputs(&i);
-                state::write_url(&i);
-                request_frame(&a);
-            }
-            Err(e) => set_text("ds-error", &e.to_string()),
-        }
-    });
+    on("dataset", "input", move |_| apply_dataset(&a));
     wire_inverse(app);
     wire_exports(app);
     wire_readout(app);
     let a = app.clone();
     on_window("resize", move |_| request_frame(&a));
+}
+
+/// q = B/N and T = ⌈E·N/B⌉ from the dataset terms (a bad value is named, the last good
+/// inputs kept).
+fn apply_dataset(a: &Shared) {
+    let parse = |id: &str| crate::ui::fields::parse_number(&value(id)).unwrap_or(f64::NAN);
+    match crate::engine::params::from_dataset(parse("ds-n"), parse("ds-b"), parse("ds-e")) {
+        Ok((q, t)) => {
+            set_text("ds-error", "");
+            set_text(
+                "ds-derived",
+                &format!("q = {}, T = ⌈E·N/B⌉ = {t}", fmt_num(q)),
+            );
+            let mut i = a.borrow().inputs;
+            i.q = q;
+            i.steps = t;
+            a.borrow_mut().inputs = i;
+            sync_inputs(&i);
+            request_frame(a);
+        }
+        Err(e) => set_text("ds-error", &e.to_string()),
+    }
 }
 
 fn apply(app: &Shared, f: Field, v: f64) {

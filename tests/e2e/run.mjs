@@ -169,6 +169,22 @@ try {
     await pb.close();
   }
 
+  // 1e. Dataset terms are live and forgiving: "50,000" / 512 / 30 epochs → q = 0.01024, T = 2930.
+  {
+    const pd = await open('');
+    await pd.click('#dataset summary');
+    await pd.fill('#ds-n', '50,000');
+    await pd.fill('#ds-b', '512');
+    await pd.fill('#ds-e', '30');
+    await pd.waitForFunction(() => document.querySelector('#steps').value === '2930', null, { timeout: 5000 }).catch(() => {});
+    const got = await pd.evaluate(() => ({ q: document.querySelector('#q').value, t: document.querySelector('#steps').value, d: document.querySelector('#ds-derived').textContent }));
+    check(got.q === '0.01024' && got.t === '2930' && got.d.includes('2930'), `dataset terms typed live: ${JSON.stringify(got)}`);
+    await pd.fill('#ds-b', '60,001');
+    await pd.waitForTimeout(200);
+    check((await text(pd, '#ds-error')).length > 0 && (await pd.inputValue('#steps')) === '2930', `B > N is named, the last good values kept: ${await text(pd, '#ds-error')}`);
+    await pd.close();
+  }
+
   // 1d. δ ≥ 1/N is flagged once N is known (the dataset terms describe q).
   {
     const pd = await open('?delta=0.0001');
