@@ -37,3 +37,16 @@ fn plain_numbers_for_the_dataset_terms() {
     assert!(parse_number("").is_err());
     assert!(parse_number("12abc").is_err());
 }
+
+/// The preset menu follows the values: a preset's name while they match, "—" otherwise.
+#[test]
+fn preset_menu_follows_the_values() {
+    use sgm_rdp::engine::Conversion;
+    use sgm_rdp::ui::fields::{preset, preset_of, PRESETS};
+    for name in PRESETS {
+        let mut i = preset(name, Conversion::Classic).unwrap();
+        assert_eq!(preset_of(&i), name);
+        i.sigma *= 1.01;
+        assert_eq!(preset_of(&i), "");
+    }
+}

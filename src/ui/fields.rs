@@ -101,6 +101,21 @@ fn clip(s: &str) -> String {
     s.chars().take(24).collect()
 }
 
+/// The presets' names, as the page's menu lists them.
+pub const PRESETS: [&str; 3] = ["mnist", "cifar", "tiny"];
+
+/// The preset whose q, σ, T and δ the inputs hold, or "" (the menu's "—") when none.
+pub fn preset_of(i: &Inputs) -> &'static str {
+    PRESETS
+        .into_iter()
+        .find(|n| {
+            preset(n, i.conversion).is_some_and(|p| {
+                (p.q, p.sigma, p.steps, p.delta) == (i.q, i.sigma, i.steps, i.delta)
+            })
+        })
+        .unwrap_or("")
+}
+
 pub fn preset(name: &str, conversion: Conversion) -> Option<Inputs> {
     let (q, sigma, steps, delta) = match name {
         "mnist" => (256.0 / 60000.0, 1.1, 14063, 1e-5),

@@ -657,6 +657,10 @@ fn frame(app: &Shared) {
     );
     tight::request(inputs, model.opt.value);
     set_text("delta-out", &format!("{:e}", inputs.delta));
+    // The preset menu names the preset the values match, else "—".
+    if let Some(sel) = by_id::<web_sys::HtmlSelectElement>("preset") {
+        sel.set_value(crate::ui::fields::preset_of(&inputs));
+    }
     // The usual rule of thumb, once N is known: δ < 1/N (publishing one random example in
     // full satisfies δ = 1/N).
     set_text(

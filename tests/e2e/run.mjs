@@ -202,6 +202,14 @@ try {
     const want = engine(q, s, t, d).epsilon.toFixed(4);
     check((await text(page, '#epsilon')) === want, `preset ${name}: #epsilon ${await text(page, '#epsilon')} = engine ${want}`);
   }
+  await page.fill('#sigma', '0.9');
+  await frames(page);
+  check((await page.inputValue('#preset')) === '', `a value that no longer matches the preset returns the menu to "—" (${await page.inputValue('#preset')})`);
+  {
+    const pp = await open('?q=0.08192&sigma=3&steps=2000&delta=1e-5');
+    check((await pp.inputValue('#preset')) === 'cifar', `a link with a preset's values shows its name (${await pp.inputValue('#preset')})`);
+    await pp.close();
+  }
 
   // 3. Every slider changes the canvas.
   await page.selectOption('#preset', 'mnist');
