@@ -677,15 +677,17 @@ fn build(d: &Document, root: &web_sys::ShadowRoot) -> Result<Els, JsValue> {
     let container = el(d, "div", "w", root)?;
     container.set_attribute("part", "container")?;
     let head = el(d, "div", "head", &container)?;
-    head.set_attribute("aria-live", "polite")?;
     let pld_part = el(d, "span", "pld", &head)?;
     text(d, "span", "", "ε ≤ ", &pld_part)?;
+    // Only the numbers are announced (not the whole headline on every slider step).
     let eps_pld = text(d, "strong", "eps-pld", "…", &pld_part)?;
+    eps_pld.set_attribute("aria-live", "polite")?;
     text(d, "small", "acct", " tight (PLD)", &pld_part)?;
     let sep = text(d, "span", "sep", " · ", &head)?;
     let rdp_part = el(d, "span", "rdp", &head)?;
     let rdp_label = text(d, "span", "", "ε = ", &rdp_part)?;
     let eps = text(d, "strong", "eps", "…", &rdp_part)?;
+    eps.set_attribute("aria-live", "polite")?;
     text(d, "span", "", " at α = ", &rdp_part)?;
     let alpha = text(d, "span", "alpha", "…", &rdp_part)?;
     let context = text(d, "div", "ctx", "", &container)?;

@@ -91,6 +91,8 @@ try {
       `w1 (cross-origin widget.js, blob worker): epsilonPld ${v.epsilonPld} = CLI --accountant pld ${t.epsilon}, lower ${v.epsilonPldLower}, below exact RDP ${v.epsilon}`);
     check((await shadowText(page, 'w1', '.eps-pld')) === t.epsilon.toFixed(4) && /certified bracket/.test(await page.evaluate(() => $s('w1', '.eps-pld').title)),
       `w1 leads with the tight ε ${await shadowText(page, 'w1', '.eps-pld')} (bracket in its title)`);
+    check(await page.evaluate(() => !$s('w1', '.head').hasAttribute('aria-live') && $s('w1', '.eps-pld').getAttribute('aria-live') === 'polite' && $s('w1', '.eps').getAttribute('aria-live') === 'polite'),
+      'only the ε numbers are aria-live, not the whole headline');
     check((await shadowText(page, 'w1', '.rdp')).startsWith('exact RDP ε = '), `and names exact RDP next to it: "${await shadowText(page, 'w1', '.rdp')}"`);
   }
 
