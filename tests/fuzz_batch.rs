@@ -39,12 +39,30 @@ fn line() -> impl Strategy<Value = String> {
     ]
 }
 
+/// The run's seed: `SGM_RDP_FUZZ_SEED` to replay one, else fresh each run. Printed, so a
+/// failure (whose captured output cargo shows) says how to replay it.
+fn seed() -> u64 {
+    let seed = std::env::var("SGM_RDP_FUZZ_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| {
+            let t = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos() as u64)
+                .unwrap_or(0);
+            t ^ ((std::process::id() as u64) << 32)
+        });
+    println!("batch fuzz seed {seed} (replay: SGM_RDP_FUZZ_SEED={seed} cargo test --release --test fuzz_batch)");
+    seed
+}
+
 proptest! {
-    // 10⁵ cases in `make test` (fresh random inputs each run; a failure prints the
-    // minimal failing line to replay); `make fuzz` runs 10⁶ (SGM_RDP_FUZZ_CASES).
+    // 10⁵ cases in `make test` (a fresh seed each run, printed; a failure also prints the
+    // minimal failing line); `make fuzz` runs 10⁶ (SGM_RDP_FUZZ_CASES).
     #![proptest_config(ProptestConfig {
         cases: std::env::var("SGM_RDP_FUZZ_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(100_000),
         failure_persistence: None,
+        rng_seed: proptest::test_runner::RngSeed::Fixed(seed()),
         ..ProptestConfig::default()
     })]
     #[test]
