@@ -488,6 +488,15 @@ pub(crate) fn parse_answer(data: &JsValue) -> TightCharts {
     }
 }
 
+/// The attack-risk sentence at a false-positive rate of 1 % (from the readouts).
+pub(crate) fn one_percent_sentence(risk_fpr: &[(f64, f64)]) -> String {
+    risk_fpr
+        .iter()
+        .find(|(f, _)| (*f - 0.01).abs() < 1e-12)
+        .map(|&(f, tp)| tight::risk_sentence(f, tp))
+        .unwrap_or_default()
+}
+
 pub(crate) fn fmt_eps(e: f64) -> String {
     if e > 1e6 {
         "> 10⁶ — no meaningful guarantee".into()
@@ -551,13 +560,7 @@ pub fn redraw() {
                 tight::draw_risk(root, &t.risk, th)
             });
         }
-        let sentence = t
-            .risk_fpr
-            .iter()
-            .find(|(f, _)| (*f - 0.01).abs() < 1e-12)
-            .map(|&(f, tp)| tight::risk_sentence(f, tp))
-            .unwrap_or_default();
-        set_text("risk-sentence", &sentence);
+        set_text("risk-sentence", &one_percent_sentence(&t.risk_fpr));
         let readouts: Vec<String> = t
             .risk_fpr
             .iter()

@@ -1003,12 +1003,7 @@ fn show_tight_charts(e: &Els, c: Charts, dark: bool, t: &TightState, inp: &Input
         draw_chart(&e.chart_risk, dark, "widget risk", 2, |root, th| {
             tight::draw_risk(root, &tc.risk, th)
         });
-        let s = tc
-            .risk_fpr
-            .iter()
-            .find(|(f, _)| (*f - 0.01).abs() < 1e-12)
-            .map(|&(f, tp)| tight::risk_sentence(f, tp))
-            .unwrap_or_default();
+        let s = super::tight::one_percent_sentence(&tc.risk_fpr);
         let _ = e
             .chart_risk
             .set_attribute("aria-label", &format!("membership-inference risk: {s}"));
