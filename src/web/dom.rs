@@ -61,18 +61,32 @@ pub fn show(id: &str, visible: bool) {
 /// Page-lifetime listener (the page never removes its controls).
 pub fn on(id: &str, event: &str, f: impl FnMut(Event) + 'static) {
     if let Some(e) = doc().and_then(|d| d.get_element_by_id(id)) {
-        let cb = Closure::<dyn FnMut(Event)>::new(f);
-        let _ = e.add_event_listener_with_callback(event, cb.as_ref().unchecked_ref());
-        cb.forget();
+        listen_forever(&e, event, Box::new(f));
     }
 }
 
 pub fn on_window(event: &str, f: impl FnMut(Event) + 'static) {
     if let Some(w) = window() {
-        let cb = Closure::<dyn FnMut(Event)>::new(f);
-        let _ = w.add_event_listener_with_callback(event, cb.as_ref().unchecked_ref());
-        cb.forget();
+        listen_forever(&w, event, Box::new(f));
     }
+}
+
+/// Run `f` once after `ms` milliseconds; the timer's handle (to clear it), if set. Boxed,
+/// so the closure glue is compiled once for every timer of the page.
+pub fn after(ms: i32, f: impl FnOnce() + 'static) -> Option<i32> {
+    let f: Box<dyn FnOnce()> = Box::new(f);
+    let cb = Closure::once_into_js(f);
+    window()?
+        .set_timeout_with_callback_and_timeout_and_arguments_0(cb.unchecked_ref(), ms)
+        .ok()
+}
+
+/// A page-lifetime listener. The closure arrives boxed, so wasm-bindgen's closure glue
+/// is compiled once for all of them rather than once per handler (smaller wasm).
+fn listen_forever(target: &web_sys::EventTarget, event: &str, f: Box<dyn FnMut(Event)>) {
+    let cb = Closure::wrap(f);
+    let _ = target.add_event_listener_with_callback(event, cb.as_ref().unchecked_ref());
+    cb.forget();
 }
 
 pub fn prefers_dark() -> bool {
@@ -101,15 +115,9 @@ pub fn download_text(name: &str, mime: &str, text: &str) {
         if let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) {
             download_url(name, &url);
             // Revoked later: the browser reads the blob after the click returns.
-            let cb = Closure::once_into_js(move || {
+            after(60_000, move || {
                 let _ = web_sys::Url::revoke_object_url(&url);
             });
-            if let Some(w) = window() {
-                let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(
-                    cb.unchecked_ref(),
-                    60_000,
-                );
-            }
         }
     }
 }

@@ -10,7 +10,6 @@ use crate::engine::{bounds::MaxOrder, Conversion, Optimum};
 use crate::render::{Heavy, Inputs, Model, HEAVY_SIGMA};
 use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
 
 /// After this long without an answer the page says it is computing.
 const COMPUTING_MS: i32 = 150;
@@ -83,25 +82,17 @@ pub fn request(i: Inputs, model: bool) {
             return;
         }
         if model && s.timer.is_none() {
-            if let Some(w) = window() {
-                let cb = Closure::once_into_js(|| {
-                    STATE.with(|s| {
-                        let mut s = s.borrow_mut();
-                        s.timer = None;
-                        let pending = matches!(s.asked, Some((a, true))
-                            if s.answer.as_ref().map(|(b, _)| *b) != Some(a));
-                        if pending {
-                            set_text("computing", "computing exact RDP for small σ…");
-                        }
-                    })
-                });
-                s.timer = w
-                    .set_timeout_with_callback_and_timeout_and_arguments_0(
-                        cb.unchecked_ref(),
-                        COMPUTING_MS,
-                    )
-                    .ok();
-            }
+            s.timer = after(COMPUTING_MS, || {
+                STATE.with(|s| {
+                    let mut s = s.borrow_mut();
+                    s.timer = None;
+                    let pending = matches!(s.asked, Some((a, true))
+                        if s.answer.as_ref().map(|(b, _)| *b) != Some(a));
+                    if pending {
+                        set_text("computing", "computing exact RDP for small σ…");
+                    }
+                })
+            });
         }
     });
 }

@@ -786,13 +786,10 @@ fn debounce(
         w.clear_timeout_with_handle(id);
     }
     let a = app.clone();
-    let cb = Closure::once_into_js(move || {
+    let id = after(ms, move || {
         *slot(&mut a.borrow_mut()) = None;
         work(&a);
     });
-    let id = w
-        .set_timeout_with_callback_and_timeout_and_arguments_0(cb.unchecked_ref(), ms)
-        .ok();
     *slot(&mut app.borrow_mut()) = id;
 }
 

@@ -223,18 +223,9 @@ pub fn request(inputs: Inputs, rdp_eps: f64) {
         if let Some(id) = t.post_timer.take() {
             win.clear_timeout_with_handle(id);
         }
-        let cb = Closure::once_into_js(move || post(inputs));
-        t.post_timer = win
-            .set_timeout_with_callback_and_timeout_and_arguments_0(cb.unchecked_ref(), REST_MS)
-            .ok();
+        t.post_timer = after(REST_MS, move || post(inputs));
         if t.updating_timer.is_none() {
-            let cb = Closure::once_into_js(mark_updating);
-            t.updating_timer = win
-                .set_timeout_with_callback_and_timeout_and_arguments_0(
-                    cb.unchecked_ref(),
-                    UPDATING_MS,
-                )
-                .ok();
+            t.updating_timer = after(UPDATING_MS, mark_updating);
         }
     });
 }

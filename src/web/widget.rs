@@ -761,7 +761,8 @@ fn build(d: &Document, root: &web_sys::ShadowRoot) -> Result<Els, JsValue> {
 }
 
 fn listen(target: &EventTarget, event: &'static str, f: impl FnMut(Event) + 'static) -> Listener {
-    let cb = Closure::<dyn FnMut(Event)>::new(f);
+    // Boxed: the closure glue is compiled once for every listener.
+    let cb = Closure::wrap(Box::new(f) as Box<dyn FnMut(Event)>);
     let _ = target.add_event_listener_with_callback(event, cb.as_ref().unchecked_ref());
     Listener {
         target: target.clone(),
