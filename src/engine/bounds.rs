@@ -234,7 +234,7 @@ mod tests {
         let m = Sgm::new(0.3, 5.0).unwrap();
         assert!(theorem11(&m, 2.0).unwrap().fails.unwrap().contains("1/5"));
         let m = Sgm::new(0.01, 2.0).unwrap();
-        assert!(theorem11(&m, 2.0).unwrap().fails.unwrap().contains("sigma"));
+        assert!(theorem11(&m, 2.0).unwrap().fails.unwrap().contains("σ"));
         let m = Sgm::new(0.01, 4.0).unwrap();
         assert!(theorem11(&m, 2.0).unwrap().holds());
         assert!(theorem11(&m, 1000.0)
