@@ -540,15 +540,21 @@ pub fn draw_eps_vs_alpha<DB: DrawingBackend>(
             .map(|&a| (a, t * rho * a))
             .filter(|(_, y)| *y >= ylo && *y <= yhi)
             .collect();
-        dashed(&mut chart, pts, col.stroke_width(th.px(2.0)), th)?;
-        legend.push((
-            format!(
-                "tCDP (Mironov–Talwar–Zhang §4): T·ρα, ρ = {rho:.3e}, ω = {}",
-                fmt_num(omega)
-            ),
-            col,
-            false,
-        ));
+        // Off the plot (T·ρα above every drawn ε at this ω): neither drawn nor listed.
+        let shown = pts.len() >= 2;
+        if shown {
+            dashed(&mut chart, pts, col.stroke_width(th.px(2.0)), th)?;
+        }
+        if shown {
+            legend.push((
+                format!(
+                    "tCDP (Mironov–Talwar–Zhang §4): T·ρα, ρ = {rho:.3e}, ω = {}",
+                    fmt_num(omega)
+                ),
+                col,
+                false,
+            ));
+        }
     }
     let (oa, ov) = (m.opt.alpha, m.opt.value.max(ylo));
     chart.draw_series(std::iter::once(Circle::new(
