@@ -63,6 +63,8 @@ pub struct App {
     cursor: usize,
     sigma_answer: Option<f64>,
     steps_answer: Option<u64>,
+    /// The inputs the inverse-mode answers are for (they are cleared when these change).
+    inverse_for: Option<Inputs>,
     /// Milliseconds of the last recompute + redraw (read by the e2e benchmark).
     pub last_frame_ms: f64,
 }
@@ -97,6 +99,7 @@ impl App {
             cursor: 0,
             sigma_answer: None,
             steps_answer: None,
+            inverse_for: None,
             last_frame_ms: 0.0,
         }));
         APP.with(|a| *a.borrow_mut() = Some(app.clone()));
@@ -303,7 +306,41 @@ fn apply(app: &Shared, f: Field, v: f64) {
     request_frame(app);
 }
 
+/// The inverse mode's answers and Apply buttons go (the target or an input changed, or a
+/// solve failed): an answer is never shown for other inputs than its own.
+fn clear_inverse(app: &Shared) {
+    let mut a = app.borrow_mut();
+    (a.sigma_answer, a.steps_answer, a.inverse_for) = (None, None, None);
+    for id in ["sigma-answer", "steps-answer"] {
+        set_text(id, "");
+    }
+    show("apply-sigma", false);
+    show("apply-steps", false);
+}
+
+/// " ≈ E epochs" for T steps when the dataset terms describe q (an epoch is 1/q steps).
+pub(crate) fn in_epochs(i: &Inputs, steps: u64) -> String {
+    match tight::dataset_size(i.q) {
+        Some(_) => format!(" ≈ {} epochs", fmt_num(steps as f64 * i.q)),
+        None => String::new(),
+    }
+}
+
 fn wire_inverse(app: &Shared) {
+    // A new target makes the answers stale; Enter solves for both.
+    let a = app.clone();
+    on("target-eps", "input", move |_| clear_inverse(&a));
+    on("target-eps", "keydown", move |e| {
+        if e.dyn_ref::<web_sys::KeyboardEvent>()
+            .is_some_and(|k| k.key() == "Enter")
+        {
+            for id in ["solve-sigma", "solve-steps"] {
+                if let Some(b) = by_id::<web_sys::HtmlElement>(id) {
+                    b.click();
+                }
+            }
+        }
+    });
     let a = app.clone();
     on("solve-sigma", "click", move |_| {
         let i = a.borrow().inputs;
@@ -326,10 +363,15 @@ fn wire_inverse(app: &Shared) {
                     "sigma-answer",
                     &format!("σ = {:.6} (ε = {:.4})", c.sigma, c.epsilon),
                 );
-                a.borrow_mut().sigma_answer = Some(c.sigma);
+                let mut app = a.borrow_mut();
+                app.sigma_answer = Some(c.sigma);
+                app.inverse_for = Some(i);
                 show("apply-sigma", true);
             }
-            Err(m) => set_text("target-error", &m),
+            Err(m) => {
+                clear_inverse(&a);
+                set_text("target-error", &m);
+            }
         }
     });
     let a = app.clone();
@@ -352,12 +394,22 @@ fn wire_inverse(app: &Shared) {
                 set_text("target-error", "");
                 set_text(
                     "steps-answer",
-                    &format!("T = {} (ε = {:.4})", c.steps, c.epsilon),
+                    &format!(
+                        "T = {}{} (ε = {:.4})",
+                        c.steps,
+                        in_epochs(&i, c.steps),
+                        c.epsilon
+                    ),
                 );
-                a.borrow_mut().steps_answer = Some(c.steps);
+                let mut app = a.borrow_mut();
+                app.steps_answer = Some(c.steps);
+                app.inverse_for = Some(i);
                 show("apply-steps", true);
             }
-            Err(m) => set_text("target-error", &m),
+            Err(m) => {
+                clear_inverse(&a);
+                set_text("target-error", &m);
+            }
         }
     });
     let a = app.clone();
@@ -390,6 +442,7 @@ pub(crate) fn set_inverse_answer(which: &str, v: f64) {
         return;
     };
     let mut a = app.borrow_mut();
+    a.inverse_for = Some(a.inputs);
     if which == "sigma" {
         a.sigma_answer = Some(v);
         show("apply-sigma", true);
@@ -657,6 +710,9 @@ fn frame(app: &Shared) {
     );
     tight::request(inputs, model.opt.value);
     set_text("delta-out", &format!("{:e}", inputs.delta));
+    if app.borrow().inverse_for.is_some_and(|x| x != inputs) {
+        clear_inverse(app);
+    }
     // The preset menu names the preset the values match, else "—".
     if let Some(sel) = by_id::<web_sys::HtmlSelectElement>("preset") {
         sel.set_value(crate::ui::fields::preset_of(&inputs));

@@ -714,7 +714,11 @@ fn calibrated(data: &JsValue) {
     let text = if which == "sigma" {
         format!("σ = {v:.6} (tight ε ≤ {e:.4})")
     } else {
-        format!("T = {v} (tight ε ≤ {e:.4})")
+        let epochs = TIGHT
+            .with(|t| t.borrow().asked)
+            .map(|i| super::in_epochs(&i, v as u64))
+            .unwrap_or_default();
+        format!("T = {v}{epochs} (tight ε ≤ {e:.4})")
     };
     set_text(&format!("{which}-answer"), &text);
     set_text("target-error", "");

@@ -78,6 +78,20 @@ try {
     const rdpAns = await text(page, '#sigma-answer');
     const cr = cli('calibrate', { q: 256 / 60000, steps: 14063, delta: 1e-5, epsilon: 2 });
     check(rdpAns.startsWith(`σ = ${cr.sigma.toFixed(6)}`), `inverse mode (exact RDP): ${rdpAns}`);
+    // A new target clears the answers and their Apply buttons; Enter solves both, the
+    // steps in epochs too (the dataset terms describe q).
+    await page.fill('#target-eps', '2.5');
+    const cleared = await page.evaluate(() => ({ a: document.querySelector('#sigma-answer').textContent, apply: document.querySelector('#apply-sigma').hidden }));
+    check(cleared.a === '' && cleared.apply, `changing the target clears the answer and hides Apply (${JSON.stringify(cleared)})`);
+    await page.press('#target-eps', 'Enter');
+    await page.waitForFunction(() => /epochs/.test(document.querySelector('#steps-answer').textContent) && /σ = /.test(document.querySelector('#sigma-answer').textContent), null, { timeout: 20000 }).catch(() => {});
+    const both = await page.evaluate(() => [document.querySelector('#sigma-answer').textContent, document.querySelector('#steps-answer').textContent]);
+    check(/^σ = /.test(both[0]) && /^T = \d+ ≈ [\d.]+ epochs/.test(both[1]), `Enter solves both: ${both.join(' | ')}`);
+    await page.fill('#sigma', '1.2');
+    await frames(page);
+    check((await text(page, '#steps-answer')) === '' && (await page.evaluate(() => document.querySelector('#apply-steps').hidden)), 'changing an input clears the answers');
+    await page.fill('#sigma', '1.1');
+    await frames(page);
     await page.selectOption('#accountant', 'pld');
     await page.fill('#target-eps', '3');
     await frames(page);
