@@ -567,15 +567,7 @@ pub fn draw_eps_vs_alpha<DB: DrawingBackend>(
         th.series[4],
         true,
     ));
-    place_legend(
-        &plot,
-        strip.as_ref(),
-        chart.plotting_area().get_pixel_range(),
-        &legend,
-        true,
-        th,
-    )?;
-    root.present()
+    finish(root, &plot, strip.as_ref(), &chart, &legend, true, th)
 }
 
 /// Chart B (Figure 1, right, of Mironov–Talwar–Zhang): per-step exact RDP vs Theorem 11's
@@ -661,15 +653,7 @@ pub fn draw_bound_vs_exact<DB: DrawingBackend>(
             }
         }
     }
-    place_legend(
-        &plot,
-        strip.as_ref(),
-        chart.plotting_area().get_pixel_range(),
-        &legend,
-        false,
-        th,
-    )?;
-    root.present()
+    finish(root, &plot, strip.as_ref(), &chart, &legend, false, th)
 }
 
 /// Data of Chart C (Figure 1, left): for each q, the largest α by condition (4),
@@ -721,15 +705,7 @@ pub fn draw_max_alpha<DB: DrawingBackend>(
         ))?;
         legend.push((name.to_string(), col, false));
     }
-    place_legend(
-        &plot,
-        strip.as_ref(),
-        chart.plotting_area().get_pixel_range(),
-        &legend,
-        true,
-        th,
-    )?;
-    root.present()
+    finish(root, &plot, strip.as_ref(), &chart, &legend, true, th)
 }
 
 /// The capacity-bounded view of Chaudhuri et al. (unsampled mechanisms, linear adversary):
@@ -794,15 +770,7 @@ pub fn draw_capacity<DB: DrawingBackend>(
         chart.draw_series(LineSeries::new(pts, col.stroke_width(th.px(2.0))))?;
         legend.push((name, col, false));
     }
-    place_legend(
-        &plot,
-        strip.as_ref(),
-        chart.plotting_area().get_pixel_range(),
-        &legend,
-        false,
-        th,
-    )?;
-    root.present()
+    finish(root, &plot, strip.as_ref(), &chart, &legend, false, th)
 }
 
 type Area<DB> = DrawingArea<DB, Shift>;
@@ -823,11 +791,13 @@ fn split_legend<DB: DrawingBackend>(
     (top, Some(bottom))
 }
 
-/// Draw the legend in the strip if there is one, else in the plot's corner.
-fn place_legend<DB: DrawingBackend>(
+/// Every chart's last step: the legend in the strip if there is one, else in the plot's
+/// corner (`right` or left), then present the drawing.
+fn finish<DB: DrawingBackend>(
+    root: &Area<DB>,
     plot: &Area<DB>,
     strip: Option<&Area<DB>>,
-    plot_px: (std::ops::Range<i32>, std::ops::Range<i32>),
+    chart: &LogChart<DB>,
     items: &[(String, RGBColor, bool)],
     right: bool,
     th: &Theme,
@@ -835,10 +805,14 @@ fn place_legend<DB: DrawingBackend>(
     match strip {
         Some(s) => {
             let (w, h) = s.dim_in_pixel();
-            draw_legend(s, (0..w as i32, 0..h as i32), items, false, th)
+            draw_legend(s, (0..w as i32, 0..h as i32), items, false, th)?;
         }
-        None => draw_legend(plot, plot_px, items, right, th),
+        None => {
+            let px = chart.plotting_area().get_pixel_range();
+            draw_legend(plot, px, items, right, th)?;
+        }
     }
+    root.present()
 }
 
 /// A legend box in the plot's upper corner. Drawn by hand: plotters' own

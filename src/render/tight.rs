@@ -2,7 +2,7 @@
 //! the membership-inference attack bound. Drawn from plain data (what the page's worker
 //! or the engine computed), on any backend.
 
-use super::{dashed, fmt_num, log_chart, mesh, place_legend, split_legend, DrawResult, Theme};
+use super::{dashed, finish, fmt_num, log_chart, mesh, split_legend, DrawResult, Theme};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -125,15 +125,7 @@ pub fn draw_training<DB: DrawingBackend>(
             legend.push(("budget spent".to_string(), th.series[4], true));
         }
     }
-    place_legend(
-        &plot,
-        strip.as_ref(),
-        chart.plotting_area().get_pixel_range(),
-        &legend,
-        false,
-        th,
-    )?;
-    root.present()
+    finish(root, &plot, strip.as_ref(), &chart, &legend, false, th)
 }
 
 /// One point of the profile with the exact-RDP δ at the same ε.
@@ -202,15 +194,7 @@ pub fn draw_profile<DB: DrawingBackend>(
         ("δ(ε) from exact RDP".to_string(), rdp, false),
         (format!("current δ = {delta:e}"), mark, false),
     ];
-    place_legend(
-        &plot,
-        strip.as_ref(),
-        chart.plotting_area().get_pixel_range(),
-        &legend,
-        true,
-        th,
-    )?;
-    root.present()
+    finish(root, &plot, strip.as_ref(), &chart, &legend, true, th)
 }
 
 /// Chart "attack risk": the bound on a membership-inference attack's true-positive
@@ -253,15 +237,7 @@ pub fn draw_risk<DB: DrawingBackend>(
         ),
         ("random guessing (TPR = FPR)".to_string(), diag, false),
     ];
-    place_legend(
-        &plot,
-        strip.as_ref(),
-        chart.plotting_area().get_pixel_range(),
-        &legend,
-        false,
-        th,
-    )?;
-    root.present()
+    finish(root, &plot, strip.as_ref(), &chart, &legend, false, th)
 }
 
 /// The sentence a non-specialist reads under the risk chart, from the tightest bound.
