@@ -2,7 +2,7 @@
 //! it without spawning processes. `run` returns the text for stdout or a
 //! one-line error for stderr.
 
-use crate::engine::{self, bounds, calibrate, Conversion, Run, Sgm};
+use crate::engine::{self, bounds, calibrate, Conversion, Optimum, Run, Sgm};
 use serde_json::{json, Map, Value};
 use std::io::{BufRead, Write};
 
@@ -235,6 +235,19 @@ fn parse(args: &[String]) -> Result<Flags, String> {
     Ok(f)
 }
 
+/// An optimum's JSON fields: `name` (ε or δ), `alpha`, `grid_<name>`, `grid_alpha`, `at_edge`.
+fn put_optimum(obj: &mut Map<String, Value>, name: &str, o: &Optimum) {
+    for (k, v) in [
+        (name.to_string(), json!(o.value)),
+        ("alpha".into(), json!(o.alpha)),
+        (format!("grid_{name}"), json!(o.grid_value)),
+        ("grid_alpha".into(), json!(o.grid_alpha)),
+        ("at_edge".into(), json!(o.at_edge)),
+    ] {
+        obj.insert(k, v);
+    }
+}
+
 /// The PLD bracket in JSON: under `base` (accountant "pld") or `base_pld` ("both"),
 /// its lower end under the same key + `_lower` (the CLI's `--json` and `batch` alike).
 fn put_bracket(obj: &mut Map<String, Value>, acct: Accountant, base: &str, upper: f64, lower: f64) {
@@ -337,16 +350,8 @@ pub fn run(args: &[String]) -> Result<String, String> {
             if acct != Accountant::Pld {
                 let o = run.epsilon(d, f.conv()).map_err(e)?;
                 if f.json {
-                    for (k, v) in [
-                        ("conversion", json!(f.conv())),
-                        ("epsilon", json!(o.value)),
-                        ("alpha", json!(o.alpha)),
-                        ("grid_epsilon", json!(o.grid_value)),
-                        ("grid_alpha", json!(o.grid_alpha)),
-                        ("at_edge", json!(o.at_edge)),
-                    ] {
-                        obj.insert(k.into(), v);
-                    }
+                    obj.insert("conversion".into(), json!(f.conv()));
+                    put_optimum(&mut obj, "epsilon", &o);
                 } else {
                     out += &format!(
                         "epsilon = {:.6} at alpha = {:.4} (continuous)\nepsilon = {:.6} at alpha = {} (best of {} orders){}\n",
@@ -383,15 +388,7 @@ pub fn run(args: &[String]) -> Result<String, String> {
             if acct != Accountant::Pld {
                 let o = run.delta(eps, f.conv()).map_err(e)?;
                 if f.json {
-                    for (k, v) in [
-                        ("delta", json!(o.value)),
-                        ("alpha", json!(o.alpha)),
-                        ("grid_delta", json!(o.grid_value)),
-                        ("grid_alpha", json!(o.grid_alpha)),
-                        ("at_edge", json!(o.at_edge)),
-                    ] {
-                        obj.insert(k.into(), v);
-                    }
+                    put_optimum(&mut obj, "delta", &o);
                 } else {
                     out += &format!("delta = {:.6e} at alpha = {:.4}\n", o.value, o.alpha);
                 }
