@@ -25,6 +25,16 @@ pub enum Conversion {
     Improved,
 }
 
+impl Conversion {
+    /// The name the CLI, the JS API, the URL and the widget use: "improved" or "classic".
+    pub fn name(self) -> &'static str {
+        match self {
+            Conversion::Classic => "classic",
+            Conversion::Improved => "improved",
+        }
+    }
+}
+
 impl std::str::FromStr for Conversion {
     type Err = Error;
     fn from_str(s: &str) -> Result<Self, Error> {

@@ -162,10 +162,7 @@ impl Model {
     /// `tight` is the PLD bracket (upper, lower) when known; `batching` the page's choice.
     pub fn csv_with_header(&self, tight: Option<(f64, f64)>, batching: &str) -> String {
         let i = &self.inputs;
-        let conv = match i.conversion {
-            Conversion::Improved => "improved",
-            Conversion::Classic => "classic",
-        };
+        let conv = i.conversion.name();
         let mut s = format!(
             "# sgm-rdp {}: the Sampled Gaussian Mechanism (DP-SGD), add/remove-one adjacency\n\
              # sample_rate = {}\n# noise_multiplier = {}\n# steps = {}\n# delta = {:e}\n\

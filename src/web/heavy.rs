@@ -6,7 +6,7 @@
 
 use super::dom::*;
 use super::tight::{get, num, nums};
-use crate::engine::{bounds::MaxOrder, Conversion, Optimum};
+use crate::engine::{bounds::MaxOrder, Optimum};
 use crate::render::{Heavy, Inputs, Model, HEAVY_SIGMA};
 use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
@@ -56,10 +56,6 @@ pub fn request(i: Inputs, model: bool) {
         s.asked = Some((i, model));
         s.gen += 1;
         let msg = js_sys::Object::new();
-        let conv = match i.conversion {
-            Conversion::Classic => "classic",
-            Conversion::Improved => "improved",
-        };
         for (k, v) in [
             ("gen", JsValue::from(s.gen)),
             ("kind", "rdp".into()),
@@ -69,7 +65,7 @@ pub fn request(i: Inputs, model: bool) {
             ("steps", (i.steps as f64).into()),
             ("delta", i.delta.into()),
             ("omega", i.omega.into()),
-            ("conversion", conv.into()),
+            ("conversion", i.conversion.name().into()),
             ("model", model.into()),
         ] {
             let _ = js_sys::Reflect::set(&msg, &k.into(), &v);

@@ -154,10 +154,7 @@ fn sync_inputs(i: &Inputs) {
         set_error(f.id(), "");
     }
     if let Some(sel) = by_id::<web_sys::HtmlSelectElement>("conversion") {
-        sel.set_value(match i.conversion {
-            Conversion::Improved => "improved",
-            Conversion::Classic => "classic",
-        });
+        sel.set_value(i.conversion.name());
     }
 }
 

@@ -64,14 +64,7 @@ pub fn write_url(i: &Inputs) {
     params.append("sigma", &format!("{}", i.sigma));
     params.append("steps", &format!("{}", i.steps));
     params.append("delta", &format!("{}", i.delta));
-    params.append(
-        "conv",
-        if i.conversion == Conversion::Classic {
-            "classic"
-        } else {
-            "improved"
-        },
-    );
+    params.append("conv", i.conversion.name());
     // Parse the parameters; a substring test took `xembed=1` or `embed=10` for embed=1.
     let embed = w
         .location()

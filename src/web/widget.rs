@@ -471,18 +471,13 @@ impl Widget {
             return JsValue::UNDEFINED;
         }
         let o = js_sys::Object::new();
-        let conv = if inp.conversion == Conversion::Classic {
-            "classic"
-        } else {
-            "improved"
-        };
         for (k, v) in [
             ("q", inp.q.into()),
             ("sigma", inp.sigma.into()),
             ("steps", (inp.steps as f64).into()),
             ("delta", inp.delta.into()),
             ("omega", inp.omega.into()),
-            ("conversion", JsValue::from(conv)),
+            ("conversion", JsValue::from(inp.conversion.name())),
         ] {
             let _ = js_sys::Reflect::set(&o, &JsValue::from_str(k), &v);
         }
@@ -628,11 +623,7 @@ fn calculator_link(base: &str, i: &Inputs, acct: Accountant) -> Option<String> {
         i.sigma,
         i.steps,
         i.delta,
-        if i.conversion == Conversion::Classic {
-            "classic"
-        } else {
-            "improved"
-        },
+        i.conversion.name(),
         if acct == Accountant::Rdp {
             "rdp"
         } else {
@@ -655,11 +646,7 @@ fn detail(m: &Model, t: &TightState) -> JsValue {
     ] {
         let _ = js_sys::Reflect::set(&o, &k.into(), &JsValue::from_f64(v));
     }
-    let conv = match i.conversion {
-        Conversion::Improved => "improved",
-        Conversion::Classic => "classic",
-    };
-    let _ = js_sys::Reflect::set(&o, &"conversion".into(), &conv.into());
+    let _ = js_sys::Reflect::set(&o, &"conversion".into(), &i.conversion.name().into());
     // The tight ε (certified upper) and its bracket's lower end; null until known.
     let tight = t.for_inputs(i);
     for (k, v) in [
