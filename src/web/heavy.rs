@@ -44,6 +44,23 @@ pub fn model_for(i: &Inputs) -> Option<Model> {
     Model::from_heavy(*i, h).ok()
 }
 
+/// The run as every worker request carries it (page and widget, tight ε and the RDP
+/// model): `{q, sigma, steps, delta, omega, conversion}`.
+pub(crate) fn run_message(i: &Inputs) -> js_sys::Object {
+    let o = js_sys::Object::new();
+    for (k, v) in [
+        ("q", i.q.into()),
+        ("sigma", i.sigma.into()),
+        ("steps", (i.steps as f64).into()),
+        ("delta", i.delta.into()),
+        ("omega", i.omega.into()),
+        ("conversion", JsValue::from(i.conversion.name())),
+    ] {
+        let _ = js_sys::Reflect::set(&o, &k.into(), &v);
+    }
+    o
+}
+
 /// Ask the worker for the comparison and chart C for `i`, and for the model too when
 /// `model` (small σ): once per distinct request; the newest request wins.
 pub fn request(i: Inputs, model: bool) {
@@ -55,17 +72,11 @@ pub fn request(i: Inputs, model: bool) {
         }
         s.asked = Some((i, model));
         s.gen += 1;
-        let msg = js_sys::Object::new();
+        let msg = run_message(&i);
         for (k, v) in [
             ("gen", JsValue::from(s.gen)),
             ("kind", "rdp".into()),
             ("client", "page-rdp".into()),
-            ("q", i.q.into()),
-            ("sigma", i.sigma.into()),
-            ("steps", (i.steps as f64).into()),
-            ("delta", i.delta.into()),
-            ("omega", i.omega.into()),
-            ("conversion", i.conversion.name().into()),
             ("model", model.into()),
         ] {
             let _ = js_sys::Reflect::set(&msg, &k.into(), &v);

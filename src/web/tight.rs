@@ -250,16 +250,8 @@ fn mark_charts(stale: bool) {
 
 /// The worker's request object: the generation and the run.
 fn message(gen: u32, i: &Inputs) -> js_sys::Object {
-    let msg = js_sys::Object::new();
-    for (k, v) in [
-        ("gen", gen as f64),
-        ("q", i.q),
-        ("sigma", i.sigma),
-        ("steps", i.steps as f64),
-        ("delta", i.delta),
-    ] {
-        let _ = js_sys::Reflect::set(&msg, &k.into(), &v.into());
-    }
+    let msg = super::heavy::run_message(i);
+    let _ = js_sys::Reflect::set(&msg, &"gen".into(), &gen.into());
     msg
 }
 

@@ -470,18 +470,7 @@ impl Widget {
         if inp.sigma >= render::HEAVY_SIGMA || done {
             return JsValue::UNDEFINED;
         }
-        let o = js_sys::Object::new();
-        for (k, v) in [
-            ("q", inp.q.into()),
-            ("sigma", inp.sigma.into()),
-            ("steps", (inp.steps as f64).into()),
-            ("delta", inp.delta.into()),
-            ("omega", inp.omega.into()),
-            ("conversion", JsValue::from(inp.conversion.name())),
-        ] {
-            let _ = js_sys::Reflect::set(&o, &JsValue::from_str(k), &v);
-        }
-        o.into()
+        super::heavy::run_message(&inp).into()
     }
 
     /// The worker's answer to the last `heavyRequest` (widget.js drops older ones):
@@ -522,16 +511,7 @@ impl Widget {
         let Some(m) = &i.model else {
             return JsValue::UNDEFINED;
         };
-        let o = js_sys::Object::new();
-        let inp = &m.inputs;
-        for (k, v) in [
-            ("q", inp.q),
-            ("sigma", inp.sigma),
-            ("steps", inp.steps as f64),
-            ("delta", inp.delta),
-        ] {
-            let _ = js_sys::Reflect::set(&o, &k.into(), &JsValue::from_f64(v));
-        }
+        let o = super::heavy::run_message(&m.inputs);
         let charts = i.settings.charts().tight();
         let _ = js_sys::Reflect::set(&o, &"charts".into(), &charts.into());
         o.into()
