@@ -322,9 +322,9 @@ impl Theme {
         (v * self.scale).round().max(1.0) as u32
     }
     fn font(&self, size: f64) -> TextStyle<'static> {
-        ("sans-serif", size * self.scale)
-            .into_font()
-            .color(&self.fg)
+        // The enum, not the string "sans-serif": plotters' `From<&str>` lowercases it, which
+        // pulls Unicode case tables (≈ 4 KB) into the wasm.
+        FontDesc::new(FontFamily::SansSerif, size * self.scale, FontStyle::Normal).color(&self.fg)
     }
 }
 
