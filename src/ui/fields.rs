@@ -144,6 +144,30 @@ pub fn parse_number(text: &str) -> Result<f64, String> {
     plain(&t)
 }
 
+/// ω of chart A's tCDP line (Mironov–Talwar–Zhang §4): a number in (0, 999 999), so that
+/// the order 1 + ω stays within the engine's orders.
+pub fn parse_omega(text: &str) -> Result<f64, String> {
+    match parse_number(text) {
+        Ok(w) if w.is_finite() && w > 0.0 && w < crate::engine::MAX_ORDER - 1.0 => Ok(w),
+        _ => Err("ω must be a number in (0, 999999)".into()),
+    }
+}
+
+/// Chart D's inputs (Chaudhuri et al.'s capacity-bounded view): the Gaussian σ and the
+/// Laplace ε, each in (0, 1000]; the message names the bad one.
+pub fn parse_capacity(sigma: &str, eps: &str) -> Result<(f64, f64), &'static str> {
+    let read = |t: &str| {
+        parse_number(t)
+            .ok()
+            .filter(|v| v.is_finite() && *v > 0.0 && *v <= 1e3)
+    };
+    match (read(sigma), read(eps)) {
+        (Some(s), Some(e)) => Ok((s, e)),
+        (None, _) => Err("Gaussian σ must be a number in (0, 1000]"),
+        (_, None) => Err("Laplace ε must be a number in (0, 1000]"),
+    }
+}
+
 /// The number in `text` (see [`parse_field`]).
 fn number(f: Field, text: &str) -> Result<f64, String> {
     let t: String = text

@@ -3,3 +3,4 @@
 //! `ui` layer: engine ← render ← ui ← web).
 
 pub mod fields;
+pub mod link;

@@ -12,7 +12,7 @@ mod state;
 mod tight;
 pub mod widget;
 
-use crate::engine::{calibrate, Conversion, Sgm};
+use crate::engine::{calibrate, Sgm};
 use crate::render::{self, fmt_num, Inputs, Model, Theme};
 use canvas::{Measured, MeasuredCanvas};
 use dom::*;
@@ -103,11 +103,7 @@ impl App {
             last_frame_ms: 0.0,
         }));
         APP.with(|a| *a.borrow_mut() = Some(app.clone()));
-        let url = state::read_url(&app);
-        if url.embed {
-            if let Some(b) = doc().and_then(|d| d.body()) {
-                let _ = b.class_list().add_1("embed");
-            }
+        if state::read_url(&app) {
             watch_height();
         }
         // The sliders' ranges come from one place (the widget uses them too).
@@ -120,10 +116,7 @@ impl App {
         }
         let inputs = app.borrow().inputs;
         sync_inputs(&inputs);
-        // After the boxes hold the kept values: say which link values were refused.
-        for (f, msg) in url.errors {
-            set_error(f.id(), &msg);
-        }
+        state::show_link_errors();
         wire(&app);
         tight::start();
         request_frame(&app);
@@ -225,11 +218,10 @@ fn wire(app: &Shared) {
         let v = by_id::<web_sys::HtmlSelectElement>("conversion")
             .map(|s| s.value())
             .unwrap_or_default();
-        a.borrow_mut().inputs.conversion = if v == "classic" {
-            Conversion::Classic
-        } else {
-            Conversion::Improved
-        };
+        // The menu offers only the two names; anything else keeps the conversion.
+        if let Ok(c) = v.parse() {
+            a.borrow_mut().inputs.conversion = c;
+        }
         state::write_url(&a.borrow().inputs);
         request_frame(&a);
     });
@@ -249,20 +241,31 @@ fn wire(app: &Shared) {
     let a = app.clone();
     on("overlays", "change", move |_| request_frame(&a));
     for id in ["cb-sigma", "cb-eps"] {
-        on(id, "input", move |_| draw_chart_d(prefers_dark()));
+        let a = app.clone();
+        on(id, "input", move |_| {
+            // Typing names a bad value or clears the message (a redraw alone keeps a link's).
+            set_text("cb-error", draw_chart_d(prefers_dark()).err().unwrap_or(""));
+            debounce(
+                &a,
+                |a| &mut a.url_timer,
+                300,
+                |a| state::write_url(&a.borrow().inputs),
+            );
+        });
     }
     let a = app.clone();
-    on("omega", "input", move |_| {
-        let t = value("omega");
-        match crate::decimal::parse(t.trim()).ok_or(()) {
-            Ok(w) if w.is_finite() && w > 0.0 && w < crate::engine::MAX_ORDER - 1.0 => {
+    on(
+        "omega",
+        "input",
+        move |_| match crate::ui::fields::parse_omega(&value("omega")) {
+            Ok(w) => {
                 set_error("omega", "");
                 a.borrow_mut().inputs.omega = w;
                 request_frame(&a);
             }
-            _ => set_error("omega", "ω must be a number in (0, 999999)"),
-        }
-    });
+            Err(m) => set_error("omega", &m),
+        },
+    );
     // Dataset terms are live: any edit in the box recomputes q = B/N and T = ⌈E·N/B⌉.
     let a = app.clone();
     on("dataset", "input", move |_| apply_dataset(&a));
@@ -754,7 +757,9 @@ fn frame(app: &Shared) {
     let key = backdrop_key(dark);
     let new_look = app.borrow().backdrop != Some(key);
     if new_look {
-        draw_chart_d(dark);
+        if let Err(m) = draw_chart_d(dark) {
+            set_text("cb-error", m);
+        }
         app.borrow_mut().backdrop = Some(key);
     }
     // The comparison table and chart C come from the worker once the inputs rest; the
@@ -791,27 +796,16 @@ fn backdrop_key(dark: bool) -> BackdropKey {
 
 /// Chart D's inputs (Gaussian σ, Laplace ε), or the message naming the bad one.
 fn chart_d_inputs() -> Result<(f64, f64), &'static str> {
-    let read = |id: &str| {
-        crate::decimal::parse(value(id).trim()).filter(|v| v.is_finite() && *v > 0.0 && *v <= 1e3)
-    };
-    match (read("cb-sigma"), read("cb-eps")) {
-        (Some(s), Some(e)) => Ok((s, e)),
-        (None, _) => Err("Gaussian σ must be a number in (0, 1000]"),
-        (_, None) => Err("Laplace ε must be a number in (0, 1000]"),
-    }
+    crate::ui::fields::parse_capacity(&value("cb-sigma"), &value("cb-eps"))
 }
 
 /// Chart D (Chaudhuri et al.'s capacity-bounded view) from its own two boxes.
-fn draw_chart_d(dark: bool) {
-    match chart_d_inputs() {
-        Ok((s, e)) => {
-            set_text("cb-error", "");
-            draw("chart-d", dark, |root, th| {
-                render::draw_capacity(root, s, e, th)
-            });
-        }
-        Err(m) => set_text("cb-error", m),
-    }
+fn draw_chart_d(dark: bool) -> Result<(), &'static str> {
+    let (s, e) = chart_d_inputs()?;
+    draw("chart-d", dark, |root, th| {
+        render::draw_capacity(root, s, e, th)
+    });
+    Ok(())
 }
 
 /// The comparison table (one per-step curve, up to seconds at tiny σ) and chart C

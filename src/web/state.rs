@@ -1,83 +1,108 @@
-//! The page's fields, their parsing/validation, presets and the URL format.
-//!
-//! URL: `?v=1&q=…&sigma=…&steps=…&delta=…&conv=improved|classic&acct=pld|rdp[&embed=1]`.
-//! Values from the URL go through the same parser as typed values.
+//! The page's link ↔ its controls: a thin adapter over [`crate::ui::link`], which holds the
+//! format and its checks (tested natively).
 
 use super::dom::*;
 use super::Shared;
-use crate::engine::Conversion;
 use crate::render::Inputs;
+use crate::ui::link::{self, Acct, Batching, Dataset, Link};
 
-pub use crate::ui::fields::{parse_field, preset, Field, URL_VERSION};
+pub use crate::ui::fields::{parse_field, preset, Field};
 
-/// What the URL asked for: whether `embed=1` was given, and the fields whose
-/// values were refused (with the message to show next to them).
-pub struct UrlRead {
-    pub embed: bool,
-    pub errors: Vec<(Field, String)>,
-}
-
-/// Read the state from the URL into the app; bad values keep the default.
-pub fn read_url(app: &Shared) -> UrlRead {
-    let none = || UrlRead {
-        embed: false,
-        errors: Vec::new(),
-    };
-    let Some(search) = window().and_then(|w| w.location().search().ok()) else {
-        return none();
-    };
-    let Ok(params) = web_sys::UrlSearchParams::new_with_str(&search) else {
-        return none();
-    };
-    let mut i = app.borrow().inputs;
-    let mut errors = Vec::new();
-    for f in Field::ALL {
-        if let Some(text) = params.get(f.id()) {
-            match parse_field(f, &text) {
-                Ok(v) => f.set(&mut i, v),
-                Err(m) => errors.push((f, format!("from the link: {m}"))),
-            }
+/// Read the link into the app and the controls; each refused value is named next to its
+/// control (the default kept). Returns whether the link asks for iframe mode.
+pub fn read_url(app: &Shared) -> bool {
+    let search = window()
+        .and_then(|w| w.location().search().ok())
+        .unwrap_or_default();
+    let (l, errors) = link::decode(&search);
+    app.borrow_mut().inputs = l.inputs;
+    super::tight::set_rdp_sentence(l.acct == Acct::Rdp);
+    super::tight::set_shuffled(l.batch == Batching::Shuffled);
+    if let Some(b) = by_id::<web_sys::HtmlInputElement>("overlays") {
+        b.set_checked(l.overlays);
+    }
+    set_value("omega", &l.inputs.omega.to_string());
+    set_value("cb-sigma", &l.capacity.0.to_string());
+    set_value("cb-eps", &l.capacity.1.to_string());
+    set_value("ds-n", &l.dataset.n.to_string());
+    set_value("ds-b", &l.dataset.b.to_string());
+    set_value("ds-e", &l.dataset.e.to_string());
+    if l.dataset != Dataset::MNIST {
+        if let Some(d) = by_id::<web_sys::Element>("dataset") {
+            let _ = d.set_attribute("open", "");
         }
     }
-    if let Some(c) = params.get("conv") {
-        i.conversion = if c == "classic" {
-            Conversion::Classic
-        } else {
-            Conversion::Improved
-        };
+    if l.embed {
+        if let Some(b) = doc().and_then(|d| d.body()) {
+            let _ = b.class_list().add_1("embed");
+        }
     }
-    app.borrow_mut().inputs = i;
-    UrlRead {
-        embed: params.get("embed").as_deref() == Some("1"),
-        errors,
+    // After the boxes hold the kept values, say which link values were refused.
+    let pending: Vec<_> = errors.into_iter().map(|e| (e.param, e.message)).collect();
+    PENDING.with(|p| *p.borrow_mut() = pending);
+    l.embed
+}
+
+thread_local! {
+    static PENDING: std::cell::RefCell<Vec<(&'static str, String)>> = Default::default();
+}
+
+/// Show the refused link values next to their controls (once the controls are synced).
+pub fn show_link_errors() {
+    for (param, msg) in PENDING.with(|p| std::mem::take(&mut *p.borrow_mut())) {
+        let id = match param {
+            "q" | "sigma" | "steps" | "delta" | "omega" => {
+                set_error(param, &msg);
+                continue;
+            }
+            "acct" => "accountant-error",
+            "batch" => "batching-error",
+            "cb_sigma" | "cb_eps" => "cb-error",
+            "dataset" => "ds-error",
+            "overlays" => "overlays-error",
+            "conv" => "conversion-error",
+            _ => "link-error",
+        };
+        set_text(id, &msg);
     }
 }
 
-/// Write the state into the URL (on `change`, not on every `input`).
+/// The link for what the controls show now.
+fn current(i: &Inputs) -> Link {
+    let d = Link::default();
+    let num = |id: &str| crate::ui::fields::parse_number(&value(id)).ok();
+    let dataset = match (num("ds-n"), num("ds-b"), num("ds-e")) {
+        (Some(n), Some(b), Some(e)) if crate::engine::params::from_dataset(n, b, e).is_ok() => {
+            Dataset { n, b, e }
+        }
+        _ => d.dataset,
+    };
+    Link {
+        inputs: *i,
+        acct: if super::tight::rdp_sentence() {
+            Acct::Rdp
+        } else {
+            Acct::Pld
+        },
+        batch: if super::tight::batch_param() == "shuffled" {
+            Batching::Shuffled
+        } else {
+            Batching::Poisson
+        },
+        overlays: by_id::<web_sys::HtmlInputElement>("overlays").is_some_and(|b| b.checked()),
+        capacity: crate::ui::fields::parse_capacity(&value("cb-sigma"), &value("cb-eps"))
+            .unwrap_or(d.capacity),
+        dataset,
+        embed: doc()
+            .and_then(|d| d.body())
+            .is_some_and(|b| b.class_list().contains("embed")),
+    }
+}
+
+/// Write the state into the URL (debounced while typing; at once on `change`).
 pub fn write_url(i: &Inputs) {
     let Some(w) = window() else { return };
-    let Ok(params) = web_sys::UrlSearchParams::new() else {
-        return;
-    };
-    params.append("v", URL_VERSION);
-    params.append("q", &format!("{}", i.q));
-    params.append("sigma", &format!("{}", i.sigma));
-    params.append("steps", &format!("{}", i.steps));
-    params.append("delta", &format!("{}", i.delta));
-    params.append("conv", i.conversion.name());
-    // Parse the parameters; a substring test took `xembed=1` or `embed=10` for embed=1.
-    let embed = w
-        .location()
-        .search()
-        .ok()
-        .and_then(|s| web_sys::UrlSearchParams::new_with_str(&s).ok())
-        .is_some_and(|p| p.get("embed").as_deref() == Some("1"));
-    if embed {
-        params.append("embed", "1");
-    }
-    params.append("acct", super::tight::acct_param());
-    params.append("batch", super::tight::batch_param());
-    let url = format!("?{}", String::from(params.to_string()));
+    let url = format!("?{}", link::encode(&current(i)));
     if let Ok(h) = w.history() {
         let _ = h.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
     }

@@ -145,40 +145,7 @@ pub(crate) fn nums(o: &JsValue, k: &str) -> Vec<f64> {
 
 /// Start the worker (once). Without one (very old browsers) the tight numbers stay "—".
 pub fn start() {
-    // `acct=pld|rdp` from the link; anything else is named, and the default kept.
-    let acct = window()
-        .and_then(|w| w.location().search().ok())
-        .and_then(|s| web_sys::UrlSearchParams::new_with_str(&s).ok())
-        .and_then(|p| p.get("acct"));
-    match acct.as_deref() {
-        None | Some("pld") => {}
-        Some("rdp") => TIGHT.with(|t| t.borrow_mut().rdp_sentence = true),
-        Some(other) => set_text(
-            "accountant-error",
-            &format!(
-                "from the link: acct must be 'pld' or 'rdp', got '{}'; showing pld",
-                other.chars().take(24).collect::<String>()
-            ),
-        ),
-    }
-    if let Some(sel) = by_id::<web_sys::HtmlSelectElement>("accountant") {
-        sel.set_value(acct_param());
-    }
-    // `batch=poisson|shuffled` from the link; anything else is named, Poisson kept.
-    let batch = window()
-        .and_then(|w| w.location().search().ok())
-        .and_then(|s| web_sys::UrlSearchParams::new_with_str(&s).ok())
-        .and_then(|p| p.get("batch"));
-    set_shuffled(batch.as_deref() == Some("shuffled"));
-    if let Some(other) = batch.filter(|b| b != "poisson" && b != "shuffled") {
-        set_text(
-            "batching-error",
-            &format!(
-                "from the link: batch must be 'poisson' or 'shuffled', got '{}'; showing poisson",
-                other.chars().take(24).collect::<String>()
-            ),
-        );
-    }
+    // The link's `acct` and `batch` were read by `state::read_url` (the ui layer's codec).
     let opts = WorkerOptions::new();
     opts.set_type(WorkerType::Module);
     let Ok(w) = Worker::new_with_options("pld-worker.js", &opts) else {
@@ -670,6 +637,9 @@ fn copy_text(pre: &web_sys::Element) {
 pub fn set_rdp_sentence(rdp: bool) {
     TIGHT.with(|t| t.borrow_mut().rdp_sentence = rdp);
     set_text("accountant-error", "");
+    if let Some(sel) = by_id::<web_sys::HtmlSelectElement>("accountant") {
+        sel.set_value(acct_param());
+    }
 }
 
 /// "What do I need?" with the tight accountant: ask the worker for the smallest σ

@@ -597,19 +597,16 @@ fn calculator_url(text: &str) -> Result<String, String> {
 /// The calculator link for the values shown (the page's URL format).
 fn calculator_link(base: &str, i: &Inputs, acct: Accountant) -> Option<String> {
     let u = web_sys::Url::new(base).ok()?;
-    u.set_search(&format!(
-        "v=1&q={}&sigma={}&steps={}&delta={}&conv={}&acct={}",
-        i.q,
-        i.sigma,
-        i.steps,
-        i.delta,
-        i.conversion.name(),
-        if acct == Accountant::Rdp {
-            "rdp"
+    let link = crate::ui::link::Link {
+        inputs: *i,
+        acct: if acct == Accountant::Rdp {
+            crate::ui::link::Acct::Rdp
         } else {
-            "pld"
-        }
-    ));
+            crate::ui::link::Acct::Pld
+        },
+        ..Default::default()
+    };
+    u.set_search(&crate::ui::link::encode(&link));
     Some(u.href())
 }
 

@@ -274,6 +274,36 @@ try {
   check((await p4.$$('b')).length === 0 && (await text(p4, '#q-error')).includes('<b>'), 'markup in the URL is shown as text');
   await p2.close(); await p3.close(); await p4.close();
 
+  // 5b. The link holds all state (ω, overlays, chart D's inputs, dataset terms) and names a
+  // bad value of any parameter, its default kept; a typed change keeps the rest.
+  {
+    const full = '?v=1&q=0.01024&sigma=1.1&steps=2930&delta=1e-5&conv=classic&acct=rdp&batch=shuffled&omega=16&overlays=1&cb_sigma=2&cb_eps=0.5&dataset_size=50000&batch_size=512&epochs=30';
+    const pf = await open(full);
+    const got = await pf.evaluate(() => ({
+      omega: document.querySelector('#omega').value, overlays: document.querySelector('#overlays').checked,
+      cbs: document.querySelector('#cb-sigma').value, cbe: document.querySelector('#cb-eps').value,
+      n: document.querySelector('#ds-n').value, b: document.querySelector('#ds-b').value, e: document.querySelector('#ds-e').value,
+      open: document.querySelector('#dataset').open, conv: document.querySelector('#conversion').value,
+      acct: document.querySelector('#accountant').value, batch: document.querySelector('#batching').value }));
+    check(JSON.stringify(got) === JSON.stringify({ omega: '16', overlays: true, cbs: '2', cbe: '0.5', n: '50000', b: '512', e: '30', open: true, conv: 'classic', acct: 'rdp', batch: 'shuffled' }),
+      `a link restores every control: ${JSON.stringify(got)}`);
+    await pf.fill('#sigma', '1.2');
+    await pf.dispatchEvent('#sigma', 'change');
+    const u = new URL(pf.url()).searchParams;
+    const kept = ['omega', 'overlays', 'cb_sigma', 'cb_eps', 'dataset_size', 'batch_size', 'epochs', 'conv', 'acct', 'batch'].every((k) => u.get(k) === new URLSearchParams(full).get(k));
+    check(kept && u.get('sigma') === '1.2', `a typed change rewrites the link with every setting kept (${new URL(pf.url()).search})`);
+    await pf.fill('#cb-eps', '0.25');
+    await pf.waitForTimeout(600);
+    check(new URL(pf.url()).searchParams.get('cb_eps') === '0.25', 'chart D\'s inputs follow into the link');
+    await pf.close();
+    const pb = await open('?conv=improvd&omega=-1&overlays=yes&cb_sigma=0&epochs=0&v=2');
+    const errs = await pb.evaluate(() => ['conversion-error', 'omega-error', 'overlays-error', 'cb-error', 'ds-error', 'link-error'].map((id) => document.getElementById(id).textContent));
+    check(errs.every((e) => e.startsWith('from the link: ')) && errs[0].includes("conv must be 'improved' or 'classic', got 'improvd'"),
+      `every bad link value is named next to its control: ${JSON.stringify(errs)}`);
+    check((await text(pb, '#epsilon')) === mnist.epsilon.toFixed(4) && (await pb.inputValue('#omega')) === '32', 'bad link values keep the defaults');
+    await pb.close();
+  }
+
   // 6. URL is written on change; copy-link, CSV export exist.
   await page.fill('#sigma', '1.3');
   await page.dispatchEvent('#sigma', 'change');

@@ -350,7 +350,7 @@ try {
   }
   check((await emb.textContent('#demo-log')).includes(`ε = ${me.epsilon.toFixed(4)}`), 'embed.html logs the compact widget\'s change event');
   const link = await emb.evaluate(() => document.getElementById('demo-compact').shadowRoot.querySelector('.foot a').href);
-  check(link === `${cdn.base}index.html?v=1&q=0.01&sigma=1.1&steps=10000&delta=0.00001&conv=improved&acct=pld`, `calculator="index.html" links the full page with the values: ${link}`);
+  check(link === `${cdn.base}index.html?v=1&q=0.01&sigma=1.1&steps=10000&delta=0.00001&conv=improved&acct=pld&batch=poisson`, `calculator="index.html" links the full page with the values: ${link}`);
   const linked = await newPage(browser, errors, 'linked');
   await linked.goto(link);
   await linked.waitForFunction(() => /\d/.test(document.querySelector('#epsilon')?.textContent || ''), null, { timeout: 15000 });

@@ -1,0 +1,482 @@
+//! The page's link: every setting a shared URL carries, and the one codec for it.
+//!
+//! `?v=1&q=…&sigma=…&steps=…&delta=…&conv=improved|classic&acct=pld|rdp&batch=poisson|shuffled`
+//! then, only when they differ from the page's defaults: `omega=…` (chart A's tCDP ω),
+//! `overlays=1` (chart B's Table 1 overlays), `cb_sigma=…&cb_eps=…` (chart D's inputs),
+//! `dataset_size=…&batch_size=…&epochs=…` (the dataset terms), and `embed=1` (iframe mode).
+//! Links made before any of these existed (`v=1` with the first five) read as before.
+//!
+//! Decoding never fails as a whole: each value is read with the same parser as a typed
+//! one, and a bad or unknown value gives a [`LinkError`] naming the parameter while the
+//! default stays in place. Parameters this page does not know (e.g. `utm_source`) are
+//! ignored. No DOM: tested natively, and the widget builds its calculator link with it.
+
+use crate::engine::Conversion;
+use crate::render::Inputs;
+use crate::ui::fields::{parse_capacity, parse_field, parse_number, parse_omega, Field};
+
+/// The link format's version (`v=`).
+pub const VERSION: &str = "1";
+
+/// Which accountant states the page's sentence (`acct=`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Acct {
+    /// The tight ε (privacy-loss distributions), the default.
+    #[default]
+    Pld,
+    /// Exact RDP.
+    Rdp,
+}
+
+impl Acct {
+    pub fn name(self) -> &'static str {
+        match self {
+            Acct::Pld => "pld",
+            Acct::Rdp => "rdp",
+        }
+    }
+}
+
+/// How batches are drawn (`batch=`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Batching {
+    /// Poisson sampling with rate q: what the ε accounts for.
+    #[default]
+    Poisson,
+    /// Shuffled, fixed-size batches: the bound without amplification applies.
+    Shuffled,
+}
+
+impl Batching {
+    pub fn name(self) -> &'static str {
+        match self {
+            Batching::Poisson => "poisson",
+            Batching::Shuffled => "shuffled",
+        }
+    }
+}
+
+/// The dataset terms as typed: size N, batch size B, epochs E.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Dataset {
+    pub n: f64,
+    pub b: f64,
+    pub e: f64,
+}
+
+impl Dataset {
+    /// The page's default (MNIST: 60 000 examples, batches of 256, 60 epochs).
+    pub const MNIST: Dataset = Dataset {
+        n: 60000.0,
+        b: 256.0,
+        e: 60.0,
+    };
+}
+
+/// Everything a link carries.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Link {
+    /// q, σ, T, δ, the conversion and ω.
+    pub inputs: Inputs,
+    pub acct: Acct,
+    pub batch: Batching,
+    /// Chart B's Table 1 overlays.
+    pub overlays: bool,
+    /// Chart D's Gaussian σ and Laplace ε.
+    pub capacity: (f64, f64),
+    pub dataset: Dataset,
+    /// Iframe mode.
+    pub embed: bool,
+}
+
+impl Default for Link {
+    fn default() -> Self {
+        Link {
+            inputs: Inputs::mnist(),
+            acct: Acct::Pld,
+            batch: Batching::Poisson,
+            overlays: false,
+            capacity: (1.0, 1.0),
+            dataset: Dataset::MNIST,
+            embed: false,
+        }
+    }
+}
+
+/// A refused link value: the parameter, and the message to show next to its control.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LinkError {
+    pub param: &'static str,
+    pub message: String,
+}
+
+/// Every parameter the codec reads; anything else in a query is ignored.
+pub const PARAMS: [&str; 17] = [
+    "v",
+    "q",
+    "sigma",
+    "steps",
+    "delta",
+    "conv",
+    "acct",
+    "batch",
+    "omega",
+    "overlays",
+    "cb_sigma",
+    "cb_eps",
+    "dataset_size",
+    "batch_size",
+    "epochs",
+    "embed",
+    "dataset",
+];
+
+/// The query (with or without its leading `?`) → the link's settings, plus one
+/// [`LinkError`] per refused value (its default kept).
+pub fn decode(query: &str) -> (Link, Vec<LinkError>) {
+    let pairs = pairs(query);
+    // The first occurrence counts (as `URLSearchParams.get` does).
+    let get = |k: &str| pairs.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str());
+    let mut link = Link::default();
+    let mut errors = Vec::new();
+    let mut refuse = |param: &'static str, message: String| {
+        errors.push(LinkError {
+            param,
+            message: format!("from the link: {message}"),
+        })
+    };
+    if let Some(v) = get("v").filter(|v| *v != VERSION) {
+        refuse(
+            "v",
+            format!(
+                "v = '{}' is a link format this page does not know (it reads v = {VERSION}); values read as v = {VERSION}",
+                clip(v)
+            ),
+        );
+    }
+    for f in Field::ALL {
+        if let Some(t) = get(f.id()) {
+            match parse_field(f, t) {
+                Ok(v) => f.set(&mut link.inputs, v),
+                Err(m) => refuse(f.id(), m),
+            }
+        }
+    }
+    if let Some(t) = get("conv") {
+        match t.parse::<Conversion>() {
+            Ok(c) => link.inputs.conversion = c,
+            Err(_) => refuse("conv", one_of("conv", t, &["improved", "classic"])),
+        }
+    }
+    match get("acct") {
+        None | Some("pld") => {}
+        Some("rdp") => link.acct = Acct::Rdp,
+        Some(t) => refuse("acct", one_of("acct", t, &["pld", "rdp"])),
+    }
+    match get("batch") {
+        None | Some("poisson") => {}
+        Some("shuffled") => link.batch = Batching::Shuffled,
+        Some(t) => refuse("batch", one_of("batch", t, &["poisson", "shuffled"])),
+    }
+    if let Some(t) = get("omega") {
+        match parse_omega(t) {
+            Ok(w) => link.inputs.omega = w,
+            Err(m) => refuse("omega", m),
+        }
+    }
+    match get("overlays") {
+        None | Some("0") => {}
+        Some("1") => link.overlays = true,
+        Some(t) => refuse("overlays", one_of("overlays", t, &["0", "1"])),
+    }
+    let (s, e) = (get("cb_sigma"), get("cb_eps"));
+    if s.is_some() || e.is_some() {
+        let d = Link::default().capacity;
+        match parse_capacity(
+            &s.map_or_else(|| d.0.to_string(), str::to_string),
+            &e.map_or_else(|| d.1.to_string(), str::to_string),
+        ) {
+            Ok(c) => link.capacity = c,
+            Err(m) => refuse(if s.is_some() { "cb_sigma" } else { "cb_eps" }, m.into()),
+        }
+    }
+    let terms = [get("dataset_size"), get("batch_size"), get("epochs")];
+    if terms.iter().any(Option::is_some) {
+        match dataset(terms) {
+            Ok(d) => link.dataset = d,
+            Err(m) => refuse("dataset", m),
+        }
+    }
+    match get("embed") {
+        None | Some("0") => {}
+        Some("1") => link.embed = true,
+        Some(t) => refuse("embed", one_of("embed", t, &["0", "1"])),
+    }
+    (link, errors)
+}
+
+/// The link's query, without the leading `?`. Values are written shortest-exact (`{}` of
+/// an f64), so [`decode`] gives back the same numbers.
+pub fn encode(link: &Link) -> String {
+    let i = &link.inputs;
+    let mut s = format!(
+        "v={VERSION}&q={}&sigma={}&steps={}&delta={}&conv={}&acct={}&batch={}",
+        i.q,
+        i.sigma,
+        i.steps,
+        i.delta,
+        i.conversion.name(),
+        link.acct.name(),
+        link.batch.name()
+    );
+    let d = Link::default();
+    if i.omega != d.inputs.omega {
+        s += &format!("&omega={}", i.omega);
+    }
+    if link.overlays {
+        s += "&overlays=1";
+    }
+    if link.capacity != d.capacity {
+        s += &format!("&cb_sigma={}&cb_eps={}", link.capacity.0, link.capacity.1);
+    }
+    if link.dataset != d.dataset {
+        let t = link.dataset;
+        s += &format!("&dataset_size={}&batch_size={}&epochs={}", t.n, t.b, t.e);
+    }
+    if link.embed {
+        s += "&embed=1";
+    }
+    s
+}
+
+/// The dataset terms from the link (a missing one keeps the default's), checked as the
+/// page's boxes check them.
+fn dataset([n, b, e]: [Option<&str>; 3]) -> Result<Dataset, String> {
+    let d = Dataset::MNIST;
+    let read = |t: Option<&str>, default: f64, name: &str| match t {
+        None => Ok(default),
+        Some(t) => parse_number(t).map_err(|m| format!("{name}: {m}")),
+    };
+    let t = Dataset {
+        n: read(n, d.n, "dataset_size")?,
+        b: read(b, d.b, "batch_size")?,
+        e: read(e, d.e, "epochs")?,
+    };
+    crate::engine::params::from_dataset(t.n, t.b, t.e)
+        .map(|_| t)
+        .map_err(|e| e.to_string())
+}
+
+fn one_of(param: &str, got: &str, allowed: &[&str]) -> String {
+    let list = allowed
+        .iter()
+        .map(|a| format!("'{a}'"))
+        .collect::<Vec<_>>()
+        .join(" or ");
+    format!(
+        "{param} must be {list}, got '{}'; showing {}",
+        clip(got),
+        allowed[0]
+    )
+}
+
+fn clip(s: &str) -> String {
+    s.chars().take(24).collect()
+}
+
+/// `application/x-www-form-urlencoded` pairs: `+` is a space, `%XX` a byte; invalid
+/// escapes are kept as typed and invalid UTF-8 becomes U+FFFD.
+fn pairs(query: &str) -> Vec<(String, String)> {
+    query
+        .strip_prefix('?')
+        .unwrap_or(query)
+        .split('&')
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            let (k, v) = p.split_once('=').unwrap_or((p, ""));
+            (unescape(k), unescape(v))
+        })
+        .collect()
+}
+
+fn unescape(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let hex = |c: u8| (c as char).to_digit(16);
+        match b[i] {
+            b'+' => out.push(b' '),
+            b'%' if i + 2 < b.len() => match (hex(b[i + 1]), hex(b[i + 2])) {
+                (Some(h), Some(l)) => {
+                    out.push((h * 16 + l) as u8);
+                    i += 2;
+                }
+                _ => out.push(b'%'),
+            },
+            c => out.push(c),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+// Native only: proptest is a native dev-dependency (the ui layer is tested natively).
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn old_links_read_as_before() {
+        let (l, e) = decode("?v=1&q=0.01&sigma=1.1&steps=1000&delta=1e-5&conv=classic");
+        assert!(e.is_empty(), "{e:?}");
+        assert_eq!(l.inputs.q, 0.01);
+        assert_eq!(l.inputs.sigma, 1.1);
+        assert_eq!(l.inputs.steps, 1000);
+        assert_eq!(l.inputs.delta, 1e-5);
+        assert_eq!(l.inputs.conversion, Conversion::Classic);
+        assert_eq!((l.acct, l.batch, l.overlays, l.embed), Default::default());
+        // No query at all: the defaults, no message.
+        assert_eq!(decode(""), (Link::default(), vec![]));
+    }
+
+    #[test]
+    fn every_bad_value_is_named_and_the_default_kept() {
+        let cases = [
+            ("v=2", "v"),
+            ("q=2", "q"),
+            ("sigma=abc", "sigma"),
+            ("steps=0", "steps"),
+            ("delta=1", "delta"),
+            ("conv=improvd", "conv"),
+            ("acct=prv", "acct"),
+            ("batch=fixed", "batch"),
+            ("omega=-1", "omega"),
+            ("overlays=yes", "overlays"),
+            ("cb_sigma=0", "cb_sigma"),
+            ("cb_eps=x", "cb_eps"),
+            ("dataset_size=100&batch_size=256", "dataset"),
+            ("epochs=0", "dataset"),
+            ("embed=2", "embed"),
+        ];
+        for (query, param) in cases {
+            let (l, e) = decode(query);
+            assert_eq!(e.len(), 1, "{query}: {e:?}");
+            assert_eq!(e[0].param, param, "{query}");
+            assert!(e[0].message.starts_with("from the link: "), "{:?}", e[0]);
+            assert_eq!(l, Link::default(), "{query}: the default is kept");
+        }
+        let (_, e) = decode("conv=improvd");
+        assert_eq!(
+            e[0].message,
+            "from the link: conv must be 'improved' or 'classic', got 'improvd'; showing improved"
+        );
+        // The engine's own words name the field.
+        let (_, e) = decode("q=2");
+        assert!(e[0].message.contains("sample_rate q"), "{}", e[0].message);
+    }
+
+    #[test]
+    fn forgiving_values_and_escapes() {
+        let (l, e) = decode("q=256%2F60%2C000&steps=14+063&sigma=%E2%88%921&utm_source=x");
+        assert_eq!(l.inputs.q, 256.0 / 60000.0);
+        assert_eq!(l.inputs.steps, 14063);
+        // A Unicode minus is read as a minus, so σ = −1 is refused by name.
+        assert_eq!(e.len(), 1);
+        assert_eq!(e[0].param, "sigma");
+        // Broken escapes are kept as typed, never a panic.
+        assert_eq!(unescape("%"), "%");
+        assert_eq!(unescape("%4"), "%4");
+        assert_eq!(unescape("%zz%41"), "%zzA");
+        assert_eq!(unescape("%ff"), "\u{fffd}");
+    }
+
+    #[test]
+    fn encode_writes_only_what_differs_from_the_defaults() {
+        let q = encode(&Link::default());
+        assert_eq!(
+            q,
+            format!(
+                "v=1&q={}&sigma=1.1&steps=14063&delta=0.00001&conv=improved&acct=pld&batch=poisson",
+                256.0 / 60000.0
+            )
+        );
+        let l = Link {
+            overlays: true,
+            embed: true,
+            capacity: (2.0, 0.5),
+            ..Link::default()
+        };
+        assert!(encode(&l).ends_with("&overlays=1&cb_sigma=2&cb_eps=0.5&embed=1"));
+    }
+
+    fn link() -> impl Strategy<Value = Link> {
+        (
+            (
+                -8.0f64..0.0,
+                -1.0f64..2.0,
+                1u64..1_000_000_000,
+                -12.0f64..-1.0,
+            ),
+            (any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>()),
+            (1e-3f64..1e3, 1e-3f64..1e3, 0.01f64..1e5, any::<bool>()),
+            (1u32..100_000_000, 1u32..1000, 1e-2f64..1e3, 1.0f64..1e5),
+        )
+            .prop_map(
+                |((q, s, steps, d), (cl, rdp, sh, ov), (cs, ce, w, em), (n, b, e, _))| {
+                    let n = n.max(b) as f64;
+                    // Valid terms only: T = ⌈E·N/B⌉ ≤ 10⁹.
+                    let e = e.min(0.9e9 * b as f64 / n);
+                    Link {
+                        inputs: Inputs {
+                            q: 10f64.powf(q),
+                            sigma: 10f64.powf(s),
+                            steps,
+                            delta: 10f64.powf(d),
+                            conversion: if cl {
+                                Conversion::Classic
+                            } else {
+                                Conversion::Improved
+                            },
+                            omega: w,
+                        },
+                        acct: if rdp { Acct::Rdp } else { Acct::Pld },
+                        batch: if sh {
+                            Batching::Shuffled
+                        } else {
+                            Batching::Poisson
+                        },
+                        overlays: ov,
+                        capacity: (cs, ce),
+                        dataset: Dataset { n, b: b as f64, e },
+                        embed: em,
+                    }
+                },
+            )
+    }
+
+    proptest! {
+        #[test]
+        fn round_trip(l in link()) {
+            let (back, errors) = decode(&encode(&l));
+            prop_assert!(errors.is_empty(), "{:?}", errors);
+            prop_assert_eq!(back, l);
+        }
+
+        #[test]
+        fn any_query_decodes_without_panic(q in ".{0,200}") {
+            let (_, errors) = decode(&q);
+            for e in errors {
+                prop_assert!(PARAMS.contains(&e.param));
+                prop_assert!(e.message.starts_with("from the link: "));
+            }
+        }
+
+        #[test]
+        fn known_keys_with_any_value(k in 0usize..17, v in "[-+%0-9a-zA-Z.,/ ]{0,30}") {
+            let (_, errors) = decode(&format!("{}={}", PARAMS[k], v));
+            prop_assert!(errors.len() <= 1);
+        }
+    }
+}
