@@ -64,14 +64,90 @@ impl Field {
             Field::Delta => (-12.0, -1.0),
         }
     }
-    /// Slider position (log10) → value, rounded to what the box shows.
+    /// Slider position (log10) → the nearest round value (two significant digits: 1.1,
+    /// not 1.10154; steps a whole number), within the slider's range.
     pub fn from_slider(self, x: f64) -> f64 {
-        let v = 10f64.powf(x);
+        let (lo, hi) = self.slider_range();
+        self.round(10f64.powf(x.clamp(lo, hi)))
+    }
+
+    /// The nearest round value to `v` (see [`Field::from_slider`]).
+    pub fn round(self, v: f64) -> f64 {
+        let Some((n, k)) = ladder(v) else { return v };
+        let (lo, hi) = self.slider_range();
+        // The nearest of n·10^k and (n+1)·10^k (in log terms, as the slider moves).
+        let (a, b) = (rung(n, k), rung(n + 1, k));
+        let near = if (v / a).ln() <= (b / v).ln() { a } else { b };
+        self.whole(near.clamp(10f64.powf(lo), 10f64.powf(hi)))
+    }
+
+    /// The next round value above (`up`) or below `v`: what an arrow key moves to; with
+    /// `decade`, ×10 or ÷10 (Page Up/Down). Stays within the slider's range.
+    pub fn step(self, v: f64, up: bool, decade: bool) -> f64 {
+        let (lo, hi) = self.slider_range();
+        let (lo, hi) = (10f64.powf(lo), 10f64.powf(hi));
+        let Some((n, k)) = ladder(v) else { return v };
+        let next = if decade {
+            self.round(if up { v * 10.0 } else { v / 10.0 })
+        } else if up {
+            // The first rung strictly above v (v may sit between rungs after typing).
+            let r = rung(n + 1, k);
+            if self == Field::Steps && r - v < 1.0 {
+                v + 1.0
+            } else {
+                r
+            }
+        } else {
+            let r = rung(n, k);
+            let below = match (r < v, n) {
+                (true, _) => r,
+                (false, 10) => rung(99, k - 1),
+                _ => rung(n - 1, k),
+            };
+            if self == Field::Steps && v - below < 1.0 {
+                v - 1.0
+            } else {
+                below
+            }
+        };
+        self.whole(next.clamp(lo, hi))
+    }
+
+    fn whole(self, v: f64) -> f64 {
         match self {
             Field::Steps => v.round().max(1.0),
-            _ => crate::decimal::parse(&self.format(v)).unwrap_or(v),
+            _ => v,
         }
     }
+}
+
+/// `v` = m·10^k with m ∈ [10, 100): (⌊m⌋, k), so the two-digit rungs around v are
+/// ⌊m⌋·10^k ≤ v < (⌊m⌋+1)·10^k. None for v ≤ 0 or not finite.
+fn ladder(v: f64) -> Option<(i32, i32)> {
+    if !(v.is_finite() && v > 0.0) {
+        return None;
+    }
+    let mut k = v.log10().floor() as i32 - 1;
+    // Correct log10's rounding at the decade edges.
+    if rung(10, k) > v {
+        k -= 1;
+    } else if rung(100, k) <= v {
+        k += 1;
+    }
+    let mut n = (v / 10f64.powi(k)).floor() as i32;
+    // Correct the division's rounding so rung(n, k) ≤ v < rung(n + 1, k).
+    if rung(n, k) > v {
+        n -= 1;
+    } else if rung(n + 1, k) <= v {
+        n += 1;
+    }
+    Some((n.clamp(10, 99), k))
+}
+
+/// n·10^k as the shortest decimal reads it (1.1, not 1.1000000000000001). n may be 9 or
+/// 100 (a neighbour decade's rung).
+fn rung(n: i32, k: i32) -> f64 {
+    crate::decimal::parse(&format!("{n}e{k}")).unwrap_or(f64::NAN)
 }
 
 /// Parse and validate one field's text; Err is the message shown next to it, naming
@@ -258,6 +334,78 @@ mod tests {
         assert!(parse_field(Field::Q, "")
             .unwrap_err()
             .contains("enter a number"));
+    }
+
+    #[test]
+    fn sliders_land_on_round_values() {
+        // Positions near log10(1.1) give 1.1, not 1.10154.
+        assert_eq!(Field::Sigma.from_slider(1.1f64.log10() + 0.0005), 1.1);
+        assert_eq!(Field::Sigma.from_slider(0.0), 1.0);
+        assert_eq!(Field::Delta.from_slider(-5.0), 1e-5);
+        assert_eq!(Field::Steps.from_slider(4.148), 14000.0);
+        assert_eq!(Field::Steps.from_slider(0.1), 1.0);
+        assert_eq!(Field::Q.from_slider(0.0), 1.0);
+        assert_eq!(Field::Q.from_slider(9.0), 1.0, "clamped to the range");
+        for f in Field::ALL {
+            let (lo, hi) = f.slider_range();
+            for i in 0..=2000 {
+                let x = lo + (hi - lo) * i as f64 / 2000.0;
+                let v = f.from_slider(x);
+                // Two significant digits, written exactly (or a whole number of steps).
+                let s = f.format(v);
+                let digits = s
+                    .split(['e', 'E'])
+                    .next()
+                    .unwrap_or("")
+                    .chars()
+                    .filter(char::is_ascii_digit)
+                    .collect::<String>();
+                let sig = digits.trim_start_matches('0').trim_end_matches('0').len();
+                assert!(sig <= 2, "{f:?} at {x}: {s}");
+                assert!(parse_field(f, &s).is_ok(), "{f:?} {s}");
+                // Within a rung of the position (≤ 5 % in value; steps below 10 move
+                // in whole steps).
+                let rung = if f == Field::Steps {
+                    (1.0 + 1.0 / v).log10()
+                } else {
+                    0.0
+                };
+                assert!(
+                    (v.log10() - x).abs() < 0.022f64.max(rung),
+                    "{f:?} at {x}: {v}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn arrow_keys_move_to_the_next_round_value() {
+        assert_eq!(Field::Sigma.step(1.1, true, false), 1.2);
+        assert_eq!(Field::Sigma.step(1.1, false, false), 1.0);
+        assert_eq!(Field::Sigma.step(1.0, false, false), 0.99);
+        assert_eq!(Field::Sigma.step(9.9, true, false), 10.0);
+        // Between rungs (typed): to the rung above or below.
+        assert_eq!(Field::Sigma.step(1.234, true, false), 1.3);
+        assert_eq!(Field::Sigma.step(1.234, false, false), 1.2);
+        assert_eq!(Field::Q.step(256.0 / 60000.0, true, false), 0.0043);
+        assert_eq!(Field::Q.step(256.0 / 60000.0, false, false), 0.0042);
+        assert_eq!(Field::Steps.step(14063.0, true, false), 15000.0);
+        assert_eq!(Field::Steps.step(3.0, true, false), 4.0);
+        assert_eq!(Field::Steps.step(1.0, false, false), 1.0, "clamped");
+        assert_eq!(Field::Delta.step(1e-5, true, true), 1e-4);
+        assert_eq!(Field::Delta.step(1e-5, false, true), 1e-6);
+        assert_eq!(Field::Q.step(1.0, true, false), 1.0, "clamped");
+        // Up then down returns (from a rung).
+        for f in Field::ALL {
+            let (lo, hi) = f.slider_range();
+            let mut v = f.round(10f64.powf((lo + hi) / 2.0));
+            for _ in 0..50 {
+                let up = f.step(v, true, false);
+                assert!(up > v, "{f:?} {v}");
+                assert_eq!(f.step(up, false, false), v, "{f:?} {v} → {up}");
+                v = up;
+            }
+        }
     }
 
     #[test]

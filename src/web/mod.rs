@@ -7,6 +7,7 @@
 pub mod api;
 mod canvas;
 mod dom;
+mod field;
 mod heavy;
 mod state;
 mod tight;
@@ -106,14 +107,6 @@ impl App {
         if state::read_url(&app) {
             watch_height();
         }
-        // The sliders' ranges come from one place (the widget uses them too).
-        for f in Field::ALL {
-            if let Some(r) = by_id::<HtmlInputElement>(&format!("{}-range", f.id())) {
-                let (lo, hi) = f.slider_range();
-                r.set_min(&lo.to_string());
-                r.set_max(&hi.to_string());
-            }
-        }
         let inputs = app.borrow().inputs;
         sync_inputs(&inputs);
         state::show_link_errors();
@@ -141,54 +134,23 @@ fn watch_height() {
 /// Put the state's values into every box and slider.
 fn sync_inputs(i: &Inputs) {
     for f in Field::ALL {
-        let v = f.get(i);
-        set_value(f.id(), &f.format(v));
-        set_slider(f, v);
-        set_error(f.id(), "");
+        if let Some(c) = field::Control::by_id(f) {
+            c.show(f.get(i));
+        }
     }
     if let Some(sel) = by_id::<web_sys::HtmlSelectElement>("conversion") {
         sel.set_value(i.conversion.name());
     }
 }
 
-fn set_slider(f: Field, v: f64) {
-    if let Some(r) = by_id::<HtmlInputElement>(&format!("{}-range", f.id())) {
-        r.set_value(&format!("{:.4}", v.log10()));
-        let _ = r.set_attribute(
-            "aria-valuetext",
-            &format!("{} = {}", f.label(), f.format(v)),
-        );
-    }
-}
-
 fn wire(app: &Shared) {
     for f in Field::ALL {
-        // slider: input → state + box
-        let a = app.clone();
-        on(&format!("{}-range", f.id()), "input", move |_| {
-            if let Some(r) = by_id::<HtmlInputElement>(&format!("{}-range", f.id())) {
-                let x: f64 = crate::decimal::parse(&r.value()).unwrap_or(0.0);
-                let v = f.from_slider(x);
-                set_value(f.id(), &f.format(v));
-                let _ = r.set_attribute(
-                    "aria-valuetext",
-                    &format!("{} = {}", f.label(), f.format(v)),
-                );
-                apply(&a, f, v);
-            }
-        });
-        // box: input → state + slider
-        let a = app.clone();
-        on(f.id(), "input", move |_| {
-            let text = value(f.id());
-            match parse_field(f, &text) {
-                Ok(v) => {
-                    set_slider(f, v);
-                    apply(&a, f, v);
-                }
-                Err(msg) => set_error(f.id(), &msg),
-            }
-        });
+        // The shared control: slider, arrow keys and box → state (the page keeps its
+        // listeners for its lifetime).
+        if let Some(c) = field::Control::by_id(f) {
+            let a = app.clone();
+            std::mem::forget(c.wire(Rc::new(move |v| apply(&a, f, v))));
+        }
         for id in [f.id().to_string(), format!("{}-range", f.id())] {
             let a = app.clone();
             on(&id, "change", move |_| state::write_url(&a.borrow().inputs));

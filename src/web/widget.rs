@@ -12,6 +12,7 @@
 //! borrow is held while JavaScript runs.
 
 use super::canvas::MeasuredCanvas;
+use super::field::{Control, Listener};
 use super::state::{parse_field, Field};
 use super::tight::{fmt_eps, fmt_eps6, get, num, parse_answer, TightCharts};
 use super::{paint_canvas, Shift};
@@ -22,9 +23,7 @@ use std::cell::RefCell;
 use std::rc::{Rc, Weak};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use web_sys::{
-    Document, Element, Event, EventTarget, HtmlCanvasElement, HtmlElement, HtmlInputElement,
-};
+use web_sys::{Document, Element, HtmlCanvasElement, HtmlElement, HtmlInputElement};
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Mode {
@@ -271,7 +270,7 @@ struct Els {
     context: Element,
     messages: HtmlElement,
     controls: HtmlElement,
-    boxes: Vec<(Field, HtmlInputElement, HtmlInputElement, HtmlElement)>,
+    boxes: Vec<Control>,
     chart_a: HtmlCanvasElement,
     chart_b: HtmlCanvasElement,
     chart_training: HtmlCanvasElement,
@@ -311,21 +310,6 @@ impl TightState {
     /// The certified (upper, lower) ε for `i`, if known.
     fn for_inputs(&self, i: &Inputs) -> Option<(f64, f64)> {
         self.eps.filter(|_| self.inputs.as_ref() == Some(i))
-    }
-}
-
-/// A listener on one of the widget's own elements, removed on drop.
-struct Listener {
-    target: EventTarget,
-    event: &'static str,
-    cb: Closure<dyn FnMut(Event)>,
-}
-
-impl Drop for Listener {
-    fn drop(&mut self) {
-        let _ = self
-            .target
-            .remove_event_listener_with_callback(self.event, self.cb.as_ref().unchecked_ref());
     }
 }
 
@@ -676,8 +660,13 @@ fn build(d: &Document, root: &web_sys::ShadowRoot) -> Result<Els, JsValue> {
         input.set_attribute("inputmode", "decimal")?;
         input.set_attribute("aria-label", f.label())?;
         input.set_attribute("spellcheck", "false")?;
-        let err = el(d, "span", "ferr", &row)?;
-        boxes.push((f, range, input, err));
+        let err = el(d, "span", "ferr", &row)?.unchecked_into();
+        boxes.push(Control {
+            f,
+            range,
+            input,
+            err,
+        });
     }
     let chart_a: HtmlCanvasElement = el(d, "canvas", "chart", &container)?.unchecked_into();
     chart_a.set_attribute("role", "img")?;
@@ -724,59 +713,17 @@ fn build(d: &Document, root: &web_sys::ShadowRoot) -> Result<Els, JsValue> {
     })
 }
 
-fn listen(target: &EventTarget, event: &'static str, f: impl FnMut(Event) + 'static) -> Listener {
-    // Boxed: the closure glue is compiled once for every listener.
-    let cb = Closure::wrap(Box::new(f) as Box<dyn FnMut(Event)>);
-    let _ = target.add_event_listener_with_callback(event, cb.as_ref().unchecked_ref());
-    Listener {
-        target: target.clone(),
-        event,
-        cb,
-    }
-}
-
 /// Listeners on the full mode's sliders and boxes (closures hold a `Weak`, so
 /// dropping the [`Widget`] frees everything).
 fn wire(inner: &Rc<RefCell<Inner>>, request: &js_sys::Function) -> Vec<Listener> {
-    let mut out = Vec::new();
-    let boxes: Vec<_> = inner.borrow().els.boxes.clone();
-    for (f, range, input, err) in boxes {
-        let (w, req, inp, e) = (
-            Rc::downgrade(inner),
-            request.clone(),
-            input.clone(),
-            err.clone(),
-        );
-        out.push(listen(&range, "input", move |ev| {
-            // The listener is on this input: its target is an input (any realm).
-            let Some(r) = ev.target().map(|t| t.unchecked_into::<HtmlInputElement>()) else {
-                return;
-            };
-            let v = f.from_slider(crate::decimal::parse(&r.value()).unwrap_or(0.0));
-            inp.set_value(&f.format(v));
-            e.set_text_content(None);
-            update(&w, f, v, &req);
-        }));
-        let (w, req, rng) = (Rc::downgrade(inner), request.clone(), range.clone());
-        out.push(listen(&input, "input", move |ev| {
-            let Some(b) = ev.target().map(|t| t.unchecked_into::<HtmlInputElement>()) else {
-                return;
-            };
-            match parse_field(f, &b.value()) {
-                Ok(v) => {
-                    err.set_text_content(None);
-                    let _ = b.set_attribute("aria-invalid", "false");
-                    rng.set_value(&format!("{:.4}", v.log10()));
-                    update(&w, f, v, &req);
-                }
-                Err(m) => {
-                    err.set_text_content(Some(&m));
-                    let _ = b.set_attribute("aria-invalid", "true");
-                }
-            }
-        }));
-    }
-    out
+    let boxes: Vec<Control> = inner.borrow().els.boxes.clone();
+    boxes
+        .iter()
+        .flat_map(|c| {
+            let (w, req, f) = (Rc::downgrade(inner), request.clone(), c.f);
+            c.wire(Rc::new(move |v| update(&w, f, v, &req)))
+        })
+        .collect()
 }
 
 fn update(w: &Weak<RefCell<Inner>>, f: Field, v: f64, request: &js_sys::Function) {
@@ -881,17 +828,8 @@ fn show_text(i: &Inner) {
             None => m.sentence(),
         };
         e.sentence.set_text_content(Some(&sentence));
-        for (f, range, input, _) in &e.boxes {
-            let v = f.get(inp);
-            // Leave the box the reader is typing in alone.
-            if !input.matches(":focus").unwrap_or(false) {
-                input.set_value(&f.format(v));
-            }
-            range.set_value(&format!("{:.4}", v.log10()));
-            let _ = range.set_attribute(
-                "aria-valuetext",
-                &format!("{} = {}", f.label(), f.format(v)),
-            );
+        for c in &e.boxes {
+            c.show(c.f.get(inp));
         }
     }
     match s

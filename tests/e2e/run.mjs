@@ -240,6 +240,34 @@ try {
     check(vt && vt.includes(await page.inputValue(`#${id}`)), `slider ${id} aria-valuetext "${vt}" gives the value`);
   }
 
+  // 3b. Sliders land on round values; arrow keys move to the next round value.
+  {
+    await page.selectOption('#preset', 'mnist');
+    await frames(page);
+    await page.focus('#sigma-range');
+    await page.keyboard.press('ArrowRight');
+    const up = await page.inputValue('#sigma');
+    await page.keyboard.press('ArrowLeft');
+    await page.keyboard.press('ArrowLeft');
+    const down = await page.inputValue('#sigma');
+    await page.keyboard.press('PageUp');
+    const decade = await page.inputValue('#sigma');
+    check(up === '1.2' && down === '1' && decade === '10', `arrow keys step σ 1.1 → ${up} → ${down}, Page Up → ${decade}`);
+    const dragged = await page.evaluate(() => {
+      const r = document.querySelector('#sigma-range');
+      const out = [];
+      for (const x of [0.0419, 0.3011, 0.6532, -0.6994]) {
+        r.value = String(x);
+        r.dispatchEvent(new Event('input', { bubbles: true }));
+        out.push(document.querySelector('#sigma').value);
+      }
+      return out;
+    });
+    check(JSON.stringify(dragged) === JSON.stringify(['1.1', '2', '4.5', '0.2']), `dragging σ gives round values: ${dragged.join(', ')}`);
+    await page.selectOption('#preset', 'mnist');
+    await frames(page);
+  }
+
   // Every input's message is tied to it (screen readers read it with the field).
   check(await page.evaluate(() => ['q', 'sigma', 'steps', 'delta', 'ds-n', 'ds-b', 'ds-e', 'target-eps', 'omega', 'cb-sigma', 'cb-eps', 'batching', 'accountant']
     .every((id) => { const d = document.getElementById(id).getAttribute('aria-describedby'); return d && document.getElementById(d); })), 'each field names its message element with aria-describedby');

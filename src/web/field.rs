@@ -1,0 +1,147 @@
+//! One field control — a log-scale slider, its text box and its message — shared by the
+//! page and every widget. What a value means, how text is parsed and where the slider
+//! lands are the ui layer's ([`Field`]); this only moves values between the elements.
+
+use crate::ui::fields::{parse_field, Field};
+use std::rc::Rc;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{Element, Event, EventTarget, HtmlInputElement, KeyboardEvent};
+
+/// A listener removed on drop (the widget drops its own; the page keeps its forever).
+pub struct Listener {
+    target: EventTarget,
+    event: &'static str,
+    cb: Closure<dyn FnMut(Event)>,
+}
+
+impl Drop for Listener {
+    fn drop(&mut self) {
+        let _ = self
+            .target
+            .remove_event_listener_with_callback(self.event, self.cb.as_ref().unchecked_ref());
+    }
+}
+
+pub fn listen(
+    target: &EventTarget,
+    event: &'static str,
+    f: impl FnMut(Event) + 'static,
+) -> Listener {
+    // Boxed: the closure glue is compiled once for every listener.
+    let cb = Closure::wrap(Box::new(f) as Box<dyn FnMut(Event)>);
+    let _ = target.add_event_listener_with_callback(event, cb.as_ref().unchecked_ref());
+    Listener {
+        target: target.clone(),
+        event,
+        cb,
+    }
+}
+
+/// The slider, box and message of one [`Field`].
+#[derive(Clone)]
+pub struct Control {
+    pub f: Field,
+    pub range: HtmlInputElement,
+    pub input: HtmlInputElement,
+    pub err: Element,
+}
+
+impl Control {
+    /// The page's control for `f`: `#{id}-range`, `#{id}`, `#{id}-error`.
+    pub fn by_id(f: Field) -> Option<Control> {
+        let d = web_sys::window()?.document()?;
+        let get = |id: &str| d.get_element_by_id(id);
+        let range = get(&format!("{}-range", f.id()))?.dyn_into().ok()?;
+        let (lo, hi) = f.slider_range();
+        let c = Control {
+            f,
+            range,
+            input: get(f.id())?.dyn_into().ok()?,
+            err: get(&format!("{}-error", f.id()))?,
+        };
+        c.range.set_min(&lo.to_string());
+        c.range.set_max(&hi.to_string());
+        Some(c)
+    }
+
+    /// Show `v` in the slider and, unless the reader is typing in it (their text and its
+    /// message stay), in the box with the message cleared.
+    pub fn show(&self, v: f64) {
+        if !self.input.matches(":focus").unwrap_or(false) {
+            self.input.set_value(&self.f.format(v));
+            self.set_error("");
+        }
+        self.set_slider(v);
+    }
+
+    fn set_slider(&self, v: f64) {
+        self.range.set_value(&format!("{:.4}", v.log10()));
+        let _ = self.range.set_attribute(
+            "aria-valuetext",
+            &format!("{} = {}", self.f.label(), self.f.format(v)),
+        );
+    }
+
+    /// Show (or clear) the message and mark the box (and its row) invalid.
+    pub fn set_error(&self, msg: &str) {
+        self.err.set_text_content(Some(msg));
+        let bad = !msg.is_empty();
+        let _ = self
+            .input
+            .set_attribute("aria-invalid", if bad { "true" } else { "false" });
+        if let Some(p) = self.input.parent_element() {
+            let _ = p.class_list().toggle_with_force("invalid", bad);
+        }
+    }
+
+    /// The listeners: the slider and the arrow keys move between round values (the box
+    /// follows), the box is parsed as typed (the slider follows, or the message names
+    /// the problem). `apply` gets every accepted value.
+    pub fn wire(&self, apply: Rc<dyn Fn(f64)>) -> [Listener; 3] {
+        let (c, a) = (self.clone(), apply.clone());
+        let slide = listen(&self.range, "input", move |_| {
+            let v =
+                c.f.from_slider(crate::decimal::parse(&c.range.value()).unwrap_or(0.0));
+            c.input.set_value(&c.f.format(v));
+            c.set_slider(v);
+            c.set_error("");
+            a(v);
+        });
+        let (c, a) = (self.clone(), apply.clone());
+        let keys = listen(&self.range, "keydown", move |ev| {
+            let Some(k) = ev.dyn_ref::<KeyboardEvent>() else {
+                return;
+            };
+            let (up, decade) = match k.key().as_str() {
+                "ArrowUp" | "ArrowRight" => (true, false),
+                "ArrowDown" | "ArrowLeft" => (false, false),
+                "PageUp" => (true, true),
+                "PageDown" => (false, true),
+                _ => return,
+            };
+            ev.prevent_default();
+            // From the value shown (a typed 1.234 steps to 1.3 or 1.2).
+            let now = parse_field(c.f, &c.input.value()).unwrap_or_else(|_| {
+                c.f.from_slider(crate::decimal::parse(&c.range.value()).unwrap_or(0.0))
+            });
+            let v = c.f.step(now, up, decade);
+            c.input.set_value(&c.f.format(v));
+            c.set_slider(v);
+            c.set_error("");
+            a(v);
+        });
+        let (c, a) = (self.clone(), apply);
+        let typed = listen(&self.input, "input", move |_| {
+            match parse_field(c.f, &c.input.value()) {
+                Ok(v) => {
+                    c.set_slider(v);
+                    c.set_error("");
+                    a(v);
+                }
+                Err(m) => c.set_error(&m),
+            }
+        });
+        [slide, keys, typed]
+    }
+}
