@@ -2,7 +2,9 @@
 //! the membership-inference attack bound. Drawn from plain data (what the page's worker
 //! or the engine computed), on any backend.
 
-use super::{dashed, finish, fmt_num, log_chart, mesh, split_legend, DrawResult, Theme};
+use super::*;
+// Ours, not plotters' prelude's (two parameters).
+use super::DrawResult;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 

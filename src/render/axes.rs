@@ -1,0 +1,136 @@
+//! The frame every chart shares: log axes, ranges, mesh, dashed lines.
+
+use super::*;
+
+/// Axis tick labels: compact, no trailing ".0" (ticks sit on round values, so the
+/// 6-digit rounding is always right here; a tick computed as 0.99999… reads "1").
+pub(crate) fn fmt_axis(v: &f64) -> String {
+    let r = crate::decimal::parse(&format!("{v:.5e}")).unwrap_or(*v);
+    fmt_num(r)
+}
+
+pub(crate) type DrawResult<DB> =
+    Result<(), DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;
+
+pub(crate) fn log_range(vals: impl Iterator<Item = f64>) -> (f64, f64) {
+    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+    for v in vals.filter(|v| v.is_finite() && *v > 0.0) {
+        lo = lo.min(v);
+        hi = hi.max(v);
+    }
+    if !lo.is_finite() {
+        return (1e-3, 1.0);
+    }
+    if hi / lo < 10.0 {
+        lo /= 3.0;
+        hi *= 3.0;
+    }
+    (lo * 0.8, hi * 1.25)
+}
+
+/// A log axis with labels at 1, 2, 5 × 10^k (only 10^k over more than four
+/// decades, or two on a narrow chart) and light lines at 1…9 × 10^k inside
+/// [lo, hi] (plotters' own log ticks skip a range's partial first decade).
+/// Every log-x chart uses it, so they share one instantiation of plotters'
+/// generic drawing code.
+pub(crate) fn log_axis(lo: f64, hi: f64, th: &Theme) -> WithKeyPoints<LogCoord<f64>> {
+    let wide = (hi / lo).log10() > if th.legend_below { 2.0 } else { 4.0 };
+    let (mut bold, mut light) = (Vec::new(), Vec::new());
+    let mut decade = 10f64.powi(lo.log10().floor() as i32);
+    while decade <= hi {
+        for k in 1..10 {
+            let v = decade * k as f64;
+            if v >= lo && v <= hi {
+                light.push(v);
+                if k == 1 || (!wide && matches!(k, 2 | 5)) {
+                    bold.push(v);
+                }
+            }
+        }
+        decade *= 10.0;
+    }
+    (lo..hi)
+        .log_scale()
+        .with_key_points(bold)
+        .with_light_points(light)
+}
+
+/// Every chart: log x (see [`log_axis`]) against log y.
+pub(crate) type LogChart<'a, DB> =
+    ChartContext<'a, DB, Cartesian2d<WithKeyPoints<LogCoord<f64>>, LogCoord<f64>>>;
+
+/// The frame every chart shares: caption, margin and label areas scaled for
+/// the screen, log axes over the given ranges.
+pub(crate) fn log_chart<'a, DB: DrawingBackend>(
+    root: &'a DrawingArea<DB, Shift>,
+    caption: impl AsRef<str>,
+    th: &Theme,
+    (xlo, xhi): (f64, f64),
+    (ylo, yhi): (f64, f64),
+) -> Result<LogChart<'a, DB>, DrawingAreaErrorKind<DB::ErrorType>> {
+    let (xlo, xhi) = drawable((xlo, xhi));
+    let (ylo, yhi) = drawable((ylo, yhi));
+    ChartBuilder::on(root)
+        .caption(caption, th.font(15.0))
+        .margin(th.px(10.0))
+        .x_label_area_size(th.px(34.0))
+        .y_label_area_size(th.px(56.0))
+        .build_cartesian_2d(log_axis(xlo, xhi, th), (ylo..yhi).log_scale())
+}
+
+/// Decades a log axis may span: beyond ~30 nothing is readable, and plotters' log
+/// coordinate loops (practically forever) on ranges whose ratio overflows f64.
+pub(crate) const MAX_DECADES: f64 = 30.0;
+
+/// A log range that can be drawn: finite, positive, lo < hi, at most MAX_DECADES
+/// decades (the top is kept; the bottom is raised), never below 1e-300.
+pub(crate) fn drawable((lo, hi): (f64, f64)) -> (f64, f64) {
+    let hi = if hi.is_finite() && hi > 1e-290 {
+        hi.min(1e300)
+    } else {
+        1.0
+    };
+    let lo = if lo.is_finite() && lo > 0.0 {
+        lo
+    } else {
+        hi * 1e-3
+    };
+    let lo = lo.max(hi * 10f64.powf(-MAX_DECADES)).max(1e-300);
+    if lo < hi {
+        (lo, hi)
+    } else {
+        (hi / 10.0, hi)
+    }
+}
+
+/// A dashed line through `pts`: every chart's dashes through this one helper, so
+/// plotters' dashed series is compiled once (its type includes the iterator's).
+pub(crate) fn dashed<DB: DrawingBackend>(
+    chart: &mut LogChart<DB>,
+    pts: Vec<(f64, f64)>,
+    style: ShapeStyle,
+    th: &Theme,
+) -> DrawResult<DB> {
+    chart.draw_series(DashedLineSeries::new(pts, th.px(6.0), th.px(4.0), style))?;
+    Ok(())
+}
+
+/// The grid, axes and axis titles every chart shares.
+pub(crate) fn mesh<DB: DrawingBackend>(
+    chart: &mut LogChart<DB>,
+    th: &Theme,
+    x: &str,
+    y: &str,
+) -> DrawResult<DB> {
+    chart
+        .configure_mesh()
+        .light_line_style(th.grid)
+        .bold_line_style(th.grid)
+        .axis_style(th.fg)
+        .label_style(th.font(11.0))
+        .x_label_formatter(&fmt_axis)
+        .y_label_formatter(&fmt_axis)
+        .x_desc(x)
+        .y_desc(y)
+        .draw()
+}

@@ -1,0 +1,57 @@
+//! Chart C: the largest order α where Theorem 11 holds, against q.
+
+use super::*;
+// Ours, not plotters' prelude's (two parameters).
+use super::DrawResult;
+
+/// Data of Chart C (Figure 1, left): for each q, the largest α by condition (4),
+/// (5), their minimum, and the exact largest α with ε(α) ≤ 2q²α/σ².
+pub fn max_order_curves(sigma: f64, n: usize) -> Result<Vec<(f64, bounds::MaxOrder)>, Error> {
+    let (l0, l1) = ((1e-6f64).ln(), (0.2f64).ln());
+    (0..n)
+        .map(|i| {
+            let q = (l0 + (l1 - l0) * i as f64 / (n - 1).max(1) as f64).exp();
+            Ok((q, bounds::max_order(&Sgm::new(q, sigma)?)))
+        })
+        .collect()
+}
+
+/// Chart C: max α vs q for the current σ.
+pub fn draw_max_alpha<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    sigma: f64,
+    data: &[(f64, bounds::MaxOrder)],
+    th: &Theme,
+) -> DrawResult<DB> {
+    root.fill(&th.bg)?;
+    let all = data.iter().flat_map(|(_, m)| [m.cond4, m.cond5, m.exact]);
+    let (ylo, yhi) = log_range(all.map(|v| v.max(1.0)));
+    let (ylo, yhi) = (ylo.max(1.0), yhi.max(2.0));
+    let (plot, strip) = split_legend(root, th, 4);
+    let mut chart = log_chart(
+        &plot,
+        format!("largest α vs q at σ = {}", fmt_num(sigma)),
+        th,
+        (1e-6, 0.2),
+        (ylo, yhi),
+    )?;
+    mesh(&mut chart, th, "sampling rate q", "max α")?;
+    let w = th.px(2.0);
+    type Pick = fn(&bounds::MaxOrder) -> f64;
+    let sets: [(&str, Pick, usize); 4] = [
+        ("condition (4)", |m| m.cond4, 2),
+        ("condition (5)", |m| m.cond5, 3),
+        ("min of (4), (5)", |m| m.min, 1),
+        ("exact: ε(α) ≤ 2q²α/σ²", |m| m.exact, 0),
+    ];
+    let mut legend = Vec::new();
+    for (name, f, c) in sets {
+        let col = th.series[c];
+        chart.draw_series(LineSeries::new(
+            data.iter().map(|(q, m)| (*q, f(m).clamp(ylo, yhi))),
+            col.stroke_width(w),
+        ))?;
+        legend.push((name.to_string(), col, false));
+    }
+    finish(root, &plot, strip.as_ref(), &chart, &legend, true, th)
+}
