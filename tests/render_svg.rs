@@ -16,7 +16,11 @@ fn svg(f: impl FnOnce(&DrawingArea<SVGBackend, plotters::coord::Shift>)) -> Stri
 #[test]
 fn chart_a_has_its_series_and_optimum() {
     let m = Model::compute(Inputs::mnist()).unwrap();
-    let s = svg(|r| render::draw_eps_vs_alpha(r, &m, &Theme::light(1.0)).unwrap());
+    let s = svg(|r| {
+        render::draw_eps_vs_alpha(r, &m, &Theme::light(1.0))
+            .map(|_| ())
+            .unwrap()
+    });
     assert!(s.matches("<polyline").count() >= 3, "three curves");
     assert!(s.contains("<circle"), "optimum marker");
     assert!(s.contains("improved conversion") && s.contains("classic conversion"));
@@ -37,6 +41,70 @@ fn chart_b_shades_where_theorem11_holds() {
         "names the failing condition"
     );
     assert!(s.contains("Abadi") || s.contains("Bun"));
+    // The shading is its own legend entry, with a filled swatch in the shade colour.
+    assert!(
+        s.contains("shaded: Theorem 11&apos;s conditions hold")
+            || s.contains("shaded: Theorem 11's conditions hold")
+    );
+    let th = Theme::dark(1.0);
+    let legend = render::legend_b(&m, &th, true);
+    assert_eq!(legend[2].2, render::Mark::Area);
+    assert!(
+        legend[3..].iter().all(|e| e.2 == render::Mark::Dashed),
+        "overlays dashed"
+    );
+    // The sparse orders above α = 64 (128 … 1024) are marked, not joined by ramps: one
+    // dot per series (exact, bound) at each of the four.
+    let s = svg(|r| render::draw_bound_vs_exact(r, &m, &Theme::light(1.0), false).unwrap());
+    assert_eq!(
+        s.matches("<circle").count(),
+        8,
+        "{}",
+        s.matches("<circle").count()
+    );
+    // Legend rows are counted from the entries drawn (no shading: no shading entry).
+    let none = Model::compute(Inputs::mnist()).unwrap();
+    let rows = |m: &Model| render::legend_rows_b(m, false);
+    assert_eq!(rows(&m), 3);
+    assert_eq!(
+        rows(&none),
+        2 + none.thm11_holds.iter().any(|h| *h) as usize
+    );
+}
+
+#[test]
+fn chart_a_returns_the_mapping_its_readout_uses() {
+    let m = Model::compute(Inputs::mnist()).unwrap();
+    for (scale, narrow) in [(1.0, false), (2.0, true)] {
+        let mut s = String::new();
+        let map = {
+            let root = SVGBackend::with_string(&mut s, (900, 560)).into_drawing_area();
+            let th = Theme::light(scale).narrow(narrow);
+            render::draw_eps_vs_alpha(&root, &m, &th).unwrap()
+        };
+        let (xr, yr) = render::chart_a_ranges(&m);
+        assert_eq!((map.x, map.y), (xr, yr), "the axes as drawn");
+        let ((x0, x1), (y0, y1)) = map.px;
+        // Inside the canvas (CSS px = device px / scale), with room for the axis labels.
+        assert!(x0 > 20.0 && x1 <= 900.0 / scale && x0 < x1, "{:?}", map.px);
+        assert!(y0 >= 0.0 && y1 < 560.0 / scale && y0 < y1, "{:?}", map.px);
+        for a in [1.5, 10.0, 40.0] {
+            let back = map.x_at(map.px_of_x(a));
+            assert!((back - a).abs() / a < 1e-9, "{a} → {back}");
+        }
+        assert_eq!(map.x_at(-1e9), xr.0);
+        assert_eq!(map.x_at(1e9), xr.1);
+        assert!((map.px_of_y(yr.1) - y0).abs() < 1e-9 && (map.px_of_y(yr.0) - y1).abs() < 1e-9);
+    }
+    // The legend lists what is drawn: three curves and the optimum (tCDP off-plot here).
+    let legend = render::legend_a(&m, &Theme::light(1.0));
+    assert_eq!(legend.len(), 4);
+    assert_eq!(
+        legend[2].2,
+        render::Mark::Dashed,
+        "classic conversion dashed"
+    );
+    assert_eq!(render::legend_rows_a(&m), 4);
 }
 
 #[test]
@@ -86,13 +154,21 @@ fn chart_a_has_the_tcdp_line_and_chart_d_its_four_curves() {
     let m = Model::compute(i).unwrap();
     let (rho, omega) = m.tcdp.unwrap();
     assert_eq!(omega, 16.0);
-    let s = svg(|r| render::draw_eps_vs_alpha(r, &m, &Theme::light(1.0)).unwrap());
+    let s = svg(|r| {
+        render::draw_eps_vs_alpha(r, &m, &Theme::light(1.0))
+            .map(|_| ())
+            .unwrap()
+    });
     assert!(s.contains("tCDP") && s.contains(&format!("{rho:.3e}")));
     // On MNIST the composed line T·ρα lies above the whole plot: not drawn, so not listed.
     let mut i = Inputs::mnist();
     i.omega = 16.0;
     let m = Model::compute(i).unwrap();
-    let s = svg(|r| render::draw_eps_vs_alpha(r, &m, &Theme::light(1.0)).unwrap());
+    let s = svg(|r| {
+        render::draw_eps_vs_alpha(r, &m, &Theme::light(1.0))
+            .map(|_| ())
+            .unwrap()
+    });
     assert!(m.tcdp.is_some() && !s.contains("tCDP"));
     let d = svg(|r| render::draw_capacity(r, 1.0, 1.0, &Theme::light(1.0)).unwrap());
     assert!(d.matches("<polyline").count() >= 4);
@@ -164,7 +240,11 @@ fn extreme_ranges_are_clamped_not_looped_over() {
         i.sigma = 1.0;
         i.steps = 1;
         let m = Model::compute(i).unwrap();
-        let a = svg(|r| render::draw_eps_vs_alpha(r, &m, &Theme::light(1.0)).unwrap());
+        let a = svg(|r| {
+            render::draw_eps_vs_alpha(r, &m, &Theme::light(1.0))
+                .map(|_| ())
+                .unwrap()
+        });
         let d = svg(|r| render::draw_capacity(r, 1.0, 1e-20, &Theme::light(1.0)).unwrap());
         let _ = tx.send((a.len(), d.len()));
     });

@@ -9,6 +9,9 @@ pub(crate) fn fmt_axis(v: &f64) -> String {
     fmt_num(r)
 }
 
+/// A series' points.
+pub(crate) type Points = Vec<(f64, f64)>;
+
 pub(crate) type DrawResult<DB> =
     Result<(), DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;
 
@@ -133,4 +136,48 @@ pub(crate) fn mesh<DB: DrawingBackend>(
         .x_desc(x)
         .y_desc(y)
         .draw()
+}
+
+/// Where a chart's plot sits on its canvas and what its log axes span: the one transform
+/// the page's hover readout and crosshair use (no margins restated outside render).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Mapping {
+    /// The plot's x and y pixel ranges on the canvas, in CSS pixels.
+    pub px: ((f64, f64), (f64, f64)),
+    /// The x and y axes' value ranges (log scale both).
+    pub x: (f64, f64),
+    pub y: (f64, f64),
+}
+
+impl Mapping {
+    /// The mapping of `chart` as drawn with `th` (device pixels → CSS pixels).
+    pub(crate) fn of<DB: DrawingBackend>(chart: &LogChart<DB>, th: &Theme) -> Mapping {
+        let (xr, yr) = chart.plotting_area().get_pixel_range();
+        let css = |r: std::ops::Range<i32>| (r.start as f64 / th.scale, r.end as f64 / th.scale);
+        let (x, y) = (chart.x_range(), chart.y_range());
+        Mapping {
+            px: (css(xr), css(yr)),
+            x: (x.start, x.end),
+            y: (y.start, y.end),
+        }
+    }
+    /// The x value at CSS pixel `px` (clamped to the plot).
+    pub fn x_at(&self, px: f64) -> f64 {
+        let ((p0, p1), (a, b)) = (self.px.0, self.x);
+        match (px - p0) / (p1 - p0) {
+            f if f <= 0.0 || f.is_nan() => a,
+            f if f >= 1.0 => b,
+            f => (a.ln() + f * (b.ln() - a.ln())).exp(),
+        }
+    }
+    /// The CSS pixel of x value `x`.
+    pub fn px_of_x(&self, x: f64) -> f64 {
+        let ((p0, p1), (a, b)) = (self.px.0, self.x);
+        p0 + (x.ln() - a.ln()) / (b.ln() - a.ln()) * (p1 - p0)
+    }
+    /// The CSS pixel of y value `y` (top is the largest y).
+    pub fn px_of_y(&self, y: f64) -> f64 {
+        let ((p0, p1), (a, b)) = (self.px.1, self.y);
+        p1 - (y.ln() - a.ln()) / (b.ln() - a.ln()) * (p1 - p0)
+    }
 }

@@ -1,18 +1,87 @@
 //! Chart A: ε against the order α.
 
 use super::*;
-// Ours, not plotters' prelude's (two parameters).
-use super::DrawResult;
 
-/// Legend entries of chart A (three curves, the optimum, tCDP when shown) and
-/// of chart B (exact, Theorem 11, two Table 1 overlays when on): the height a
-/// narrow chart's legend strip needs.
+/// The rows of chart A's legend (what [`draw_eps_vs_alpha`] lists: only what it draws).
 pub fn legend_rows_a(m: &Model) -> usize {
-    4 + m.tcdp.is_some() as usize
+    legend_a(m, &Theme::light(1.0)).len()
 }
 
-pub fn legend_rows_b(overlays: bool) -> usize {
-    2 + if overlays { 2 } else { 0 }
+/// Chart A's series as drawn, decided before drawing: the composed RDP, the two
+/// conversions (classic dashed), and the tCDP line when any of it is on the plot.
+struct SeriesA {
+    curves: [(&'static str, Vec<f64>, usize, Mark); 3],
+    /// The tCDP line's points on the plot (≥ 2), ρ and ω.
+    tcdp: Option<(Points, f64, f64)>,
+}
+
+fn series_a(m: &Model) -> SeriesA {
+    let t = m.inputs.steps as f64;
+    let (_, (ylo, yhi)) = chart_a_ranges(m);
+    let tcdp = m.tcdp.and_then(|(rho, omega)| {
+        // Composed tCDP bound T·ρ·α for α ≤ ω + 1.
+        let pts: Vec<(f64, f64)> = m
+            .orders
+            .iter()
+            .filter(|a| **a <= omega + 1.0)
+            .map(|&a| (a, t * rho * a))
+            .filter(|(_, y)| *y >= ylo && *y <= yhi)
+            .collect();
+        // Off the plot (T·ρα above every drawn ε at this ω): neither drawn nor listed.
+        (pts.len() >= 2).then_some((pts, rho, omega))
+    });
+    SeriesA {
+        curves: [
+            (
+                "T·RDP(α) (composed)",
+                m.rdp.iter().map(|r| r * t).collect(),
+                0,
+                Mark::Line,
+            ),
+            (
+                "ε(α), improved conversion",
+                m.eps_improved.clone(),
+                1,
+                Mark::Line,
+            ),
+            (
+                "ε(α), classic conversion",
+                m.eps_classic.clone(),
+                2,
+                Mark::Dashed,
+            ),
+        ],
+        tcdp,
+    }
+}
+
+fn legend_of(s: &SeriesA, m: &Model, th: &Theme) -> Legend {
+    let mut legend: Legend = s
+        .curves
+        .iter()
+        .map(|(name, _, c, mark)| (name.to_string(), th.series[*c], *mark))
+        .collect();
+    if let Some((_, rho, omega)) = &s.tcdp {
+        legend.push((
+            format!(
+                "tCDP (Mironov–Talwar–Zhang §4): T·ρα, ρ = {rho:.3e}, ω = {}",
+                fmt_num(*omega)
+            ),
+            th.series[3],
+            Mark::Dashed,
+        ));
+    }
+    legend.push((
+        format!("optimum ε = {:.4} at α = {:.2}", m.opt.value, m.opt.alpha),
+        th.series[4],
+        Mark::Dot,
+    ));
+    legend
+}
+
+/// Chart A's legend: one entry per series drawn.
+pub fn legend_a(m: &Model, th: &Theme) -> Legend {
+    legend_of(&series_a(m), m, th)
 }
 
 /// Chart A's axis ranges ((α from, to), (ε from, to)); the page's hover
@@ -44,65 +113,40 @@ pub fn chart_a_ranges(m: &Model) -> ((f64, f64), (f64, f64)) {
     ((xlo, xhi), (ylo, yhi))
 }
 
-/// Chart A: composed RDP T·ε(α) and converted ε(α) over α, optimum marked.
+/// Chart A: composed RDP T·ε(α) and converted ε(α) over α, optimum marked. Returns the
+/// plot's [`Mapping`] (for the page's readout and crosshair).
 pub fn draw_eps_vs_alpha<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     m: &Model,
     th: &Theme,
-) -> DrawResult<DB> {
+) -> Result<Mapping, DrawingAreaErrorKind<DB::ErrorType>> {
     root.fill(&th.bg)?;
-    let t = m.inputs.steps as f64;
-    let total: Vec<f64> = m.rdp.iter().map(|r| r * t).collect();
     let ((xlo, xhi), (ylo, yhi)) = chart_a_ranges(m);
-    let (plot, strip) = split_legend(root, th, legend_rows_a(m));
+    let series = series_a(m);
+    let legend = legend_of(&series, m, th);
+    let (plot, strip) = split_legend(root, th, legend.len());
     let mut chart = log_chart(&plot, "ε vs order α", th, (xlo, xhi), (ylo, yhi))?;
     mesh(&mut chart, th, "order α", "ε")?;
     let clip = |v: f64| v.clamp(ylo, yhi);
-    let series: [(&str, Vec<f64>, usize); 3] = [
-        ("T·RDP(α) (composed)", total.clone(), 0),
-        ("ε(α), improved conversion", m.eps_improved.clone(), 1),
-        ("ε(α), classic conversion", m.eps_classic.clone(), 2),
-    ];
-    let mut legend = Vec::new();
-    for (name, ys, c) in series {
-        let col = th.series[c];
-        chart.draw_series(LineSeries::new(
-            // Stop each curve where it leaves the top (no flat line along the edge).
-            m.orders
-                .iter()
-                .zip(&ys)
-                .filter(|(_, y)| **y > 0.0)
-                .take_while(|(_, y)| **y <= yhi * 1.5)
-                .map(|(&a, &y)| (a, clip(y))),
-            col.stroke_width(th.px(2.0)),
-        ))?;
-        legend.push((name.to_string(), col, false));
-    }
-    if let Some((rho, omega)) = m.tcdp {
-        // Composed tCDP bound T·ρ·α for α ≤ ω + 1, dashed.
-        let col = th.series[3];
+    for (_, ys, c, mark) in &series.curves {
+        let style = th.series[*c].stroke_width(th.px(2.0));
+        // Stop each curve where it leaves the top (no flat line along the edge).
         let pts: Vec<(f64, f64)> = m
             .orders
             .iter()
-            .filter(|a| **a <= omega + 1.0)
-            .map(|&a| (a, t * rho * a))
-            .filter(|(_, y)| *y >= ylo && *y <= yhi)
+            .zip(ys)
+            .filter(|(_, y)| **y > 0.0)
+            .take_while(|(_, y)| **y <= yhi * 1.5)
+            .map(|(&a, &y)| (a, clip(y)))
             .collect();
-        // Off the plot (T·ρα above every drawn ε at this ω): neither drawn nor listed.
-        let shown = pts.len() >= 2;
-        if shown {
-            dashed(&mut chart, pts, col.stroke_width(th.px(2.0)), th)?;
+        if *mark == Mark::Dashed {
+            dashed(&mut chart, pts, style, th)?;
+        } else {
+            chart.draw_series(LineSeries::new(pts, style))?;
         }
-        if shown {
-            legend.push((
-                format!(
-                    "tCDP (Mironov–Talwar–Zhang §4): T·ρα, ρ = {rho:.3e}, ω = {}",
-                    fmt_num(omega)
-                ),
-                col,
-                false,
-            ));
-        }
+    }
+    if let Some((pts, _, _)) = series.tcdp {
+        dashed(&mut chart, pts, th.series[3].stroke_width(th.px(2.0)), th)?;
     }
     let (oa, ov) = (m.opt.alpha, m.opt.value.max(ylo));
     chart.draw_series(std::iter::once(Circle::new(
@@ -110,10 +154,7 @@ pub fn draw_eps_vs_alpha<DB: DrawingBackend>(
         th.px(5.0),
         th.series[4].filled(),
     )))?;
-    legend.push((
-        format!("optimum ε = {:.4} at α = {:.2}", m.opt.value, m.opt.alpha),
-        th.series[4],
-        true,
-    ));
-    finish(root, &plot, strip.as_ref(), &chart, &legend, true, th)
+    let mapping = Mapping::of(&chart, th);
+    finish(root, &plot, strip.as_ref(), &chart, &legend, true, th)?;
+    Ok(mapping)
 }

@@ -51,7 +51,7 @@ pub fn draw_max_alpha<DB: DrawingBackend>(
             data.iter().map(|(q, m)| (*q, f(m).clamp(ylo, yhi))),
             col.stroke_width(w),
         ))?;
-        legend.push((name.to_string(), col, false));
+        legend.push((name.to_string(), col, Mark::Line));
     }
     finish(root, &plot, strip.as_ref(), &chart, &legend, true, th)
 }

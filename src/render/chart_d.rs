@@ -64,7 +64,7 @@ pub fn draw_capacity<DB: DrawingBackend>(
             .map(|(a, y)| (a, y.clamp(ylo, yhi)))
             .collect();
         chart.draw_series(LineSeries::new(pts, col.stroke_width(th.px(2.0))))?;
-        legend.push((name, col, false));
+        legend.push((name, col, Mark::Line));
     }
     finish(root, &plot, strip.as_ref(), &chart, &legend, false, th)
 }

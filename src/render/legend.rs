@@ -7,6 +7,20 @@ use super::DrawResult;
 
 pub(crate) type Area<DB> = DrawingArea<DB, Shift>;
 
+/// How a legend entry's swatch is drawn: as its series is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mark {
+    Line,
+    Dashed,
+    Dot,
+    /// A filled square (a shaded region).
+    Area,
+}
+
+/// A chart's legend, built before drawing from what will be drawn: its length is the
+/// number of rows a narrow chart's strip needs.
+pub type Legend = Vec<(String, RGBColor, Mark)>;
+
 /// The area to plot in and, with `Theme::legend_below`, the strip under it
 /// sized for `rows` legend entries.
 pub(crate) fn split_legend<DB: DrawingBackend>(
@@ -30,7 +44,7 @@ pub(crate) fn finish<DB: DrawingBackend>(
     plot: &Area<DB>,
     strip: Option<&Area<DB>>,
     chart: &LogChart<DB>,
-    items: &[(String, RGBColor, bool)],
+    items: &[(String, RGBColor, Mark)],
     right: bool,
     th: &Theme,
 ) -> DrawResult<DB> {
@@ -53,7 +67,7 @@ pub(crate) fn finish<DB: DrawingBackend>(
 pub(crate) fn draw_legend<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     (xr, yr): (std::ops::Range<i32>, std::ops::Range<i32>),
-    items: &[(String, RGBColor, bool)],
+    items: &[(String, RGBColor, Mark)],
     right: bool,
     th: &Theme,
 ) -> DrawResult<DB> {
@@ -81,16 +95,30 @@ pub(crate) fn draw_legend<DB: DrawingBackend>(
         [(x0, y0), (x0 + w, y0 + h)],
         th.grid.stroke_width(1),
     ))?;
-    for (i, (t, col, dot)) in items.iter().enumerate() {
+    for (i, (t, col, mark)) in items.iter().enumerate() {
         let y = y0 + pad + line * i as i32 + line / 2;
         let x = x0 + pad;
-        if *dot {
-            root.draw(&Circle::new((x + swatch / 2, y), th.px(4.0), col.filled()))?;
-        } else {
-            root.draw(&PathElement::new(
+        let half = th.px(5.0) as i32;
+        match mark {
+            Mark::Dot => root.draw(&Circle::new((x + swatch / 2, y), th.px(4.0), col.filled()))?,
+            Mark::Area => root.draw(&Rectangle::new(
+                [(x, y - half), (x + swatch, y + half)],
+                col.filled(),
+            ))?,
+            Mark::Line => root.draw(&PathElement::new(
                 vec![(x, y), (x + swatch, y)],
                 col.stroke_width(th.px(2.0)),
-            ))?;
+            ))?,
+            Mark::Dashed => {
+                // Two dashes, as the series' 6-on/4-off pattern reads at this length.
+                let d = swatch * 2 / 5;
+                for x1 in [x, x + swatch - d] {
+                    root.draw(&PathElement::new(
+                        vec![(x1, y), (x1 + d, y)],
+                        col.stroke_width(th.px(2.0)),
+                    ))?;
+                }
+            }
         }
         let style = font.clone().pos(plotters::style::text_anchor::Pos::new(
             plotters::style::text_anchor::HPos::Left,

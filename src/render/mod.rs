@@ -17,12 +17,14 @@ mod model;
 mod theme;
 pub mod tight;
 
-pub(crate) use axes::{dashed, log_chart, log_range, mesh, DrawResult, LogChart};
+pub use axes::Mapping;
+pub(crate) use axes::{dashed, log_chart, log_range, mesh, DrawResult, LogChart, Points};
 pub use chart_a::*;
 pub use chart_b::*;
 pub use chart_c::*;
 pub use chart_d::*;
 pub(crate) use legend::{finish, split_legend};
+pub use legend::{Legend, Mark};
 
 pub use model::*;
 pub use theme::Theme;

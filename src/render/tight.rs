@@ -107,7 +107,7 @@ pub fn draw_training<DB: DrawingBackend>(
                 .map(|(&x, &y)| (x, clip(y))),
             col.stroke_width(th.px(2.0)),
         ))?;
-        legend.push((name.to_string(), col, false));
+        legend.push((name.to_string(), col, Mark::Line));
     }
     if let Some(e) = target {
         let col = th.series[3];
@@ -117,14 +117,14 @@ pub fn draw_training<DB: DrawingBackend>(
             col.stroke_width(th.px(1.5)),
             th,
         )?;
-        legend.push((format!("target ε = {}", fmt_num(e)), col, false));
+        legend.push((format!("target ε = {}", fmt_num(e)), col, Mark::Dashed));
         if let Some(s) = t.budget_spent(e) {
             chart.draw_series(std::iter::once(Circle::new(
                 (s / k, clip(e)),
                 th.px(5.0),
                 th.series[4].filled(),
             )))?;
-            legend.push(("budget spent".to_string(), th.series[4], true));
+            legend.push(("budget spent".to_string(), th.series[4], Mark::Dot));
         }
     }
     finish(root, &plot, strip.as_ref(), &chart, &legend, false, th)
@@ -192,9 +192,9 @@ pub fn draw_profile<DB: DrawingBackend>(
         th,
     )?;
     let legend = vec![
-        ("tight δ(ε) (PLD bracket)".to_string(), band, false),
-        ("δ(ε) from exact RDP".to_string(), rdp, false),
-        (format!("current δ = {delta:e}"), mark, false),
+        ("tight δ(ε) (PLD bracket)".to_string(), band, Mark::Line),
+        ("δ(ε) from exact RDP".to_string(), rdp, Mark::Line),
+        (format!("current δ = {delta:e}"), mark, Mark::Dashed),
     ];
     finish(root, &plot, strip.as_ref(), &chart, &legend, true, th)
 }
@@ -235,9 +235,13 @@ pub fn draw_risk<DB: DrawingBackend>(
         (
             "bound on any attack (PLD, tightest)".to_string(),
             col,
-            false,
+            Mark::Line,
         ),
-        ("random guessing (TPR = FPR)".to_string(), diag, false),
+        (
+            "random guessing (TPR = FPR)".to_string(),
+            diag,
+            Mark::Dashed,
+        ),
     ];
     finish(root, &plot, strip.as_ref(), &chart, &legend, false, th)
 }

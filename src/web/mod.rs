@@ -24,7 +24,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use web_sys::{HtmlCanvasElement, HtmlInputElement};
+use web_sys::{HtmlCanvasElement, HtmlElement, HtmlInputElement};
 
 #[wasm_bindgen(start)]
 pub fn start() {
@@ -62,6 +62,8 @@ pub struct App {
     /// Charts C and D's look apart from their data at their last draw (see [`backdrop_key`]).
     backdrop: Option<BackdropKey>,
     cursor: usize,
+    /// Chart A's plot placement and axes as last drawn (hover readout, crosshair).
+    chart_a_map: Option<render::Mapping>,
     sigma_answer: Option<f64>,
     steps_answer: Option<u64>,
     /// The inputs the inverse-mode answers are for (they are cleared when these change).
@@ -98,6 +100,7 @@ impl App {
             frame_pending: false,
             backdrop: None,
             cursor: 0,
+            chart_a_map: None,
             sigma_answer: None,
             steps_answer: None,
             inverse_for: None,
@@ -297,7 +300,7 @@ fn wire_inverse(app: &Shared) {
             .is_some_and(|k| k.key() == "Enter")
         {
             for id in ["solve-sigma", "solve-steps"] {
-                if let Some(b) = by_id::<web_sys::HtmlElement>(id) {
+                if let Some(b) = by_id::<HtmlElement>(id) {
                     b.click();
                 }
             }
@@ -542,23 +545,26 @@ fn export_choice() -> String {
 fn wire_readout(app: &Shared) {
     let a = app.clone();
     on("chart-a", "mousemove", move |ev| {
-        if let (Some(me), Some(c)) = (
-            ev.dyn_ref::<web_sys::MouseEvent>(),
-            by_id::<HtmlCanvasElement>("chart-a"),
-        ) {
-            let w = c.client_width() as f64;
-            let frac = ((me.offset_x() as f64 - 76.0) / (w - 86.0)).clamp(0.0, 1.0);
-            let idx = {
-                let app = a.borrow();
-                app.model
-                    .as_ref()
-                    .map(|m| nearest_order(&m.orders, render::chart_a_ranges(m).0, frac))
-            };
-            if let Some(i) = idx {
-                a.borrow_mut().cursor = i;
-                show_readout(&a.borrow());
+        let Some(me) = ev.dyn_ref::<web_sys::MouseEvent>() else {
+            return;
+        };
+        let idx = {
+            let app = a.borrow();
+            match (&app.model, &app.chart_a_map) {
+                (Some(m), Some(map)) => {
+                    Some(nearest_order(&m.orders, map.x_at(me.offset_x() as f64)))
+                }
+                _ => None,
             }
+        };
+        if let Some(i) = idx {
+            a.borrow_mut().cursor = i;
+            show_readout(&a.borrow());
         }
+    });
+    on("chart-a", "mouseleave", |_| {
+        show("crosshair", false);
+        show("crosshair-dot", false);
     });
     let a = app.clone();
     on("chart-a", "keydown", move |ev| {
@@ -584,9 +590,9 @@ fn wire_readout(app: &Shared) {
     on("chart-a", "focus", move |_| show_readout(&a.borrow()));
 }
 
-/// The order nearest to the pointer at `frac` of chart A's log α axis (from, to).
-fn nearest_order(orders: &[f64], (from, to): (f64, f64), frac: f64) -> usize {
-    let target = from.ln() + frac * (to.ln() - from.ln());
+/// The order nearest (in log terms) to `alpha`, the pointer's α on chart A.
+fn nearest_order(orders: &[f64], alpha: f64) -> usize {
+    let target = alpha.ln();
     let mut best = 0;
     for (i, a) in orders.iter().enumerate() {
         if (a.ln() - target).abs() < (orders[best].ln() - target).abs() {
@@ -597,19 +603,33 @@ fn nearest_order(orders: &[f64], (from, to): (f64, f64), frac: f64) -> usize {
 }
 
 fn show_readout(app: &App) {
-    if let Some(m) = &app.model {
-        let i = app.cursor.min(m.orders.len() - 1);
-        set_text(
-            "readout",
-            &format!(
-                "α = {}: per-step RDP {:.4e}, T·RDP {:.4}, ε improved {:.4}, ε classic {:.4}",
-                m.orders[i],
-                m.rdp[i],
-                m.rdp[i] * m.inputs.steps as f64,
-                m.eps_improved[i],
-                m.eps_classic[i]
-            ),
-        );
+    let Some(m) = &app.model else { return };
+    let i = app.cursor.min(m.orders.len() - 1);
+    let (alpha, total) = (m.orders[i], m.rdp[i] * m.inputs.steps as f64);
+    set_text(
+        "readout",
+        &format!(
+            "α = {alpha}: per-step RDP {:.4e}, T·RDP {total:.4}, ε improved {:.4}, ε classic {:.4}",
+            m.rdp[i], m.eps_improved[i], m.eps_classic[i]
+        ),
+    );
+    // The crosshair at the order read out, on the improved ε where it is on the plot.
+    let Some(map) = app.chart_a_map else { return };
+    let on_x = alpha >= map.x.0 && alpha <= map.x.1;
+    if let Some(line) = by_id::<HtmlElement>("crosshair") {
+        let st = line.style();
+        let _ = st.set_property("left", &format!("{:.1}px", map.px_of_x(alpha)));
+        let _ = st.set_property("top", &format!("{:.1}px", map.px.1 .0));
+        let _ = st.set_property("height", &format!("{:.1}px", map.px.1 .1 - map.px.1 .0));
+        line.set_hidden(!on_x);
+    }
+    let e = m.eps_improved[i];
+    let on_y = e >= map.y.0 && e <= map.y.1;
+    if let Some(dot) = by_id::<HtmlElement>("crosshair-dot") {
+        let st = dot.style();
+        let _ = st.set_property("left", &format!("{:.1}px", map.px_of_x(alpha)));
+        let _ = st.set_property("top", &format!("{:.1}px", map.px_of_y(e)));
+        dot.set_hidden(!(on_x && on_y));
     }
 }
 
@@ -708,9 +728,11 @@ fn frame(app: &Shared) {
     let overlays = by_id::<HtmlInputElement>("overlays")
         .map(|c| c.checked())
         .unwrap_or(false);
+    let mut mapping = None;
     draw("chart-a", dark, |root, th| {
-        render::draw_eps_vs_alpha(root, &model, th)
+        render::draw_eps_vs_alpha(root, &model, th).map(|m| mapping = Some(m))
     });
+    app.borrow_mut().chart_a_map = mapping;
     draw("chart-b", dark, |root, th| {
         render::draw_bound_vs_exact(root, &model, th, overlays)
     });

@@ -774,7 +774,7 @@ fn show(i: &Inner) {
             dark,
             "widget chart A",
             render::legend_rows_a(m),
-            |root, th| render::draw_eps_vs_alpha(root, m, th),
+            |root, th| render::draw_eps_vs_alpha(root, m, th).map(|_| ()),
         );
     }
     if c.bound {
@@ -782,7 +782,7 @@ fn show(i: &Inner) {
             &e.chart_b,
             dark,
             "widget chart B",
-            render::legend_rows_b(false),
+            render::legend_rows_b(m, false),
             |root, th| render::draw_bound_vs_exact(root, m, th, false),
         );
     }

@@ -268,6 +268,22 @@ try {
     await frames(page);
   }
 
+  // 3c. Hover on chart A: the readout and a crosshair at the nearest order, placed by the
+  // chart's own mapping (the crosshair's x within a few px of the pointer on the dense grid).
+  {
+    const box = await page.$eval('#chart-a', (c) => { c.scrollIntoView({ block: 'center' }); const r = c.getBoundingClientRect(); return { x: r.x, y: r.y, w: r.width, h: r.height }; });
+    await page.mouse.move(box.x + box.w * 0.4, box.y + box.h * 0.5);
+    await page.waitForTimeout(50);
+    const hov = await page.evaluate(() => {
+      const l = document.querySelector('#crosshair');
+      return { readout: document.querySelector('#readout').textContent, hidden: l.hidden, left: parseFloat(l.style.left), top: parseFloat(l.style.top), height: parseFloat(l.style.height) };
+    });
+    check(/^α = [\d.]+: per-step RDP/.test(hov.readout) && !hov.hidden && Math.abs(hov.left - box.w * 0.4) < 12 && hov.top > 0 && hov.height > box.h / 2,
+      `hovering chart A reads out the nearest order with a crosshair there (${JSON.stringify(hov)}, pointer at ${(box.w * 0.4).toFixed(1)} px)`);
+    await page.mouse.move(2, 2);
+    check(await page.evaluate(() => document.querySelector('#crosshair').hidden), 'the crosshair goes when the pointer leaves');
+  }
+
   // Every input's message is tied to it (screen readers read it with the field).
   check(await page.evaluate(() => ['q', 'sigma', 'steps', 'delta', 'ds-n', 'ds-b', 'ds-e', 'target-eps', 'omega', 'cb-sigma', 'cb-eps', 'batching', 'accountant']
     .every((id) => { const d = document.getElementById(id).getAttribute('aria-describedby'); return d && document.getElementById(d); })), 'each field names its message element with aria-describedby');
