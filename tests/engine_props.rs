@@ -149,3 +149,28 @@ fn validation_names_the_bad_value() {
     assert_eq!(Run::new(m, 0, [2.0]).unwrap_err(), Error::Steps(0));
     assert_eq!(Run::new(m, 1, []).unwrap_err(), Error::NoOrders);
 }
+
+/// One σ range: calibration searches the whole [MIN_SIGMA, MAX_SIGMA] the engine accepts
+/// (it stopped at 0.05 before), and its answer is minimal to 1e-7 there too.
+#[test]
+fn calibration_searches_the_engines_sigma_range() {
+    assert_eq!(calibrate::SIGMA_MIN, sgm_rdp::engine::MIN_SIGMA);
+    assert_eq!(calibrate::SIGMA_MAX, sgm_rdp::engine::MAX_SIGMA);
+    let orders = default_orders();
+    let c = calibrate::sigma(1000.0, 1e-5, 0.5, 1, &orders, Conversion::Improved).unwrap();
+    assert!(!c.at_lower_limit && c.sigma < 0.05, "{c:?}");
+    let at = |s: f64| {
+        Run::new(Sgm::new(0.5, s).unwrap(), 1, &orders)
+            .unwrap()
+            .epsilon(1e-5, Conversion::Improved)
+            .unwrap()
+            .value
+    };
+    assert!(
+        at(c.sigma) <= 1000.0 && at(c.sigma * (1.0 - 1e-7)) > 1000.0,
+        "{c:?}"
+    );
+    // A target every σ in the range meets: the lower end, flagged.
+    let c = calibrate::sigma(1e7, 1e-5, 0.5, 1, &orders, Conversion::Improved).unwrap();
+    assert!(c.at_lower_limit && c.sigma == calibrate::SIGMA_MIN, "{c:?}");
+}
