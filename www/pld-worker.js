@@ -10,8 +10,8 @@
 // training, profile, risk} (or "charts-error"). Requests are handled newest-first per
 // client: a request that is no longer its client's newest when its turn comes is skipped.
 // Answers are cached by run, so many widgets showing the same run cost one computation.
-// A calibration ({kind: "calibrate", which, q, sigma, steps, delta, target}) is answered
-// with {kind: "calibrated", which, value, epsilon} or {kind: "calibrate-error", which, message}.
+// A calibration ({kind: "calibrate", which, accountant: "pld"|"rdp", conversion, q, sigma,
+// steps, delta, target}) is answered with {kind: "calibrated", which, accountant, value, epsilon} or {kind: "calibrate-error", which, message}.
 // The page's exact-RDP model at small σ ({kind: "rdp", client, gen, q, sigma, steps, delta,
 // conversion, omega}) is answered with {kind: "rdp", gen, rdp, value, alpha, …, compare}
 // (or {…, error}), then {kind: "chart-c", sigma, chartC} when chart C's σ is new.
@@ -95,11 +95,13 @@ self.onmessage = async ({ data }) => {
     // "What do I need?" with the tight accountant: {kind, which: "sigma"|"steps", …}.
     await ready;
     try {
-      const p = { q: data.q, delta: data.delta, epsilon: data.target, accountant: 'pld' };
+      // accountant 'pld' (certified tight ε) or 'rdp' (exact RDP with data.conversion).
+      const acct = data.accountant === 'rdp' ? 'rdp' : 'pld';
+      const p = { q: data.q, delta: data.delta, epsilon: data.target, accountant: acct, conversion: data.conversion };
       const r = data.which === 'sigma'
         ? calibrateSigma({ ...p, steps: data.steps })
         : calibrateSteps({ ...p, sigma: data.sigma });
-      self.postMessage({ client, gen: data.gen, kind: 'calibrated', which: data.which, value: data.which === 'sigma' ? r.sigma : r.steps, epsilon: r.epsilon });
+      self.postMessage({ client, gen: data.gen, kind: 'calibrated', which: data.which, accountant: acct, value: data.which === 'sigma' ? r.sigma : r.steps, epsilon: r.epsilon });
     } catch (err) {
       self.postMessage({ client, gen: data.gen, kind: 'calibrate-error', which: data.which, message: messageOf(err) });
     }

@@ -13,7 +13,6 @@ mod state;
 mod tight;
 pub mod widget;
 
-use crate::engine::{calibrate, Sgm};
 use crate::render::{self, fmt_num, Inputs, Model, Theme};
 use canvas::{Measured, MeasuredCanvas};
 use dom::*;
@@ -306,77 +305,21 @@ fn wire_inverse(app: &Shared) {
             }
         }
     });
-    let a = app.clone();
-    on("solve-sigma", "click", move |_| {
-        let i = a.borrow().inputs;
-        if !tight::rdp_sentence() {
-            // The tight accountant answers (in the worker): see `set_inverse_answer`.
+    // Both accountants solve in the worker (a solve at small σ can take a second); the
+    // answer arrives in `set_inverse_answer`.
+    for which in ["sigma", "steps"] {
+        let a = app.clone();
+        on(&format!("solve-{which}"), "click", move |_| {
+            let i = a.borrow().inputs;
             match parse_target() {
-                Ok(t) => tight::calibrate("sigma", i, t),
-                Err(m) => set_text("target-error", &m),
+                Ok(t) => tight::calibrate(which, i, t),
+                Err(m) => {
+                    clear_inverse(&a);
+                    set_text("target-error", &m);
+                }
             }
-            return;
-        }
-        let r = parse_target().and_then(|t| {
-            calibrate::sigma(t, i.delta, i.q, i.steps, &render::orders(), i.conversion)
-                .map_err(|e| e.to_string())
         });
-        match r {
-            Ok(c) => {
-                set_text("target-error", "");
-                set_text(
-                    "sigma-answer",
-                    &format!("σ = {:.6} (ε = {:.4})", c.sigma, c.epsilon),
-                );
-                let mut app = a.borrow_mut();
-                app.sigma_answer = Some(c.sigma);
-                app.inverse_for = Some(i);
-                show("apply-sigma", true);
-            }
-            Err(m) => {
-                clear_inverse(&a);
-                set_text("target-error", &m);
-            }
-        }
-    });
-    let a = app.clone();
-    on("solve-steps", "click", move |_| {
-        let i = a.borrow().inputs;
-        if !tight::rdp_sentence() {
-            match parse_target() {
-                Ok(t) => tight::calibrate("steps", i, t),
-                Err(m) => set_text("target-error", &m),
-            }
-            return;
-        }
-        let r = parse_target().and_then(|t| {
-            let sgm = Sgm::new(i.q, i.sigma).map_err(|e| e.to_string())?;
-            calibrate::steps(t, i.delta, sgm, &render::orders(), i.conversion)
-                .map_err(|e| e.to_string())
-        });
-        match r {
-            Ok(c) => {
-                set_text("target-error", "");
-                set_text(
-                    "steps-answer",
-                    &format!(
-                        "T = {}{} (ε = {:.4})",
-                        c.steps,
-                        in_epochs(&i, c.steps),
-                        c.epsilon
-                    ),
-                );
-                let mut app = a.borrow_mut();
-                app.steps_answer = Some(c.steps);
-                app.inverse_for = Some(i);
-                show("apply-steps", true);
-            }
-            Err(m) => {
-                clear_inverse(&a);
-                set_text("target-error", &m);
-            }
-        }
-    });
+    }
     let a = app.clone();
     on("apply-sigma", "click", move |_| {
         let s = a.borrow().sigma_answer;

@@ -644,6 +644,8 @@ pub fn set_rdp_sentence(rdp: bool) {
 
 /// "What do I need?" with the tight accountant: ask the worker for the smallest σ
 /// (`sigma`) or the largest T (`steps`) whose certified ε meets `target`.
+/// "What do I need?": the worker solves for σ or T with the chosen accountant (the tight
+/// one, or exact RDP with the inputs' conversion), off the main thread either way.
 pub fn calibrate(which: &str, i: Inputs, target: f64) {
     TIGHT.with(|t| {
         let t = t.borrow();
@@ -651,17 +653,12 @@ pub fn calibrate(which: &str, i: Inputs, target: f64) {
         let _ = js_sys::Reflect::set(&msg, &"kind".into(), &"calibrate".into());
         let _ = js_sys::Reflect::set(&msg, &"which".into(), &which.into());
         let _ = js_sys::Reflect::set(&msg, &"target".into(), &target.into());
+        let _ = js_sys::Reflect::set(&msg, &"accountant".into(), &acct_param().into());
         match &t.worker {
             Some(w) if w.post_message(&msg).is_ok() => {
-                set_text(
-                    &format!("{which}-answer"),
-                    "computing with the tight accountant…",
-                );
+                set_text(&format!("{which}-answer"), "computing…");
             }
-            _ => set_text(
-                "target-error",
-                "the tight accountant's worker is not available",
-            ),
+            _ => set_text("target-error", "the calculator's worker is not available"),
         }
     });
 }
@@ -673,14 +670,20 @@ fn calibrated(data: &JsValue) {
     if !(v.is_finite() && e.is_finite()) {
         return;
     }
+    let tight = get(data, "accountant").as_string().as_deref() != Some("rdp");
+    let eps = if tight {
+        format!("tight ε ≤ {e:.4}")
+    } else {
+        format!("ε = {e:.4}")
+    };
     let text = if which == "sigma" {
-        format!("σ = {v:.6} (tight ε ≤ {e:.4})")
+        format!("σ = {v:.6} ({eps})")
     } else {
         let epochs = TIGHT
             .with(|t| t.borrow().asked)
             .map(|i| super::in_epochs(&i, v as u64))
             .unwrap_or_default();
-        format!("T = {v}{epochs} (tight ε ≤ {e:.4})")
+        format!("T = {v}{epochs} ({eps})")
     };
     set_text(&format!("{which}-answer"), &text);
     set_text("target-error", "");
