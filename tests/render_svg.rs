@@ -346,3 +346,41 @@ fn tight_charts_draw_from_engine_data() {
         "{sentence}"
     );
 }
+
+#[test]
+fn every_chart_has_a_text_summary_with_its_numbers() {
+    let c = render::max_order_curves(1.1, 6).unwrap();
+    let s = render::summary_c(1.1, &c);
+    assert!(
+        s.contains("σ = 1.1") && s.contains(&render::fmt_num(c[0].1.min)),
+        "{s}"
+    );
+    assert!(s.contains(&render::fmt_num(c[5].1.exact)), "{s}");
+    let d = render::summary_d(1.0, 1.0);
+    assert!(
+        d.contains("at α = 2: Gaussian Rényi DP 1 vs (lin, Rényi) "),
+        "{d}"
+    );
+    use render::tight::{summary_profile, ProfileRow};
+    let rows: Vec<ProfileRow> = (1..=10)
+        .map(|i| {
+            let e = i as f64 / 2.0;
+            ProfileRow {
+                epsilon: e,
+                upper: 10f64.powf(-(e * 2.0)),
+                lower: 10f64.powf(-(e * 2.0)) / 2.0,
+                rdp: 10f64.powf(-(e * 1.5)),
+            }
+        })
+        .collect();
+    let p = summary_profile(&rows, 1e-4);
+    // Tight δ ≤ 1e-4 first at ε = 2 (10⁻⁴); RDP's δ ≤ 1e-4 first at ε = 3 (10^-4.5).
+    assert!(
+        p.contains("tight curve reaches ε ≈ 2, exact RDP ε ≈ 3"),
+        "{p}"
+    );
+    assert_eq!(
+        summary_profile(&[], 1e-5),
+        "Privacy profile: no points yet."
+    );
+}

@@ -55,3 +55,24 @@ pub fn draw_max_alpha<DB: DrawingBackend>(
     }
     finish(root, &plot, strip.as_ref(), &chart, &legend, true, th)
 }
+
+/// A text summary of chart C: where Theorem 11's two conditions allow the largest orders.
+pub fn summary_c(sigma: f64, data: &[(f64, bounds::MaxOrder)]) -> String {
+    let (Some(first), Some(last)) = (data.first(), data.last()) else {
+        return "Chart C: no points yet.".into();
+    };
+    let say = |(q, m): &(f64, bounds::MaxOrder)| {
+        format!(
+            "at q = {} up to α = {} by conditions (4) and (5), {} exactly",
+            fmt_num(*q),
+            fmt_num(m.min),
+            fmt_num(m.exact)
+        )
+    };
+    format!(
+        "Largest order α where Theorem 11 holds, for σ = {}: {}; {}.",
+        fmt_num(sigma),
+        say(first),
+        say(last)
+    )
+}

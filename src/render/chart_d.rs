@@ -68,3 +68,24 @@ pub fn draw_capacity<DB: DrawingBackend>(
     }
     finish(root, &plot, strip.as_ref(), &chart, &legend, false, th)
 }
+
+/// A text summary of chart D at α = 2 and α = 10.
+pub fn summary_d(sigma: f64, eps: f64) -> String {
+    use crate::engine::compare::{gaussian_lin_renyi, laplace_lin_renyi, laplace_renyi};
+    let at = |a: f64| {
+        format!(
+            "at α = {a}: Gaussian Rényi DP {} vs (lin, Rényi) {}, Laplace Rényi DP {} vs (lin, Rényi) {}",
+            fmt_num(a / (2.0 * sigma * sigma)),
+            fmt_num(gaussian_lin_renyi(sigma, a)),
+            fmt_num(laplace_renyi(eps, a)),
+            fmt_num(laplace_lin_renyi(eps, a))
+        )
+    };
+    format!(
+        "Capacity-bounded view for Gaussian σ = {} and Laplace ε = {}: {}; {}.",
+        fmt_num(sigma),
+        fmt_num(eps),
+        at(2.0),
+        at(10.0)
+    )
+}

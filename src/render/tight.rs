@@ -139,6 +139,32 @@ pub struct ProfileRow {
     pub rdp: f64,
 }
 
+/// A text summary of the privacy profile (for screen readers and the chart's focus): the
+/// tight δ at the ends of the ε range and the factor exact RDP loses at the run's δ.
+pub fn summary_profile(rows: &[ProfileRow], delta: f64) -> String {
+    let pos: Vec<&ProfileRow> = rows.iter().filter(|r| r.epsilon > 0.0).collect();
+    let (Some(first), Some(last)) = (pos.first(), pos.last()) else {
+        return "Privacy profile: no points yet.".into();
+    };
+    // The ε where the tight δ(ε) crosses the run's δ, and exact RDP's ε for the same δ.
+    let at = |f: fn(&ProfileRow) -> f64| pos.iter().find(|r| f(r) <= delta).map(|r| r.epsilon);
+    let cross = match (at(|r| r.upper), at(|r| r.rdp)) {
+        (Some(t), Some(r)) => format!(
+            " At δ = {delta:e} the tight curve reaches ε ≈ {}, exact RDP ε ≈ {}.",
+            fmt_num(t),
+            fmt_num(r)
+        ),
+        _ => String::new(),
+    };
+    format!(
+        "Privacy profile δ(ε) for ε from {} to {}: the tight δ falls from {} to {}.{cross}",
+        fmt_num(first.epsilon),
+        fmt_num(last.epsilon),
+        fmt_num(first.upper),
+        fmt_num(last.upper)
+    )
+}
+
 /// Chart "privacy profile": δ(ε) on a log δ axis down to 1e-15 — the PLD bracket as a
 /// band and the RDP-derived curve — with the current δ marked.
 pub fn draw_profile<DB: DrawingBackend>(

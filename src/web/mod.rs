@@ -273,6 +273,7 @@ fn apply(app: &Shared, f: Field, v: f64) {
 /// The inverse mode's answers and Apply buttons go (the target or an input changed, or a
 /// solve failed): an answer is never shown for other inputs than its own.
 fn clear_inverse(app: &Shared) {
+    tight::cancel_calibration();
     let mut a = app.borrow_mut();
     (a.sigma_answer, a.steps_answer, a.inverse_for) = (None, None, None);
     for id in ["sigma-answer", "steps-answer"] {
@@ -312,7 +313,11 @@ fn wire_inverse(app: &Shared) {
         on(&format!("solve-{which}"), "click", move |_| {
             let i = a.borrow().inputs;
             match parse_target() {
-                Ok(t) => tight::calibrate(which, i, t),
+                Ok(t) => {
+                    // An input change before the answer arrives cancels it (see `frame`).
+                    a.borrow_mut().inverse_for = Some(i);
+                    tight::calibrate(which, i, t);
+                }
                 Err(m) => {
                     clear_inverse(&a);
                     set_text("target-error", &m);
@@ -729,6 +734,7 @@ fn chart_d_inputs() -> Result<(f64, f64), &'static str> {
 /// Chart D (Chaudhuri et al.'s capacity-bounded view) from its own two boxes.
 fn draw_chart_d(dark: bool) -> Result<(), &'static str> {
     let (s, e) = chart_d_inputs()?;
+    set_text("chart-d-summary", &render::summary_d(s, e));
     draw("chart-d", dark, |root, th| {
         render::draw_capacity(root, s, e, th)
     });
@@ -806,6 +812,7 @@ pub(crate) fn heavy_answered(compare: &JsValue, model: bool) {
 
 fn draw_chart_c(app: &App, dark: bool) {
     if let Some((s, d)) = &app.chart_c {
+        set_text("chart-c-summary", &render::summary_c(*s, d));
         draw("chart-c", dark, |root, th| {
             render::draw_max_alpha(root, *s, d, th)
         });

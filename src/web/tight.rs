@@ -30,6 +30,9 @@ struct Tight {
     risk: Vec<(f64, f64)>,
     risk_fpr: Vec<(f64, f64)>,
     answered: u32,
+    /// The newest calibration asked for σ and for T: an answer to an older one (the target
+    /// or an input changed since) is dropped.
+    calib: [u32; 2],
     /// Which accountant drives the sentence: the tight one (URL `acct=pld`, default) or
     /// exact RDP (`acct=rdp`).
     rdp_sentence: bool,
@@ -362,7 +365,7 @@ fn answer(data: JsValue) {
             redraw();
         }
         "calibrated" => calibrated(&data),
-        "calibrate-error" => {
+        "calibrate-error" if is_current_calibration(&data) => {
             let which = get(&data, "which").as_string().unwrap_or_default();
             set_text(&format!("{which}-answer"), "");
             set_text(
@@ -499,6 +502,10 @@ pub fn redraw() {
                 Some(e) => tight::budget_sentence(training, e, spe),
                 None => "Set a target ε (in “What do I need?”) to see when it is reached.".into(),
             },
+        );
+        set_text(
+            "profile-summary",
+            &tight::summary_profile(&t.profile, delta),
         );
         if let Some(c) = by_id::<HtmlCanvasElement>("chart-profile") {
             paint_canvas(&c, dark, "chart-profile", |root, th| {
@@ -647,13 +654,17 @@ pub fn set_rdp_sentence(rdp: bool) {
 /// "What do I need?": the worker solves for σ or T with the chosen accountant (the tight
 /// one, or exact RDP with the inputs' conversion), off the main thread either way.
 pub fn calibrate(which: &str, i: Inputs, target: f64) {
+    let acct = acct_param(); // before TIGHT is borrowed mutably
     TIGHT.with(|t| {
-        let t = t.borrow();
-        let msg = message(t.gen, &i);
+        let mut t = t.borrow_mut();
+        let k = (which == "steps") as usize;
+        t.calib[k] += 1;
+        // The worker echoes `gen`: here the calibration's sequence number.
+        let msg = message(t.calib[k], &i);
         let _ = js_sys::Reflect::set(&msg, &"kind".into(), &"calibrate".into());
         let _ = js_sys::Reflect::set(&msg, &"which".into(), &which.into());
         let _ = js_sys::Reflect::set(&msg, &"target".into(), &target.into());
-        let _ = js_sys::Reflect::set(&msg, &"accountant".into(), &acct_param().into());
+        let _ = js_sys::Reflect::set(&msg, &"accountant".into(), &acct.into());
         match &t.worker {
             Some(w) if w.post_message(&msg).is_ok() => {
                 set_text(&format!("{which}-answer"), "computing…");
@@ -663,8 +674,26 @@ pub fn calibrate(which: &str, i: Inputs, target: f64) {
     });
 }
 
+/// Drop any calibration answers still on their way (the target or an input changed).
+pub fn cancel_calibration() {
+    TIGHT.with(|t| {
+        let mut t = t.borrow_mut();
+        t.calib[0] += 1;
+        t.calib[1] += 1;
+    });
+}
+
+/// Whether `data` answers the newest calibration of its kind.
+fn is_current_calibration(data: &JsValue) -> bool {
+    let k = (get(data, "which").as_string().as_deref() == Some("steps")) as usize;
+    TIGHT.with(|t| num(data, "gen") == t.borrow().calib[k] as f64)
+}
+
 /// A calibration answer from the worker (for the inputs it was asked with).
 fn calibrated(data: &JsValue) {
+    if !is_current_calibration(data) {
+        return;
+    }
     let which = get(data, "which").as_string().unwrap_or_default();
     let (v, e) = (num(data, "value"), num(data, "epsilon"));
     if !(v.is_finite() && e.is_finite()) {

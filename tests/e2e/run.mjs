@@ -75,6 +75,7 @@ try {
     check(Math.abs(got - cs.sigma) / cs.sigma < 1e-3 && cs.epsilon <= 2, `inverse mode (tight): ${ans} vs CLI σ = ${cs.sigma}`);
     await page.selectOption('#accountant', 'rdp');
     await page.click('#solve-sigma');
+    await page.waitForFunction(() => /\(ε = /.test(document.querySelector('#sigma-answer').textContent), null, { timeout: 10000 }).catch(() => {});
     const rdpAns = await text(page, '#sigma-answer');
     const cr = cli('calibrate', { q: 256 / 60000, steps: 14063, delta: 1e-5, epsilon: 2 });
     check(rdpAns.startsWith(`σ = ${cr.sigma.toFixed(6)}`), `inverse mode (exact RDP): ${rdpAns}`);
@@ -90,6 +91,11 @@ try {
     await page.fill('#sigma', '1.2');
     await frames(page);
     check((await text(page, '#steps-answer')) === '' && (await page.evaluate(() => document.querySelector('#apply-steps').hidden)), 'changing an input clears the answers');
+    // An answer still on its way when an input changes is dropped, not shown for the new inputs.
+    await page.click('#solve-steps');
+    await page.fill('#sigma', '1.3');
+    await page.waitForTimeout(2500);
+    check((await text(page, '#steps-answer')) === '' && (await page.evaluate(() => document.querySelector('#apply-steps').hidden)), `an answer arriving after an input changed is dropped ("${await text(page, '#steps-answer')}")`);
     await page.fill('#sigma', '1.1');
     await frames(page);
     await page.selectOption('#accountant', 'pld');
@@ -284,6 +290,16 @@ try {
     check(await page.evaluate(() => document.querySelector('#crosshair').hidden), 'the crosshair goes when the pointer leaves');
   }
 
+  // Every chart is focusable and described by a text summary with its numbers.
+  {
+    const summaries = () => [...document.querySelectorAll('canvas')].map((c) => {
+      const d = document.getElementById(c.getAttribute('aria-describedby') || '');
+      return { id: c.id, tab: c.tabIndex, text: d ? d.textContent.trim() : '' };
+    });
+    await page.waitForFunction((f) => eval(f)().every((c) => /\d/.test(c.text)), summaries.toString(), { timeout: 20000 }).catch(() => {});
+    const got = await page.evaluate((f) => eval(f)(), summaries.toString());
+    check(got.length === 7 && got.every((c) => c.tab === 0 && /\d/.test(c.text)), `every chart focusable with a text summary: ${JSON.stringify(got.map((c) => [c.id, c.tab, c.text.slice(0, 60)]))}`);
+  }
   // Every input's message is tied to it (screen readers read it with the field).
   check(await page.evaluate(() => ['q', 'sigma', 'steps', 'delta', 'ds-n', 'ds-b', 'ds-e', 'target-eps', 'omega', 'cb-sigma', 'cb-eps', 'batching', 'accountant']
     .every((id) => { const d = document.getElementById(id).getAttribute('aria-describedby'); return d && document.getElementById(d); })), 'each field names its message element with aria-describedby');
