@@ -382,54 +382,45 @@ fn wire_exports(app: &Shared) {
             download_text("sgm-rdp.csv", "text/csv", &csv);
         }
     });
-    on("export-png", "click", move |_| {
-        let which = export_choice();
-        if let Some(c) = by_id::<HtmlCanvasElement>(&format!("chart-{which}")) {
-            if let Ok(url) = c.to_data_url() {
-                download_url(&format!("sgm-rdp-chart-{which}.png"), &url);
-            }
-        }
-    });
-    let a = app.clone();
-    on("export-svg", "click", move |_| {
-        let which = export_choice();
-        let app = a.borrow();
-        let Some(m) = &app.model else { return };
-        let overlays = by_id::<HtmlInputElement>("overlays")
-            .map(|c| c.checked())
-            .unwrap_or(false);
-        let mut s = String::new();
-        let drawn = {
-            // The same drawing code as the canvas, on plotters' SVG backend (one
-            // backend type for both, see canvas.rs), light theme, 900 × 560.
-            let Some(svg) = Measured::detached(canvas::Surface::Svg(SVGBackend::with_string(
-                &mut s,
-                (900, 560),
-            ))) else {
-                return;
+    // PNG and SVG are the same picture whatever the screen: light theme, 900 × 560 CSS px
+    // (the PNG at 2×: 1800 × 1120 pixels), drawn by the same code as the page's charts.
+    for format in ["png", "svg"] {
+        let a = app.clone();
+        on(&format!("export-{format}"), "click", move |_| {
+            let which = export_choice();
+            let app = a.borrow();
+            let (w, h) = EXPORT_SIZE;
+            let done = if format == "png" {
+                export_png(&which, &app)
+            } else {
+                let mut s = String::new();
+                let drawn = Measured::detached(canvas::Surface::Svg(SVGBackend::with_string(
+                    &mut s,
+                    (w, h),
+                )))
+                .is_some_and(|svg| {
+                    draw_export(&which, &svg.into_drawing_area(), &Theme::light(1.0), &app)
+                });
+                if drawn {
+                    download_text(&format!("sgm-rdp-chart-{which}.svg"), "image/svg+xml", &s);
+                }
+                drawn
             };
-            let root = svg.into_drawing_area();
-            let th = Theme::light(1.0);
-            match (which.as_str(), &app.chart_c) {
-                ("b", _) => render::draw_bound_vs_exact(&root, m, &th, overlays).is_ok(),
-                ("c", Some((sigma, d))) => render::draw_max_alpha(&root, *sigma, d, &th).is_ok(),
-                ("d", _) => match (chart_d_inputs(), ()) {
-                    (Ok((gs, le)), ()) => render::draw_capacity(&root, gs, le, &th).is_ok(),
-                    _ => false,
-                },
-                ("training" | "profile" | "risk", _) => tight::draw_named(&which, &root, &th),
-                _ => render::draw_eps_vs_alpha(&root, m, &th).is_ok(),
-            }
-        };
-        if !drawn {
             set_text(
                 "copy-status",
-                &format!("chart {which} has nothing to export yet"),
+                &if done {
+                    match format {
+                        "png" => {
+                            format!("chart {which}: PNG, {} × {} px (light theme)", 2 * w, 2 * h)
+                        }
+                        _ => format!("chart {which}: SVG, {w} × {h} (light theme)"),
+                    }
+                } else {
+                    format!("chart {which} has nothing to export yet")
+                },
             );
-            return;
-        }
-        download_text(&format!("sgm-rdp-chart-{which}.svg"), "image/svg+xml", &s);
-    });
+        });
+    }
     let a = app.clone();
     on("copy-link", "click", move |_| {
         // The link holds the current state (the debounced URL write may be pending).
@@ -462,6 +453,52 @@ fn wire_exports(app: &Shared) {
 }
 
 /// Show the link selected in a box (no clipboard here) and say so.
+/// Exports' size in CSS px (see `wire_exports`).
+const EXPORT_SIZE: (u32, u32) = (900, 560);
+
+/// Draw chart `which` for an export; false when it has nothing to show yet.
+fn draw_export<DB: plotters::prelude::DrawingBackend>(
+    which: &str,
+    root: &DrawingArea<DB, Shift>,
+    th: &Theme,
+    app: &App,
+) -> bool {
+    let Some(m) = &app.model else { return false };
+    let overlays = by_id::<HtmlInputElement>("overlays").is_some_and(|c| c.checked());
+    match (which, &app.chart_c) {
+        ("b", _) => render::draw_bound_vs_exact(root, m, th, overlays).is_ok(),
+        ("c", Some((sigma, d))) => render::draw_max_alpha(root, *sigma, d, th).is_ok(),
+        ("c", None) => false,
+        ("d", _) => {
+            chart_d_inputs().is_ok_and(|(gs, le)| render::draw_capacity(root, gs, le, th).is_ok())
+        }
+        ("training" | "profile" | "risk", _) => tight::draw_named(which, root, th),
+        _ => render::draw_eps_vs_alpha(root, m, th).is_ok(),
+    }
+}
+
+/// The PNG export: drawn on a detached canvas at 2× [`EXPORT_SIZE`], then downloaded.
+fn export_png(which: &str, app: &App) -> bool {
+    let (w, h) = EXPORT_SIZE;
+    let Some(canvas) = doc()
+        .and_then(|d| d.create_element("canvas").ok())
+        .and_then(|c| c.dyn_into::<HtmlCanvasElement>().ok())
+    else {
+        return false;
+    };
+    canvas.set_width(2 * w);
+    canvas.set_height(2 * h);
+    let drawn = MeasuredCanvas::new(canvas.clone())
+        .is_some_and(|b| draw_export(which, &b.into_drawing_area(), &Theme::light(2.0), app));
+    match canvas.to_data_url() {
+        Ok(url) if drawn => {
+            download_url(&format!("sgm-rdp-chart-{which}.png"), &url);
+            true
+        }
+        _ => false,
+    }
+}
+
 fn select_link(url: &str) {
     if let Some(b) = by_id::<HtmlInputElement>("copy-url") {
         b.set_value(url);

@@ -435,9 +435,47 @@ try {
     const svg = await download(pg, '#export-svg');
     check(svg.name === `sgm-rdp-chart-${c}.svg` && svg.body.toString().includes('<svg') && svg.body.toString().includes('polyline'), `SVG export of chart ${c}`);
     const png = await download(pg, '#export-png');
-    check(png.name === `sgm-rdp-chart-${c}.png` && png.body.subarray(1, 4).toString() === 'PNG', `PNG export of chart ${c}`);
+    const dims = [png.body.readUInt32BE(16), png.body.readUInt32BE(20)];
+    check(png.name === `sgm-rdp-chart-${c}.png` && png.body.subarray(1, 4).toString() === 'PNG' && dims[0] === 1800 && dims[1] === 1120,
+      `PNG export of chart ${c} (${dims.join(' × ')} px)`);
   }
   await exporter.close();
+  // The same export from a dark page at devicePixelRatio 3 and a light one at 1: one picture.
+  {
+    const pngOf = async (opts) => {
+      const pg = await newPage(browser, consoleErrors, 'export dpr', { viewport: { width: 900, height: 900 }, acceptDownloads: true, ...opts });
+      await pg.goto(BASE + '?q=0.01&sigma=1.5&steps=5000');
+      await pg.waitForFunction(() => /\d/.test(document.querySelector('#epsilon')?.textContent || ''), null, { timeout: 15000 });
+      await pg.selectOption('#export-chart', 'a');
+      const png = await download(pg, '#export-png');
+      const status = await pg.textContent('#copy-status');
+      await pg.close();
+      return { png, status };
+    };
+    const one = await pngOf({ deviceScaleFactor: 1, colorScheme: 'light' });
+    const three = await pngOf({ deviceScaleFactor: 3, colorScheme: 'dark' });
+    // Compare the decoded pixels (text antialiasing may differ by a shade between DPRs).
+    const cmp = await page.evaluate(async ([a, b]) => {
+      const px = async (b64) => {
+        const img = new Image();
+        img.src = 'data:image/png;base64,' + b64;
+        await img.decode();
+        const c = document.createElement('canvas');
+        [c.width, c.height] = [img.width, img.height];
+        const x = c.getContext('2d');
+        x.drawImage(img, 0, 0);
+        return { w: img.width, h: img.height, d: x.getImageData(0, 0, img.width, img.height).data };
+      };
+      const [p, q] = [await px(a), await px(b)];
+      let diff = 0;
+      for (let i = 0; i < p.d.length; i += 4) {
+        if (Math.abs(p.d[i] - q.d[i]) + Math.abs(p.d[i + 1] - q.d[i + 1]) + Math.abs(p.d[i + 2] - q.d[i + 2]) > 96) diff++;
+      }
+      return { same: p.w === q.w && p.h === q.h, diff: diff / (p.w * p.h), corner: [q.d[0], q.d[1], q.d[2]] };
+    }, [one.png.body.toString('base64'), three.png.body.toString('base64')]);
+    check(cmp.same && cmp.diff < 0.002 && cmp.corner.every((v) => v === 255) && /PNG, 1800 × 1120 px \(light theme\)/.test(three.status),
+      `PNG export is the same picture at DPR 1 (light page) and DPR 3 (dark page): ${(cmp.diff * 100).toFixed(3)} % of pixels differ, background ${cmp.corner}; "${three.status}"`);
+  }
 
   // 6c. Small σ never freezes the page: the RDP model, chart C and the comparison are
   // computed in the worker (longest main-thread task measured from navigation on).
