@@ -518,6 +518,15 @@ try {
   check(overflow <= 0, `no horizontal scroll at 360 px (overflow ${overflow})`);
   await narrow.screenshot({ path: join(OUT, 'page-360.png'), fullPage: true });
   await narrow.close();
+  // A phone (390 × 844): the headline on the first screen, the charts right after it.
+  {
+    const phone = await open('', 390);
+    await phone.setViewportSize({ width: 390, height: 844 });
+    const top = await phone.evaluate(() => Object.fromEntries(['epsilon-pld', 'chart-training', 'chart-a'].map((id) => [id, Math.round(document.getElementById(id).getBoundingClientRect().top + scrollY)])));
+    check(top['epsilon-pld'] < 844 && top['chart-training'] < 1.6 * 844 && top['chart-a'] < 3.5 * 844,
+      `at 390 × 844: headline at ${top['epsilon-pld']} px, first chart at ${top['chart-training']} px, chart A at ${top['chart-a']} px (were 562, 2835, 4416)`);
+    await phone.close();
+  }
 
   // 8. Iframe mode posts its height.
   const host = await newPage(browser, consoleErrors, 'embed host');
