@@ -279,6 +279,9 @@ struct Els {
     sentence: HtmlElement,
     foot: HtmlElement,
     open: Element,
+    refs: Element,
+    /// The " · " between the two links.
+    dot: Element,
 }
 
 struct Inner {
@@ -578,6 +581,15 @@ fn calculator_url(text: &str) -> Result<String, String> {
     }
 }
 
+/// The method's paper (the widget's reference link without a calculator page).
+const REFERENCE: &str = "https://arxiv.org/abs/1908.10530";
+
+fn show_el(e: &Element, on: bool) {
+    if let Some(h) = e.dyn_ref::<HtmlElement>() {
+        h.set_hidden(!on);
+    }
+}
+
 /// The calculator link for the values shown (the page's URL format).
 fn calculator_link(base: &str, i: &Inputs, acct: Accountant) -> Option<String> {
     let u = web_sys::Url::new(base).ok()?;
@@ -684,10 +696,25 @@ fn build(d: &Document, root: &web_sys::ShadowRoot) -> Result<Els, JsValue> {
     let chart_risk = tight_chart("membership-inference risk: TPR bound against FPR")?;
     let sentence = el(d, "p", "sentence", &container)?;
     let foot = el(d, "div", "foot", &container)?;
-    foot.set_hidden(true);
+    // The method, named (the calculator's References section when there is a calculator).
+    let refs = text(
+        d,
+        "a",
+        "",
+        "method: Mironov–Talwar–Zhang; tight ε: PLD",
+        &foot,
+    )?;
+    refs.set_attribute("href", REFERENCE)?;
+    refs.set_attribute(
+        "title",
+        "Mironov, Talwar, Zhang: Rényi Differential Privacy of the Sampled Gaussian Mechanism (arXiv:1908.10530); the tight ε from privacy-loss distributions (Doroshenko et al., PETS 2022)",
+    )?;
+    let dot = text(d, "span", "", " · ", &foot)?;
     let open = text(d, "a", "", "open in the full calculator", &foot)?;
-    open.set_attribute("target", "_blank")?;
-    open.set_attribute("rel", "noopener")?;
+    for a in [&refs, &open] {
+        a.set_attribute("target", "_blank")?;
+        a.set_attribute("rel", "noopener")?;
+    }
     Ok(Els {
         container,
         drawn_width: std::cell::Cell::new(0),
@@ -710,6 +737,8 @@ fn build(d: &Document, root: &web_sys::ShadowRoot) -> Result<Els, JsValue> {
         sentence,
         foot,
         open: open.into(),
+        refs: refs.into(),
+        dot: dot.into(),
     })
 }
 
@@ -839,9 +868,18 @@ fn show_text(i: &Inner) {
     {
         Some(href) => {
             let _ = e.open.set_attribute("href", &href);
+            // The calculator's own References section, with the values.
+            let _ = e.refs.set_attribute("href", &format!("{href}#references"));
+            show_el(&e.open, true);
+            show_el(&e.dot, true);
             e.foot.set_hidden(false);
         }
-        None => e.foot.set_hidden(true),
+        None => {
+            let _ = e.refs.set_attribute("href", REFERENCE);
+            show_el(&e.open, false);
+            show_el(&e.dot, false);
+            e.foot.set_hidden(false);
+        }
     }
 }
 

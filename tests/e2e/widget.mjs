@@ -129,7 +129,8 @@ try {
   // Bad attributes: named inside that widget; never blank; the others keep working.
   const msg3 = await shadowText(page, 'w3', '.msg');
   check(/attribute q:/.test(msg3) && /attribute sigma:/.test(msg3) && /attribute calculator:/.test(msg3), `w3 names its bad attributes: "${msg3}"`);
-  check((await page.evaluate(() => $s('w3', '.foot').hidden)) === true, 'a javascript: calculator URL gives no link');
+  const w3links = await page.evaluate(() => [...$w('w3').shadowRoot.querySelectorAll('.foot a')].filter((a) => !a.hidden).map((a) => a.href));
+  check(w3links.length === 1 && w3links[0] === 'https://arxiv.org/abs/1908.10530', `a javascript: calculator URL gives no calculator link, only the method's (${JSON.stringify(w3links)})`);
   check(/^\d+\.\d{4}$/.test(await shadowText(page, 'w3', '.eps')), 'w3 still shows numbers (defaults), not a blank box');
 
   // Themes: theme="dark"; auto on a dark host background; auto on white.
@@ -253,6 +254,10 @@ try {
   const mv = await mini.evaluate(() => document.querySelector('sgm-rdp-calculator').value);
   const me = engine(0.01, 1.1, 10000, 1e-5);
   check(close(mv.epsilon, me.epsilon), `minimal two-line page: ε ${mv.epsilon} = engine ${me.epsilon}`);
+  // Without a calculator page, the full widget's method link names the paper (arXiv).
+  const mref = await mini.evaluate(() => { const a = document.querySelector('sgm-rdp-calculator').shadowRoot.querySelector('.foot a'); return a && !a.closest('.foot').hidden ? [a.href, a.textContent, a.title] : null; });
+  check(mref && mref[0] === 'https://arxiv.org/abs/1908.10530' && /Mironov–Talwar–Zhang/.test(mref[1]) && /Rényi Differential Privacy of the Sampled Gaussian Mechanism/.test(mref[2]),
+    `the widget names its method with a link: ${JSON.stringify(mref)}`);
   await mini.screenshot({ path: join(OUT, 'widget-minimal.png'), fullPage: true });
   // Benchmark (reported, not asserted): attribute change → recompute + redraw → change event,
   // exact RDP alone (accountant="rdp") and with the tight ε from the worker (default "both").
@@ -349,8 +354,9 @@ try {
     check(/membership-inference risk: an attacker/i.test(drawn[2]?.label || ''), `the risk chart's label states the attack bound: "${drawn[2]?.label}"`);
   }
   check((await emb.textContent('#demo-log')).includes(`ε = ${me.epsilon.toFixed(4)}`), 'embed.html logs the compact widget\'s change event');
-  const link = await emb.evaluate(() => document.getElementById('demo-compact').shadowRoot.querySelector('.foot a').href);
+  const [refs, link] = await emb.evaluate(() => [...document.getElementById('demo-compact').shadowRoot.querySelectorAll('.foot a')].map((a) => a.href));
   check(link === `${cdn.base}index.html?v=1&q=0.01&sigma=1.1&steps=10000&delta=0.00001&conv=improved&acct=pld&batch=poisson`, `calculator="index.html" links the full page with the values: ${link}`);
+  check(refs === `${link}#references`, `the widget's method link goes to the calculator's References: ${refs}`);
   const linked = await newPage(browser, errors, 'linked');
   await linked.goto(link);
   await linked.waitForFunction(() => /\d/.test(document.querySelector('#epsilon')?.textContent || ''), null, { timeout: 15000 });
