@@ -174,3 +174,34 @@ fn calibration_searches_the_engines_sigma_range() {
     let c = calibrate::sigma(1e7, 1e-5, 0.5, 1, &orders, Conversion::Improved).unwrap();
     assert!(c.at_lower_limit && c.sigma == calibrate::SIGMA_MIN, "{c:?}");
 }
+
+/// Calibration's failures are typed, with the numbers (no message-only catch-all).
+#[test]
+fn unreachable_targets_are_typed_errors() {
+    use sgm_rdp::engine::Error;
+    let orders = default_orders();
+    match calibrate::sigma(
+        1e-6,
+        1e-5,
+        1.0,
+        1_000_000_000,
+        &orders,
+        Conversion::Improved,
+    ) {
+        Err(Error::SigmaUnreachable { target, epsilon }) => {
+            assert_eq!(target, 1e-6);
+            assert!(epsilon > target);
+        }
+        other => panic!("{other:?}"),
+    }
+    let sgm = Sgm::new(1.0, 0.5).unwrap();
+    match calibrate::steps(0.01, 1e-5, sgm, &orders, Conversion::Improved) {
+        Err(e @ Error::StepsUnreachable { .. }) => {
+            assert!(
+                e.to_string().starts_with("even one step gives epsilon = "),
+                "{e}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+}

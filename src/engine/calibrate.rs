@@ -63,10 +63,10 @@ pub fn sigma(
     let at = |s: f64| eps_at(q, s, steps, &orders, delta, conv);
     let hi_opt = at(SIGMA_MAX)?;
     if hi_opt.value > target {
-        return Err(Error::Unreachable(format!(
-            "no noise_multiplier sigma <= {SIGMA_MAX:e} reaches epsilon <= {target} (sigma = {SIGMA_MAX:e} gives {:.6})",
-            hi_opt.value
-        )));
+        return Err(Error::SigmaUnreachable {
+            target,
+            epsilon: hi_opt.value,
+        });
     }
     // Bracket downward a decade at a time from the cheap end: the per-step RDP costs more
     // the smaller σ is (σ = 10⁻³ about 0.3 s natively), so small σ is evaluated only when
@@ -139,10 +139,10 @@ pub fn steps(
     };
     let one = at(1)?;
     if one.value > target {
-        return Err(Error::Unreachable(format!(
-            "even one step gives epsilon = {:.6} > target {target}",
-            one.value
-        )));
+        return Err(Error::StepsUnreachable {
+            target,
+            epsilon: one.value,
+        });
     }
     let max = super::MAX_STEPS;
     // Steps allowed at order α (∞ where the per-step RDP is 0); maximized over α.

@@ -45,8 +45,10 @@ pub enum Error {
     Epochs(f64),
     /// A conversion name other than "improved" or "classic".
     ConversionName(String),
-    /// Calibration could not reach the target within the searched range.
-    Unreachable(String),
+    /// σ calibration: not even σ = MAX_SIGMA reaches the target; `epsilon` is its ε.
+    SigmaUnreachable { target: f64, epsilon: f64 },
+    /// Steps calibration: even one step exceeds the target; `epsilon` is its ε.
+    StepsUnreachable { target: f64, epsilon: f64 },
 }
 
 impl fmt::Display for Error {
@@ -116,7 +118,18 @@ impl fmt::Display for Error {
                 "conversion must be 'improved' or 'classic', got '{}'",
                 c.chars().take(32).collect::<String>()
             ),
-            Error::Unreachable(m) => write!(f, "{m}"),
+            Error::SigmaUnreachable { target, epsilon } => write!(
+                f,
+                "no noise_multiplier sigma <= {:e} reaches epsilon <= {} (sigma = {:e} gives {epsilon:.6})",
+                crate::engine::MAX_SIGMA,
+                show(*target),
+                crate::engine::MAX_SIGMA
+            ),
+            Error::StepsUnreachable { target, epsilon } => write!(
+                f,
+                "even one step gives epsilon = {epsilon:.6} > target {}",
+                show(*target)
+            ),
         }
     }
 }
