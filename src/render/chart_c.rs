@@ -36,22 +36,36 @@ pub fn draw_max_alpha<DB: DrawingBackend>(
         (ylo, yhi),
     )?;
     mesh(&mut chart, th, "sampling rate q", "max α")?;
-    let w = th.px(2.0);
+    // min(4, 5) coincides with one of the two conditions everywhere: drawn first as a wide
+    // translucent band, the two conditions dashed over it, so no series hides another.
     type Pick = fn(&bounds::MaxOrder) -> f64;
-    let sets: [(&str, Pick, usize); 4] = [
-        ("condition (4)", |m| m.cond4, 2),
-        ("condition (5)", |m| m.cond5, 3),
-        ("min of (4), (5)", |m| m.min, 1),
-        ("exact: ε(α) ≤ 2q²α/σ²", |m| m.exact, 0),
+    let sets: [(&str, Pick, usize, Mark); 4] = [
+        ("min of (4), (5)", |m| m.min, 1, Mark::Area),
+        ("condition (4)", |m| m.cond4, 2, Mark::Dashed),
+        ("condition (5)", |m| m.cond5, 3, Mark::Dashed),
+        ("exact: ε(α) ≤ 2q²α/σ²", |m| m.exact, 0, Mark::Line),
     ];
-    let mut legend = Vec::new();
-    for (name, f, c) in sets {
+    let mut legend: Legend = Vec::new();
+    for (name, f, c, mark) in sets {
         let col = th.series[c];
-        chart.draw_series(LineSeries::new(
-            data.iter().map(|(q, m)| (*q, f(m).clamp(ylo, yhi))),
-            col.stroke_width(w),
-        ))?;
-        legend.push((name.to_string(), col, Mark::Line));
+        let pts: Points = data
+            .iter()
+            .map(|(q, m)| (*q, f(m).clamp(ylo, yhi)))
+            .collect();
+        match mark {
+            Mark::Area => {
+                chart.draw_series(LineSeries::new(pts, col.mix(0.35).stroke_width(th.px(8.0))))?;
+                legend.push((name.to_string(), th.blend(col, 0.35), mark));
+            }
+            Mark::Dashed => {
+                dashed(&mut chart, pts, col.stroke_width(th.px(2.0)), th)?;
+                legend.push((name.to_string(), col, mark));
+            }
+            _ => {
+                chart.draw_series(LineSeries::new(pts, col.stroke_width(th.px(2.0))))?;
+                legend.push((name.to_string(), col, mark));
+            }
+        }
     }
     finish(root, &plot, strip.as_ref(), &chart, &legend, true, th)
 }

@@ -54,6 +54,16 @@ impl Theme {
             legend_below: false,
         }
     }
+    /// `c` at opacity `a` over the background, as one opaque colour (a legend swatch for a
+    /// translucent series).
+    pub fn blend(&self, c: RGBColor, a: f64) -> RGBColor {
+        let mix = |x: u8, y: u8| (a * x as f64 + (1.0 - a) * y as f64).round() as u8;
+        RGBColor(
+            mix(c.0, self.bg.0),
+            mix(c.1, self.bg.1),
+            mix(c.2, self.bg.2),
+        )
+    }
     /// The same colours with the legend under the plot when `narrow`.
     pub fn narrow(mut self, narrow: bool) -> Self {
         self.legend_below = narrow;
