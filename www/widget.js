@@ -26,6 +26,24 @@ const ATTRIBUTES = ['q', 'sigma', 'steps', 'delta', 'mode', 'accountant', 'chart
 let ready = null;
 const load = () => (ready ??= init({ module_or_path: new URL('./sgm-rdp_bg.wasm', HERE) }));
 
+// One IntersectionObserver for every widget: "near" = within one viewport height of the
+// screen. Printing draws them all.
+const nearWidgets = new Map();
+let near = null;
+let flushNow = null; // set by the element class: run every queued render now
+function nearObserver() {
+  if (near || typeof IntersectionObserver !== 'function') return near;
+  near = new IntersectionObserver((entries) => {
+    for (const e of entries) nearWidgets.get(e.target)?.(e.isIntersecting);
+  }, { rootMargin: '100% 0px' });
+  // Print: every chart drawn before the page is laid out for paper (synchronously).
+  addEventListener('beforeprint', () => {
+    for (const f of nearWidgets.values()) f(true);
+    flushNow?.();
+  });
+  return near;
+}
+
 // A new task without setTimeout's 4 ms clamp on nested calls (the render queue yields
 // between slices this way).
 const channel = new MessageChannel();
@@ -135,6 +153,14 @@ export class SgmRdpCalculator extends HTMLElement {
   // widget still renders in the same task (a microtask).
   static #queue = new Set();
   static #flushing = false;
+  static {
+    flushNow = () => {
+      for (const el of SgmRdpCalculator.#queue) {
+        SgmRdpCalculator.#queue.delete(el);
+        el.#run();
+      }
+    };
+  }
   static #flush() {
     const queue = SgmRdpCalculator.#queue;
     const t0 = performance.now();
@@ -254,6 +280,20 @@ export class SgmRdpCalculator extends HTMLElement {
     });
     ro.observe(this.shadowRoot.querySelector('[part=container]'));
     this.#cleanup.push(() => ro.disconnect());
+
+    // Charts are drawn only near the viewport (a page of two hundred widgets draws the
+    // few on screen first); numbers, text and `change` events stay current everywhere.
+    const io = nearObserver();
+    if (io) {
+      w.setOffscreen(true);
+      nearWidgets.set(this, (near) => {
+        if (this.#w !== w) return;
+        w.setOffscreen(!near);
+        if (near) this.#schedule();
+      });
+      io.observe(this);
+      this.#cleanup.push(() => { io.unobserve(this); nearWidgets.delete(this); });
+    }
 
     w.setHostDark(dark);
   }

@@ -292,6 +292,9 @@ struct Inner {
     heavy: Option<(Inputs, render::Heavy)>,
     tight: TightState,
     host_dark: bool,
+    /// Far from the viewport (widget.js's IntersectionObserver): numbers and text are
+    /// kept current, the charts are drawn when it comes near.
+    offscreen: bool,
     els: Els,
 }
 
@@ -378,6 +381,7 @@ impl Widget {
             heavy: None,
             tight: TightState::default(),
             host_dark: false,
+            offscreen: false,
             els,
         }));
         let listeners = wire(&inner, &request);
@@ -396,6 +400,12 @@ impl Widget {
     #[wasm_bindgen(js_name = setHostDark)]
     pub fn set_host_dark(&self, dark: bool) {
         self.inner.borrow_mut().host_dark = dark;
+    }
+
+    /// Whether the widget is far from the viewport (its charts wait until it is near).
+    #[wasm_bindgen(js_name = setOffscreen)]
+    pub fn set_offscreen(&self, off: bool) {
+        self.inner.borrow_mut().offscreen = off;
     }
 
     /// Recompute if the settings changed and redraw at the current size.
@@ -791,6 +801,11 @@ fn show(i: &Inner) {
     let _ = e
         .container
         .set_attribute("data-theme", if dark { "dark" } else { "light" });
+    if i.offscreen {
+        // Drawn when it scrolls near (widget.js renders it again then).
+        e.drawn_width.set(0);
+        return;
+    }
     let c = s.charts();
     e.chart_a.set_hidden(!c.epsilon);
     e.chart_b.set_hidden(!c.bound);

