@@ -95,6 +95,11 @@ fn chart_a_returns_the_mapping_its_readout_uses() {
         assert_eq!(map.x_at(-1e9), xr.0);
         assert_eq!(map.x_at(1e9), xr.1);
         assert!((map.px_of_y(yr.1) - y0).abs() < 1e-9 && (map.px_of_y(yr.0) - y1).abs() < 1e-9);
+        // The readout's order under the pointer: each order's own pixel finds it.
+        for (i, &a) in m.orders.iter().enumerate().filter(|(_, a)| **a <= xr.1) {
+            assert_eq!(map.nearest(&m.orders, map.px_of_x(a)), i, "α = {a}");
+        }
+        assert_eq!(map.nearest(&[], 10.0), 0);
     }
     // The legend lists what is drawn: three curves and the optimum (tCDP off-plot here).
     let legend = render::legend_a(&m, &Theme::light(1.0));

@@ -360,36 +360,46 @@ fn js_api_throws_errors_with_the_engine_message() {
 #[wasm_bindgen_test]
 fn widget_links_to_the_calculator_only_over_http() {
     let (host, root, w) = shadow_widget();
-    let foot_hidden = |root: &web_sys::ShadowRoot| {
-        root.query_selector(".foot")
-            .unwrap()
-            .unwrap()
-            .dyn_into::<web_sys::HtmlElement>()
-            .unwrap()
-            .hidden()
+    // The foot's links: [method, calculator]; the calculator link only when asked for.
+    let links = |root: &web_sys::ShadowRoot| -> Vec<(String, bool)> {
+        let all = root.query_selector_all(".foot a").unwrap();
+        (0..all.length())
+            .map(|i| {
+                let a = all
+                    .item(i)
+                    .unwrap()
+                    .dyn_into::<web_sys::HtmlElement>()
+                    .unwrap();
+                (a.get_attribute("href").unwrap_or_default(), a.hidden())
+            })
+            .collect()
     };
     w.render();
-    assert!(foot_hidden(&root), "no link unless asked for");
+    let l = links(&root);
+    assert_eq!(
+        l[0],
+        ("https://arxiv.org/abs/1908.10530".to_string(), false)
+    );
+    assert!(l[1].1, "no calculator link unless asked for");
     w.attr(
         "calculator",
         Some("https://example.org/sgm/index.html?x=1#top".into()),
     );
     w.attr("q", Some("0.02".into()));
     w.render();
-    assert!(!foot_hidden(&root));
-    let href = root
-        .query_selector(".foot a")
-        .unwrap()
-        .unwrap()
-        .get_attribute("href")
-        .unwrap();
+    let l = links(&root);
+    assert!(!l[1].1);
     assert!(
-        href.starts_with("https://example.org/sgm/index.html?v=1&q=0.02&sigma=1.1"),
-        "{href}"
+        l[1].0
+            .starts_with("https://example.org/sgm/index.html?v=1&q=0.02&sigma=1.1"),
+        "{}",
+        l[1].0
     );
+    assert_eq!(l[0].0, format!("{}#references", l[1].0));
     w.attr("calculator", Some("javascript:alert(1)".into()));
     w.render();
-    assert!(foot_hidden(&root));
+    let l = links(&root);
+    assert!(l[1].1 && l[0].0 == "https://arxiv.org/abs/1908.10530");
     assert!(shadow_text(&root, ".msg").contains("attribute calculator:"));
     host.remove();
 }

@@ -170,6 +170,18 @@ impl Mapping {
             f => (a.ln() + f * (b.ln() - a.ln())).exp(),
         }
     }
+    /// The index of the value in `xs` nearest (in log terms) to the one under CSS pixel
+    /// `px` (the hover readout's order); 0 for an empty list.
+    pub fn nearest(&self, xs: &[f64], px: f64) -> usize {
+        let target = self.x_at(px).ln();
+        let mut best = 0;
+        for (i, x) in xs.iter().enumerate() {
+            if (x.ln() - target).abs() < (xs[best].ln() - target).abs() {
+                best = i;
+            }
+        }
+        best
+    }
     /// The CSS pixel of x value `x`.
     pub fn px_of_x(&self, x: f64) -> f64 {
         let ((p0, p1), (a, b)) = (self.px.0, self.x);

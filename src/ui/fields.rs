@@ -194,7 +194,11 @@ pub fn preset_of(i: &Inputs) -> &'static str {
 
 pub fn preset(name: &str, conversion: Conversion) -> Option<Inputs> {
     let (q, sigma, steps, delta) = match name {
-        "mnist" => (256.0 / 60000.0, 1.1, 14063, 1e-5),
+        "mnist" => {
+            // Defined once, in `Inputs::mnist` (the page's and the widget's default).
+            let m = Inputs::mnist();
+            (m.q, m.sigma, m.steps, m.delta)
+        }
         "cifar" => (4096.0 / 50000.0, 3.0, 2000, 1e-5),
         "tiny" => (1e-6, 0.8, 100_000_000, 1e-8),
         _ => return None,

@@ -4,3 +4,4 @@
 
 pub mod fields;
 pub mod link;
+pub mod widget;

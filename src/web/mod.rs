@@ -536,9 +536,7 @@ fn wire_readout(app: &Shared) {
         let idx = {
             let app = a.borrow();
             match (&app.model, &app.chart_a_map) {
-                (Some(m), Some(map)) => {
-                    Some(nearest_order(&m.orders, map.x_at(me.offset_x() as f64)))
-                }
+                (Some(m), Some(map)) => Some(map.nearest(&m.orders, me.offset_x() as f64)),
                 _ => None,
             }
         };
@@ -573,18 +571,6 @@ fn wire_readout(app: &Shared) {
     });
     let a = app.clone();
     on("chart-a", "focus", move |_| show_readout(&a.borrow()));
-}
-
-/// The order nearest (in log terms) to `alpha`, the pointer's α on chart A.
-fn nearest_order(orders: &[f64], alpha: f64) -> usize {
-    let target = alpha.ln();
-    let mut best = 0;
-    for (i, a) in orders.iter().enumerate() {
-        if (a.ln() - target).abs() < (orders[best].ln() - target).abs() {
-            best = i;
-        }
-    }
-    best
 }
 
 fn show_readout(app: &App) {

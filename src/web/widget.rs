@@ -13,7 +13,7 @@
 
 use super::canvas::MeasuredCanvas;
 use super::field::{Control, Listener};
-use super::state::{parse_field, Field};
+use super::state::Field;
 use super::tight::{fmt_eps, fmt_eps6, get, num, parse_answer, TightCharts};
 use super::{paint_canvas, Shift};
 use crate::engine::Conversion;
@@ -25,234 +25,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{Document, Element, HtmlCanvasElement, HtmlElement, HtmlInputElement};
 
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Mode {
-    /// Headline and chart A.
-    Compact,
-    /// Adds sliders for q, σ, steps, δ, chart B and the sentence.
-    Full,
-}
-
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Theme {
-    Auto,
-    Light,
-    Dark,
-}
-
-/// Which accountant the headline shows: `accountant="both|pld|rdp"` (default both).
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Accountant {
-    /// The tight (PLD) ε first, exact RDP next to it.
-    Both,
-    /// Only the tight ε (PLD certified upper bound).
-    Pld,
-    /// Only exact RDP (the widget before the tight accountant).
-    Rdp,
-}
-
-/// Which charts to show: any of `epsilon bound training profile risk`, or `none`.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
-pub struct Charts {
-    pub epsilon: bool,
-    pub bound: bool,
-    /// ε over training (tight and exact RDP).
-    pub training: bool,
-    /// The privacy profile δ(ε).
-    pub profile: bool,
-    /// The membership-inference TPR bound.
-    pub risk: bool,
-}
-
-impl Charts {
-    /// Whether a chart needs the tight accountant's worker.
-    pub fn tight(&self) -> bool {
-        self.training || self.profile || self.risk
-    }
-}
-
-const CHART_NAMES: &str = "epsilon, bound, training, profile, risk or none";
-
-/// Parse the `charts` attribute (tokens separated by spaces or commas).
-pub fn parse_charts(text: &str) -> Result<Charts, String> {
-    let mut c = Charts::default();
-    let mut any = false;
-    for tok in text.split([' ', ',', '\t', '\n']).filter(|t| !t.is_empty()) {
-        any = true;
-        match tok.to_ascii_lowercase().as_str() {
-            "epsilon" | "eps" | "a" => c.epsilon = true,
-            "bound" | "b" => c.bound = true,
-            "training" => c.training = true,
-            "profile" => c.profile = true,
-            "risk" => c.risk = true,
-            "none" => {}
-            _ => return Err(format!("'{}' is not a chart: use {CHART_NAMES}", clip(tok))),
-        }
-    }
-    if !any {
-        return Err(format!("empty: use {CHART_NAMES}"));
-    }
-    Ok(c)
-}
-
-fn clip(s: &str) -> String {
-    s.chars().take(24).collect()
-}
-
-/// A keyword attribute; absent or empty means the first choice.
-fn keyword<T: Copy>(value: Option<&str>, what: &str, choices: &[(&str, T)]) -> Result<T, String> {
-    let v = value.map(str::trim).unwrap_or("");
-    if v.is_empty() {
-        return Ok(choices[0].1);
-    }
-    match choices.iter().find(|(k, _)| *k == v) {
-        Some((_, t)) => Ok(*t),
-        None => {
-            let names: Vec<&str> = choices.iter().map(|c| c.0).collect();
-            let article = if what.starts_with(['a', 'e', 'i', 'o', 'u']) {
-                "an"
-            } else {
-                "a"
-            };
-            Err(format!(
-                "'{}' is not {article} {what}: use {}",
-                clip(v),
-                names.join(", ")
-            ))
-        }
-    }
-}
-
-/// The widget's settings, parsed from its attributes. Bad values keep the
-/// last good one and are listed in `errors` (attribute name, message).
-#[derive(Clone, Debug)]
-pub struct Settings {
-    pub inputs: Inputs,
-    pub mode: Mode,
-    pub charts: Option<Charts>,
-    pub accountant: Accountant,
-    pub theme: Theme,
-    /// The `calculator` attribute: an absolute http(s) URL of the full page to link to.
-    pub calculator: Option<String>,
-    pub errors: Vec<(String, String)>,
-}
-
-impl Default for Settings {
-    fn default() -> Self {
-        Settings {
-            inputs: Inputs::mnist(),
-            mode: Mode::Compact,
-            charts: None,
-            accountant: Accountant::Both,
-            theme: Theme::Auto,
-            calculator: None,
-            errors: Vec::new(),
-        }
-    }
-}
-
-impl Settings {
-    /// Apply one attribute (`None`: removed → back to the default).
-    pub fn set(&mut self, name: &str, value: Option<&str>) {
-        self.errors.retain(|(n, _)| n != name);
-        let r: Result<(), String> = match name {
-            "q" | "sigma" | "steps" | "delta" => {
-                let f = Field::ALL
-                    .into_iter()
-                    .find(|f| f.id() == name)
-                    .unwrap_or(Field::Q);
-                match value {
-                    None => {
-                        f.set(&mut self.inputs, f.get(&Inputs::mnist()));
-                        Ok(())
-                    }
-                    Some(t) => parse_field(f, t).map(|v| f.set(&mut self.inputs, v)),
-                }
-            }
-            "mode" => keyword(
-                value,
-                "mode",
-                &[("compact", Mode::Compact), ("full", Mode::Full)],
-            )
-            .map(|m| self.mode = m),
-            "charts" => match value {
-                None => {
-                    self.charts = None;
-                    Ok(())
-                }
-                Some(t) => parse_charts(t).map(|c| self.charts = Some(c)),
-            },
-            "accountant" => keyword(
-                value,
-                "accountant",
-                &[
-                    ("both", Accountant::Both),
-                    ("pld", Accountant::Pld),
-                    ("rdp", Accountant::Rdp),
-                ],
-            )
-            .map(|a| self.accountant = a),
-            "conversion" => keyword(
-                value,
-                "conversion",
-                &[
-                    ("improved", Conversion::Improved),
-                    ("classic", Conversion::Classic),
-                ],
-            )
-            .map(|c| self.inputs.conversion = c),
-            "theme" => keyword(
-                value,
-                "theme",
-                &[
-                    ("auto", Theme::Auto),
-                    ("light", Theme::Light),
-                    ("dark", Theme::Dark),
-                ],
-            )
-            .map(|t| self.theme = t),
-            "calculator" => {
-                self.calculator = None;
-                value
-                    .map(calculator_url)
-                    .transpose()
-                    .map(|u| self.calculator = u)
-            }
-            _ => Ok(()),
-        };
-        if let Err(m) = r {
-            self.errors.push((name.to_string(), m));
-        }
-    }
-
-    /// The charts shown: the attribute, else epsilon (compact) or both (full).
-    pub fn charts(&self) -> Charts {
-        self.charts.unwrap_or(Charts {
-            epsilon: true,
-            bound: self.mode == Mode::Full,
-            ..Charts::default()
-        })
-    }
-
-    /// Whether this widget asks the tight accountant (its headline or a chart needs it).
-    pub fn wants_tight(&self) -> bool {
-        self.accountant != Accountant::Rdp || self.charts().tight()
-    }
-
-    /// One line per bad attribute, naming it and what is shown instead.
-    pub fn messages(&self) -> Vec<String> {
-        self.errors
-            .iter()
-            .map(|(n, m)| {
-                let kept = match Field::ALL.into_iter().find(|f| f.id() == n) {
-                    Some(f) => format!("; showing {n} = {}", f.format(f.get(&self.inputs))),
-                    None => String::new(),
-                };
-                format!("attribute {n}: {m}{kept}")
-            })
-            .collect()
-    }
-}
+pub use crate::ui::widget::{parse_charts, Accountant, Charts, Mode, Settings, Theme};
 
 /// The shadow tree's elements.
 struct Els {
@@ -576,21 +349,6 @@ impl Widget {
     }
 }
 
-/// The `calculator` attribute resolved against the document: only http(s)
-/// URLs become a link (never `javascript:` or `data:`).
-fn calculator_url(text: &str) -> Result<String, String> {
-    let base = web_sys::window()
-        .and_then(|w| w.document())
-        .and_then(|d| d.base_uri().ok().flatten())
-        .unwrap_or_default();
-    let u = web_sys::Url::new_with_base(text.trim(), &base)
-        .map_err(|_| format!("'{}' is not a URL", clip(text)))?;
-    match u.protocol().as_str() {
-        "http:" | "https:" => Ok(u.href()),
-        p => Err(format!("only http(s) links are allowed, not {}", clip(p))),
-    }
-}
-
 /// The method's paper (the widget's reference link without a calculator page).
 const REFERENCE: &str = "https://arxiv.org/abs/1908.10530";
 
@@ -602,7 +360,15 @@ fn show_el(e: &Element, on: bool) {
 
 /// The calculator link for the values shown (the page's URL format).
 fn calculator_link(base: &str, i: &Inputs, acct: Accountant) -> Option<String> {
-    let u = web_sys::Url::new(base).ok()?;
+    // Resolved against the document (the attribute may be relative); http(s) only.
+    let doc_base = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.base_uri().ok().flatten())
+        .unwrap_or_default();
+    let u = web_sys::Url::new_with_base(base, &doc_base).ok()?;
+    if !matches!(u.protocol().as_str(), "http:" | "https:") {
+        return None;
+    }
     let link = crate::ui::link::Link {
         inputs: *i,
         acct: if acct == Accountant::Rdp {

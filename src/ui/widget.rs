@@ -1,0 +1,354 @@
+//! The widget's settings from its attributes: one parser per attribute, the same field
+//! parser as the page's boxes and link, a named message for every refused value (the last
+//! good value kept). No DOM: tested natively; `web::widget` only applies them.
+
+use crate::engine::Conversion;
+use crate::render::Inputs;
+use crate::ui::fields::{parse_field, Field};
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Mode {
+    /// Headline and chart A.
+    Compact,
+    /// Adds sliders for q, σ, steps, δ, chart B and the sentence.
+    Full,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Theme {
+    Auto,
+    Light,
+    Dark,
+}
+
+/// Which accountant the headline shows: `accountant="both|pld|rdp"` (default both).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Accountant {
+    /// The tight (PLD) ε first, exact RDP next to it.
+    Both,
+    /// Only the tight ε (PLD certified upper bound).
+    Pld,
+    /// Only exact RDP (the widget before the tight accountant).
+    Rdp,
+}
+
+/// Which charts to show: any of `epsilon bound training profile risk`, or `none`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct Charts {
+    pub epsilon: bool,
+    pub bound: bool,
+    /// ε over training (tight and exact RDP).
+    pub training: bool,
+    /// The privacy profile δ(ε).
+    pub profile: bool,
+    /// The membership-inference TPR bound.
+    pub risk: bool,
+}
+
+impl Charts {
+    /// Whether a chart needs the tight accountant's worker.
+    pub fn tight(&self) -> bool {
+        self.training || self.profile || self.risk
+    }
+}
+
+const CHART_NAMES: &str = "epsilon, bound, training, profile, risk or none";
+
+/// Parse the `charts` attribute (tokens separated by spaces or commas).
+pub fn parse_charts(text: &str) -> Result<Charts, String> {
+    let mut c = Charts::default();
+    let mut any = false;
+    for tok in text.split([' ', ',', '\t', '\n']).filter(|t| !t.is_empty()) {
+        any = true;
+        match tok.to_ascii_lowercase().as_str() {
+            "epsilon" | "eps" | "a" => c.epsilon = true,
+            "bound" | "b" => c.bound = true,
+            "training" => c.training = true,
+            "profile" => c.profile = true,
+            "risk" => c.risk = true,
+            "none" => {}
+            _ => return Err(format!("'{}' is not a chart: use {CHART_NAMES}", clip(tok))),
+        }
+    }
+    if !any {
+        return Err(format!("empty: use {CHART_NAMES}"));
+    }
+    Ok(c)
+}
+
+fn clip(s: &str) -> String {
+    s.chars().take(24).collect()
+}
+
+/// A keyword attribute; absent or empty means the first choice.
+fn keyword<T: Copy>(value: Option<&str>, what: &str, choices: &[(&str, T)]) -> Result<T, String> {
+    let v = value.map(str::trim).unwrap_or("");
+    if v.is_empty() {
+        return Ok(choices[0].1);
+    }
+    match choices.iter().find(|(k, _)| *k == v) {
+        Some((_, t)) => Ok(*t),
+        None => {
+            let names: Vec<&str> = choices.iter().map(|c| c.0).collect();
+            let article = if what.starts_with(['a', 'e', 'i', 'o', 'u']) {
+                "an"
+            } else {
+                "a"
+            };
+            Err(format!(
+                "'{}' is not {article} {what}: use {}",
+                clip(v),
+                names.join(", ")
+            ))
+        }
+    }
+}
+
+/// The widget's settings, parsed from its attributes. Bad values keep the
+/// last good one and are listed in `errors` (attribute name, message).
+#[derive(Clone, Debug)]
+pub struct Settings {
+    pub inputs: Inputs,
+    pub mode: Mode,
+    pub charts: Option<Charts>,
+    pub accountant: Accountant,
+    pub theme: Theme,
+    /// The `calculator` attribute: an absolute http(s) URL of the full page to link to.
+    pub calculator: Option<String>,
+    pub errors: Vec<(String, String)>,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            inputs: Inputs::mnist(),
+            mode: Mode::Compact,
+            charts: None,
+            accountant: Accountant::Both,
+            theme: Theme::Auto,
+            calculator: None,
+            errors: Vec::new(),
+        }
+    }
+}
+
+impl Settings {
+    /// Apply one attribute (`None`: removed → back to the default).
+    pub fn set(&mut self, name: &str, value: Option<&str>) {
+        self.errors.retain(|(n, _)| n != name);
+        let r: Result<(), String> = match name {
+            "q" | "sigma" | "steps" | "delta" => {
+                match Field::ALL.into_iter().find(|f| f.id() == name) {
+                    None => Ok(()),
+                    Some(f) => match value {
+                        None => {
+                            f.set(&mut self.inputs, f.get(&Inputs::mnist()));
+                            Ok(())
+                        }
+                        Some(t) => parse_field(f, t).map(|v| f.set(&mut self.inputs, v)),
+                    },
+                }
+            }
+            "mode" => keyword(
+                value,
+                "mode",
+                &[("compact", Mode::Compact), ("full", Mode::Full)],
+            )
+            .map(|m| self.mode = m),
+            "charts" => match value {
+                None => {
+                    self.charts = None;
+                    Ok(())
+                }
+                Some(t) => parse_charts(t).map(|c| self.charts = Some(c)),
+            },
+            "accountant" => keyword(
+                value,
+                "accountant",
+                &[
+                    ("both", Accountant::Both),
+                    ("pld", Accountant::Pld),
+                    ("rdp", Accountant::Rdp),
+                ],
+            )
+            .map(|a| self.accountant = a),
+            "conversion" => keyword(
+                value,
+                "conversion",
+                &[
+                    ("improved", Conversion::Improved),
+                    ("classic", Conversion::Classic),
+                ],
+            )
+            .map(|c| self.inputs.conversion = c),
+            "theme" => keyword(
+                value,
+                "theme",
+                &[
+                    ("auto", Theme::Auto),
+                    ("light", Theme::Light),
+                    ("dark", Theme::Dark),
+                ],
+            )
+            .map(|t| self.theme = t),
+            "calculator" => {
+                self.calculator = None;
+                value
+                    .map(calculator_url)
+                    .transpose()
+                    .map(|u| self.calculator = u)
+            }
+            _ => Ok(()),
+        };
+        if let Err(m) = r {
+            self.errors.push((name.to_string(), m));
+        }
+    }
+
+    /// The charts shown: the attribute, else epsilon (compact) or both (full).
+    pub fn charts(&self) -> Charts {
+        self.charts.unwrap_or(Charts {
+            epsilon: true,
+            bound: self.mode == Mode::Full,
+            ..Charts::default()
+        })
+    }
+
+    /// Whether this widget asks the tight accountant (its headline or a chart needs it).
+    pub fn wants_tight(&self) -> bool {
+        self.accountant != Accountant::Rdp || self.charts().tight()
+    }
+
+    /// One line per bad attribute, naming it and what is shown instead.
+    pub fn messages(&self) -> Vec<String> {
+        self.errors
+            .iter()
+            .map(|(n, m)| {
+                let kept = match Field::ALL.into_iter().find(|f| f.id() == n) {
+                    Some(f) => format!("; showing {n} = {}", f.format(f.get(&self.inputs))),
+                    None => String::new(),
+                };
+                format!("attribute {n}: {m}{kept}")
+            })
+            .collect()
+    }
+}
+
+/// The `calculator` attribute: an http(s) URL, absolute or relative to the page (the
+/// widget resolves it against the document when it builds the link). A scheme other
+/// than http(s) — `javascript:`, `data:` — is refused. The scheme is found as browsers
+/// find it: ASCII tab and newline removed anywhere, C0 controls and spaces trimmed.
+pub fn calculator_url(text: &str) -> Result<String, String> {
+    let t: String = text
+        .chars()
+        .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
+        .collect();
+    let t = t.trim_matches(|c: char| c <= ' ');
+    if t.is_empty() {
+        return Err("empty: give the calculator page's URL".into());
+    }
+    // A scheme: a letter, then letters, digits, '+', '-' or '.', then ':' (before any of
+    // '/', '?', '#'); without one the URL is relative (and http(s) like the page).
+    let head = t.split(['/', '?', '#']).next().unwrap_or("");
+    if let Some((scheme, _)) = head.split_once(':') {
+        let is_scheme = scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
+        if is_scheme && !matches!(scheme.to_ascii_lowercase().as_str(), "http" | "https") {
+            return Err(format!(
+                "only http(s) links are allowed, not {}:",
+                clip(scheme)
+            ));
+        }
+    }
+    Ok(t.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn attributes_parse_or_name_the_problem() {
+        let mut s = Settings::default();
+        s.set("sigma", Some("2"));
+        s.set("steps", Some("60,000"));
+        s.set("q", Some("7"));
+        s.set("mode", Some("full"));
+        s.set("charts", Some("epsilon, training"));
+        s.set("accountant", Some("pld"));
+        s.set("conversion", Some("classic"));
+        s.set("theme", Some("sepia"));
+        s.set("unknown", Some("x"));
+        assert_eq!((s.inputs.sigma, s.inputs.steps), (2.0, 60000));
+        assert_eq!(
+            s.inputs.q,
+            Inputs::mnist().q,
+            "q = 7 refused, the last good value kept"
+        );
+        assert_eq!(s.mode, Mode::Full);
+        assert!(s.charts().epsilon && s.charts().training && !s.charts().bound);
+        assert!(s.wants_tight());
+        assert_eq!(s.inputs.conversion, Conversion::Classic);
+        assert_eq!(s.theme, Theme::Auto);
+        let m = s.messages();
+        assert_eq!(m.len(), 2, "{m:?}");
+        assert!(
+            m[0].starts_with("attribute q: ")
+                && m[0].ends_with(&format!("; showing q = {}", Field::Q.format(s.inputs.q))),
+            "{m:?}"
+        );
+        assert_eq!(
+            m[1],
+            "attribute theme: 'sepia' is not a theme: use auto, light, dark"
+        );
+        // A fixed attribute clears its message; a removed one goes back to the default.
+        s.set("q", Some("0.01"));
+        s.set("sigma", None);
+        assert_eq!(s.messages().len(), 1);
+        assert_eq!((s.inputs.q, s.inputs.sigma), (0.01, Inputs::mnist().sigma));
+        assert_eq!(
+            parse_charts("epsilon banana"),
+            Err(
+                "'banana' is not a chart: use epsilon, bound, training, profile, risk or none"
+                    .into()
+            )
+        );
+        assert!(parse_charts(" , ").is_err());
+        assert_eq!(parse_charts("none"), Ok(Charts::default()));
+        s.set("accountant", Some("rdp"));
+        s.set("charts", Some("bound"));
+        assert!(!s.wants_tight());
+    }
+
+    #[test]
+    fn calculator_links_are_http_only() {
+        for ok in [
+            "index.html",
+            "https://x.org/sgm/",
+            "HTTP://x",
+            "//cdn.x/y",
+            "./a:b",
+            "?q=1",
+            " page.html\n",
+        ] {
+            assert!(calculator_url(ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "javascript:alert(1)",
+            "java\tscript:alert(1)",
+            " \u{1}JAVASCRIPT:x",
+            "data:text/html,x",
+            "vbscript:x",
+            "   ",
+        ] {
+            let mut s = Settings::default();
+            s.set("calculator", Some(bad));
+            assert!(
+                s.calculator.is_none() && s.messages()[0].starts_with("attribute calculator: "),
+                "{bad}"
+            );
+        }
+    }
+}
