@@ -389,3 +389,30 @@ fn every_chart_has_a_text_summary_with_its_numbers() {
         "Privacy profile: no points yet."
     );
 }
+
+/// Chart text is at least 11 px (at scale 1; the page multiplies by devicePixelRatio), in
+/// every chart, wide and narrow. plotters' SVG backend writes font-size = size / 1.24 (the
+/// page's SVG export undoes that, see web/canvas.rs; the e2e test reads its files).
+#[test]
+fn chart_text_is_at_least_11px() {
+    let m = Model::compute(Inputs::mnist()).unwrap();
+    let c = render::max_order_curves(1.1, 8).unwrap();
+    for narrow in [false, true] {
+        let th = Theme::light(1.0).narrow(narrow);
+        let svgs = [
+            svg(|r| render::draw_eps_vs_alpha(r, &m, &th).map(|_| ()).unwrap()),
+            svg(|r| render::draw_bound_vs_exact(r, &m, &th, true).unwrap()),
+            svg(|r| render::draw_max_alpha(r, 1.1, &c, &th).unwrap()),
+            svg(|r| render::draw_capacity(r, 1.0, 1.0, &th).unwrap()),
+        ];
+        for s in svgs {
+            let sizes: Vec<f64> = s
+                .split("font-size=\"")
+                .skip(1)
+                .map(|t| t[..t.find('"').unwrap()].parse().unwrap())
+                .collect();
+            assert!(!sizes.is_empty());
+            assert!(sizes.iter().all(|&z| z * 1.24 >= 11.0 - 1e-9), "{sizes:?}");
+        }
+    }
+}

@@ -120,7 +120,48 @@ impl DrawingBackend for Surface<'_> {
         style: &T,
         pos: BackendCoord,
     ) -> R<Self> {
-        each!(self, b => b.draw_text(text, style, pos))
+        match self {
+            Surface::Canvas(b) => lift(b.draw_text(text, style, pos)),
+            // plotters' SVG backend writes font-size = size / 1.24; undo it, so an SVG
+            // export's text is the size the canvas draws (11 px labels stay 11 px).
+            Surface::Svg(b) => lift(b.draw_text(text, &SvgSized(style), pos)),
+        }
+    }
+}
+
+/// A text style whose size is multiplied by 1.24 (see `Surface::draw_text`).
+struct SvgSized<'a, T>(&'a T);
+
+impl<T: BackendTextStyle> BackendTextStyle for SvgSized<'_, T> {
+    type FontError = T::FontError;
+    fn color(&self) -> BackendColor {
+        self.0.color()
+    }
+    fn size(&self) -> f64 {
+        self.0.size() * 1.24
+    }
+    fn transform(&self) -> plotters_backend::FontTransform {
+        self.0.transform()
+    }
+    fn style(&self) -> plotters_backend::FontStyle {
+        self.0.style()
+    }
+    fn anchor(&self) -> plotters_backend::text_anchor::Pos {
+        self.0.anchor()
+    }
+    fn family(&self) -> plotters_backend::FontFamily<'_> {
+        self.0.family()
+    }
+    fn layout_box(&self, text: &str) -> Result<((i32, i32), (i32, i32)), Self::FontError> {
+        self.0.layout_box(text)
+    }
+    fn draw<E, F: FnMut(i32, i32, BackendColor) -> Result<(), E>>(
+        &self,
+        text: &str,
+        pos: BackendCoord,
+        draw: F,
+    ) -> Result<Result<(), E>, Self::FontError> {
+        self.0.draw(text, pos, draw)
     }
 }
 

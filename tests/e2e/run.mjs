@@ -433,7 +433,9 @@ try {
   for (const [pg, c] of [[page, 'a'], [page, 'b'], [page, 'c'], [page, 'd'], [exporter, 'training'], [exporter, 'profile'], [exporter, 'risk']]) {
     await pg.selectOption('#export-chart', c);
     const svg = await download(pg, '#export-svg');
-    check(svg.name === `sgm-rdp-chart-${c}.svg` && svg.body.toString().includes('<svg') && svg.body.toString().includes('polyline'), `SVG export of chart ${c}`);
+    const fonts = [...svg.body.toString().matchAll(/font-size="([\d.]+)"/g)].map((m) => +m[1]);
+    check(svg.name === `sgm-rdp-chart-${c}.svg` && svg.body.toString().includes('<svg') && svg.body.toString().includes('polyline') && fonts.length > 0 && Math.min(...fonts) >= 11 - 1e-6,
+      `SVG export of chart ${c} (text ${Math.min(...fonts).toFixed(2)}–${Math.max(...fonts).toFixed(2)} px)`);
     const png = await download(pg, '#export-png');
     const dims = [png.body.readUInt32BE(16), png.body.readUInt32BE(20)];
     check(png.name === `sgm-rdp-chart-${c}.png` && png.body.subarray(1, 4).toString() === 'PNG' && dims[0] === 1800 && dims[1] === 1120,
