@@ -4,4 +4,5 @@
 
 pub mod fields;
 pub mod link;
+pub mod page;
 pub mod widget;

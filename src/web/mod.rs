@@ -283,14 +283,6 @@ fn clear_inverse(app: &Shared) {
     show("apply-steps", false);
 }
 
-/// " ≈ E epochs" for T steps when the dataset terms describe q (an epoch is 1/q steps).
-pub(crate) fn in_epochs(i: &Inputs, steps: u64) -> String {
-    match tight::dataset_size(i.q) {
-        Some(_) => format!(" ≈ {} epochs", fmt_num(steps as f64 * i.q)),
-        None => String::new(),
-    }
-}
-
 fn wire_inverse(app: &Shared) {
     // A new target makes the answers stale; Enter solves for both.
     let a = app.clone();
@@ -652,49 +644,26 @@ fn frame(app: &Shared) {
             return;
         }
     };
-    // A huge ε is stated, not shown as 15 digits (it means no guarantee at all).
-    set_text(
-        "epsilon",
-        &if model.opt.value > 1e6 {
-            "> 10⁶ — no meaningful guarantee".to_string()
-        } else {
-            format!("{:.4}", model.opt.value)
-        },
-    );
+    // What to show comes from the ui layer (tested natively); here it is written out.
+    let tight_sentence = (!tight::rdp_sentence())
+        .then(|| tight::pld_sentence(&inputs))
+        .flatten();
+    let h = crate::ui::page::Headline::of(&model, state::dataset_terms(), tight_sentence);
+    set_text("epsilon", &h.epsilon);
     tight::request(inputs, model.opt.value);
-    set_text("delta-out", &format!("{:e}", inputs.delta));
+    set_text("delta-out", &h.delta);
     if app.borrow().inverse_for.is_some_and(|x| x != inputs) {
         clear_inverse(app);
     }
-    // The preset menu names the preset the values match, else "—".
     if let Some(sel) = by_id::<web_sys::HtmlSelectElement>("preset") {
-        sel.set_value(crate::ui::fields::preset_of(&inputs));
+        sel.set_value(h.preset);
     }
-    // The usual rule of thumb, once N is known: δ < 1/N (publishing one random example in
-    // full satisfies δ = 1/N).
-    set_text(
-        "delta-warning",
-        &match tight::dataset_size(inputs.q) {
-            Some(n) if n >= 1.0 && inputs.delta >= 1.0 / n => format!(
-                "δ = {:e} ≥ 1/N = {}: the usual rule asks for δ < 1/N (a mechanism that publishes one random example in full satisfies δ = 1/N)",
-                inputs.delta,
-                render::fmt_num(1.0 / n)
-            ),
-            _ => String::new(),
-        },
-    );
-    set_text("alpha-opt", &format!("{:.2}", model.opt.alpha));
-    show("edge-warning", model.opt.at_edge);
-    // The sentence names its accountant: the tight ε once the worker has it for these
-    // inputs (until then the exact-RDP sentence, saying so), or exact RDP on request.
-    let sentence = if tight::rdp_sentence() {
-        model.sentence()
-    } else {
-        tight::pld_sentence(&inputs).unwrap_or_else(|| model.sentence())
-    };
-    set_text("sentence", &sentence);
-    set_text("chart-a-summary", &render::summary_a(&model));
-    set_text("chart-b-summary", &render::summary_b(&model));
+    set_text("delta-warning", &h.delta_warning);
+    set_text("alpha-opt", &h.alpha);
+    show("edge-warning", h.at_edge);
+    set_text("sentence", &h.sentence);
+    set_text("chart-a-summary", &h.summary_a);
+    set_text("chart-b-summary", &h.summary_b);
     let dark = prefers_dark();
     let overlays = by_id::<HtmlInputElement>("overlays")
         .map(|c| c.checked())

@@ -67,6 +67,17 @@ pub fn show_link_errors() {
     }
 }
 
+/// The dataset terms as typed in their boxes (forgiving: "60,000"); NaN where a box does
+/// not hold a number (then they describe no run).
+pub fn dataset_terms() -> Option<Dataset> {
+    let num = |id: &str| crate::ui::fields::parse_number(&value(id)).unwrap_or(f64::NAN);
+    Some(Dataset {
+        n: num("ds-n"),
+        b: num("ds-b"),
+        e: num("ds-e"),
+    })
+}
+
 /// The link for what the controls show now.
 fn current(i: &Inputs) -> Link {
     let d = Link::default();

@@ -467,17 +467,9 @@ pub(crate) fn fmt_eps6(e: f64) -> String {
 }
 
 /// The dataset size N when the dataset terms describe the current q.
-pub(crate) fn dataset_size(q: f64) -> Option<f64> {
-    steps_per_epoch(q)?;
-    crate::decimal::parse(value("ds-n").replace([',', ' '], "").trim())
-}
-
-/// Steps per epoch when the dataset terms describe the current q (then the training
-/// chart's x axis is epochs).
+/// Steps per epoch (N/B) when the dataset terms describe rate q.
 fn steps_per_epoch(q: f64) -> Option<f64> {
-    let n = crate::decimal::parse(value("ds-n").replace([',', ' '], "").trim())?;
-    let b = crate::decimal::parse(value("ds-b").replace([',', ' '], "").trim())?;
-    ((b / n - q).abs() <= 1e-12 * q && b > 0.0).then_some(n / b)
+    crate::ui::page::matching_dataset(super::state::dataset_terms(), q).map(|d| d.n / d.b)
 }
 
 /// Draw the three charts from the last answer (also after a theme or size change).
@@ -710,7 +702,7 @@ fn calibrated(data: &JsValue) {
     } else {
         let epochs = TIGHT
             .with(|t| t.borrow().asked)
-            .map(|i| super::in_epochs(&i, v as u64))
+            .map(|i| crate::ui::page::in_epochs(super::state::dataset_terms(), &i, v as u64))
             .unwrap_or_default();
         format!("T = {v}{epochs} ({eps})")
     };

@@ -104,6 +104,9 @@ try {
   }
   // "What your library reports": six rows, the RDP grids as the engine computes them,
   // and code that parses as Python with the current values.
+  // (σ went 1.1 → 1.3 → 1.1 above: the table refills once the tight answer is back.)
+  await page.waitForFunction((want) => [...document.querySelectorAll('#library-table tbody tr')].some((tr) => tr.children[0].textContent.startsWith('dp_accounting Rdp') && tr.children[1].textContent === want)
+    && /certified/.test(document.querySelector('#library-table tbody tr:last-child')?.textContent || ''), mnist.grid_epsilon.toFixed(4), { timeout: 10000 }).catch(() => {});
   const lib = await page.$$eval('#library-table tbody tr', (trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
   const dpa = lib.find((r) => r[0].startsWith('dp_accounting Rdp'));
   check(lib.length === 6 && dpa && dpa[1] === mnist.grid_epsilon.toFixed(4) && lib[5][2].includes('certified'),

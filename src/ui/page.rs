@@ -1,0 +1,141 @@
+//! What the page shows for a computed model: the headline's texts, warnings, the preset
+//! the values match and the sentence — the state → view step, without the DOM (the web
+//! layer writes these strings into their elements). Tested natively.
+
+use crate::render::{fmt_num, summary_a, summary_b, Inputs, Model};
+use crate::ui::fields::preset_of;
+use crate::ui::link::Dataset;
+
+/// The dataset terms when they describe the run: B/N = q (to rounding), so an epoch is
+/// N/B steps. None when the terms are for another run (or not numbers).
+pub fn matching_dataset(d: Option<Dataset>, q: f64) -> Option<Dataset> {
+    d.filter(|d| d.n > 0.0 && d.b > 0.0 && (d.b / d.n - q).abs() <= 1e-12 * q)
+}
+
+/// " ≈ E epochs" for T steps when the dataset terms describe q, else "".
+pub fn in_epochs(d: Option<Dataset>, i: &Inputs, steps: u64) -> String {
+    match matching_dataset(d, i.q) {
+        Some(_) => format!(" ≈ {} epochs", fmt_num(steps as f64 * i.q)),
+        None => String::new(),
+    }
+}
+
+/// The page's texts for one model (element id → text, see `web::frame`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Headline {
+    /// `#epsilon`: the exact-RDP ε; a huge one stated in words.
+    pub epsilon: String,
+    /// `#delta-out`.
+    pub delta: String,
+    /// `#delta-warning`: δ ≥ 1/N once N is known, else "".
+    pub delta_warning: String,
+    /// `#alpha-opt`.
+    pub alpha: String,
+    /// `#edge-warning` shown.
+    pub at_edge: bool,
+    /// `#preset`: the preset the values match, or "" (the menu's "—").
+    pub preset: &'static str,
+    /// `#sentence`: the tight one when given (and not asked for RDP), else exact RDP's.
+    pub sentence: String,
+    pub summary_a: String,
+    pub summary_b: String,
+}
+
+impl Headline {
+    /// `tight_sentence`: the tight accountant's sentence for these inputs, if it has
+    /// answered and the reader did not choose exact RDP.
+    pub fn of(m: &Model, dataset: Option<Dataset>, tight_sentence: Option<String>) -> Headline {
+        let i = &m.inputs;
+        let delta_warning = match matching_dataset(dataset, i.q) {
+            // The usual rule of thumb: δ < 1/N (publishing one random example in full
+            // satisfies δ = 1/N).
+            Some(d) if d.n >= 1.0 && i.delta >= 1.0 / d.n => format!(
+                "δ = {:e} ≥ 1/N = {}: the usual rule asks for δ < 1/N (a mechanism that publishes one random example in full satisfies δ = 1/N)",
+                i.delta,
+                fmt_num(1.0 / d.n)
+            ),
+            _ => String::new(),
+        };
+        Headline {
+            epsilon: if m.opt.value > 1e6 {
+                "> 10⁶ — no meaningful guarantee".to_string()
+            } else {
+                format!("{:.4}", m.opt.value)
+            },
+            delta: format!("{:e}", i.delta),
+            delta_warning,
+            alpha: format!("{:.2}", m.opt.alpha),
+            at_edge: m.opt.at_edge,
+            preset: preset_of(i),
+            sentence: tight_sentence.unwrap_or_else(|| m.sentence()),
+            summary_a: summary_a(m),
+            summary_b: summary_b(m),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_headline_for_a_model() {
+        let m = Model::compute(Inputs::mnist()).unwrap();
+        let h = Headline::of(&m, Some(Dataset::MNIST), None);
+        assert_eq!(h.epsilon, format!("{:.4}", m.opt.value));
+        assert_eq!((h.delta.as_str(), h.preset), ("1e-5", "mnist"));
+        assert_eq!(h.delta_warning, "", "δ = 1e-5 < 1/60000");
+        assert!(
+            h.sentence.contains("exact RDP accountant"),
+            "{}",
+            h.sentence
+        );
+        let t = Headline::of(&m, None, Some("tight".into()));
+        assert_eq!(t.sentence, "tight");
+        // δ ≥ 1/N is named once N is known (and the terms describe q).
+        let mut i = Inputs::mnist();
+        i.delta = 1e-4;
+        let m = Model::compute(i).unwrap();
+        let h = Headline::of(&m, Some(Dataset::MNIST), None);
+        assert!(
+            h.delta_warning.starts_with("δ = 1e-4 ≥ 1/N = 1.66667e-5"),
+            "{}",
+            h.delta_warning
+        );
+        assert_eq!(h.preset, "", "no preset has δ = 1e-4");
+        let other = Dataset {
+            n: 50000.0,
+            b: 512.0,
+            e: 30.0,
+        };
+        assert_eq!(
+            Headline::of(&m, Some(other), None).delta_warning,
+            "",
+            "terms for another q"
+        );
+        // A huge ε in words.
+        let mut i = Inputs::mnist();
+        (i.q, i.sigma, i.steps) = (0.5, 0.3, 1_000_000_000);
+        let m = Model::compute(i).unwrap();
+        assert_eq!(
+            Headline::of(&m, None, None).epsilon,
+            "> 10⁶ — no meaningful guarantee"
+        );
+    }
+
+    #[test]
+    fn epochs_only_when_the_terms_describe_q() {
+        let i = Inputs::mnist();
+        assert_eq!(
+            in_epochs(Some(Dataset::MNIST), &i, 14063),
+            " ≈ 60.0021 epochs"
+        );
+        assert_eq!(in_epochs(None, &i, 14063), "");
+        let other = Dataset {
+            n: 50000.0,
+            b: 512.0,
+            e: 30.0,
+        };
+        assert_eq!(in_epochs(Some(other), &i, 14063), "");
+    }
+}
