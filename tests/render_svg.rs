@@ -416,3 +416,29 @@ fn chart_text_is_at_least_11px() {
         }
     }
 }
+
+/// The converted ε starts above the plot at small α when ln(1/δ)/(α − 1) is large: its
+/// curve is still drawn where it is on the plot (it was dropped whole).
+#[test]
+fn chart_a_draws_a_curve_that_enters_from_the_top() {
+    let mut i = Inputs::mnist();
+    (i.q, i.sigma, i.steps) = (0.01, 8.0, 1000);
+    let m = Model::compute(i).unwrap();
+    let (_, (_, yhi)) = render::chart_a_ranges(&m);
+    assert!(
+        m.eps_improved[0] > 1.5 * yhi,
+        "the case: ε(1.1) above the plot"
+    );
+    let s = svg(|r| {
+        render::draw_eps_vs_alpha(r, &m, &Theme::light(1.0))
+            .map(|_| ())
+            .unwrap()
+    });
+    // The improved conversion's colour appears in a polyline (solid curves are polylines).
+    let improved = Theme::light(1.0).series[1];
+    let hex = format!("#{:02X}{:02X}{:02X}", improved.0, improved.1, improved.2);
+    let drawn = s.split("<polyline").skip(1).any(|p| {
+        p[..p.find("/>").unwrap_or(p.len())].contains(&hex) && p.matches(',').count() > 10
+    });
+    assert!(drawn, "improved-conversion curve missing");
+}

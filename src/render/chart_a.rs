@@ -130,13 +130,17 @@ pub fn draw_eps_vs_alpha<DB: DrawingBackend>(
     let clip = |v: f64| v.clamp(ylo, yhi);
     for (_, ys, c, mark) in &series.curves {
         let style = th.series[*c].stroke_width(th.px(2.0));
-        // Stop each curve where it leaves the top (no flat line along the edge).
+        // The part of each curve on the plot: the converted ε comes down from above the
+        // top at small α (ln(1/δ)/(α−1)) and leaves it again at large α; no flat line is
+        // drawn along the edge on either side.
+        let lim = yhi * 1.5;
         let pts: Vec<(f64, f64)> = m
             .orders
             .iter()
             .zip(ys)
             .filter(|(_, y)| **y > 0.0)
-            .take_while(|(_, y)| **y <= yhi * 1.5)
+            .skip_while(|(_, y)| **y > lim)
+            .take_while(|(_, y)| **y <= lim)
             .map(|(&a, &y)| (a, clip(y)))
             .collect();
         if *mark == Mark::Dashed {
