@@ -205,3 +205,27 @@ fn unreachable_targets_are_typed_errors() {
         other => panic!("{other:?}"),
     }
 }
+
+/// One lattice for the curve and ε gives exactly what the two separate calls give.
+#[test]
+fn curve_and_epsilon_matches_the_separate_calls() {
+    for (q, s, t) in [
+        (256.0 / 60000.0, 1.1, 14063u64),
+        (0.5, 0.3, 10),
+        (1e-6, 0.8, 100_000_000),
+    ] {
+        let run = Run::with_default_orders(Sgm::new(q, s).unwrap(), t).unwrap();
+        let (curve, opt) = run.curve_and_epsilon(1e-5, Conversion::Improved).unwrap();
+        assert_eq!(curve, run.rdp_curve());
+        assert_eq!(
+            opt,
+            run.epsilon_from_curve(&curve, 1e-5, Conversion::Improved)
+                .unwrap()
+        );
+    }
+    let run = Run::with_default_orders(Sgm::new(0.1, 1.0).unwrap(), 10).unwrap();
+    assert!(
+        run.curve_and_epsilon(2.0, Conversion::Improved).is_err(),
+        "δ is checked"
+    );
+}

@@ -173,6 +173,21 @@ impl Run {
         self.orders.iter().map(|&a| lat.rdp(a)).collect()
     }
 
+    /// The per-step curve over the run's orders and the smallest ε at `delta`, from one
+    /// per-(q, σ) quadrature lattice (what [`Run::rdp_curve`] then
+    /// [`Run::epsilon_from_curve`] compute with two).
+    pub fn curve_and_epsilon(
+        &self,
+        delta: f64,
+        conv: Conversion,
+    ) -> Result<(Vec<f64>, Optimum), Error> {
+        let delta = check_delta(delta)?;
+        let lat = self.lattice();
+        let per_step = self.curve_on(&lat);
+        let opt = self.epsilon_on(&lat, &per_step, delta, conv);
+        Ok((per_step, opt))
+    }
+
     /// Smallest ε at `delta` over the orders and continuous α (clamped at 0).
     pub fn epsilon(&self, delta: f64, conv: Conversion) -> Result<Optimum, Error> {
         let delta = check_delta(delta)?;

@@ -215,8 +215,12 @@ pub fn compare(sgm: Sgm, steps: u64, delta: f64) -> Result<Vec<Route>, Error> {
 /// the SGM's (ρ, ω)-tCDP in RDP terms. Maximum of ε(α)/α on a fine log grid
 /// of (1, ω + 1].
 pub fn tcdp_rho(sgm: Sgm, omega: f64) -> Result<f64, Error> {
+    tcdp_rho_on(&Lattice::new(sgm.q(), sgm.sigma()), omega)
+}
+
+/// [`tcdp_rho`] on the caller's lattice for (q, σ) (shared with the curve and ε).
+pub(crate) fn tcdp_rho_on(lat: &Lattice, omega: f64) -> Result<f64, Error> {
     check_order(omega + 1.0)?;
-    let lat = Lattice::new(sgm.q(), sgm.sigma());
     let n = 200;
     let (l0, l1) = ((1e-4f64).ln(), omega.ln());
     Ok((0..=n)

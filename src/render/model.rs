@@ -70,10 +70,13 @@ impl Heavy {
     pub fn compute(inputs: Inputs) -> Result<Heavy, Error> {
         let sgm = Sgm::new(inputs.q, inputs.sigma)?;
         let run = Run::with_default_orders(sgm, inputs.steps)?;
-        crate::engine::params::check_delta(inputs.delta)?;
-        let rdp = run.rdp_curve();
-        let opt = run.epsilon_from_curve(&rdp, inputs.delta, inputs.conversion)?;
-        let tcdp_rho = crate::engine::compare::tcdp_rho(sgm, inputs.omega).ok();
+        let delta = crate::engine::params::check_delta(inputs.delta)?;
+        // One quadrature lattice for the curve, the optimum and tCDP's ρ (the public
+        // `Run::curve_and_epsilon` shares one between the first two).
+        let lat = run.lattice();
+        let rdp = run.curve_on(&lat);
+        let opt = run.epsilon_on(&lat, &rdp, delta, inputs.conversion);
+        let tcdp_rho = crate::engine::compare::tcdp_rho_on(&lat, inputs.omega).ok();
         Ok(Heavy { rdp, opt, tcdp_rho })
     }
 }
