@@ -3,6 +3,7 @@
 //! `ui` layer: engine ← render ← ui ← web).
 
 pub mod fields;
+pub mod layout;
 pub mod link;
 pub mod page;
 pub mod widget;

@@ -14,6 +14,7 @@ mod tight;
 pub mod widget;
 
 use crate::render::{self, fmt_num, Inputs, Model, Theme};
+pub(crate) use crate::ui::layout::{EXPORT_PNG_SCALE, EXPORT_SIZE, NARROW};
 use canvas::{Measured, MeasuredCanvas};
 use dom::*;
 use plotters::coord::Shift;
@@ -403,7 +404,11 @@ fn wire_exports(app: &Shared) {
                 &if done {
                     match format {
                         "png" => {
-                            format!("chart {which}: PNG, {} × {} px (light theme)", 2 * w, 2 * h)
+                            format!(
+                                "chart {which}: PNG, {} × {} px (light theme)",
+                                EXPORT_PNG_SCALE * w,
+                                EXPORT_PNG_SCALE * h
+                            )
                         }
                         _ => format!("chart {which}: SVG, {w} × {h} (light theme)"),
                     }
@@ -444,10 +449,6 @@ fn wire_exports(app: &Shared) {
     });
 }
 
-/// Show the link selected in a box (no clipboard here) and say so.
-/// Exports' size in CSS px (see `wire_exports`).
-const EXPORT_SIZE: (u32, u32) = (900, 560);
-
 /// Draw chart `which` for an export; false when it has nothing to show yet.
 fn draw_export<DB: plotters::prelude::DrawingBackend>(
     which: &str,
@@ -478,10 +479,16 @@ fn export_png(which: &str, app: &App) -> bool {
     else {
         return false;
     };
-    canvas.set_width(2 * w);
-    canvas.set_height(2 * h);
-    let drawn = MeasuredCanvas::new(canvas.clone())
-        .is_some_and(|b| draw_export(which, &b.into_drawing_area(), &Theme::light(2.0), app));
+    canvas.set_width(EXPORT_PNG_SCALE * w);
+    canvas.set_height(EXPORT_PNG_SCALE * h);
+    let drawn = MeasuredCanvas::new(canvas.clone()).is_some_and(|b| {
+        draw_export(
+            which,
+            &b.into_drawing_area(),
+            &Theme::light(EXPORT_PNG_SCALE as f64),
+            app,
+        )
+    });
     match canvas.to_data_url() {
         Ok(url) if drawn => {
             download_url(&format!("sgm-rdp-chart-{which}.png"), &url);
@@ -491,6 +498,7 @@ fn export_png(which: &str, app: &App) -> bool {
     }
 }
 
+/// Show the link selected in a box (no clipboard here) and say so.
 fn select_link(url: &str) {
     if let Some(b) = by_id::<HtmlInputElement>("copy-url") {
         b.set_value(url);
@@ -810,9 +818,6 @@ fn draw_chart_c(app: &App, dark: bool) {
         });
     }
 }
-
-/// Charts narrower than this (CSS px) put their legend under the plot.
-pub const NARROW: f64 = 520.0;
 
 /// Draw on `canvas` with a chart function that returns plotters' `Result`; a failure is
 /// logged once per chart name (never silent, never a flood while a slider moves).
