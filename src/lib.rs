@@ -4,6 +4,11 @@
 //! [`engine`] (pure numerics) ← [`render`] (plotters charts on any backend) ← [`ui`]
 //! (fields and parsing, no DOM) ← `web`
 //! (wasm-bindgen/DOM glue, compiled only for wasm32).
+//!
+//! No `unwrap`/`expect` outside tests (clippy refuses them, below): every input reaches a
+//! typed error or a default, never a panic.
+
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
 pub mod decimal;
 pub mod engine;
