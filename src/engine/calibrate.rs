@@ -89,20 +89,15 @@ pub fn sigma(
         (hi, best) = (lo, o);
     };
     // Within the decade: Brent's method on g(u) = ln ε(e^u) − ln target (smooth and
-    // decreasing), a handful of evaluations where bisection took ~25. Every point it
-    // evaluates updates the bracket: `hi` the smallest σ seen with ε ≤ target (the answer
-    // is always an evaluated σ that meets the target), `lo` the largest σ seen above it.
+    // decreasing), a handful of evaluations where bisection took ~25. The answer is the
+    // smallest σ it evaluated with ε ≤ target (always an evaluated σ that meets it).
     let g = |v: f64| v.ln() - target.ln();
     let ends = ((lo.ln(), g(lo_opt.value)), (hi.ln(), g(best.value)));
     let mut eval = |u: f64| -> Result<f64, Error> {
         let s = u.exp();
         let o = at(s)?;
-        if o.value <= target {
-            if s < hi {
-                (hi, best) = (s, o);
-            }
-        } else if s > lo {
-            lo = s;
+        if o.value <= target && s < hi {
+            (hi, best) = (s, o);
         }
         Ok(g(o.value))
     };
