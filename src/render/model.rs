@@ -229,6 +229,16 @@ pub fn sentence_for(i: &Inputs, e: f64, accountant: &str) -> String {
     )
 }
 
+/// An ε as the headlines show it: 4 decimals, or above 10⁶ stated in words (it promises
+/// nothing, and its digits mean nothing).
+pub fn fmt_eps(e: f64) -> String {
+    if e > 1e6 {
+        "> 10⁶ — no meaningful guarantee".into()
+    } else {
+        format!("{e:.4}")
+    }
+}
+
 pub fn fmt_num(x: f64) -> String {
     // Round to 6 significant digits, then print the shortest form — unless rounding
     // would land on 0 or 1 (δ = 1 − 1e-16 must not read "1"): then every digit.

@@ -2,7 +2,7 @@
 //! the values match and the sentence — the state → view step, without the DOM (the web
 //! layer writes these strings into their elements). Tested natively.
 
-use crate::render::{fmt_num, summary_a, summary_b, Inputs, Model};
+use crate::render::{fmt_eps, fmt_num, summary_a, summary_b, Inputs, Model};
 use crate::ui::fields::preset_of;
 use crate::ui::link::Dataset;
 
@@ -57,11 +57,7 @@ impl Headline {
             _ => String::new(),
         };
         Headline {
-            epsilon: if m.opt.value > 1e6 {
-                "> 10⁶ — no meaningful guarantee".to_string()
-            } else {
-                format!("{:.4}", m.opt.value)
-            },
+            epsilon: fmt_eps(m.opt.value),
             delta: format!("{:e}", i.delta),
             delta_warning,
             alpha: format!("{:.2}", m.opt.alpha),

@@ -307,7 +307,7 @@ fn answer(data: JsValue) {
         "headline" => {
             let (up, lo) = (num(&data, "epsilon"), num(&data, "epsilonLower"));
             if let Some(e) = doc().and_then(|d| d.get_element_by_id("epsilon-pld")) {
-                e.set_text_content(Some(&fmt_eps(up)));
+                e.set_text_content(Some(&crate::render::fmt_eps(up)));
                 let _ = e.set_attribute("data-value", &format!("{up}"));
                 let _ = e.set_attribute("title", &format!("certified bracket [{lo:.6}, {up:.6}]"));
             }
@@ -321,7 +321,7 @@ fn answer(data: JsValue) {
                 let (su, sl) = (num(&sh, "epsilon"), num(&sh, "epsilonLower"));
                 let text = match get(&sh, "error").as_string() {
                     Some(m) => format!("— ({m})"),
-                    None => fmt_eps(su),
+                    None => crate::render::fmt_eps(su),
                 };
                 if let Some(e) = doc().and_then(|d| d.get_element_by_id("epsilon-shuffled")) {
                     e.set_text_content(Some(&text));
@@ -448,14 +448,6 @@ pub(crate) fn one_percent_sentence(risk_fpr: &[(f64, f64)]) -> String {
         .find(|(f, _)| (*f - 0.01).abs() < 1e-12)
         .map(|&(f, tp)| tight::risk_sentence(f, tp))
         .unwrap_or_default()
-}
-
-pub(crate) fn fmt_eps(e: f64) -> String {
-    if e > 1e6 {
-        "> 10⁶ — no meaningful guarantee".into()
-    } else {
-        format!("{e:.4}")
-    }
 }
 
 pub(crate) fn fmt_eps6(e: f64) -> String {

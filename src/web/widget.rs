@@ -14,7 +14,7 @@
 use super::canvas::MeasuredCanvas;
 use super::field::{Control, Listener};
 use super::state::Field;
-use super::tight::{fmt_eps, fmt_eps6, get, num, parse_answer, TightCharts};
+use super::tight::{fmt_eps6, get, num, parse_answer, TightCharts};
 use super::{paint_canvas, Shift};
 use crate::engine::Conversion;
 use crate::render::{self, fmt_num, tight, Inputs, Model};
@@ -683,7 +683,7 @@ fn show_headline(e: &Els, acct: Accountant, m: &Model, t: &TightState) {
     let current = t.inputs.as_ref() == Some(&m.inputs);
     let (text, title) = match (t.eps, &t.error) {
         (Some((up, lo)), _) => (
-            fmt_eps(up),
+            render::fmt_eps(up),
             format!(
                 "certified bracket [{}, {}] (privacy-loss distribution)",
                 fmt_eps6(lo),
