@@ -15,6 +15,7 @@ pub mod widget;
 
 use crate::render::{self, fmt_num, Inputs, Model, Theme};
 pub(crate) use crate::ui::layout::{EXPORT_PNG_SCALE, EXPORT_SIZE, NARROW};
+use crate::ui::link::{Acct, Batching};
 use canvas::{Measured, MeasuredCanvas};
 use dom::*;
 use plotters::coord::Shift;
@@ -162,18 +163,20 @@ fn wire(app: &Shared) {
     let acc = app.clone();
     on("accountant", "change", move |_| {
         let rdp = by_id::<web_sys::HtmlSelectElement>("accountant")
-            .map(|s| s.value() == "rdp")
-            .unwrap_or(false);
-        tight::set_rdp_sentence(rdp);
+            .is_some_and(|s| s.value() == Acct::Rdp.name());
+        tight::set_acct(if rdp { Acct::Rdp } else { Acct::Pld });
         state::write_url(&acc.borrow().inputs);
         request_frame(&acc);
     });
     let acc = app.clone();
     on("batching", "change", move |_| {
         let shuffled = by_id::<web_sys::HtmlSelectElement>("batching")
-            .map(|s| s.value() == "shuffled")
-            .unwrap_or(false);
-        tight::set_shuffled(shuffled);
+            .is_some_and(|s| s.value() == Batching::Shuffled.name());
+        tight::set_batching(if shuffled {
+            Batching::Shuffled
+        } else {
+            Batching::Poisson
+        });
         state::write_url(&acc.borrow().inputs);
         tight::request(acc.borrow().inputs, f64::NAN);
         request_frame(&acc);
@@ -244,8 +247,8 @@ fn wire(app: &Shared) {
 /// q = B/N and T = ⌈E·N/B⌉ from the dataset terms (a bad value is named, the last good
 /// inputs kept).
 fn apply_dataset(a: &Shared) {
-    let parse = |id: &str| crate::ui::fields::parse_number(&value(id)).unwrap_or(f64::NAN);
-    match crate::engine::params::from_dataset(parse("ds-n"), parse("ds-b"), parse("ds-e")) {
+    let d = state::dataset_terms();
+    match crate::engine::params::from_dataset(d.n, d.b, d.e) {
         Ok((q, t)) => {
             set_text("ds-error", "");
             set_text(
@@ -358,7 +361,8 @@ pub(crate) fn set_inverse_answer(which: &str, v: f64) {
     }
 }
 
-fn parse_target() -> Result<f64, String> {
+/// The target ε of "What do I need?", or why it is refused.
+pub(crate) fn parse_target() -> Result<f64, String> {
     let t = value("target-eps");
     crate::engine::params::check_epsilon(
         crate::decimal::parse(t.trim())
@@ -371,7 +375,7 @@ fn wire_exports(app: &Shared) {
     let a = app.clone();
     on("export-csv", "click", move |_| {
         if let Some(m) = &a.borrow().model {
-            let csv = m.csv_with_header(tight::tight_for(&m.inputs), tight::batch_param());
+            let csv = m.csv_with_header(tight::tight_for(&m.inputs), tight::batching().name());
             download_text("sgm-rdp.csv", "text/csv", &csv);
         }
     });
@@ -653,10 +657,11 @@ fn frame(app: &Shared) {
         }
     };
     // What to show comes from the ui layer (tested natively); here it is written out.
-    let tight_sentence = (!tight::rdp_sentence())
-        .then(|| tight::pld_sentence(&inputs))
-        .flatten();
-    let h = crate::ui::page::Headline::of(&model, state::dataset_terms(), tight_sentence);
+    let tight_sentence = match tight::acct() {
+        Acct::Pld => tight::pld_sentence(&inputs),
+        Acct::Rdp => None,
+    };
+    let h = crate::ui::page::Headline::of(&model, Some(state::dataset_terms()), tight_sentence);
     set_text("epsilon", &h.epsilon);
     tight::request(inputs, model.opt.value);
     set_text("delta-out", &h.delta);

@@ -4,7 +4,7 @@
 use super::dom::*;
 use super::Shared;
 use crate::render::Inputs;
-use crate::ui::link::{self, Acct, Batching, Dataset, Link};
+use crate::ui::link::{self, Dataset, Link};
 
 pub use crate::ui::fields::{parse_field, preset, Field};
 
@@ -16,8 +16,8 @@ pub fn read_url(app: &Shared) -> bool {
         .unwrap_or_default();
     let (l, errors) = link::decode(&search);
     app.borrow_mut().inputs = l.inputs;
-    super::tight::set_rdp_sentence(l.acct == Acct::Rdp);
-    super::tight::set_shuffled(l.batch == Batching::Shuffled);
+    super::tight::set_acct(l.acct);
+    super::tight::set_batching(l.batch);
     if let Some(b) = by_id::<web_sys::HtmlInputElement>("overlays") {
         b.set_checked(l.overlays);
     }
@@ -69,37 +69,29 @@ pub fn show_link_errors() {
 
 /// The dataset terms as typed in their boxes (forgiving: "60,000"); NaN where a box does
 /// not hold a number (then they describe no run).
-pub fn dataset_terms() -> Option<Dataset> {
+pub fn dataset_terms() -> Dataset {
     let num = |id: &str| crate::ui::fields::parse_number(&value(id)).unwrap_or(f64::NAN);
-    Some(Dataset {
+    Dataset {
         n: num("ds-n"),
         b: num("ds-b"),
         e: num("ds-e"),
-    })
+    }
 }
 
 /// The link for what the controls show now.
 fn current(i: &Inputs) -> Link {
     let d = Link::default();
-    let num = |id: &str| crate::ui::fields::parse_number(&value(id)).ok();
-    let dataset = match (num("ds-n"), num("ds-b"), num("ds-e")) {
-        (Some(n), Some(b), Some(e)) if crate::engine::params::from_dataset(n, b, e).is_ok() => {
-            Dataset { n, b, e }
-        }
-        _ => d.dataset,
+    let t = dataset_terms();
+    // Terms that describe no valid run are left out of the link.
+    let dataset = if crate::engine::params::from_dataset(t.n, t.b, t.e).is_ok() {
+        t
+    } else {
+        d.dataset
     };
     Link {
         inputs: *i,
-        acct: if super::tight::rdp_sentence() {
-            Acct::Rdp
-        } else {
-            Acct::Pld
-        },
-        batch: if super::tight::batch_param() == "shuffled" {
-            Batching::Shuffled
-        } else {
-            Batching::Poisson
-        },
+        acct: super::tight::acct(),
+        batch: super::tight::batching(),
         overlays: by_id::<web_sys::HtmlInputElement>("overlays").is_some_and(|b| b.checked()),
         capacity: crate::ui::fields::parse_capacity(&value("cb-sigma"), &value("cb-eps"))
             .unwrap_or(d.capacity),

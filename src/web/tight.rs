@@ -7,6 +7,7 @@ use super::dom::*;
 use super::{paint_canvas, prefers_dark};
 use crate::render::tight::{self, ProfileRow, Training};
 use crate::render::{fmt_num, Inputs};
+use crate::ui::link::{Acct, Batching};
 use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -25,40 +26,32 @@ struct Tight {
     rdp_eps: f64,
     post_timer: Option<i32>,
     updating_timer: Option<i32>,
-    training: Option<Training>,
-    profile: Vec<ProfileRow>,
-    risk: Vec<(f64, f64)>,
-    risk_fpr: Vec<(f64, f64)>,
+    /// The last "charts" answer (for the inputs in `asked`).
+    charts: Option<TightCharts>,
     answered: u32,
     /// The newest calibration asked for σ and for T: an answer to an older one (the target
     /// or an input changed since) is dropped.
     calib: [u32; 2],
-    /// Which accountant drives the sentence: the tight one (URL `acct=pld`, default) or
-    /// exact RDP (`acct=rdp`).
-    rdp_sentence: bool,
+    /// Which accountant drives the sentence (URL `acct`).
+    acct: Acct,
     /// The last tight ε (upper, lower) and the inputs it is for.
     last: Option<(Inputs, f64, f64)>,
-    /// Shuffled, fixed-size batches (URL `batch=shuffled`): the bound without amplification.
-    shuffled: bool,
+    /// How batches are drawn (URL `batch`); shuffled: the bound without amplification.
+    batch: Batching,
 }
 
-/// `batch` for the URL.
-pub fn batch_param() -> &'static str {
-    TIGHT.with(|t| {
-        if t.borrow().shuffled {
-            "shuffled"
-        } else {
-            "poisson"
-        }
-    })
+/// How batches are drawn, as chosen on the page.
+pub fn batching() -> Batching {
+    TIGHT.with(|t| t.borrow().batch)
 }
 
 /// The batching control changed (or the link set it): show or hide the shuffled bound
 /// and ask again.
-pub fn set_shuffled(on: bool) {
+pub fn set_batching(b: Batching) {
+    let on = b == Batching::Shuffled;
     TIGHT.with(|t| {
         let mut t = t.borrow_mut();
-        t.shuffled = on;
+        t.batch = b;
         t.asked = None;
     });
     if let Some(b) = by_id::<web_sys::HtmlElement>("shuffled-box") {
@@ -74,34 +67,22 @@ pub fn set_shuffled(on: bool) {
     );
     set_text("batching-error", "");
     if let Some(sel) = by_id::<web_sys::HtmlSelectElement>("batching") {
-        sel.set_value(batch_param());
+        sel.set_value(b.name());
     }
 }
 
 /// Epochs for the bound without amplification: the dataset terms' E when they describe
 /// this run (T = ⌈E·N/B⌉), else ⌈T·q⌉ (each example is in at most that many batches).
 fn epochs_for(i: &Inputs) -> f64 {
-    let typed = crate::decimal::parse(value("ds-e").replace([',', ' '], "").trim());
-    match (steps_per_epoch(i.q), typed) {
-        (Some(spe), Some(e)) if e > 0.0 && (e * spe).ceil() == i.steps as f64 => e.ceil(),
+    match crate::ui::page::matching_dataset(Some(super::state::dataset_terms()), i.q) {
+        Some(d) if d.e > 0.0 && (d.e * (d.n / d.b)).ceil() == i.steps as f64 => d.e.ceil(),
         _ => (i.steps as f64 * i.q * (1.0 - 1e-12)).ceil().max(1.0),
     }
 }
 
-/// `acct` for the URL.
-pub fn acct_param() -> &'static str {
-    TIGHT.with(|t| {
-        if t.borrow().rdp_sentence {
-            "rdp"
-        } else {
-            "pld"
-        }
-    })
-}
-
-/// Whether the sentence comes from exact RDP (else from the tight ε).
-pub fn rdp_sentence() -> bool {
-    TIGHT.with(|t| t.borrow().rdp_sentence)
+/// Which accountant drives the sentence (and "What do I need?").
+pub fn acct() -> Acct {
+    TIGHT.with(|t| t.borrow().acct)
 }
 
 /// The sentence for the current inputs from the tight ε, when it is known for them.
@@ -228,7 +209,7 @@ fn message(gen: u32, i: &Inputs) -> js_sys::Object {
 fn post(i: Inputs) {
     mark_charts(true);
     // The epochs read the page's dataset boxes: before TIGHT is borrowed.
-    let epochs = TIGHT.with(|t| t.borrow().shuffled).then(|| epochs_for(&i));
+    let epochs = (batching() == Batching::Shuffled).then(|| epochs_for(&i));
     TIGHT.with(|t| {
         let mut t = t.borrow_mut();
         t.post_timer = None;
@@ -344,7 +325,7 @@ fn answer(data: JsValue) {
             });
             if let Some(i) = asked {
                 fill_library(&i, Some((up, lo)));
-                if !rdp_sentence() {
+                if acct() == Acct::Pld {
                     if let Some(s) = pld_sentence(&i) {
                         set_text("sentence", &s);
                     }
@@ -357,10 +338,7 @@ fn answer(data: JsValue) {
             mark_charts(false);
             TIGHT.with(|t| {
                 let mut t = t.borrow_mut();
-                t.training = Some(c.training);
-                t.profile = c.profile;
-                t.risk = c.risk;
-                t.risk_fpr = c.risk_fpr;
+                t.charts = Some(c);
             });
             redraw();
         }
@@ -458,51 +436,68 @@ pub(crate) fn fmt_eps6(e: f64) -> String {
     }
 }
 
-/// The dataset size N when the dataset terms describe the current q.
 /// Steps per epoch (N/B) when the dataset terms describe rate q.
 fn steps_per_epoch(q: f64) -> Option<f64> {
-    crate::ui::page::matching_dataset(super::state::dataset_terms(), q).map(|d| d.n / d.b)
+    crate::ui::page::matching_dataset(Some(super::state::dataset_terms()), q).map(|d| d.n / d.b)
+}
+
+/// The target ε of "What do I need?", when it is a valid one.
+fn target_eps() -> Option<f64> {
+    super::parse_target().ok()
+}
+
+/// Draw the tight chart `which` (training, profile, risk) from the last answer — the
+/// page's canvases and the exports share it. None when there is no answer yet.
+fn draw_tight<DB: plotters::prelude::DrawingBackend>(
+    t: &Tight,
+    which: &str,
+    target: Option<f64>,
+    root: &plotters::prelude::DrawingArea<DB, super::Shift>,
+    th: &crate::render::Theme,
+) -> Option<Result<(), plotters::drawing::DrawingAreaErrorKind<DB::ErrorType>>> {
+    let c = t.charts.as_ref()?;
+    let q = t.asked.map(|i| i.q).unwrap_or(f64::NAN);
+    let delta = t.asked.map(|i| i.delta).unwrap_or(1e-5);
+    Some(match which {
+        "training" => tight::draw_training(root, &c.training, target, steps_per_epoch(q), th),
+        "profile" => tight::draw_profile(root, &c.profile, delta, th),
+        _ => tight::draw_risk(root, &c.risk, th),
+    })
 }
 
 /// Draw the three charts from the last answer (also after a theme or size change).
 pub fn redraw() {
     let dark = prefers_dark();
-    let target =
-        crate::decimal::parse(value("target-eps").trim()).filter(|e| *e > 0.0 && e.is_finite());
+    let target = target_eps();
     TIGHT.with(|t| {
         let t = t.borrow();
-        let Some(training) = &t.training else { return };
-        let q = t.asked.map(|i| i.q).unwrap_or(f64::NAN);
-        let delta = t.asked.map(|i| i.delta).unwrap_or(1e-5);
-        let spe = steps_per_epoch(q);
-        if let Some(c) = by_id::<HtmlCanvasElement>("chart-training") {
-            paint_canvas(&c, dark, "chart-training", |root, th| {
-                tight::draw_training(root, training, target, spe, th)
-            });
+        let Some(c) = &t.charts else { return };
+        for (id, which) in [
+            ("chart-training", "training"),
+            ("chart-profile", "profile"),
+            ("chart-risk", "risk"),
+        ] {
+            if let Some(canvas) = by_id::<HtmlCanvasElement>(id) {
+                paint_canvas(&canvas, dark, id, |root, th| {
+                    draw_tight(&t, which, target, root, th).unwrap_or(Ok(()))
+                });
+            }
         }
+        let spe = steps_per_epoch(t.asked.map(|i| i.q).unwrap_or(f64::NAN));
         set_text(
             "training-statement",
             &match target {
-                Some(e) => tight::budget_sentence(training, e, spe),
+                Some(e) => tight::budget_sentence(&c.training, e, spe),
                 None => "Set a target ε (in “What do I need?”) to see when it is reached.".into(),
             },
         );
+        let delta = t.asked.map(|i| i.delta).unwrap_or(1e-5);
         set_text(
             "profile-summary",
-            &tight::summary_profile(&t.profile, delta),
+            &tight::summary_profile(&c.profile, delta),
         );
-        if let Some(c) = by_id::<HtmlCanvasElement>("chart-profile") {
-            paint_canvas(&c, dark, "chart-profile", |root, th| {
-                tight::draw_profile(root, &t.profile, delta, th)
-            });
-        }
-        if let Some(c) = by_id::<HtmlCanvasElement>("chart-risk") {
-            paint_canvas(&c, dark, "chart-risk", |root, th| {
-                tight::draw_risk(root, &t.risk, th)
-            });
-        }
-        set_text("risk-sentence", &one_percent_sentence(&t.risk_fpr));
-        let readouts: Vec<String> = t
+        set_text("risk-sentence", &one_percent_sentence(&c.risk_fpr));
+        let readouts: Vec<String> = c
             .risk_fpr
             .iter()
             .map(|(f, tp)| format!("FPR {} → TPR ≤ {}", fmt_num(*f), fmt_num(*tp)))
@@ -512,29 +507,14 @@ pub fn redraw() {
 }
 
 /// Draw the tight chart `which` (training, profile, risk) from the last answer on
-/// `root` (SVG export); false when there is no answer yet or drawing failed.
+/// `root` (exports); false when there is no answer yet or drawing failed.
 pub fn draw_named<DB: plotters::prelude::DrawingBackend>(
     which: &str,
     root: &plotters::prelude::DrawingArea<DB, super::Shift>,
     th: &crate::render::Theme,
 ) -> bool {
-    let target =
-        crate::decimal::parse(value("target-eps").trim()).filter(|e| *e > 0.0 && e.is_finite());
-    TIGHT.with(|t| {
-        let t = t.borrow();
-        let Some(training) = &t.training else {
-            return false;
-        };
-        let q = t.asked.map(|i| i.q).unwrap_or(f64::NAN);
-        let delta = t.asked.map(|i| i.delta).unwrap_or(1e-5);
-        match which {
-            "training" => {
-                tight::draw_training(root, training, target, steps_per_epoch(q), th).is_ok()
-            }
-            "profile" => tight::draw_profile(root, &t.profile, delta, th).is_ok(),
-            _ => tight::draw_risk(root, &t.risk, th).is_ok(),
-        }
-    })
+    let target = target_eps();
+    TIGHT.with(|t| draw_tight(&t.borrow(), which, target, root, th).is_some_and(|r| r.is_ok()))
 }
 
 /// "What your library reports" (table + code), built with createElement/textContent.
@@ -558,18 +538,13 @@ fn fill_library(i: &Inputs, pld: Option<(f64, f64)>) {
         );
     }
     set_text("library-why", library::WHY);
-    let target = crate::decimal::parse(value("target-eps").trim())
-        .filter(|e| *e > 0.0 && e.is_finite())
-        .unwrap_or(3.0);
+    let target = target_eps().unwrap_or(3.0);
     let Some(box_) = d.get_element_by_id("snippets") else {
         return;
     };
     box_.set_text_content(None);
-    let dataset = steps_per_epoch(i.q).and_then(|_| {
-        let n = crate::decimal::parse(value("ds-n").replace([',', ' '], "").trim())?;
-        let b = crate::decimal::parse(value("ds-b").replace([',', ' '], "").trim())?;
-        Some((n as u64, b as u64))
-    });
+    let dataset = crate::ui::page::matching_dataset(Some(super::state::dataset_terms()), i.q)
+        .map(|d| (d.n as u64, d.b as u64));
     for (title, code) in library::snippets(i, target, dataset) {
         let (Ok(div), Ok(head), Ok(pre)) = (
             d.create_element("div"),
@@ -625,11 +600,11 @@ fn copy_text(pre: &web_sys::Element) {
 }
 
 /// The accountant selector changed: remember it (the caller redraws and writes the URL).
-pub fn set_rdp_sentence(rdp: bool) {
-    TIGHT.with(|t| t.borrow_mut().rdp_sentence = rdp);
+pub fn set_acct(acct: Acct) {
+    TIGHT.with(|t| t.borrow_mut().acct = acct);
     set_text("accountant-error", "");
     if let Some(sel) = by_id::<web_sys::HtmlSelectElement>("accountant") {
-        sel.set_value(acct_param());
+        sel.set_value(acct.name());
     }
 }
 
@@ -638,7 +613,7 @@ pub fn set_rdp_sentence(rdp: bool) {
 /// "What do I need?": the worker solves for σ or T with the chosen accountant (the tight
 /// one, or exact RDP with the inputs' conversion), off the main thread either way.
 pub fn calibrate(which: &str, i: Inputs, target: f64) {
-    let acct = acct_param(); // before TIGHT is borrowed mutably
+    let acct = acct().name(); // before TIGHT is borrowed mutably
     TIGHT.with(|t| {
         let mut t = t.borrow_mut();
         let k = (which == "steps") as usize;
@@ -694,7 +669,7 @@ fn calibrated(data: &JsValue) {
     } else {
         let epochs = TIGHT
             .with(|t| t.borrow().asked)
-            .map(|i| crate::ui::page::in_epochs(super::state::dataset_terms(), &i, v as u64))
+            .map(|i| crate::ui::page::in_epochs(Some(super::state::dataset_terms()), &i, v as u64))
             .unwrap_or_default();
         format!("T = {v}{epochs} ({eps})")
     };
