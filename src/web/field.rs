@@ -48,21 +48,29 @@ pub struct Control {
 }
 
 impl Control {
+    /// The control of `f` over its elements; the slider gets `f`'s log10 range.
+    pub fn new(f: Field, range: HtmlInputElement, input: HtmlInputElement, err: Element) -> Self {
+        let (lo, hi) = f.slider_range();
+        range.set_min(&lo.to_string());
+        range.set_max(&hi.to_string());
+        Control {
+            f,
+            range,
+            input,
+            err,
+        }
+    }
+
     /// The page's control for `f`: `#{id}-range`, `#{id}`, `#{id}-error`.
     pub fn by_id(f: Field) -> Option<Control> {
         let d = web_sys::window()?.document()?;
         let get = |id: &str| d.get_element_by_id(id);
-        let range = get(&format!("{}-range", f.id()))?.dyn_into().ok()?;
-        let (lo, hi) = f.slider_range();
-        let c = Control {
+        Some(Control::new(
             f,
-            range,
-            input: get(f.id())?.dyn_into().ok()?,
-            err: get(&format!("{}-error", f.id()))?,
-        };
-        c.range.set_min(&lo.to_string());
-        c.range.set_max(&hi.to_string());
-        Some(c)
+            get(&format!("{}-range", f.id()))?.dyn_into().ok()?,
+            get(f.id())?.dyn_into().ok()?,
+            get(&format!("{}-error", f.id()))?,
+        ))
     }
 
     /// Show `v` in the slider and, unless the reader is typing in it (their text and its

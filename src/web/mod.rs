@@ -111,6 +111,12 @@ impl App {
         if state::read_url(&app) {
             watch_height();
         }
+        CONTROLS.with(|cs| {
+            *cs.borrow_mut() = Field::ALL
+                .into_iter()
+                .filter_map(field::Control::by_id)
+                .collect()
+        });
         let inputs = app.borrow().inputs;
         sync_inputs(&inputs);
         state::show_link_errors();
@@ -135,13 +141,18 @@ fn watch_height() {
     cb.forget();
 }
 
+thread_local! {
+    /// The page's four field controls, found once at mount.
+    static CONTROLS: RefCell<Vec<field::Control>> = const { RefCell::new(Vec::new()) };
+}
+
 /// Put the state's values into every box and slider.
 fn sync_inputs(i: &Inputs) {
-    for f in Field::ALL {
-        if let Some(c) = field::Control::by_id(f) {
-            c.show(f.get(i));
+    CONTROLS.with(|cs| {
+        for c in cs.borrow().iter() {
+            c.show(c.f.get(i));
         }
-    }
+    });
     if let Some(sel) = by_id::<web_sys::HtmlSelectElement>("conversion") {
         sel.set_value(i.conversion.name());
     }
@@ -151,7 +162,7 @@ fn wire(app: &Shared) {
     for f in Field::ALL {
         // The shared control: slider, arrow keys and box → state (the page keeps its
         // listeners for its lifetime).
-        if let Some(c) = field::Control::by_id(f) {
+        if let Some(c) = CONTROLS.with(|cs| cs.borrow().iter().find(|c| c.f == f).cloned()) {
             let a = app.clone();
             std::mem::forget(c.wire(Rc::new(move |v| apply(&a, f, v))));
         }

@@ -51,10 +51,10 @@ struct Els {
     chart_risk: HtmlCanvasElement,
     sentence: HtmlElement,
     foot: HtmlElement,
-    open: Element,
-    refs: Element,
+    open: HtmlElement,
+    refs: HtmlElement,
     /// The " · " between the two links.
-    dot: Element,
+    dot: HtmlElement,
 }
 
 struct Inner {
@@ -190,7 +190,7 @@ impl Widget {
         if fresh {
             // Small σ: the model's RDP part comes from the page's worker (widget.js asks
             // `heavyRequest`); until then the last numbers stay, marked as computing.
-            let computed = if inputs.sigma < render::HEAVY_SIGMA {
+            let computed = if super::heavy::is_heavy(&inputs) {
                 match i.heavy.as_ref().filter(|(a, _)| *a == inputs) {
                     Some((_, h)) => Model::from_heavy(inputs, h.clone()),
                     None => {
@@ -237,7 +237,7 @@ impl Widget {
         let i = self.inner.borrow();
         let inp = i.settings.inputs;
         let done = i.model.as_ref().map(|m| m.inputs == inp).unwrap_or(false);
-        if inp.sigma >= render::HEAVY_SIGMA || done {
+        if !super::heavy::is_heavy(&inp) || done {
             return JsValue::UNDEFINED;
         }
         super::heavy::run_message(&inp).into()
@@ -352,12 +352,6 @@ impl Widget {
 /// The method's paper (the widget's reference link without a calculator page).
 const REFERENCE: &str = "https://arxiv.org/abs/1908.10530";
 
-fn show_el(e: &Element, on: bool) {
-    if let Some(h) = e.dyn_ref::<HtmlElement>() {
-        h.set_hidden(!on);
-    }
-}
-
 /// The calculator link for the values shown (the page's URL format).
 fn calculator_link(base: &str, i: &Inputs, acct: Accountant) -> Option<String> {
     // Resolved against the document (the attribute may be relative); http(s) only.
@@ -438,9 +432,6 @@ fn build(d: &Document, root: &web_sys::ShadowRoot) -> Result<Els, JsValue> {
         text(d, "span", "name", f.label(), &row)?;
         let range: HtmlInputElement = el(d, "input", "", &row)?.unchecked_into();
         range.set_type("range");
-        let (lo, hi) = f.slider_range();
-        range.set_min(&lo.to_string());
-        range.set_max(&hi.to_string());
         range.set_step("0.001");
         range.set_attribute("aria-label", &format!("{} (log scale)", f.label()))?;
         let input: HtmlInputElement = el(d, "input", "", &row)?.unchecked_into();
@@ -449,12 +440,7 @@ fn build(d: &Document, root: &web_sys::ShadowRoot) -> Result<Els, JsValue> {
         input.set_attribute("aria-label", f.label())?;
         input.set_attribute("spellcheck", "false")?;
         let err = el(d, "span", "ferr", &row)?.unchecked_into();
-        boxes.push(Control {
-            f,
-            range,
-            input,
-            err,
-        });
+        boxes.push(Control::new(f, range, input, err));
     }
     let chart_a: HtmlCanvasElement = el(d, "canvas", "chart", &container)?.unchecked_into();
     chart_a.set_attribute("role", "img")?;
@@ -512,9 +498,9 @@ fn build(d: &Document, root: &web_sys::ShadowRoot) -> Result<Els, JsValue> {
         chart_risk,
         sentence,
         foot,
-        open: open.into(),
-        refs: refs.into(),
-        dot: dot.into(),
+        open,
+        refs,
+        dot,
     })
 }
 
@@ -651,14 +637,14 @@ fn show_text(i: &Inner) {
             let _ = e.open.set_attribute("href", &href);
             // The calculator's own References section, with the values.
             let _ = e.refs.set_attribute("href", &format!("{href}#references"));
-            show_el(&e.open, true);
-            show_el(&e.dot, true);
+            e.open.set_hidden(false);
+            e.dot.set_hidden(false);
             e.foot.set_hidden(false);
         }
         None => {
             let _ = e.refs.set_attribute("href", REFERENCE);
-            show_el(&e.open, false);
-            show_el(&e.dot, false);
+            e.open.set_hidden(true);
+            e.dot.set_hidden(true);
             e.foot.set_hidden(false);
         }
     }
