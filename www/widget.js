@@ -154,20 +154,15 @@ export class SgmRdpCalculator extends HTMLElement {
   static #queue = new Set();
   static #flushing = false;
   static {
-    flushNow = () => {
-      for (const el of SgmRdpCalculator.#queue) {
-        SgmRdpCalculator.#queue.delete(el);
-        el.#run();
-      }
-    };
+    flushNow = () => SgmRdpCalculator.#flush(Infinity);
   }
-  static #flush() {
+  static #flush(sliceMs = 8) {
     const queue = SgmRdpCalculator.#queue;
     const t0 = performance.now();
     for (const el of queue) {
       queue.delete(el);
       el.#run();
-      if (queue.size && performance.now() - t0 > 8) {
+      if (queue.size && performance.now() - t0 > sliceMs) {
         nextTask(() => SgmRdpCalculator.#flush());
         return;
       }
