@@ -260,6 +260,30 @@ fn put_bracket(obj: &mut Map<String, Value>, acct: Accountant, base: &str, upper
     obj.insert(key, json!(upper));
 }
 
+/// A PLD answer, or — with accountant "both" only — why it is unavailable (the RDP
+/// answer beside it still stands); with accountant "pld" the error is the answer.
+fn pld_or_unavailable<T>(
+    acct: Accountant,
+    r: Result<T, engine::Error>,
+) -> Result<Result<T, String>, String> {
+    match r {
+        Ok(v) => Ok(Ok(v)),
+        Err(x) if acct == Accountant::Both => Ok(Err(x.to_string())),
+        Err(x) => Err(x.to_string()),
+    }
+}
+
+/// "both" without a PLD answer: `<name>_pld: null` and `pld_error` in JSON, one line of
+/// words in text.
+fn unavailable(obj: &mut Map<String, Value>, out: &mut String, json: bool, name: &str, why: &str) {
+    if json {
+        obj.insert(format!("{name}_pld"), Value::Null);
+        obj.insert("pld_error".into(), json!(why));
+    } else {
+        *out += &format!("{name} (PLD): unavailable: {why}\n");
+    }
+}
+
 fn need(v: Option<f64>, name: &str) -> Result<f64, String> {
     v.ok_or_else(|| format!("missing --{name}"))
 }
@@ -361,15 +385,18 @@ pub fn run(args: &[String]) -> Result<String, String> {
                 }
             }
             if acct != Accountant::Rdp {
-                let p = engine::pld::epsilon(run.sgm(), run.steps(), d).map_err(e)?;
-                if f.json {
-                    put_bracket(&mut obj, acct, "epsilon", p.epsilon.upper, p.epsilon.lower);
-                    obj.insert("pld_grid".into(), json!(p.grid));
-                } else {
-                    out += &format!(
-                        "epsilon = {:.6} (PLD, certified upper bound; bracket [{:.6}, {:.6}], worse direction: {})\n",
-                        p.epsilon.upper, p.epsilon.lower, p.epsilon.upper, p.grid.worst
-                    );
+                match pld_or_unavailable(acct, engine::pld::epsilon(run.sgm(), run.steps(), d))? {
+                    Ok(p) if f.json => {
+                        put_bracket(&mut obj, acct, "epsilon", p.epsilon.upper, p.epsilon.lower);
+                        obj.insert("pld_grid".into(), json!(p.grid));
+                    }
+                    Ok(p) => {
+                        out += &format!(
+                            "epsilon = {:.6} (PLD, certified upper bound; bracket [{:.6}, {:.6}], worse direction: {})\n",
+                            p.epsilon.upper, p.epsilon.lower, p.epsilon.upper, p.grid.worst
+                        );
+                    }
+                    Err(why) => unavailable(&mut obj, &mut out, f.json, "epsilon", &why),
                 }
             }
             Ok(if f.json {
@@ -394,14 +421,17 @@ pub fn run(args: &[String]) -> Result<String, String> {
                 }
             }
             if acct != Accountant::Rdp {
-                let p = engine::pld::delta(run.sgm(), run.steps(), eps).map_err(e)?;
-                if f.json {
-                    put_bracket(&mut obj, acct, "delta", p.delta.upper, p.delta.lower);
-                } else {
-                    out += &format!(
-                        "delta = {:.6e} (PLD, certified upper bound; bracket [{:.6e}, {:.6e}])\n",
-                        p.delta.upper, p.delta.lower, p.delta.upper
-                    );
+                match pld_or_unavailable(acct, engine::pld::delta(run.sgm(), run.steps(), eps))? {
+                    Ok(p) if f.json => {
+                        put_bracket(&mut obj, acct, "delta", p.delta.upper, p.delta.lower);
+                    }
+                    Ok(p) => {
+                        out += &format!(
+                            "delta = {:.6e} (PLD, certified upper bound; bracket [{:.6e}, {:.6e}])\n",
+                            p.delta.upper, p.delta.lower, p.delta.upper
+                        );
+                    }
+                    Err(why) => unavailable(&mut obj, &mut out, f.json, "delta", &why),
                 }
             }
             Ok(if f.json {
@@ -702,13 +732,16 @@ fn batch_value(line: &str) -> Result<Value, String> {
     // One shape for both directions: the RDP answer under `out`, the PLD bracket under
     // `out` (accountant "pld") or `out_pld` (accountant "both"), each with `_lower`.
     let given = (field(&obj, "delta")?, field(&obj, "epsilon")?);
-    let mut put = |out: &str, rdp: Option<(f64, f64)>, pld: Option<(f64, f64)>| {
+    type Pld = Option<Result<(f64, f64), String>>;
+    let mut put = |out: &str, rdp: Option<(f64, f64)>, pld: Pld| {
         if let Some((v, a)) = rdp {
             obj.insert(out.into(), json!(v));
             obj.insert("alpha".into(), json!(a));
         }
-        if let Some((u, l)) = pld {
-            put_bracket(&mut obj, acct, out, u, l);
+        match pld {
+            Some(Ok((u, l))) => put_bracket(&mut obj, acct, out, u, l),
+            Some(Err(why)) => unavailable(&mut obj, &mut String::new(), true, out, &why),
+            None => {}
         }
     };
     let run = || Run::with_default_orders(m, steps).map_err(e);
@@ -719,9 +752,9 @@ fn batch_value(line: &str) -> Result<Value, String> {
                 .transpose()?
                 .map(|o| (o.value, o.alpha));
             let pld = (acct != Accountant::Rdp)
-                .then(|| engine::pld::epsilon(m, steps, delta).map_err(e))
+                .then(|| pld_or_unavailable(acct, engine::pld::epsilon(m, steps, delta)))
                 .transpose()?
-                .map(|p| (p.epsilon.upper, p.epsilon.lower));
+                .map(|r| r.map(|p| (p.epsilon.upper, p.epsilon.lower)));
             put("epsilon", rdp, pld);
         }
         (None, Some(eps)) => {
@@ -730,9 +763,9 @@ fn batch_value(line: &str) -> Result<Value, String> {
                 .transpose()?
                 .map(|o| (o.value, o.alpha));
             let pld = (acct != Accountant::Rdp)
-                .then(|| engine::pld::delta(m, steps, eps).map_err(e))
+                .then(|| pld_or_unavailable(acct, engine::pld::delta(m, steps, eps)))
                 .transpose()?
-                .map(|p| (p.delta.upper, p.delta.lower));
+                .map(|r| r.map(|p| (p.delta.upper, p.delta.lower)));
             put("delta", rdp, pld);
         }
         (Some(_), Some(_)) => {

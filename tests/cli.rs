@@ -325,3 +325,165 @@ fn every_flag_is_used_or_refused() {
     ]);
     assert!(tiny.len() < 120, "{tiny}");
 }
+
+/// `--accountant both` when the tight accountant cannot answer (here the exact-RDP ε is
+/// ~5.5e12, far outside the PLD's domain): the RDP answer is still printed, then one line
+/// saying why the tight ε is unavailable, exit 0; `--json` and `batch` carry
+/// `"epsilon_pld": null` and `"pld_error"` beside the RDP fields. With `pld` alone the
+/// error stays the answer (exit 2).
+#[test]
+fn both_keeps_the_rdp_answer_when_the_pld_fails() {
+    let args = [
+        "--q",
+        "1",
+        "--sigma",
+        "0.01",
+        "--steps",
+        "1000000000",
+        "--delta",
+        "1e-5",
+    ];
+    let out = bin()
+        .arg("epsilon")
+        .args(args)
+        .args(["--accountant", "both"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.starts_with("epsilon = "), "{text}");
+    assert!(text.contains("(continuous)"), "{text}");
+    assert!(text.contains("epsilon (PLD): unavailable: "), "{text}");
+    let out = bin()
+        .arg("epsilon")
+        .args(args)
+        .args(["--accountant", "both", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v["epsilon"].as_f64().unwrap() > 1e12);
+    assert!(v["alpha"].as_f64().unwrap() > 1.0);
+    assert!(v["epsilon_pld"].is_null() && v.get("epsilon_pld").is_some());
+    assert!(v["pld_error"].as_str().unwrap().contains("PLD"));
+    // delta at a given epsilon, same rule.
+    let out = bin()
+        .args([
+            "delta",
+            "--q",
+            "1",
+            "--sigma",
+            "0.01",
+            "--steps",
+            "1000000000",
+        ])
+        .args(["--epsilon", "1", "--accountant", "both", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v["delta"].as_f64().is_some(), "{v}");
+    assert!(
+        v["delta_pld"].is_null() && v["pld_error"].is_string(),
+        "{v}"
+    );
+    // batch: the same keys.
+    let mut child = bin()
+        .arg("batch")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"{\"q\":1,\"sigma\":0.01,\"steps\":1000000000,\"delta\":1e-5,\"accountant\":\"both\"}\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v["epsilon"].as_f64().unwrap() > 1e12, "{v}");
+    assert!(
+        v["epsilon_pld"].is_null() && v["pld_error"].is_string(),
+        "{v}"
+    );
+    // pld alone: the error is the answer.
+    let out = bin()
+        .arg("epsilon")
+        .args(args)
+        .args(["--accountant", "pld"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+}
+
+/// Tight calibration decides on the tight ε (MNIST's q, δ = 1e-5): at σ = 1.1 a target
+/// ε = 0.1 is met by 9 steps (exact RDP would refuse: its one-step ε is 0.627), and
+/// ε = 0.001 over 14063 steps needs σ ≈ 873 (RDP's α ≤ 10⁶ floor refuses every σ ≤ 1e8).
+#[test]
+fn tight_calibration_decides_with_the_tight_accountant() {
+    let q = "0.0042666666666666667";
+    let out = bin()
+        .args(["calibrate", "--q", q, "--sigma", "1.1", "--delta", "1e-5"])
+        .args([
+            "--epsilon",
+            "0.1",
+            "--accountant",
+            "pld",
+            "--target",
+            "steps",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let t = v["steps"].as_u64().unwrap();
+    assert!((5..=20).contains(&t), "{v}");
+    assert!(v["epsilon"].as_f64().unwrap() <= 0.1, "{v}");
+    // One step more exceeds the target (the largest T).
+    let more = bin()
+        .args([
+            "epsilon",
+            "--q",
+            q,
+            "--sigma",
+            "1.1",
+            "--delta",
+            "1e-5",
+            "--accountant",
+            "pld",
+        ])
+        .args(["--steps", &(t + 1).to_string(), "--json"])
+        .output()
+        .unwrap();
+    let m: serde_json::Value = serde_json::from_slice(&more.stdout).unwrap();
+    assert!(m["epsilon"].as_f64().unwrap() > 0.1, "{m}");
+    let out = bin()
+        .args(["calibrate", "--q", q, "--steps", "14063", "--delta", "1e-5"])
+        .args(["--epsilon", "0.001", "--accountant", "pld", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let s = v["sigma"].as_f64().unwrap();
+    assert!(s > 500.0 && s < 1500.0, "{v}");
+    assert!(v["epsilon"].as_f64().unwrap() <= 0.001, "{v}");
+    // A refusal names the tight one-step value (0.048 at sigma = 1.1), not RDP's 0.627.
+    let out = bin()
+        .args(["calibrate", "--q", q, "--sigma", "1.1", "--delta", "1e-5"])
+        .args([
+            "--epsilon",
+            "0.01",
+            "--accountant",
+            "pld",
+            "--target",
+            "steps",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("0.048"), "{err}");
+}

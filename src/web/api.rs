@@ -64,8 +64,12 @@ export interface EpsilonResult {
   atEdge: boolean;
   /** accountant "pld": the bracket's lower end (the true ε is in [epsilonLower, epsilon]). */
   epsilonLower?: number;
-  /** accountant "pld" or "both": the PLD bracket [epsilonPldLower, epsilonPld]. */
-  epsilonPld?: number; epsilonPldLower?: number;
+  /** accountant "pld" or "both": the PLD bracket [epsilonPldLower, epsilonPld]; with
+   *  "both" null when the tight accountant cannot answer (then `pldError` says why and
+   *  the RDP fields stand). */
+  epsilonPld?: number | null; epsilonPldLower?: number | null;
+  /** accountant "both": why the tight ε is unavailable. */
+  pldError?: string;
   /** accountant "pld": the exact-RDP ε, for comparison. */
   epsilonRdp?: number;
 }
@@ -79,8 +83,11 @@ export interface DeltaResult {
   delta: number; alpha: number; gridDelta: number; gridAlpha: number; atEdge: boolean;
   /** accountant "pld": the bracket's lower end. */
   deltaLower?: number;
-  /** accountant "pld" or "both": the PLD bracket [deltaPldLower, deltaPld]. */
-  deltaPld?: number; deltaPldLower?: number;
+  /** accountant "pld" or "both": the PLD bracket [deltaPldLower, deltaPld]; with "both"
+   *  null when the tight accountant cannot answer (`pldError` says why). */
+  deltaPld?: number | null; deltaPldLower?: number | null;
+  /** accountant "both": why the tight δ is unavailable. */
+  pldError?: string;
   /** accountant "pld": the exact-RDP δ, for comparison. */
   deltaRdp?: number;
 }
@@ -461,6 +468,24 @@ impl Args {
     }
 }
 
+/// The tight answer for `acct`: none for "rdp" (the PLD is not run), the error itself for
+/// "pld", and for "both" either the answer or the reason it is unavailable (the RDP
+/// fields beside it stand).
+fn tight<T>(
+    a: &Args,
+    acct: Acct,
+    r: impl FnOnce() -> Result<T, engine::Error>,
+) -> Result<(Option<T>, Option<String>), JsError> {
+    match acct {
+        Acct::Rdp => Ok((None, None)),
+        Acct::Pld => r().map(|t| (Some(t), None)).map_err(|e| a.fail(e)),
+        Acct::Both => Ok(match r() {
+            Ok(t) => (Some(t), None),
+            Err(e) => (None, Some(e.to_string())),
+        }),
+    }
+}
+
 /// The shared body of `epsilon` and `delta` (RDP): read the run and the `given`
 /// one of δ or ε, and optimize the other over α.
 fn optimize(
@@ -482,10 +507,13 @@ struct EpsOut {
     at_edge: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     epsilon_lower: Option<f64>,
+    /// Some(None) = null: "both" without a tight answer.
     #[serde(skip_serializing_if = "Option::is_none")]
-    epsilon_pld: Option<f64>,
+    epsilon_pld: Option<Option<f64>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    epsilon_pld_lower: Option<f64>,
+    epsilon_pld_lower: Option<Option<f64>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pld_error: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     epsilon_rdp: Option<f64>,
 }
@@ -511,13 +539,10 @@ pub fn epsilon(
     )?;
     let acct = a.accountant()?;
     let o = optimize(&a, "delta", Run::epsilon)?;
-    let t = match acct {
-        Acct::Rdp => None,
-        _ => Some(
-            pld::epsilon(a.sgm()?, a.steps()?, a.need("delta", a.delta)?).map_err(|e| a.fail(e))?,
-        ),
-    };
+    let (m, steps, d) = (a.sgm()?, a.steps()?, a.need("delta", a.delta)?);
+    let (t, pld_error) = tight(&a, acct, || pld::epsilon(m, steps, d))?;
     let pld_only = acct == Acct::Pld;
+    let tried = acct != Acct::Rdp;
     out(&EpsOut {
         epsilon: match (pld_only, t) {
             (true, Some(t)) => t.epsilon.upper,
@@ -528,8 +553,9 @@ pub fn epsilon(
         grid_alpha: o.grid_alpha,
         at_edge: o.at_edge,
         epsilon_lower: t.filter(|_| pld_only).map(|t| t.epsilon.lower),
-        epsilon_pld: t.map(|t| t.epsilon.upper),
-        epsilon_pld_lower: t.map(|t| t.epsilon.lower),
+        epsilon_pld: tried.then(|| t.map(|t| t.epsilon.upper)),
+        epsilon_pld_lower: tried.then(|| t.map(|t| t.epsilon.lower)),
+        pld_error,
         epsilon_rdp: pld_only.then_some(o.value),
     })
 }
@@ -544,10 +570,13 @@ struct DeltaOut {
     at_edge: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     delta_lower: Option<f64>,
+    /// Some(None) = null: "both" without a tight answer.
     #[serde(skip_serializing_if = "Option::is_none")]
-    delta_pld: Option<f64>,
+    delta_pld: Option<Option<f64>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    delta_pld_lower: Option<f64>,
+    delta_pld_lower: Option<Option<f64>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pld_error: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     delta_rdp: Option<f64>,
 }
@@ -572,14 +601,10 @@ pub fn delta(
     )?;
     let acct = a.accountant()?;
     let o = optimize(&a, "epsilon", Run::delta)?;
-    let t = match acct {
-        Acct::Rdp => None,
-        _ => Some(
-            pld::delta(a.sgm()?, a.steps()?, a.need("epsilon", a.epsilon)?)
-                .map_err(|e| a.fail(e))?,
-        ),
-    };
+    let (m, steps, e) = (a.sgm()?, a.steps()?, a.need("epsilon", a.epsilon)?);
+    let (t, pld_error) = tight(&a, acct, || pld::delta(m, steps, e))?;
     let pld_only = acct == Acct::Pld;
+    let tried = acct != Acct::Rdp;
     out(&DeltaOut {
         delta: match (pld_only, t) {
             (true, Some(t)) => t.delta.upper,
@@ -590,8 +615,9 @@ pub fn delta(
         grid_alpha: o.grid_alpha,
         at_edge: o.at_edge,
         delta_lower: t.filter(|_| pld_only).map(|t| t.delta.lower),
-        delta_pld: t.map(|t| t.delta.upper),
-        delta_pld_lower: t.map(|t| t.delta.lower),
+        delta_pld: tried.then(|| t.map(|t| t.delta.upper)),
+        delta_pld_lower: tried.then(|| t.map(|t| t.delta.lower)),
+        pld_error,
         delta_rdp: pld_only.then_some(o.value),
     })
 }

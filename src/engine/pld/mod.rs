@@ -781,8 +781,10 @@ pub fn attack_tpr(profile: &[ProfilePoint], fpr: f64) -> Result<f64, Error> {
 }
 
 /// Smallest σ (to 1e-4 relative) whose certified upper ε at δ after `steps` steps with
-/// rate q is ≤ `target`. Starts from the exact-RDP calibration (whose σ always meets
-/// the target, as the PLD bound is tighter) and bisects below it.
+/// rate q is ≤ `target`. Every decision is the tight accountant's: the exact-RDP
+/// calibration, when it answers, only supplies a starting σ that meets the target (the
+/// PLD bound is tighter); when RDP cannot reach the target (α ≤ 10⁶ floors its ε) the
+/// search gallops upward on the PLD itself. A refusal names the tight ε at the largest σ.
 pub fn calibrate_sigma(
     target: f64,
     delta: f64,
@@ -792,17 +794,44 @@ pub fn calibrate_sigma(
     let target = check_epsilon(target)?;
     let delta = check_delta(delta)?;
     let orders = super::default_orders();
-    let rdp = super::calibrate::sigma(target, delta, q, steps, &orders, Conversion::Improved)?;
     let at = |s: f64| epsilon(Sgm::new(q, s)?, steps, delta);
-    let mut hi = rdp.sigma;
-    let mut best = at(hi)?;
-    if rdp.at_lower_limit {
-        return Ok((hi, best));
-    }
+    let (sigma_min, sigma_max) = (super::calibrate::SIGMA_MIN, super::calibrate::SIGMA_MAX);
+    let (mut hi, mut best) =
+        match super::calibrate::sigma(target, delta, q, steps, &orders, Conversion::Improved) {
+            Ok(rdp) => {
+                let e = at(rdp.sigma)?;
+                if rdp.at_lower_limit {
+                    return Ok((rdp.sigma, e));
+                }
+                (rdp.sigma, e)
+            }
+            Err(Error::SigmaUnreachable { .. }) => {
+                // Gallop up ×4 from σ = 1 on the tight ε.
+                let mut s = 1.0f64;
+                loop {
+                    let e = at(s)?;
+                    if e.epsilon.upper <= target {
+                        break (s, e);
+                    }
+                    if s >= sigma_max {
+                        return Err(Error::SigmaUnreachable {
+                            target,
+                            epsilon: e.epsilon.upper,
+                        });
+                    }
+                    s = (s * 4.0).min(sigma_max);
+                }
+            }
+            Err(other) => return Err(other),
+        };
     let mut lo = hi * 0.8;
     loop {
-        if lo < super::calibrate::SIGMA_MIN {
-            lo = super::calibrate::SIGMA_MIN;
+        if lo < sigma_min {
+            lo = sigma_min;
+            let e = at(lo)?;
+            if e.epsilon.upper <= target {
+                return Ok((lo, e));
+            }
             break;
         }
         let e = at(lo)?;
@@ -826,30 +855,39 @@ pub fn calibrate_sigma(
     Ok((hi, best))
 }
 
-/// Largest T whose certified upper ε at δ is ≤ `target`.
+/// Largest T whose certified upper ε at δ is ≤ `target`, decided on the tight ε alone:
+/// the exact-RDP answer (when there is one) is a T that is known to fit; otherwise the
+/// search starts at one step, and a refusal names the tight one-step ε.
 pub fn calibrate_steps(target: f64, delta: f64, sgm: Sgm) -> Result<(u64, EpsilonAnswer), Error> {
     let target = check_epsilon(target)?;
     let delta = check_delta(delta)?;
     let orders = super::default_orders();
-    let rdp = super::calibrate::steps(target, delta, sgm, &orders, Conversion::Improved)?;
     let at = |t: u64| epsilon(sgm, t, delta);
-    let mut lo = rdp.steps;
+    let mut lo = match super::calibrate::steps(target, delta, sgm, &orders, Conversion::Improved) {
+        Ok(rdp) => rdp.steps,
+        Err(Error::StepsUnreachable { .. }) => 1,
+        Err(other) => return Err(other),
+    };
     let mut best = at(lo)?;
-    if rdp.at_upper_limit {
-        return Ok((lo, best));
+    if best.epsilon.upper > target {
+        // Only reachable from the one-step start (an RDP-feasible T is PLD-feasible).
+        return Err(Error::StepsUnreachable {
+            target,
+            epsilon: best.epsilon.upper,
+        });
     }
     let mut hi = lo;
     loop {
-        hi = ((hi as f64 * 1.25).ceil() as u64).min(super::MAX_STEPS);
+        if lo == super::MAX_STEPS {
+            return Ok((lo, best));
+        }
+        hi = hi.saturating_mul(2).min(super::MAX_STEPS);
         let e = at(hi)?;
         if e.epsilon.upper > target {
             break;
         }
         lo = hi;
         best = e;
-        if hi == super::MAX_STEPS {
-            return Ok((lo, best));
-        }
     }
     while hi - lo > 1 {
         let mid = lo + (hi - lo) / 2;
