@@ -184,7 +184,9 @@ fn chart_checkpoints_bracket_the_mpmath_reference() {
         if !(1e-12..0.5).contains(&d) {
             continue;
         }
-        let b = pld::checkpoints_tol(sgm(q, s), &[t], d, 5e-3).unwrap()[0];
+        let b = pld::checkpoints_tol(sgm(q, s), &[t], d, 5e-3)
+            .map_err(|x| format!("{q} {s} {t} {d}: {x}"))
+            .unwrap()[0];
         assert!(
             b.lower <= e * (1.0 + 1e-9) && b.upper >= e * (1.0 - 1e-9),
             "q={q} s={s} T={t} delta={d:e}: reference eps {e} outside [{}, {}]",

@@ -19,6 +19,10 @@
 //! Both the pessimistic and the optimistic lattice are composed in one complex FFT
 //! (real and imaginary parts), and read back with explicit error terms (rounding,
 //! aliasing, the mass at +∞) added to the upper and subtracted from the lower bound.
+//!
+//! This one-FFT composition is used while its window fits `MAX_FFT`; beyond that (long
+//! runs, small q) [`super::ladder`] composes by repeated squaring on evolving lattices
+//! and hands back the same [`Composed`] to read.
 
 use super::discretize::StepPld;
 use rustfft::{algorithm::Radix4, num_complex::Complex, Fft, FftDirection};
@@ -26,10 +30,30 @@ use std::sync::Arc;
 
 /// Tilted mass allowed to fold onto the window (both tails together).
 pub(crate) const ALIAS: f64 = 1e-12;
-/// Largest FFT length (2²⁰ points: four 16 MB complex buffers, well within a wasm
-/// memory budget, and ≈ 0.3 s per composition natively, so every call stays bounded).
+/// Largest window of the one-FFT composition (2²⁰ points: four 16 MB complex buffers,
+/// ≈ 0.3 s natively); a wider composed loss goes to the ladder ([`super::ladder`]).
 pub(crate) const MAX_FFT: usize = 1 << 20;
-const U: f64 = f64::EPSILON / 2.0;
+pub(crate) const U: f64 = f64::EPSILON / 2.0;
+
+thread_local! {
+    /// FFT work (Σ N·log₂N over transforms) left for the current call; every public
+    /// entry point sets it, so every call is bounded.
+    static WORK: std::cell::Cell<f64> = const { std::cell::Cell::new(f64::INFINITY) };
+}
+
+/// Give the current call `units` of FFT work.
+pub(crate) fn budget(units: f64) {
+    WORK.with(|w| w.set(units));
+}
+
+/// Spend `units`; false when the budget is exhausted.
+pub(crate) fn spend(units: f64) -> bool {
+    WORK.with(|w| {
+        let left = w.get() - units;
+        w.set(left);
+        left >= 0.0
+    })
+}
 
 /// Forward and inverse FFT plans of one length.
 type Plans = (Arc<dyn Fft<f64>>, Arc<dyn Fft<f64>>);
@@ -42,7 +66,7 @@ thread_local! {
     static PLANS: std::cell::RefCell<Vec<(usize, Plans)>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
-fn plans(n: usize) -> Plans {
+pub(crate) fn plans(n: usize) -> Plans {
     PLANS.with(|p| {
         let mut p = p.borrow_mut();
         if let Some((_, pl)) = p.iter().find(|(len, _)| *len == n) {
@@ -52,7 +76,7 @@ fn plans(n: usize) -> Plans {
             radix4(n, FftDirection::Forward),
             radix4(n, FftDirection::Inverse),
         );
-        if p.len() >= 4 {
+        if p.len() >= 8 {
             p.remove(0);
         }
         p.push((n, pl.clone()));
@@ -158,6 +182,10 @@ pub(crate) struct Composed {
     v_lo: Vec<f64>,
     /// 1 − Π(1 − p∞)^T: the composed mass at +∞ of the pessimistic lattice.
     pub inf_mass: f64,
+    /// ln of the exponential moment Σ p(K)e^{λKΔ} that may be missing from (upper) or
+    /// folded into (lower) the window; charged as that times e^{−λ·max(KΔ, ε)}.
+    ln_alias_up: f64,
+    ln_alias_lo: f64,
     /// Tilted mean and standard deviation of the composed loss, in ε units.
     pub center: f64,
     pub spread: f64,
@@ -166,7 +194,14 @@ pub(crate) struct Composed {
 /// Why a composition could not be done within the budget.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct TooWide {
+    /// Lattice points needed (+∞: the call's work budget is spent).
     pub needed: f64,
+}
+
+impl TooWide {
+    pub(crate) const SPENT: TooWide = TooWide {
+        needed: f64::INFINITY,
+    };
 }
 
 /// Compose the phases at tilt λ ≥ 0 on the lattice with spacing `d`.
@@ -240,6 +275,9 @@ pub(crate) fn compose(phases: &[Phase], lambda: f64, d: f64) -> Result<Composed,
         }
         n *= 2;
     }
+    if !spend(2.0 * n as f64 * (n as f64).log2()) {
+        return Err(TooWide::SPENT);
+    }
     let k0 = mean.round() as i64 - (n as i64) / 2;
     let (fft, ifft) = plans(n);
     let mut acc: Vec<Complex<f64>> = vec![Complex::new(1.0, 0.0); n];
@@ -251,6 +289,9 @@ pub(crate) fn compose(phases: &[Phase], lambda: f64, d: f64) -> Result<Composed,
         for (i, (&a, &b)) in tu.p.iter().zip(&tl.p).enumerate() {
             let pos = (ph.pld.k_lo + i as i64).rem_euclid(n as i64) as usize;
             buf[pos] += Complex::new(a, b);
+        }
+        if !spend(n as f64 * (n as f64).log2()) {
+            return Err(TooWide::SPENT);
         }
         fft.process(&mut buf);
         // |z|^T < 1e-300 ⇔ |z|² < e^{−1380/T}: such frequencies are zero, no logs or trig.
@@ -307,6 +348,8 @@ pub(crate) fn compose(phases: &[Phase], lambda: f64, d: f64) -> Result<Composed,
         u_lo,
         v_lo,
         inf_mass: -ln_inf_keep.exp_m1(),
+        ln_alias_up: ALIAS.ln() + ln_scale(&up),
+        ln_alias_lo: ALIAS.ln() + ln_scale(&lo),
         center: mean * d,
         spread: var.sqrt() * d,
     })
@@ -362,6 +405,40 @@ pub(crate) enum Side {
 }
 
 impl Composed {
+    /// A composition from its window: tilted masses and ln scales of the upper and
+    /// lower measures, the mass at +∞, the ln moment missing from the upper one, and
+    /// the tilted (center, spread) in ε units.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn from_parts(
+        d: f64,
+        lambda: f64,
+        k0: i64,
+        up: (&[f64], f64),
+        lo: (&[f64], f64),
+        inf_mass: f64,
+        ln_lost: f64,
+        (center, spread): (f64, f64),
+    ) -> Composed {
+        let (u_up, v_up) = suffix(up.0, lambda, d);
+        let (u_lo, v_lo) = suffix(lo.0, lambda, d);
+        Composed {
+            d,
+            lambda,
+            k0,
+            ln_scale_up: up.1,
+            ln_scale_lo: lo.1,
+            u_up,
+            v_up,
+            u_lo,
+            v_lo,
+            inf_mass,
+            ln_alias_up: ln_lost,
+            ln_alias_lo: f64::NEG_INFINITY,
+            center,
+            spread,
+        }
+    }
+
     /// FFT length (window size in lattice points).
     pub fn window_len(&self) -> usize {
         self.u_up.len() - 1
@@ -422,16 +499,16 @@ impl Composed {
         (up.min(1.0), lo.min(1.0))
     }
 
-    /// Folded mass (≤ ALIAS tilted) times the largest untilting weight it can carry
-    /// into the sum for δ(ε): e^{ln M^T − λ·max(KΔ, ε)}.
+    /// Mass missing from (upper) or folded into (lower) the window, as an exponential
+    /// moment, times the largest weight it can carry into δ(ε): e^{ln M − λ·max(KΔ, ε)}.
     fn alias_term(&self, eps: f64, upper: bool) -> f64 {
-        let ln_scale = if upper {
-            self.ln_scale_up
+        let ln_alias = if upper {
+            self.ln_alias_up
         } else {
-            self.ln_scale_lo
+            self.ln_alias_lo
         };
         // Below the window the missing masses can sit just above ε: weight at ε itself.
         let k = (eps / self.d).floor() as i64 + 1;
-        (ALIAS.ln() + ln_scale - self.lambda * k as f64 * self.d).exp()
+        (ln_alias - self.lambda * k as f64 * self.d).exp()
     }
 }

@@ -155,11 +155,9 @@ pub(crate) fn step_pld(q: f64, sigma: f64, dir: Direction, d: f64, lo: f64, hi: 
     };
     let ln_1m_e_md = (-(-d).exp_m1()).ln(); // ln(1 − e^{−Δ})
     let mut ln_up = vec![f64::NEG_INFINITY; len];
-    let mut ln_lo = vec![f64::NEG_INFINITY; len];
     ln_up[0] = left_p;
-    // Optimistic merge state: the carried atom (ln Q-mass, ln position ρ) left of ℓ_{i+1}.
-    let mut carry: Option<(f64, f64, usize)> = None;
-    for i in 0..len - 1 {
+    let mut atoms = vec![(f64::NEG_INFINITY, f64::NEG_INFINITY); len - 1];
+    for (i, atom) in atoms.iter_mut().enumerate() {
         let (lp, lq) = bin(&bounds[i], &bounds[i + 1]);
         let (li, lj) = (
             (k_lo + i as i64) as f64 * d,
@@ -168,6 +166,7 @@ pub(crate) fn step_pld(q: f64, sigma: f64, dir: Direction, d: f64, lo: f64, hi: 
         if lq == f64::NEG_INFINITY || lp == f64::NEG_INFINITY {
             continue;
         }
+        *atom = (lp, lq);
         // e^ρ: the bin's Q-weighted mean of e^L = ΔP/ΔQ, inside [e^{ℓ_i}, e^{ℓ_{i+1}}].
         let rho = (lp - lq).clamp(li, lj);
         // Pessimistic (connect the dots): Q-mass λ·ΔQ to ℓ_i, (1−λ)·ΔQ to ℓ_{i+1}
@@ -176,10 +175,38 @@ pub(crate) fn step_pld(q: f64, sigma: f64, dir: Direction, d: f64, lo: f64, hi: 
         let ln_b = lq + rho + (-(li - rho).exp_m1()).ln() - lj - ln_1m_e_md;
         ln_up[i] = ln_add(ln_up[i], ln_a + li);
         ln_up[i + 1] = ln_add(ln_up[i + 1], ln_b + lj);
-        // Optimistic: the carried atom (left of ℓ_i) is merged with this bin's atom
-        // (right of ℓ_i) onto the lattice point just right of the carry; whichever
-        // of the two has mass left goes on being merged with the next atoms.
-        let mut atom = (lq, rho, i);
+    }
+    // Optimistic: each bin contracted to one atom, atoms merged onto lattice points.
+    let mut ln_lo = merge_atoms(&atoms, k_lo, d);
+    // Right remainder: rounded down onto the last point (optimistic).
+    ln_lo[len - 1] = ln_add(ln_lo[len - 1], right_p);
+    StepPld {
+        k_lo,
+        ln_up,
+        ln_inf: right_p,
+        ln_lo,
+    }
+}
+
+/// The optimistic lattice from one atom per bin: `atoms[i]` = (ln P, ln Q) of the
+/// contents of bin [ℓ_i, ℓ_{i+1}] (ℓ_i = (k_lo + i)Δ; −∞ for an empty bin), each placed
+/// at its E_Q[e^L]-mean ρ = ln(P/Q) — a contraction, so a post-processing of the pair.
+/// A carried atom (left of ℓ_i) is merged with the next bin's atom (right of ℓ_i) onto
+/// the lattice point just right of the carry; whichever of the two has mass left goes
+/// on being merged with the next atoms; the last carry is rounded down (P-mass kept).
+/// Returns ln P-masses on the atoms.len() + 1 lattice points.
+pub(crate) fn merge_atoms(atoms: &[(f64, f64)], k_lo: i64, d: f64) -> Vec<f64> {
+    let mut ln_lo = vec![f64::NEG_INFINITY; atoms.len() + 1];
+    let mut carry: Option<(f64, f64, usize)> = None;
+    for (i, &(lp, lq)) in atoms.iter().enumerate() {
+        if lq == f64::NEG_INFINITY || lp == f64::NEG_INFINITY {
+            continue;
+        }
+        let (li, lj) = (
+            (k_lo + i as i64) as f64 * d,
+            (k_lo + i as i64 + 1) as f64 * d,
+        );
+        let mut atom = (lq, (lp - lq).clamp(li, lj), i);
         if let Some(c) = carry.take() {
             carry = merge(&mut ln_lo, d, k_lo, c, &mut atom);
         }
@@ -191,14 +218,7 @@ pub(crate) fn step_pld(q: f64, sigma: f64, dir: Direction, d: f64, lo: f64, hi: 
         // Last atom: round down (P-mass kept) to its left lattice point.
         ln_lo[ci] = ln_add(ln_lo[ci], cq + crho);
     }
-    // Right remainder: rounded down onto the last point (optimistic).
-    ln_lo[len - 1] = ln_add(ln_lo[len - 1], right_p);
-    StepPld {
-        k_lo,
-        ln_up,
-        ln_inf: right_p,
-        ln_lo,
-    }
+    ln_lo
 }
 
 /// Merge the carried atom c = (ln Q-mass, ln position ρ_c, its bin index ci) with `next`

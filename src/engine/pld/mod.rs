@@ -57,10 +57,11 @@
 mod compose;
 mod discretize;
 mod gauss;
+mod ladder;
 
 pub use discretize::Direction;
 
-use self::compose::{compose, tilted_mean, Composed, Phase as CPhase, Side};
+use self::compose::{budget, compose, tilted_mean, Composed, Phase as CPhase, Side};
 use self::discretize::{loss_range, step_pld, StepPld};
 use super::accountant::{eps_from_rdp, ln_delta_from_rdp, Conversion, Run};
 use super::error::Error;
@@ -72,12 +73,15 @@ pub const TOL: f64 = 4e-4;
 /// Widest bracket returned at all (relative); beyond it, [`Error::PldBudget`].
 pub const MAX_WIDTH: f64 = 0.01;
 const TOO_WIDE: &str = "the composed loss is too wide for the largest FFT";
+const WORK_SPENT: &str = "the work budget of one call (about a second) is spent";
 /// Times the grid may be coarsened (×2.5 each) when the window does not fit the FFT.
 const COARSEN: usize = 3;
 /// Grid refinements after the first try.
 const REFINE: usize = 2;
 /// Largest number of lattice points per step.
-const MAX_STEP_POINTS: f64 = 2_097_152.0;
+const MAX_STEP_POINTS: f64 = 1_048_576.0;
+/// FFT work per call (Σ N·log₂N; see `compose::budget`): ~0.6 s natively at most.
+const WORK: f64 = 4e8;
 
 /// One phase of training: `steps` steps of the SGM `sgm`.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -203,6 +207,8 @@ struct Lattices {
     d: f64,
     steps: Vec<StepPld>,
     counts: Vec<f64>,
+    /// Untilted mass the ladder's truncations may send to +∞, in all.
+    eta_total: f64,
 }
 
 impl Lattices {
@@ -222,6 +228,7 @@ impl Lattices {
             d,
             steps,
             counts: phases.iter().map(|p| p.steps as f64).collect(),
+            eta_total: eta * total_steps(phases),
         })
     }
 
@@ -234,8 +241,29 @@ impl Lattices {
     }
 
     fn compose(&self, lambda: f64) -> Result<Composed, Error> {
-        compose(&self.phases(), lambda.max(0.0), self.d)
-            .map_err(|_| Error::PldBudget { reason: TOO_WIDE })
+        let lambda = lambda.max(0.0);
+        // One FFT while the window fits (fast, and the tightest for short runs); the
+        // ladder beyond.
+        match compose(&self.phases(), lambda, self.d) {
+            Ok(c) => return Ok(c),
+            Err(e) if e.needed.is_infinite() => {
+                return Err(Error::PldBudget { reason: WORK_SPENT })
+            }
+            Err(_) => {}
+        }
+        let phases: Vec<(&StepPld, u64)> = self
+            .steps
+            .iter()
+            .zip(&self.counts)
+            .map(|(p, &t)| (p, t as u64))
+            .collect();
+        ladder::compose(&phases, lambda, self.d, self.eta_total).map_err(|e| {
+            if e.needed.is_infinite() {
+                Error::PldBudget { reason: WORK_SPENT }
+            } else {
+                Error::PldBudget { reason: TOO_WIDE }
+            }
+        })
     }
 
     /// The tilt whose tilted mean is ε (λ ≥ 0), to within half a tilted standard
@@ -339,8 +367,13 @@ fn eps_on(c: &Composed, delta: f64) -> Result<(f64, f64), Side> {
     Ok((upper, a))
 }
 
-fn eta_for(delta: f64, t: f64) -> f64 {
-    (1e-4 * TOL * delta / t).clamp(1e-300, 1e-14)
+/// The P-mass per step that may be sent to +∞ (it raises δ by at most T·η). Near the
+/// answer δ(ε) falls at least as fast as δ·(α − 1)... so T·η ≤ 0.05·TOL·ε·α·δ moves the
+/// upper ε by ≲ 5 % of the target width (ε, α: the exact-RDP optimum, which only
+/// steers the budget; the bracket measures what it costs).
+fn eta_for(delta: f64, t: f64, eps: f64, alpha: f64) -> f64 {
+    let rel = (0.05 * TOL * eps * (alpha - 1.0).max(1.0)).clamp(1e-7 * TOL, 0.05 * TOL);
+    (rel * delta / t).clamp(1e-300, 1e-14)
 }
 
 fn initial_spacing(eps: f64, alpha: f64, t: f64, tol: f64) -> f64 {
@@ -432,6 +465,7 @@ pub fn epsilon_phases(phases: &[Phase], delta: f64) -> Result<EpsilonAnswer, Err
 /// [`epsilon_phases`] aiming for a bracket of relative width `tol` (≥ TOL).
 fn epsilon_phases_at(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAnswer, Error> {
     check_phases(phases)?;
+    budget(WORK);
     let delta = check_delta(delta)?;
     if phases.iter().all(|p| p.sgm.q() == 0.0) {
         return Ok(EpsilonAnswer {
@@ -450,7 +484,7 @@ fn epsilon_phases_at(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAn
     let t = total_steps(&phases);
     let (eps_rdp, alpha) = rdp_epsilon(&phases, delta);
     let mut d = initial_spacing(eps_rdp, alpha, t, tol);
-    let eta = eta_for(delta, t);
+    let eta = eta_for(delta, t, eps_rdp, alpha);
     let mut best: Option<EpsilonAnswer> = None;
     for pass in 0..=REFINE {
         let attempt = |d: f64| -> Result<(f64, f64, usize, &'static str), Error> {
@@ -497,20 +531,37 @@ fn epsilon_phases_at(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAn
             Err(e) if pass == 0 || best.is_none() => return Err(e),
             Err(_) => break,
         };
-        // The exact-RDP ε is itself a certified upper bound.
-        let upper = up.0.min(eps_rdp.max(0.0)).max(0.0);
-        let lower = up.1.max(0.0).min(upper);
-        let ans = EpsilonAnswer {
-            epsilon: Bracket { upper, lower },
-            grid: Grid {
-                spacing: d,
-                fft_len: up.2,
-                worst: up.3,
-            },
+        // The exact-RDP ε is itself a certified upper bound, and every pass's bracket is
+        // certified: the answer is their intersection.
+        let mut upper = up.0.min(eps_rdp.max(0.0)).max(0.0);
+        let mut lower = up.1.max(0.0).min(upper);
+        // (A pass without a lower bound says nothing about the next.)
+        let prev_width = best
+            .filter(|b| b.epsilon.lower > 0.0 && up.1 > 0.0)
+            .map(|b| b.epsilon.upper - b.epsilon.lower);
+        let mut grid = Grid {
+            spacing: d,
+            fft_len: up.2,
+            worst: up.3,
         };
+        if let Some(b) = best {
+            if b.epsilon.upper < upper {
+                upper = b.epsilon.upper;
+                grid = b.grid;
+            }
+            lower = lower.max(b.epsilon.lower).min(upper);
+        }
+        best = Some(EpsilonAnswer {
+            epsilon: Bracket { upper, lower },
+            grid,
+        });
         let width = (upper - lower) / upper.max(1e-300);
-        best = Some(ans);
         if width <= tol || upper == 0.0 {
+            break;
+        }
+        // A finer grid that did not narrow the bracket by a third will not (the width is
+        // then set by the FFT's rounding or the tails, not by Δ).
+        if prev_width.is_some_and(|w| upper - lower > 0.67 * w) {
             break;
         }
         // Δ² scales the bias; never shrink by more than 10× in one pass, and keep
@@ -565,6 +616,7 @@ pub fn profile(sgm: Sgm, steps: u64, eps: &[f64]) -> Result<Vec<ProfilePoint>, E
 /// Profile for phases; also reports the grid used at each point.
 pub fn profile_phases(phases: &[Phase], eps: &[f64]) -> Result<Vec<(ProfilePoint, Grid)>, Error> {
     check_phases(phases)?;
+    budget(WORK);
     if eps.is_empty() || eps.len() > 10_000 {
         return Err(Error::ProfileLength(eps.len()));
     }
@@ -586,7 +638,7 @@ pub fn profile_phases(phases: &[Phase], eps: &[f64]) -> Result<Vec<(ProfilePoint
         .max(emax * 0.5);
     let alpha = rdp_delta_alpha(&live, emid.max(1e-3));
     // δ as small as 1e-15 is resolved: tails cut at η for δ = 1e-15.
-    let eta = eta_for(1e-15, t);
+    let eta = eta_for(1e-15, t, 0.0, 1.0);
     // A profile spans many tilts; the widest may need a much coarser grid (its points
     // stay certified, only looser).
     coarsening(
@@ -691,8 +743,9 @@ pub fn checkpoints(sgm: Sgm, checkpoints: &[u64], delta: f64) -> Result<Vec<Brac
         ]);
     }
     let tmax = checkpoints.iter().copied().max().unwrap_or(1);
+    budget(WORK);
     let (e_max, a_max) = rdp_epsilon(&[Phase::new(sgm, tmax)?], delta);
-    let eta = eta_for(delta, tmax as f64);
+    let eta = eta_for(delta, tmax as f64, e_max, a_max);
     coarsening(
         initial_spacing(e_max, a_max, tmax as f64, TOL),
         COARSEN,

@@ -1,0 +1,865 @@
+//! T-fold composition by repeated squaring, re-discretizing each composed PLD onto a
+//! coarser lattice as it widens ("evolving discretization": Ghazi, Kamath, Kumar,
+//! Manurangsi, "Faster Privacy Accounting via Evolving Discretization", ICML 2022,
+//! arXiv:2207.04381), with every step certified.
+//!
+//! # Why
+//! One FFT of the T-fold composition ([`super::compose`]) needs a window of ~20 tilted
+//! standard deviations of the *composed* loss on the *per-step* spacing Δ; the bias of
+//! the discretization is ≈ T·α·Δ²/8 in ε, so for a fixed relative bracket the window
+//! grows like √T (and like 1/q·√T … for small q, whose per-step loss is narrow). At
+//! T = 10⁸ or q ≤ 1e-4 it does not fit any FFT we can afford. Here the composed PLD of
+//! 2^j steps is kept on its own spacing Δ_j: a re-discretization of the 2^j-step PLD to
+//! spacing D adds a bias ≈ (T/2^j)·α·D²/8 (it is used T/2^j times), so D may grow like
+//! 2^{j/2} and every window stays a few thousand points.
+//!
+//! # What is certified, and how
+//! Each composed PLD is held as two measures on the lattice {kΔ} (tilted by e^{λkΔ} as
+//! in [`super::compose`]): `up`, pointwise ≥ a PLD that dominates the true one, with an
+//! extra mass at +∞ (`inf`) and a ledger of removed exponential moment (`lost`); and
+//! `lo`, pointwise ≤ a PLD that the true one dominates. Every operation keeps that:
+//! * **Convolution** by a zero-padded FFT (linear, no wrap-around), whose rounding is
+//!   bounded per entry by e = 16u·log₂N·(‖a‖₁‖b‖₂ + ‖a‖₂‖b‖₁ + ‖a‖₂‖b‖₂) (the FFT's
+//!   normwise backward stability, with a margin): +e on `up`, −e (clamped at 0) on `lo`.
+//!   Extra mass on `up` only raises δ; less mass on `lo` only lowers it.
+//! * **Truncation** to a window: `up`'s mass above it goes to +∞ (raises δ), `lo`'s is
+//!   dropped; `up`'s mass below it is removed and its exponential moment M_lost =
+//!   Σ p(K)e^{λKΔ} — computed *exactly* from the two factors by prefix sums, not from
+//!   the FFT's output, so the FFT's error floor never enters — is charged at the end as
+//!   M_lost·e^{−λε} (Markov's inequality at tilt λ: a removed loss K reaches ε after
+//!   the remaining steps S with probability ≤ E[e^{λ(K + S − ε)}]). The charges of two
+//!   factors combine as M_lost(A∗B) ≤ lost_A·(M_B + lost_B) + M_A·lost_B.
+//! * **Re-discretization** to a spacing m·Δ: `up` by connect-the-dots (every atom's
+//!   Q-mass split between the two neighbouring coarse points so that E_Q[e^L] is kept;
+//!   the finer measure is a post-processing of the coarser one, and the map is linear
+//!   and positive, so it applies to `up`'s extra mass too); `lo` by contracting each
+//!   coarse bin to one atom at its E_Q[e^L]-mean and merging neighbouring atoms onto
+//!   lattice points ([`super::discretize::merge_atoms`]), post-processings of `lo`.
+//!
+//! Hockey-stick divergences of measures whose atoms keep P = e^L·Q are sums over atoms
+//! of (P − e^ε Q)₊, monotone in every atom's mass, and composition (convolution) is
+//! monotone in both factors, so the chain of inequalities carries to the T-fold result.
+
+//!
+//! # Two resolutions
+//! The per-step loss of a small-q step has a long right tail (losses up to
+//! ln(q·e^{(1+2σz)/(2σ²)}) carry P-mass above the +∞ budget) but almost no tilted mass
+//! there. On one lattice that tail would make every window ~10⁵–10⁶ points and the
+//! FFT's error floor (added to every point) would swamp the bracket. So each composed
+//! PLD is a fine **core** (spacing Δ_j, around the tilted mass) plus a coarse **tail**
+//! (spacing f·Δ_j, f a power of two, above the core): all tilted mass above a share
+//! τ ≤ 0.01/f² of the total spills into the tail by connect-the-dots (so the tail's
+//! coarser lattice adds ≤ 1 % to the bias), and tail mass that lands inside the core's
+//! window moves back onto the core's lattice exactly (a coarse point is a fine point).
+//! The four products of A = A_c + A_t and B = B_c + B_t are formed with the finer
+//! factor re-discretized to the coarser lattice where they differ; δ of a sum of
+//! measures is the sum of their δ, so the argument above applies to each product.
+
+use super::compose::{plans, spend, Composed, TooWide, U};
+use super::discretize::{merge_atoms, StepPld};
+use super::gauss::ln_add;
+use rustfft::num_complex::Complex;
+
+/// Cores longer than this are re-discretized to a coarser lattice when the bias budget
+/// allows (a 2¹³-point FFT per convolution).
+const N_CAP: usize = 1 << 12;
+/// Target length of a tail (it fixes the tail's factor f).
+const TAIL_LEN: usize = 1 << 11;
+/// Longest array at all (its convolution is a 2²⁰-point FFT).
+pub(crate) const MAX_LEN: usize = 1 << 19;
+/// Exponential moment removed below a window per truncation, relative to the measure's.
+const LOST_REL: f64 = 1e-16;
+/// The re-discretizations' bias budget relative to the per-step lattice's: the
+/// 2^j-step PLD may be put on spacing D when (T/2^j)·D² ≤ REBIN·T·Δ²·2^{−(L−j)/2}
+/// (L = log₂T), so their sum is ≤ 3.5·REBIN times the per-step lattice's bias.
+const REBIN: f64 = 0.15;
+
+/// Tilted masses on {kΔ}, k = k0 … k0 + len − 1: the untilted P-mass at k is
+/// up[k − k0]·e^{ln_s_up − λkΔ} (and so for `lo`).
+#[derive(Clone)]
+struct Part {
+    d: f64,
+    k0: i64,
+    up: Vec<f64>,
+    lo: Vec<f64>,
+    ln_s_up: f64,
+    ln_s_lo: f64,
+}
+
+impl Part {
+    fn empty(d: f64) -> Part {
+        Part {
+            d,
+            k0: 0,
+            up: Vec::new(),
+            lo: Vec::new(),
+            ln_s_up: 0.0,
+            ln_s_lo: 0.0,
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.up.len()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.up.is_empty()
+    }
+
+    /// One past the last lattice index.
+    fn end(&self) -> i64 {
+        self.k0 + self.len() as i64
+    }
+
+    /// ln of `up`'s exponential moment Σ p(k)e^{λkΔ} (−∞ when empty).
+    fn ln_moment(&self) -> f64 {
+        let s: f64 = self.up.iter().sum();
+        if s > 0.0 {
+            self.ln_s_up + s.ln()
+        } else {
+            f64::NEG_INFINITY
+        }
+    }
+
+    /// ln of the untilted P-mass of up[i].
+    fn ln_untilted(&self, i: usize, lambda: f64) -> f64 {
+        self.up[i].ln() + self.ln_s_up - lambda * (self.k0 + i as i64) as f64 * self.d
+    }
+
+    /// Keep the numbers near 1 and drop zeros at both ends.
+    fn tidy(&mut self) {
+        let first = self.up.iter().position(|&x| x > 0.0);
+        let Some(first) = first else {
+            *self = Part::empty(self.d);
+            return;
+        };
+        let last = self.up.iter().rposition(|&x| x > 0.0).unwrap_or(first);
+        self.up.truncate(last + 1);
+        self.lo.truncate(last + 1);
+        self.up.drain(..first);
+        self.lo.drain(..first);
+        self.k0 += first as i64;
+        for (v, s) in [
+            (&mut self.up, &mut self.ln_s_up),
+            (&mut self.lo, &mut self.ln_s_lo),
+        ] {
+            let mx = v.iter().cloned().fold(0.0f64, f64::max);
+            if mx > 0.0 {
+                v.iter_mut().for_each(|x| *x /= mx);
+                *s += mx.ln();
+            }
+        }
+    }
+
+    /// The part on indices [a, b).
+    fn slice(&self, a: usize, b: usize) -> Part {
+        Part {
+            d: self.d,
+            k0: self.k0 + a as i64,
+            up: self.up[a..b].to_vec(),
+            lo: self.lo[a..b].to_vec(),
+            ln_s_up: self.ln_s_up,
+            ln_s_lo: self.ln_s_lo,
+        }
+    }
+
+    /// The same masses on the lattice of spacing d/f (every point of this lattice is
+    /// one of that one's: exact).
+    fn refine(&self, f: i64) -> Part {
+        if self.is_empty() || f == 1 {
+            let mut p = self.clone();
+            p.d = self.d / f as f64;
+            return p;
+        }
+        let n = (self.len() as i64 - 1) * f + 1;
+        let mut up = vec![0.0; n as usize];
+        let mut lo = vec![0.0; n as usize];
+        for i in 0..self.len() {
+            up[i * f as usize] = self.up[i];
+            lo[i * f as usize] = self.lo[i];
+        }
+        Part {
+            d: self.d / f as f64,
+            k0: self.k0 * f,
+            up,
+            lo,
+            ln_s_up: self.ln_s_up,
+            ln_s_lo: self.ln_s_lo,
+        }
+    }
+}
+
+/// x + y·c (c ≥ 0) on one lattice.
+fn add(x: &Part, y: &Part, c: f64) -> Part {
+    if y.is_empty() || c == 0.0 {
+        return x.clone();
+    }
+    if x.is_empty() {
+        let mut p = y.clone();
+        p.ln_s_up += c.ln();
+        p.ln_s_lo += c.ln();
+        return p;
+    }
+    let k0 = x.k0.min(y.k0);
+    let n = (x.end().max(y.end()) - k0) as usize;
+    let (su, sl) = (
+        x.ln_s_up.max(y.ln_s_up + c.ln()),
+        x.ln_s_lo.max(y.ln_s_lo + c.ln()),
+    );
+    let mut out = Part {
+        d: x.d,
+        k0,
+        up: vec![0.0; n],
+        lo: vec![0.0; n],
+        ln_s_up: su,
+        ln_s_lo: sl,
+    };
+    for (p, w) in [(x, 1.0f64), (y, c)] {
+        let (fu, fl) = (
+            (p.ln_s_up + w.ln() - su).exp(),
+            (p.ln_s_lo + w.ln() - sl).exp(),
+        );
+        let off = (p.k0 - k0) as usize;
+        for i in 0..p.len() {
+            out.up[off + i] += p.up[i] * fu;
+            out.lo[off + i] += p.lo[i] * fl;
+        }
+    }
+    // Two rounded terms per point: keep `up` above and `lo` below the exact sums.
+    out.up.iter_mut().for_each(|v| *v *= 1.0 + 4.0 * U);
+    out.lo.iter_mut().for_each(|v| *v *= 1.0 - 4.0 * U);
+    out
+}
+
+/// A composed PLD: a fine core, a coarse tail (spacing f·core.d; may be empty), the
+/// untilted mass of `up` at +∞ and the ln of the exponential moment removed from `up`.
+#[derive(Clone)]
+struct Meas {
+    core: Part,
+    tail: Part,
+    f: i64,
+    inf: f64,
+    ln_lost: f64,
+}
+
+impl Meas {
+    fn ln_moment(&self) -> f64 {
+        ln_add(self.core.ln_moment(), self.tail.ln_moment())
+    }
+}
+
+/// Normalize ln-masses to a tilted array: (masses with max 1, ln scale).
+fn from_logs(ln_p: &[f64], k_lo: i64, lambda: f64, d: f64, bias: f64) -> (Vec<f64>, f64) {
+    let w: Vec<f64> = ln_p
+        .iter()
+        .enumerate()
+        .map(|(i, &l)| l + lambda * (k_lo + i as i64) as f64 * d)
+        .collect();
+    let mx = w.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+    if mx == f64::NEG_INFINITY {
+        // An empty (lower) measure: zeros.
+        return (vec![0.0; w.len()], 0.0);
+    }
+    (w.iter().map(|&x| (x - mx).exp() * bias).collect(), mx)
+}
+
+/// Re-discretize onto the lattice of spacing m·Δ (`up` by connect-the-dots, `lo` by
+/// contraction and merging).
+fn coarsen(x: &Part, factor: i64, lambda: f64) -> Part {
+    if factor == 1 || x.is_empty() {
+        let mut p = x.clone();
+        p.d *= factor as f64;
+        return p;
+    }
+    let (d, big) = (x.d, x.d * factor as f64);
+    let c0 = x.k0.div_euclid(factor);
+    let c1 = (x.end() - 1).div_euclid(factor) + 1;
+    let len = (c1 - c0 + 1) as usize;
+    let em = big.exp_m1();
+    // Connect the dots per offset r within a coarse bin, in tilted units: an atom at
+    // L = ℓ_c + r·Δ sends the share (e^D − e^{rΔ})/(e^D − 1) of its Q-mass to ℓ_c and the
+    // rest to ℓ_{c+1}; its tilted weight changes by e^{(1+λ)(ℓ − L)}.
+    let coef: Vec<(f64, f64)> = (0..factor)
+        .map(|r| {
+            let off = r as f64 * d;
+            let lam = (em - off.exp_m1()) / em;
+            let a = (-(1.0 + lambda) * off).exp() * lam;
+            let b = ((1.0 + lambda) * (big - off)).exp() * (off.exp_m1() / em);
+            (a, b)
+        })
+        .collect();
+    let mut up = vec![0.0; len];
+    for (i, &w) in x.up.iter().enumerate() {
+        let k = x.k0 + i as i64;
+        let c = (k.div_euclid(factor) - c0) as usize;
+        let (a, b) = coef[k.rem_euclid(factor) as usize];
+        up[c] += w * a;
+        up[c + 1] += w * b;
+    }
+    let grow = 1.0 + (2.0 * factor as f64 + 16.0) * U;
+    up.iter_mut().for_each(|v| *v *= grow);
+    // Lower: per coarse bin, ln P and ln Q of its atoms, contracted to one atom at
+    // ρ = ln(P/Q) (inside the bin), then merged onto lattice points.
+    let mut atoms = vec![(f64::NEG_INFINITY, f64::NEG_INFINITY); len - 1];
+    for (i, &w) in x.lo.iter().enumerate() {
+        if w <= 0.0 {
+            continue;
+        }
+        let k = x.k0 + i as i64;
+        let l = k as f64 * d;
+        let ln_p = w.ln() + x.ln_s_lo - lambda * l;
+        let c = (k.div_euclid(factor) - c0) as usize;
+        let (p, q) = atoms[c];
+        atoms[c] = (ln_add(p, ln_p), ln_add(q, ln_p - l));
+    }
+    let ln_lo = merge_atoms(&atoms, c0, big);
+    let (lo, ln_s_lo) = from_logs(&ln_lo, c0, lambda, big, 1.0 - 64.0 * U);
+    let mut p = Part {
+        d: big,
+        k0: c0,
+        up,
+        lo,
+        ln_s_up: x.ln_s_up,
+        ln_s_lo,
+    };
+    p.tidy();
+    p
+}
+
+/// ‖x‖₁ and ‖x‖₂ of up + i·lo.
+fn norms(m: &Part) -> (f64, f64) {
+    let l1: f64 = m.up.iter().zip(&m.lo).map(|(a, b)| a + b).sum();
+    let l2: f64 = m.up.iter().zip(&m.lo).map(|(a, b)| a * a + b * b).sum();
+    (l1, l2.sqrt())
+}
+
+/// Spectrum of up + i·lo zero-padded to n.
+fn spectrum(m: &Part, n: usize) -> Vec<Complex<f64>> {
+    let mut buf = vec![Complex::new(0.0, 0.0); n];
+    for (i, (&a, &b)) in m.up.iter().zip(&m.lo).enumerate() {
+        buf[i] = Complex::new(a, b);
+    }
+    plans(n).0.process(&mut buf);
+    buf
+}
+
+/// The spectra of the real and imaginary inputs from the spectrum of up + i·lo.
+fn split(z: &[Complex<f64>], k: usize) -> (Complex<f64>, Complex<f64>) {
+    let n = z.len();
+    let a = z[k];
+    let c = z[(n - k) % n].conj();
+    ((a + c) * 0.5, (a - c) * Complex::new(0.0, -0.5))
+}
+
+/// x∗y (same lattice) by a zero-padded FFT, with its rounding bound e added to `up`
+/// and subtracted from `lo` at every point.
+fn conv(x: &Part, y: &Part, square: bool) -> Result<Part, TooWide> {
+    if x.is_empty() || y.is_empty() {
+        return Ok(Part::empty(x.d));
+    }
+    let len = x.len() + y.len() - 1;
+    let n = len.next_power_of_two().max(2);
+    let transforms = if square { 2.0 } else { 3.0 };
+    if n > 2 * MAX_LEN {
+        return Err(TooWide { needed: n as f64 });
+    }
+    if !spend(transforms * n as f64 * (n as f64).log2()) {
+        return Err(TooWide::SPENT);
+    }
+    let zx = spectrum(x, n);
+    let zy = if square { zx.clone() } else { spectrum(y, n) };
+    let mut z: Vec<Complex<f64>> = (0..n)
+        .map(|k| {
+            let (xu, xl) = split(&zx, k);
+            let (yu, yl) = split(&zy, k);
+            xu * yu + Complex::new(0.0, 1.0) * (xl * yl)
+        })
+        .collect();
+    plans(n).1.process(&mut z);
+    let (x1, x2) = norms(x);
+    let (y1, y2) = norms(y);
+    let e = 16.0 * U * (n as f64).log2() * (x1 * y2 + x2 * y1 + x2 * y2);
+    let scale = 1.0 / n as f64;
+    let mut p = Part {
+        d: x.d,
+        k0: x.k0 + y.k0,
+        up: z[..len]
+            .iter()
+            .map(|v| (v.re * scale + e).max(0.0))
+            .collect(),
+        lo: z[..len]
+            .iter()
+            .map(|v| (v.im * scale - e).max(0.0))
+            .collect(),
+        ln_s_up: x.ln_s_up + y.ln_s_up,
+        ln_s_lo: x.ln_s_lo + y.ln_s_lo,
+    };
+    p.tidy();
+    Ok(p)
+}
+
+/// Σ_{i + j < o} x_i y_j (tilted `up` masses; o an index of x∗y), by prefix sums: exact
+/// but for the rounding of nonnegative sums.
+fn exact_below(x: &Part, py: &[f64], o: usize) -> f64 {
+    x.up.iter()
+        .enumerate()
+        .take(o)
+        .map(|(i, &w)| w * py[(o - i).min(py.len() - 1)])
+        .sum()
+}
+
+/// The core's window start for the product x∗y (raw result r): the largest index o
+/// whose exact tilted mass below is ≤ LOST_REL of the total; (o, that mass).
+fn lower_cut(x: &Part, y: &Part, r: &Part) -> (usize, f64) {
+    let mut py = vec![0.0; y.len() + 1];
+    for (j, &w) in y.up.iter().enumerate() {
+        py[j + 1] = py[j] + w;
+    }
+    // r's index 0 is x.k0 + y.k0 + shift (r may have been tidied).
+    let shift = (r.k0 - (x.k0 + y.k0)) as usize;
+    let total = x.up.iter().sum::<f64>() * py[y.len()];
+    let (mut lo, mut hi) = (0usize, r.len());
+    while hi - lo > 1 {
+        let mid = (lo + hi) / 2;
+        if exact_below(x, &py, mid + shift) <= LOST_REL * total {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    let below = exact_below(x, &py, lo + shift) * (1.0 + 4.0 * (x.len() + y.len()) as f64 * U);
+    (lo, below)
+}
+
+/// The tail's factor f and share τ for a core of spacing d whose tail spans `span`
+/// fine points: f a power of two with span/f ≤ TAIL_LEN, τ = 0.01/f².
+fn tail_factor(span: usize) -> (i64, f64) {
+    let f = (span.div_ceil(TAIL_LEN)).next_power_of_two().max(2) as i64;
+    (f, 0.01 / (f * f) as f64)
+}
+
+/// The index b such that the tilted `up` mass of r above b is ≤ tau of its total.
+fn spill_point(r: &Part, tau: f64) -> usize {
+    let total: f64 = r.up.iter().sum();
+    let mut acc = 0.0;
+    for i in (0..r.len()).rev() {
+        acc += r.up[i];
+        if acc > tau * total {
+            return i;
+        }
+    }
+    0
+}
+
+/// Send `up`'s mass at the top of `p` to +∞ while its untilted total stays within
+/// `budget` (`lo` drops it); returns what was sent.
+fn to_infinity(p: &mut Part, lambda: f64, budget: f64) -> f64 {
+    let mut acc = 0.0;
+    let mut keep = p.len();
+    for i in (0..p.len()).rev() {
+        let u = p.ln_untilted(i, lambda).exp();
+        if acc + u > budget {
+            break;
+        }
+        acc += u;
+        keep = i;
+    }
+    p.up.truncate(keep);
+    p.lo.truncate(keep);
+    acc * (1.0 + 4.0 * (p.len() + 1) as f64 * U)
+}
+
+/// Settle a measure whose core is `core` (already cut below) and whose tail candidates
+/// are `tail` (on f·d): send `up`'s mass at the top (tail first, then core) to +∞
+/// within the budget, spill the core above its τ-point into the tail, move tail mass
+/// inside the core's range back onto the core, and drop the tail when the core can
+/// hold it.
+fn settle(m: &mut Meas, lambda: f64, eta: f64) {
+    let f = m.f;
+    let sent = to_infinity(&mut m.tail, lambda, eta);
+    m.inf += sent;
+    if m.tail.is_empty() {
+        m.inf += to_infinity(&mut m.core, lambda, (eta - sent).max(0.0));
+    }
+    m.tail.tidy();
+    m.core.tidy();
+    let tau = 0.01 / (f * f) as f64;
+    if !m.core.is_empty() {
+        let b = spill_point(&m.core, tau);
+        if b + 1 < m.core.len() {
+            let spill = m.core.slice(b + 1, m.core.len());
+            m.core.up.truncate(b + 1);
+            m.core.lo.truncate(b + 1);
+            m.tail = add(&m.tail, &coarsen(&spill, f, lambda), 1.0);
+        }
+    }
+    if m.tail.is_empty() {
+        return;
+    }
+    // Tail points inside the core's range go back onto the core (exactly).
+    let core_end_coarse = m.core.end().div_euclid(f);
+    let cut = ((core_end_coarse - m.tail.k0).max(0) as usize).min(m.tail.len());
+    if cut > 0 {
+        let back = m.tail.slice(0, cut).refine(f);
+        m.core = add(&m.core, &back, 1.0);
+        m.tail = m.tail.slice(cut, m.tail.len());
+    }
+    m.tail.tidy();
+    m.core.tidy();
+    // A tail the core can hold on its own lattice: merge it.
+    if !m.tail.is_empty() && ((m.tail.end() * f - m.core.k0) as usize) <= N_CAP {
+        let back = m.tail.refine(f);
+        m.core = add(&m.core, &back, 1.0);
+        m.tail = Part::empty(m.core.d * f as f64);
+    }
+}
+
+/// The per-step lattice as a two-resolution measure.
+fn from_step(pld: &StepPld, lambda: f64, d: f64, eta: f64) -> Meas {
+    let (up, ln_s_up) = from_logs(&pld.ln_up, pld.k_lo, lambda, d, 1.0 + 64.0 * U);
+    let (lo, ln_s_lo) = from_logs(&pld.ln_lo, pld.k_lo, lambda, d, 1.0 - 64.0 * U);
+    let mut core = Part {
+        d,
+        k0: pld.k_lo,
+        up,
+        lo,
+        ln_s_up,
+        ln_s_lo,
+    };
+    // Below: exact tilted prefix sums to the ledger.
+    let total: f64 = core.up.iter().sum();
+    let mut below = 0.0;
+    let mut a = 0;
+    while a + 1 < core.len() && below + core.up[a] <= LOST_REL * total {
+        below += core.up[a];
+        a += 1;
+    }
+    let n_all = core.len();
+    core = core.slice(a, n_all);
+    // The tail's factor from the span above the central 1 − 1e-4 of the tilted mass.
+    let b0 = spill_point(&core, 1e-4);
+    let (f, _) = tail_factor(core.len() - b0);
+    let mut m = Meas {
+        core,
+        tail: Part::empty(d * f as f64),
+        f,
+        inf: pld.ln_inf.exp() * (1.0 + 64.0 * U),
+        ln_lost: if below > 0.0 {
+            below.ln() + ln_s_up + (1.0 + 4.0 * n_all as f64 * U).ln()
+        } else {
+            f64::NEG_INFINITY
+        },
+    };
+    settle(&mut m, lambda, eta);
+    m
+}
+
+/// x∗y for two-resolution measures (on the same core lattice and tail factor), then
+/// settled with +∞ budget `eta`.
+fn product(x: &Meas, y: &Meas, square: bool, lambda: f64, eta: f64) -> Result<Meas, TooWide> {
+    let f = x.f;
+    let core_raw = conv(&x.core, &y.core, square)?;
+    let (a, below) = if core_raw.is_empty() {
+        (0, 0.0)
+    } else {
+        lower_cut(&x.core, &y.core, &core_raw)
+    };
+    let core = if core_raw.is_empty() {
+        core_raw
+    } else {
+        core_raw.slice(a, core_raw.len())
+    };
+    // Products with a tail, on the tail's lattice.
+    let mut tail = Part::empty(x.core.d * f as f64);
+    if !x.tail.is_empty() || !y.tail.is_empty() {
+        let xc = coarsen(&x.core, f, lambda);
+        let yc = coarsen(&y.core, f, lambda);
+        if square {
+            // 2·x_c'·x_t + x_t·x_t = x_t∗(2x_c' + x_t).
+            tail = conv(&x.tail, &add(&x.tail, &xc, 2.0), false)?;
+        } else {
+            let t1 = conv(&x.tail, &add(&y.tail, &yc, 1.0), false)?;
+            let t2 = conv(&xc, &y.tail, false)?;
+            tail = add(&t1, &t2, 1.0);
+        }
+    }
+    let (mx, my) = (x.ln_moment(), y.ln_moment());
+    // lost(x∗y) ≤ lost_x·(M_y + lost_y) + M_x·lost_y, plus this cut.
+    let mut ln_lost = ln_add(x.ln_lost + ln_add(my, y.ln_lost), mx + y.ln_lost);
+    if below > 0.0 {
+        ln_lost = ln_add(ln_lost, below.ln() + x.core.ln_s_up + y.core.ln_s_up);
+    }
+    // Tail mass below the core's window start: to the ledger as well.
+    if !tail.is_empty() && !core.is_empty() {
+        let start = core.k0.div_euclid(f);
+        let n = ((start - tail.k0).max(0) as usize).min(tail.len());
+        if n > 0 {
+            let s: f64 = tail.up[..n].iter().sum();
+            if s > 0.0 {
+                ln_lost = ln_add(ln_lost, s.ln() + tail.ln_s_up);
+            }
+            tail = tail.slice(n, tail.len());
+        }
+    }
+    let mut m = Meas {
+        core,
+        tail,
+        f,
+        inf: x.inf + y.inf,
+        ln_lost,
+    };
+    settle(&mut m, lambda, eta);
+    Ok(m)
+}
+
+/// Re-discretize a measure's core (and its tail, keeping the factor) by `g`.
+fn regrid(m: &Meas, g: i64, lambda: f64) -> Meas {
+    if g == 1 {
+        return m.clone();
+    }
+    Meas {
+        core: coarsen(&m.core, g, lambda),
+        tail: coarsen(&m.tail, g, lambda),
+        f: m.f,
+        inf: m.inf,
+        ln_lost: m.ln_lost,
+    }
+}
+
+/// Coarsen by a power of two while the core is longer than N_CAP and `max_d` allows.
+fn fit(m: Meas, max_d: f64, lambda: f64) -> Meas {
+    let mut g = 1;
+    while m.core.len() / g > N_CAP && m.core.d * (2 * g) as f64 <= max_d * (1.0 + 1e-12) {
+        g *= 2;
+    }
+    regrid(&m, g as i64, lambda)
+}
+
+/// Bring `x` to core spacing `d` and tail factor `f` (powers of two from its own).
+fn align(x: &Meas, d: f64, f: i64, lambda: f64) -> Meas {
+    let g = (d / x.core.d).round() as i64;
+    let mut m = regrid(x, g.max(1), lambda);
+    if f != m.f {
+        // Tail onto the core's lattice, then onto the new factor's.
+        let back = m.tail.refine(m.f);
+        m.core = add(&m.core, &back, 1.0);
+        m.tail = Part::empty(m.core.d * f as f64);
+        m.f = f;
+    }
+    m
+}
+
+/// One phase: the per-step lattice composed `steps` times.
+fn power(pld: &StepPld, steps: u64, lambda: f64, d0: f64, eta: f64) -> Result<Meas, TooWide> {
+    let levels = 64 - steps.leading_zeros() as i32; // L + 1
+    let per = eta / (2.0 * levels as f64);
+    let mut base = from_step(pld, lambda, d0, per / steps as f64);
+    let mut acc: Option<Meas> = None;
+    let mut j = 0;
+    loop {
+        if base.core.len() > MAX_LEN || base.tail.len() > MAX_LEN {
+            return Err(TooWide {
+                needed: base.core.len().max(base.tail.len()) as f64,
+            });
+        }
+        if steps >> j & 1 == 1 {
+            acc = Some(match acc {
+                None => base.clone(),
+                Some(r) => {
+                    let r = align(&r, base.core.d, base.f, lambda);
+                    product(&r, &base, false, lambda, per)?
+                }
+            });
+        }
+        if steps >> (j + 1) == 0 {
+            break;
+        }
+        // Square: 2^{j+1} steps, used ⌊T/2^{j+1}⌋ times in the end.
+        let copies = (steps >> (j + 1)) as f64;
+        let sq = product(&base, &base, true, lambda, per / copies)?;
+        j += 1;
+        let max_d = d0 * (REBIN * 2f64.powi(j) * 2f64.powf(-0.5 * (levels - 1 - j) as f64)).sqrt();
+        base = fit(sq, max_d.max(d0), lambda);
+    }
+    acc.ok_or(TooWide { needed: 0.0 })
+}
+
+/// Compose the phases at tilt λ ≥ 0 on per-step lattices of spacing `d`; `eta` bounds
+/// the untilted mass sent to +∞ by truncations.
+pub(crate) fn compose(
+    phases: &[(&StepPld, u64)],
+    lambda: f64,
+    d: f64,
+    eta: f64,
+) -> Result<Composed, TooWide> {
+    let mut total: Option<Meas> = None;
+    for &(pld, steps) in phases {
+        if steps == 0 {
+            continue;
+        }
+        let p = power(pld, steps, lambda, d, eta / phases.len() as f64)?;
+        total = Some(match total {
+            None => p,
+            Some(t) => {
+                let dd = t.core.d.max(p.core.d);
+                let ff = t.f.max(p.f);
+                let (t, p) = (align(&t, dd, ff, lambda), align(&p, dd, ff, lambda));
+                product(&t, &p, false, lambda, eta)?
+            }
+        });
+    }
+    let m = total.ok_or(TooWide { needed: 0.0 })?;
+    // Read on the core's lattice: the tail placed exactly onto it.
+    let back = m.tail.refine(m.f);
+    let all = add(&m.core, &back, 1.0);
+    if all.is_empty() || all.len() > 4 * MAX_LEN {
+        return Err(TooWide {
+            needed: all.len() as f64,
+        });
+    }
+    let s: f64 = all.up.iter().sum();
+    let mean = all
+        .up
+        .iter()
+        .enumerate()
+        .map(|(i, &w)| w * (all.k0 + i as i64) as f64)
+        .sum::<f64>()
+        / s;
+    let var = all
+        .up
+        .iter()
+        .enumerate()
+        .map(|(i, &w)| w * ((all.k0 + i as i64) as f64 - mean).powi(2))
+        .sum::<f64>()
+        / s;
+    // Fail safe: a window without finite tilted mass cannot be read.
+    if !(mean.is_finite() && var.is_finite() && all.ln_s_up.is_finite()) || m.ln_lost.is_nan() {
+        return Err(TooWide { needed: -1.0 });
+    }
+    Ok(Composed::from_parts(
+        all.d,
+        lambda,
+        all.k0,
+        (&all.up, all.ln_s_up),
+        (&all.lo, all.ln_s_lo),
+        m.inf.min(1.0),
+        m.ln_lost,
+        (mean * all.d, var.sqrt() * all.d),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::discretize::{loss_range, step_pld, Direction};
+    use super::*;
+
+    /// δ(ε) of a part's upper and lower measures (untilted).
+    fn delta_of(p: &Part, lambda: f64, eps: f64) -> (f64, f64) {
+        let mut du = 0.0;
+        let mut dl = 0.0;
+        for i in 0..p.len() {
+            let l = (p.k0 + i as i64) as f64 * p.d;
+            if l <= eps {
+                continue;
+            }
+            let w = -(eps - l).exp_m1();
+            du += (p.up[i].ln() + p.ln_s_up - lambda * l).exp() * w;
+            dl += (p.lo[i].ln() + p.ln_s_lo - lambda * l).exp() * w;
+        }
+        (du, dl)
+    }
+
+    /// Re-discretizing a lattice PLD to a coarser lattice keeps the upper measure's δ
+    /// above and the lower's below the finer ones', at every ε and tilt.
+    #[test]
+    fn coarsening_keeps_the_bracket_order() {
+        for (q, s, dir) in [
+            (1e-4, 0.6, Direction::Remove),
+            (0.01, 1.0, Direction::Remove),
+            (0.01, 1.0, Direction::Add),
+        ] {
+            let d = 1e-4;
+            let (lo, hi) = loss_range(q, s, dir, 1e-14);
+            let pld = step_pld(q, s, dir, d, lo, hi);
+            for lambda in [0.0, 5.0, 40.0] {
+                let (up, su) = from_logs(&pld.ln_up, pld.k_lo, lambda, d, 1.0);
+                let (lw, sl) = from_logs(&pld.ln_lo, pld.k_lo, lambda, d, 1.0);
+                let fine = Part {
+                    d,
+                    k0: pld.k_lo,
+                    up,
+                    lo: lw,
+                    ln_s_up: su,
+                    ln_s_lo: sl,
+                };
+                for f in [2, 16, 256] {
+                    let c = coarsen(&fine, f, lambda);
+                    for eps in [-0.01, 0.0, 0.001, 0.01, 0.05, 0.3, 1.0, 3.0] {
+                        let (fu, fl) = delta_of(&fine, lambda, eps);
+                        let (cu, cl) = delta_of(&c, lambda, eps);
+                        assert!(
+                            cu >= fu * (1.0 - 1e-12),
+                            "{q} {s} {dir:?} λ {lambda} f {f} ε {eps}: up {cu} < {fu}"
+                        );
+                        assert!(
+                            cl <= fl * (1.0 + 1e-12),
+                            "{q} {s} {dir:?} λ {lambda} f {f} ε {eps}: lo {cl} > {fl}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    /// δ(ε) bracket of a two-resolution measure, with its +∞ mass and ledger.
+    fn delta_meas(m: &Meas, lambda: f64, eps: f64) -> (f64, f64) {
+        let all = add(&m.core, &m.tail.refine(m.f), 1.0);
+        let (u, l) = delta_of(&all, lambda, eps);
+        (u + m.inf + (m.ln_lost - lambda * eps).exp(), l)
+    }
+
+    /// One squaring of the two-resolution per-step measure brackets the exact square
+    /// of the per-step lattice (a direct O(n²) convolution in log space).
+    #[test]
+    fn squaring_brackets_the_direct_square() {
+        for (q, s, d, lambda) in [
+            (1e-4, 0.6, 1e-3, 5.0),
+            (1e-4, 0.6, 2e-4, 5.0),
+            (0.01, 1.0, 1e-3, 3.0),
+        ] {
+            let (lo, hi) = loss_range(q, s, Direction::Remove, 1e-14);
+            let pld = step_pld(q, s, Direction::Remove, d, lo, hi);
+            let m = from_step(&pld, lambda, d, 1e-16);
+            let sq = product(&m, &m, true, lambda, 1e-16).unwrap();
+            // Direct: P-masses of the squared upper and lower lattices.
+            let n = pld.ln_up.len();
+            let (pu, pl): (Vec<f64>, Vec<f64>) = (
+                pld.ln_up.iter().map(|x| x.exp()).collect(),
+                pld.ln_lo.iter().map(|x| x.exp()).collect(),
+            );
+            let mut cu = vec![0.0; 2 * n - 1];
+            let mut cl = vec![0.0; 2 * n - 1];
+            for i in 0..n {
+                for j in 0..n {
+                    cu[i + j] += pu[i] * pu[j];
+                    cl[i + j] += pl[i] * pl[j];
+                }
+            }
+            let inf2 = 2.0 * pld.ln_inf.exp();
+            for eps in [0.0, 0.01, 0.1, 0.5, 1.0, 2.0] {
+                let (mut du, mut dl) = (inf2, 0.0);
+                for k in 0..2 * n - 1 {
+                    let l = (2 * pld.k_lo + k as i64) as f64 * d;
+                    if l > eps {
+                        du += cu[k] * -(eps - l).exp_m1();
+                        dl += cl[k] * -(eps - l).exp_m1();
+                    }
+                }
+                let (u, l) = delta_meas(&sq, lambda, eps);
+                eprintln!("q {q} s {s} d {d} eps {eps}: ladder [{l:e}, {u:e}] direct [{dl:e}, {du:e}] core {} tail {} f {}", sq.core.len(), sq.tail.len(), sq.f);
+                assert!(u >= du * (1.0 - 1e-9), "upper {u} < direct {du}");
+                assert!(l <= dl * (1.0 + 1e-9), "lower {l} > direct {dl}");
+            }
+        }
+    }
+}
