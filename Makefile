@@ -52,10 +52,13 @@ test: setup
 bench:
 	cargo bench --bench engine
 	@bash benches/dp_accounting.sh
+	@benches/.venv/bin/python benches/ratio.py
 
 reference:
 	python3 tests/reference/generate.py
 	python3 tests/reference/pld_reference.py
+	@bash benches/dp_accounting.sh --venv
+	benches/.venv/bin/python tests/reference/pld_long.py
 
 # The batch fuzz at 10⁶ cases (make test runs 10⁵).
 fuzz:

@@ -1,5 +1,5 @@
 //! Engine benchmarks (criterion). Ids are a contract: rdp_grid_156, epsilon_T1e4, calibrate_sigma,
-//! pld_mnist, pld_profile, pld_calibrate_sigma.
+//! pld_mnist, pld_profile, pld_calibrate_sigma, pld_large_dataset.
 //! dp_accounting's time on the same grid comes from benches/dp_accounting.sh in the same `make bench`.
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
@@ -43,6 +43,12 @@ fn benches(c: &mut Criterion) {
     });
     c.bench_function("pld_calibrate_sigma", |b| {
         b.iter(|| pld::calibrate_sigma(black_box(2.0), 1e-5, 256.0 / 60000.0, 14063).unwrap())
+    });
+    // A large-dataset run (N = 10⁷, B = 1000, 10 epochs: q = 1e-4, T = 10⁵), where the
+    // one-FFT window does not fit and the ladder answers.
+    let large = Sgm::new(1e-4, 1.0).unwrap();
+    c.bench_function("pld_large_dataset", |b| {
+        b.iter(|| pld::epsilon(black_box(large), 100_000, black_box(1e-5)).unwrap())
     });
     let a = pld::epsilon(mnist, 14063, 1e-5).unwrap();
     println!(

@@ -32,7 +32,7 @@ use std::sync::Arc;
 pub(crate) const ALIAS: f64 = 1e-12;
 /// Largest window of the one-FFT composition (2²⁰ points: four 16 MB complex buffers,
 /// ≈ 0.3 s natively); a wider composed loss goes to the ladder ([`super::ladder`]).
-pub(crate) const MAX_FFT: usize = 1 << 20;
+pub(crate) const MAX_FFT: usize = 1 << 17;
 pub(crate) const U: f64 = f64::EPSILON / 2.0;
 
 thread_local! {
@@ -44,6 +44,11 @@ thread_local! {
 /// Give the current call `units` of FFT work.
 pub(crate) fn budget(units: f64) {
     WORK.with(|w| w.set(units));
+}
+
+/// True while the current call has work left.
+pub(crate) fn has_work() -> bool {
+    WORK.with(|w| w.get() >= 0.0)
 }
 
 /// Spend `units`; false when the budget is exhausted.
@@ -206,6 +211,17 @@ impl TooWide {
 
 /// Compose the phases at tilt λ ≥ 0 on the lattice with spacing `d`.
 pub(crate) fn compose(phases: &[Phase], lambda: f64, d: f64) -> Result<Composed, TooWide> {
+    compose_within(phases, lambda, d, MAX_FFT)
+}
+
+/// [`compose`] with the largest window `max_fft` (tests compare it with the ladder on
+/// windows larger than the engine would use).
+pub(crate) fn compose_within(
+    phases: &[Phase],
+    lambda: f64,
+    d: f64,
+    max_fft: usize,
+) -> Result<Composed, TooWide> {
     let mut up = Vec::with_capacity(phases.len());
     let mut lo = Vec::with_capacity(phases.len());
     let (mut mean, mut var, mut b_hi, mut b_lo) = (0.0, 0.0, 0.0f64, 0.0f64);
@@ -259,7 +275,7 @@ pub(crate) fn compose(phases: &[Phase], lambda: f64, d: f64) -> Result<Composed,
         best
     };
     let need = 2.0 * (10.0 * var.sqrt() + mean_gap + 2.0);
-    if need > MAX_FFT as f64 {
+    if need > max_fft as f64 {
         return Err(TooWide { needed: need });
     }
     let mut n = (need.max(1024.0) as usize).next_power_of_two();
@@ -268,7 +284,7 @@ pub(crate) fn compose(phases: &[Phase], lambda: f64, d: f64) -> Result<Composed,
         if half > 0.0 && chernoff(half) < ALIAS.ln() {
             break;
         }
-        if n >= MAX_FFT {
+        if n >= max_fft {
             return Err(TooWide {
                 needed: 2.0 * (var.sqrt() * 12.0 + mean_gap),
             });
@@ -409,6 +425,7 @@ impl Composed {
     /// lower measures, the mass at +∞, the ln moment missing from the upper one, and
     /// the tilted (center, spread) in ε units.
     #[allow(clippy::too_many_arguments)]
+    #[cfg(not(target_arch = "wasm32"))]
     pub(crate) fn from_parts(
         d: f64,
         lambda: f64,

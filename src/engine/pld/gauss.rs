@@ -83,6 +83,79 @@ pub(crate) fn ln_sub(x: f64, y: f64) -> f64 {
     ln_diff_from(x, y)
 }
 
+/// δ(ε) of the Gaussian mechanism with μ = sensitivity/σ (Balle, Wang, "Improving the
+/// Gaussian Mechanism for Differential Privacy", ICML 2018, Thm 8):
+/// δ = Φ(μ/2 − ε/μ) − e^ε·Φ(−μ/2 − ε/μ), in logs: (ln of the first term, ln of the second).
+fn gauss_terms(mu: f64, eps: f64) -> (f64, f64) {
+    (
+        ln_phi_bar(eps / mu - 0.5 * mu),
+        eps + ln_phi_bar(eps / mu + 0.5 * mu),
+    )
+}
+
+/// Relative accuracy claimed for the two terms (ln Φ̄ to ≲ 1.5e-13 absolute, see
+/// [`ln_phi_bar`], plus the rounding of ε/μ ± μ/2), with a margin.
+const GAUSS_REL: f64 = 1e-11;
+
+/// A certified bracket on δ(ε) of the Gaussian mechanism.
+pub(crate) fn delta_bracket(mu: f64, eps: f64) -> crate::engine::pld::Bracket {
+    let (a, b) = gauss_terms(mu, eps);
+    // Upper: the first term rounded up, the second down; lower the reverse.
+    let up = (a + GAUSS_REL).exp() - (b - GAUSS_REL).exp();
+    let lo = (a - GAUSS_REL).exp() - (b + GAUSS_REL).exp();
+    crate::engine::pld::Bracket {
+        upper: up.clamp(0.0, 1.0),
+        lower: lo.clamp(0.0, 1.0).min(up.clamp(0.0, 1.0)),
+    }
+}
+
+/// A certified bracket on ε(δ) of the Gaussian mechanism: δ(ε) decreases in ε, so any ε
+/// whose certified δ upper is ≤ δ is an upper bound on ε, and any whose certified lower
+/// is > δ a lower bound; bisection keeps one of each.
+pub(crate) fn epsilon_bracket(mu: f64, delta: f64) -> crate::engine::pld::Bracket {
+    let d = |e: f64| delta_bracket(mu, e);
+    if d(0.0).upper <= delta {
+        return crate::engine::pld::Bracket {
+            upper: 0.0,
+            lower: 0.0,
+        };
+    }
+    // ε ≤ μ²/2 + μ·z with Φ̄(z) ≤ δ: grow until the upper δ is ≤ δ.
+    let mut hi = 0.5 * mu * mu + mu + 1.0;
+    while d(hi).upper > delta {
+        hi *= 2.0;
+    }
+    let (mut a, mut b) = (0.0, hi);
+    for _ in 0..200 {
+        let m = 0.5 * (a + b);
+        if d(m).upper > delta {
+            a = m;
+        } else {
+            b = m;
+        }
+        if b - a <= 1e-15 * b {
+            break;
+        }
+    }
+    let upper = b;
+    let (mut lo, mut top) = (0.0, upper);
+    if d(0.0).lower <= delta {
+        return crate::engine::pld::Bracket { upper, lower: 0.0 };
+    }
+    for _ in 0..200 {
+        let m = 0.5 * (lo + top);
+        if d(m).lower > delta {
+            lo = m;
+        } else {
+            top = m;
+        }
+        if top - lo <= 1e-15 * top {
+            break;
+        }
+    }
+    crate::engine::pld::Bracket { upper, lower: lo }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

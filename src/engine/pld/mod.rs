@@ -56,7 +56,10 @@
 
 mod compose;
 mod discretize;
-mod gauss;
+pub(crate) mod gauss;
+// The ladder is native-only for now: its ~6 KB (gzip) do not fit the page's wasm budget
+// (see the README's "The tight accountant"); the wasm keeps the one-FFT composition.
+#[cfg(not(target_arch = "wasm32"))]
 mod ladder;
 
 pub use discretize::Direction;
@@ -72,6 +75,10 @@ use serde::Serialize;
 pub const TOL: f64 = 4e-4;
 /// Widest bracket returned at all (relative); beyond it, [`Error::PldBudget`].
 pub const MAX_WIDTH: f64 = 0.01;
+/// For small ε the width rule is absolute: a bracket no wider than this is accepted
+/// whatever its relative width, and one no wider than `ABS_TOL` is not refined further.
+pub const ABS_WIDTH: f64 = 1e-4;
+const ABS_TOL: f64 = 2e-5;
 const TOO_WIDE: &str = "the composed loss is too wide for the largest FFT";
 const WORK_SPENT: &str = "the work budget of one call (about a second) is spent";
 /// Times the grid may be coarsened (×2.5 each) when the window does not fit the FFT.
@@ -81,7 +88,7 @@ const REFINE: usize = 2;
 /// Largest number of lattice points per step.
 const MAX_STEP_POINTS: f64 = 1_048_576.0;
 /// FFT work per call (Σ N·log₂N; see `compose::budget`): ~0.6 s natively at most.
-const WORK: f64 = 4e8;
+const WORK: f64 = 3e8;
 
 /// One phase of training: `steps` steps of the SGM `sgm`.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -158,6 +165,19 @@ fn check_phases(phases: &[Phase]) -> Result<(), Error> {
     Ok(())
 }
 
+/// Without subsampling (q = 1 in every phase) the T-fold composition is exactly the
+/// Gaussian mechanism with μ = √(Σ T_i/σ_i²) (μ-GDP; Dong, Roth, Su, "Gaussian
+/// Differential Privacy", JRSS-B 2022, Cor. 3.3): its μ, or None.
+fn gaussian_mu(phases: &[Phase]) -> Option<f64> {
+    phases.iter().all(|p| p.sgm.q() == 1.0).then(|| {
+        phases
+            .iter()
+            .map(|p| p.steps as f64 / (p.sgm.sigma() * p.sgm.sigma()))
+            .sum::<f64>()
+            .sqrt()
+    })
+}
+
 /// The composed phases' RDP curve on the default orders: (orders, Σ T·ε(α)).
 fn rdp_total(phases: &[Phase]) -> (Vec<f64>, Vec<f64>) {
     let orders = super::default_orders();
@@ -208,6 +228,7 @@ struct Lattices {
     steps: Vec<StepPld>,
     counts: Vec<f64>,
     /// Untilted mass the ladder's truncations may send to +∞, in all.
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     eta_total: f64,
 }
 
@@ -221,6 +242,10 @@ impl Lattices {
                 return Err(Error::PldBudget {
                     reason: "the loss range needs more lattice points than the budget",
                 });
+            }
+            // Each lattice point costs a few erfc and logs: ~150 FFT units (~0.2 µs).
+            if !compose::spend(150.0 * (hi - lo) / d) {
+                return Err(Error::PldBudget { reason: WORK_SPENT });
             }
             steps.push(step_pld(q, s, dir, d, lo, hi));
         }
@@ -251,6 +276,17 @@ impl Lattices {
             }
             Err(_) => {}
         }
+        self.ladder(lambda)
+    }
+
+    #[cfg(target_arch = "wasm32")]
+    fn ladder(&self, _lambda: f64) -> Result<Composed, Error> {
+        Err(Error::PldBudget { reason: TOO_WIDE })
+    }
+
+    /// The composition by repeated squaring on evolving lattices ([`ladder`]).
+    #[cfg(not(target_arch = "wasm32"))]
+    fn ladder(&self, lambda: f64) -> Result<Composed, Error> {
         let phases: Vec<(&StepPld, u64)> = self
             .steps
             .iter()
@@ -291,6 +327,9 @@ impl Lattices {
         let (mut lo, mut hi) = (0.0, f64::INFINITY);
         let mut l = start.max(0.0);
         for _ in 0..40 {
+            if !compose::has_work() {
+                return l;
+            }
             let (m, slope) = at(l);
             if (m - eps).abs() < 0.5 * (slope * self.d).max(0.0).sqrt().max(self.d) {
                 return l;
@@ -481,8 +520,25 @@ fn epsilon_phases_at(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAn
         });
     }
     let phases: Vec<Phase> = phases.iter().copied().filter(|p| p.sgm.q() > 0.0).collect();
+    if let Some(mu) = gaussian_mu(&phases) {
+        return Ok(EpsilonAnswer {
+            epsilon: gauss::epsilon_bracket(mu, delta),
+            grid: Grid {
+                spacing: 0.0,
+                fft_len: 0,
+                worst: "remove",
+            },
+        });
+    }
     let t = total_steps(&phases);
     let (eps_rdp, alpha) = rdp_epsilon(&phases, delta);
+    // The cap: exact RDP's continuous optimum (≤ the grid's) for one phase.
+    let cap = match phases.as_slice() {
+        [p] => Run::with_default_orders(p.sgm, p.steps)
+            .and_then(|r| r.epsilon(delta, Conversion::Improved))
+            .map_or(eps_rdp, |o| o.value.min(eps_rdp)),
+        _ => eps_rdp,
+    };
     let mut d = initial_spacing(eps_rdp, alpha, t, tol);
     let eta = eta_for(delta, t, eps_rdp, alpha);
     let mut best: Option<EpsilonAnswer> = None;
@@ -533,7 +589,7 @@ fn epsilon_phases_at(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAn
         };
         // The exact-RDP ε is itself a certified upper bound, and every pass's bracket is
         // certified: the answer is their intersection.
-        let mut upper = up.0.min(eps_rdp.max(0.0)).max(0.0);
+        let mut upper = up.0.min(cap.max(0.0)).max(0.0);
         let mut lower = up.1.max(0.0).min(upper);
         // (A pass without a lower bound says nothing about the next.)
         let prev_width = best
@@ -556,7 +612,7 @@ fn epsilon_phases_at(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAn
             grid,
         });
         let width = (upper - lower) / upper.max(1e-300);
-        if width <= tol || upper == 0.0 {
+        if width <= tol || upper - lower <= ABS_TOL || upper == 0.0 {
             break;
         }
         // A finer grid that did not narrow the bracket by a third will not (the width is
@@ -575,7 +631,7 @@ fn epsilon_phases_at(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAn
         reason: "no grid pass completed",
     })?;
     let width = (ans.epsilon.upper - ans.epsilon.lower) / ans.epsilon.upper.max(1e-300);
-    if width > MAX_WIDTH && ans.epsilon.upper > 0.0 {
+    if width > MAX_WIDTH && ans.epsilon.upper - ans.epsilon.lower > ABS_WIDTH {
         return Err(Error::PldBudget {
             reason: "the grid budget cannot bracket epsilon within 1 %",
         });
@@ -628,6 +684,13 @@ pub fn profile_phases(phases: &[Phase], eps: &[f64]) -> Result<Vec<(ProfilePoint
     let live: Vec<Phase> = phases.iter().copied().filter(|p| p.sgm.q() > 0.0).collect();
     if live.is_empty() {
         return Ok(zero_points(eps, 0.0));
+    }
+    if let Some(mu) = gaussian_mu(&live) {
+        let mut out = zero_points(eps, 0.0);
+        for (slot, &e) in out.iter_mut().zip(eps) {
+            slot.0.delta = gauss::delta_bracket(mu, e);
+        }
+        return Ok(out);
     }
     let t = total_steps(&live);
     let emax = eps.iter().cloned().fold(0.0f64, f64::max);

@@ -1,0 +1,204 @@
+//! Coverage of the tight accountant over realistic runs, long runs and small rates: the
+//! issue's grid (q ∈ {1e-6 … 1}, σ ∈ {0.6, 1, 3, 10}, T ∈ {10², 10⁴, 10⁶, 10⁸}, δ = 1e-5),
+//! independent references for long runs (Google's dp_accounting on fine grids, generated
+//! by tests/reference/pld_long.py), δ down to 1e-15 and T = 10⁹.
+#![cfg(not(target_arch = "wasm32"))]
+
+use sgm_rdp::engine::{pld, Conversion, Error, Run, Sgm};
+
+fn sgm(q: f64, s: f64) -> Sgm {
+    Sgm::new(q, s).unwrap()
+}
+
+fn rdp_eps(q: f64, s: f64, t: u64, d: f64) -> f64 {
+    Run::with_default_orders(sgm(q, s), t)
+        .unwrap()
+        .epsilon(d, Conversion::Improved)
+        .unwrap()
+        .value
+}
+
+/// The width rule of the issue: ≤ 0.1 % of ε, or ≤ 1e-4 absolute where ε < 0.1.
+fn tight_enough(b: &pld::Bracket) -> bool {
+    let w = b.upper - b.lower;
+    w <= 1e-3 * b.upper || (b.upper < 0.1 && w <= 1e-4)
+}
+
+#[test]
+fn the_issue_grid_answers_certified_brackets() {
+    let qs = [1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 0.1, 1.0];
+    let ss = [0.6, 1.0, 3.0, 10.0];
+    let ts = [100u64, 10_000, 1_000_000, 100_000_000];
+    let mut runs: Vec<(f64, f64, u64)> = Vec::new();
+    for &q in &qs {
+        for &s in &ss {
+            for &t in &ts {
+                runs.push((q, s, t));
+            }
+        }
+    }
+    // Two threads (the machine has two cores); each run is bounded by the work budget.
+    let (a, b) = runs.split_at(runs.len() / 2);
+    let work = |part: &[(f64, f64, u64)]| -> Vec<(f64, f64, u64, Result<pld::Bracket, Error>)> {
+        part.iter()
+            .map(|&(q, s, t)| (q, s, t, pld::epsilon(sgm(q, s), t, 1e-5).map(|a| a.epsilon)))
+            .collect()
+    };
+    let (ra, rb) = std::thread::scope(|sc| {
+        let h = sc.spawn(|| work(a));
+        let rb = work(b);
+        (h.join().unwrap(), rb)
+    });
+    let (mut answered, mut tight) = (0, 0);
+    let mut missing = Vec::new();
+    for (q, s, t, r) in ra.into_iter().chain(rb) {
+        match r {
+            Ok(b) => {
+                answered += 1;
+                let rdp = rdp_eps(q, s, t, 1e-5);
+                assert!(
+                    0.0 <= b.lower && b.lower <= b.upper && b.upper <= rdp * (1.0 + 1e-12),
+                    "q={q} s={s} T={t}: [{}, {}] vs exact RDP {rdp}",
+                    b.lower,
+                    b.upper
+                );
+                // Never wider than the accepted maximum (1 %, or 1e-4 absolute).
+                assert!(
+                    b.upper - b.lower <= 0.01 * b.upper + 1e-12 || b.upper - b.lower <= 1e-4,
+                    "q={q} s={s} T={t}: [{}, {}]",
+                    b.lower,
+                    b.upper
+                );
+                if tight_enough(&b) {
+                    tight += 1;
+                }
+            }
+            Err(Error::PldBudget { .. }) => missing.push((q, s, t)),
+            Err(e) => panic!("q={q} s={s} T={t}: unexpected error {e}"),
+        }
+    }
+    // Measured on this engine: 95 of 112 answer, 91 within the 0.1 % rule. The misses are
+    // q ≤ 1e-5 at σ = 0.6 (a per-step loss tail too long for one lattice), a few q ≤ 1e-5
+    // runs whose ε is far below the exact-RDP guess, and T = 10⁸ runs beyond the work
+    // budget. Everything that answered before the ladder still does.
+    eprintln!("answered {answered} of 112, {tight} within the width rule; missing {missing:?}");
+    assert!(
+        answered >= 95,
+        "only {answered} of 112 answered: {missing:?}"
+    );
+    assert!(tight >= 88, "only {tight} within the width rule");
+    for &(q, s, t) in &missing {
+        assert!(
+            q <= 1e-4 || t == 100_000_000,
+            "q={q} s={s} T={t} must answer (runs with q ≥ 1e-3 and T ≤ 10⁶ always did)"
+        );
+        assert!(q < 1.0, "q = 1 has a closed form and always answers");
+        assert!(
+            !(q >= 1e-4 && s >= 1.0 && t <= 1_000_000),
+            "q={q} s={s} T={t}: large-dataset runs with σ ≥ 1 must answer"
+        );
+    }
+}
+
+/// The issue's three large-dataset rows and three more long runs against Google's
+/// dp_accounting (PyPI dp-accounting 0.6.0, connect-the-dots, pessimistic) on grids
+/// down to 1/16 of its default interval: every such value is an upper bound on the true
+/// ε, so our certified lower bound must lie below the finest; Richardson's extrapolation
+/// of the three finest estimates the truth, which our certified upper bound must not
+/// undercut by more than the extrapolation's own uncertainty (the finest grid's step).
+#[test]
+fn long_runs_agree_with_dp_accounting_on_fine_grids() {
+    let text = include_str!("reference/pld_long.jsonl");
+    let mut n = 0;
+    for line in text.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let f = |k: &str| v[k].as_f64().unwrap();
+        let (q, s, d) = (f("q"), f("sigma"), f("delta"));
+        let t = v["steps"].as_u64().unwrap();
+        let (finest, ex) = (f("eps_finest"), f("eps_extrapolated"));
+        let eps: Vec<f64> = v["epsilons"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_f64().unwrap())
+            .collect();
+        let step = eps[eps.len() - 2] - eps[eps.len() - 1];
+        let b = pld::epsilon(sgm(q, s), t, d)
+            .unwrap_or_else(|e| panic!("q={q} s={s} T={t} delta={d}: {e}"))
+            .epsilon;
+        assert!(
+            b.lower <= finest,
+            "q={q} s={s} T={t}: our lower {} above dp_accounting's upper bound {finest}",
+            b.lower
+        );
+        assert!(
+            b.upper >= ex - step.abs() - 1e-9,
+            "q={q} s={s} T={t}: our upper {} below the extrapolated truth {ex} (± {step})",
+            b.upper
+        );
+        // And tighter than the RDP answer these runs are about.
+        assert!(b.upper < rdp_eps(q, s, t, d));
+        n += 1;
+    }
+    assert!(n >= 3, "the reference file holds {n} runs");
+}
+
+/// δ down to 1e-15 and T up to 10⁹ answer, nest as they must (a smaller δ or a longer
+/// run cannot have a smaller ε), and stay below exact RDP.
+#[test]
+fn tiny_delta_and_a_billion_steps() {
+    let m = sgm(256.0 / 60000.0, 1.1);
+    let mut last = 0.0;
+    for d in [1e-5, 1e-8, 1e-12, 1e-15] {
+        let b = pld::epsilon(m, 14063, d).unwrap().epsilon;
+        assert!(b.upper >= last && tight_enough(&b), "delta {d}: {b:?}");
+        assert!(b.upper <= rdp_eps(256.0 / 60000.0, 1.1, 14063, d));
+        last = b.lower;
+    }
+    let b = pld::epsilon(sgm(1e-4, 2.0), 1_000_000_000, 1e-5)
+        .unwrap()
+        .epsilon;
+    assert!(b.upper - b.lower <= 0.01 * b.upper, "{b:?}");
+    assert!(b.upper < rdp_eps(1e-4, 2.0, 1_000_000_000, 1e-5));
+    let shorter = pld::epsilon(sgm(1e-4, 2.0), 100_000_000, 1e-5)
+        .unwrap()
+        .epsilon;
+    assert!(shorter.lower <= b.upper);
+}
+
+/// In the new regimes the brackets are consistent with monotonicity: more steps, a
+/// higher rate or less noise never has a certified upper bound below the other run's
+/// certified lower bound.
+#[test]
+fn brackets_stay_monotone_for_small_rates_and_long_runs() {
+    let e = |q: f64, s: f64, t: u64| pld::epsilon(sgm(q, s), t, 1e-5).unwrap().epsilon;
+    for (q, s) in [(1e-4, 1.0), (1e-3, 1.0), (1e-4, 3.0)] {
+        let mut prev: Option<pld::Bracket> = None;
+        for t in [10_000u64, 100_000, 1_000_000, 10_000_000] {
+            let b = e(q, s, t);
+            if let Some(p) = prev {
+                assert!(p.lower <= b.upper, "q={q} s={s} T={t}: {p:?} then {b:?}");
+            }
+            prev = Some(b);
+        }
+    }
+    let (lo_q, hi_q) = (e(1e-4, 1.0, 1_000_000), e(2e-4, 1.0, 1_000_000));
+    assert!(lo_q.lower <= hi_q.upper);
+    let (more_noise, less_noise) = (e(1e-4, 1.2, 1_000_000), e(1e-4, 1.0, 1_000_000));
+    assert!(more_noise.lower <= less_noise.upper);
+}
+
+/// Without subsampling the closed form answers at any length, inside the mpmath-free
+/// but exact Gaussian formula's rounding: δ at the returned ε is δ.
+#[test]
+fn q_one_is_the_gaussian_mechanism_in_closed_form() {
+    for (s, t) in [(1.1, 60u64), (1.0, 100_000_000), (10.0, 1_000_000_000)] {
+        let b = pld::epsilon(sgm(1.0, s), t, 1e-5).unwrap().epsilon;
+        assert!(b.upper - b.lower <= 1e-9 * b.upper, "{b:?}");
+        let d = pld::delta(sgm(1.0, s), t, b.upper).unwrap().delta;
+        assert!(
+            d.upper <= 1e-5 * (1.0 + 1e-6) && d.upper >= 1e-5 * (1.0 - 1e-6),
+            "{d:?}"
+        );
+    }
+}
