@@ -325,6 +325,17 @@ pub fn run(args: &[String]) -> Result<String, String> {
     } else if f.dataset.iter().any(Option::is_some) {
         return Err("--dataset-size, --batch-size and --epochs go together".into());
     }
+    // The orders and the conversion belong to the RDP accountant: with the tight one alone
+    // they would be ignored, so they are refused by name.
+    if f.accountant == Some(Accountant::Pld) {
+        for name in ["orders", "conversion"] {
+            if f.given.contains(&name) {
+                return Err(format!(
+                    "--{name} applies to the RDP accountant; with --accountant pld it would be ignored (use both)"
+                ));
+            }
+        }
+    }
     let e = |e: engine::Error| e.to_string();
     match cmd.as_str() {
         "rdp" => {
@@ -443,7 +454,11 @@ pub fn run(args: &[String]) -> Result<String, String> {
         "profile" => {
             let (m, t) = (f.sgm()?, f.steps()?);
             let grid: Vec<f64> = match &f.orders {
-                Some(_) => return Err("profile takes --epsilon-max (or none), not --orders".into()),
+                Some(_) => {
+                    return Err(
+                        "profile takes --epsilon (the largest ε shown), not --orders".into(),
+                    )
+                }
                 None => {
                     let top = f.epsilon.unwrap_or(10.0);
                     if !(top.is_finite() && top > 0.0 && top <= 1e4) {
@@ -453,10 +468,12 @@ pub fn run(args: &[String]) -> Result<String, String> {
                 }
             };
             let pts = engine::pld::profile(m, t, &grid).map_err(e)?;
+            // The attack bound from its own profile, whatever range is displayed.
+            let risk = engine::pld::attack_profile(m, t).map_err(e)?;
             let fprs = [1e-3, 1e-2, 0.1];
             let tprs: Vec<f64> = fprs
                 .iter()
-                .map(|&x| engine::pld::attack_tpr(&pts, x))
+                .map(|&x| engine::pld::attack_tpr(&risk, x))
                 .collect::<Result<_, _>>()
                 .map_err(e)?;
             if f.json {

@@ -4,6 +4,14 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("batch") {
+        // Every key of a run goes in the JSON lines; a flag here would be ignored, so it
+        // is refused by name.
+        if let Some(extra) = args.get(1) {
+            eprintln!(
+                "sgm-rdp: batch takes no arguments (got '{extra}'): put every key in the JSON lines"
+            );
+            return ExitCode::from(2);
+        }
         let stdin = std::io::stdin();
         let stdout = std::io::stdout();
         return match sgm_rdp::cli::batch(stdin.lock(), stdout.lock()) {

@@ -665,17 +665,7 @@ pub fn attack_risk(
     }
     let m = a.sgm()?;
     let t = a.steps()?;
-    // The ε grid spans [0, ε(δ = 1e-12)] with margin; exact RDP's ε is an upper bound
-    // on the tight one and costs ~1 ms instead of a PLD solve.
-    let upper = Run::with_default_orders(m, t)
-        .and_then(|r| r.epsilon(1e-12, Conversion::Improved))
-        .map(|o| o.value)
-        .ok()
-        .filter(|e| e.is_finite() && *e > 0.0)
-        .unwrap_or(20.0)
-        .min(1e3);
-    let grid: Vec<f64> = (0..=200).map(|i| upper * 1.2 * i as f64 / 200.0).collect();
-    let prof = pld::profile(m, t, &grid).map_err(|e| a.fail(e))?;
+    let prof = pld::attack_profile(m, t).map_err(|e| a.fail(e))?;
     let tpr = fpr
         .iter()
         .map(|&f| pld::attack_tpr(&prof, f))

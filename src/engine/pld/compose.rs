@@ -412,6 +412,12 @@ fn suffix(a: &[f64], lambda: f64, d: f64) -> (Vec<f64>, Vec<f64>) {
     (u, v)
 }
 
+/// The first lattice index above ε, ⌊ε/Δ⌋ + 1, saturating far below i64's range (an ε of
+/// 1e19 on a fine lattice would overflow; anything that large is above every window).
+fn lattice_above(eps: f64, d: f64) -> i64 {
+    (eps / d).floor().clamp(-1e17, 1e17) as i64 + 1
+}
+
 /// Where ε lies relative to the window.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) enum Side {
@@ -480,7 +486,7 @@ impl Composed {
 
     /// ε relative to the window.
     pub fn side(&self, eps: f64) -> Side {
-        let k = (eps / self.d).floor() as i64 + 1;
+        let k = lattice_above(eps, self.d);
         if k < self.k0 {
             Side::Below
         } else if k >= self.k0 + self.u_up.len() as i64 - 1 {
@@ -494,7 +500,7 @@ impl Composed {
     /// over the composed loss L = Σ K Δ > ε, untilted: p_T(K) = p̃_T(K)·M^T·e^{−λKΔ}.
     pub fn delta(&self, eps: f64) -> (f64, f64) {
         let n = self.u_up.len() - 1;
-        let k = ((eps / self.d).floor() as i64 + 1).max(self.k0);
+        let k = lattice_above(eps, self.d).max(self.k0);
         if k >= self.k0 + n as i64 {
             // Above the window: only the +∞ mass and the folded tail remain.
             return (self.inf_mass + self.alias_term(eps, true), 0.0);
@@ -525,7 +531,7 @@ impl Composed {
             self.ln_alias_lo
         };
         // Below the window the missing masses can sit just above ε: weight at ε itself.
-        let k = (eps / self.d).floor() as i64 + 1;
+        let k = lattice_above(eps, self.d);
         (ln_alias - self.lambda * k as f64 * self.d).exp()
     }
 }

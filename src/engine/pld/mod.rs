@@ -155,9 +155,18 @@ fn total_steps(phases: &[Phase]) -> f64 {
     phases.iter().map(|p| p.steps as f64).sum()
 }
 
+/// Below this sampling rate 1 − q rounds to 1 in f64 and the lattice cannot represent the
+/// mechanism's two components (the exact-RDP engine, which works with ln(1 − q), still can).
+const MIN_Q: f64 = f64::EPSILON / 2.0;
+
 fn check_phases(phases: &[Phase]) -> Result<(), Error> {
     if phases.is_empty() {
         return Err(Error::NoPhases);
+    }
+    if phases.iter().any(|p| p.sgm.q() > 0.0 && p.sgm.q() < MIN_Q) {
+        return Err(Error::PldBudget {
+            reason: "q is below 1.1e-16, where 1 - q rounds to 1 and the privacy-loss lattice cannot represent the mechanism",
+        });
     }
     if total_steps(phases) > super::MAX_STEPS as f64 {
         return Err(Error::Steps(total_steps(phases) as u64));
@@ -790,6 +799,7 @@ fn profile_at(
 /// the per-step lattices are built once and composed per checkpoint.
 pub fn checkpoints(sgm: Sgm, checkpoints: &[u64], delta: f64) -> Result<Vec<Bracket>, Error> {
     let delta = check_delta(delta)?;
+    check_phases(&[Phase::new(sgm, 1)?])?;
     if checkpoints.is_empty() || checkpoints.len() > 1000 {
         return Err(Error::ProfileLength(checkpoints.len()));
     }
@@ -875,6 +885,21 @@ fn checkpoints_at(
         b.lower = b.lower.max(0.0).min(b.upper);
     }
     Ok(out)
+}
+
+/// The privacy profile that attack bounds are read from, independent of any displayed
+/// range: 201 points on [0, 1.2·ε_RDP(δ = 1e-12)] (exact RDP's ε is an upper bound on the
+/// tight one and costs ~1 ms instead of a PLD solve; capped at 10³).
+pub fn attack_profile(sgm: Sgm, steps: u64) -> Result<Vec<ProfilePoint>, Error> {
+    let upper = Run::with_default_orders(sgm, steps)
+        .and_then(|r| r.epsilon(1e-12, Conversion::Improved))
+        .map(|o| o.value)
+        .ok()
+        .filter(|e| e.is_finite() && *e > 0.0)
+        .unwrap_or(20.0)
+        .min(1e3);
+    let grid: Vec<f64> = (0..=200).map(|i| upper * 1.2 * i as f64 / 200.0).collect();
+    profile(sgm, steps, &grid)
 }
 
 /// The membership-inference bound from a privacy profile: an attacker whose
