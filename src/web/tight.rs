@@ -23,6 +23,11 @@ struct Tight {
     worker: Option<Worker>,
     gen: u32,
     asked: Option<Inputs>,
+    /// The inputs of the newest request posted (generation `gen`): an answer is used only
+    /// while they are still the inputs shown (`asked`), so an answer that arrives after
+    /// the inputs changed but before the next request is posted is dropped, not shown as
+    /// the new inputs' (hardening round 3, #2).
+    posted: Option<Inputs>,
     rdp_eps: f64,
     post_timer: Option<i32>,
     updating_timer: Option<i32>,
@@ -166,11 +171,12 @@ pub fn request(inputs: Inputs, rdp_eps: f64) {
     TIGHT.with(|t| {
         let mut t = t.borrow_mut();
         t.rdp_eps = rdp_eps;
-        show_gap(t.rdp_eps);
         if t.asked == Some(inputs) {
+            show_gap(&t);
             return;
         }
         t.asked = Some(inputs);
+        show_gap(&t);
         if let Some(id) = t.post_timer.take() {
             win.clear_timeout_with_handle(id);
         }
@@ -214,6 +220,7 @@ fn post(i: Inputs) {
         let mut t = t.borrow_mut();
         t.post_timer = None;
         t.gen += 1;
+        t.posted = Some(i);
         let msg = message(t.gen, &i);
         if let Some(e) = epochs {
             let _ = js_sys::Reflect::set(&msg, &"epochs".into(), &e.into());
@@ -246,11 +253,14 @@ fn set_class(id: &str, class: &str, on: bool) {
     }
 }
 
-fn show_gap(rdp: f64) {
-    let pld = doc()
-        .and_then(|d| d.get_element_by_id("epsilon-pld"))
-        .and_then(|e| e.get_attribute("data-value"))
-        .and_then(|v| crate::decimal::parse(&v));
+/// The gap between exact RDP and the tight ε, when the tight ε is for the inputs shown.
+fn show_gap(t: &Tight) {
+    let (rdp, pld) = (
+        t.rdp_eps,
+        t.last
+            .filter(|(i, _, _)| Some(*i) == t.asked)
+            .map(|(_, u, _)| u),
+    );
     let text = match pld {
         Some(p) if p > 0.0 && rdp.is_finite() => {
             format!("(+{:.1} % above the tight ε)", 100.0 * (rdp / p - 1.0))
@@ -280,9 +290,12 @@ fn answer(data: JsValue) {
         super::heavy::chart_c_answer(&data);
         return;
     }
-    let current = TIGHT.with(|t| t.borrow().gen);
-    if gen != current && !kind.starts_with("calibrate") {
-        return; // a newer request is on its way
+    let (current, fresh) = TIGHT.with(|t| {
+        let t = t.borrow();
+        (t.gen, t.posted.is_some() && t.posted == t.asked)
+    });
+    if (gen != current || !fresh) && !kind.starts_with("calibrate") {
+        return; // for inputs no longer shown: a newer request is on its way
     }
     match kind.as_str() {
         "headline" => {
@@ -317,11 +330,11 @@ fn answer(data: JsValue) {
             let asked = TIGHT.with(|t| {
                 let mut t = t.borrow_mut();
                 t.answered = gen;
-                show_gap(t.rdp_eps);
-                if let Some(i) = t.asked {
+                if let Some(i) = t.posted {
                     t.last = Some((i, up, lo));
                 }
-                t.asked
+                show_gap(&t);
+                t.posted
             });
             if let Some(i) = asked {
                 fill_library(&i, Some((up, lo)));
@@ -351,15 +364,88 @@ fn answer(data: JsValue) {
                 &get(&data, "message").as_string().unwrap_or_default(),
             );
         }
-        "error" | "charts-error" => {
+        "error" => {
             let m = get(&data, "message").as_string().unwrap_or_default();
-            set_text(
-                "epsilon-pld-note",
-                &format!("tight accountant: {m} (the exact-RDP ε still applies)"),
-            );
+            TIGHT.with(|t| t.borrow_mut().answered = gen);
+            unavailable(&m);
+        }
+        "charts-error" => {
+            let m = get(&data, "message").as_string().unwrap_or_default();
+            clear_charts(&m);
             set_class("tight", "updating", false);
         }
         _ => {}
+    }
+}
+
+/// The tight accountant cannot answer for the inputs shown: nothing of an earlier run
+/// stays — the headline reads "—" with the reason, the gap and the library's tight rows
+/// go, the sentence is exact RDP's, and the three charts are cleared with the reason
+/// (hardening round 3, #1).
+fn unavailable(m: &str) {
+    // The worker's messages read "epsilon: PLD accountant: …; the exact-RDP epsilon still
+    // applies": the reason alone, in words.
+    // (strip_prefix, not trim_matches: the latter links a substring searcher, ~5 KB.)
+    let why = m.strip_prefix("epsilon: ").unwrap_or(m);
+    let why = why.strip_prefix("PLD accountant: ").unwrap_or(why);
+    let why = why
+        .strip_suffix("; the exact-RDP epsilon still applies")
+        .unwrap_or(why);
+    if let Some(e) = doc().and_then(|d| d.get_element_by_id("epsilon-pld")) {
+        e.set_text_content(Some("—"));
+        let _ = e.remove_attribute("data-value");
+        let _ = e.set_attribute("title", &format!("unavailable: {why}"));
+    }
+    set_text(
+        "epsilon-pld-bracket",
+        "no certified bracket for these inputs",
+    );
+    set_text(
+        "epsilon-pld-note",
+        &format!("tight ε unavailable for these inputs: {why}. The exact-RDP ε applies."),
+    );
+    let (asked, rdp) = TIGHT.with(|t| {
+        let mut t = t.borrow_mut();
+        t.last = None;
+        t.charts = None;
+        show_gap(&t);
+        (t.asked, t.rdp_eps)
+    });
+    if let Some(i) = asked {
+        fill_library(&i, None);
+        if acct() == Acct::Pld && rdp.is_finite() {
+            set_text(
+                "sentence",
+                &crate::render::sentence_for(
+                    &i,
+                    rdp,
+                    "exact RDP; the tight accountant is unavailable for these inputs",
+                ),
+            );
+        }
+    }
+    clear_charts(why);
+    set_class("tight", "updating", false);
+}
+
+/// Clear the three tight charts and say why they are empty.
+fn clear_charts(why: &str) {
+    TIGHT.with(|t| t.borrow_mut().charts = None);
+    for id in CHART_IDS {
+        if let Some(c) = by_id::<HtmlCanvasElement>(id) {
+            // Setting the width clears the canvas.
+            c.set_width(c.width());
+        }
+    }
+    mark_charts(false);
+    let text = format!("unavailable for these inputs: {why}");
+    for id in [
+        "training-statement",
+        "profile-summary",
+        "risk-sentence",
+        "risk-readouts",
+    ] {
+        set_text(id, &text);
     }
 }
 
@@ -527,7 +613,7 @@ fn fill_library(i: &Inputs, pld: Option<(f64, f64)>) {
             .map(|r| {
                 r.epsilon
                     .map(|e| format!("{e:.4}"))
-                    .unwrap_or_else(|| "…".into())
+                    .unwrap_or_else(|| "—".into())
             })
             .collect();
         fill_table(

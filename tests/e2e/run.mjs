@@ -46,6 +46,54 @@ try {
   }
   check(/(ε = 3 is reached after|ε stays below 3)/.test(await text(page, '#training-statement')), `training chart states the budget: ${await text(page, '#training-statement')}`);
   check(/catches at most [\d.]+ % of members/.test(await text(page, '#risk-sentence')), `risk sentence: ${await text(page, '#risk-sentence')}`);
+  // Hardening round 3, #1: the tight accountant fails for the new inputs (q = 1e-4, σ = 1,
+  // T = 10⁵ needs the ladder, which the page's wasm does not carry) → "—" with the reason,
+  // no number of the previous run anywhere: headline, gap, library, sentence, charts.
+  {
+    const pf = await open('');
+    await pf.waitForFunction(() => /^\d+\.\d{4}$/.test(document.querySelector('#epsilon-pld')?.textContent || ''), null, { timeout: 20000 });
+    await pf.fill('#q', '0.0001');
+    await pf.fill('#steps', '100000');
+    await pf.fill('#sigma', '1');
+    await pf.waitForFunction(() => document.querySelector('#epsilon-pld').textContent === '—', null, { timeout: 20000 }).catch(() => {});
+    const st = await pf.evaluate(() => ({
+      head: document.querySelector('#epsilon-pld').textContent,
+      value: document.querySelector('#epsilon-pld').getAttribute('data-value'),
+      bracket: document.querySelector('#epsilon-pld-bracket').textContent,
+      note: document.querySelector('#epsilon-pld-note').textContent,
+      gap: document.querySelector('#epsilon-gap').textContent,
+      sentence: document.querySelector('#sentence').textContent,
+      lib: [...document.querySelectorAll('#library-table tbody tr')].map((tr) => tr.children[1].textContent),
+      training: document.querySelector('#training-statement').textContent,
+      updating: document.querySelector('#tight').classList.contains('updating'),
+    }));
+    check(st.head === '—' && st.value === null && !/2\.38/.test(st.bracket) && /unavailable/.test(st.note) && st.gap === ''
+      && !/2\.38/.test(st.sentence) && /exact RDP/.test(st.sentence) && !st.lib.some((e) => /^2\.38/.test(e))
+      && /unavailable/.test(st.training) && !st.updating,
+    `a failed tight answer leaves nothing of the previous run: ${JSON.stringify(st).slice(0, 400)}`);
+    // Back to a run it can answer: a number again.
+    await pf.fill('#q', '0.01');
+    await pf.fill('#steps', '1000');
+    await pf.waitForFunction(() => /^\d+\.\d{4}$/.test(document.querySelector('#epsilon-pld').textContent), null, { timeout: 20000 }).catch(() => {});
+    const back = cli('epsilon', { q: 0.01, sigma: 1, steps: 1000, delta: 1e-5, accountant: 'pld' });
+    check((await text(pf, '#epsilon-pld')) === back.epsilon.toFixed(4), `then answers again for the inputs shown (${await text(pf, '#epsilon-pld')} = CLI ${back.epsilon.toFixed(4)})`);
+    // #2: an answer that arrives after the inputs changed, but before the next request is
+    // posted, is not shown as the new inputs' (σ 1.52 then 1.4 about the worker's time apart).
+    const ps = await open('?q=0.0001&sigma=1.5&steps=1000000&delta=1e-8');
+    await ps.waitForFunction(() => /^(\d+\.\d{4}|—)$/.test(document.querySelector('#epsilon-pld')?.textContent || ''), null, { timeout: 30000 });
+    for (let k = 0; k < 3; k++) {
+      await ps.fill('#sigma', '1.52');
+      await ps.waitForTimeout(300 + 60 * k);
+      await ps.fill('#sigma', '1.4');
+      await ps.waitForFunction(() => !document.querySelector('#tight').classList.contains('updating') && /^(\d+\.\d{4}|—)$/.test(document.querySelector('#epsilon-pld').textContent), null, { timeout: 30000 }).catch(() => {});
+      await ps.waitForTimeout(300);
+      const shown = await text(ps, '#epsilon-pld');
+      const want = cli('epsilon', { q: 0.0001, sigma: 1.4, steps: 1000000, delta: 1e-8, accountant: 'pld' }).epsilon.toFixed(4);
+      const old = cli('epsilon', { q: 0.0001, sigma: 1.52, steps: 1000000, delta: 1e-8, accountant: 'pld' }).epsilon.toFixed(4);
+      // σ = 1.4's own answer, or "—" where the page's wasm cannot answer; never σ = 1.52's.
+      check(shown !== old && (shown === want || shown === '—'), `σ 1.52 then 1.4 (${300 + 60 * k} ms apart): the headline is σ = 1.4's (${want}), shows ${shown} (1.52's is ${old})`);
+    }
+  }
   // The sentence names its accountant: the tight ε by default (URL acct=pld), exact RDP on request.
   check(/\(2\.3819, 1e-5\)-differential privacy \(tight \(privacy-loss distribution\) accountant\)/.test(await text(page, '#sentence')),
     `the sentence uses the tight ε and names the accountant: ${(await text(page, '#sentence')).slice(0, 150)}`);

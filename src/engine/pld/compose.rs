@@ -30,9 +30,13 @@ use std::sync::Arc;
 
 /// Tilted mass allowed to fold onto the window (both tails together).
 pub(crate) const ALIAS: f64 = 1e-12;
-/// Largest window of the one-FFT composition (2²⁰ points: four 16 MB complex buffers,
-/// ≈ 0.3 s natively); a wider composed loss goes to the ladder ([`super::ladder`]).
+/// Largest window of the one-FFT composition: 2¹⁷ points natively (wider composed losses
+/// go to the ladder, [`super::ladder`], which is then faster and no looser); 2²⁰ in the
+/// wasm, which has no ladder (four 16 MB complex buffers, ≈ 0.5 s).
+#[cfg(not(target_arch = "wasm32"))]
 pub(crate) const MAX_FFT: usize = 1 << 17;
+#[cfg(target_arch = "wasm32")]
+pub(crate) const MAX_FFT: usize = 1 << 20;
 pub(crate) const U: f64 = f64::EPSILON / 2.0;
 
 thread_local! {
