@@ -60,7 +60,29 @@ function chartsFor(p, d, headline) {
 
 const chartsC = new Map();
 
+// Every message is checked before it touches the worker's state: a malformed one is
+// answered with {kind: "error", message} for its client and changes nothing else (a NaN
+// generation used to silence its client for good; a null message threw in the worker).
+function invalid(data) {
+  if (data === null || typeof data !== 'object') return 'a message must be an object';
+  if (data.client !== undefined && typeof data.client !== 'string') return "'client' must be a string";
+  if (!Number.isSafeInteger(data.gen) || data.gen < 0) return `'gen' must be a whole number >= 0, got ${String(data.gen).slice(0, 40)}`;
+  const need = data.kind === 'calibrate' ? ['q', 'delta', 'target'] : data.kind === 'rdp' ? ['q', 'sigma', 'steps', 'delta'] : ['q', 'sigma', 'steps', 'delta'];
+  for (const k of need) {
+    if (typeof data[k] !== 'number' || !Number.isFinite(data[k])) return `'${k}' must be a finite number, got ${typeof data[k] === 'string' ? `the string '${data[k].slice(0, 40)}'` : String(data[k]).slice(0, 40)}`;
+  }
+  if (data.epochs !== undefined && (typeof data.epochs !== 'number' || !Number.isFinite(data.epochs))) return "'epochs' must be a finite number";
+  return null;
+}
+
 self.onmessage = async ({ data }) => {
+  const bad = invalid(data);
+  if (bad !== null) {
+    const client = data !== null && typeof data === 'object' && typeof data.client === 'string' ? data.client : 'page';
+    const gen = data !== null && typeof data === 'object' && Number.isSafeInteger(data.gen) ? data.gen : -1;
+    self.postMessage({ client, gen, kind: data && data.kind === 'calibrate' ? 'calibrate-error' : 'error', which: data && data.which, message: `worker: ${bad}` });
+    return;
+  }
   const client = data.client ?? 'page';
   if (data.kind === 'rdp') {
     newest.set(client, Math.max(newest.get(client) ?? -1, data.gen));
@@ -112,19 +134,20 @@ self.onmessage = async ({ data }) => {
   await ready;
   if (!current()) return;
   const p = { q: data.q, sigma: data.sigma, steps: data.steps };
-  const key = `${data.q} ${data.sigma} ${data.steps} ${data.delta}`;
-  // (The shuffled bound is cached under its own run: q = 1, E steps.)
-  const h = cached(headlines, key, () => epsilon({ ...p, delta: data.delta, accountant: 'pld' }));
-  if (h.err !== undefined) {
-    self.postMessage({ client, gen: data.gen, kind: 'error', message: h.err });
-    return;
-  }
+  // The key is the parsed numbers (validated above), never a string a caller chose.
+  const key = JSON.stringify([data.q, data.sigma, data.steps, data.delta]);
   // Shuffled, fixed-size batches (the page's batching control): no amplification, the
-  // E-fold composition of the Gaussian mechanism (q = 1 in the same accountant).
+  // E-fold composition of the Gaussian mechanism (q = 1 in the same accountant). Computed
+  // first: it stands even when the Poisson answer fails.
   let shuffled;
   if (data.epochs) {
-    const g = cached(headlines, `1 ${data.sigma} ${data.epochs} ${data.delta}`, () => epsilon({ q: 1, sigma: data.sigma, steps: data.epochs, delta: data.delta, accountant: 'pld' }));
+    const g = cached(headlines, JSON.stringify([1, data.sigma, data.epochs, data.delta]), () => epsilon({ q: 1, sigma: data.sigma, steps: data.epochs, delta: data.delta, accountant: 'pld' }));
     shuffled = g.err !== undefined ? { error: g.err, epochs: data.epochs } : { epsilon: g.ok.epsilon, epsilonLower: g.ok.epsilonLower, epochs: data.epochs };
+  }
+  const h = cached(headlines, key, () => epsilon({ ...p, delta: data.delta, accountant: 'pld' }));
+  if (h.err !== undefined) {
+    self.postMessage({ client, gen: data.gen, kind: 'error', message: h.err, shuffled });
+    return;
   }
   self.postMessage({ client, gen: data.gen, kind: 'headline', epsilon: h.ok.epsilon, epsilonLower: h.ok.epsilonLower, shuffled });
   if (data.charts === false) return;

@@ -310,23 +310,7 @@ fn answer(data: JsValue) {
                 &format!("certified bracket [{}, {}]", fmt_eps6(lo), fmt_eps6(up)),
             );
             set_text("epsilon-pld-note", "");
-            let sh = get(&data, "shuffled");
-            if sh.is_object() {
-                let (su, sl) = (num(&sh, "epsilon"), num(&sh, "epsilonLower"));
-                let text = match get(&sh, "error").as_string() {
-                    Some(m) => format!("— ({m})"),
-                    None => crate::render::fmt_eps(su),
-                };
-                if let Some(e) = doc().and_then(|d| d.get_element_by_id("epsilon-shuffled")) {
-                    e.set_text_content(Some(&text));
-                    let _ = e.set_attribute("data-value", &format!("{su}"));
-                    let _ = e.set_attribute(
-                        "title",
-                        &format!("certified bracket [{}, {}]", fmt_eps6(sl), fmt_eps6(su)),
-                    );
-                }
-                set_text("shuffled-epochs", &fmt_num(num(&sh, "epochs")));
-            }
+            show_shuffled(&data);
             let asked = TIGHT.with(|t| {
                 let mut t = t.borrow_mut();
                 t.answered = gen;
@@ -368,6 +352,8 @@ fn answer(data: JsValue) {
             let m = get(&data, "message").as_string().unwrap_or_default();
             TIGHT.with(|t| t.borrow_mut().answered = gen);
             unavailable(&m);
+            // The shuffled bound stands on its own (hardening round 3, #12).
+            show_shuffled(&data);
         }
         "charts-error" => {
             let m = get(&data, "message").as_string().unwrap_or_default();
@@ -375,6 +361,27 @@ fn answer(data: JsValue) {
             set_class("tight", "updating", false);
         }
         _ => {}
+    }
+}
+
+/// The bound for shuffled batches (no amplification) from an answer, when it carries one.
+fn show_shuffled(data: &JsValue) {
+    let sh = get(data, "shuffled");
+    if sh.is_object() {
+        let (su, sl) = (num(&sh, "epsilon"), num(&sh, "epsilonLower"));
+        let text = match get(&sh, "error").as_string() {
+            Some(m) => format!("— ({m})"),
+            None => crate::render::fmt_eps(su),
+        };
+        if let Some(e) = doc().and_then(|d| d.get_element_by_id("epsilon-shuffled")) {
+            e.set_text_content(Some(&text));
+            let _ = e.set_attribute("data-value", &format!("{su}"));
+            let _ = e.set_attribute(
+                "title",
+                &format!("certified bracket [{}, {}]", fmt_eps6(sl), fmt_eps6(su)),
+            );
+        }
+        set_text("shuffled-epochs", &fmt_num(num(&sh, "epochs")));
     }
 }
 
@@ -411,8 +418,13 @@ fn unavailable(m: &str) {
         show_gap(&t);
         (t.asked, t.rdp_eps)
     });
+    // The library rows come with a tight answer (computing them here would put the
+    // exact-RDP grids of a small-σ run on the main thread): emptied, with the reason.
+    fill_table(
+        "#library-table tbody",
+        std::iter::once(["—", "unavailable", why]),
+    );
     if let Some(i) = asked {
-        fill_library(&i, None);
         if acct() == Acct::Pld && rdp.is_finite() {
             set_text(
                 "sentence",
@@ -613,7 +625,7 @@ fn fill_library(i: &Inputs, pld: Option<(f64, f64)>) {
             .map(|r| {
                 r.epsilon
                     .map(|e| format!("{e:.4}"))
-                    .unwrap_or_else(|| "—".into())
+                    .unwrap_or_else(|| "…".into())
             })
             .collect();
         fill_table(

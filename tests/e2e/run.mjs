@@ -4,7 +4,7 @@
 import { readFile, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { DIST, OUT, serve, checker, cli, engine, launch, newPage } from './lib.mjs';
+import { DIST, OUT, serve, checker, cli, cliError, engine, launch, newPage } from './lib.mjs';
 
 const site = await serve(DIST);
 const BASE = site.base;
@@ -46,14 +46,15 @@ try {
   }
   check(/(ε = 3 is reached after|ε stays below 3)/.test(await text(page, '#training-statement')), `training chart states the budget: ${await text(page, '#training-statement')}`);
   check(/catches at most [\d.]+ % of members/.test(await text(page, '#risk-sentence')), `risk sentence: ${await text(page, '#risk-sentence')}`);
-  // Hardening round 3, #1: the tight accountant fails for the new inputs (q = 1e-4, σ = 1,
-  // T = 10⁵ needs the ladder, which the page's wasm does not carry) → "—" with the reason,
-  // no number of the previous run anywhere: headline, gap, library, sentence, charts.
+  // Hardening round 3, #1: the tight accountant fails for the new inputs (q = 1e-6, σ = 1,
+  // T = 100: the CLI refuses it as well) → "—" with the reason, no number of the previous
+  // run anywhere: headline, gap, library, sentence, charts.
   {
     const pf = await open('');
     await pf.waitForFunction(() => /^\d+\.\d{4}$/.test(document.querySelector('#epsilon-pld')?.textContent || ''), null, { timeout: 20000 });
-    await pf.fill('#q', '0.0001');
-    await pf.fill('#steps', '100000');
+    check(cliError('epsilon', { q: 0.000001, sigma: 1, steps: 100, delta: 1e-5, accountant: 'pld' }) !== null, 'the CLI refuses q = 1e-6, σ = 1, T = 100 too');
+    await pf.fill('#q', '0.000001');
+    await pf.fill('#steps', '100');
     await pf.fill('#sigma', '1');
     await pf.waitForFunction(() => document.querySelector('#epsilon-pld').textContent === '—', null, { timeout: 20000 }).catch(() => {});
     const st = await pf.evaluate(() => ({
@@ -74,25 +75,50 @@ try {
     // Back to a run it can answer: a number again.
     await pf.fill('#q', '0.01');
     await pf.fill('#steps', '1000');
-    await pf.waitForFunction(() => /^\d+\.\d{4}$/.test(document.querySelector('#epsilon-pld').textContent), null, { timeout: 20000 }).catch(() => {});
     const back = cli('epsilon', { q: 0.01, sigma: 1, steps: 1000, delta: 1e-5, accountant: 'pld' });
+    await pf.waitForFunction((w) => document.querySelector('#epsilon-pld').textContent === w, back.epsilon.toFixed(4), { timeout: 20000 }).catch(() => {});
     check((await text(pf, '#epsilon-pld')) === back.epsilon.toFixed(4), `then answers again for the inputs shown (${await text(pf, '#epsilon-pld')} = CLI ${back.epsilon.toFixed(4)})`);
     // #2: an answer that arrives after the inputs changed, but before the next request is
     // posted, is not shown as the new inputs' (σ 1.52 then 1.4 about the worker's time apart).
     const ps = await open('?q=0.0001&sigma=1.5&steps=1000000&delta=1e-8');
     await ps.waitForFunction(() => /^(\d+\.\d{4}|—)$/.test(document.querySelector('#epsilon-pld')?.textContent || ''), null, { timeout: 30000 });
+    const want = cli('epsilon', { q: 0.0001, sigma: 1.4, steps: 1000000, delta: 1e-8, accountant: 'pld' }).epsilon.toFixed(4);
+    const old = cli('epsilon', { q: 0.0001, sigma: 1.52, steps: 1000000, delta: 1e-8, accountant: 'pld' }).epsilon.toFixed(4);
     for (let k = 0; k < 3; k++) {
       await ps.fill('#sigma', '1.52');
       await ps.waitForTimeout(300 + 60 * k);
       await ps.fill('#sigma', '1.4');
-      await ps.waitForFunction(() => !document.querySelector('#tight').classList.contains('updating') && /^(\d+\.\d{4}|—)$/.test(document.querySelector('#epsilon-pld').textContent), null, { timeout: 30000 }).catch(() => {});
-      await ps.waitForTimeout(300);
+      // Settled: σ = 1.4's own answer (or "—" where the page's wasm cannot answer it).
+      await ps.waitForFunction((w) => !document.querySelector('#tight').classList.contains('updating') && [w, '—'].includes(document.querySelector('#epsilon-pld').textContent), want, { timeout: 30000 }).catch(() => {});
       const shown = await text(ps, '#epsilon-pld');
-      const want = cli('epsilon', { q: 0.0001, sigma: 1.4, steps: 1000000, delta: 1e-8, accountant: 'pld' }).epsilon.toFixed(4);
-      const old = cli('epsilon', { q: 0.0001, sigma: 1.52, steps: 1000000, delta: 1e-8, accountant: 'pld' }).epsilon.toFixed(4);
-      // σ = 1.4's own answer, or "—" where the page's wasm cannot answer; never σ = 1.52's.
-      check(shown !== old && (shown === want || shown === '—'), `σ 1.52 then 1.4 (${300 + 60 * k} ms apart): the headline is σ = 1.4's (${want}), shows ${shown} (1.52's is ${old})`);
+      const sentence = await text(ps, '#sentence');
+      check((shown === want || shown === '—') && !sentence.includes(`(${old},`),
+        `σ 1.52 then 1.4 (${300 + 60 * k} ms apart): the headline is σ = 1.4's (${want}), shows ${shown}; the sentence never carries 1.52's ${old}`);
     }
+  }
+  // Hardening round 3, #14: the worker protocol checks every message; malformed ones get an
+  // error for their client and do not silence it, a null message does not throw, and a
+  // string q is refused rather than served another run's cached answer.
+  {
+    const got = await page.evaluate(async () => {
+      const w = new Worker('pld-worker.js', { type: 'module' });
+      const answers = [];
+      w.onmessage = (e) => answers.push(e.data);
+      const errs = [];
+      w.onerror = (e) => errs.push(String(e.message));
+      const run = { q: 0.01, sigma: 1, steps: 100, delta: 1e-5, charts: false };
+      const bad = [null, 'x', { ...run, gen: NaN }, { ...run, gen: 'x' }, { ...run }, { ...run, gen: Infinity }, { ...run, gen: 1e300 }, { ...run, gen: 1, q: '0.0123' }, { ...run, gen: 2, delta: NaN }];
+      for (const m of bad) w.postMessage(m);
+      w.postMessage({ ...run, gen: 3 });
+      const t0 = performance.now();
+      while (!answers.some((a) => a.gen === 3 && a.kind === 'headline') && performance.now() - t0 < 20000) await new Promise((r) => setTimeout(r, 20));
+      w.terminate();
+      return { answers, errs };
+    });
+    const errors = got.answers.filter((a) => a.kind === 'error');
+    const ok = got.answers.find((a) => a.gen === 3 && a.kind === 'headline');
+    check(errors.length === 9 && errors.every((a) => /^worker: /.test(a.message)) && ok && ok.epsilon > 0 && got.errs.length === 0,
+      `worker protocol: 9 malformed messages answered with errors (${errors.map((a) => a.message).join(' | ').slice(0, 300)}), then a valid one answers (${ok && ok.epsilon})`);
   }
   // The sentence names its accountant: the tight ε by default (URL acct=pld), exact RDP on request.
   check(/\(2\.3819, 1e-5\)-differential privacy \(tight \(privacy-loss distribution\) accountant\)/.test(await text(page, '#sentence')),
