@@ -46,16 +46,17 @@ try {
   }
   check(/(ε = 3 is reached after|ε stays below 3)/.test(await text(page, '#training-statement')), `training chart states the budget: ${await text(page, '#training-statement')}`);
   check(/catches at most [\d.]+ % of members/.test(await text(page, '#risk-sentence')), `risk sentence: ${await text(page, '#risk-sentence')}`);
-  // Hardening round 3, #1: the tight accountant fails for the new inputs (q = 1e-6, σ = 1,
-  // T = 100: the CLI refuses it as well) → "—" with the reason, no number of the previous
-  // run anywhere: headline, gap, library, sentence, charts.
+  // Hardening round 3, #1: the tight accountant fails for the new inputs (q = 1e-6, σ = 0.6,
+  // T = 10⁸: a per-step loss tail longer than any lattice; the CLI refuses it as well) → "—"
+  // with the reason, no number of the previous run anywhere: headline, gap, library,
+  // sentence, charts.
   {
     const pf = await open('');
     await pf.waitForFunction(() => /^\d+\.\d{4}$/.test(document.querySelector('#epsilon-pld')?.textContent || ''), null, { timeout: 20000 });
-    check(cliError('epsilon', { q: 0.000001, sigma: 1, steps: 100, delta: 1e-5, accountant: 'pld' }) !== null, 'the CLI refuses q = 1e-6, σ = 1, T = 100 too');
+    check(cliError('epsilon', { q: 0.000001, sigma: 0.6, steps: 100000000, delta: 1e-5, accountant: 'pld' }) !== null, 'the CLI refuses q = 1e-6, σ = 0.6, T = 1e8 too');
     await pf.fill('#q', '0.000001');
-    await pf.fill('#steps', '100');
-    await pf.fill('#sigma', '1');
+    await pf.fill('#steps', '100000000');
+    await pf.fill('#sigma', '0.6');
     await pf.waitForFunction(() => document.querySelector('#epsilon-pld').textContent === '—', null, { timeout: 20000 }).catch(() => {});
     const st = await pf.evaluate(() => ({
       head: document.querySelector('#epsilon-pld').textContent,
@@ -75,6 +76,7 @@ try {
     // Back to a run it can answer: a number again.
     await pf.fill('#q', '0.01');
     await pf.fill('#steps', '1000');
+    await pf.fill('#sigma', '1');
     const back = cli('epsilon', { q: 0.01, sigma: 1, steps: 1000, delta: 1e-5, accountant: 'pld' });
     await pf.waitForFunction((w) => document.querySelector('#epsilon-pld').textContent === w, back.epsilon.toFixed(4), { timeout: 20000 }).catch(() => {});
     check((await text(pf, '#epsilon-pld')) === back.epsilon.toFixed(4), `then answers again for the inputs shown (${await text(pf, '#epsilon-pld')} = CLI ${back.epsilon.toFixed(4)})`);

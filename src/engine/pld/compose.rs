@@ -130,12 +130,16 @@ struct Tilted {
     l2: f64,
 }
 
-fn tilt(k_lo: i64, ln_p: &[f64], lambda: f64, d: f64) -> Tilted {
-    let w: Vec<f64> = ln_p
-        .iter()
+/// ln of the tilted masses p_k·e^{λkΔ} of a lattice starting at k_lo.
+pub(crate) fn tilted_logs(ln_p: &[f64], k_lo: i64, lambda: f64, d: f64) -> Vec<f64> {
+    ln_p.iter()
         .enumerate()
         .map(|(i, &l)| l + lambda * (k_lo + i as i64) as f64 * d)
-        .collect();
+        .collect()
+}
+
+fn tilt(k_lo: i64, ln_p: &[f64], lambda: f64, d: f64) -> Tilted {
+    let w = tilted_logs(ln_p, k_lo, lambda, d);
     let mx = w.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
     let mut p: Vec<f64> = w.iter().map(|&x| (x - mx).exp()).collect();
     let s: f64 = p.iter().sum();

@@ -250,11 +250,7 @@ impl Meas {
 
 /// Normalize ln-masses to a tilted array: (masses with max 1, ln scale).
 fn from_logs(ln_p: &[f64], k_lo: i64, lambda: f64, d: f64, bias: f64) -> (Vec<f64>, f64) {
-    let w: Vec<f64> = ln_p
-        .iter()
-        .enumerate()
-        .map(|(i, &l)| l + lambda * (k_lo + i as i64) as f64 * d)
-        .collect();
+    let w = super::compose::tilted_logs(ln_p, k_lo, lambda, d);
     let mx = w.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
     if mx == f64::NEG_INFINITY {
         // An empty (lower) measure: zeros.
