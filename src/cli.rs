@@ -359,8 +359,8 @@ pub fn run(args: &[String]) -> Result<String, String> {
             } else {
                 let mut s = format!(
                     "# q = {}, sigma = {}, steps = {steps}\n# alpha  rdp_per_step  rdp_total\n",
-                    m.q(),
-                    m.sigma()
+                    engine::error::show(m.q()),
+                    engine::error::show(m.sigma())
                 );
                 for (a, r) in orders.iter().zip(&vals) {
                     s += &format!("{a}\t{r:.12e}\t{:.12e}\n", r * steps as f64);

@@ -203,7 +203,27 @@ pub fn decode(query: &str) -> (Link, Vec<LinkError>) {
     let terms = [get("dataset_size"), get("batch_size"), get("epochs")];
     if terms.iter().any(Option::is_some) {
         match dataset(terms) {
-            Ok(d) => link.dataset = d,
+            Ok(d) => {
+                link.dataset = d;
+                // The dataset terms name the run: they set q = B/N and T = ⌈E·N/B⌉ unless
+                // the link gives q and steps itself, which must then agree (hardening
+                // round 3, #13: the boxes showed one run, the numbers another).
+                if let Ok((q, t)) = crate::engine::params::from_dataset(d.n, d.b, d.e) {
+                    match (get("q").is_some(), get("steps").is_some()) {
+                        (false, false) => {
+                            link.inputs.q = q;
+                            link.inputs.steps = t;
+                        }
+                        _ if !dataset_names(&d, &link.inputs) => refuse(
+                            "dataset",
+                            format!(
+                                "the dataset terms give q = {q} and T = {t}, the link's q and steps differ; showing q and steps from the link"
+                            ),
+                        ),
+                        _ => {}
+                    }
+                }
+            }
             Err(m) => refuse("dataset", m),
         }
     }
@@ -219,34 +239,64 @@ pub fn decode(query: &str) -> (Link, Vec<LinkError>) {
 /// an f64), so [`decode`] gives back the same numbers.
 pub fn encode(link: &Link) -> String {
     let i = &link.inputs;
+    // Shortest round-trip numbers, in exponent form where plain would be long (q = 1e-300
+    // was written with 300 digits).
     let mut s = format!(
         "v={VERSION}&q={}&sigma={}&steps={}&delta={}&conv={}&acct={}&batch={}",
-        i.q,
-        i.sigma,
+        show(i.q),
+        show(i.sigma),
         i.steps,
-        i.delta,
+        show(i.delta),
         i.conversion.name(),
         link.acct.name(),
         link.batch.name()
     );
     let d = Link::default();
     if i.omega != d.inputs.omega {
-        s += &format!("&omega={}", i.omega);
+        s += &format!("&omega={}", show(i.omega));
     }
     if link.overlays {
         s += "&overlays=1";
     }
     if link.capacity != d.capacity {
-        s += &format!("&cb_sigma={}&cb_eps={}", link.capacity.0, link.capacity.1);
+        s += &format!(
+            "&cb_sigma={}&cb_eps={}",
+            show(link.capacity.0),
+            show(link.capacity.1)
+        );
     }
-    if link.dataset != d.dataset {
+    // The dataset terms only when they name this run (q = B/N, T = ⌈E·N/B⌉): a link
+    // never carries boxes that disagree with its numbers.
+    if link.dataset != d.dataset && dataset_names(&link.dataset, i) {
         let t = link.dataset;
-        s += &format!("&dataset_size={}&batch_size={}&epochs={}", t.n, t.b, t.e);
+        s += &format!(
+            "&dataset_size={}&batch_size={}&epochs={}",
+            show(t.n),
+            show(t.b),
+            show(t.e)
+        );
     }
     if link.embed {
         s += "&embed=1";
     }
     s
+}
+
+/// A number for a link: Rust's shortest round-trip decimal where that is short (links
+/// stay as they were), exponent form where it is long (q = 1e-300 was 300 digits).
+fn show(x: f64) -> String {
+    let plain = format!("{x}");
+    if plain.len() <= 24 {
+        plain
+    } else {
+        format!("{x:e}")
+    }
+}
+
+/// Whether the dataset terms give this run's q and T.
+fn dataset_names(d: &Dataset, i: &Inputs) -> bool {
+    crate::engine::params::from_dataset(d.n, d.b, d.e)
+        .is_ok_and(|(q, t)| (i.q - q).abs() <= 1e-12 * q && i.steps == t)
 }
 
 /// The dataset terms from the link (a missing one keeps the default's), checked as the
@@ -461,7 +511,13 @@ mod tests {
         fn round_trip(l in link()) {
             let (back, errors) = decode(&encode(&l));
             prop_assert!(errors.is_empty(), "{:?}", errors);
-            prop_assert_eq!(back, l);
+            // Dataset terms that do not name the run are not written (they would contradict
+            // its q and T); everything else comes back as it was.
+            let mut want = l;
+            if !dataset_names(&l.dataset, &l.inputs) {
+                want.dataset = Link::default().dataset;
+            }
+            prop_assert_eq!(back, want);
         }
 
         #[test]
@@ -478,5 +534,37 @@ mod tests {
             let (_, errors) = decode(&format!("{}={}", PARAMS[k], v));
             prop_assert!(errors.len() <= 1);
         }
+    }
+
+    /// Hardening round 3, #15: tiny values are written in exponent form, and read back.
+    #[test]
+    fn tiny_values_are_short_in_links() {
+        let mut l = Link::default();
+        l.inputs.q = 1e-300;
+        l.inputs.delta = 5e-324;
+        let s = encode(&l);
+        assert!(s.contains("q=1e-300&") && s.contains("delta=5e-324"), "{s}");
+        assert!(s.len() < 200, "{s}");
+        let (back, errors) = decode(&s);
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(back.inputs.q, 1e-300);
+    }
+
+    /// Hardening round 3, #13: a link with dataset terms and no q/steps shows that run;
+    /// one whose q/steps disagree with its terms says so.
+    #[test]
+    fn dataset_terms_in_a_link_set_q_and_steps() {
+        let (l, errors) = decode("dataset_size=50000&batch_size=512&epochs=30");
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(l.inputs.q, 512.0 / 50000.0);
+        assert_eq!(l.inputs.steps, 2930);
+        let (m, errors) = decode("q=0.01&steps=100&dataset_size=50000&batch_size=512&epochs=30");
+        assert_eq!((m.inputs.q, m.inputs.steps), (0.01, 100));
+        assert!(errors
+            .iter()
+            .any(|e| e.param == "dataset" && e.message.contains("differ")));
+        // Copy link of the first (terms and q, steps agree): no message.
+        let (_, errors) = decode(&encode(&l));
+        assert!(errors.iter().all(|e| e.param != "dataset"), "{errors:?}");
     }
 }
