@@ -9,4 +9,4 @@ for name, t in theirs.items():
     est = os.path.join(HERE, "..", "target", "criterion", name, "new", "estimates.json")
     ours = json.load(open(est))["median"]["point_estimate"] / 1e6
     print(f"{name}: sgm-rdp {ours:.2f} ms, dp_accounting PLD (default grid 1e-4) {t['ms']:.1f} ms"
-          f" (epsilon {t['epsilon']:.6f}): {t['ms'] / ours:.1f}x faster")
+          f" (epsilon {t['epsilon']:.6f}): time ratio dp_accounting/sgm-rdp {t['ms'] / ours:.1f}")
