@@ -155,3 +155,21 @@ fn attack_bound_does_not_depend_on_the_displayed_range() {
     assert_eq!(b3, bound("1000"));
     assert_eq!(b3, bound("0.5"));
 }
+
+/// Finding 9, second half: a point far out (ε = 1e300) no longer coarsens every other
+/// point's bracket: δ(0) next to it is what it is alone.
+#[test]
+fn a_far_epsilon_does_not_loosen_the_others() {
+    let m = sgm(0.01, 1.1);
+    let alone = pld::profile(m, 10_000, &[0.0]).unwrap()[0].delta;
+    let both = pld::profile(m, 10_000, &[0.0, 1e300]).unwrap();
+    assert_eq!(both[0].delta, alone, "{:?} vs {alone:?}", both[0].delta);
+    assert!(alone.upper - alone.lower < 1e-3, "{alone:?}");
+    assert!(both[1].delta.upper < 1e-290 && both[1].delta.lower == 0.0);
+    // And the API's range: many points up to 1e300 stay monotone.
+    let grid: Vec<f64> = vec![0.0, 1.0, 5.0, 1e3, 1e100, 1e300];
+    let p = pld::profile(m, 10_000, &grid).unwrap();
+    for w in p.windows(2) {
+        assert!(w[1].delta.upper <= w[0].delta.upper, "{p:?}");
+    }
+}

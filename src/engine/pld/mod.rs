@@ -702,8 +702,32 @@ pub fn profile_phases(phases: &[Phase], eps: &[f64]) -> Result<Vec<(ProfilePoint
         return Ok(out);
     }
     let t = total_steps(&live);
-    let emax = eps.iter().cloned().fold(0.0f64, f64::max);
-    let emid = eps
+    // ε so large that exact RDP already puts δ below 1e-290 are answered from RDP alone
+    // ([0, RDP's δ], certified): they would otherwise set the grid for every other point
+    // (hardening round 3, #9: δ(0) was [0, 0.99996] next to ε = 1e300, [0.424207, 0.424208]
+    // alone).
+    let (orders, total) = rdp_total(&live);
+    let rdp_delta = |e: f64| -> f64 {
+        orders
+            .iter()
+            .zip(&total)
+            .map(|(&a, &r)| ln_delta_from_rdp(r, a, e, Conversion::Improved))
+            .fold(f64::INFINITY, f64::min)
+            .exp()
+    };
+    let far = |e: f64| rdp_delta(e) < 1e-290;
+    let near: Vec<f64> = eps.iter().copied().filter(|&e| !far(e)).collect();
+    let mut out = zero_points(eps, 0.0);
+    for (slot, &e) in out.iter_mut().zip(eps) {
+        if far(e) {
+            slot.0.delta.upper = rdp_delta(e).min(1.0);
+        }
+    }
+    if near.is_empty() {
+        return Ok(out);
+    }
+    let emax = near.iter().cloned().fold(0.0f64, f64::max);
+    let emid = near
         .iter()
         .cloned()
         .fold(f64::INFINITY, f64::min)
@@ -713,11 +737,20 @@ pub fn profile_phases(phases: &[Phase], eps: &[f64]) -> Result<Vec<(ProfilePoint
     let eta = eta_for(1e-15, t, 0.0, 1.0);
     // A profile spans many tilts; the widest may need a much coarser grid (its points
     // stay certified, only looser).
-    coarsening(
+    let got = coarsening(
         initial_spacing(emid.max(1e-2), alpha, t, TOL),
         2 * COARSEN,
-        |d| profile_at(&live, eps, d, eta, alpha),
-    )
+        |d| profile_at(&live, &near, d, eta, alpha),
+    )?;
+    let mut it = got.into_iter();
+    for (slot, &e) in out.iter_mut().zip(eps) {
+        if !far(e) {
+            if let Some(p) = it.next() {
+                *slot = p;
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// δ = 0 at every ε (the start of a maximum over directions, and the answer when q = 0).
