@@ -11,6 +11,32 @@ pub const USAGE: &str = "usage: sgm-rdp <rdp|epsilon|delta|calibrate|bounds|comp
 [--accountant rdp|pld|both] \
 [--target sigma|steps] [--dataset-size N --batch-size B --epochs E] [--json]";
 
+/// `sgm-rdp --help`: what each command does and the flags it takes.
+pub const HELP: &str = "sgm-rdp: privacy accounting for DP-SGD (the Sampled Gaussian Mechanism)
+
+commands:
+  rdp        per-step and composed RDP at each order
+  epsilon    smallest epsilon at --delta (exact RDP; --accountant pld|both: the tight, certified bracket)
+  delta      smallest delta at --epsilon
+  calibrate  smallest --sigma for an --epsilon target (or, with --sigma / --target steps, the most steps)
+  bounds     exact RDP next to the paper's bounds, each with its failing condition named
+  compare    epsilon of every route from the three papers for the same run
+  profile    the tight privacy profile delta(epsilon) and membership-inference bounds
+  batch      JSON lines on stdin, one JSON line out per line (no flags: every key goes in the lines)
+
+flags (the training tools' names in parentheses):
+  --q Q (--sample_rate)          sampling rate        --sigma S (--noise_multiplier)  noise std / clipping norm
+  --steps T                      steps                --delta D / --epsilon E
+  --dataset-size N --batch-size B --epochs E          instead of --q/--steps: q = B/N, T = ceil(E*N/B)
+  --orders A,B,..  --alpha A     Renyi orders (default: dp_accounting's 156)
+  --conversion improved|classic  RDP -> (epsilon, delta)
+  --accountant rdp|pld|both      epsilon, delta, calibrate (default rdp)
+  --target sigma|steps           calibrate
+  --json                         one JSON object instead of text
+
+Every value is for add/remove-one adjacency and Poisson sampling with rate q.
+`sgm-rdp <command> --help` lists the flags a command takes; `sgm-rdp --version`.";
+
 /// Which accountant answers: exact RDP (the default, as before), the tight PLD
 /// bracket, or both side by side.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -306,6 +332,30 @@ impl Flags {
 /// Run one command; Ok(stdout text) or Err(one-line reason).
 pub fn run(args: &[String]) -> Result<String, String> {
     let (cmd, rest) = args.split_first().ok_or_else(|| USAGE.to_string())?;
+    // Conventions: --help / -h / help, --version / -V, and `<command> --help`.
+    match cmd.as_str() {
+        "--help" | "-h" | "help" => return Ok(HELP.to_string()),
+        "--version" | "-V" => return Ok(format!("sgm-rdp {}", env!("CARGO_PKG_VERSION"))),
+        _ => {}
+    }
+    if rest.iter().any(|a| a == "--help" || a == "-h") {
+        let flags = allowed(cmd);
+        if flags.is_empty() && cmd != "batch" {
+            return Err(format!("unknown command '{cmd}' ({USAGE})"));
+        }
+        return Ok(if cmd == "batch" {
+            "usage: sgm-rdp batch < lines.jsonl   (keys: q, sigma, alpha | steps, delta | epsilon, accountant)".to_string()
+        } else {
+            format!(
+                "usage: sgm-rdp {cmd} {}",
+                flags
+                    .iter()
+                    .map(|f| format!("[--{f}]"))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            )
+        });
+    }
     let mut f = parse(rest)?;
     if !allowed(cmd).is_empty() {
         if let Some(extra) = f.given.iter().find(|g| !allowed(cmd).contains(g)) {

@@ -488,3 +488,45 @@ fn tight_calibration_decides_with_the_tight_accountant() {
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains("0.048"), "{err}");
 }
+
+/// Conventions: `--help`, `<command> --help` and `--version` answer on stdout with exit 0;
+/// an unknown command with `--help` is still named.
+#[test]
+fn help_and_version() {
+    for args in [
+        &["--help"][..],
+        &["-h"],
+        &["help"],
+        &["epsilon", "--help"],
+        &["batch", "--help"],
+        &["calibrate", "-h"],
+    ] {
+        let out = bin().args(args).output().unwrap();
+        assert!(out.status.success(), "{args:?}: {out:?}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(text.contains("sgm-rdp"), "{args:?}: {text}");
+    }
+    let out = bin().arg("epsilon").arg("--help").output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    for flag in [
+        "--q",
+        "--sigma",
+        "--steps",
+        "--delta",
+        "--accountant",
+        "--json",
+    ] {
+        assert!(text.contains(flag), "{text}");
+    }
+    let out = bin().arg("--version").output().unwrap();
+    assert!(out.status.success());
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap().trim(),
+        format!("sgm-rdp {}", env!("CARGO_PKG_VERSION"))
+    );
+    let out = bin().args(["nosuch", "--help"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8(out.stderr)
+        .unwrap()
+        .contains("unknown command 'nosuch'"));
+}

@@ -3,7 +3,9 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.first().map(String::as_str) == Some("batch") {
+    if args.first().map(String::as_str) == Some("batch")
+        && !matches!(args.get(1).map(String::as_str), Some("--help" | "-h"))
+    {
         // Every key of a run goes in the JSON lines; a flag here would be ignored, so it
         // is refused by name.
         if let Some(extra) = args.get(1) {
