@@ -44,18 +44,35 @@ function cached(map, key, compute) {
   return v;
 }
 
+// Each chart stands alone (hardening round 3, #11): one that fails is reported in
+// `errors` under its name and the others are still drawn; only when all three fail is
+// the whole answer an error.
 function chartsFor(p, d, headline) {
-  const training = epsilonOverTraining({ ...p, delta: d, points: 16 });
-  // The last checkpoint is the run itself: the headline's tighter bracket (both certified).
-  const last = training.steps.length - 1;
-  if (headline && training.steps[last] === p.steps) {
-    training.pldUpper[last] = Math.min(training.pldUpper[last], headline.epsilon);
-    training.pldLower[last] = Math.max(training.pldLower[last], headline.epsilonLower);
-  }
-  const top = Math.max(...training.pldUpper, 1e-3) * 2.5;
-  const prof = profile({ ...p, epsilons: Array.from({ length: 60 }, (_, i) => top * (i + 1) / 60) })
-    .map((pt) => ({ ...pt, rdp: delta({ ...p, epsilon: pt.epsilon }).delta }));
-  return { training, profile: prof, risk: attackRisk(p) };
+  const errors = {};
+  const part = (name, f) => {
+    try {
+      return f();
+    } catch (err) {
+      errors[name] = messageOf(err);
+      return undefined;
+    }
+  };
+  const training = part('training', () => {
+    const tr = epsilonOverTraining({ ...p, delta: d, points: 16 });
+    // The last checkpoint is the run itself: the headline's tighter bracket (both certified).
+    const last = tr.steps.length - 1;
+    if (headline && tr.steps[last] === p.steps) {
+      tr.pldUpper[last] = Math.min(tr.pldUpper[last], headline.epsilon);
+      tr.pldLower[last] = Math.max(tr.pldLower[last], headline.epsilonLower);
+    }
+    return tr;
+  });
+  const top = Math.max(...(training ? training.pldUpper : [headline ? headline.epsilon : 1]), 1e-3) * 2.5;
+  const prof = part('profile', () => profile({ ...p, epsilons: Array.from({ length: 60 }, (_, i) => top * (i + 1) / 60) })
+    .map((pt) => ({ ...pt, rdp: delta({ ...p, epsilon: pt.epsilon }).delta })));
+  const risk = part('risk', () => attackRisk(p));
+  if (!training && !prof && !risk) throw new Error(errors.training);
+  return { training, profile: prof, risk, errors };
 }
 
 const chartsC = new Map();

@@ -338,6 +338,13 @@ fn answer(data: JsValue) {
                 t.charts = Some(c);
             });
             redraw();
+            // A chart that failed stands alone: cleared, with its reason.
+            let errors = get(&data, "errors");
+            for (i, which) in ["training", "profile", "risk"].into_iter().enumerate() {
+                if let Some(m) = get(&errors, which).as_string() {
+                    clear_chart(i, &words(&m));
+                }
+            }
         }
         "calibrated" => calibrated(&data),
         "calibrate-error" if is_current_calibration(&data) => {
@@ -357,7 +364,7 @@ fn answer(data: JsValue) {
         }
         "charts-error" => {
             let m = get(&data, "message").as_string().unwrap_or_default();
-            clear_charts(&m);
+            clear_charts(&words(&m));
             set_class("tight", "updating", false);
         }
         _ => {}
@@ -390,14 +397,7 @@ fn show_shuffled(data: &JsValue) {
 /// go, the sentence is exact RDP's, and the three charts are cleared with the reason
 /// (hardening round 3, #1).
 fn unavailable(m: &str) {
-    // The worker's messages read "epsilon: PLD accountant: …; the exact-RDP epsilon still
-    // applies": the reason alone, in words.
-    // (strip_prefix, not trim_matches: the latter links a substring searcher, ~5 KB.)
-    let why = m.strip_prefix("epsilon: ").unwrap_or(m);
-    let why = why.strip_prefix("PLD accountant: ").unwrap_or(why);
-    let why = why
-        .strip_suffix("; the exact-RDP epsilon still applies")
-        .unwrap_or(why);
+    let why = &words(m);
     if let Some(e) = doc().and_then(|d| d.get_element_by_id("epsilon-pld")) {
         e.set_text_content(Some("—"));
         let _ = e.remove_attribute("data-value");
@@ -443,22 +443,48 @@ fn unavailable(m: &str) {
 /// Clear the three tight charts and say why they are empty.
 fn clear_charts(why: &str) {
     TIGHT.with(|t| t.borrow_mut().charts = None);
-    for id in CHART_IDS {
-        if let Some(c) = by_id::<HtmlCanvasElement>(id) {
-            // Setting the width clears the canvas.
-            c.set_width(c.width());
-        }
+    for i in 0..CHART_IDS.len() {
+        clear_chart(i, why);
     }
     mark_charts(false);
+}
+
+/// The texts under each tight chart.
+const CHART_TEXTS: [&[&str]; 3] = [
+    &["training-statement"],
+    &["profile-summary"],
+    &["risk-sentence", "risk-readouts"],
+];
+
+/// Clear tight chart `i` (training, profile, risk) and say why it is empty.
+fn clear_chart(i: usize, why: &str) {
+    if let Some(c) = by_id::<HtmlCanvasElement>(CHART_IDS[i]) {
+        // Setting the width clears the canvas.
+        c.set_width(c.width());
+    }
     let text = format!("unavailable for these inputs: {why}");
-    for id in [
-        "training-statement",
-        "profile-summary",
-        "risk-sentence",
-        "risk-readouts",
-    ] {
+    for id in CHART_TEXTS[i] {
         set_text(id, &text);
     }
+}
+
+/// An engine message in words: without the call's name and the accountant's prefix and
+/// its "still applies" tail ("epsilon: PLD accountant: …; the exact-RDP epsilon still
+/// applies"). (strip_prefix, not trim_matches: the latter links a substring searcher, ~5 KB.)
+fn words(m: &str) -> String {
+    let mut w = m;
+    for p in [
+        "epsilon: ",
+        "epsilonOverTraining: ",
+        "profile: ",
+        "attackRisk: ",
+    ] {
+        w = w.strip_prefix(p).unwrap_or(w);
+    }
+    let w = w.strip_prefix("PLD accountant: ").unwrap_or(w);
+    w.strip_suffix("; the exact-RDP epsilon still applies")
+        .unwrap_or(w)
+        .to_string()
 }
 
 /// The worker's "charts" answer: ε over training, the privacy profile, attack risk.

@@ -98,6 +98,21 @@ try {
         `σ 1.52 then 1.4 (${300 + 60 * k} ms apart): the headline is σ = 1.4's (${want}), shows ${shown}; the sentence never carries 1.52's ${old}`);
     }
   }
+  // Hardening round 3, #11: a long run whose tight charts are heavy: the page settles —
+  // no chart stays "updating", and each chart is drawn or says why it is not, in words.
+  {
+    const pc = await open('?q=0.01&sigma=1&steps=10000000&delta=1e-8');
+    await pc.waitForFunction(() => !document.querySelector('figure.stale') && !document.querySelector('#tight').classList.contains('updating')
+      && (document.querySelector('#training-statement')?.textContent || '').length > 5, null, { timeout: 60000 }).catch(() => {});
+    const st = await pc.evaluate(() => ({
+      stale: document.querySelectorAll('figure.stale').length,
+      updating: document.querySelector('#tight').classList.contains('updating'),
+      texts: ['training-statement', 'profile-summary', 'risk-sentence'].map((id) => document.getElementById(id).textContent),
+      note: document.querySelector('#epsilon-pld-note').textContent,
+    }));
+    check(st.stale === 0 && !st.updating && st.texts.every((x) => x.length > 5 && !/epsilon:|still applies/.test(x)) && !/epsilon:|still applies/.test(st.note),
+      `a heavy long run settles, each chart drawn or unavailable in words: ${JSON.stringify(st).slice(0, 300)}`);
+  }
   // Hardening round 3, #14: the worker protocol checks every message; malformed ones get an
   // error for their client and do not silence it, a null message does not throw, and a
   // string q is refused rather than served another run's cached answer.
