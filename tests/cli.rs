@@ -8,6 +8,18 @@ fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_sgm-rdp"))
 }
 
+/// `sgm-rdp batch` with `input` on stdin.
+fn batch(input: &[u8]) -> std::process::Output {
+    let mut child = bin()
+        .arg("batch")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    child.wait_with_output().unwrap()
+}
+
 #[test]
 fn batch_one_line_per_input_in_order() {
     let input = "{\"q\":0.01,\"sigma\":1.1,\"alpha\":8}\n\
@@ -15,19 +27,7 @@ fn batch_one_line_per_input_in_order() {
                  not json\n\
                  {\"q\":0.0042666666666666667,\"sigma\":1.1,\"steps\":14063,\"delta\":1e-5}\n\
                  \n";
-    let mut child = bin()
-        .arg("batch")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = batch(input.as_bytes());
     assert!(out.status.success());
     let lines: Vec<serde_json::Value> = String::from_utf8(out.stdout)
         .unwrap()
@@ -389,19 +389,9 @@ fn both_keeps_the_rdp_answer_when_the_pld_fails() {
         "{v}"
     );
     // batch: the same keys.
-    let mut child = bin()
-        .arg("batch")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"{\"q\":1e-6,\"sigma\":0.6,\"steps\":100000000,\"delta\":1e-5,\"accountant\":\"both\"}\n")
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = batch(
+        b"{\"q\":1e-6,\"sigma\":0.6,\"steps\":100000000,\"delta\":1e-5,\"accountant\":\"both\"}\n",
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(v["epsilon"].as_f64().unwrap() > 0.5, "{v}");
     assert!(

@@ -84,7 +84,7 @@ function invalid(data) {
   if (data === null || typeof data !== 'object') return 'a message must be an object';
   if (data.client !== undefined && typeof data.client !== 'string') return "'client' must be a string";
   if (!Number.isSafeInteger(data.gen) || data.gen < 0) return `'gen' must be a whole number >= 0, got ${String(data.gen).slice(0, 40)}`;
-  const need = data.kind === 'calibrate' ? ['q', 'delta', 'target'] : data.kind === 'rdp' ? ['q', 'sigma', 'steps', 'delta'] : ['q', 'sigma', 'steps', 'delta'];
+  const need = data.kind === 'calibrate' ? ['q', 'delta', 'target'] : ['q', 'sigma', 'steps', 'delta'];
   for (const k of need) {
     if (typeof data[k] !== 'number' || !Number.isFinite(data[k])) return `'${k}' must be a finite number, got ${typeof data[k] === 'string' ? `the string '${data[k].slice(0, 40)}'` : String(data[k]).slice(0, 40)}`;
   }

@@ -153,3 +153,15 @@ impl Control {
         [slide, keys, typed]
     }
 }
+
+/// The dataset terms as typed in their boxes (forgiving: "60,000"); NaN where a box does
+/// not hold a number (then they describe no run).
+pub fn dataset_terms() -> crate::ui::link::Dataset {
+    let num =
+        |id: &str| crate::ui::fields::parse_number(&super::dom::value(id)).unwrap_or(f64::NAN);
+    crate::ui::link::Dataset {
+        n: num("ds-n"),
+        b: num("ds-b"),
+        e: num("ds-e"),
+    }
+}

@@ -5,7 +5,6 @@
 //! draws the worker's answer when it is for the current inputs (older ones dropped).
 
 use super::dom::*;
-use super::tight::{get, num, nums};
 use crate::engine::{bounds::MaxOrder, Optimum};
 use crate::render::{Heavy, Inputs, Model, HEAVY_SIGMA};
 use std::cell::RefCell;
@@ -81,7 +80,7 @@ pub fn request(i: Inputs, model: bool) {
         ] {
             let _ = js_sys::Reflect::set(&msg, &k.into(), &v);
         }
-        if !super::tight::post_message(&msg) {
+        if !super::worker::post(&msg) {
             set_text(
                 "sentence",
                 "small σ needs the page's worker, which is not available",

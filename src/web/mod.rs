@@ -12,6 +12,7 @@ mod heavy;
 mod state;
 mod tight;
 pub mod widget;
+mod worker;
 
 use crate::render::{self, fmt_num, Inputs, Model, Theme};
 pub(crate) use crate::ui::layout::{EXPORT_PNG_SCALE, EXPORT_SIZE, NARROW};
@@ -258,7 +259,7 @@ fn wire(app: &Shared) {
 /// q = B/N and T = ⌈E·N/B⌉ from the dataset terms (a bad value is named, the last good
 /// inputs kept).
 fn apply_dataset(a: &Shared) {
-    let d = state::dataset_terms();
+    let d = field::dataset_terms();
     match crate::engine::params::from_dataset(d.n, d.b, d.e) {
         Ok((q, t)) => {
             set_text("ds-error", "");
@@ -672,7 +673,7 @@ fn frame(app: &Shared) {
         Acct::Pld => tight::pld_sentence(&inputs),
         Acct::Rdp => None,
     };
-    let h = crate::ui::page::Headline::of(&model, Some(state::dataset_terms()), tight_sentence);
+    let h = crate::ui::page::Headline::of(&model, Some(field::dataset_terms()), tight_sentence);
     set_text("epsilon", &h.epsilon);
     tight::request(inputs, model.opt.value);
     set_text("delta-out", &h.delta);

@@ -2,6 +2,7 @@
 //! format and its checks (tested natively).
 
 use super::dom::*;
+use super::field::dataset_terms;
 use super::Shared;
 use crate::render::Inputs;
 use crate::ui::link::{self, Dataset, Link};
@@ -64,17 +65,6 @@ pub fn show_link_errors() {
             _ => "link-error",
         };
         set_text(id, &msg);
-    }
-}
-
-/// The dataset terms as typed in their boxes (forgiving: "60,000"); NaN where a box does
-/// not hold a number (then they describe no run).
-pub fn dataset_terms() -> Dataset {
-    let num = |id: &str| crate::ui::fields::parse_number(&value(id)).unwrap_or(f64::NAN);
-    Dataset {
-        n: num("ds-n"),
-        b: num("ds-b"),
-        e: num("ds-e"),
     }
 }
 

@@ -11,7 +11,7 @@ use crate::ui::link::{Acct, Batching};
 use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use web_sys::{HtmlCanvasElement, MessageEvent, Worker, WorkerOptions, WorkerType};
+use web_sys::{HtmlCanvasElement, MessageEvent};
 
 /// Quiet time before a request is posted (the slider is still moving before that).
 const REST_MS: i32 = 80;
@@ -20,7 +20,6 @@ const UPDATING_MS: i32 = 150;
 
 #[derive(Default)]
 struct Tight {
-    worker: Option<Worker>,
     gen: u32,
     asked: Option<Inputs>,
     /// The inputs of the newest request posted (generation `gen`): an answer is used only
@@ -79,7 +78,7 @@ pub fn set_batching(b: Batching) {
 /// Epochs for the bound without amplification: the dataset terms' E when they describe
 /// this run (T = ⌈E·N/B⌉), else ⌈T·q⌉ (each example is in at most that many batches).
 fn epochs_for(i: &Inputs) -> f64 {
-    match crate::ui::page::matching_dataset(Some(super::state::dataset_terms()), i.q) {
+    match crate::ui::page::matching_dataset(Some(super::field::dataset_terms()), i.q) {
         Some(d) if d.e > 0.0 && (d.e * (d.n / d.b)).ceil() == i.steps as f64 => d.e.ceil(),
         _ => (i.steps as f64 * i.q * (1.0 - 1e-12)).ceil().max(1.0),
     }
@@ -113,39 +112,13 @@ thread_local! {
     static TIGHT: RefCell<Tight> = RefCell::new(Tight::default());
 }
 
-pub(crate) fn get(o: &JsValue, k: &str) -> JsValue {
-    js_sys::Reflect::get(o, &JsValue::from_str(k)).unwrap_or(JsValue::UNDEFINED)
-}
-
-pub(crate) fn num(o: &JsValue, k: &str) -> f64 {
-    get(o, k).as_f64().unwrap_or(f64::NAN)
-}
-
-pub(crate) fn nums(o: &JsValue, k: &str) -> Vec<f64> {
-    let v = get(o, k);
-    if !js_sys::Array::is_array(&v) {
-        return Vec::new();
-    }
-    js_sys::Array::from(&v)
-        .iter()
-        .map(|x| x.as_f64().unwrap_or(f64::NAN))
-        .collect()
-}
-
 /// Start the worker (once). Without one (very old browsers) the tight numbers stay "—".
 pub fn start() {
-    // The link's `acct` and `batch` were read by `state::read_url` (the ui layer's codec).
-    let opts = WorkerOptions::new();
-    opts.set_type(WorkerType::Module);
-    let Ok(w) = Worker::new_with_options("pld-worker.js", &opts) else {
+    // The link's `acct` and `batch` were set when the page read its link.
+    if !super::worker::start(|ev: MessageEvent| answer(ev.data())) {
         set_text("epsilon-pld-note", "the tight accountant needs Web Workers");
         return;
-    };
-    let on_msg = Closure::<dyn FnMut(MessageEvent)>::new(|ev: MessageEvent| answer(ev.data()));
-    w.set_onmessage(Some(on_msg.as_ref().unchecked_ref()));
-    // Page-lifetime listener (the worker lives as long as the page).
-    on_msg.forget();
-    TIGHT.with(|t| t.borrow_mut().worker = Some(w));
+    }
     // One page-lifetime listener for every snippet's Copy button (they are rebuilt on
     // each answer; delegation keeps no closure per button).
     if let Some(box_) = doc().and_then(|d| d.get_element_by_id("snippets")) {
@@ -225,11 +198,7 @@ fn post(i: Inputs) {
         if let Some(e) = epochs {
             let _ = js_sys::Reflect::set(&msg, &"epochs".into(), &e.into());
         }
-        if let Some(w) = &t.worker {
-            if let Err(e) = w.post_message(&msg) {
-                web_sys::console::error_2(&"sgm-rdp: posting to the PLD worker failed".into(), &e);
-            }
-        }
+        super::worker::post(&msg);
     });
 }
 
@@ -268,14 +237,6 @@ fn show_gap(t: &Tight) {
         _ => String::new(),
     };
     set_text("epsilon-gap", &text);
-}
-
-/// Post `msg` to the page's worker; false when there is none or posting failed.
-pub(crate) fn post_message(msg: &JsValue) -> bool {
-    TIGHT.with(|t| match &t.borrow().worker {
-        Some(w) => w.post_message(msg).is_ok(),
-        None => false,
-    })
 }
 
 /// A message from the worker.
@@ -562,7 +523,7 @@ pub(crate) fn fmt_eps6(e: f64) -> String {
 
 /// Steps per epoch (N/B) when the dataset terms describe rate q.
 fn steps_per_epoch(q: f64) -> Option<f64> {
-    crate::ui::page::matching_dataset(Some(super::state::dataset_terms()), q).map(|d| d.n / d.b)
+    crate::ui::page::matching_dataset(Some(super::field::dataset_terms()), q).map(|d| d.n / d.b)
 }
 
 /// The target ε of "What do I need?", when it is a valid one.
@@ -667,7 +628,7 @@ fn fill_library(i: &Inputs, pld: Option<(f64, f64)>) {
         return;
     };
     box_.set_text_content(None);
-    let dataset = crate::ui::page::matching_dataset(Some(super::state::dataset_terms()), i.q)
+    let dataset = crate::ui::page::matching_dataset(Some(super::field::dataset_terms()), i.q)
         .map(|d| (d.n as u64, d.b as u64));
     for (title, code) in library::snippets(i, target, dataset) {
         let (Ok(div), Ok(head), Ok(pre)) = (
@@ -748,11 +709,10 @@ pub fn calibrate(which: &str, i: Inputs, target: f64) {
         let _ = js_sys::Reflect::set(&msg, &"which".into(), &which.into());
         let _ = js_sys::Reflect::set(&msg, &"target".into(), &target.into());
         let _ = js_sys::Reflect::set(&msg, &"accountant".into(), &acct.into());
-        match &t.worker {
-            Some(w) if w.post_message(&msg).is_ok() => {
-                set_text(&format!("{which}-answer"), "computing…");
-            }
-            _ => set_text("target-error", "the calculator's worker is not available"),
+        if super::worker::post(&msg) {
+            set_text(&format!("{which}-answer"), "computing…");
+        } else {
+            set_text("target-error", "the calculator's worker is not available");
         }
     });
 }
@@ -793,7 +753,7 @@ fn calibrated(data: &JsValue) {
     } else {
         let epochs = TIGHT
             .with(|t| t.borrow().asked)
-            .map(|i| crate::ui::page::in_epochs(Some(super::state::dataset_terms()), &i, v as u64))
+            .map(|i| crate::ui::page::in_epochs(Some(super::field::dataset_terms()), &i, v as u64))
             .unwrap_or_default();
         format!("T = {v}{epochs} ({eps})")
     };

@@ -12,9 +12,10 @@
 //! borrow is held while JavaScript runs.
 
 use super::canvas::MeasuredCanvas;
+use super::dom::{get, num};
 use super::field::{Control, Listener};
 use super::state::Field;
-use super::tight::{fmt_eps6, get, num, parse_answer, TightCharts};
+use super::tight::{fmt_eps6, parse_answer, TightCharts};
 use super::{paint_canvas, Shift};
 use crate::engine::Conversion;
 use crate::render::{self, fmt_num, tight, Inputs, Model};

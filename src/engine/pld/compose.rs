@@ -21,7 +21,7 @@
 //! aliasing, the mass at +∞) added to the upper and subtracted from the lower bound.
 //!
 //! This one-FFT composition is used while its window fits `MAX_FFT`; beyond that (long
-//! runs, small q) [`super::ladder`] composes by repeated squaring on evolving lattices
+//! runs, small q) the ladder (`ladder.rs`) composes by repeated squaring on evolving lattices
 //! and hands back the same [`Composed`] to read.
 
 use super::discretize::StepPld;
@@ -31,7 +31,7 @@ use std::sync::Arc;
 /// Tilted mass allowed to fold onto the window (both tails together).
 pub(crate) const ALIAS: f64 = 1e-12;
 /// Largest window of the one-FFT composition: 2¹⁷ points natively (wider composed losses
-/// go to the ladder, [`super::ladder`], which is then faster and no looser); 2²⁰ in the
+/// go to the ladder (`ladder.rs`), which is then faster and no looser); 2²⁰ in the
 /// wasm, which has no ladder (four 16 MB complex buffers, ≈ 0.5 s).
 #[cfg(not(target_arch = "wasm32"))]
 pub(crate) const MAX_FFT: usize = 1 << 17;

@@ -113,9 +113,10 @@ pub(crate) fn delta_bracket(mu: f64, eps: f64) -> crate::engine::pld::Bracket {
 /// whose certified δ upper is ≤ δ is an upper bound on ε, and any whose certified lower
 /// is > δ a lower bound; bisection keeps one of each.
 pub(crate) fn epsilon_bracket(mu: f64, delta: f64) -> crate::engine::pld::Bracket {
+    use crate::engine::pld::Bracket;
     let d = |e: f64| delta_bracket(mu, e);
     if d(0.0).upper <= delta {
-        return crate::engine::pld::Bracket {
+        return Bracket {
             upper: 0.0,
             lower: 0.0,
         };
@@ -125,35 +126,28 @@ pub(crate) fn epsilon_bracket(mu: f64, delta: f64) -> crate::engine::pld::Bracke
     while d(hi).upper > delta {
         hi *= 2.0;
     }
-    let (mut a, mut b) = (0.0, hi);
-    for _ in 0..200 {
-        let m = 0.5 * (a + b);
-        if d(m).upper > delta {
-            a = m;
-        } else {
-            b = m;
+    // Bisection keeping `above` true at a and false at b (δ decreases in ε); returns a, b.
+    let bisect = |mut a: f64, mut b: f64, above: &dyn Fn(f64) -> bool| {
+        for _ in 0..200 {
+            let m = 0.5 * (a + b);
+            if above(m) {
+                a = m;
+            } else {
+                b = m;
+            }
+            if b - a <= 1e-15 * b {
+                break;
+            }
         }
-        if b - a <= 1e-15 * b {
-            break;
-        }
-    }
-    let upper = b;
-    let (mut lo, mut top) = (0.0, upper);
-    if d(0.0).lower <= delta {
-        return crate::engine::pld::Bracket { upper, lower: 0.0 };
-    }
-    for _ in 0..200 {
-        let m = 0.5 * (lo + top);
-        if d(m).lower > delta {
-            lo = m;
-        } else {
-            top = m;
-        }
-        if top - lo <= 1e-15 * top {
-            break;
-        }
-    }
-    crate::engine::pld::Bracket { upper, lower: lo }
+        (a, b)
+    };
+    let upper = bisect(0.0, hi, &|e| d(e).upper > delta).1;
+    let lower = if d(0.0).lower <= delta {
+        0.0
+    } else {
+        bisect(0.0, upper, &|e| d(e).lower > delta).0
+    };
+    Bracket { upper, lower }
 }
 
 #[cfg(test)]

@@ -429,11 +429,16 @@ fn lower_cut(x: &Part, y: &Part, r: &Part) -> (usize, f64) {
     (lo, below)
 }
 
-/// The tail's factor f and share τ for a core of spacing d whose tail spans `span`
-/// fine points: f a power of two with span/f ≤ TAIL_LEN, τ = 0.01/f².
-fn tail_factor(span: usize) -> (i64, f64) {
-    let f = (span.div_ceil(TAIL_LEN)).next_power_of_two().max(2) as i64;
-    (f, 0.01 / (f * f) as f64)
+/// The tail's factor for a tail spanning `span` fine points: a power of two f ≥ 2 with
+/// span/f ≤ TAIL_LEN.
+fn tail_factor(span: usize) -> i64 {
+    (span.div_ceil(TAIL_LEN)).next_power_of_two().max(2) as i64
+}
+
+/// The tilted share a core keeps above its spill point on a tail of factor f: the tail's
+/// coarser lattice then adds ≤ 1 % to the bias (share·f² ≤ 0.01).
+fn tail_share(f: i64) -> f64 {
+    0.01 / (f * f) as f64
 }
 
 /// The index b such that the tilted `up` mass of r above b is ≤ tau of its total.
@@ -481,7 +486,7 @@ fn settle(m: &mut Meas, lambda: f64, eta: f64) {
     }
     m.tail.tidy();
     m.core.tidy();
-    let tau = 0.01 / (f * f) as f64;
+    let tau = tail_share(f);
     if !m.core.is_empty() {
         let b = spill_point(&m.core, tau);
         if b + 1 < m.core.len() {
@@ -545,7 +550,7 @@ fn from_step(pld: &StepPld, lambda: f64, d: f64, eta: f64) -> Meas {
     core = core.slice(a, n_all);
     // The tail's factor from the span above the central 1 − 1e-4 of the tilted mass.
     let b0 = spill_point(&core, 1e-4);
-    let (f, _) = tail_factor(core.len() - b0);
+    let f = tail_factor(core.len() - b0);
     let mut m = Meas {
         core,
         tail: Part::empty(d * f as f64),

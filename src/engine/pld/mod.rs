@@ -201,11 +201,10 @@ fn rdp_total(phases: &[Phase]) -> (Vec<f64>, Vec<f64>) {
     (orders, total)
 }
 
-/// The order minimizing `f(α, composed RDP)` and that minimum.
-fn best_order(phases: &[Phase], f: impl Fn(f64, f64) -> f64) -> (f64, f64) {
-    let (orders, total) = rdp_total(phases);
+/// The order minimizing `f(α, composed RDP)` over a composed curve, and that minimum.
+fn best_of((orders, total): &(Vec<f64>, Vec<f64>), f: impl Fn(f64, f64) -> f64) -> (f64, f64) {
     let mut best = (f64::INFINITY, 2.0);
-    for (&a, &r) in orders.iter().zip(&total) {
+    for (&a, &r) in orders.iter().zip(total) {
         let v = f(a, r);
         if v < best.0 {
             best = (v, a);
@@ -217,18 +216,18 @@ fn best_order(phases: &[Phase], f: impl Fn(f64, f64) -> f64) -> (f64, f64) {
 /// RDP (improved conversion) ε at δ and its optimal order for the composed phases:
 /// the starting point for the grid and the tilt, and an upper bound on the PLD's ε.
 fn rdp_epsilon(phases: &[Phase], delta: f64) -> (f64, f64) {
-    let (e, a) = best_order(phases, |a, r| {
+    let (e, a) = best_of(&rdp_total(phases), |a, r| {
         eps_from_rdp(r, a, delta, Conversion::Improved)
     });
     (e.max(0.0), a)
 }
 
-/// The RDP-optimal order for δ at ε (the δ(ε) query's starting tilt).
-fn rdp_delta_alpha(phases: &[Phase], eps: f64) -> f64 {
-    best_order(phases, |a, r| {
+/// ln δ at ε by exact RDP over a composed curve, and its optimal order (the δ(ε)
+/// query's starting tilt).
+fn rdp_ln_delta(curve: &(Vec<f64>, Vec<f64>), eps: f64) -> (f64, f64) {
+    best_of(curve, |a, r| {
         ln_delta_from_rdp(r, a, eps, Conversion::Improved)
     })
-    .1
 }
 
 /// The per-step lattices of every phase, for one direction and spacing.
@@ -540,13 +539,24 @@ fn epsilon_phases_at(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAn
         });
     }
     let t = total_steps(&phases);
-    let (eps_rdp, alpha) = rdp_epsilon(&phases, delta);
-    // The cap: exact RDP's continuous optimum (≤ the grid's) for one phase.
-    let cap = match phases.as_slice() {
+    // The grid's RDP optimum (ε, α) steers the grid and the tilt; the cap is exact RDP's
+    // continuous optimum (≤ the grid's) for one phase, from the same run.
+    let one = match phases.as_slice() {
         [p] => Run::with_default_orders(p.sgm, p.steps)
             .and_then(|r| r.epsilon(delta, Conversion::Improved))
-            .map_or(eps_rdp, |o| o.value.min(eps_rdp)),
-        _ => eps_rdp,
+            .ok(),
+        _ => None,
+    };
+    let (eps_rdp, alpha, cap) = match one {
+        Some(o) => (
+            o.grid_value.max(0.0),
+            o.grid_alpha,
+            o.value.min(o.grid_value),
+        ),
+        None => {
+            let (e, a) = rdp_epsilon(&phases, delta);
+            (e, a, e)
+        }
     };
     let mut d = initial_spacing(eps_rdp, alpha, t, tol);
     let eta = eta_for(delta, t, eps_rdp, alpha);
@@ -706,21 +716,21 @@ pub fn profile_phases(phases: &[Phase], eps: &[f64]) -> Result<Vec<(ProfilePoint
     // ([0, RDP's δ], certified): they would otherwise set the grid for every other point
     // (hardening round 3, #9: δ(0) was [0, 0.99996] next to ε = 1e300, [0.424207, 0.424208]
     // alone).
-    let (orders, total) = rdp_total(&live);
-    let rdp_delta = |e: f64| -> f64 {
-        orders
-            .iter()
-            .zip(&total)
-            .map(|(&a, &r)| ln_delta_from_rdp(r, a, e, Conversion::Improved))
-            .fold(f64::INFINITY, f64::min)
-            .exp()
-    };
-    let far = |e: f64| rdp_delta(e) < 1e-290;
-    let near: Vec<f64> = eps.iter().copied().filter(|&e| !far(e)).collect();
+    let curve = rdp_total(&live);
+    let far: Vec<bool> = eps
+        .iter()
+        .map(|&e| rdp_ln_delta(&curve, e).0 < (1e-290f64).ln())
+        .collect();
+    let near: Vec<f64> = eps
+        .iter()
+        .zip(&far)
+        .filter(|(_, &f)| !f)
+        .map(|(&e, _)| e)
+        .collect();
     let mut out = zero_points(eps, 0.0);
-    for (slot, &e) in out.iter_mut().zip(eps) {
-        if far(e) {
-            slot.0.delta.upper = rdp_delta(e).min(1.0);
+    for ((slot, &e), &f) in out.iter_mut().zip(eps).zip(&far) {
+        if f {
+            slot.0.delta.upper = rdp_ln_delta(&curve, e).0.exp().min(1.0);
         }
     }
     if near.is_empty() {
@@ -732,7 +742,7 @@ pub fn profile_phases(phases: &[Phase], eps: &[f64]) -> Result<Vec<(ProfilePoint
         .cloned()
         .fold(f64::INFINITY, f64::min)
         .max(emax * 0.5);
-    let alpha = rdp_delta_alpha(&live, emid.max(1e-3));
+    let alpha = rdp_ln_delta(&curve, emid.max(1e-3)).1;
     // δ as small as 1e-15 is resolved: tails cut at η for δ = 1e-15.
     let eta = eta_for(1e-15, t, 0.0, 1.0);
     // A profile spans many tilts; the widest may need a much coarser grid (its points
@@ -743,8 +753,8 @@ pub fn profile_phases(phases: &[Phase], eps: &[f64]) -> Result<Vec<(ProfilePoint
         |d| profile_at(&live, &near, d, eta, alpha),
     )?;
     let mut it = got.into_iter();
-    for (slot, &e) in out.iter_mut().zip(eps) {
-        if !far(e) {
+    for (slot, &f) in out.iter_mut().zip(&far) {
+        if !f {
             if let Some(p) = it.next() {
                 *slot = p;
             }
