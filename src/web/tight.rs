@@ -389,11 +389,7 @@ fn unavailable(m: &str) {
         if acct() == Acct::Pld && rdp.is_finite() {
             set_text(
                 "sentence",
-                &crate::render::sentence_for(
-                    &i,
-                    rdp,
-                    "exact RDP; the tight accountant is unavailable for these inputs",
-                ),
+                &crate::render::sentence_for(&i, rdp, "exact RDP"),
             );
         }
     }
