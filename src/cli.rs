@@ -6,10 +6,10 @@ use crate::engine::{self, bounds, calibrate, Conversion, Optimum, Run, Sgm};
 use serde_json::{json, Map, Value};
 use std::io::{BufRead, Write};
 
-pub const USAGE: &str = "usage: sgm-rdp <rdp|epsilon|delta|calibrate|bounds|compare|profile|batch> [--q Q] [--sigma S] \
+pub const USAGE: &str = "usage: sgm-rdp <rdp|epsilon|delta|calibrate|bounds|compare|profile|gdp|batch> [--q Q] [--sigma S] \
 [--steps T] [--delta D] [--epsilon E] [--orders A,B,..] [--alpha A] [--conversion improved|classic] \
 [--accountant rdp|pld|both] \
-[--target sigma|steps] [--dataset-size N --batch-size B --epochs E] [--json]";
+[--target sigma|steps] [--tpr A --fpr B | --advantage A] [--dataset-size N --batch-size B --epochs E] [--json]";
 
 /// `sgm-rdp --help`: what each command does and the flags it takes.
 pub const HELP: &str = "sgm-rdp: privacy accounting for DP-SGD (the Sampled Gaussian Mechanism)
@@ -18,10 +18,12 @@ commands:
   rdp        per-step and composed RDP at each order
   epsilon    smallest epsilon at --delta (exact RDP; --accountant pld|both: the tight, certified bracket)
   delta      smallest delta at --epsilon
-  calibrate  smallest --sigma for an --epsilon target (or, with --sigma / --target steps, the most steps)
+  calibrate  smallest --sigma for an --epsilon target (or, with --sigma / --target steps, the most steps);
+             or for an attack-risk target: --tpr A --fpr B (TPR <= A at FPR B) or --advantage A
   bounds     exact RDP next to the paper's bounds, each with its failing condition named
   compare    epsilon of every route from the three papers for the same run
   profile    the tight privacy profile delta(epsilon) and membership-inference bounds
+  gdp        mu-GDP of the run (certified mu, its bracket, the fit's regret) and the attack trade-off
   batch      JSON lines on stdin, one JSON line out per line (no flags: every key goes in the lines)
 
 flags (the training tools' names in parentheses):
@@ -32,6 +34,7 @@ flags (the training tools' names in parentheses):
   --conversion improved|classic  RDP -> (epsilon, delta)
   --accountant rdp|pld|both      epsilon, delta, calibrate (default rdp)
   --target sigma|steps           calibrate
+  --tpr A --fpr B | --advantage A   calibrate to an attack-risk target (tight accountant)
   --json                         one JSON object instead of text
 
 Every value is for add/remove-one adjacency and Poisson sampling with rate q.
@@ -74,6 +77,8 @@ struct Flags {
     target: Option<String>,
     accountant: Option<Accountant>,
     dataset: [Option<f64>; 3],
+    /// Attack-risk target: TPR bound, its FPR, or the advantage bound.
+    risk: [Option<f64>; 3],
     json: bool,
     /// Every flag given, by canonical name (each at most once).
     given: Vec<&'static str>,
@@ -96,6 +101,9 @@ fn canonical(name: &str) -> Option<&'static str> {
         "--batch-size" => "batch-size",
         "--epochs" => "epochs",
         "--json" => "json",
+        "--tpr" => "tpr",
+        "--fpr" => "fpr",
+        "--advantage" => "advantage",
         _ => return None,
     })
 }
@@ -151,6 +159,9 @@ fn allowed(cmd: &str) -> &'static [&'static str] {
             "conversion",
             "accountant",
             "target",
+            "tpr",
+            "fpr",
+            "advantage",
             "dataset-size",
             "batch-size",
             "epochs",
@@ -162,6 +173,15 @@ fn allowed(cmd: &str) -> &'static [&'static str] {
             "sigma",
             "steps",
             "delta",
+            "dataset-size",
+            "batch-size",
+            "epochs",
+            "json",
+        ],
+        "gdp" => &[
+            "q",
+            "sigma",
+            "steps",
             "dataset-size",
             "batch-size",
             "epochs",
@@ -254,6 +274,9 @@ fn parse(args: &[String]) -> Result<Flags, String> {
             "--dataset-size" => f.dataset[0] = Some(num(key, &value)?),
             "--batch-size" => f.dataset[1] = Some(num(key, &value)?),
             "--epochs" => f.dataset[2] = Some(num(key, &value)?),
+            "--tpr" => f.risk[0] = Some(num(key, &value)?),
+            "--fpr" => f.risk[1] = Some(num(key, &value)?),
+            "--advantage" => f.risk[2] = Some(num(key, &value)?),
             _ => return Err(format!("unknown flag '{name}' ({USAGE})")),
         }
         i += 1;
@@ -544,6 +567,8 @@ pub fn run(args: &[String]) -> Result<String, String> {
                 Ok(s)
             }
         }
+        "gdp" => gdp(&f),
+        "calibrate" if f.risk.iter().any(Option::is_some) => calibrate_risk(&f),
         "calibrate" => {
             let eps = need(f.epsilon, "epsilon")?;
             let d = need(f.delta, "delta")?;
@@ -716,6 +741,99 @@ pub fn run(args: &[String]) -> Result<String, String> {
         }
         other => Err(format!("unknown command '{other}' ({USAGE})")),
     }
+}
+
+/// `gdp`: μ-GDP with its bracket and fit, the advantage, and the trade-off values.
+fn gdp(f: &Flags) -> Result<String, String> {
+    let (m, t) = (f.sgm()?, f.steps()?);
+    let g = engine::pld::fdp::gdp(m, t).map_err(|e| e.to_string())?;
+    if f.json {
+        return Ok(json!({"q": m.q(), "sigma": m.sigma(), "steps": t,
+            "mu": g.mu.upper, "mu_lower": g.mu.lower, "regret": g.regret, "fpr_floor": g.fpr_floor,
+            "advantage": g.advantage.upper, "advantage_lower": g.advantage.lower,
+            "tradeoff": g.tradeoff.iter().map(|(a, b)| json!({"fpr": a, "fnr_min": b, "tpr_max": 1.0 - b})).collect::<Vec<_>>()})
+        .to_string());
+    }
+    let mut s = format!(
+        "mu = {:.6} (mu-GDP, certified for tests with FPR and FNR >= {:e}; bracket [{:.6}, {:.6}]); fit: regret {:.1e}\n",
+        g.mu.upper, g.fpr_floor, g.mu.lower, g.mu.upper, g.regret
+    );
+    s += &format!(
+        "advantage (TPR - FPR) <= {:.6} (certified; bracket [{:.6}, {:.6}])\n# fpr  tpr_max (certified)\n",
+        g.advantage.upper, g.advantage.lower, g.advantage.upper
+    );
+    for (a, b) in &g.tradeoff {
+        s += &format!("{a:.6e}\t{:.6e}\n", 1.0 - b);
+    }
+    s += "# add/remove-one adjacency, Poisson sampling; sigma = noise std / clipping norm\n";
+    Ok(s)
+}
+
+/// `calibrate --tpr A --fpr B` / `--advantage A`: the smallest σ (or, with --sigma or
+/// --target steps, the most steps) whose certified attack bound meets the target.
+fn calibrate_risk(f: &Flags) -> Result<String, String> {
+    use engine::pld::fdp::{self, Risk};
+    let (risk, target, name) = match f.risk {
+        [Some(a), Some(b), None] => (Risk::tpr(b).map_err(|e| e.to_string())?, a, "tpr"),
+        [None, None, Some(a)] => (Risk::Advantage, a, "advantage"),
+        [_, _, Some(_)] => return Err("give --advantage, or --tpr with --fpr, not both".into()),
+        _ => return Err("--tpr and --fpr go together".into()),
+    };
+    for flag in ["epsilon", "delta", "orders", "conversion"] {
+        if f.given.contains(&flag) {
+            return Err(format!("--{flag} does not apply to an attack-risk target"));
+        }
+    }
+    if matches!(f.accountant, Some(a) if a != Accountant::Pld) {
+        return Err(
+            "an attack-risk target is calibrated with the tight accountant (--accountant pld)"
+                .into(),
+        );
+    }
+    let target_of =
+        f.target
+            .as_deref()
+            .unwrap_or(if f.sigma.is_some() { "steps" } else { "sigma" });
+    let e = |e: engine::Error| e.to_string();
+    let (key, value, bound) = match target_of {
+        "sigma" if f.sigma.is_some() => {
+            return Err("--sigma is what calibrate --target sigma finds; leave it out".into())
+        }
+        "sigma" => {
+            let (s, b) =
+                fdp::calibrate_sigma_risk(risk, target, need(f.q, "q")?, f.steps()?).map_err(e)?;
+            ("sigma", json!(s), b)
+        }
+        "steps" if f.steps.is_some() => {
+            return Err("--steps is what calibrate --target steps finds; leave it out".into())
+        }
+        "steps" => {
+            let (t, b) = fdp::calibrate_steps_risk(risk, target, f.sgm()?).map_err(e)?;
+            ("steps", json!(t), b)
+        }
+        other => {
+            return Err(format!(
+                "--target must be 'sigma' or 'steps', got '{other}'"
+            ))
+        }
+    };
+    let what = match risk {
+        Risk::Tpr { fpr } => format!("true-positive rate at false-positive rate {fpr}"),
+        Risk::Advantage => "advantage (TPR - FPR)".to_string(),
+    };
+    Ok(if f.json {
+        let mut o = json!({key: value, name: bound, "target": target, "accountant": "pld"});
+        if let Risk::Tpr { fpr } = risk {
+            o["fpr"] = json!(fpr);
+        }
+        o.to_string()
+    } else {
+        let shown = match value.as_f64() {
+            Some(v) if key == "sigma" => format!("{v:.7}"),
+            _ => value.to_string(),
+        };
+        format!("{key} = {shown} gives {what} <= {bound:.6} (certified, target {target}; tight accountant, add/remove-one, Poisson sampling)\n")
+    })
 }
 
 /// One line of `sgm-rdp batch`: the input's fields plus results, or {"error": …}.

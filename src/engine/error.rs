@@ -49,6 +49,11 @@ pub enum Error {
     SigmaUnreachable { target: f64, epsilon: f64 },
     /// Steps calibration: even one step exceeds the target; `epsilon` is its ε.
     StepsUnreachable { target: f64, epsilon: f64 },
+    /// An attack-risk target (TPR or advantage) outside (0, 1).
+    RiskTarget(f64),
+    /// Risk calibration: no σ ≤ MAX_SIGMA (or not even one step) meets the target;
+    /// `bound` is the certified risk there.
+    RiskUnreachable { target: f64, bound: f64 },
 }
 
 impl fmt::Display for Error {
@@ -128,6 +133,12 @@ impl fmt::Display for Error {
             Error::StepsUnreachable { target, epsilon } => write!(
                 f,
                 "even one step gives epsilon = {epsilon:.6} > target {}",
+                show(*target)
+            ),
+            Error::RiskTarget(t) => write!(f, "attack-risk target must be in (0, 1), got {}", show(*t)),
+            Error::RiskUnreachable { target, bound } => write!(
+                f,
+                "the attack-risk target {} is not met: the certified bound is {bound:.6} at the limit of the search",
                 show(*target)
             ),
         }

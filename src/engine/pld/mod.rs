@@ -56,6 +56,7 @@
 
 mod compose;
 mod discretize;
+pub mod fdp;
 pub(crate) mod gauss;
 // The ladder is native-only for now: its ~6 KB (gzip) do not fit the page's wasm budget
 // (see the README's "The tight accountant"); the wasm keeps the one-FFT composition.
@@ -747,8 +748,16 @@ pub fn profile_phases(phases: &[Phase], eps: &[f64]) -> Result<Vec<(ProfilePoint
     let eta = eta_for(1e-15, t, 0.0, 1.0);
     // A profile spans many tilts; the widest may need a much coarser grid (its points
     // stay certified, only looser).
+    // The lattice follows the loss's own scale when every ε asked is far below it (δ near
+    // ε = 0 is the total variation, set by the bulk of the composed loss): the central
+    // limit μ ≈ √(Σ q²·T·(e^{1/σ²} − 1)) of Dong, Roth, Su (JRSS-B 2022, §5).
+    let clt = live
+        .iter()
+        .map(|p| p.sgm.q().powi(2) * p.steps as f64 * (1.0 / p.sgm.sigma().powi(2)).exp_m1())
+        .sum::<f64>()
+        .sqrt();
     let got = coarsening(
-        initial_spacing(emid.max(1e-2), alpha, t, TOL),
+        initial_spacing(emid.max(1e-2).max(0.3 * clt.min(1.0)), alpha, t, TOL),
         2 * COARSEN,
         |d| profile_at(&live, &near, d, eta, alpha),
     )?;
@@ -934,15 +943,20 @@ fn checkpoints_at(
 /// range: 201 points on [0, 1.2·ε_RDP(δ = 1e-12)] (exact RDP's ε is an upper bound on the
 /// tight one and costs ~1 ms instead of a PLD solve; capped at 10³).
 pub fn attack_profile(sgm: Sgm, steps: u64) -> Result<Vec<ProfilePoint>, Error> {
-    let upper = Run::with_default_orders(sgm, steps)
+    let top = attack_top(sgm, steps);
+    let grid: Vec<f64> = (0..=200).map(|i| top * i as f64 / 200.0).collect();
+    profile(sgm, steps, &grid)
+}
+
+/// The top of the attack profiles' ε range: 1.2·ε_RDP(δ = 1e-12), at most 1.2·10³.
+pub(crate) fn attack_top(sgm: Sgm, steps: u64) -> f64 {
+    1.2 * Run::with_default_orders(sgm, steps)
         .and_then(|r| r.epsilon(1e-12, Conversion::Improved))
         .map(|o| o.value)
         .ok()
         .filter(|e| e.is_finite() && *e > 0.0)
         .unwrap_or(20.0)
-        .min(1e3);
-    let grid: Vec<f64> = (0..=200).map(|i| upper * 1.2 * i as f64 / 200.0).collect();
-    profile(sgm, steps, &grid)
+        .min(1e3)
 }
 
 /// The membership-inference bound from a privacy profile: an attacker whose

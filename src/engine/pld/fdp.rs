@@ -1,0 +1,585 @@
+//! What the guarantee means for an attacker: the trade-off curve of a run, its μ-GDP
+//! parameter with the fit, and noise calibrated to an attack-risk target.
+//!
+//! # The certified trade-off curve
+//! A membership-inference test against one example is a hypothesis test between the
+//! neighbouring output distributions; its false-positive rate α and false-negative rate
+//! β obey β ≥ f(α) for the run's trade-off function f (Dong, Roth, Su, "Gaussian
+//! Differential Privacy", JRSS-B 2022, Def. 2.1). Every certified point (ε, δ_up(ε)) of
+//! the privacy profile (both directions: add/remove-one adjacency) gives two lines
+//! below f (Kairouz, Oh, Viswanath, ICML 2015; Dong–Roth–Su Prop. 2.5):
+//! β ≥ 1 − δ − e^ε·α and β ≥ e^{−ε}·(1 − δ − α). The maximum of these lines over a
+//! finite profile is a convex, piecewise-linear, symmetric curve `f_lo ≤ f` — for the
+//! SGM's asymmetric pair this is already the symmetrization of Dong–Roth–Su Def. F.1,
+//! because the profile is the maximum over both directions. We keep it as its
+//! complement c(α) = 1 − f_lo(α) = min over lines of A + B·α (A, B ≥ 0), which is
+//! computed without cancellation near β = 1.
+//!
+//! # μ-GDP and its fit
+//! G_μ(α) = Φ(Φ̄⁻¹(α) − μ). The run is μ-GDP on a range of α when f ≥ G_μ there, i.e.
+//! μ ≥ Φ̄⁻¹(α) + Φ̄⁻¹(f(α)). On each linear piece of `f_lo`, G_μ (convex) lies below the
+//! piece once it lies below both ends, so the **certified μ** is the maximum of
+//! Φ̄⁻¹(α) − Φ̄⁻¹(c(α)) over the vertices of `f_lo` and the range's ends. Like gdpnum
+//! (Gomez et al., "(ε,δ) Considered Harmful: Best Practices for Reporting
+//! Differential Privacy Guarantees", arXiv 2503.10945) the range is α, β ≥ 10⁻¹⁰: no
+//! finite profile certifies the extreme tails, and there the SGM is not Gaussian.
+//! A **lower bound** on the same μ: if δ_lo(ε) > δ_μ'(ε) (the Gaussian's profile) for an ε
+//! whose tangent point lies in the range, no μ' ≤ μ fits (see [`mu_below`]).
+//! The **regret** (Gomez et al.) is the smallest Δ with f(α + Δ) − Δ ≤ G_μ(α) for all α:
+//! 0 for a Gaussian curve, larger when the run's curve bends away from every Gaussian one.
+//! It is read from the certified curve against the certified μ (a fit measure, not a
+//! privacy bound), on 10⁴ points in α as gdpnum does, plus a log grid for small α.
+//!
+//! # Attack risk
+//! * TPR at FPR b: TPR ≤ 1 − f_lo(b), refined around the minimizing ε.
+//! * Advantage max(TPR − FPR) = δ(0) (total variation), certified by δ_up(0).
+//!
+//! Calibration to a risk target (Kulynych et al., "Attack-Aware Noise Calibration for
+//! Differential Privacy", NeurIPS 2024, arXiv 2407.02191) searches σ or T on these
+//! certified bounds only, so the answer never misses its target.
+
+use super::gauss::ln_phi_bar;
+use super::{profile, Bracket, ProfilePoint};
+use crate::engine::error::Error;
+use crate::engine::params::Sgm;
+use serde::Serialize;
+
+/// Smallest false-positive (and false-negative) rate the μ-GDP fit covers (gdpnum's).
+pub const FPR_FLOOR: f64 = 1e-10;
+
+/// Φ̄⁻¹(p) for p ∈ (0, 1): bisection on ln Φ̄ (relative error ~1e-15 in ln p), signed.
+pub(crate) fn isf(p: f64) -> f64 {
+    if p > 0.5 {
+        return -isf(1.0 - p);
+    }
+    if p <= 0.0 {
+        return f64::INFINITY;
+    }
+    let target = p.ln();
+    let (mut lo, mut hi) = (0.0f64, 40.0f64);
+    for _ in 0..90 {
+        let mid = 0.5 * (lo + hi);
+        if ln_phi_bar(mid) > target {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    0.5 * (lo + hi)
+}
+
+/// One line c(α) = a + b·α of the complement 1 − f_lo.
+#[derive(Clone, Copy, Debug)]
+struct Line {
+    a: f64,
+    b: f64,
+}
+
+/// The certified trade-off curve of a profile, as the lower envelope of its lines.
+#[derive(Clone, Debug)]
+pub struct Tradeoff {
+    /// Envelope lines in order of use as α grows (slopes decreasing).
+    hull: Vec<Line>,
+    /// α where line i+1 takes over from line i.
+    breaks: Vec<f64>,
+}
+
+impl Tradeoff {
+    /// The curve implied by certified profile points (their upper δ).
+    pub fn from_profile(points: &[ProfilePoint]) -> Tradeoff {
+        let mut lines = vec![Line { a: 1.0, b: 0.0 }];
+        for p in points {
+            let (e, d) = (p.epsilon, p.delta.upper.clamp(0.0, 1.0));
+            if !e.is_finite() {
+                continue;
+            }
+            // β ≥ 1 − δ − e^ε α  ⇔  c ≤ δ + e^ε α.
+            lines.push(Line { a: d, b: e.exp() });
+            // β ≥ e^{−ε}(1 − δ − α)  ⇔  c ≤ (1 − e^{−ε}) + e^{−ε}(δ + α).
+            let w = (-e).exp();
+            lines.push(Line {
+                a: -(-e).exp_m1() + w * d,
+                b: w,
+            });
+        }
+        // Lower envelope of lines with slopes ≥ 0: by decreasing slope, the steepest
+        // first (it is the minimum at α = 0 among equals, and loses as α grows).
+        lines.sort_by(|x, y| y.b.total_cmp(&x.b).then(x.a.total_cmp(&y.a)));
+        let mut hull: Vec<Line> = Vec::new();
+        let mut breaks: Vec<f64> = Vec::new();
+        for l in lines {
+            if let Some(last) = hull.last() {
+                if last.b == l.b {
+                    continue; // same slope, larger intercept: never below
+                }
+            }
+            while let Some(&last) = hull.last() {
+                // α where l (flatter) meets last (steeper).
+                let x = (l.a - last.a) / (last.b - l.b);
+                if x <= 0.0 {
+                    // l is below last everywhere on α ≥ 0.
+                    hull.pop();
+                    breaks.pop();
+                    continue;
+                }
+                if let Some(&prev) = breaks.last() {
+                    if x <= prev {
+                        hull.pop();
+                        breaks.pop();
+                        continue;
+                    }
+                }
+                breaks.push(x);
+                break;
+            }
+            hull.push(l);
+        }
+        // `breaks[i]` is where hull[i + 1] starts; the first line has no break before it.
+        Tradeoff { hull, breaks }
+    }
+
+    /// c(α) = 1 − f_lo(α): an upper bound on the power (TPR) of any test at FPR α.
+    pub fn power(&self, alpha: f64) -> f64 {
+        let i = self.breaks.partition_point(|&x| x < alpha);
+        let l = self.hull[i];
+        (l.a + l.b * alpha).min(1.0)
+    }
+
+    /// f_lo(α): a lower bound on the false-negative rate at false-positive rate α.
+    pub fn beta(&self, alpha: f64) -> f64 {
+        (1.0 - self.power(alpha)).max(0.0)
+    }
+
+    /// Vertices (α, c) of the envelope inside [0, 1].
+    fn vertices(&self) -> impl Iterator<Item = (f64, f64)> + '_ {
+        self.breaks
+            .iter()
+            .filter(|&&x| x > 0.0 && x < 1.0)
+            .map(move |&x| (x, self.power(x)))
+    }
+
+    /// Smallest μ with G_μ ≤ f_lo on α, β ≥ `floor` (certified for the run as f_lo ≤ f).
+    pub fn mu(&self, floor: f64) -> f64 {
+        let mut mu: f64 = 0.0;
+        let mut at = |a: f64, c: f64| {
+            if a >= floor && 1.0 - c >= floor {
+                mu = mu.max(isf(a) - isf(c));
+            }
+        };
+        at(floor, self.power(floor));
+        for (a, c) in self.vertices() {
+            at(a, c);
+        }
+        // Rounding of Φ̄⁻¹ and of the vertices: a margin far below any shown digit.
+        mu + 1e-9
+    }
+
+    /// Regret of the fit (Gomez et al.): smallest Δ with f_lo(α + Δ) − Δ ≤ G_μ(α) on a
+    /// grid of α (10⁴ uniform points as gdpnum, plus 200 log-spaced in [1e-10, 1e-2]).
+    pub fn regret(&self, mu: f64) -> f64 {
+        let mut xs: Vec<f64> = (0..=10_000).map(|i| i as f64 / 10_000.0).collect();
+        xs.extend((0..=200).map(|i| 10f64.powf(-10.0 + 8.0 * i as f64 / 200.0)));
+        let g: Vec<f64> = xs.iter().map(|&x| gaussian_beta(mu, x)).collect();
+        let holds = |d: f64| {
+            xs.iter()
+                .zip(&g)
+                .all(|(&x, &gx)| self.beta((x + d).min(1.0)) - d <= gx + 1e-15)
+        };
+        let (mut lo, mut hi) = (0.0f64, 1.0f64);
+        if holds(0.0) {
+            return 0.0;
+        }
+        while hi - lo > 1e-10 {
+            let mid = 0.5 * (lo + hi);
+            if holds(mid) {
+                hi = mid;
+            } else {
+                lo = mid;
+            }
+        }
+        lo
+    }
+}
+
+/// G_μ(α) = Φ(Φ̄⁻¹(α) − μ), the Gaussian trade-off curve.
+pub fn gaussian_beta(mu: f64, alpha: f64) -> f64 {
+    if alpha <= 0.0 {
+        return 1.0;
+    }
+    if alpha >= 1.0 {
+        return 0.0;
+    }
+    // Φ(z) = Φ̄(−z).
+    ln_phi_bar(mu - isf(alpha)).exp()
+}
+
+/// Largest μ' such that δ_lo(ε) > δ_{μ'}(ε) shows the run is not μ'-GDP on the range
+/// α, β ≥ `floor`, for one profile point (0 when the point shows nothing).
+///
+/// If f ≥ G_μ' on the range and the attack that attains δ_f(ε) = max_α 1 − f(α) − e^ε α
+/// uses α in the range, δ_f(ε) ≤ δ_μ'(ε). If it uses α < floor, δ_f(ε) ≤ 1 − f(floor) ≤
+/// 1 − G_μ'(floor); if α > 1 − floor, δ_f(ε) ≤ floor. So δ_lo(ε) above all three rules
+/// out μ' (δ_μ' and 1 − G_μ'(floor) grow with μ').
+pub(crate) fn mu_below(eps: f64, delta_lo: f64, floor: f64) -> f64 {
+    if delta_lo <= floor {
+        return 0.0;
+    }
+    let shows = |m: f64| {
+        let d = super::gauss::delta_bracket(m, eps).upper;
+        let edge = 1.0 - gaussian_beta(m, floor);
+        d < delta_lo && edge < delta_lo
+    };
+    let (mut lo, mut hi) = (0.0f64, 64.0f64);
+    if !shows(1e-9) {
+        return 0.0;
+    }
+    for _ in 0..80 {
+        let mid = 0.5 * (lo + hi);
+        if shows(mid) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
+}
+
+/// μ-GDP of a run with its bracket and fit.
+#[derive(Debug, Clone, Serialize)]
+pub struct GdpAnswer {
+    /// [lower, upper]: the run is μ-GDP (for α, β ≥ `fpr_floor`) with μ = upper,
+    /// and not with any μ below lower.
+    pub mu: Bracket,
+    /// Regret of the fit (0 = the run's curve is Gaussian).
+    pub regret: f64,
+    /// The range the μ covers.
+    pub fpr_floor: f64,
+    /// Advantage bound max(TPR − FPR) = δ(0): [lower, upper].
+    pub advantage: Bracket,
+    /// Certified lower bounds on the false-negative rate at FPR 1e-10 … 0.1 and at
+    /// α* = (1 − advantage)/2: (fpr, fnr_min).
+    pub tradeoff: Vec<(f64, f64)>,
+}
+
+/// The profile the trade-off curve is read from: 801 points on [0, 1.2·ε_RDP(δ = 1e-12)]
+/// (see [`super::attack_profile`] for the range).
+fn dense_profile(sgm: Sgm, steps: u64) -> Result<Vec<ProfilePoint>, Error> {
+    let top = super::attack_top(sgm, steps);
+    let grid: Vec<f64> = (0..=800).map(|i| top * i as f64 / 800.0).collect();
+    profile(sgm, steps, &grid)
+}
+
+/// μ-GDP of `steps` steps of the SGM (add/remove-one, Poisson sampling).
+pub fn gdp(sgm: Sgm, steps: u64) -> Result<GdpAnswer, Error> {
+    let pts = dense_profile(sgm, steps)?;
+    let curve = Tradeoff::from_profile(&pts);
+    let upper = curve.mu(FPR_FLOOR);
+    let lower = pts
+        .iter()
+        .map(|p| mu_below(p.epsilon, p.delta.lower, FPR_FLOOR))
+        .fold(0.0f64, f64::max)
+        .min(upper);
+    let regret = curve.regret(upper);
+    let adv = pts[0].delta;
+    let star = 0.5 * (1.0 - adv.upper);
+    let tradeoff = [1e-10, 1e-8, 1e-6, 1e-4, 1e-3, 1e-2, 0.1, star]
+        .iter()
+        .map(|&a| (a, curve.beta(a)))
+        .collect();
+    Ok(GdpAnswer {
+        mu: Bracket { upper, lower },
+        regret,
+        fpr_floor: FPR_FLOOR,
+        advantage: adv,
+        tradeoff,
+    })
+}
+
+/// An attack-risk target: a bound on the true-positive rate at a false-positive rate,
+/// or on the advantage TPR − FPR.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Risk {
+    Tpr { fpr: f64 },
+    Advantage,
+}
+
+impl Risk {
+    /// Checked: an FPR in (0, 1).
+    pub fn tpr(fpr: f64) -> Result<Risk, Error> {
+        if fpr.is_finite() && fpr > 0.0 && fpr < 1.0 {
+            Ok(Risk::Tpr { fpr })
+        } else {
+            Err(Error::Rate(fpr))
+        }
+    }
+}
+
+/// The certified bound of `risk` for a run: TPR at the FPR (from the profile, refined
+/// around the best ε), or the advantage δ_up(0).
+pub fn risk_bound(sgm: Sgm, steps: u64, risk: Risk) -> Result<f64, Error> {
+    match risk {
+        Risk::Advantage => Ok(profile(sgm, steps, &[0.0])?[0].delta.upper),
+        Risk::Tpr { fpr } => {
+            let top = super::attack_top(sgm, steps);
+            let coarse: Vec<f64> = (0..=200).map(|i| top * i as f64 / 200.0).collect();
+            let pts = profile(sgm, steps, &coarse)?;
+            let at = |pts: &[ProfilePoint]| Tradeoff::from_profile(pts).power(fpr);
+            // The best line's ε, then 101 points around it.
+            let best = pts
+                .iter()
+                .enumerate()
+                .min_by(|(_, x), (_, y)| line_power(x, fpr).total_cmp(&line_power(y, fpr)))
+                .map(|(i, _)| i)
+                .unwrap_or(0);
+            let step = top / 200.0;
+            let a = (coarse[best] - step).max(0.0);
+            let fine: Vec<f64> = (0..=100)
+                .map(|i| a + 2.0 * step * i as f64 / 100.0)
+                .collect();
+            let near = profile(sgm, steps, &fine)?;
+            Ok(at(&pts).min(at(&near)).max(fpr))
+        }
+    }
+}
+
+/// The smaller of one profile point's two lines at FPR α.
+fn line_power(p: &ProfilePoint, alpha: f64) -> f64 {
+    Tradeoff::from_profile(std::slice::from_ref(p)).power(alpha)
+}
+
+/// Checked risk target in (0, 1).
+fn check_target(target: f64) -> Result<f64, Error> {
+    if target.is_finite() && target > 0.0 && target < 1.0 {
+        Ok(target)
+    } else {
+        Err(Error::RiskTarget(target))
+    }
+}
+
+/// The μ of a Gaussian trade-off curve that just meets the target: the central-limit
+/// guess (Dong, Roth, Su §5: μ ≈ q·√(T(e^{1/σ²} − 1))) starts the searches there.
+fn target_mu(risk: Risk, target: f64) -> f64 {
+    match risk {
+        Risk::Advantage => 2.0 * isf(0.5 * (1.0 - target)),
+        Risk::Tpr { fpr } => isf(fpr) - isf(target),
+    }
+    .max(1e-6)
+}
+
+/// Illinois false position on g(u) = ln(bound/target) between `miss` (g > 0) and `meet`
+/// (g ≤ 0), until `close(miss, meet)`; a step that does not halve the bracket is
+/// followed by a bisection. Returns the final (meet, its bound).
+fn narrow(
+    mut miss: (f64, f64),
+    mut meet: (f64, f64),
+    target: f64,
+    mut at: impl FnMut(f64) -> Result<f64, Error>,
+    close: impl Fn(f64, f64) -> bool,
+) -> Result<(f64, f64), Error> {
+    let g = |b: f64| (b / target).ln();
+    let (mut g_miss, mut g_meet) = (g(miss.1), g(meet.1));
+    let mut last = 0i8;
+    let mut bisect_next = false;
+    while !close(miss.0, meet.0) {
+        let width = (meet.0 - miss.0).abs();
+        let u = if !bisect_next && g_miss.is_finite() && g_miss > g_meet {
+            let u = meet.0 - g_meet * (meet.0 - miss.0) / (g_meet - g_miss);
+            // Keep away from the ends (a point at an end does not shrink the bracket).
+            let (a, b) = (miss.0.min(meet.0), miss.0.max(meet.0));
+            u.clamp(a + 0.02 * width, b - 0.02 * width)
+        } else {
+            0.5 * (miss.0 + meet.0)
+        };
+        let b = at(u)?;
+        if b <= target {
+            meet = (u, b);
+            g_meet = g(b);
+            if last == 1 {
+                g_miss *= 0.5;
+            }
+            last = 1;
+        } else {
+            miss = (u, b);
+            g_miss = g(b);
+            if last == -1 {
+                g_meet *= 0.5;
+            }
+            last = -1;
+        }
+        bisect_next = (meet.0 - miss.0).abs() > 0.5 * width;
+    }
+    Ok(meet)
+}
+
+/// Smallest σ (to 1e-4 relative) whose certified `risk` bound after `steps` steps at
+/// rate q is ≤ `target`; with the bound at that σ.
+pub fn calibrate_sigma_risk(
+    risk: Risk,
+    target: f64,
+    q: f64,
+    steps: u64,
+) -> Result<(f64, f64), Error> {
+    let target = check_target(target)?;
+    if let Risk::Tpr { fpr } = risk {
+        if target <= fpr {
+            // Every test has TPR ≥ FPR on some neighbour: no noise gets below.
+            return Err(Error::RiskUnreachable { target, bound: fpr });
+        }
+    }
+    Sgm::new(q, 1.0)?;
+    crate::engine::params::check_steps(steps)?;
+    let (smin, smax) = (crate::engine::MIN_SIGMA, crate::engine::MAX_SIGMA);
+    // A σ whose bound the budget cannot certify cannot be the answer: it counts as
+    // missing the target (the answer stays certified).
+    let at = |u: f64| match risk_bound(Sgm::new(q, u.exp().clamp(smin, smax))?, steps, risk) {
+        Err(Error::PldBudget { .. }) => Ok(f64::INFINITY),
+        r => r,
+    };
+    let mu = target_mu(risk, target);
+    let ratio = (mu / q.max(1e-300)).powi(2) / steps as f64;
+    let guess = (1.0 / ratio.ln_1p().sqrt()).clamp(smin, smax);
+    // Gallop ×1.25 from the guess to a σ that meets the target and one that misses.
+    let mut u = guess.ln();
+    let step = 1.25f64.ln();
+    let first = at(u)?;
+    let (miss, meet) = if first <= target {
+        let mut meet = (u, first);
+        loop {
+            if u <= smin.ln() {
+                return Ok((smin, meet.1));
+            }
+            u = (u - step).max(smin.ln());
+            let b = at(u)?;
+            if b > target {
+                break ((u, b), meet);
+            }
+            meet = (u, b);
+        }
+    } else {
+        let mut miss = (u, first);
+        loop {
+            if u >= smax.ln() {
+                return Err(Error::RiskUnreachable {
+                    target,
+                    bound: miss.1,
+                });
+            }
+            u = (u + step).min(smax.ln());
+            let b = at(u)?;
+            if b <= target {
+                break (miss, (u, b));
+            }
+            miss = (u, b);
+        }
+    };
+    let (u, b) = narrow(miss, meet, target, at, |a, c| (c - a).abs() <= 1e-4)?;
+    Ok((u.exp().clamp(smin, smax), b))
+}
+
+/// Largest T whose certified `risk` bound is ≤ `target`; with the bound at that T.
+pub fn calibrate_steps_risk(risk: Risk, target: f64, sgm: Sgm) -> Result<(u64, f64), Error> {
+    let target = check_target(target)?;
+    let max = crate::engine::MAX_STEPS;
+    let t_of = |u: f64| (u.exp().round() as u64).clamp(1, max);
+    let at = |u: f64| risk_bound(sgm, t_of(u), risk);
+    let one = at(0.0)?;
+    if one > target {
+        return Err(Error::RiskUnreachable { target, bound: one });
+    }
+    let s2 = (1.0 / (sgm.sigma() * sgm.sigma())).exp_m1();
+    let mu = target_mu(risk, target);
+    let guess = ((mu / sgm.q().max(1e-300)).powi(2) / s2).clamp(1.0, max as f64);
+    let step = 1.5f64.ln();
+    let mut u = guess.ln();
+    let first = if u == 0.0 { one } else { at(u)? };
+    let (miss, meet) = if first <= target {
+        let mut meet = (u, first);
+        loop {
+            if t_of(u) == max {
+                return Ok((max, meet.1));
+            }
+            u = (u + step).min((max as f64).ln());
+            let b = at(u)?;
+            if b > target {
+                break ((u, b), meet);
+            }
+            meet = (u, b);
+        }
+    } else {
+        let mut miss = (u, first);
+        loop {
+            u = (u - step).max(0.0);
+            let b = if u == 0.0 { one } else { at(u)? };
+            if b <= target {
+                break (miss, (u, b));
+            }
+            miss = (u, b);
+        }
+    };
+    let (u, b) = narrow(miss, meet, target, at, |a, c| {
+        t_of(a).abs_diff(t_of(c)) <= 1
+    })?;
+    Ok((t_of(u), b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn gaussian_profile(mu: f64, n: usize, top: f64) -> Vec<ProfilePoint> {
+        (0..=n)
+            .map(|i| {
+                let e = top * i as f64 / n as f64;
+                ProfilePoint {
+                    epsilon: e,
+                    delta: super::super::gauss::delta_bracket(mu, e),
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn isf_inverts_the_tail() {
+        for &p in &[1e-300, 1e-10, 1e-3, 0.2, 0.5, 0.8, 1.0 - 1e-9] {
+            let z = isf(p);
+            let back = ln_phi_bar(z).exp();
+            assert!((back / p - 1.0).abs() < 1e-9, "p {p}: {back}");
+        }
+        assert!((isf(0.05) - 1.6448536269514722).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_curve_of_a_gaussian_profile_gives_its_mu_and_no_regret() {
+        for &mu in &[0.5, 1.0, 2.0] {
+            let curve = Tradeoff::from_profile(&gaussian_profile(mu, 2000, 12.0 * mu + 10.0));
+            let m = curve.mu(FPR_FLOOR);
+            assert!(m >= mu && m < mu * 1.001, "mu {mu}: {m}");
+            assert!(curve.regret(m) < 1e-4, "regret {}", curve.regret(m));
+            // Below the true curve everywhere (certified), and close to it.
+            for &a in &[1e-8, 1e-4, 0.01, 0.3, 0.7] {
+                let (lo, g) = (curve.beta(a), gaussian_beta(mu, a));
+                assert!(
+                    lo <= g + 1e-12 && lo > g - 1e-3 * g.max(1e-6),
+                    "{a}: {lo} {g}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_lower_bound_on_mu_never_exceeds_the_truth() {
+        for &mu in &[0.3, 1.0, 3.0] {
+            let best = gaussian_profile(mu, 200, 10.0)
+                .iter()
+                .map(|p| mu_below(p.epsilon, p.delta.lower, FPR_FLOOR))
+                .fold(0.0f64, f64::max);
+            assert!(best <= mu && best > 0.99 * mu, "mu {mu}: {best}");
+        }
+    }
+
+    #[test]
+    fn risk_targets_are_checked() {
+        assert!(Risk::tpr(0.0).is_err() && Risk::tpr(f64::NAN).is_err());
+        assert!(check_target(1.0).is_err() && check_target(-0.1).is_err());
+    }
+}
