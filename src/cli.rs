@@ -35,6 +35,7 @@ flags (the training tools' names in parentheses):
   --accountant rdp|pld|both      epsilon, delta, calibrate (default rdp)
   --target sigma|steps           calibrate
   --tpr A --fpr B | --advantage A   calibrate to an attack-risk target (tight accountant)
+  --group-size K                 epsilon, delta: user-level privacy, K examples per user (tight accountant)
   --json                         one JSON object instead of text
 
 Every value is for add/remove-one adjacency and Poisson sampling with rate q.
@@ -79,6 +80,8 @@ struct Flags {
     dataset: [Option<f64>; 3],
     /// Attack-risk target: TPR bound, its FPR, or the advantage bound.
     risk: [Option<f64>; 3],
+    /// Examples per user (user-level privacy).
+    group: Option<f64>,
     json: bool,
     /// Every flag given, by canonical name (each at most once).
     given: Vec<&'static str>,
@@ -104,6 +107,7 @@ fn canonical(name: &str) -> Option<&'static str> {
         "--tpr" => "tpr",
         "--fpr" => "fpr",
         "--advantage" => "advantage",
+        "--group-size" => "group-size",
         _ => return None,
     })
 }
@@ -131,6 +135,7 @@ fn allowed(cmd: &str) -> &'static [&'static str] {
             "orders",
             "conversion",
             "accountant",
+            "group-size",
             "dataset-size",
             "batch-size",
             "epochs",
@@ -144,6 +149,7 @@ fn allowed(cmd: &str) -> &'static [&'static str] {
             "orders",
             "conversion",
             "accountant",
+            "group-size",
             "dataset-size",
             "batch-size",
             "epochs",
@@ -277,6 +283,7 @@ fn parse(args: &[String]) -> Result<Flags, String> {
             "--tpr" => f.risk[0] = Some(num(key, &value)?),
             "--fpr" => f.risk[1] = Some(num(key, &value)?),
             "--advantage" => f.risk[2] = Some(num(key, &value)?),
+            "--group-size" => f.group = Some(num(key, &value)?),
             _ => return Err(format!("unknown flag '{name}' ({USAGE})")),
         }
         i += 1;
@@ -410,6 +417,13 @@ pub fn run(args: &[String]) -> Result<String, String> {
         }
     }
     let e = |e: engine::Error| e.to_string();
+    if let Some(k) = f.group {
+        let k = group_size(k)?;
+        if f.accountant != Some(Accountant::Pld) {
+            return Err("--group-size is answered by the tight accountant: add --accountant pld (exact RDP has no group route here)".into());
+        }
+        return user_level(&f, cmd, k);
+    }
     match cmd.as_str() {
         "rdp" => {
             let m = f.sgm()?;
@@ -743,6 +757,62 @@ pub fn run(args: &[String]) -> Result<String, String> {
     }
 }
 
+/// A group size: a whole number in [1, 256].
+fn group_size(k: f64) -> Result<u32, String> {
+    if k.fract() == 0.0 && (1.0..=256.0).contains(&k) {
+        Ok(k as u32)
+    } else {
+        Err(format!(
+            "--group-size must be a whole number in [1, 256], got {}",
+            engine::error::show(k)
+        ))
+    }
+}
+
+/// `epsilon`/`delta --group-size K --accountant pld`: the user-level bracket.
+fn user_level(f: &Flags, cmd: &str, k: u32) -> Result<String, String> {
+    use engine::pld::{self, Phase};
+    let e = |e: engine::Error| e.to_string();
+    let phase = Phase::group(f.sgm()?, k, f.steps()?).map_err(e)?;
+    let (name, b) = match cmd {
+        "epsilon" => (
+            "epsilon",
+            pld::epsilon_phases(&[phase], need(f.delta, "delta")?)
+                .map_err(e)?
+                .epsilon,
+        ),
+        _ => (
+            "delta",
+            pld::delta_phases(&[phase], need(f.epsilon, "epsilon")?)
+                .map_err(e)?
+                .delta,
+        ),
+    };
+    Ok(if f.json {
+        let given = if name == "epsilon" {
+            ("delta", f.delta)
+        } else {
+            ("epsilon", f.epsilon)
+        };
+        json!({"q": f.q, "sigma": f.sigma, "steps": f.steps()?, given.0: given.1, "group_size": k,
+            name: b.upper, format!("{name}_lower"): b.lower, "accountant": "pld"})
+        .to_string()
+    } else {
+        format!(
+            "{name} = {} (PLD, user-level: {k} examples per user, certified upper bound; bracket [{}, {}])\n",
+            fmt_val(name, b.upper), fmt_val(name, b.lower), fmt_val(name, b.upper)
+        )
+    })
+}
+
+fn fmt_val(name: &str, v: f64) -> String {
+    if name == "epsilon" {
+        format!("{v:.6}")
+    } else {
+        format!("{v:.6e}")
+    }
+}
+
 /// `gdp`: μ-GDP with its bracket and fit, the advantage, and the trade-off values.
 fn gdp(f: &Flags) -> Result<String, String> {
     let (m, t) = (f.sgm()?, f.steps()?);
@@ -857,7 +927,7 @@ fn field(obj: &Map<String, Value>, k: &str) -> Result<Option<f64>, String> {
 
 /// The keys a batch line may carry; any other key is an error naming it (an unknown
 /// key used to be echoed beside a result computed without it).
-const BATCH_KEYS: [&str; 7] = [
+const BATCH_KEYS: [&str; 8] = [
     "q",
     "sigma",
     "alpha",
@@ -865,6 +935,7 @@ const BATCH_KEYS: [&str; 7] = [
     "delta",
     "epsilon",
     "accountant",
+    "group_size",
 ];
 
 fn batch_value(line: &str) -> Result<Value, String> {
@@ -914,6 +985,32 @@ fn batch_value(line: &str) -> Result<Value, String> {
     }
     let steps = field(&obj, "steps")?.ok_or("need alpha, or steps and delta (or epsilon)")?;
     let steps = engine::params::steps_from_f64(steps).map_err(e)?;
+    if let Some(k) = field(&obj, "group_size")? {
+        let k = group_size(k).map_err(|m| m.replace("--group-size", "group_size"))?;
+        if acct != Accountant::Pld {
+            return Err(
+                "group_size is answered by the tight accountant: add \"accountant\": \"pld\""
+                    .into(),
+            );
+        }
+        let phase = engine::pld::Phase::group(m, k, steps).map_err(e)?;
+        let (name, b) = match (field(&obj, "delta")?, field(&obj, "epsilon")?) {
+            (Some(d), None) => (
+                "epsilon",
+                engine::pld::epsilon_phases(&[phase], d).map_err(e)?.epsilon,
+            ),
+            (None, Some(x)) => (
+                "delta",
+                engine::pld::delta_phases(&[phase], x).map_err(e)?.delta,
+            ),
+            (Some(_), Some(_)) => {
+                return Err("give delta (for epsilon) or epsilon (for delta), not both".into())
+            }
+            (None, None) => return Err("missing delta".into()),
+        };
+        put_bracket(&mut obj, acct, name, b.upper, b.lower);
+        return Ok(Value::Object(obj));
+    }
     // One shape for both directions: the RDP answer under `out`, the PLD bracket under
     // `out` (accountant "pld") or `out_pld` (accountant "both"), each with `_lower`.
     let given = (field(&obj, "delta")?, field(&obj, "epsilon")?);

@@ -520,3 +520,187 @@ fn help_and_version() {
         .unwrap()
         .contains("unknown command 'nosuch'"));
 }
+
+/// `sgm-rdp <args>`: (exit success, stdout, stderr).
+fn run(args: &[&str]) -> (bool, String, String) {
+    let out = bin().args(args).output().unwrap();
+    (
+        out.status.success(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn what_the_guarantee_means_on_the_command_line() {
+    // μ-GDP: the Gaussian mechanism (q = 1) has μ = √T/σ, inside the printed bracket.
+    let (ok, out, _) = run(&["gdp", "--q", "1", "--sigma", "2", "--steps", "4", "--json"]);
+    assert!(ok);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let (mu, lo) = (v["mu"].as_f64().unwrap(), v["mu_lower"].as_f64().unwrap());
+    assert!(lo <= 1.0 && (1.0..1.002).contains(&mu), "{out}");
+    assert!(v["regret"].as_f64().unwrap() < 1e-4);
+    assert_eq!(v["tradeoff"].as_array().unwrap().len(), 8);
+    let (ok, text, _) = run(&["gdp", "--q", "0.01", "--sigma", "1", "--steps", "100"]);
+    assert!(
+        ok && text.starts_with("mu = ")
+            && text.contains("regret")
+            && text.contains("add/remove-one")
+    );
+    // Calibration to attack risk: advantage 0.1 at q = 1, T = 1 is σ = 3.978948.
+    let (ok, out, _) = run(&[
+        "calibrate",
+        "--q",
+        "1",
+        "--steps",
+        "1",
+        "--advantage",
+        "0.1",
+        "--json",
+    ]);
+    assert!(ok);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let s = v["sigma"].as_f64().unwrap();
+    assert!(
+        (s / 3.978948 - 1.0).abs() < 2e-4 && v["advantage"].as_f64().unwrap() <= 0.1,
+        "{out}"
+    );
+    let (ok, text, _) = run(&[
+        "calibrate",
+        "--q",
+        "0.01",
+        "--sigma",
+        "1",
+        "--tpr",
+        "0.2",
+        "--fpr",
+        "0.01",
+    ]);
+    assert!(
+        ok && text.starts_with("steps = ") && text.contains("certified"),
+        "{text}"
+    );
+    // Every flag used or refused, by name.
+    for (args, says) in [
+        (
+            vec!["calibrate", "--q", "0.01", "--steps", "10", "--tpr", "0.2"],
+            "--tpr and --fpr go together",
+        ),
+        (
+            vec![
+                "calibrate",
+                "--q",
+                "0.01",
+                "--steps",
+                "10",
+                "--advantage",
+                "0.2",
+                "--epsilon",
+                "1",
+            ],
+            "--epsilon does not apply",
+        ),
+        (
+            vec![
+                "calibrate",
+                "--q",
+                "0.01",
+                "--steps",
+                "10",
+                "--advantage",
+                "1.5",
+            ],
+            "attack-risk target must be in (0, 1)",
+        ),
+        (
+            vec![
+                "calibrate",
+                "--q",
+                "0.01",
+                "--steps",
+                "10",
+                "--advantage",
+                "0.2",
+                "--accountant",
+                "rdp",
+            ],
+            "tight accountant",
+        ),
+        (
+            vec![
+                "calibrate",
+                "--q",
+                "0.01",
+                "--steps",
+                "10",
+                "--tpr",
+                "0.001",
+                "--fpr",
+                "0.01",
+            ],
+            "is not met",
+        ),
+        (
+            vec![
+                "gdp", "--q", "0.01", "--sigma", "1", "--steps", "10", "--delta", "1e-5",
+            ],
+            "--delta does not apply to gdp",
+        ),
+    ] {
+        let (ok, out, err) = run(&args);
+        assert!(
+            !ok && out.is_empty() && err.contains(says),
+            "{args:?}: {err}"
+        );
+    }
+}
+
+#[test]
+fn user_level_epsilon_on_the_command_line_and_in_batch() {
+    let args = [
+        "epsilon", "--q", "0.0064", "--sigma", "1", "--steps", "782", "--delta", "1e-6",
+    ];
+    let mut with = args.to_vec();
+    with.extend(["--group-size", "2", "--accountant", "pld", "--json"]);
+    let (ok, out, _) = run(&with);
+    assert!(ok);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let e = v["epsilon"].as_f64().unwrap();
+    assert!(
+        (e - 2.532).abs() < 6e-4 && v["epsilon_lower"].as_f64().unwrap() <= e,
+        "{out}"
+    );
+    // Group size 1 is today's answer, bit for bit.
+    let mut one = args.to_vec();
+    one.extend(["--group-size", "1", "--accountant", "pld", "--json"]);
+    let mut plain = args.to_vec();
+    plain.extend(["--accountant", "pld", "--json"]);
+    let pick = |a: &[&str]| {
+        let v: serde_json::Value = serde_json::from_str(&run(a).1).unwrap();
+        v["epsilon"].as_f64().unwrap()
+    };
+    assert_eq!(pick(&one), pick(&plain));
+    let out = batch(b"{\"q\":0.0064,\"sigma\":1,\"steps\":782,\"delta\":1e-6,\"group_size\":2,\"accountant\":\"pld\"}\n{\"q\":0.0064,\"sigma\":1,\"steps\":782,\"delta\":1e-6,\"group_size\":2}\n");
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines[0]["epsilon"].as_f64().unwrap(), e);
+    assert!(lines[1]["error"]
+        .as_str()
+        .unwrap()
+        .contains("tight accountant"));
+    for bad in ["0", "2.5", "1000"] {
+        let mut a = args.to_vec();
+        a.extend(["--group-size", bad, "--accountant", "pld"]);
+        let (ok, _, err) = run(&a);
+        assert!(
+            !ok && err.contains("--group-size must be a whole number"),
+            "{bad}: {err}"
+        );
+    }
+    let mut rdp = args.to_vec();
+    rdp.extend(["--group-size", "2"]);
+    assert!(run(&rdp).2.contains("--accountant pld"));
+}

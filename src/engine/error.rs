@@ -49,6 +49,8 @@ pub enum Error {
     SigmaUnreachable { target: f64, epsilon: f64 },
     /// Steps calibration: even one step exceeds the target; `epsilon` is its ε.
     StepsUnreachable { target: f64, epsilon: f64 },
+    /// A group size (examples per user) outside [1, 256].
+    GroupSize(u32),
     /// An attack-risk target (TPR or advantage) outside (0, 1).
     RiskTarget(f64),
     /// Risk calibration: no σ ≤ MAX_SIGMA (or not even one step) meets the target;
@@ -135,6 +137,7 @@ impl fmt::Display for Error {
                 "even one step gives epsilon = {epsilon:.6} > target {}",
                 show(*target)
             ),
+            Error::GroupSize(k) => write!(f, "group_size must be a whole number in [1, 256], got {k}"),
             Error::RiskTarget(t) => write!(f, "attack-risk target must be in (0, 1), got {}", show(*t)),
             Error::RiskUnreachable { target, bound } => write!(
                 f,

@@ -124,9 +124,7 @@ pub(crate) fn z_of_tail(eta: f64) -> f64 {
 /// Build one step's pessimistic and optimistic lattice PLDs with spacing `d` over
 /// [ℓ_lo, ℓ_hi] (widened to lattice points).
 pub(crate) fn step_pld(q: f64, sigma: f64, dir: Direction, d: f64, lo: f64, hi: f64) -> StepPld {
-    let k_lo = (lo / d).floor() as i64;
-    let k_hi = ((hi / d).ceil() as i64).max(k_lo + 1);
-    let len = (k_hi - k_lo + 1) as usize;
+    let (k_lo, len) = lattice(d, lo, hi);
     // Sample-space boundary of the loss threshold ℓ_k = kΔ.
     let x_at = |k: i64| -> f64 {
         let l = k as f64 * d;
@@ -153,12 +151,39 @@ pub(crate) fn step_pld(q: f64, sigma: f64, dir: Direction, d: f64, lo: f64, hi: 
         Direction::Remove => bin(&bounds[len - 1], &far_hi),
         Direction::Add => bin(&bounds[len - 1], &far_lo),
     };
+    from_bins(
+        d,
+        k_lo,
+        len,
+        |i| bin(&bounds[i], &bounds[i + 1]),
+        left_p,
+        right_p,
+    )
+}
+
+/// The lattice {kΔ : k_lo ≤ k < k_lo + len} covering [lo, hi].
+pub(crate) fn lattice(d: f64, lo: f64, hi: f64) -> (i64, usize) {
+    let k_lo = (lo / d).floor() as i64;
+    let k_hi = ((hi / d).ceil() as i64).max(k_lo + 1);
+    (k_lo, (k_hi - k_lo + 1) as usize)
+}
+
+/// Both lattice PLDs from the masses of the loss events: `bin(i)` = (ln P, ln Q) of
+/// ℓ ∈ (ℓ_i, ℓ_{i+1}], `left_p` / `right_p` the P-mass below ℓ_0 / above the last point.
+pub(crate) fn from_bins(
+    d: f64,
+    k_lo: i64,
+    len: usize,
+    bin: impl Fn(usize) -> (f64, f64),
+    left_p: f64,
+    right_p: f64,
+) -> StepPld {
     let ln_1m_e_md = (-(-d).exp_m1()).ln(); // ln(1 − e^{−Δ})
     let mut ln_up = vec![f64::NEG_INFINITY; len];
     ln_up[0] = left_p;
     let mut atoms = vec![(f64::NEG_INFINITY, f64::NEG_INFINITY); len - 1];
     for (i, atom) in atoms.iter_mut().enumerate() {
-        let (lp, lq) = bin(&bounds[i], &bounds[i + 1]);
+        let (lp, lq) = bin(i);
         let (li, lj) = (
             (k_lo + i as i64) as f64 * d,
             (k_lo + i as i64 + 1) as f64 * d,

@@ -57,7 +57,10 @@
 mod compose;
 mod discretize;
 pub mod fdp;
+// User-level privacy (mixture-of-Gaussians pairs): native builds, like the ladder.
 pub(crate) mod gauss;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod group;
 // The ladder is native-only for now: its ~6 KB (gzip) do not fit the page's wasm budget
 // (see the README's "The tight accountant"); the wasm keeps the one-FFT composition.
 #[cfg(not(target_arch = "wasm32"))]
@@ -91,11 +94,16 @@ const MAX_STEP_POINTS: f64 = 1_048_576.0;
 /// FFT work per call (Σ N·log₂N; see `compose::budget`): ~0.6 s natively at most.
 const WORK: f64 = 3e8;
 
+/// Largest group size accepted (the mixture has k + 1 components).
+pub const MAX_GROUP: u32 = 256;
+
 /// One phase of training: `steps` steps of the SGM `sgm`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Phase {
     sgm: Sgm,
     steps: u64,
+    /// Examples per user (group privacy, [`group`]); 1 is example-level.
+    group: u32,
 }
 
 impl Phase {
@@ -103,7 +111,34 @@ impl Phase {
         Ok(Phase {
             sgm,
             steps: check_steps(steps)?,
+            group: 1,
         })
+    }
+    /// `steps` steps of the SGM for a user with `k` examples (each sampled independently).
+    /// Native builds only for now (the page's wasm has no room for it): the wasm refuses
+    /// k > 1.
+    pub fn group(sgm: Sgm, k: u32, steps: u64) -> Result<Phase, Error> {
+        if k == 0 || k > MAX_GROUP {
+            return Err(Error::GroupSize(k));
+        }
+        if cfg!(target_arch = "wasm32") && k > 1 {
+            return Err(Error::PldBudget {
+                reason: "user-level privacy is computed by the native engine (CLI) only for now",
+            });
+        }
+        Ok(Phase {
+            group: k,
+            ..Phase::new(sgm, steps)?
+        })
+    }
+    /// The SGM that steers grids and tilts: the phase's own, or for a group of k the SGM
+    /// with rate min(1, kq) and sensitivity k (a guide only: never used as a bound).
+    fn guide(&self) -> Sgm {
+        let k = self.group as f64;
+        if self.group == 1 {
+            return self.sgm;
+        }
+        Sgm::new((k * self.sgm.q()).min(1.0), self.sgm.sigma() / k).unwrap_or(self.sgm)
     }
     pub fn sgm(&self) -> Sgm {
         self.sgm
@@ -182,7 +217,7 @@ fn gaussian_mu(phases: &[Phase]) -> Option<f64> {
     phases.iter().all(|p| p.sgm.q() == 1.0).then(|| {
         phases
             .iter()
-            .map(|p| p.steps as f64 / (p.sgm.sigma() * p.sgm.sigma()))
+            .map(|p| p.steps as f64 * (p.group as f64 / p.sgm.sigma()).powi(2))
             .sum::<f64>()
             .sqrt()
     })
@@ -193,7 +228,7 @@ fn rdp_total(phases: &[Phase]) -> (Vec<f64>, Vec<f64>) {
     let orders = super::default_orders();
     let mut total = vec![0.0; orders.len()];
     for ph in phases {
-        if let Ok(run) = Run::new(ph.sgm, ph.steps, &orders) {
+        if let Ok(run) = Run::new(ph.guide(), ph.steps, &orders) {
             for (t, r) in total.iter_mut().zip(run.rdp_curve()) {
                 *t += ph.steps as f64 * r;
             }
@@ -246,6 +281,14 @@ impl Lattices {
         let mut steps = Vec::with_capacity(phases.len());
         for ph in phases {
             let (q, s) = (ph.sgm.q(), ph.sgm.sigma());
+            #[cfg(not(target_arch = "wasm32"))]
+            let mix = (ph.group > 1).then(|| group::Mix::new(q, ph.group, s));
+            #[cfg(not(target_arch = "wasm32"))]
+            let (lo, hi) = match &mix {
+                Some(m) => group::loss_range(m, dir, eta),
+                None => loss_range(q, s, dir, eta),
+            };
+            #[cfg(target_arch = "wasm32")]
             let (lo, hi) = loss_range(q, s, dir, eta);
             if (hi - lo) / d > MAX_STEP_POINTS {
                 return Err(Error::PldBudget {
@@ -255,6 +298,11 @@ impl Lattices {
             // Each lattice point costs a few erfc and logs: ~150 FFT units (~0.2 µs).
             if !compose::spend(150.0 * (hi - lo) / d) {
                 return Err(Error::PldBudget { reason: WORK_SPENT });
+            }
+            #[cfg(not(target_arch = "wasm32"))]
+            if let Some(m) = &mix {
+                steps.push(group::step_pld(m, dir, d, lo, hi));
+                continue;
             }
             steps.push(step_pld(q, s, dir, d, lo, hi));
         }
@@ -543,7 +591,7 @@ fn epsilon_phases_at(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAn
     // The grid's RDP optimum (ε, α) steers the grid and the tilt; the cap is exact RDP's
     // continuous optimum (≤ the grid's) for one phase, from the same run.
     let one = match phases.as_slice() {
-        [p] => Run::with_default_orders(p.sgm, p.steps)
+        [p] if p.group == 1 => Run::with_default_orders(p.sgm, p.steps)
             .and_then(|r| r.epsilon(delta, Conversion::Improved))
             .ok(),
         _ => None,
@@ -554,9 +602,14 @@ fn epsilon_phases_at(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAn
             o.grid_alpha,
             o.value.min(o.grid_value),
         ),
-        None => {
+        // Several phases: the composed RDP ε caps; a group's guide is no bound.
+        None if phases.iter().all(|p| p.group == 1) => {
             let (e, a) = rdp_epsilon(&phases, delta);
             (e, a, e)
+        }
+        None => {
+            let (e, a) = rdp_epsilon(&phases, delta);
+            (e, a, f64::INFINITY)
         }
     };
     let mut d = initial_spacing(eps_rdp, alpha, t, tol);
@@ -718,9 +771,11 @@ pub fn profile_phases(phases: &[Phase], eps: &[f64]) -> Result<Vec<(ProfilePoint
     // (hardening round 3, #9: δ(0) was [0, 0.99996] next to ε = 1e300, [0.424207, 0.424208]
     // alone).
     let curve = rdp_total(&live);
+    // (The RDP of a group's guide is no bound: groups are never answered from it.)
+    let exact = live.iter().all(|p| p.group == 1);
     let far: Vec<bool> = eps
         .iter()
-        .map(|&e| rdp_ln_delta(&curve, e).0 < (1e-290f64).ln())
+        .map(|&e| exact && rdp_ln_delta(&curve, e).0 < (1e-290f64).ln())
         .collect();
     let near: Vec<f64> = eps
         .iter()
@@ -753,7 +808,9 @@ pub fn profile_phases(phases: &[Phase], eps: &[f64]) -> Result<Vec<(ProfilePoint
     // limit μ ≈ √(Σ q²·T·(e^{1/σ²} − 1)) of Dong, Roth, Su (JRSS-B 2022, §5).
     let clt = live
         .iter()
-        .map(|p| p.sgm.q().powi(2) * p.steps as f64 * (1.0 / p.sgm.sigma().powi(2)).exp_m1())
+        .map(|p| p.guide())
+        .zip(&live)
+        .map(|(g, p)| g.q().powi(2) * p.steps as f64 * (1.0 / g.sigma().powi(2)).exp_m1())
         .sum::<f64>()
         .sqrt();
     let got = coarsening(
