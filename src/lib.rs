@@ -15,6 +15,8 @@ pub mod engine;
 pub mod render;
 pub mod ui;
 
+// The command line: native only (the page and the JS API never call it).
+#[cfg(not(target_arch = "wasm32"))]
 pub mod cli;
 
 #[cfg(target_arch = "wasm32")]

@@ -2,6 +2,7 @@
 //! dp_accounting's own mixture-of-Gaussians PLD at a fine grid (tests/reference/
 //! group_reference.py: its pessimistic estimate is an upper and its optimistic one a
 //! lower bound on the truth) and TF Privacy's published statement value.
+#![cfg(not(target_arch = "wasm32"))]
 
 use sgm_rdp::engine::pld::{self, Phase};
 use sgm_rdp::engine::Sgm;

@@ -1,6 +1,7 @@
 //! What the guarantee means (issue #25): μ-GDP with its fit, the advantage and TPR bounds,
 //! and noise calibrated to an attack-risk target — against closed forms (the Gaussian
 //! mechanism, q = 1) and gdpnum's published test value.
+#![cfg(not(target_arch = "wasm32"))]
 
 use sgm_rdp::engine::pld::fdp::{self, Risk};
 use sgm_rdp::engine::Sgm;

@@ -1,6 +1,13 @@
 //! `sgm-rdp`: the engine on the command line. See `sgm_rdp::cli`.
 use std::process::ExitCode;
 
+/// The command line is native; a wasm build of the package has nothing to run.
+#[cfg(target_arch = "wasm32")]
+fn main() -> ExitCode {
+    ExitCode::FAILURE
+}
+
+#[cfg(not(target_arch = "wasm32"))]
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("batch")

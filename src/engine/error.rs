@@ -50,11 +50,14 @@ pub enum Error {
     /// Steps calibration: even one step exceeds the target; `epsilon` is its ε.
     StepsUnreachable { target: f64, epsilon: f64 },
     /// A group size (examples per user) outside [1, 256].
+    #[cfg(not(target_arch = "wasm32"))]
     GroupSize(u32),
     /// An attack-risk target (TPR or advantage) outside (0, 1).
+    #[cfg(not(target_arch = "wasm32"))]
     RiskTarget(f64),
     /// Risk calibration: no σ ≤ MAX_SIGMA (or not even one step) meets the target;
     /// `bound` is the certified risk there.
+    #[cfg(not(target_arch = "wasm32"))]
     RiskUnreachable { target: f64, bound: f64 },
 }
 
@@ -137,8 +140,11 @@ impl fmt::Display for Error {
                 "even one step gives epsilon = {epsilon:.6} > target {}",
                 show(*target)
             ),
+            #[cfg(not(target_arch = "wasm32"))]
             Error::GroupSize(k) => write!(f, "group_size must be a whole number in [1, 256], got {k}"),
+            #[cfg(not(target_arch = "wasm32"))]
             Error::RiskTarget(t) => write!(f, "attack-risk target must be in (0, 1), got {}", show(*t)),
+            #[cfg(not(target_arch = "wasm32"))]
             Error::RiskUnreachable { target, bound } => write!(
                 f,
                 "the attack-risk target {} is not met: the certified bound is {bound:.6} at the limit of the search",

@@ -56,6 +56,9 @@
 
 mod compose;
 mod discretize;
+// What the guarantee means (μ-GDP, attack-risk calibration): native only for now, like
+// the ladder (no room in the page's wasm).
+#[cfg(not(target_arch = "wasm32"))]
 pub mod fdp;
 // User-level privacy (mixture-of-Gaussians pairs): native builds, like the ladder.
 pub(crate) mod gauss;
@@ -115,16 +118,11 @@ impl Phase {
         })
     }
     /// `steps` steps of the SGM for a user with `k` examples (each sampled independently).
-    /// Native builds only for now (the page's wasm has no room for it): the wasm refuses
-    /// k > 1.
+    /// Native builds only for now (the page's wasm has no room for it).
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn group(sgm: Sgm, k: u32, steps: u64) -> Result<Phase, Error> {
         if k == 0 || k > MAX_GROUP {
             return Err(Error::GroupSize(k));
-        }
-        if cfg!(target_arch = "wasm32") && k > 1 {
-            return Err(Error::PldBudget {
-                reason: "user-level privacy is computed by the native engine (CLI) only for now",
-            });
         }
         Ok(Phase {
             group: k,
