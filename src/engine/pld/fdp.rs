@@ -411,6 +411,53 @@ fn narrow(
     Ok(meet)
 }
 
+/// Where a gallop stopped: a (miss, meet) pair of (u, bound), or the limit of u with the
+/// target still met.
+enum Found {
+    Between((f64, f64), (f64, f64)),
+    AtLimit((f64, f64)),
+}
+
+/// Gallop in u by `step` from (u, its bound `first`) until the bound crosses the target;
+/// the bound falls as u moves in `meet_dir` (±1). Stops at the `limits` of u: with the
+/// target met there, [`Found::AtLimit`]; missed, [`Error::RiskUnreachable`].
+fn gallop(
+    mut u: f64,
+    first: f64,
+    target: f64,
+    step: f64,
+    meet_dir: f64,
+    (lo, hi): (f64, f64),
+    mut at: impl FnMut(f64) -> Result<f64, Error>,
+) -> Result<Found, Error> {
+    let meets = first <= target;
+    let dir = if meets { -meet_dir } else { meet_dir };
+    let mut last = (u, first);
+    loop {
+        let next = (u + dir * step).clamp(lo, hi);
+        if next == u {
+            return if meets {
+                Ok(Found::AtLimit(last))
+            } else {
+                Err(Error::RiskUnreachable {
+                    target,
+                    bound: last.1,
+                })
+            };
+        }
+        u = next;
+        let b = at(u)?;
+        if (b <= target) != meets {
+            return Ok(if meets {
+                Found::Between((u, b), last)
+            } else {
+                Found::Between(last, (u, b))
+            });
+        }
+        last = (u, b);
+    }
+}
+
 /// Smallest σ (to 1e-4 relative) whose certified `risk` bound after `steps` steps at
 /// rate q is ≤ `target`; with the bound at that σ.
 pub fn calibrate_sigma_risk(
@@ -439,38 +486,12 @@ pub fn calibrate_sigma_risk(
     let ratio = (mu / q.max(1e-300)).powi(2) / steps as f64;
     let guess = (1.0 / ratio.ln_1p().sqrt()).clamp(smin, smax);
     // Gallop ×1.25 from the guess to a σ that meets the target and one that misses.
-    let mut u = guess.ln();
-    let step = 1.25f64.ln();
+    let u = guess.ln();
     let first = at(u)?;
-    let (miss, meet) = if first <= target {
-        let mut meet = (u, first);
-        loop {
-            if u <= smin.ln() {
-                return Ok((smin, meet.1));
-            }
-            u = (u - step).max(smin.ln());
-            let b = at(u)?;
-            if b > target {
-                break ((u, b), meet);
-            }
-            meet = (u, b);
-        }
-    } else {
-        let mut miss = (u, first);
-        loop {
-            if u >= smax.ln() {
-                return Err(Error::RiskUnreachable {
-                    target,
-                    bound: miss.1,
-                });
-            }
-            u = (u + step).min(smax.ln());
-            let b = at(u)?;
-            if b <= target {
-                break (miss, (u, b));
-            }
-            miss = (u, b);
-        }
+    let limits = (smin.ln(), smax.ln());
+    let (miss, meet) = match gallop(u, first, target, 1.25f64.ln(), 1.0, limits, at)? {
+        Found::Between(miss, meet) => (miss, meet),
+        Found::AtLimit(meet) => return Ok((smin, meet.1)),
     };
     let (u, b) = narrow(miss, meet, target, at, |a, c| (c - a).abs() <= 1e-4)?;
     Ok((u.exp().clamp(smin, smax), b))
@@ -489,32 +510,12 @@ pub fn calibrate_steps_risk(risk: Risk, target: f64, sgm: Sgm) -> Result<(u64, f
     let s2 = (1.0 / (sgm.sigma() * sgm.sigma())).exp_m1();
     let mu = target_mu(risk, target);
     let guess = ((mu / sgm.q().max(1e-300)).powi(2) / s2).clamp(1.0, max as f64);
-    let step = 1.5f64.ln();
-    let mut u = guess.ln();
+    let u = guess.ln();
     let first = if u == 0.0 { one } else { at(u)? };
-    let (miss, meet) = if first <= target {
-        let mut meet = (u, first);
-        loop {
-            if t_of(u) == max {
-                return Ok((max, meet.1));
-            }
-            u = (u + step).min((max as f64).ln());
-            let b = at(u)?;
-            if b > target {
-                break ((u, b), meet);
-            }
-            meet = (u, b);
-        }
-    } else {
-        let mut miss = (u, first);
-        loop {
-            u = (u - step).max(0.0);
-            let b = if u == 0.0 { one } else { at(u)? };
-            if b <= target {
-                break (miss, (u, b));
-            }
-            miss = (u, b);
-        }
+    let limits = (0.0, (max as f64).ln());
+    let (miss, meet) = match gallop(u, first, target, 1.5f64.ln(), -1.0, limits, at)? {
+        Found::Between(miss, meet) => (miss, meet),
+        Found::AtLimit(meet) => return Ok((max, meet.1)),
     };
     let (u, b) = narrow(miss, meet, target, at, |a, c| {
         t_of(a).abs_diff(t_of(c)) <= 1
