@@ -799,8 +799,8 @@ fn user_level(f: &Flags, cmd: &str, k: u32) -> Result<String, String> {
         .to_string()
     } else {
         format!(
-            "{name} = {} (PLD, user-level: {k} examples per user, certified upper bound; bracket [{}, {}])\n",
-            fmt_val(name, b.upper), fmt_val(name, b.lower), fmt_val(name, b.upper)
+            "{name} = {} (PLD, user-level: {k} example{} per user, certified upper bound; bracket [{}, {}])\n",
+            fmt_val(name, b.upper), if k == 1 { "" } else { "s" }, fmt_val(name, b.lower), fmt_val(name, b.upper)
         )
     })
 }

@@ -327,8 +327,16 @@ try {
   check((await emb.evaluate(() => document.querySelectorAll('sgm-rdp-calculator').length)) === 3, 'embed.html has three live widgets');
   {
     const copies = await emb.evaluate(() => ({ pres: document.querySelectorAll('pre').length, buttons: document.querySelectorAll('button.copy').length }));
+    // Record every text the button shows (the clipboard answers asynchronously and the
+    // label resets after 2.5 s: wait on the label change itself, not on time).
+    await emb.evaluate(() => {
+      window.__copySaid = [];
+      const b = document.querySelector('button.copy');
+      new MutationObserver(() => window.__copySaid.push(b.textContent)).observe(b, { childList: true, characterData: true, subtree: true });
+    });
     await emb.locator('button.copy').first().click();
-    const said = await emb.locator('button.copy').first().textContent();
+    await emb.waitForFunction(() => window.__copySaid.length > 0, null, { timeout: 20000 }).catch(() => {});
+    const said = (await emb.evaluate(() => window.__copySaid[0])) ?? 'Copy';
     check(copies.pres >= 8 && copies.buttons === copies.pres && /Copied|Selected/.test(said), `embed.html: a Copy button on each of ${copies.pres} snippets; clicking says "${said}"`);
     check((await emb.textContent('body')).includes('IPython.display.HTML') && (await emb.textContent('body')).includes('baseUrl'), 'embed.html covers Jupyter/Quarto and Docusaurus baseUrl');
   }
