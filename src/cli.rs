@@ -771,28 +771,18 @@ fn group_size(k: f64) -> Result<u32, String> {
 
 /// `epsilon`/`delta --group-size K --accountant pld`: the user-level bracket.
 fn user_level(f: &Flags, cmd: &str, k: u32) -> Result<String, String> {
-    use engine::pld::{self, Phase};
-    let e = |e: engine::Error| e.to_string();
-    let phase = Phase::group(f.sgm()?, k, f.steps()?).map_err(e)?;
-    let (name, b) = match cmd {
-        "epsilon" => (
-            "epsilon",
-            pld::epsilon_phases(&[phase], need(f.delta, "delta")?)
-                .map_err(e)?
-                .epsilon,
-        ),
-        _ => (
-            "delta",
-            pld::delta_phases(&[phase], need(f.epsilon, "epsilon")?)
-                .map_err(e)?
-                .delta,
-        ),
+    let phase = engine::pld::Phase::group(f.sgm()?, k, f.steps()?).map_err(|e| e.to_string())?;
+    let given = if cmd == "epsilon" {
+        (Some(need(f.delta, "delta")?), None)
+    } else {
+        (None, Some(need(f.epsilon, "epsilon")?))
     };
+    let (name, b) = group_bracket(phase, given)?;
     Ok(if f.json {
         let given = if name == "epsilon" {
-            ("delta", f.delta)
+            ("delta", given.0)
         } else {
-            ("epsilon", f.epsilon)
+            ("epsilon", given.1)
         };
         json!({"q": f.q, "sigma": f.sigma, "steps": f.steps()?, given.0: given.1, "group_size": k,
             name: b.upper, format!("{name}_lower"): b.lower, "accountant": "pld"})
@@ -803,6 +793,24 @@ fn user_level(f: &Flags, cmd: &str, k: u32) -> Result<String, String> {
             fmt_val(name, b.upper), if k == 1 { "" } else { "s" }, fmt_val(name, b.lower), fmt_val(name, b.upper)
         )
     })
+}
+
+/// The user-level bracket for a given δ (→ ε) or ε (→ δ): its name and the bracket
+/// (the command line and `batch` alike).
+fn group_bracket(
+    phase: engine::pld::Phase,
+    given: (Option<f64>, Option<f64>),
+) -> Result<(&'static str, engine::pld::Bracket), String> {
+    use engine::pld::{delta_phases, epsilon_phases};
+    let e = |e: engine::Error| e.to_string();
+    match given {
+        (Some(d), None) => Ok(("epsilon", epsilon_phases(&[phase], d).map_err(e)?.epsilon)),
+        (None, Some(x)) => Ok(("delta", delta_phases(&[phase], x).map_err(e)?.delta)),
+        (Some(_), Some(_)) => {
+            Err("give delta (for epsilon) or epsilon (for delta), not both".into())
+        }
+        (None, None) => Err("missing delta".into()),
+    }
 }
 
 fn fmt_val(name: &str, v: f64) -> String {
@@ -994,20 +1002,7 @@ fn batch_value(line: &str) -> Result<Value, String> {
             );
         }
         let phase = engine::pld::Phase::group(m, k, steps).map_err(e)?;
-        let (name, b) = match (field(&obj, "delta")?, field(&obj, "epsilon")?) {
-            (Some(d), None) => (
-                "epsilon",
-                engine::pld::epsilon_phases(&[phase], d).map_err(e)?.epsilon,
-            ),
-            (None, Some(x)) => (
-                "delta",
-                engine::pld::delta_phases(&[phase], x).map_err(e)?.delta,
-            ),
-            (Some(_), Some(_)) => {
-                return Err("give delta (for epsilon) or epsilon (for delta), not both".into())
-            }
-            (None, None) => return Err("missing delta".into()),
-        };
+        let (name, b) = group_bracket(phase, (field(&obj, "delta")?, field(&obj, "epsilon")?))?;
         put_bracket(&mut obj, acct, name, b.upper, b.lower);
         return Ok(Value::Object(obj));
     }

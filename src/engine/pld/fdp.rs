@@ -38,8 +38,9 @@
 //! Differential Privacy", NeurIPS 2024, arXiv 2407.02191) searches σ or T on these
 //! certified bounds only, so the answer never misses its target.
 
+use super::discretize::z_of_tail;
 use super::gauss::ln_phi_bar;
-use super::{profile, Bracket, ProfilePoint};
+use super::{attack_tpr, profile, Bracket, ProfilePoint};
 use crate::engine::error::Error;
 use crate::engine::params::Sgm;
 use serde::Serialize;
@@ -47,7 +48,7 @@ use serde::Serialize;
 /// Smallest false-positive (and false-negative) rate the μ-GDP fit covers (gdpnum's).
 pub const FPR_FLOOR: f64 = 1e-10;
 
-/// Φ̄⁻¹(p) for p ∈ (0, 1): bisection on ln Φ̄ (relative error ~1e-15 in ln p), signed.
+/// Φ̄⁻¹(p) for p ∈ (0, 1), signed: [`z_of_tail`]'s bisection on ln Φ̄ for p ≤ ½.
 pub(crate) fn isf(p: f64) -> f64 {
     if p > 0.5 {
         return -isf(1.0 - p);
@@ -55,17 +56,7 @@ pub(crate) fn isf(p: f64) -> f64 {
     if p <= 0.0 {
         return f64::INFINITY;
     }
-    let target = p.ln();
-    let (mut lo, mut hi) = (0.0f64, 40.0f64);
-    for _ in 0..90 {
-        let mid = 0.5 * (lo + hi);
-        if ln_phi_bar(mid) > target {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    0.5 * (lo + hi)
+    z_of_tail(p)
 }
 
 /// One line c(α) = a + b·α of the complement 1 − f_lo.
@@ -320,31 +311,22 @@ pub fn risk_bound(sgm: Sgm, steps: u64, risk: Risk) -> Result<f64, Error> {
     match risk {
         Risk::Advantage => Ok(profile(sgm, steps, &[0.0])?[0].delta.upper),
         Risk::Tpr { fpr } => {
-            let top = super::attack_top(sgm, steps);
-            let coarse: Vec<f64> = (0..=200).map(|i| top * i as f64 / 200.0).collect();
-            let pts = profile(sgm, steps, &coarse)?;
-            let at = |pts: &[ProfilePoint]| Tradeoff::from_profile(pts).power(fpr);
-            // The best line's ε, then 101 points around it.
+            // The attack profile's bound, then 101 points around its best ε.
+            let pts = super::attack_profile(sgm, steps)?;
+            let one = |p: &ProfilePoint| attack_tpr(std::slice::from_ref(p), fpr).unwrap_or(1.0);
             let best = pts
                 .iter()
-                .enumerate()
-                .min_by(|(_, x), (_, y)| line_power(x, fpr).total_cmp(&line_power(y, fpr)))
-                .map(|(i, _)| i)
-                .unwrap_or(0);
-            let step = top / 200.0;
-            let a = (coarse[best] - step).max(0.0);
+                .min_by(|x, y| one(x).total_cmp(&one(y)))
+                .map_or(0.0, |p| p.epsilon);
+            let step = pts.get(1).map_or(0.0, |p| p.epsilon);
+            let a = (best - step).max(0.0);
             let fine: Vec<f64> = (0..=100)
                 .map(|i| a + 2.0 * step * i as f64 / 100.0)
                 .collect();
             let near = profile(sgm, steps, &fine)?;
-            Ok(at(&pts).min(at(&near)).max(fpr))
+            Ok(attack_tpr(&pts, fpr)?.min(attack_tpr(&near, fpr)?))
         }
     }
-}
-
-/// The smaller of one profile point's two lines at FPR α.
-fn line_power(p: &ProfilePoint, alpha: f64) -> f64 {
-    Tradeoff::from_profile(std::slice::from_ref(p)).power(alpha)
 }
 
 /// Checked risk target in (0, 1).

@@ -56,11 +56,11 @@
 
 mod compose;
 mod discretize;
-// What the guarantee means (μ-GDP, attack-risk calibration): native only for now, like
-// the ladder (no room in the page's wasm).
+// What the guarantee means (μ-GDP, attack-risk calibration) and user-level privacy
+// (mixture-of-Gaussians pairs): native only for now, like the ladder (no room in the
+// page's wasm).
 #[cfg(not(target_arch = "wasm32"))]
 pub mod fdp;
-// User-level privacy (mixture-of-Gaussians pairs): native builds, like the ladder.
 pub(crate) mod gauss;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod group;
@@ -132,10 +132,10 @@ impl Phase {
     /// The SGM that steers grids and tilts: the phase's own, or for a group of k the SGM
     /// with rate min(1, kq) and sensitivity k (a guide only: never used as a bound).
     fn guide(&self) -> Sgm {
-        let k = self.group as f64;
         if self.group == 1 {
             return self.sgm;
         }
+        let k = self.group as f64;
         Sgm::new((k * self.sgm.q()).min(1.0), self.sgm.sigma() / k).unwrap_or(self.sgm)
     }
     pub fn sgm(&self) -> Sgm {
@@ -601,13 +601,10 @@ fn epsilon_phases_at(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAn
             o.value.min(o.grid_value),
         ),
         // Several phases: the composed RDP ε caps; a group's guide is no bound.
-        None if phases.iter().all(|p| p.group == 1) => {
-            let (e, a) = rdp_epsilon(&phases, delta);
-            (e, a, e)
-        }
         None => {
             let (e, a) = rdp_epsilon(&phases, delta);
-            (e, a, f64::INFINITY)
+            let exact = phases.iter().all(|p| p.group == 1);
+            (e, a, if exact { e } else { f64::INFINITY })
         }
     };
     let mut d = initial_spacing(eps_rdp, alpha, t, tol);
@@ -806,9 +803,10 @@ pub fn profile_phases(phases: &[Phase], eps: &[f64]) -> Result<Vec<(ProfilePoint
     // limit μ ≈ √(Σ q²·T·(e^{1/σ²} − 1)) of Dong, Roth, Su (JRSS-B 2022, §5).
     let clt = live
         .iter()
-        .map(|p| p.guide())
-        .zip(&live)
-        .map(|(g, p)| g.q().powi(2) * p.steps as f64 * (1.0 / g.sigma().powi(2)).exp_m1())
+        .map(|p| {
+            let g = p.guide();
+            g.q().powi(2) * p.steps as f64 * (1.0 / g.sigma().powi(2)).exp_m1()
+        })
         .sum::<f64>()
         .sqrt();
     let got = coarsening(
