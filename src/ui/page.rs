@@ -70,9 +70,39 @@ impl Headline {
     }
 }
 
+/// An engine message (as the worker relays it) in words for the page: without the call's
+/// name, the accountant's prefix and its "still applies" tail ("epsilon: PLD accountant: …;
+/// the exact-RDP epsilon still applies" → "…"); the page says what applies instead.
+/// (strip_prefix, not trim_matches: the latter links a substring searcher, ~5 KB of wasm.)
+pub fn reason_in_words(m: &str) -> String {
+    let mut w = m;
+    for p in [
+        "epsilon: ",
+        "epsilonOverTraining: ",
+        "profile: ",
+        "attackRisk: ",
+    ] {
+        w = w.strip_prefix(p).unwrap_or(w);
+    }
+    let w = w.strip_prefix("PLD accountant: ").unwrap_or(w);
+    w.strip_suffix("; the exact-RDP epsilon still applies")
+        .unwrap_or(w)
+        .to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn engine_messages_in_words() {
+        assert_eq!(
+            reason_in_words("epsilon: PLD accountant: the work budget of one call (about a second) is spent; the exact-RDP epsilon still applies"),
+            "the work budget of one call (about a second) is spent"
+        );
+        assert_eq!(reason_in_words("profile: q must be > 0"), "q must be > 0");
+        assert_eq!(reason_in_words("plain"), "plain");
+    }
 
     #[test]
     fn the_headline_for_a_model() {

@@ -8,6 +8,7 @@ use super::{paint_canvas, prefers_dark};
 use crate::render::tight::{self, ProfileRow, Training};
 use crate::render::{fmt_num, Inputs};
 use crate::ui::link::{Acct, Batching};
+use crate::ui::page::reason_in_words;
 use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -303,7 +304,7 @@ fn answer(data: JsValue) {
             let errors = get(&data, "errors");
             for (i, which) in ["training", "profile", "risk"].into_iter().enumerate() {
                 if let Some(m) = get(&errors, which).as_string() {
-                    clear_chart(i, &words(&m));
+                    clear_chart(i, &reason_in_words(&m));
                 }
             }
         }
@@ -325,7 +326,7 @@ fn answer(data: JsValue) {
         }
         "charts-error" => {
             let m = get(&data, "message").as_string().unwrap_or_default();
-            clear_charts(&words(&m));
+            clear_charts(&reason_in_words(&m));
             set_class("tight", "updating", false);
         }
         _ => {}
@@ -358,7 +359,7 @@ fn show_shuffled(data: &JsValue) {
 /// go, the sentence is exact RDP's, and the three charts are cleared with the reason
 /// (hardening round 3, #1).
 fn unavailable(m: &str) {
-    let why = &words(m);
+    let why = &reason_in_words(m);
     if let Some(e) = doc().and_then(|d| d.get_element_by_id("epsilon-pld")) {
         e.set_text_content(Some("—"));
         let _ = e.remove_attribute("data-value");
@@ -423,25 +424,6 @@ fn clear_chart(i: usize, why: &str) {
     for id in CHART_TEXTS[i] {
         set_text(id, &text);
     }
-}
-
-/// An engine message in words: without the call's name and the accountant's prefix and
-/// its "still applies" tail ("epsilon: PLD accountant: …; the exact-RDP epsilon still
-/// applies"). (strip_prefix, not trim_matches: the latter links a substring searcher, ~5 KB.)
-fn words(m: &str) -> String {
-    let mut w = m;
-    for p in [
-        "epsilon: ",
-        "epsilonOverTraining: ",
-        "profile: ",
-        "attackRisk: ",
-    ] {
-        w = w.strip_prefix(p).unwrap_or(w);
-    }
-    let w = w.strip_prefix("PLD accountant: ").unwrap_or(w);
-    w.strip_suffix("; the exact-RDP epsilon still applies")
-        .unwrap_or(w)
-        .to_string()
 }
 
 /// The worker's "charts" answer: ε over training, the privacy profile, attack risk.
