@@ -410,7 +410,7 @@ fn clear_charts(why: &str) {
 /// The texts under each tight chart.
 const CHART_TEXTS: [&[&str]; 3] = [
     &["training-statement"],
-    &["profile-summary"],
+    &["profile-summary", "profile-status"],
     &["risk-sentence", "risk-readouts"],
 ];
 
@@ -420,7 +420,7 @@ fn clear_chart(i: usize, why: &str) {
         // Setting the width clears the canvas.
         c.set_width(c.width());
     }
-    let text = format!("unavailable for these inputs: {why}");
+    let text = format!("unavailable for these inputs: {why}.");
     for id in CHART_TEXTS[i] {
         set_text(id, &text);
     }
@@ -559,6 +559,7 @@ pub fn redraw() {
             "profile-summary",
             &tight::summary_profile(&c.profile, delta),
         );
+        set_text("profile-status", "");
         set_text("risk-sentence", &one_percent_sentence(&c.risk_fpr));
         let readouts: Vec<String> = c
             .risk_fpr

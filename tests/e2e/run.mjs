@@ -67,11 +67,13 @@ try {
       sentence: document.querySelector('#sentence').textContent,
       lib: [...document.querySelectorAll('#library-table tbody tr')].map((tr) => tr.children[1].textContent),
       training: document.querySelector('#training-statement').textContent,
+      // Visible (not only to screen readers) under the profile chart.
+      profile: document.querySelector('#profile-status').textContent,
       updating: document.querySelector('#tight').classList.contains('updating'),
     }));
     check(st.head === '—' && st.value === null && !/2\.38/.test(st.bracket) && /unavailable/.test(st.note) && st.gap === ''
       && !/2\.38/.test(st.sentence) && /exact RDP/.test(st.sentence) && !st.lib.some((e) => /^2\.38/.test(e))
-      && /unavailable/.test(st.training) && !st.updating,
+      && /unavailable/.test(st.training) && /unavailable/.test(st.profile) && !st.updating,
     `a failed tight answer leaves nothing of the previous run: ${JSON.stringify(st).slice(0, 400)}`);
     // Back to a run it can answer: a number again.
     await pf.fill('#q', '0.01');
@@ -80,6 +82,8 @@ try {
     const back = cli('epsilon', { q: 0.01, sigma: 1, steps: 1000, delta: 1e-5, accountant: 'pld' });
     await pf.waitForFunction((w) => document.querySelector('#epsilon-pld').textContent === w, back.epsilon.toFixed(4), { timeout: 20000 }).catch(() => {});
     check((await text(pf, '#epsilon-pld')) === back.epsilon.toFixed(4), `then answers again for the inputs shown (${await text(pf, '#epsilon-pld')} = CLI ${back.epsilon.toFixed(4)})`);
+    await pf.waitForFunction(() => document.querySelector('#profile-status').textContent === '', null, { timeout: 30000 }).catch(() => {});
+    check((await text(pf, '#profile-status')) === '', `the profile chart's "unavailable" goes when it is drawn again ("${await text(pf, '#profile-status')}")`);
     // #2: an answer that arrives after the inputs changed, but before the next request is
     // posted, is not shown as the new inputs' (σ 1.52 then 1.4 about the worker's time apart).
     const ps = await open('?q=0.0001&sigma=1.5&steps=1000000&delta=1e-8');
