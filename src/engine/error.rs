@@ -59,6 +59,12 @@ pub enum Error {
     /// `bound` is the certified risk there.
     #[cfg(not(target_arch = "wasm32"))]
     RiskUnreachable { target: f64, bound: f64 },
+    /// Steps per epoch t outside [1, MAX_STEPS] (shuffled batches).
+    #[cfg(not(target_arch = "wasm32"))]
+    StepsPerEpoch(u64),
+    /// A sampling scheme's option that does not fit the others (one line, for the user).
+    #[cfg(not(target_arch = "wasm32"))]
+    Sampling(String),
 }
 
 impl fmt::Display for Error {
@@ -150,6 +156,14 @@ impl fmt::Display for Error {
                 "the attack-risk target {} is not met: the certified bound is {bound:.6} at the limit of the search",
                 show(*target)
             ),
+            #[cfg(not(target_arch = "wasm32"))]
+            Error::StepsPerEpoch(t) => write!(
+                f,
+                "steps_per_epoch must be a whole number in [1, {}], got {t}",
+                crate::engine::MAX_STEPS
+            ),
+            #[cfg(not(target_arch = "wasm32"))]
+            Error::Sampling(why) => write!(f, "{why}"),
         }
     }
 }

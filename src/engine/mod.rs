@@ -17,7 +17,7 @@ pub mod rdp;
 
 pub use accountant::{default_orders, Conversion, Optimum, Run};
 pub use error::Error;
-pub use params::Sgm;
+pub use params::{Adjacency, Sgm};
 
 /// Largest supported Rényi order.
 pub const MAX_ORDER: f64 = 1e6;

@@ -109,3 +109,42 @@ pub fn check_orders(orders: &[f64]) -> Result<Vec<f64>, Error> {
     }
     orders.iter().map(|&a| check_order(a)).collect()
 }
+
+/// Which datasets count as neighbours. σ is always the noise multiplier (noise std over
+/// the clipping norm C), as in Opacus and dp_accounting's `GaussianDpEvent`; under
+/// replace-one the sum of clipped gradients moves by up to 2C.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Adjacency {
+    /// Add or remove one example (Opacus, TF Privacy, dp_accounting's default).
+    #[default]
+    AddRemove,
+    /// Replace one example by another (dp_accounting's `REPLACE_ONE`).
+    ReplaceOne,
+}
+
+impl Adjacency {
+    /// The name used by the CLI, batch keys and the JSON answers.
+    pub fn name(self) -> &'static str {
+        match self {
+            Adjacency::AddRemove => "add-remove",
+            Adjacency::ReplaceOne => "replace-one",
+        }
+    }
+    /// Parses `add-remove` / `replace-one` (also dp_accounting's `ADD_OR_REMOVE_ONE`,
+    /// `REPLACE_ONE`, any case, `_` for `-`).
+    pub fn parse(s: &str) -> Option<Adjacency> {
+        match s.to_ascii_lowercase().replace('_', "-").as_str() {
+            "add-remove" | "add-or-remove-one" | "add-remove-one" => Some(Adjacency::AddRemove),
+            "replace-one" | "replace" | "substitution" => Some(Adjacency::ReplaceOne),
+            _ => None,
+        }
+    }
+    /// How far one example moves the sum of clipped gradients, in units of C.
+    pub fn sensitivity(self) -> f64 {
+        match self {
+            Adjacency::AddRemove => 1.0,
+            Adjacency::ReplaceOne => 2.0,
+        }
+    }
+}

@@ -16,52 +16,99 @@
 use super::discretize::{from_bins, lattice, z_of_tail, Direction, StepPld};
 use super::gauss::{ln_add, ln_mass, Tails};
 
-/// The mixture's log-weights ln w_j, j = 0..=k, and σ.
+/// A pair of Gaussian mixtures with one σ: P = Σ w_j·N(a_j, σ²) against
+/// Q = Σ v_j·N(b_j, σ²) (the remove direction; add is the reverse). Every pair built
+/// here has a loss increasing in the sample (each of P's terms e^{(2ax − a²)/(2σ²)} has
+/// a ≥ 0 and each of Q's has b ≤ 0), which the lattice construction needs.
 pub(crate) struct Mix {
-    ln_w: Vec<f64>,
+    /// (ln weight, mean) of P's and Q's components.
+    p: Vec<(f64, f64)>,
+    q: Vec<(f64, f64)>,
     sigma: f64,
 }
 
+/// ln C(k, j) + j ln q + (k − j) ln(1 − q) for j = 0..=k (0·ln 0 = 0 at q = 1).
+fn binomial(q: f64, k: u32) -> Vec<f64> {
+    let (lq, l1q) = (q.ln(), (-q).ln_1p());
+    let mut ln_choose = 0.0f64;
+    (0..=k)
+        .map(|j| {
+            if j > 0 {
+                ln_choose += ((k - j + 1) as f64).ln() - (j as f64).ln();
+            }
+            let a = if j == 0 { 0.0 } else { j as f64 * lq };
+            let b = if j == k { 0.0 } else { (k - j) as f64 * l1q };
+            ln_choose + a + b
+        })
+        .collect()
+}
+
 impl Mix {
+    /// k examples of one user under add/remove: Σ_j w_j·N(j, σ²) against N(0, σ²).
     pub(crate) fn new(q: f64, k: u32, sigma: f64) -> Mix {
-        let (lq, l1q) = (q.ln(), (-q).ln_1p());
-        let mut ln_choose = 0.0f64;
-        let ln_w = (0..=k)
-            .map(|j| {
-                if j > 0 {
-                    ln_choose += ((k - j + 1) as f64).ln() - (j as f64).ln();
-                }
-                let jf = j as f64;
-                let kj = (k - j) as f64;
-                // 0·ln 0 = 0 (q = 1 leaves only j = k).
-                let a = if j == 0 { 0.0 } else { jf * lq };
-                let b = if j == k { 0.0 } else { kj * l1q };
-                ln_choose + a + b
-            })
+        let p = binomial(q, k)
+            .into_iter()
+            .enumerate()
+            .map(|(j, w)| (w, j as f64))
             .collect();
-        Mix { ln_w, sigma }
+        Mix {
+            p,
+            q: vec![(0.0, 0.0)],
+            sigma,
+        }
+    }
+
+    /// k examples of one user under replace-one: each sampled example's clipped gradient
+    /// (norm ≤ C) is replaced by its opposite, so j sampled examples move the sum by +j
+    /// against −j: Σ_j w_j·N(j, σ²) against Σ_j w_j·N(−j, σ²). For k = 1 this is
+    /// dp_accounting's REPLACE pair of the subsampled Gaussian (its
+    /// `privacy_loss_mechanism` docs); at q = 1 it is the Gaussian with sensitivity 2.
+    pub(crate) fn replace_one(q: f64, k: u32, sigma: f64) -> Mix {
+        let w = binomial(q, k);
+        let side = |sign: f64| {
+            w.iter()
+                .enumerate()
+                .map(|(j, &lw)| (lw, sign * j as f64))
+                .collect()
+        };
+        Mix {
+            p: side(1.0),
+            q: side(-1.0),
+            sigma,
+        }
+    }
+
+    /// ln Σ w·e^{(2ax − a²)/(2σ²)}: a mixture's density over N(0, σ²)'s at x.
+    fn ln_ratio(parts: &[(f64, f64)], s2: f64, x: f64) -> f64 {
+        parts
+            .iter()
+            .filter(|(lw, _)| *lw > f64::NEG_INFINITY)
+            .map(|&(lw, a)| lw + (2.0 * a * x - a * a) / s2)
+            .fold(f64::NEG_INFINITY, ln_add)
     }
 
     /// The remove direction's loss at sample x.
     pub(crate) fn loss(&self, x: f64) -> f64 {
         let s2 = 2.0 * self.sigma * self.sigma;
-        self.ln_w
-            .iter()
-            .enumerate()
-            .map(|(j, &lw)| {
-                let j = j as f64;
-                lw + (2.0 * j * x - j * j) / s2
-            })
-            .fold(f64::NEG_INFINITY, ln_add)
+        Self::ln_ratio(&self.p, s2, x) - Self::ln_ratio(&self.q, s2, x)
     }
 
-    /// The x with L(x) = ℓ (−∞ at or below the loss's infimum ln w_0, +∞ above every x).
+    /// Smallest and largest mean with positive weight.
+    fn means(parts: &[(f64, f64)]) -> (f64, f64) {
+        parts
+            .iter()
+            .filter(|(lw, _)| *lw > f64::NEG_INFINITY)
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &(_, a)| {
+                (lo.min(a), hi.max(a))
+            })
+    }
+
+    /// The x with L(x) = ℓ: −∞ when ℓ is at or below the loss far left, +∞ when above it
+    /// far right (bisection on the increasing loss).
     fn x_of_loss(&self, l: f64) -> f64 {
-        if l <= self.ln_w[0] {
-            return f64::NEG_INFINITY;
-        }
-        let k = (self.ln_w.len() - 1) as f64;
-        let (mut lo, mut hi) = (-1.0f64, k + 1.0);
+        let (lo_p, hi_p) = Self::means(&self.p);
+        let (lo_q, hi_q) = Self::means(&self.q);
+        let (mut lo, mut hi) = (lo_p.min(lo_q) - 1.0, hi_p.max(hi_q) + 1.0);
         while self.loss(lo) >= l {
             lo = 2.0 * lo - 1.0;
             if lo < -1e12 {
@@ -88,44 +135,54 @@ impl Mix {
         0.5 * (lo + hi)
     }
 
-    /// Standardized tails of every component at x.
+    /// Standardized tails of every component (P's, then Q's) at x.
     fn tails(&self, x: f64) -> Vec<Tails> {
-        (0..self.ln_w.len())
-            .map(|j| Tails::at((x - j as f64) / self.sigma))
+        self.p
+            .iter()
+            .chain(&self.q)
+            .map(|&(_, a)| Tails::at((x - a) / self.sigma))
             .collect()
     }
 
-    /// ln P and ln Q of a < x ≤ b (as tails), for the direction.
+    /// ln P and ln Q of a < x ≤ b (as tails), for the direction: sums of nonnegative
+    /// Gaussian interval masses.
     fn masses(&self, dir: Direction, a: &[Tails], b: &[Tails]) -> (f64, f64) {
-        let m0 = ln_mass(a[0], b[0]);
-        let mix = self
-            .ln_w
-            .iter()
-            .enumerate()
-            .filter(|(_, &lw)| lw > f64::NEG_INFINITY)
-            .map(|(j, &lw)| lw + ln_mass(a[j], b[j]))
-            .fold(f64::NEG_INFINITY, ln_add);
+        let n = self.p.len();
+        let side = |parts: &[(f64, f64)], off: usize| {
+            parts
+                .iter()
+                .enumerate()
+                .filter(|(_, (lw, _))| *lw > f64::NEG_INFINITY)
+                .map(|(j, &(lw, _))| lw + ln_mass(a[off + j], b[off + j]))
+                .fold(f64::NEG_INFINITY, ln_add)
+        };
+        let (mp, mq) = (side(&self.p, 0), side(&self.q, n));
         match dir {
-            Direction::Remove => (mix, m0),
-            Direction::Add => (m0, mix),
+            Direction::Remove => (mp, mq),
+            Direction::Add => (mq, mp),
         }
     }
 }
 
-/// The loss range outside which P puts at most `eta` on each side.
+/// The loss range outside which the direction's P puts at most `eta` on each side.
 pub(crate) fn loss_range(mix: &Mix, dir: Direction, eta: f64) -> (f64, f64) {
     let z = z_of_tail(eta);
     let s = mix.sigma;
-    let k = (mix.ln_w.len() - 1) as f64;
     match dir {
-        // x ∼ mixture of N(j, σ²), j ∈ [0, k].
-        Direction::Remove => (mix.loss(-s * z), mix.loss(k + s * z)),
-        // x ∼ N(0, σ²), loss −L(x).
-        Direction::Add => (-mix.loss(s * z), -mix.loss(-s * z)),
+        // x ∼ P's mixture, loss L(x).
+        Direction::Remove => {
+            let (lo, hi) = Mix::means(&mix.p);
+            (mix.loss(lo - s * z), mix.loss(hi + s * z))
+        }
+        // x ∼ Q's mixture, loss −L(x).
+        Direction::Add => {
+            let (lo, hi) = Mix::means(&mix.q);
+            (-mix.loss(hi + s * z), -mix.loss(lo - s * z))
+        }
     }
 }
 
-/// One step's lattice PLDs for the group pair.
+/// One step's lattice PLDs for a mixture pair.
 pub(crate) fn step_pld(mix: &Mix, dir: Direction, d: f64, lo: f64, hi: f64) -> StepPld {
     let (k_lo, len) = lattice(d, lo, hi);
     let x_at = |k: i64| {
@@ -163,9 +220,9 @@ mod tests {
     #[test]
     fn weights_are_the_binomial_and_k_one_is_the_sgm() {
         let m = Mix::new(0.3, 4, 1.0);
-        let total: f64 = m.ln_w.iter().map(|w| w.exp()).sum();
+        let total: f64 = m.p.iter().map(|w| w.0.exp()).sum();
         assert!((total - 1.0).abs() < 1e-14);
-        assert!((m.ln_w[2].exp() - 6.0 * 0.09 * 0.49).abs() < 1e-15);
+        assert!((m.p[2].0.exp() - 6.0 * 0.09 * 0.49).abs() < 1e-15);
         let one = Mix::new(0.01, 1, 0.8);
         for &x in &[-3.0, 0.0, 0.5, 2.0, 9.0] {
             let (a, b) = (
@@ -183,6 +240,29 @@ mod tests {
             let back = m.x_of_loss(m.loss(x));
             assert!((back - x).abs() < 1e-9, "{x}: {back}");
         }
-        assert_eq!(m.x_of_loss(m.ln_w[0] - 1e-3), f64::NEG_INFINITY);
+        assert_eq!(m.x_of_loss(m.p[0].0 - 1e-3), f64::NEG_INFINITY);
+        let r = Mix::replace_one(0.05, 1, 0.9);
+        for &x in &[-6.0, -1.0, 0.0, 0.3, 1.7, 6.0] {
+            let back = r.x_of_loss(r.loss(x));
+            assert!((back - x).abs() < 1e-9, "{x}: {back}");
+        }
+    }
+
+    #[test]
+    fn replace_one_is_symmetric_and_at_q_one_the_gaussian_with_sensitivity_two() {
+        let r = Mix::replace_one(0.2, 1, 1.1);
+        for &x in &[-3.0, -0.4, 0.0, 0.9, 5.0] {
+            assert!((r.loss(x) + r.loss(-x)).abs() < 1e-12, "{x}");
+            // By hand: ln((0.8 + 0.2e^{(2x−1)/2σ²}) / (0.8 + 0.2e^{(−2x−1)/2σ²})).
+            let s2 = 2.0 * 1.1f64 * 1.1;
+            let want = (0.8 + 0.2 * ((2.0 * x - 1.0) / s2).exp()).ln()
+                - (0.8 + 0.2 * ((-2.0 * x - 1.0) / s2).exp()).ln();
+            assert!((r.loss(x) - want).abs() < 1e-12, "{x}");
+        }
+        let g = Mix::replace_one(1.0, 1, 0.7);
+        for &x in &[-2.0, 0.3, 4.0] {
+            // N(1, σ²) against N(−1, σ²): L = 2x/σ².
+            assert!((g.loss(x) - 2.0 * x / 0.49).abs() < 1e-12, "{x}");
+        }
     }
 }

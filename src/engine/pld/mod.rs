@@ -68,6 +68,9 @@ pub mod group;
 // (see the README's "The tight accountant"); the wasm keeps the one-FFT composition.
 #[cfg(not(target_arch = "wasm32"))]
 mod ladder;
+// Shuffled fixed-size batches: a certified band (native only, like the above).
+#[cfg(not(target_arch = "wasm32"))]
+pub mod shuffle;
 
 pub use discretize::Direction;
 
@@ -75,7 +78,7 @@ use self::compose::{budget, compose, tilted_mean, Composed, Phase as CPhase, Sid
 use self::discretize::{loss_range, step_pld, StepPld};
 use super::accountant::{eps_from_rdp, ln_delta_from_rdp, Conversion, Run};
 use super::error::Error;
-use super::params::{check_delta, check_epsilon, check_steps, Sgm};
+use super::params::{check_delta, check_epsilon, check_steps, Adjacency, Sgm};
 use serde::Serialize;
 
 /// Target bracket width relative to ε (see the error budget).
@@ -107,6 +110,8 @@ pub struct Phase {
     steps: u64,
     /// Examples per user (group privacy, [`group`]); 1 is example-level.
     group: u32,
+    /// Add/remove (the SGM pair) or replace-one ([`group::Mix::replace_one`]).
+    adjacency: Adjacency,
 }
 
 impl Phase {
@@ -115,7 +120,18 @@ impl Phase {
             sgm,
             steps: check_steps(steps)?,
             group: 1,
+            adjacency: Adjacency::AddRemove,
         })
+    }
+    /// The same phase under another adjacency. Native builds only for now.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn with_adjacency(self, adjacency: Adjacency) -> Phase {
+        Phase { adjacency, ..self }
+    }
+    /// The Sampled Gaussian Mechanism itself (one example, add/remove): the pair the
+    /// exact-RDP engine also answers, so its RDP is a bound.
+    fn is_sgm(&self) -> bool {
+        self.group == 1 && self.adjacency == Adjacency::AddRemove
     }
     /// `steps` steps of the SGM for a user with `k` examples (each sampled independently).
     /// Native builds only for now (the page's wasm has no room for it).
@@ -130,13 +146,18 @@ impl Phase {
         })
     }
     /// The SGM that steers grids and tilts: the phase's own, or for a group of k the SGM
-    /// with rate min(1, kq) and sensitivity k (a guide only: never used as a bound).
+    /// with rate min(1, kq) and sensitivity k (2k under replace-one) — a guide only, never
+    /// used as a bound.
     fn guide(&self) -> Sgm {
-        if self.group == 1 {
+        if self.is_sgm() {
             return self.sgm;
         }
         let k = self.group as f64;
-        Sgm::new((k * self.sgm.q()).min(1.0), self.sgm.sigma() / k).unwrap_or(self.sgm)
+        let s = k * self.adjacency.sensitivity();
+        Sgm::new((k * self.sgm.q()).min(1.0), self.sgm.sigma() / s).unwrap_or(self.sgm)
+    }
+    pub fn adjacency(&self) -> Adjacency {
+        self.adjacency
     }
     pub fn sgm(&self) -> Sgm {
         self.sgm
@@ -215,7 +236,10 @@ fn gaussian_mu(phases: &[Phase]) -> Option<f64> {
     phases.iter().all(|p| p.sgm.q() == 1.0).then(|| {
         phases
             .iter()
-            .map(|p| p.steps as f64 * (p.group as f64 / p.sgm.sigma()).powi(2))
+            .map(|p| {
+                let s = p.group as f64 * p.adjacency.sensitivity();
+                p.steps as f64 * (s / p.sgm.sigma()).powi(2)
+            })
             .sum::<f64>()
             .sqrt()
     })
@@ -280,7 +304,11 @@ impl Lattices {
         for ph in phases {
             let (q, s) = (ph.sgm.q(), ph.sgm.sigma());
             #[cfg(not(target_arch = "wasm32"))]
-            let mix = (ph.group > 1).then(|| group::Mix::new(q, ph.group, s));
+            let mix = match ph.adjacency {
+                _ if ph.is_sgm() => None,
+                Adjacency::AddRemove => Some(group::Mix::new(q, ph.group, s)),
+                Adjacency::ReplaceOne => Some(group::Mix::replace_one(q, ph.group, s)),
+            };
             #[cfg(not(target_arch = "wasm32"))]
             let (lo, hi) = match &mix {
                 Some(m) => group::loss_range(m, dir, eta),
@@ -589,7 +617,7 @@ fn epsilon_phases_at(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAn
     // The grid's RDP optimum (ε, α) steers the grid and the tilt; the cap is exact RDP's
     // continuous optimum (≤ the grid's) for one phase, from the same run.
     let one = match phases.as_slice() {
-        [p] if p.group == 1 => Run::with_default_orders(p.sgm, p.steps)
+        [p] if p.is_sgm() => Run::with_default_orders(p.sgm, p.steps)
             .and_then(|r| r.epsilon(delta, Conversion::Improved))
             .ok(),
         _ => None,
@@ -603,7 +631,7 @@ fn epsilon_phases_at(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAn
         // Several phases: the composed RDP ε caps; a group's guide is no bound.
         None => {
             let (e, a) = rdp_epsilon(&phases, delta);
-            let exact = phases.iter().all(|p| p.group == 1);
+            let exact = phases.iter().all(Phase::is_sgm);
             (e, a, if exact { e } else { f64::INFINITY })
         }
     };
@@ -767,7 +795,7 @@ pub fn profile_phases(phases: &[Phase], eps: &[f64]) -> Result<Vec<(ProfilePoint
     // alone).
     let curve = rdp_total(&live);
     // (The RDP of a group's guide is no bound: groups are never answered from it.)
-    let exact = live.iter().all(|p| p.group == 1);
+    let exact = live.iter().all(Phase::is_sgm);
     let far: Vec<bool> = eps
         .iter()
         .map(|&e| exact && rdp_ln_delta(&curve, e).0 < (1e-290f64).ln())
