@@ -6,10 +6,14 @@ use crate::engine::{self, bounds, calibrate, Conversion, Optimum, Run, Sgm};
 use serde_json::{json, Map, Value};
 use std::io::{BufRead, Write};
 
+mod scheme;
+use scheme::{Query, Sampling};
+
 pub const USAGE: &str = "usage: sgm-rdp <rdp|epsilon|delta|calibrate|bounds|compare|profile|gdp|batch> [--q Q] [--sigma S] \
 [--steps T] [--delta D] [--epsilon E] [--orders A,B,..] [--alpha A] [--conversion improved|classic] \
 [--accountant rdp|pld|both] \
-[--target sigma|steps] [--tpr A --fpr B | --advantage A] [--dataset-size N --batch-size B --epochs E] [--json]";
+[--target sigma|steps] [--tpr A --fpr B | --advantage A] [--dataset-size N --batch-size B --epochs E] \
+[--sampling poisson|shuffle] [--adjacency add-remove|replace-one] [--steps-per-epoch t] [--bands b] [--json]";
 
 /// `sgm-rdp --help`: what each command does and the flags it takes.
 pub const HELP: &str = "sgm-rdp: privacy accounting for DP-SGD (the Sampled Gaussian Mechanism)
@@ -36,9 +40,18 @@ flags (the training tools' names in parentheses):
   --target sigma|steps           calibrate
   --tpr A --fpr B | --advantage A   calibrate to an attack-risk target (tight accountant)
   --group-size K                 epsilon, delta: user-level privacy, K examples per user (tight accountant)
+  --sampling poisson|shuffle     epsilon, delta: how batches are drawn (default poisson, rate q);
+                                 shuffle: a random permutation per epoch in fixed-size batches, answered
+                                 as a certified band [Chua et al. lower bound, no-amplification upper bound]
+  --adjacency add-remove|replace-one   epsilon, delta (default add-remove; replace-one: tight accountant)
+  --steps-per-epoch t            shuffle: batches per epoch (or --dataset-size N --batch-size B: t = floor(N/B),
+                                 with --epochs E or --steps T; or --q: t = floor(1/q))
+  --bands b                      epsilon, delta: BandMF / DP-FTRL with b bands, accounted as DP-SGD with
+                                 ceil(T/b) steps at the same q and sigma (Choquette-Choo et al., arXiv 2306.08153)
   --json                         one JSON object instead of text
 
-Every value is for add/remove-one adjacency and Poisson sampling with rate q.
+Unless --sampling / --adjacency say otherwise, every value is for add/remove-one adjacency and
+Poisson sampling with rate q; sigma = noise std / clipping norm.
 `sgm-rdp <command> --help` lists the flags a command takes; `sgm-rdp --version`.";
 
 /// Which accountant answers: exact RDP (the default, as before), the tight PLD
@@ -82,6 +95,10 @@ struct Flags {
     risk: [Option<f64>; 3],
     /// Examples per user (user-level privacy).
     group: Option<f64>,
+    sampling: Sampling,
+    adjacency: engine::Adjacency,
+    steps_per_epoch: Option<f64>,
+    bands: Option<f64>,
     json: bool,
     /// Every flag given, by canonical name (each at most once).
     given: Vec<&'static str>,
@@ -108,6 +125,10 @@ fn canonical(name: &str) -> Option<&'static str> {
         "--fpr" => "fpr",
         "--advantage" => "advantage",
         "--group-size" => "group-size",
+        "--sampling" => "sampling",
+        "--adjacency" => "adjacency",
+        "--steps-per-epoch" => "steps-per-epoch",
+        "--bands" => "bands",
         _ => return None,
     })
 }
@@ -136,6 +157,10 @@ fn allowed(cmd: &str) -> &'static [&'static str] {
             "conversion",
             "accountant",
             "group-size",
+            "sampling",
+            "adjacency",
+            "steps-per-epoch",
+            "bands",
             "dataset-size",
             "batch-size",
             "epochs",
@@ -150,6 +175,10 @@ fn allowed(cmd: &str) -> &'static [&'static str] {
             "conversion",
             "accountant",
             "group-size",
+            "sampling",
+            "adjacency",
+            "steps-per-epoch",
+            "bands",
             "dataset-size",
             "batch-size",
             "epochs",
@@ -284,6 +313,10 @@ fn parse(args: &[String]) -> Result<Flags, String> {
             "--fpr" => f.risk[1] = Some(num(key, &value)?),
             "--advantage" => f.risk[2] = Some(num(key, &value)?),
             "--group-size" => f.group = Some(num(key, &value)?),
+            "--sampling" => f.sampling = Sampling::parse(&value)?,
+            "--adjacency" => f.adjacency = scheme::adjacency(&value)?,
+            "--steps-per-epoch" => f.steps_per_epoch = Some(num(key, &value)?),
+            "--bands" => f.bands = Some(num(key, &value)?),
             _ => return Err(format!("unknown flag '{name}' ({USAGE})")),
         }
         i += 1;
@@ -392,6 +425,39 @@ pub fn run(args: &[String]) -> Result<String, String> {
             return Err(format!("--{extra} does not apply to {cmd}"));
         }
     }
+    // Batching schemes, replace-one and user-level privacy: one query, shared with `batch`.
+    let query = Query {
+        q: f.q,
+        sigma: f.sigma,
+        steps: f.steps,
+        dataset: f.dataset,
+        delta: f.delta,
+        epsilon: f.epsilon,
+        accountant: f.accountant,
+        group: f.group,
+        sampling: f.sampling,
+        adjacency: f.adjacency,
+        steps_per_epoch: f.steps_per_epoch,
+        cli: true,
+    };
+    if !query.is_plain() {
+        if f.bands.is_some() {
+            return Err("--bands applies to Poisson sampling under add/remove adjacency".into());
+        }
+        for name in ["orders", "conversion"] {
+            if f.given.contains(&name) {
+                return Err(format!(
+                    "--{name} applies to the RDP accountant, which does not answer this query"
+                ));
+            }
+        }
+        let a = query.answer()?;
+        return Ok(if f.json {
+            Value::Object(a).to_string()
+        } else {
+            scheme::text(&a)
+        });
+    }
     // Users' terms: dataset size N, batch size B, epochs E → q = B/N, T = ⌈E·N/B⌉.
     if let [Some(n), Some(b), Some(e)] = f.dataset {
         if f.q.is_some() || f.steps.is_some() {
@@ -416,15 +482,57 @@ pub fn run(args: &[String]) -> Result<String, String> {
             }
         }
     }
-    let e = |e: engine::Error| e.to_string();
-    if let Some(k) = f.group {
-        let k = group_size(k)?;
-        if f.accountant != Some(Accountant::Pld) {
-            return Err("--group-size is answered by the tight accountant: add --accountant pld (exact RDP has no group route here)".into());
+    // BandMF / DP-FTRL with b bands: DP-SGD with ⌈T/b⌉ steps at the same q and σ.
+    let bands = match f.bands {
+        Some(b) => {
+            let b = bands_of(b)?;
+            let t = f.steps()?;
+            f.steps = Some(t.div_ceil(b) as f64);
+            Some((b, t))
         }
-        return user_level(&f, cmd, k);
+        None => None,
+    };
+    let out = command(&f, cmd)?;
+    Ok(match bands {
+        None => out,
+        Some((b, t)) => with_bands(out, f.json, b, t, f.steps()?),
+    })
+}
+
+/// A band count: a whole number ≥ 1.
+fn bands_of(b: f64) -> Result<u64, String> {
+    if b.is_finite() && b >= 1.0 && b.fract() == 0.0 && b <= engine::MAX_STEPS as f64 {
+        Ok(b as u64)
+    } else {
+        Err(format!(
+            "--bands must be a whole number >= 1, got {}",
+            engine::error::show(b)
+        ))
     }
-    match cmd.as_str() {
+}
+
+/// The answer for the accounted ⌈T/b⌉ steps, saying so: JSON gets `bands`,
+/// `training_steps` (T) beside `steps` (the accounted ⌈T/b⌉); text gets a line.
+fn with_bands(out: String, json: bool, b: u64, training: u64, accounted: u64) -> String {
+    if json {
+        if let Ok(Value::Object(mut o)) = serde_json::from_str::<Value>(&out) {
+            o.insert("bands".into(), json!(b));
+            o.insert("training_steps".into(), json!(training));
+            o.insert("steps".into(), json!(accounted));
+            return Value::Object(o).to_string();
+        }
+        out
+    } else {
+        format!(
+            "{out}BandMF / DP-FTRL with {b} bands: {training} training steps accounted as {accounted} steps of DP-SGD at the same q and sigma (Choquette-Choo et al., arXiv 2306.08153)\n"
+        )
+    }
+}
+
+/// One command on parsed flags (Poisson sampling, add/remove, one example per user).
+fn command(f: &Flags, cmd: &str) -> Result<String, String> {
+    let e = |e: engine::Error| e.to_string();
+    match cmd {
         "rdp" => {
             let m = f.sgm()?;
             let orders = match f.alpha {
@@ -581,8 +689,8 @@ pub fn run(args: &[String]) -> Result<String, String> {
                 Ok(s)
             }
         }
-        "gdp" => gdp(&f),
-        "calibrate" if f.risk.iter().any(Option::is_some) => calibrate_risk(&f),
+        "gdp" => gdp(f),
+        "calibrate" if f.risk.iter().any(Option::is_some) => calibrate_risk(f),
         "calibrate" => {
             let eps = need(f.epsilon, "epsilon")?;
             let d = need(f.delta, "delta")?;
@@ -769,50 +877,6 @@ fn group_size(k: f64) -> Result<u32, String> {
     }
 }
 
-/// `epsilon`/`delta --group-size K --accountant pld`: the user-level bracket.
-fn user_level(f: &Flags, cmd: &str, k: u32) -> Result<String, String> {
-    let phase = engine::pld::Phase::group(f.sgm()?, k, f.steps()?).map_err(|e| e.to_string())?;
-    let given = if cmd == "epsilon" {
-        (Some(need(f.delta, "delta")?), None)
-    } else {
-        (None, Some(need(f.epsilon, "epsilon")?))
-    };
-    let (name, b) = group_bracket(phase, given)?;
-    Ok(if f.json {
-        let given = if name == "epsilon" {
-            ("delta", given.0)
-        } else {
-            ("epsilon", given.1)
-        };
-        json!({"q": f.q, "sigma": f.sigma, "steps": f.steps()?, given.0: given.1, "group_size": k,
-            name: b.upper, format!("{name}_lower"): b.lower, "accountant": "pld"})
-        .to_string()
-    } else {
-        format!(
-            "{name} = {} (PLD, user-level: {k} example{} per user, certified upper bound; bracket [{}, {}])\n",
-            fmt_val(name, b.upper), if k == 1 { "" } else { "s" }, fmt_val(name, b.lower), fmt_val(name, b.upper)
-        )
-    })
-}
-
-/// The user-level bracket for a given δ (→ ε) or ε (→ δ): its name and the bracket
-/// (the command line and `batch` alike).
-fn group_bracket(
-    phase: engine::pld::Phase,
-    given: (Option<f64>, Option<f64>),
-) -> Result<(&'static str, engine::pld::Bracket), String> {
-    use engine::pld::{delta_phases, epsilon_phases};
-    let e = |e: engine::Error| e.to_string();
-    match given {
-        (Some(d), None) => Ok(("epsilon", epsilon_phases(&[phase], d).map_err(e)?.epsilon)),
-        (None, Some(x)) => Ok(("delta", delta_phases(&[phase], x).map_err(e)?.delta)),
-        (Some(_), Some(_)) => {
-            Err("give delta (for epsilon) or epsilon (for delta), not both".into())
-        }
-        (None, None) => Err("missing delta".into()),
-    }
-}
-
 fn fmt_val(name: &str, v: f64) -> String {
     if name == "epsilon" {
         format!("{v:.6}")
@@ -935,7 +999,7 @@ fn field(obj: &Map<String, Value>, k: &str) -> Result<Option<f64>, String> {
 
 /// The keys a batch line may carry; any other key is an error naming it (an unknown
 /// key used to be echoed beside a result computed without it).
-const BATCH_KEYS: [&str; 8] = [
+const BATCH_KEYS: [&str; 15] = [
     "q",
     "sigma",
     "alpha",
@@ -944,7 +1008,23 @@ const BATCH_KEYS: [&str; 8] = [
     "epsilon",
     "accountant",
     "group_size",
+    "sampling",
+    "adjacency",
+    "steps_per_epoch",
+    "dataset_size",
+    "batch_size",
+    "epochs",
+    "bands",
 ];
+
+/// A string key of a batch line (None when absent or null).
+fn text_field<'a>(obj: &'a Map<String, Value>, k: &str) -> Result<Option<&'a str>, String> {
+    match obj.get(k) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(other) => Err(format!("{k} must be a string, got {other}")),
+    }
+}
 
 fn batch_value(line: &str) -> Result<Value, String> {
     let v: Value = serde_json::from_str(line).map_err(|x| format!("invalid JSON: {x}"))?;
@@ -973,12 +1053,64 @@ fn batch_value(line: &str) -> Result<Value, String> {
             ))
         }
     };
+    let query = Query {
+        q: field(&obj, "q")?,
+        sigma: field(&obj, "sigma")?,
+        steps: field(&obj, "steps")?,
+        dataset: [
+            field(&obj, "dataset_size")?,
+            field(&obj, "batch_size")?,
+            field(&obj, "epochs")?,
+        ],
+        delta: field(&obj, "delta")?,
+        epsilon: field(&obj, "epsilon")?,
+        accountant: obj.contains_key("accountant").then_some(acct),
+        group: field(&obj, "group_size")?,
+        sampling: match text_field(&obj, "sampling")? {
+            Some(s) => Sampling::parse(s)?,
+            None => Sampling::Poisson,
+        },
+        adjacency: match text_field(&obj, "adjacency")? {
+            Some(s) => scheme::adjacency(s)?,
+            None => engine::Adjacency::AddRemove,
+        },
+        steps_per_epoch: field(&obj, "steps_per_epoch")?,
+        cli: false,
+    };
+    if !query.is_plain() {
+        if field(&obj, "alpha")?.is_some() || obj.contains_key("bands") {
+            return Err(
+                "alpha and bands apply to Poisson sampling under add/remove adjacency".into(),
+            );
+        }
+        for (k, v) in query.answer()? {
+            obj.entry(k).or_insert(v);
+        }
+        return Ok(Value::Object(obj));
+    }
+    // Users' terms (Poisson): q = B/N, T = ⌈E·N/B⌉.
+    match query.dataset {
+        [None, None, None] => {}
+        [Some(n), Some(b), Some(ep)] if query.q.is_none() && query.steps.is_none() => {
+            let (q, t) = engine::params::from_dataset(n, b, ep).map_err(e)?;
+            obj.insert("q".into(), json!(q));
+            obj.insert("steps".into(), json!(t));
+        }
+        _ => {
+            return Err(
+                "give either q and steps, or dataset_size, batch_size and epochs (all three)"
+                    .into(),
+            )
+        }
+    }
     let q = field(&obj, "q")?.ok_or("missing q")?;
     let sigma = field(&obj, "sigma")?.ok_or("missing sigma")?;
     let m = Sgm::new(q, sigma).map_err(e)?;
     if let Some(alpha) = field(&obj, "alpha")? {
-        if obj.contains_key("accountant") {
-            return Err("accountant applies to steps/delta lines, not to alpha lines".into());
+        if obj.contains_key("accountant") || obj.contains_key("bands") {
+            return Err(
+                "accountant and bands apply to steps/delta lines, not to alpha lines".into(),
+            );
         }
         for k in ["steps", "delta", "epsilon"] {
             if obj.contains_key(k) {
@@ -992,19 +1124,13 @@ fn batch_value(line: &str) -> Result<Value, String> {
         return Ok(Value::Object(obj));
     }
     let steps = field(&obj, "steps")?.ok_or("need alpha, or steps and delta (or epsilon)")?;
-    let steps = engine::params::steps_from_f64(steps).map_err(e)?;
-    if let Some(k) = field(&obj, "group_size")? {
-        let k = group_size(k).map_err(|m| m.replace("--group-size", "group_size"))?;
-        if acct != Accountant::Pld {
-            return Err(
-                "group_size is answered by the tight accountant: add \"accountant\": \"pld\""
-                    .into(),
-            );
-        }
-        let phase = engine::pld::Phase::group(m, k, steps).map_err(e)?;
-        let (name, b) = group_bracket(phase, (field(&obj, "delta")?, field(&obj, "epsilon")?))?;
-        put_bracket(&mut obj, acct, name, b.upper, b.lower);
-        return Ok(Value::Object(obj));
+    let mut steps = engine::params::steps_from_f64(steps).map_err(e)?;
+    // BandMF / DP-FTRL with b bands: ⌈T/b⌉ steps (the answer says so: `training_steps`).
+    if let Some(b) = field(&obj, "bands")? {
+        let b = bands_of(b).map_err(|m| m.replace("--bands", "bands"))?;
+        obj.insert("training_steps".into(), json!(steps));
+        steps = steps.div_ceil(b);
+        obj.insert("steps".into(), json!(steps));
     }
     // One shape for both directions: the RDP answer under `out`, the PLD bracket under
     // `out` (accountant "pld") or `out_pld` (accountant "both"), each with `_lower`.

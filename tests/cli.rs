@@ -704,3 +704,200 @@ fn user_level_epsilon_on_the_command_line_and_in_batch() {
     rdp.extend(["--group-size", "2"]);
     assert!(run(&rdp).2.contains("--accountant pld"));
 }
+
+/// One JSON answer from the command line (must succeed).
+fn json_of(args: &[&str]) -> serde_json::Value {
+    let (ok, out, err) = run(args);
+    assert!(ok, "{args:?}: {err}");
+    serde_json::from_str(&out).unwrap()
+}
+
+/// One batch line's answer.
+fn batch_of(line: &str) -> serde_json::Value {
+    let out = batch(format!("{line}\n").as_bytes());
+    serde_json::from_str(String::from_utf8(out.stdout).unwrap().trim()).unwrap()
+}
+
+#[test]
+fn sampling_and_adjacency_on_the_command_line_and_in_batch_agree() {
+    // Shuffled MNIST: the band, the same bits from both front ends.
+    let cli = json_of(&[
+        "epsilon",
+        "--sampling",
+        "shuffle",
+        "--sigma",
+        "1.1",
+        "--dataset-size",
+        "60000",
+        "--batch-size",
+        "256",
+        "--epochs",
+        "60",
+        "--delta",
+        "1e-5",
+        "--json",
+    ]);
+    let b = batch_of(
+        r#"{"sampling":"shuffle","sigma":1.1,"dataset_size":60000,"batch_size":256,"epochs":60,"delta":1e-5}"#,
+    );
+    for k in [
+        "epsilon",
+        "epsilon_lower",
+        "steps",
+        "steps_per_epoch",
+        "epochs_full",
+    ] {
+        assert_eq!(cli[k], b[k], "{k}: {cli} vs {b}");
+    }
+    assert_eq!(cli["steps_per_epoch"], 234);
+    assert_eq!(cli["accountant"], "band");
+    let (up, lo) = (
+        cli["epsilon"].as_f64().unwrap(),
+        cli["epsilon_lower"].as_f64().unwrap(),
+    );
+    assert!((up - 54.0458).abs() < 1e-3 && lo > 5.0 && lo < up, "{cli}");
+    // t from q (t = floor(1/q)) and from --steps-per-epoch give the same band when 1/q is whole.
+    let from_q = json_of(&[
+        "epsilon",
+        "--sampling",
+        "shuffle",
+        "--q",
+        "0.01",
+        "--sigma",
+        "1",
+        "--steps",
+        "300",
+        "--delta",
+        "1e-5",
+        "--json",
+    ]);
+    let from_t = json_of(&[
+        "epsilon",
+        "--sampling",
+        "shuffle",
+        "--steps-per-epoch",
+        "100",
+        "--sigma",
+        "1",
+        "--steps",
+        "300",
+        "--delta",
+        "1e-5",
+        "--json",
+    ]);
+    assert_eq!(from_q["epsilon_lower"], from_t["epsilon_lower"]);
+    // Replace-one Poisson: the tight accountant, same bits in batch.
+    let rep = json_of(&[
+        "epsilon",
+        "--adjacency",
+        "replace-one",
+        "--q",
+        "0.01",
+        "--sigma",
+        "2",
+        "--steps",
+        "300",
+        "--delta",
+        "1e-5",
+        "--accountant",
+        "pld",
+        "--json",
+    ]);
+    let rb = batch_of(
+        r#"{"adjacency":"replace-one","q":0.01,"sigma":2,"steps":300,"delta":1e-5,"accountant":"pld"}"#,
+    );
+    assert_eq!(rep["epsilon"], rb["epsilon"]);
+    assert_eq!(rep["adjacency"], "replace-one");
+    let add = json_of(&[
+        "epsilon",
+        "--q",
+        "0.01",
+        "--sigma",
+        "2",
+        "--steps",
+        "300",
+        "--delta",
+        "1e-5",
+        "--accountant",
+        "pld",
+        "--json",
+    ]);
+    assert!(
+        rep["epsilon_lower"].as_f64() > add["epsilon"].as_f64(),
+        "{rep} {add}"
+    );
+    // BandMF with b bands is DP-SGD with ceil(T/b) steps.
+    let banded = json_of(&[
+        "epsilon", "--q", "0.01", "--sigma", "1", "--steps", "3001", "--delta", "1e-5", "--bands",
+        "4", "--json",
+    ]);
+    let direct = json_of(&[
+        "epsilon", "--q", "0.01", "--sigma", "1", "--steps", "751", "--delta", "1e-5", "--json",
+    ]);
+    assert_eq!(banded["epsilon"], direct["epsilon"]);
+    assert_eq!(
+        (banded["bands"].clone(), banded["training_steps"].clone()),
+        (4.into(), 3001.into())
+    );
+    let bb = batch_of(r#"{"q":0.01,"sigma":1,"steps":3001,"delta":1e-5,"bands":4}"#);
+    assert_eq!(bb["epsilon"], direct["epsilon"]);
+}
+
+#[test]
+fn sampling_refusals_name_what_is_wrong() {
+    let base = [
+        "epsilon", "--q", "0.01", "--sigma", "1", "--steps", "300", "--delta", "1e-5",
+    ];
+    for (extra, says) in [
+        (&["--sampling", "fixed-size"][..], "not available yet"),
+        (&["--sampling", "nope"][..], "sampling must be"),
+        (&["--adjacency", "sideways"][..], "adjacency must be"),
+        (&["--adjacency", "replace-one"][..], "--accountant pld"),
+        (
+            &["--sampling", "shuffle", "--accountant", "pld"][..],
+            "leave out the accountant",
+        ),
+        (
+            &["--sampling", "shuffle", "--steps-per-epoch", "7"][..],
+            "q or --steps-per-epoch",
+        ),
+        (
+            &["--sampling", "shuffle", "--bands", "2"][..],
+            "--bands applies",
+        ),
+        (&["--bands", "0"][..], "--bands must be"),
+        (
+            &["--sampling", "shuffle", "--group-size", "2"][..],
+            "not available with shuffled",
+        ),
+    ] {
+        let mut a = base.to_vec();
+        a.extend(extra);
+        let (ok, out, err) = run(&a);
+        assert!(!ok && out.is_empty() && err.contains(says), "{a:?}: {err}");
+    }
+    for (line, says) in [
+        (
+            r#"{"sampling":"shuffle","sigma":1,"steps":10,"delta":1e-5}"#,
+            "need steps_per_epoch",
+        ),
+        (
+            r#"{"sampling":3,"q":0.1,"sigma":1,"steps":10,"delta":1e-5}"#,
+            "must be a string",
+        ),
+        (
+            r#"{"adjacency":"replace-one","q":0.1,"sigma":1,"steps":10,"delta":1e-5}"#,
+            "\"accountant\": \"pld\"",
+        ),
+        (
+            r#"{"sampling":"shuffle","sigma":1,"dataset_size":100,"batch_size":200,"epochs":1,"delta":1e-5}"#,
+            "batch size",
+        ),
+    ] {
+        let v = batch_of(line);
+        assert!(
+            v["error"].as_str().is_some_and(|e| e.contains(says)),
+            "{line}: {v}"
+        );
+    }
+}

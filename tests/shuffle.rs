@@ -124,3 +124,25 @@ fn shuffle_refuses_bad_sizes_with_a_reason() {
     assert!(Shuffle::new(0.0, 10, 0.0, Adjacency::AddRemove).is_err());
     assert!(Shuffle::new(1.0, 10, 1.0, Adjacency::AddRemove).is_err());
 }
+
+#[test]
+fn shuffle_delta_band_is_the_inverse_of_the_epsilon_band() {
+    let sh = Shuffle::new(1.0, 100, 0.0, Adjacency::AddRemove).unwrap();
+    let b = shuffle::epsilon(&sh, 300, 1e-5).unwrap().epsilon;
+    // At the upper ε, the Gaussian's δ is δ; at (just below) the lower ε the pair's
+    // certified δ is above δ.
+    let at_up = shuffle::delta(&sh, 300, b.upper).unwrap();
+    assert!(
+        at_up.upper <= 1e-5 * (1.0 + 1e-6) && at_up.upper > 0.99e-5,
+        "{at_up:?}"
+    );
+    let at_lo = shuffle::delta(&sh, 300, b.lower * 0.999).unwrap();
+    assert!(
+        at_lo.lower > 1e-5 && at_lo.lower <= at_lo.upper,
+        "{at_lo:?}"
+    );
+    // Between the ends, the band is a band.
+    let mid = shuffle::delta(&sh, 300, 0.5 * (b.lower + b.upper)).unwrap();
+    assert!(mid.lower < 1e-5 && mid.upper > 1e-5, "{mid:?}");
+    assert!(shuffle::delta(&sh, 300, -1.0).is_err());
+}

@@ -25,7 +25,7 @@
 //! The Poisson-sampled ε for the same q and T is typically below this lower bound, so it
 //! cannot be claimed for shuffled training.
 
-use super::compose::budget;
+use super::compose::{budget, Side};
 use super::discretize::{lattice, merge_atoms, StepPld};
 use super::gauss::{ln_add, ln_phi_bar, ln_sub};
 use super::{eps_direction, gauss, initial_spacing, Bracket, Lattices, TOL, WORK};
@@ -92,6 +92,15 @@ impl Shuffle {
         let t = dataset_size / batch_size;
         let r = (dataset_size - t * batch_size) as f64 / dataset_size as f64;
         Shuffle::new(sigma, t, r, adjacency)
+    }
+
+    /// Steps per epoch t.
+    pub fn steps_per_epoch(&self) -> u64 {
+        self.steps_per_epoch
+    }
+    /// The fraction of examples in no batch of an epoch.
+    pub fn dropped(&self) -> f64 {
+        self.dropped
     }
 
     fn shifts(&self) -> (f64, f64) {
@@ -225,45 +234,60 @@ pub fn epsilon(sh: &Shuffle, steps: u64, delta: f64) -> Result<ShuffleBand, Erro
     })
 }
 
-/// The Chua et al. lower bound: `full` epochs and one of `part` steps, both directions.
-fn lower_bound(sh: &Shuffle, full: u64, part: u64, delta: f64, upper: f64) -> Result<f64, Error> {
-    if upper == 0.0 {
-        return Ok(0.0);
-    }
-    budget(WORK);
+/// The epochs of the lower-bound pair: (coordinates observed, ρ, how many).
+fn epochs_of(sh: &Shuffle, full: u64, part: u64) -> Vec<(u64, f64, f64)> {
     let keep = 1.0 - sh.dropped;
     let t = sh.steps_per_epoch;
-    let mut epochs: Vec<(u64, f64, f64)> = Vec::new(); // (coordinates, ρ, count)
+    let mut epochs = Vec::new();
     if full > 0 {
         epochs.push((t, keep, full as f64));
     }
     if part > 0 {
         epochs.push((part, keep * part as f64 / t as f64, 1.0));
     }
-    let e = epochs.iter().map(|x| x.2).sum::<f64>();
-    let mu = sh.adjacency.sensitivity() * e.sqrt() / sh.sigma;
-    let alpha = 1.0 + upper / (mu * mu).max(1e-12);
-    let d = initial_spacing(upper, alpha, e, TOL);
-    let mut best = 0.0f64;
-    for swap in [false, true] {
+    epochs
+}
+
+/// The composed lower-bound lattices, both directions (P against Q, and Q against P).
+fn lower_lattices(sh: &Shuffle, epochs: &[(u64, f64, f64)], d: f64) -> [Lattices; 2] {
+    [false, true].map(|swap| {
         let steps: Vec<StepPld> = epochs
             .iter()
             .map(|&(c, rho, _)| {
-                let atoms = binned_pair(sh, c, rho, d);
-                let atoms: Vec<(f64, f64)> = if swap {
-                    atoms.iter().map(|&(p, q)| (q, p)).collect()
-                } else {
-                    atoms
-                };
+                let mut atoms = binned_pair(sh, c, rho, d);
+                if swap {
+                    atoms.iter_mut().for_each(|a| *a = (a.1, a.0));
+                }
                 lower_step(&atoms, d)
             })
             .collect();
-        let lat = Lattices {
+        Lattices {
             d,
             steps,
             counts: epochs.iter().map(|x| x.2).collect(),
             eta_total: 0.0,
-        };
+        }
+    })
+}
+
+/// The Gaussian's (μ, its optimal order near ε) for `e` epochs: the steer for the grid.
+fn steer(sh: &Shuffle, e: f64, eps: f64) -> (f64, f64) {
+    let mu = sh.adjacency.sensitivity() * e.sqrt() / sh.sigma;
+    (mu, 1.0 + eps.max(1e-3) / (mu * mu).max(1e-12))
+}
+
+/// The Chua et al. lower bound on ε: `full` epochs and one of `part` steps.
+fn lower_bound(sh: &Shuffle, full: u64, part: u64, delta: f64, upper: f64) -> Result<f64, Error> {
+    if upper == 0.0 {
+        return Ok(0.0);
+    }
+    budget(WORK);
+    let epochs = epochs_of(sh, full, part);
+    let e = epochs.iter().map(|x| x.2).sum::<f64>();
+    let (_, alpha) = steer(sh, e, upper);
+    let d = initial_spacing(upper, alpha, e, TOL);
+    let mut best = 0.0f64;
+    for lat in lower_lattices(sh, &epochs, d) {
         match eps_direction(&lat, delta, 0.7 * upper, alpha, TOL) {
             Ok((_, l, _)) => best = best.max(l),
             // A lower bound may always fall back to a weaker one: 0 for this direction.
@@ -272,6 +296,36 @@ fn lower_bound(sh: &Shuffle, full: u64, part: u64, delta: f64, upper: f64) -> Re
         }
     }
     Ok(best)
+}
+
+/// The certified band on δ at ε after `steps` steps of shuffled training: the
+/// no-amplification Gaussian's δ above, the Chua et al. pair's composed δ below.
+pub fn delta(sh: &Shuffle, steps: u64, eps: f64) -> Result<Bracket, Error> {
+    let steps = check_steps(steps)?;
+    let eps = crate::engine::params::check_epsilon(eps)?;
+    let t = sh.steps_per_epoch;
+    let (full, part) = (steps / t, steps % t);
+    let started = (full + u64::from(part > 0)) as f64;
+    let (mu, _) = steer(sh, started, eps);
+    let upper = gauss::delta_bracket(mu, eps).upper;
+    budget(WORK);
+    let epochs = epochs_of(sh, full, part);
+    let e = epochs.iter().map(|x| x.2).sum::<f64>();
+    let (_, alpha) = steer(sh, e, eps);
+    let d = initial_spacing(eps.max(0.1), alpha, e, TOL);
+    let mut lower = 0.0f64;
+    for lat in lower_lattices(sh, &epochs, d) {
+        let lambda = lat.tilt_for(eps, alpha - 1.0);
+        match lat.compose(lambda) {
+            Ok(c) if c.side(eps) != Side::Below => lower = lower.max(c.delta(eps).1),
+            Ok(_) | Err(Error::PldBudget { .. }) => {}
+            Err(other) => return Err(other),
+        }
+    }
+    Ok(Bracket {
+        upper,
+        lower: lower.min(upper),
+    })
 }
 
 #[cfg(test)]

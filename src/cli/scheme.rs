@@ -1,0 +1,358 @@
+//! Batching schemes, adjacency and user-level privacy: one query for the command line
+//! (`epsilon|delta --sampling … --adjacency … --group-size …`) and for `batch` lines
+//! (keys `sampling`, `adjacency`, `steps_per_epoch`, `dataset_size`, `batch_size`,
+//! `epochs`, `group_size`), so both front ends give the same numbers and the same refusals.
+
+use super::Accountant;
+use crate::engine::error::show;
+use crate::engine::pld::shuffle::{self, Shuffle};
+use crate::engine::pld::{self, Bracket, Phase};
+use crate::engine::{self, Adjacency, Sgm};
+use serde_json::{json, Map, Value};
+
+/// How batches are drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(super) enum Sampling {
+    /// Each example independently with rate q (Opacus' default; what `q` means).
+    #[default]
+    Poisson,
+    /// A random permutation per epoch cut into fixed-size batches.
+    Shuffle,
+}
+
+impl Sampling {
+    pub(super) fn parse(s: &str) -> Result<Sampling, String> {
+        match s {
+            "poisson" => Ok(Sampling::Poisson),
+            "shuffle" | "shuffled" => Ok(Sampling::Shuffle),
+            "fixed-size" | "truncated-poisson" | "random-allocation" | "balls-in-bins" => Err(
+                format!("sampling '{s}' is not available yet (available: poisson, shuffle)"),
+            ),
+            other => Err(format!(
+                "sampling must be 'poisson' or 'shuffle', got '{}'",
+                other.chars().take(32).collect::<String>()
+            )),
+        }
+    }
+    fn name(self) -> &'static str {
+        match self {
+            Sampling::Poisson => "poisson",
+            Sampling::Shuffle => "shuffle",
+        }
+    }
+}
+
+pub(super) fn adjacency(s: &str) -> Result<Adjacency, String> {
+    Adjacency::parse(s).ok_or_else(|| {
+        format!(
+            "adjacency must be 'add-remove' or 'replace-one', got '{}'",
+            s.chars().take(32).collect::<String>()
+        )
+    })
+}
+
+/// What one tight query asks, from flags or a batch line (names as in `batch`).
+#[derive(Debug, Default)]
+pub(super) struct Query {
+    pub q: Option<f64>,
+    pub sigma: Option<f64>,
+    pub steps: Option<f64>,
+    /// Dataset size N, batch size B, epochs E.
+    pub dataset: [Option<f64>; 3],
+    pub delta: Option<f64>,
+    pub epsilon: Option<f64>,
+    pub accountant: Option<Accountant>,
+    pub group: Option<f64>,
+    pub sampling: Sampling,
+    pub adjacency: Adjacency,
+    pub steps_per_epoch: Option<f64>,
+    /// Messages name command-line flags (`--group-size`) rather than batch keys.
+    pub cli: bool,
+}
+
+/// A whole number ≥ 1 (steps per epoch, dataset and batch sizes).
+fn whole(name: &str, v: f64) -> Result<u64, String> {
+    if v.is_finite() && v >= 1.0 && v.fract() == 0.0 && v <= engine::MAX_STEPS as f64 {
+        Ok(v as u64)
+    } else {
+        Err(format!(
+            "{name} must be a whole number >= 1, got {}",
+            show(v)
+        ))
+    }
+}
+
+impl Query {
+    /// Nothing beyond Poisson sampling of one example under add/remove: the plain route.
+    pub(super) fn is_plain(&self) -> bool {
+        self.sampling == Sampling::Poisson
+            && self.adjacency == Adjacency::AddRemove
+            && self.group.is_none()
+            && self.steps_per_epoch.is_none()
+    }
+
+    /// A key as the user wrote it: `--group-size` on the command line, `group_size` in batch.
+    fn key(&self, k: &str) -> String {
+        if self.cli {
+            format!("--{}", k.replace('_', "-"))
+        } else {
+            k.to_string()
+        }
+    }
+
+    fn sigma(&self) -> Result<f64, String> {
+        self.sigma.ok_or_else(|| "missing sigma".into())
+    }
+
+    /// The answer's fields: what was asked (resolved), the result and its lower end, and
+    /// what the two ends mean.
+    pub(super) fn answer(&self) -> Result<Map<String, Value>, String> {
+        let mut out = Map::new();
+        out.insert("sampling".into(), json!(self.sampling.name()));
+        out.insert("adjacency".into(), json!(self.adjacency.name()));
+        let r = match self.sampling {
+            Sampling::Poisson => self.poisson(&mut out),
+            Sampling::Shuffle => self.shuffle(&mut out),
+        };
+        // Messages name keys as the user wrote them.
+        r.map_err(|m| {
+            if !self.cli {
+                return m;
+            }
+            ["steps_per_epoch", "dataset_size", "batch_size"]
+                .iter()
+                .fold(m, |m, k| m.replace(k, &self.key(k)))
+        })?;
+        Ok(out)
+    }
+
+    /// The delta (→ ε) or epsilon (→ δ) asked: ("epsilon" | "delta", the given value).
+    fn asked(&self) -> Result<(&'static str, f64), String> {
+        match (self.delta, self.epsilon) {
+            (Some(d), None) => Ok(("epsilon", d)),
+            (None, Some(e)) => Ok(("delta", e)),
+            (Some(_), Some(_)) => {
+                Err("give delta (for epsilon) or epsilon (for delta), not both".into())
+            }
+            (None, None) => Err("missing delta".into()),
+        }
+    }
+
+    fn poisson(&self, out: &mut Map<String, Value>) -> Result<(), String> {
+        let e = |e: engine::Error| e.to_string();
+        if self.steps_per_epoch.is_some() {
+            return Err("steps_per_epoch applies to shuffled batches (sampling shuffle)".into());
+        }
+        if self.accountant != Some(Accountant::Pld) {
+            let what = if self.group.is_some() {
+                self.key("group_size")
+            } else {
+                "replace-one adjacency".into()
+            };
+            let add = if self.cli {
+                "--accountant pld"
+            } else {
+                "\"accountant\": \"pld\""
+            };
+            return Err(format!(
+                "{what} is answered by the tight accountant: add {add} (exact RDP has no such route here)"
+            ));
+        }
+        let (q, steps) = match self.dataset {
+            [None, None, None] => (
+                self.q.ok_or("missing q")?,
+                engine::params::steps_from_f64(self.steps.ok_or("missing steps")?).map_err(e)?,
+            ),
+            [Some(n), Some(b), Some(ep)] if self.q.is_none() && self.steps.is_none() => {
+                engine::params::from_dataset(n, b, ep).map_err(e)?
+            }
+            _ => {
+                return Err(
+                    "give either q and steps, or dataset_size, batch_size and epochs (all three)"
+                        .into(),
+                )
+            }
+        };
+        let k = match self.group {
+            Some(k) => super::group_size(k)
+                .map_err(|m| m.replace("--group-size", &self.key("group_size")))?,
+            None => 1,
+        };
+        let phase = Phase::group(Sgm::new(q, self.sigma()?).map_err(e)?, k, steps)
+            .map_err(e)?
+            .with_adjacency(self.adjacency);
+        let (name, given) = self.asked()?;
+        let b = match name {
+            "epsilon" => pld::epsilon_phases(&[phase], given).map_err(e)?.epsilon,
+            _ => pld::delta_phases(&[phase], given).map_err(e)?.delta,
+        };
+        for (key, v) in [
+            ("q", json!(q)),
+            ("sigma", json!(self.sigma)),
+            ("steps", json!(steps)),
+            ("group_size", json!(k)),
+            ("accountant", json!("pld")),
+        ] {
+            out.insert(key.into(), v);
+        }
+        put(out, name, given, b);
+        out.insert(
+            "meaning".into(),
+            json!(format!("{name}: certified upper bound; {name}_lower: certified lower bound (tight PLD bracket)")),
+        );
+        Ok(())
+    }
+
+    /// Shuffled batches: t and the dropped fraction from (N, B), from t itself, or from
+    /// q as t = ⌊1/q⌋ (N = B/q); steps from E·t or given.
+    fn shuffle(&self, out: &mut Map<String, Value>) -> Result<(), String> {
+        let e = |e: engine::Error| e.to_string();
+        if self.accountant.is_some() {
+            return Err("shuffled batches are answered by their own certified band: leave out the accountant".into());
+        }
+        if self.group.is_some_and(|k| k != 1.0) {
+            return Err("group_size is not available with shuffled batches yet".into());
+        }
+        let sigma = self.sigma()?;
+        let [n, b, epochs] = self.dataset;
+        let t_given = self
+            .steps_per_epoch
+            .map(|t| whole("steps_per_epoch", t))
+            .transpose()?;
+        let sh = match (n, b) {
+            (Some(n), Some(b)) => {
+                if self.q.is_some() {
+                    return Err("give q or dataset_size and batch_size, not both".into());
+                }
+                let sh = Shuffle::from_sizes(
+                    sigma,
+                    whole("dataset_size", n)?,
+                    whole("batch_size", b)?,
+                    self.adjacency,
+                )
+                .map_err(e)?;
+                if t_given.is_some_and(|t| t != sh.steps_per_epoch()) {
+                    return Err(format!(
+                        "steps_per_epoch {} does not match dataset_size / batch_size (fixed-size batches: {})",
+                        t_given.unwrap_or(0),
+                        sh.steps_per_epoch()
+                    ));
+                }
+                sh
+            }
+            (None, None) => match (t_given, self.q) {
+                (Some(t), None) => Shuffle::new(sigma, t, 0.0, self.adjacency).map_err(e)?,
+                (None, Some(q)) => {
+                    let q = Sgm::new(q, sigma).map_err(e)?.q();
+                    if q == 0.0 {
+                        return Err(
+                            "q must be > 0 for shuffled batches (t = floor(1/q) steps per epoch)"
+                                .into(),
+                        );
+                    }
+                    let t = (1.0 / q).floor().max(1.0);
+                    let r = (1.0 - t * q).max(0.0);
+                    let r = if r < 1e-12 { 0.0 } else { r };
+                    Shuffle::new(sigma, t as u64, r, self.adjacency).map_err(e)?
+                }
+                (Some(_), Some(_)) => return Err("give q or steps_per_epoch, not both".into()),
+                (None, None) => return Err(
+                    "shuffled batches need steps_per_epoch, or dataset_size and batch_size, or q"
+                        .into(),
+                ),
+            },
+            _ => return Err("dataset_size and batch_size go together".into()),
+        };
+        let t = sh.steps_per_epoch();
+        let steps = match (epochs, self.steps) {
+            (Some(ep), None) if ep > 0.0 && ep.is_finite() => {
+                engine::params::steps_from_f64((ep * t as f64).ceil()).map_err(e)?
+            }
+            (Some(ep), None) => return Err(format!("epochs must be > 0, got {}", show(ep))),
+            (None, Some(s)) => engine::params::steps_from_f64(s).map_err(e)?,
+            (Some(_), Some(_)) => return Err("give steps or epochs, not both".into()),
+            (None, None) => return Err("missing steps (or epochs)".into()),
+        };
+        let (name, given) = self.asked()?;
+        let (band, full, started) = if name == "epsilon" {
+            let a = shuffle::epsilon(&sh, steps, given).map_err(e)?;
+            (a.epsilon, a.epochs_full, a.epochs_started)
+        } else {
+            let b = shuffle::delta(&sh, steps, given).map_err(e)?;
+            (b, steps / t, steps.div_ceil(t))
+        };
+        for (key, v) in [
+            ("sigma", json!(sigma)),
+            ("steps", json!(steps)),
+            ("steps_per_epoch", json!(t)),
+            ("dropped_fraction", json!(sh.dropped())),
+            ("epochs_full", json!(full)),
+            ("epochs_started", json!(started)),
+            ("accountant", json!("band")),
+        ] {
+            out.insert(key.into(), v);
+        }
+        put(out, name, given, band);
+        out.insert("meaning".into(), json!(format!(
+            "{name}: certified upper bound (no amplification: the Gaussian mechanism over {started} epoch(s)); \
+             {name}_lower: certified lower bound (Chua et al.'s shuffled pair over the completed epochs); \
+             the Poisson-sampled value is not valid for shuffled batches"
+        )));
+        Ok(())
+    }
+}
+
+/// The given value under its name and the result's ends under `name`, `name_lower`.
+fn put(out: &mut Map<String, Value>, name: &str, given: f64, b: Bracket) {
+    let given_name = if name == "epsilon" {
+        "delta"
+    } else {
+        "epsilon"
+    };
+    out.insert(given_name.into(), json!(given));
+    out.insert(format!("{name}_lower"), json!(b.lower));
+    out.insert(name.into(), json!(b.upper));
+}
+
+/// The answer in words (the command line without --json).
+pub(super) fn text(a: &Map<String, Value>) -> String {
+    let s = |k: &str| a.get(k).and_then(Value::as_str).unwrap_or("");
+    let f = |k: &str| a.get(k).and_then(Value::as_f64).unwrap_or(f64::NAN);
+    let name = if a.contains_key("delta") && a.contains_key("delta_lower") {
+        "delta"
+    } else {
+        "epsilon"
+    };
+    let fmt = |v: f64| super::fmt_val(name, v);
+    let adj = match s("adjacency") {
+        "replace-one" => "replace-one adjacency",
+        _ if s("sampling") == "shuffle" => "add/remove (zero-out) adjacency",
+        _ => "add/remove-one adjacency",
+    };
+    if s("accountant") == "band" {
+        format!(
+            "{name} <= {} (certified upper bound: no amplification, {} epoch(s) of the Gaussian mechanism)\n\
+             {name} >= {} (certified lower bound: Chua et al.'s shuffled pair, {} full epoch(s))\n\
+             shuffled fixed-size batches, {} steps per epoch, {adj}; sigma = noise std / clipping norm\n\
+             the Poisson-sampled {name} for the same q and steps is not valid for shuffled batches\n",
+            fmt(f(name)),
+            f("epochs_started"),
+            fmt(f(&format!("{name}_lower"))),
+            f("epochs_full"),
+            f("steps_per_epoch"),
+        )
+    } else {
+        let k = f("group_size");
+        let user = if k > 1.0 {
+            format!(", user-level: {k} examples per user")
+        } else {
+            String::new()
+        };
+        format!(
+            "{name} = {} (PLD, Poisson sampling, {adj}{user}, certified upper bound; bracket [{}, {}])\n",
+            fmt(f(name)),
+            fmt(f(&format!("{name}_lower"))),
+            fmt(f(name))
+        )
+    }
+}
