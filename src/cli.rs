@@ -13,7 +13,8 @@ pub const USAGE: &str = "usage: sgm-rdp <rdp|epsilon|delta|calibrate|bounds|comp
 [--steps T] [--delta D] [--epsilon E] [--orders A,B,..] [--alpha A] [--conversion improved|classic] \
 [--accountant rdp|pld|both] \
 [--target sigma|steps] [--tpr A --fpr B | --advantage A] [--dataset-size N --batch-size B --epochs E] \
-[--sampling poisson|shuffle] [--adjacency add-remove|replace-one] [--steps-per-epoch t] [--bands b] [--json]";
+[--sampling poisson|shuffle|truncated-poisson] [--adjacency add-remove|replace-one] [--steps-per-epoch t] \
+[--max-batch B] [--bands b] [--json]";
 
 /// `sgm-rdp --help`: what each command does and the flags it takes.
 pub const HELP: &str = "sgm-rdp: privacy accounting for DP-SGD (the Sampled Gaussian Mechanism)
@@ -40,9 +41,11 @@ flags (the training tools' names in parentheses):
   --target sigma|steps           calibrate
   --tpr A --fpr B | --advantage A   calibrate to an attack-risk target (tight accountant)
   --group-size K                 epsilon, delta: user-level privacy, K examples per user (tight accountant)
-  --sampling poisson|shuffle     epsilon, delta: how batches are drawn (default poisson, rate q);
-                                 shuffle: a random permutation per epoch in fixed-size batches, answered
-                                 as a certified band [Chua et al. lower bound, no-amplification upper bound]
+  --sampling poisson|shuffle|truncated-poisson   epsilon, delta: how batches are drawn (default poisson,
+                                 rate q); shuffle: a random permutation per epoch in fixed-size batches,
+                                 answered as a certified band [Chua et al. lower bound, no-amplification
+                                 upper bound]; truncated-poisson: rate q over --dataset-size N, batches
+                                 capped at --max-batch B (tight accountant, certified upper bound)
   --adjacency add-remove|replace-one   epsilon, delta (default add-remove; replace-one: tight accountant)
   --steps-per-epoch t            shuffle: batches per epoch (or --dataset-size N --batch-size B: t = floor(N/B),
                                  with --epochs E or --steps T; or --q: t = floor(1/q))
@@ -98,6 +101,7 @@ struct Flags {
     sampling: Sampling,
     adjacency: engine::Adjacency,
     steps_per_epoch: Option<f64>,
+    max_batch: Option<f64>,
     bands: Option<f64>,
     json: bool,
     /// Every flag given, by canonical name (each at most once).
@@ -129,6 +133,7 @@ fn canonical(name: &str) -> Option<&'static str> {
         "--adjacency" => "adjacency",
         "--steps-per-epoch" => "steps-per-epoch",
         "--bands" => "bands",
+        "--max-batch" => "max-batch",
         _ => return None,
     })
 }
@@ -160,6 +165,7 @@ fn allowed(cmd: &str) -> &'static [&'static str] {
             "sampling",
             "adjacency",
             "steps-per-epoch",
+            "max-batch",
             "bands",
             "dataset-size",
             "batch-size",
@@ -178,6 +184,7 @@ fn allowed(cmd: &str) -> &'static [&'static str] {
             "sampling",
             "adjacency",
             "steps-per-epoch",
+            "max-batch",
             "bands",
             "dataset-size",
             "batch-size",
@@ -317,6 +324,7 @@ fn parse(args: &[String]) -> Result<Flags, String> {
             "--adjacency" => f.adjacency = scheme::adjacency(&value)?,
             "--steps-per-epoch" => f.steps_per_epoch = Some(num(key, &value)?),
             "--bands" => f.bands = Some(num(key, &value)?),
+            "--max-batch" => f.max_batch = Some(num(key, &value)?),
             _ => return Err(format!("unknown flag '{name}' ({USAGE})")),
         }
         i += 1;
@@ -438,6 +446,7 @@ pub fn run(args: &[String]) -> Result<String, String> {
         sampling: f.sampling,
         adjacency: f.adjacency,
         steps_per_epoch: f.steps_per_epoch,
+        max_batch: f.max_batch,
         cli: true,
     };
     if !query.is_plain() {
@@ -999,7 +1008,7 @@ fn field(obj: &Map<String, Value>, k: &str) -> Result<Option<f64>, String> {
 
 /// The keys a batch line may carry; any other key is an error naming it (an unknown
 /// key used to be echoed beside a result computed without it).
-const BATCH_KEYS: [&str; 15] = [
+const BATCH_KEYS: [&str; 16] = [
     "q",
     "sigma",
     "alpha",
@@ -1015,6 +1024,7 @@ const BATCH_KEYS: [&str; 15] = [
     "batch_size",
     "epochs",
     "bands",
+    "max_batch",
 ];
 
 /// A string key of a batch line (None when absent or null).
@@ -1075,6 +1085,7 @@ fn batch_value(line: &str) -> Result<Value, String> {
             None => engine::Adjacency::AddRemove,
         },
         steps_per_epoch: field(&obj, "steps_per_epoch")?,
+        max_batch: field(&obj, "max_batch")?,
         cli: false,
     };
     if !query.is_plain() {

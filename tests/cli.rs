@@ -841,6 +841,38 @@ fn sampling_and_adjacency_on_the_command_line_and_in_batch_agree() {
     );
     let bb = batch_of(r#"{"q":0.01,"sigma":1,"steps":3001,"delta":1e-5,"bands":4}"#);
     assert_eq!(bb["epsilon"], direct["epsilon"]);
+    // Truncated Poisson: the same bits from both front ends; a cap at N is Poisson.
+    let tr = json_of(&[
+        "epsilon",
+        "--sampling",
+        "truncated-poisson",
+        "--q",
+        "0.01",
+        "--dataset-size",
+        "5000",
+        "--max-batch",
+        "60",
+        "--sigma",
+        "1.2",
+        "--steps",
+        "300",
+        "--delta",
+        "1e-5",
+        "--accountant",
+        "pld",
+        "--json",
+    ]);
+    let tb = batch_of(
+        r#"{"sampling":"truncated-poisson","q":0.01,"dataset_size":5000,"max_batch":60,"sigma":1.2,"steps":300,"delta":1e-5,"accountant":"pld"}"#,
+    );
+    assert_eq!(tr["epsilon"], tb["epsilon"]);
+    assert_eq!(tr["epsilon_lower"], tb["epsilon_lower"]);
+    let at_n = batch_of(
+        r#"{"sampling":"truncated-poisson","q":0.01,"dataset_size":5000,"max_batch":5000,"sigma":1.2,"steps":300,"delta":1e-5,"accountant":"pld"}"#,
+    );
+    let poisson = batch_of(r#"{"q":0.01,"sigma":1.2,"steps":300,"delta":1e-5,"accountant":"pld"}"#);
+    assert_eq!(at_n["epsilon"], poisson["epsilon"]);
+    assert!(tr["epsilon"].as_f64() > poisson["epsilon"].as_f64());
 }
 
 #[test]
@@ -850,6 +882,25 @@ fn sampling_refusals_name_what_is_wrong() {
     ];
     for (extra, says) in [
         (&["--sampling", "fixed-size"][..], "not available yet"),
+        (
+            &["--sampling", "truncated-poisson", "--accountant", "pld"][..],
+            "needs --max-batch",
+        ),
+        (
+            &["--max-batch", "9", "--accountant", "pld"][..],
+            "--max-batch applies",
+        ),
+        (
+            &[
+                "--sampling",
+                "truncated-poisson",
+                "--max-batch",
+                "9",
+                "--dataset-size",
+                "100",
+            ][..],
+            "--accountant pld",
+        ),
         (&["--sampling", "nope"][..], "sampling must be"),
         (&["--adjacency", "sideways"][..], "adjacency must be"),
         (&["--adjacency", "replace-one"][..], "--accountant pld"),

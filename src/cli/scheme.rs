@@ -18,6 +18,8 @@ pub(super) enum Sampling {
     Poisson,
     /// A random permutation per epoch cut into fixed-size batches.
     Shuffle,
+    /// Poisson with rate q over N examples, batches capped at `max_batch`.
+    TruncatedPoisson,
 }
 
 impl Sampling {
@@ -25,11 +27,12 @@ impl Sampling {
         match s {
             "poisson" => Ok(Sampling::Poisson),
             "shuffle" | "shuffled" => Ok(Sampling::Shuffle),
-            "fixed-size" | "truncated-poisson" | "random-allocation" | "balls-in-bins" => Err(
-                format!("sampling '{s}' is not available yet (available: poisson, shuffle)"),
-            ),
+            "truncated-poisson" => Ok(Sampling::TruncatedPoisson),
+            "fixed-size" | "random-allocation" | "balls-in-bins" => Err(format!(
+                "sampling '{s}' is not available yet (available: poisson, shuffle, truncated-poisson)"
+            )),
             other => Err(format!(
-                "sampling must be 'poisson' or 'shuffle', got '{}'",
+                "sampling must be 'poisson', 'shuffle' or 'truncated-poisson', got '{}'",
                 other.chars().take(32).collect::<String>()
             )),
         }
@@ -38,6 +41,7 @@ impl Sampling {
         match self {
             Sampling::Poisson => "poisson",
             Sampling::Shuffle => "shuffle",
+            Sampling::TruncatedPoisson => "truncated-poisson",
         }
     }
 }
@@ -66,6 +70,8 @@ pub(super) struct Query {
     pub sampling: Sampling,
     pub adjacency: Adjacency,
     pub steps_per_epoch: Option<f64>,
+    /// Truncated Poisson: the largest batch.
+    pub max_batch: Option<f64>,
     /// Messages name command-line flags (`--group-size`) rather than batch keys.
     pub cli: bool,
 }
@@ -89,6 +95,7 @@ impl Query {
             && self.adjacency == Adjacency::AddRemove
             && self.group.is_none()
             && self.steps_per_epoch.is_none()
+            && self.max_batch.is_none()
     }
 
     /// A key as the user wrote it: `--group-size` on the command line, `group_size` in batch.
@@ -111,7 +118,7 @@ impl Query {
         out.insert("sampling".into(), json!(self.sampling.name()));
         out.insert("adjacency".into(), json!(self.adjacency.name()));
         let r = match self.sampling {
-            Sampling::Poisson => self.poisson(&mut out),
+            Sampling::Poisson | Sampling::TruncatedPoisson => self.poisson(&mut out),
             Sampling::Shuffle => self.shuffle(&mut out),
         };
         // Messages name keys as the user wrote them.
@@ -119,7 +126,7 @@ impl Query {
             if !self.cli {
                 return m;
             }
-            ["steps_per_epoch", "dataset_size", "batch_size"]
+            ["steps_per_epoch", "dataset_size", "batch_size", "max_batch"]
                 .iter()
                 .fold(m, |m, k| m.replace(k, &self.key(k)))
         })?;
@@ -143,8 +150,24 @@ impl Query {
         if self.steps_per_epoch.is_some() {
             return Err("steps_per_epoch applies to shuffled batches (sampling shuffle)".into());
         }
+        let truncated = self.sampling == Sampling::TruncatedPoisson;
+        if truncated != self.max_batch.is_some() {
+            return Err(if truncated {
+                "truncated-poisson needs max_batch (the largest batch) and dataset_size"
+            } else {
+                "max_batch applies to sampling truncated-poisson"
+            }
+            .into());
+        }
+        if truncated
+            && (self.group.is_some_and(|k| k != 1.0) || self.adjacency != Adjacency::AddRemove)
+        {
+            return Err("truncated-poisson is available for one example per user under add/remove adjacency".into());
+        }
         if self.accountant != Some(Accountant::Pld) {
-            let what = if self.group.is_some() {
+            let what = if truncated {
+                "truncated-poisson".into()
+            } else if self.group.is_some() {
                 self.key("group_size")
             } else {
                 "replace-one adjacency".into()
@@ -159,6 +182,10 @@ impl Query {
             ));
         }
         let (q, steps) = match self.dataset {
+            [_, None, None] if truncated && self.dataset[0].is_some() => (
+                self.q.ok_or("missing q (or batch_size and epochs)")?,
+                engine::params::steps_from_f64(self.steps.ok_or("missing steps")?).map_err(e)?,
+            ),
             [None, None, None] => (
                 self.q.ok_or("missing q")?,
                 engine::params::steps_from_f64(self.steps.ok_or("missing steps")?).map_err(e)?,
@@ -178,9 +205,21 @@ impl Query {
                 .map_err(|m| m.replace("--group-size", &self.key("group_size")))?,
             None => 1,
         };
-        let phase = Phase::group(Sgm::new(q, self.sigma()?).map_err(e)?, k, steps)
-            .map_err(e)?
-            .with_adjacency(self.adjacency);
+        let sgm = Sgm::new(q, self.sigma()?).map_err(e)?;
+        let phase = if truncated {
+            let n = whole(
+                "dataset_size",
+                self.dataset[0].ok_or("truncated-poisson needs dataset_size")?,
+            )?;
+            let b = whole("max_batch", self.max_batch.unwrap_or(0.0))?;
+            out.insert("dataset_size".into(), json!(n));
+            out.insert("max_batch".into(), json!(b));
+            Phase::truncated(sgm, n, b, steps).map_err(e)?
+        } else {
+            Phase::group(sgm, k, steps)
+                .map_err(e)?
+                .with_adjacency(self.adjacency)
+        };
         let (name, given) = self.asked()?;
         let b = match name {
             "epsilon" => pld::epsilon_phases(&[phase], given).map_err(e)?.epsilon,
@@ -196,10 +235,12 @@ impl Query {
             out.insert(key.into(), v);
         }
         put(out, name, given, b);
-        out.insert(
-            "meaning".into(),
-            json!(format!("{name}: certified upper bound; {name}_lower: certified lower bound (tight PLD bracket)")),
-        );
+        let meaning = if truncated {
+            format!("{name}: certified upper bound (the two branches, truncated or not, revealed); {name}_lower: certified lower bound (datasets whose other gradients are 0: Poisson at the inclusion rate)")
+        } else {
+            format!("{name}: certified upper bound; {name}_lower: certified lower bound (tight PLD bracket)")
+        };
+        out.insert("meaning".into(), json!(meaning));
         Ok(())
     }
 
@@ -348,8 +389,17 @@ pub(super) fn text(a: &Map<String, Value>) -> String {
         } else {
             String::new()
         };
+        let sampling = if s("sampling") == "truncated-poisson" {
+            format!(
+                "truncated Poisson sampling (N = {}, batches capped at {})",
+                f("dataset_size"),
+                f("max_batch")
+            )
+        } else {
+            "Poisson sampling".into()
+        };
         format!(
-            "{name} = {} (PLD, Poisson sampling, {adj}{user}, certified upper bound; bracket [{}, {}])\n",
+            "{name} = {} (PLD, {sampling}, {adj}{user}, certified upper bound; bracket [{}, {}])\n",
             fmt(f(name)),
             fmt(f(&format!("{name}_lower"))),
             fmt(f(name))

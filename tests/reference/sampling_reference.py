@@ -25,6 +25,15 @@ composition.
   a hair of the true pair's epsilon). Epochs: `full` complete ones, then one partial
   epoch of `part` steps (rho scaled by part/t).
 
+* `truncated-poisson`: rate q over N examples, batches capped at B. Two references:
+  dp_accounting's own `from_truncated_subsampled_gaussian_mechanism` (`dpa_upper`, its
+  replace-one second branch: a looser upper bound), and our construction rebuilt in
+  dp_accounting from SciPy's binomial tails — the mixture, branch revealed, of the
+  subsampled Gaussian PLDs at (q, sigma) and (c, sigma/2) with weights 1 - p_t and
+  p_t, p_t = P(Bin(N-1, q) >= B), c = B P(Bin(N, q) >= B+1) / (N p_t) (`upper`,
+  `lower`: its pessimistic and optimistic estimates); `in_upper`, `in_lower`: the
+  subsampled Gaussian at the inclusion rate q (1 - p_t) + p_t c, the lower bound's pair.
+
 Writes tests/reference/sampling.jsonl.
 Run: benches/.venv/bin/python tests/reference/sampling_reference.py
 """
@@ -130,6 +139,30 @@ def shuffle_eps(sigma, t, r, full, part, adjacency, delta, pessimistic):
     return best
 
 
+# (N, q, B, sigma, steps, delta)
+TRUNCATED = [
+    (60000, 256 / 60000, 300, 1.1, 1000, 1e-5),
+    (60000, 256 / 60000, 256, 1.1, 1000, 1e-5),
+    (100000, 0.01, 1010, 1.0, 500, 1e-5),
+    (1000, 0.1, 100, 1.5, 200, 1e-6),
+    (4, 0.5, 2, 1.0, 3, 1e-6),
+]
+
+
+def truncated(n, q, b, sigma, steps, delta, pessimistic):
+    from scipy import stats
+    p_t = stats.binom.sf(b - 1, n - 1, q)
+    c = b * stats.binom.sf(b, n, q) / (n * p_t)
+    kw = dict(value_discretization_interval=H, pessimistic_estimate=pessimistic,
+              use_connect_dots=pessimistic)
+    one = pld_lib.from_gaussian_mechanism(standard_deviation=sigma, sampling_prob=q, **kw)
+    two = pld_lib.from_gaussian_mechanism(standard_deviation=sigma / 2, sampling_prob=c, **kw)
+    mix = two.compute_mixture(one, p_t).self_compose(steps).get_epsilon_for_delta(delta)
+    q_in = q * (1 - p_t) + p_t * c
+    inc = pld_lib.from_gaussian_mechanism(standard_deviation=sigma, sampling_prob=q_in, **kw)
+    return mix, inc.self_compose(steps).get_epsilon_for_delta(delta)
+
+
 def main():
     out = os.path.join(HERE, "sampling.jsonl")
     with open(out, "w") as f:
@@ -140,6 +173,20 @@ def main():
                    "lower": poisson_replace(q, sigma, steps, delta, False),
                    "interval": H,
                    "source": "dp_accounting 0.6.0 from_gaussian_mechanism REPLACE_ONE"}
+            print(json.dumps(row), flush=True)
+            f.write(json.dumps(row) + "\n")
+        for n, q, b, sigma, steps, delta in TRUNCATED:
+            up, in_up = truncated(n, q, b, sigma, steps, delta, True)
+            lo, in_lo = truncated(n, q, b, sigma, steps, delta, False)
+            dpa = pld_lib.from_truncated_subsampled_gaussian_mechanism(
+                dataset_size=n, sampling_probability=q, truncated_batch_size=b,
+                noise_multiplier=sigma, value_discretization_interval=H,
+            ).self_compose(steps).get_epsilon_for_delta(delta)
+            row = {"kind": "truncated-poisson", "dataset_size": n, "q": q, "max_batch": b,
+                   "sigma": sigma, "steps": steps, "delta": delta, "upper": up, "lower": lo,
+                   "in_upper": in_up, "in_lower": in_lo, "dpa_upper": dpa, "interval": H,
+                   "source": "scipy binomial tails + dp_accounting 0.6.0 compute_mixture; "
+                             "dp_accounting from_truncated_subsampled_gaussian_mechanism"}
             print(json.dumps(row), flush=True)
             f.write(json.dumps(row) + "\n")
         for sigma, t, r, full, part, adjacency, delta in SHUFFLE:

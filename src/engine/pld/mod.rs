@@ -68,9 +68,12 @@ pub mod group;
 // (see the README's "The tight accountant"); the wasm keeps the one-FFT composition.
 #[cfg(not(target_arch = "wasm32"))]
 mod ladder;
-// Shuffled fixed-size batches: a certified band (native only, like the above).
+// Shuffled fixed-size batches: a certified band; truncated Poisson sampling (native
+// only, like the above).
 #[cfg(not(target_arch = "wasm32"))]
 pub mod shuffle;
+#[cfg(not(target_arch = "wasm32"))]
+mod truncated;
 
 pub use discretize::Direction;
 
@@ -112,6 +115,8 @@ pub struct Phase {
     group: u32,
     /// Add/remove (the SGM pair) or replace-one ([`group::Mix::replace_one`]).
     adjacency: Adjacency,
+    /// Truncated Poisson sampling ([`truncated`]): (P(truncation), x*'s rate then).
+    trunc: Option<(f64, f64)>,
 }
 
 impl Phase {
@@ -121,7 +126,46 @@ impl Phase {
             steps: check_steps(steps)?,
             group: 1,
             adjacency: Adjacency::AddRemove,
+            trunc: None,
         })
+    }
+    /// `steps` steps of truncated Poisson sampling: rate q over `dataset_size` examples,
+    /// batches capped at `max_batch` (one example per user, add/remove). B ≥ N is
+    /// Poisson sampling itself. Native builds only for now.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn truncated(
+        sgm: Sgm,
+        dataset_size: u64,
+        max_batch: u64,
+        steps: u64,
+    ) -> Result<Phase, Error> {
+        if dataset_size == 0 || max_batch == 0 {
+            return Err(Error::BatchSize {
+                batch: max_batch as f64,
+                dataset: dataset_size as f64,
+            });
+        }
+        Ok(Phase {
+            trunc: truncated::Trunc::new(sgm.q(), dataset_size, max_batch)
+                .map(|t| (t.p_trunc, t.rate)),
+            ..Phase::new(sgm, steps)?
+        })
+    }
+    /// The phase whose exact pair lies below this one's (the lower bound's phase): itself,
+    /// or for truncated Poisson the SGM at x*'s inclusion rate ([`truncated`]).
+    fn lower_phase(&self) -> Phase {
+        match self.trunc {
+            None => *self,
+            Some((p, c)) => {
+                let q = self.sgm.q();
+                let rate = (q * (1.0 - p) + p * c).min(q);
+                Phase {
+                    sgm: Sgm::new(rate, self.sgm.sigma()).unwrap_or(self.sgm),
+                    trunc: None,
+                    ..*self
+                }
+            }
+        }
     }
     /// The same phase under another adjacency. Native builds only for now.
     #[cfg(not(target_arch = "wasm32"))]
@@ -131,7 +175,7 @@ impl Phase {
     /// The Sampled Gaussian Mechanism itself (one example, add/remove): the pair the
     /// exact-RDP engine also answers, so its RDP is a bound.
     fn is_sgm(&self) -> bool {
-        self.group == 1 && self.adjacency == Adjacency::AddRemove
+        self.group == 1 && self.adjacency == Adjacency::AddRemove && self.trunc.is_none()
     }
     /// `steps` steps of the SGM for a user with `k` examples (each sampled independently).
     /// Native builds only for now (the page's wasm has no room for it).
@@ -233,7 +277,8 @@ fn check_phases(phases: &[Phase]) -> Result<(), Error> {
 /// Gaussian mechanism with μ = √(Σ T_i/σ_i²) (μ-GDP; Dong, Roth, Su, "Gaussian
 /// Differential Privacy", JRSS-B 2022, Cor. 3.3): its μ, or None.
 fn gaussian_mu(phases: &[Phase]) -> Option<f64> {
-    phases.iter().all(|p| p.sgm.q() == 1.0).then(|| {
+    let gaussian = |p: &Phase| p.sgm.q() == 1.0 && p.trunc.is_none();
+    phases.iter().all(gaussian).then(|| {
         phases
             .iter()
             .map(|p| {
@@ -304,8 +349,14 @@ impl Lattices {
         for ph in phases {
             let (q, s) = (ph.sgm.q(), ph.sgm.sigma());
             #[cfg(not(target_arch = "wasm32"))]
+            if ph.trunc.is_some() && (ph.group > 1 || ph.adjacency != Adjacency::AddRemove) {
+                return Err(Error::Sampling(
+                    "truncated Poisson is available for one example per user under add/remove adjacency".into(),
+                ));
+            }
+            #[cfg(not(target_arch = "wasm32"))]
             let mix = match ph.adjacency {
-                _ if ph.is_sgm() => None,
+                _ if ph.is_sgm() || ph.trunc.is_some() => None,
                 Adjacency::AddRemove => Some(group::Mix::new(q, ph.group, s)),
                 Adjacency::ReplaceOne => Some(group::Mix::replace_one(q, ph.group, s)),
             };
@@ -328,6 +379,18 @@ impl Lattices {
             #[cfg(not(target_arch = "wasm32"))]
             if let Some(m) = &mix {
                 steps.push(group::step_pld(m, dir, d, lo, hi));
+                continue;
+            }
+            #[cfg(not(target_arch = "wasm32"))]
+            if let Some((p_t, c)) = ph.trunc {
+                // The revealed mixture of the two branches' SGM pairs ([`truncated`]).
+                let (lo2, hi2) = loss_range(c, s / 2.0, dir, eta);
+                if !compose::spend(150.0 * (hi2 - lo2) / d) {
+                    return Err(Error::PldBudget { reason: WORK_SPENT });
+                }
+                let a = step_pld(q, s, dir, d, lo, hi);
+                let b = step_pld(c, s / 2.0, dir, d, lo2, hi2);
+                steps.push(truncated::mix_steps(&a, 1.0 - p_t, &b, p_t));
                 continue;
             }
             steps.push(step_pld(q, s, dir, d, lo, hi));
@@ -581,7 +644,20 @@ fn coarsening<T>(
 
 /// Tight ε at δ for the phases, both directions, the worse one reported.
 pub fn epsilon_phases(phases: &[Phase], delta: f64) -> Result<EpsilonAnswer, Error> {
-    epsilon_phases_at(phases, delta, TOL)
+    let mut ans = epsilon_phases_at(phases, delta, TOL)?;
+    // Truncated Poisson: the bracket above is of the revealed-branch pair, whose upper
+    // end is certified for the mechanism; the lower end comes from the exact pair of the
+    // gradient-0 datasets ([`truncated`]).
+    if phases.iter().any(|p| p.trunc.is_some()) {
+        let low: Vec<Phase> = phases.iter().map(Phase::lower_phase).collect();
+        let lower = match epsilon_phases_at(&low, delta, TOL) {
+            Ok(a) => a.epsilon.lower,
+            Err(Error::PldBudget { .. }) => 0.0,
+            Err(e) => return Err(e),
+        };
+        ans.epsilon.lower = lower.min(ans.epsilon.upper);
+    }
+    Ok(ans)
 }
 
 /// [`epsilon_phases`] aiming for a bracket of relative width `tol` (≥ TOL).
@@ -767,6 +843,23 @@ pub fn profile(sgm: Sgm, steps: u64, eps: &[f64]) -> Result<Vec<ProfilePoint>, E
 
 /// Profile for phases; also reports the grid used at each point.
 pub fn profile_phases(phases: &[Phase], eps: &[f64]) -> Result<Vec<(ProfilePoint, Grid)>, Error> {
+    let mut out = profile_of(phases, eps)?;
+    // Truncated Poisson: lower ends from the gradient-0 datasets' exact pair (as for ε).
+    if phases.iter().any(|p| p.trunc.is_some()) {
+        let low: Vec<Phase> = phases.iter().map(Phase::lower_phase).collect();
+        let lows = match profile_of(&low, eps) {
+            Ok(l) => l.iter().map(|p| p.0.delta.lower).collect(),
+            Err(Error::PldBudget { .. }) => vec![0.0; eps.len()],
+            Err(e) => return Err(e),
+        };
+        for (slot, l) in out.iter_mut().zip(lows) {
+            slot.0.delta.lower = l.min(slot.0.delta.upper);
+        }
+    }
+    Ok(out)
+}
+
+fn profile_of(phases: &[Phase], eps: &[f64]) -> Result<Vec<(ProfilePoint, Grid)>, Error> {
     check_phases(phases)?;
     budget(WORK);
     if eps.is_empty() || eps.len() > 10_000 {

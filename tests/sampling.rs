@@ -146,3 +146,64 @@ fn shuffle_delta_band_is_the_inverse_of_the_epsilon_band() {
     assert!(mid.lower < 1e-5 && mid.upper > 1e-5, "{mid:?}");
     assert!(shuffle::delta(&sh, 300, -1.0).is_err());
 }
+
+fn truncated(n: u64, q: f64, b: u64, sigma: f64, steps: u64, delta: f64) -> pld::Bracket {
+    let p = Phase::truncated(Sgm::new(q, sigma).unwrap(), n, b, steps).unwrap();
+    pld::epsilon_phases(&[p], delta).unwrap().epsilon
+}
+
+#[test]
+fn truncated_poisson_agrees_with_the_same_construction_in_dp_accounting() {
+    let rows = rows("truncated-poisson");
+    assert!(rows.len() >= 5);
+    for v in rows {
+        let f = |k: &str| v[k].as_f64().unwrap();
+        let (n, b) = (f("dataset_size") as u64, f("max_batch") as u64);
+        let ours = truncated(n, f("q"), b, f("sigma"), f("steps") as u64, f("delta"));
+        // Upper: the branch-revealed mixture, as dp_accounting composes it (its
+        // pessimistic and optimistic ends bracket that pair's ε), and never above
+        // dp_accounting's own (replace-one) construction.
+        assert!(
+            ours.upper >= f("lower") && ours.upper <= f("upper") * 1.002,
+            "{v}: {ours:?}"
+        );
+        assert!(ours.upper <= f("dpa_upper") * 1.0005, "{v}: {ours:?}");
+        // Lower: the subsampled Gaussian at the inclusion rate, as dp_accounting has it
+        // (a lower bound on it, within 0.1 % of its optimistic end).
+        assert!(
+            ours.lower <= f("in_upper") && ours.lower >= f("in_lower") * 0.999,
+            "{v}: {ours:?}"
+        );
+    }
+}
+
+#[test]
+fn truncated_poisson_properties_and_dp_accountings_published_case() {
+    // A cap at or above N never truncates: Poisson sampling, bit for bit.
+    let m = Sgm::new(0.01, 1.2).unwrap();
+    let poisson = pld::epsilon(m, 300, 1e-5).unwrap().epsilon;
+    assert_eq!(truncated(5000, 0.01, 5000, 1.2, 300, 1e-5), poisson);
+    // A looser cap costs less; every truncated run costs at least its Poisson lower end
+    // at the inclusion rate, which is below the Poisson answer.
+    let tight_cap = truncated(5000, 0.01, 55, 1.2, 300, 1e-5);
+    let loose_cap = truncated(5000, 0.01, 70, 1.2, 300, 1e-5);
+    assert!(
+        loose_cap.upper < tight_cap.upper,
+        "{loose_cap:?} {tight_cap:?}"
+    );
+    assert!(loose_cap.upper >= poisson.lower && loose_cap.lower <= poisson.upper);
+    // dp_accounting's pld_privacy_accountant_test.py, test_truncated_subsampled_gaussian_basic:
+    // N = 4 (3 steps) then N = 3 (2 steps), q = ½, B = 2, σ = 1: ε = 17.904330 at δ = 1e-6
+    // with its replace-one second branch. Ours, branch by branch, can only be lower.
+    let s = Sgm::new(0.5, 1.0).unwrap();
+    let phases = [
+        Phase::truncated(s, 4, 2, 3).unwrap(),
+        Phase::truncated(s, 3, 2, 2).unwrap(),
+    ];
+    let b = pld::epsilon_phases(&phases, 1e-6).unwrap().epsilon;
+    assert!(
+        b.upper <= 17.904330 && b.upper > 10.0 && b.lower <= b.upper,
+        "{b:?}"
+    );
+    assert!(Phase::truncated(s, 0, 2, 3).is_err() && Phase::truncated(s, 4, 0, 3).is_err());
+}
