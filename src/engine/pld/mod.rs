@@ -113,9 +113,12 @@ pub struct Phase {
     steps: u64,
     /// Examples per user (group privacy, [`group`]); 1 is example-level.
     group: u32,
-    /// Add/remove (the SGM pair) or replace-one ([`group::Mix::replace_one`]).
+    /// Add/remove (the SGM pair) or replace-one ([`group::Mix::replace_one`]); native only
+    /// for now, like the next.
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     adjacency: Adjacency,
     /// Truncated Poisson sampling ([`truncated`]): (P(truncation), x*'s rate then).
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     trunc: Option<(f64, f64)>,
 }
 
@@ -153,6 +156,7 @@ impl Phase {
     }
     /// The phase whose exact pair lies below this one's (the lower bound's phase): itself,
     /// or for truncated Poisson the SGM at x*'s inclusion rate ([`truncated`]).
+    #[cfg(not(target_arch = "wasm32"))]
     fn lower_phase(&self) -> Phase {
         match self.trunc {
             None => *self,
@@ -175,7 +179,20 @@ impl Phase {
     /// The Sampled Gaussian Mechanism itself (one example, add/remove): the pair the
     /// exact-RDP engine also answers, so its RDP is a bound.
     fn is_sgm(&self) -> bool {
-        self.group == 1 && self.adjacency == Adjacency::AddRemove && self.trunc.is_none()
+        self.group == 1 && self.sensitivity() == 1.0 && !self.is_truncated()
+    }
+    /// How far one example moves the sum, in units of C.
+    fn sensitivity(&self) -> f64 {
+        #[cfg(target_arch = "wasm32")]
+        return 1.0;
+        #[cfg(not(target_arch = "wasm32"))]
+        self.adjacency.sensitivity()
+    }
+    fn is_truncated(&self) -> bool {
+        #[cfg(target_arch = "wasm32")]
+        return false;
+        #[cfg(not(target_arch = "wasm32"))]
+        self.trunc.is_some()
     }
     /// `steps` steps of the SGM for a user with `k` examples (each sampled independently).
     /// Native builds only for now (the page's wasm has no room for it).
@@ -197,9 +214,10 @@ impl Phase {
             return self.sgm;
         }
         let k = self.group as f64;
-        let s = k * self.adjacency.sensitivity();
+        let s = k * self.sensitivity();
         Sgm::new((k * self.sgm.q()).min(1.0), self.sgm.sigma() / s).unwrap_or(self.sgm)
     }
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn adjacency(&self) -> Adjacency {
         self.adjacency
     }
@@ -277,12 +295,12 @@ fn check_phases(phases: &[Phase]) -> Result<(), Error> {
 /// Gaussian mechanism with μ = √(Σ T_i/σ_i²) (μ-GDP; Dong, Roth, Su, "Gaussian
 /// Differential Privacy", JRSS-B 2022, Cor. 3.3): its μ, or None.
 fn gaussian_mu(phases: &[Phase]) -> Option<f64> {
-    let gaussian = |p: &Phase| p.sgm.q() == 1.0 && p.trunc.is_none();
+    let gaussian = |p: &Phase| p.sgm.q() == 1.0 && !p.is_truncated();
     phases.iter().all(gaussian).then(|| {
         phases
             .iter()
             .map(|p| {
-                let s = p.group as f64 * p.adjacency.sensitivity();
+                let s = p.group as f64 * p.sensitivity();
                 p.steps as f64 * (s / p.sgm.sigma()).powi(2)
             })
             .sum::<f64>()
@@ -644,10 +662,12 @@ fn coarsening<T>(
 
 /// Tight ε at δ for the phases, both directions, the worse one reported.
 pub fn epsilon_phases(phases: &[Phase], delta: f64) -> Result<EpsilonAnswer, Error> {
+    #[cfg_attr(target_arch = "wasm32", allow(unused_mut))]
     let mut ans = epsilon_phases_at(phases, delta, TOL)?;
     // Truncated Poisson: the bracket above is of the revealed-branch pair, whose upper
     // end is certified for the mechanism; the lower end comes from the exact pair of the
     // gradient-0 datasets ([`truncated`]).
+    #[cfg(not(target_arch = "wasm32"))]
     if phases.iter().any(|p| p.trunc.is_some()) {
         let low: Vec<Phase> = phases.iter().map(Phase::lower_phase).collect();
         let lower = match epsilon_phases_at(&low, delta, TOL) {
@@ -843,8 +863,10 @@ pub fn profile(sgm: Sgm, steps: u64, eps: &[f64]) -> Result<Vec<ProfilePoint>, E
 
 /// Profile for phases; also reports the grid used at each point.
 pub fn profile_phases(phases: &[Phase], eps: &[f64]) -> Result<Vec<(ProfilePoint, Grid)>, Error> {
+    #[cfg_attr(target_arch = "wasm32", allow(unused_mut))]
     let mut out = profile_of(phases, eps)?;
     // Truncated Poisson: lower ends from the gradient-0 datasets' exact pair (as for ε).
+    #[cfg(not(target_arch = "wasm32"))]
     if phases.iter().any(|p| p.trunc.is_some()) {
         let low: Vec<Phase> = phases.iter().map(Phase::lower_phase).collect();
         let lows = match profile_of(&low, eps) {
