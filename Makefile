@@ -59,6 +59,8 @@ reference:
 	python3 tests/reference/pld_reference.py
 	@bash benches/dp_accounting.sh --venv
 	benches/.venv/bin/python tests/reference/pld_long.py
+	benches/.venv/bin/python tests/reference/group_reference.py
+	benches/.venv/bin/python tests/reference/sampling_reference.py
 
 # The batch fuzz at 10⁶ cases (make test runs 10⁵).
 fuzz:

@@ -121,8 +121,13 @@ impl Query {
             Sampling::Poisson | Sampling::TruncatedPoisson => self.poisson(&mut out),
             Sampling::Shuffle => self.shuffle(&mut out),
         };
-        // Messages name keys as the user wrote them.
+        // Messages name keys as the user wrote them; no exact-RDP answer exists for these
+        // queries, so the PLD refusal does not point to one.
         r.map_err(|m| {
+            let m = m.replace(
+                "; the exact-RDP epsilon still applies",
+                " (no exact-RDP route exists for this sampling scheme or adjacency)",
+            );
             if !self.cli {
                 return m;
             }

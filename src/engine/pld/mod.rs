@@ -291,6 +291,17 @@ fn check_phases(phases: &[Phase]) -> Result<(), Error> {
     Ok(())
 }
 
+/// Whether every phase's pair is its own reverse (replace-one: x ↦ −x swaps the two
+/// mixtures), so the add direction's PLD is the remove direction's.
+fn symmetric(phases: &[Phase]) -> bool {
+    #[cfg(target_arch = "wasm32")]
+    return phases.is_empty();
+    #[cfg(not(target_arch = "wasm32"))]
+    phases
+        .iter()
+        .all(|p| p.adjacency == Adjacency::ReplaceOne && p.trunc.is_none())
+}
+
 /// Without subsampling (q = 1 in every phase) the T-fold composition is exactly the
 /// Gaussian mechanism with μ = √(Σ T_i/σ_i²) (μ-GDP; Dong, Roth, Su, "Gaussian
 /// Differential Privacy", JRSS-B 2022, Cor. 3.3): its μ, or None.
@@ -746,6 +757,12 @@ fn epsilon_phases_at(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAn
             let mut up = (u, l, n, "remove");
             // The add direction's answer is near the remove direction's (its loss is
             // bounded by −ln(1−q) per step, so the RDP guess can be far off).
+            // A pair that is its own reverse (replace-one): the add direction is this one;
+            // a second tilt, aimed at the answer, on the same lattices instead.
+            if symmetric(&phases) {
+                let (u2, l2, n2) = eps_direction(&rem, delta, u, alpha, tol)?;
+                return Ok((u.min(u2), l.max(l2), n.max(n2), "remove"));
+            }
             let coarse = Lattices::build(&phases, Direction::Add, 4.0 * d, eta)?;
             let (cu, _, cn) = eps_direction(&coarse, delta, u, alpha, tol)?;
             up.2 = up.2.max(cn);
@@ -998,7 +1015,12 @@ fn profile_at(
     alpha: f64,
 ) -> Result<Vec<(ProfilePoint, Grid)>, Error> {
     let mut out = zero_points(eps, d);
-    for dir in [Direction::Remove, Direction::Add] {
+    let dirs: &[Direction] = if symmetric(live) {
+        &[Direction::Remove]
+    } else {
+        &[Direction::Remove, Direction::Add]
+    };
+    for &dir in dirs {
         let lat = Lattices::build(live, dir, d, eta)?;
         let mut comps: Vec<Composed> = Vec::new();
         for (e, slot) in eps.iter().zip(out.iter_mut()) {
