@@ -293,13 +293,22 @@ fn check_phases(phases: &[Phase]) -> Result<(), Error> {
 
 /// Whether every phase's pair is its own reverse (replace-one: x ↦ −x swaps the two
 /// mixtures), so the add direction's PLD is the remove direction's.
+#[cfg(not(target_arch = "wasm32"))]
 fn symmetric(phases: &[Phase]) -> bool {
-    #[cfg(target_arch = "wasm32")]
-    return phases.is_empty();
-    #[cfg(not(target_arch = "wasm32"))]
     phases
         .iter()
         .all(|p| p.adjacency == Adjacency::ReplaceOne && p.trunc.is_none())
+}
+
+/// The directions whose PLDs differ: one for a symmetric pair, else both.
+fn directions(phases: &[Phase]) -> &'static [Direction] {
+    #[cfg(not(target_arch = "wasm32"))]
+    if symmetric(phases) {
+        return &[Direction::Remove];
+    }
+    #[cfg(target_arch = "wasm32")]
+    let _ = phases;
+    &[Direction::Remove, Direction::Add]
 }
 
 /// Without subsampling (q = 1 in every phase) the T-fold composition is exactly the
@@ -759,6 +768,7 @@ fn epsilon_phases_at(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAn
             // bounded by −ln(1−q) per step, so the RDP guess can be far off).
             // A pair that is its own reverse (replace-one): the add direction is this one;
             // a second tilt, aimed at the answer, on the same lattices instead.
+            #[cfg(not(target_arch = "wasm32"))]
             if symmetric(&phases) {
                 let (u2, l2, n2) = eps_direction(&rem, delta, u, alpha, tol)?;
                 return Ok((u.min(u2), l.max(l2), n.max(n2), "remove"));
@@ -1015,12 +1025,7 @@ fn profile_at(
     alpha: f64,
 ) -> Result<Vec<(ProfilePoint, Grid)>, Error> {
     let mut out = zero_points(eps, d);
-    let dirs: &[Direction] = if symmetric(live) {
-        &[Direction::Remove]
-    } else {
-        &[Direction::Remove, Direction::Add]
-    };
-    for &dir in dirs {
+    for &dir in directions(live) {
         let lat = Lattices::build(live, dir, d, eta)?;
         let mut comps: Vec<Composed> = Vec::new();
         for (e, slot) in eps.iter().zip(out.iter_mut()) {
