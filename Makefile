@@ -5,7 +5,7 @@ WASM_ENV := source .tools/env.sh
 # On Debian's compiler path wasm-pack needs these modes (TOOLCHAIN.md §2).
 WP_TEST_MODE = $$( [ -n "$${SGM_RDP_DEBIAN_WASM:-}" ] && echo "--mode no-install" )
 
-.PHONY: setup dist pkg serve size test test-native test-wasm test-e2e bench reference lint fuzz
+.PHONY: setup dist pkg serve size test test-native test-wasm test-e2e test-python bench reference lint fuzz
 
 setup:
 	@bash scripts/setup.sh
@@ -30,7 +30,7 @@ size: dist
 
 lint:
 	cargo fmt --check
-	cargo clippy --all-targets -- -D warnings
+	cargo clippy --workspace --all-targets -- -D warnings
 
 test-native:
 	cargo test
@@ -46,6 +46,10 @@ test-e2e: dist pkg
 	{ node_modules/.bin/tsc -p tests/types && echo "types: dist/sgm-rdp.d.ts and dist/widget.d.ts check"; } || rc=1; \
 	exit $$rc
 
+# The Python package: build the wheel, install it in python/.venv, run pytest.
+test-python:
+	@bash scripts/python.sh
+
 test: setup
 	@bash scripts/test.sh
 
@@ -53,6 +57,7 @@ bench:
 	cargo bench --bench engine
 	@bash benches/dp_accounting.sh
 	@benches/.venv/bin/python benches/ratio.py
+	@bash scripts/python.sh --bench
 
 reference:
 	python3 tests/reference/generate.py

@@ -11,7 +11,7 @@ step() { # name command...
   if "$@"; then results+=("$name ok ($((SECONDS - t0))s)"); else results+=("$name FAILED"); fail=1; fi
 }
 step fmt cargo fmt --check
-step clippy cargo clippy --all-targets -- -D warnings
+step clippy cargo clippy --workspace --all-targets -- -D warnings
 # The web layer only compiles for wasm32. Debian's compiler path has no clippy for
 # wasm32, so there the web layer gets a warnings-as-errors compile check instead.
 if grep -q SGM_RDP_DEBIAN_WASM .tools/env.sh 2>/dev/null; then
@@ -22,6 +22,7 @@ fi
 step native cargo test
 step wasm make -s test-wasm
 step e2e make -s test-e2e
+step python bash scripts/python.sh
 step size bash scripts/size.sh
 printf '\n'
 summary=$(IFS=';'; echo "${results[*]}")

@@ -1,0 +1,445 @@
+"""sgm_rdp: certified privacy accounting for DP-SGD (the Sampled Gaussian Mechanism).
+
+The same Rust engine as the `sgm-rdp` command line, the page and the JS API; every
+number here is the command line's, bit for bit (this module builds the command line's
+arguments and reads its JSON answer).
+
+* Exact Rényi DP of the Sampled Gaussian Mechanism (Mironov, Talwar, Zhang, "Rényi
+  Differential Privacy of the Sampled Gaussian Mechanism", arXiv:1908.10530), converted
+  to (epsilon, delta) — `accountant="rdp"`.
+* The tight accountant (`accountant="pld"`, the default here): the privacy-loss
+  distribution with a certified bracket — `upper` is a certified upper bound on the true
+  epsilon (the number to report), `lower` a certified lower bound ("Connect the Dots",
+  Doroshenko et al., PETS 2022; composition by FFT with explicit error terms).
+* Batching schemes (`sampling="poisson" | "shuffle" | "truncated-poisson"`), adjacency
+  (`"add-remove"` or `"replace-one"`), user-level privacy (`group_size`), BandMF
+  (`bands`), as on the command line (README: "How batches are drawn").
+
+Parameter names follow Opacus and dp_accounting: `noise_multiplier` (noise std /
+clipping norm), `sample_rate`, `steps`, `delta`, `orders`. Bad input raises
+`SgmRdpError` (a `ValueError`) whose message names the parameter.
+"""
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from . import _sgm_rdp as _core
+from ._sgm_rdp import SgmRdpError, __version__
+
+__all__ = [
+    "SgmRdpError",
+    "Epsilon",
+    "Delta",
+    "Calibration",
+    "ProfilePoint",
+    "Gdp",
+    "Phase",
+    "epsilon",
+    "delta",
+    "calibrate_sigma",
+    "calibrate_steps",
+    "profile",
+    "attack_risk",
+    "gdp",
+    "epsilon_phases",
+    "delta_phases",
+    "OpacusAccountant",
+    "__version__",
+]
+
+
+@dataclass(frozen=True)
+class Epsilon:
+    """epsilon at the given delta. `upper` is the number to report: a certified upper
+    bound on the true epsilon. `lower` is a certified lower bound on it (None for the
+    exact-RDP accountant alone, whose conversion gives an upper bound only). `rdp` and
+    `alpha`: the exact-RDP epsilon and its order when that accountant ran."""
+
+    upper: float
+    lower: Optional[float]
+    accountant: str
+    rdp: Optional[float] = None
+    alpha: Optional[float] = None
+    grid: Optional[Dict[str, Any]] = None
+    sampling: str = "poisson"
+    adjacency: str = "add-remove"
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    def __float__(self) -> float:
+        return self.upper
+
+
+@dataclass(frozen=True)
+class Delta:
+    """delta at the given epsilon: `upper` certified above, `lower` certified below."""
+
+    upper: float
+    lower: Optional[float]
+    accountant: str
+    rdp: Optional[float] = None
+    alpha: Optional[float] = None
+    sampling: str = "poisson"
+    adjacency: str = "add-remove"
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    def __float__(self) -> float:
+        return self.upper
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """The calibrated `noise_multiplier` or `steps`, and the certified epsilon it gives
+    (never above the target)."""
+
+    value: float
+    epsilon: float
+    epsilon_lower: Optional[float]
+    accountant: str
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+
+@dataclass(frozen=True)
+class ProfilePoint:
+    """One point of the privacy profile: the true delta(epsilon) lies in [lower, upper]."""
+
+    epsilon: float
+    delta_upper: float
+    delta_lower: float
+
+
+@dataclass(frozen=True)
+class Gdp:
+    """mu-GDP of the run (Dong, Roth, Su, JRSS-B 2022): the run is mu-GDP for tests with
+    FPR and FNR >= `fpr_floor` (certified); `mu_lower` is a mu it is provably not below;
+    `regret` is how far the run's trade-off curve is from the Gaussian one (Gomez et al.,
+    arXiv 2503.10945); `advantage` bounds TPR - FPR of any membership-inference attack;
+    `tradeoff`: (fpr, tpr_max) pairs, certified."""
+
+    mu: float
+    mu_lower: float
+    regret: float
+    fpr_floor: float
+    advantage: float
+    advantage_lower: float
+    tradeoff: List[Tuple[float, float]]
+
+
+@dataclass(frozen=True)
+class Phase:
+    """A phase of training for the heterogeneous functions: `steps` steps at
+    (`noise_multiplier`, `sample_rate`); `adjacency`; truncated Poisson when
+    `dataset_size` and `max_batch` are given."""
+
+    noise_multiplier: float
+    sample_rate: float
+    steps: int
+    adjacency: str = "add-remove"
+    dataset_size: Optional[int] = None
+    max_batch: Optional[int] = None
+
+    def _tuple(self) -> Tuple[float, float, int, str, int, int]:
+        if (self.dataset_size is None) != (self.max_batch is None):
+            raise SgmRdpError("truncated Poisson needs both dataset_size and max_batch")
+        return (
+            float(self.sample_rate),
+            float(self.noise_multiplier),
+            _whole("steps", self.steps),
+            str(self.adjacency),
+            _whole("dataset_size", self.dataset_size or 0, allow_zero=True),
+            _whole("max_batch", self.max_batch or 0, allow_zero=True),
+        )
+
+
+def _whole(name: str, v: Any, allow_zero: bool = False) -> int:
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or v != int(v) or v < (0 if allow_zero else 1):
+        raise SgmRdpError(f"{name} must be a whole number >= {0 if allow_zero else 1}, got {v!r}")
+    return int(v)
+
+
+# Keyword → command-line flag. `None` values are left out.
+_FLAGS = {
+    "noise_multiplier": "--sigma",
+    "sample_rate": "--q",
+    "steps": "--steps",
+    "delta": "--delta",
+    "epsilon": "--epsilon",
+    "accountant": "--accountant",
+    "conversion": "--conversion",
+    "sampling": "--sampling",
+    "adjacency": "--adjacency",
+    "group_size": "--group-size",
+    "dataset_size": "--dataset-size",
+    "batch_size": "--batch-size",
+    "epochs": "--epochs",
+    "steps_per_epoch": "--steps-per-epoch",
+    "max_batch": "--max-batch",
+    "bands": "--bands",
+    "target": "--target",
+    "tpr": "--tpr",
+    "fpr": "--fpr",
+    "advantage": "--advantage",
+}
+
+
+def _num(name: str, v: Any) -> str:
+    if isinstance(v, bool):
+        raise SgmRdpError(f"{name} must be a number, got {v!r}")
+    if isinstance(v, str):
+        return v
+    try:
+        return repr(float(v))
+    except (TypeError, ValueError):
+        raise SgmRdpError(f"{name} must be a number, got {v!r}") from None
+
+
+def _run(command: str, **kw: Any) -> Dict[str, Any]:
+    args = [command]
+    for k, v in kw.items():
+        if v is None:
+            continue
+        if k == "orders":
+            args += ["--orders", ",".join(_num("orders", a) for a in v)]
+            continue
+        flag = _FLAGS[k]
+        args += [flag, v if isinstance(v, str) else _num(k, v)]
+    args.append("--json")
+    return json.loads(_core.run(args))
+
+
+def _options(accountant, sampling, adjacency, orders, conversion, **kw):
+    """The keyword set shared by epsilon() and delta(): the CLI's defaults are left out,
+    so a default call is the plain command."""
+    opts = dict(kw)
+    opts["accountant"] = accountant if sampling != "shuffle" else None
+    opts["sampling"] = None if sampling == "poisson" else sampling
+    opts["adjacency"] = None if adjacency == "add-remove" else adjacency
+    opts["orders"] = orders
+    opts["conversion"] = conversion
+    return opts
+
+
+def _pair(raw: Dict[str, Any], name: str, accountant: str):
+    """(upper, lower, rdp, alpha) of an epsilon/delta answer for each accountant."""
+    if accountant == "both":
+        rdp = raw[name]
+        tight = raw.get(f"{name}_pld")
+        if tight is None:
+            return rdp, None, rdp, raw.get("alpha")
+        return min(tight, rdp), raw[f"{name}_pld_lower"], rdp, raw.get("alpha")
+    if accountant == "rdp" and raw.get("accountant") is None:
+        return raw[name], None, raw[name], raw.get("alpha")
+    return raw[name], raw.get(f"{name}_lower"), None, None
+
+
+def epsilon(
+    noise_multiplier: float,
+    sample_rate: Optional[float] = None,
+    steps: Optional[int] = None,
+    delta: float = 1e-5,
+    *,
+    accountant: str = "pld",
+    sampling: str = "poisson",
+    adjacency: str = "add-remove",
+    orders: Optional[Sequence[float]] = None,
+    conversion: Optional[str] = None,
+    group_size: Optional[int] = None,
+    dataset_size: Optional[int] = None,
+    batch_size: Optional[int] = None,
+    epochs: Optional[float] = None,
+    steps_per_epoch: Optional[int] = None,
+    max_batch: Optional[int] = None,
+    bands: Optional[int] = None,
+) -> Epsilon:
+    """epsilon at `delta` after `steps` steps (or `epochs` over `dataset_size` in batches
+    of `batch_size`). `accountant`: "pld" (tight, certified bracket; default), "rdp"
+    (exact RDP), or "both" (upper = the smaller of the two certified upper bounds)."""
+    kw = _options(
+        accountant, sampling, adjacency, orders, conversion,
+        noise_multiplier=noise_multiplier, sample_rate=sample_rate, steps=steps, delta=delta,
+        group_size=group_size, dataset_size=dataset_size, batch_size=batch_size,
+        epochs=epochs, steps_per_epoch=steps_per_epoch, max_batch=max_batch, bands=bands,
+    )
+    raw = _run("epsilon", **kw)
+    acct = raw.get("accountant", accountant)
+    upper, lower, rdp, alpha = _pair(raw, "epsilon", acct)
+    return Epsilon(
+        upper=upper, lower=lower, accountant=acct, rdp=rdp, alpha=alpha,
+        grid=raw.get("pld_grid"), sampling=raw.get("sampling", sampling),
+        adjacency=raw.get("adjacency", adjacency), raw=raw,
+    )
+
+
+def delta(
+    noise_multiplier: float,
+    sample_rate: Optional[float] = None,
+    steps: Optional[int] = None,
+    epsilon: float = 1.0,
+    *,
+    accountant: str = "pld",
+    sampling: str = "poisson",
+    adjacency: str = "add-remove",
+    orders: Optional[Sequence[float]] = None,
+    conversion: Optional[str] = None,
+    group_size: Optional[int] = None,
+    dataset_size: Optional[int] = None,
+    batch_size: Optional[int] = None,
+    epochs: Optional[float] = None,
+    steps_per_epoch: Optional[int] = None,
+    max_batch: Optional[int] = None,
+    bands: Optional[int] = None,
+) -> Delta:
+    """delta at `epsilon` after `steps` steps; the accountants as in `epsilon()`."""
+    kw = _options(
+        accountant, sampling, adjacency, orders, conversion,
+        noise_multiplier=noise_multiplier, sample_rate=sample_rate, steps=steps, epsilon=epsilon,
+        group_size=group_size, dataset_size=dataset_size, batch_size=batch_size,
+        epochs=epochs, steps_per_epoch=steps_per_epoch, max_batch=max_batch, bands=bands,
+    )
+    raw = _run("delta", **kw)
+    acct = raw.get("accountant", accountant)
+    upper, lower, rdp, alpha = _pair(raw, "delta", acct)
+    return Delta(
+        upper=upper, lower=lower, accountant=acct, rdp=rdp, alpha=alpha,
+        sampling=raw.get("sampling", sampling), adjacency=raw.get("adjacency", adjacency),
+        raw=raw,
+    )
+
+
+def _calibration(raw: Dict[str, Any], key: str, accountant: str) -> Calibration:
+    return Calibration(
+        value=raw[key], epsilon=raw["epsilon"], epsilon_lower=raw.get("epsilon_lower"),
+        accountant=raw.get("accountant", accountant), raw=raw,
+    )
+
+
+def calibrate_sigma(
+    sample_rate: float, steps: int, delta: float, epsilon: float, *, accountant: str = "pld"
+) -> Calibration:
+    """The smallest noise_multiplier whose certified epsilon at delta is <= `epsilon`."""
+    raw = _run("calibrate", sample_rate=sample_rate, steps=steps, delta=delta,
+               epsilon=epsilon, accountant=accountant)
+    return _calibration(raw, "sigma", accountant)
+
+
+def calibrate_steps(
+    noise_multiplier: float, sample_rate: float, delta: float, epsilon: float, *,
+    accountant: str = "pld",
+) -> Calibration:
+    """The most steps whose certified epsilon at delta is <= `epsilon`."""
+    raw = _run("calibrate", noise_multiplier=noise_multiplier, sample_rate=sample_rate,
+               delta=delta, epsilon=epsilon, accountant=accountant)
+    return _calibration(raw, "steps", accountant)
+
+
+def profile(
+    noise_multiplier: float, sample_rate: float, steps: int, epsilon_max: float = 10.0
+) -> List[ProfilePoint]:
+    """The tight privacy profile delta(epsilon) on 101 points of [0, epsilon_max]."""
+    raw = _run("profile", noise_multiplier=noise_multiplier, sample_rate=sample_rate,
+               steps=steps, epsilon=epsilon_max)
+    return [
+        ProfilePoint(p["epsilon"], p["delta"]["upper"], p["delta"]["lower"])
+        for p in raw["profile"]
+    ]
+
+
+def gdp(noise_multiplier: float, sample_rate: float, steps: int) -> Gdp:
+    """mu-GDP of the run with its fit, the advantage bound and the trade-off."""
+    raw = _run("gdp", noise_multiplier=noise_multiplier, sample_rate=sample_rate, steps=steps)
+    return Gdp(
+        mu=raw["mu"], mu_lower=raw["mu_lower"], regret=raw["regret"],
+        fpr_floor=raw["fpr_floor"], advantage=raw["advantage"],
+        advantage_lower=raw["advantage_lower"],
+        tradeoff=[(t["fpr"], t["tpr_max"]) for t in raw["tradeoff"]],
+    )
+
+
+def attack_risk(
+    noise_multiplier: float, sample_rate: float, steps: int
+) -> Dict[float, float]:
+    """Certified upper bounds on the true-positive rate of any membership-inference
+    attack at false-positive rates 0.1 %, 1 %, 10 % (from the tight privacy profile)."""
+    raw = _run("profile", noise_multiplier=noise_multiplier, sample_rate=sample_rate,
+               steps=steps)
+    return {a["fpr"]: a["tpr_max"] for a in raw["attack"]}
+
+
+def _phases(phases: Sequence[Any]) -> List[Tuple[float, float, int, str, int, int]]:
+    out = []
+    for p in phases:
+        if not isinstance(p, Phase):
+            p = Phase(*p)
+        out.append(p._tuple())
+    if not out:
+        raise SgmRdpError("phases must not be empty")
+    return out
+
+
+def epsilon_phases(phases: Sequence[Any], delta: float) -> Epsilon:
+    """Tight epsilon at delta for heterogeneous training: `phases` are `Phase` objects
+    or (noise_multiplier, sample_rate, steps) tuples, composed in order."""
+    upper, lower = _core.epsilon_phases(_phases(phases), float(delta))
+    return Epsilon(upper=upper, lower=lower, accountant="pld")
+
+
+def delta_phases(phases: Sequence[Any], epsilon: float) -> Delta:
+    """Tight delta at epsilon for heterogeneous training (see `epsilon_phases`)."""
+    upper, lower = _core.delta_phases(_phases(phases), float(epsilon))
+    return Delta(upper=upper, lower=lower, accountant="pld")
+
+
+class OpacusAccountant:
+    """An accountant with Opacus' interface (`step(noise_multiplier=, sample_rate=)`,
+    `get_epsilon(delta)`, `history`, `len`, `state_dict`), answered by the tight
+    accountant: `get_epsilon` returns the certified upper bound. Steps with the same
+    (noise_multiplier, sample_rate) are merged into one history entry, as Opacus does.
+
+    With Opacus: `PrivacyEngine(accountant=...)` takes a name, so attach an instance
+    instead — `engine.accountant = sgm_rdp.OpacusAccountant()` after constructing the
+    engine and before `make_private` (which registers `accountant.get_optimizer_hook_fn`;
+    this class provides it)."""
+
+    mechanism = "sgm_rdp_pld"
+
+    def __init__(self) -> None:
+        self.history: List[Tuple[float, float, int]] = []
+
+    def step(self, *, noise_multiplier: float, sample_rate: float) -> None:
+        if self.history and self.history[-1][:2] == (noise_multiplier, sample_rate):
+            nm, sr, n = self.history[-1]
+            self.history[-1] = (nm, sr, n + 1)
+        else:
+            self.history.append((noise_multiplier, sample_rate, 1))
+
+    def get_epsilon(self, delta: float, **kwargs: Any) -> float:
+        if not self.history:
+            return 0.0
+        return epsilon_phases([Phase(nm, sr, n) for nm, sr, n in self.history], delta).upper
+
+    def __len__(self) -> int:
+        return len(self.history)
+
+    @classmethod
+    def mechanism_name(cls) -> str:
+        return cls.mechanism
+
+    def state_dict(self, destination: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+        d = {} if destination is None else destination
+        d["history"] = list(self.history)
+        d["mechanism"] = self.mechanism
+        return d
+
+    def load_state_dict(self, state_dict: Dict[str, Any]) -> None:
+        if state_dict.get("mechanism") != self.mechanism:
+            raise SgmRdpError(f"state_dict is for {state_dict.get('mechanism')!r}, not {self.mechanism!r}")
+        self.history = [tuple(h) for h in state_dict["history"]]
+
+    def get_optimizer_hook_fn(self, sample_rate: float):
+        """The hook Opacus' DPOptimizer calls after each step (Opacus' own accountants
+        provide the same)."""
+
+        def hook_fn(optim):
+            self.step(noise_multiplier=optim.noise_multiplier, sample_rate=sample_rate * optim.accumulated_iterations)
+
+        return hook_fn

@@ -1,0 +1,132 @@
+//! `sgm_rdp._sgm_rdp`: the Rust side of the Python package. It adds no numerics of its
+//! own: `query` is the command line's `batch` line, `run` is the command line itself
+//! (`--json`), and the phase functions call the engine's heterogeneous composition. So
+//! Python gets the CLI's numbers bit for bit, and every refusal is the CLI's one-line
+//! reason, raised as `sgm_rdp.SgmRdpError` (a `ValueError`). A Rust panic would surface
+//! as pyo3's `PanicException`, never an abort; the engine's API does not panic.
+
+use pyo3::create_exception;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use sgm_rdp::engine::pld::{self, Phase};
+use sgm_rdp::engine::{self, Adjacency, Conversion, Sgm};
+
+create_exception!(
+    _sgm_rdp,
+    SgmRdpError,
+    PyValueError,
+    "Bad input or an answer the accountant refuses: the message names the parameter."
+);
+
+fn err(e: impl ToString) -> PyErr {
+    SgmRdpError::new_err(e.to_string())
+}
+
+/// One `sgm-rdp batch` line: a JSON object in, a JSON object out (`{"error": …}` on
+/// refusal), exactly as the command line answers it.
+#[pyfunction]
+fn query(py: Python<'_>, line: &str) -> String {
+    py.allow_threads(|| sgm_rdp::cli::batch_line(line))
+}
+
+/// The command line: `args` without the program name; the JSON text, or the one-line
+/// reason raised.
+#[pyfunction]
+fn run(py: Python<'_>, args: Vec<String>) -> PyResult<String> {
+    py.allow_threads(|| sgm_rdp::cli::run(&args)).map_err(err)
+}
+
+/// One phase: (sample_rate, noise_multiplier, steps, adjacency, dataset_size, max_batch);
+/// the last two (truncated Poisson) are 0 when absent.
+type PhaseTuple = (f64, f64, u64, String, u64, u64);
+
+fn phases_of(phases: &[PhaseTuple]) -> PyResult<Vec<Phase>> {
+    phases
+        .iter()
+        .map(|(q, sigma, steps, adjacency, n, b)| {
+            let sgm = Sgm::new(*q, *sigma).map_err(err)?;
+            let adj = Adjacency::parse(adjacency).ok_or_else(|| {
+                err(format!(
+                    "adjacency must be 'add-remove' or 'replace-one', got '{adjacency}'"
+                ))
+            })?;
+            let p = if *b > 0 {
+                if adj != Adjacency::AddRemove {
+                    return Err(err(
+                        "truncated Poisson is available under add/remove adjacency only",
+                    ));
+                }
+                Phase::truncated(sgm, *n, *b, *steps)
+            } else {
+                Phase::new(sgm, *steps).map(|p| p.with_adjacency(adj))
+            };
+            p.map_err(err)
+        })
+        .collect()
+}
+
+/// Tight ε at δ for heterogeneous phases: (upper, lower), both certified.
+#[pyfunction]
+fn epsilon_phases(py: Python<'_>, phases: Vec<PhaseTuple>, delta: f64) -> PyResult<(f64, f64)> {
+    let ph = phases_of(&phases)?;
+    let a = py
+        .allow_threads(|| pld::epsilon_phases(&ph, delta))
+        .map_err(err)?;
+    Ok((a.epsilon.upper, a.epsilon.lower))
+}
+
+/// Tight δ at ε for heterogeneous phases: (upper, lower), both certified.
+#[pyfunction]
+fn delta_phases(py: Python<'_>, phases: Vec<PhaseTuple>, epsilon: f64) -> PyResult<(f64, f64)> {
+    let ph = phases_of(&phases)?;
+    let a = py
+        .allow_threads(|| pld::delta_phases(&ph, epsilon))
+        .map_err(err)?;
+    Ok((a.delta.upper, a.delta.lower))
+}
+
+/// Exact RDP of heterogeneous Poisson/add-remove phases, composed over `orders` (the
+/// default 156 when None) and converted at δ (improved conversion): (ε, its order).
+#[pyfunction]
+#[pyo3(signature = (phases, delta, orders=None))]
+fn rdp_epsilon_phases(
+    phases: Vec<(f64, f64, u64)>,
+    delta: f64,
+    orders: Option<Vec<f64>>,
+) -> PyResult<(f64, f64)> {
+    let orders = engine::params::check_orders(&orders.unwrap_or_else(engine::default_orders))
+        .map_err(err)?;
+    let delta = engine::params::check_delta(delta).map_err(err)?;
+    let mut total = vec![0.0; orders.len()];
+    for &(q, sigma, steps) in &phases {
+        let sgm = Sgm::new(q, sigma).map_err(err)?;
+        let steps = engine::params::check_steps(steps).map_err(err)?;
+        let r = engine::rdp::rdp_orders(&sgm, &orders).map_err(err)?;
+        for (t, v) in total.iter_mut().zip(r) {
+            *t += steps as f64 * v;
+        }
+    }
+    if phases.is_empty() {
+        return Err(err("no phases to compose"));
+    }
+    let mut best = (f64::INFINITY, orders[0]);
+    for (&a, &r) in orders.iter().zip(&total) {
+        let e = engine::accountant::eps_from_rdp(r, a, delta, Conversion::Improved);
+        if e < best.0 {
+            best = (e, a);
+        }
+    }
+    Ok((best.0.max(0.0), best.1))
+}
+
+#[pymodule]
+fn _sgm_rdp(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("SgmRdpError", m.py().get_type::<SgmRdpError>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_function(wrap_pyfunction!(query, m)?)?;
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(epsilon_phases, m)?)?;
+    m.add_function(wrap_pyfunction!(delta_phases, m)?)?;
+    m.add_function(wrap_pyfunction!(rdp_epsilon_phases, m)?)?;
+    Ok(())
+}

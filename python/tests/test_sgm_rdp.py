@@ -1,0 +1,208 @@
+"""The Python package against the command line (bit for bit), against Google's
+dp_accounting 0.6.0 at a fine grid (an independent implementation: its own
+discretization and FFT composition), and its two accountants' arithmetic."""
+
+import json
+import math
+import os
+import resource
+import subprocess
+from types import SimpleNamespace
+
+import pytest
+
+import sgm_rdp
+from sgm_rdp import Phase, SgmRdpError
+
+CLI = os.environ.get("SGM_RDP_CLI")
+MNIST = dict(noise_multiplier=1.1, sample_rate=256 / 60000, steps=14063, delta=1e-5)
+
+
+def cli(*args):
+    assert CLI, "SGM_RDP_CLI must point at the sgm-rdp binary (scripts/python.sh sets it)"
+    out = subprocess.run([CLI, *args, "--json"], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+def test_imports_and_version():
+    assert sgm_rdp.__version__ == "0.1.0"
+    assert issubclass(SgmRdpError, ValueError)
+
+
+@pytest.mark.parametrize(
+    "kw, args",
+    [
+        (dict(accountant="pld"), ["--accountant", "pld"]),
+        (dict(accountant="rdp"), []),
+        (dict(accountant="both"), ["--accountant", "both"]),
+    ],
+)
+def test_epsilon_equals_the_cli_bit_for_bit(kw, args):
+    ours = sgm_rdp.epsilon(**MNIST, **kw)
+    raw = cli("epsilon", "--q", repr(256 / 60000), "--sigma", "1.1", "--steps", "14063",
+              "--delta", "1e-5", *args)
+    assert ours.raw == raw
+    if kw["accountant"] == "pld":
+        assert ours.upper == raw["epsilon"] and ours.lower == raw["epsilon_lower"]
+    if kw["accountant"] == "both":
+        assert ours.upper == raw["epsilon_pld"] and ours.rdp == raw["epsilon"]
+
+
+def test_schemes_and_other_commands_equal_the_cli():
+    s = sgm_rdp.epsilon(1.1, sampling="shuffle", dataset_size=60000, batch_size=256,
+                        epochs=60, delta=1e-5)
+    raw = cli("epsilon", "--sampling", "shuffle", "--sigma", "1.1", "--dataset-size", "60000",
+              "--batch-size", "256", "--epochs", "60", "--delta", "1e-5")
+    assert (s.upper, s.lower, s.accountant) == (raw["epsilon"], raw["epsilon_lower"], "band")
+    r = sgm_rdp.epsilon(2.0, 0.01, 300, 1e-5, adjacency="replace-one")
+    raw = cli("epsilon", "--adjacency", "replace-one", "--q", "0.01", "--sigma", "2.0",
+              "--steps", "300", "--delta", "1e-5", "--accountant", "pld")
+    assert (r.upper, r.lower, r.adjacency) == (raw["epsilon"], raw["epsilon_lower"], "replace-one")
+    c = sgm_rdp.calibrate_sigma(0.01, 1000, 1e-5, 2.0)
+    raw = cli("calibrate", "--q", "0.01", "--steps", "1000", "--delta", "1e-5",
+              "--epsilon", "2.0", "--accountant", "pld")
+    assert c.value == raw["sigma"] and c.epsilon <= 2.0
+    d = sgm_rdp.delta(1.0, 0.01, 100, epsilon=1.0)
+    raw = cli("delta", "--q", "0.01", "--sigma", "1.0", "--steps", "100", "--epsilon", "1.0",
+              "--accountant", "pld")
+    assert (d.upper, d.lower) == (raw["delta"], raw["delta_lower"])
+
+
+# Five runs (q, sigma, T, delta) against dp_accounting's PLD at a fine grid.
+RUNS = [
+    (256 / 60000, 1.1, 14063, 1e-5),
+    (0.01, 1.0, 1000, 1e-5),
+    (0.001, 0.8, 10000, 1e-6),
+    (0.1, 2.0, 500, 1e-5),
+    (0.02, 1.5, 2000, 1e-7),
+]
+
+
+def dp_accounting_bracket(q, sigma, steps, delta, h=1e-4):
+    from dp_accounting.pld import privacy_loss_distribution as pld_lib
+
+    def eps(pessimistic):
+        pld = pld_lib.from_gaussian_mechanism(
+            standard_deviation=sigma, sampling_prob=q, value_discretization_interval=h,
+            pessimistic_estimate=pessimistic, use_connect_dots=pessimistic)
+        return pld.self_compose(steps).get_epsilon_for_delta(delta)
+
+    return eps(False), eps(True)
+
+
+@pytest.mark.parametrize("q, sigma, steps, delta", RUNS)
+def test_cross_check_against_dp_accounting_at_a_fine_grid(q, sigma, steps, delta):
+    ours = sgm_rdp.epsilon(sigma, q, steps, delta)
+    lo, up = dp_accounting_bracket(q, sigma, steps, delta)
+    print(f"\nrun q={q:.6g} sigma={sigma} T={steps} delta={delta:g}: ours [{ours.lower:.6f}, "
+          f"{ours.upper:.6f}], dp_accounting (grid 1e-4) [{lo:.6f}, {up:.6f}]")
+    # The truth is in both brackets: they overlap, and ours is no wider at the top.
+    assert ours.lower <= up and ours.upper >= lo
+    assert ours.upper <= up + 1e-3 * ours.upper
+
+
+def test_drop_in_dp_accounting_accountant():
+    from dp_accounting import dp_event, privacy_accountant
+    from sgm_rdp.accountant import SgmRdpAccountant
+
+    g = lambda s: dp_event.GaussianDpEvent(s)  # noqa: E731
+    ev = dp_event.ComposedDpEvent([
+        dp_event.SelfComposedDpEvent(dp_event.PoissonSampledDpEvent(0.01, g(1.1)), 100),
+        dp_event.PoissonSampledDpEvent(0.02, g(0.9)),
+    ])
+    acc = SgmRdpAccountant()
+    assert acc.supports(ev)
+    acc.compose(ev, 2)
+    direct = sgm_rdp.epsilon_phases([(1.1, 0.01, 200), (0.9, 0.02, 2)], 1e-5)
+    assert acc.get_epsilon(1e-5) == direct.upper
+    assert acc.get_delta(direct.upper) == sgm_rdp.delta_phases(
+        [(1.1, 0.01, 200), (0.9, 0.02, 2)], direct.upper).upper
+    # One phase: the direct single-run call.
+    one = SgmRdpAccountant().compose(dp_event.PoissonSampledDpEvent(0.01, g(1.1)), 300)
+    assert one.get_epsilon(1e-5) == sgm_rdp.epsilon(1.1, 0.01, 300, 1e-5).upper
+    # Replace-one: sigma stays the noise multiplier (the sum moves by 2C).
+    rep = SgmRdpAccountant(privacy_accountant.NeighboringRelation.REPLACE_ONE)
+    rep.compose(dp_event.PoissonSampledDpEvent(0.01, g(2.0)), 300)
+    assert rep.get_epsilon(1e-5) == sgm_rdp.epsilon(2.0, 0.01, 300, 1e-5,
+                                                    adjacency="replace-one").upper
+    # Truncated Poisson, and what is refused.
+    tr = SgmRdpAccountant().compose(dp_event.TruncatedSubsampledGaussianDpEvent(
+        dataset_size=5000, sampling_probability=0.01, truncated_batch_size=60,
+        noise_multiplier=1.2), 300)
+    assert tr.get_epsilon(1e-5) == sgm_rdp.epsilon(
+        1.2, 0.01, 300, 1e-5, sampling="truncated-poisson", dataset_size=5000,
+        max_batch=60).upper
+    assert not SgmRdpAccountant().supports(dp_event.LaplaceDpEvent(1.0))
+    assert not SgmRdpAccountant().supports(
+        dp_event.PoissonSampledDpEvent(0.1, dp_event.LaplaceDpEvent(1.0)))
+    with pytest.raises(privacy_accountant.UnsupportedEventError):
+        SgmRdpAccountant().compose(dp_event.LaplaceDpEvent(1.0))
+    assert SgmRdpAccountant().compose(dp_event.NonPrivateDpEvent()).get_epsilon(1e-5) == math.inf
+    assert SgmRdpAccountant().get_epsilon(1e-5) == 0.0
+
+
+def test_opacus_style_accountant_without_torch():
+    acc = sgm_rdp.OpacusAccountant()
+    for _ in range(500):
+        acc.step(noise_multiplier=1.1, sample_rate=0.01)
+    assert len(acc) == 1 and acc.history == [(1.1, 0.01, 500)]
+    assert acc.get_epsilon(1e-5) == sgm_rdp.epsilon(1.1, 0.01, 500, 1e-5).upper
+    acc.step(noise_multiplier=0.9, sample_rate=0.01)
+    assert len(acc) == 2
+    assert acc.get_epsilon(delta=1e-5) == sgm_rdp.epsilon_phases(
+        [(1.1, 0.01, 500), (0.9, 0.01, 1)], 1e-5).upper
+    state = acc.state_dict()
+    again = sgm_rdp.OpacusAccountant()
+    again.load_state_dict(state)
+    assert again.history == acc.history and again.get_epsilon(1e-5) == acc.get_epsilon(1e-5)
+    # Opacus' DPOptimizer calls the hook after each step.
+    hook = sgm_rdp.OpacusAccountant().get_optimizer_hook_fn(sample_rate=0.01)
+    fresh = sgm_rdp.OpacusAccountant()
+    hook = fresh.get_optimizer_hook_fn(sample_rate=0.01)
+    hook(SimpleNamespace(noise_multiplier=1.1, accumulated_iterations=1))
+    assert fresh.history == [(1.1, 0.01, 1)]
+    assert sgm_rdp.OpacusAccountant().get_epsilon(1e-5) == 0.0
+
+
+@pytest.mark.parametrize(
+    "call, names",
+    [
+        (lambda: sgm_rdp.epsilon(-1.0, 0.01, 100, 1e-5), "noise_multiplier"),
+        (lambda: sgm_rdp.epsilon(1.0, 1.5, 100, 1e-5), "sample_rate"),
+        (lambda: sgm_rdp.epsilon(1.0, 0.01, 100, 2.0), "delta"),
+        (lambda: sgm_rdp.epsilon(1.0, 0.01, 0, 1e-5), "steps"),
+        (lambda: sgm_rdp.epsilon(float("nan"), 0.01, 100, 1e-5), "sigma"),
+        (lambda: sgm_rdp.epsilon(1.0, 0.01, 100, 1e-5, accountant="best"), "accountant"),
+        (lambda: sgm_rdp.epsilon(1.0, 0.01, 100, 1e-5, sampling="fixed-size"), "sampling"),
+        (lambda: sgm_rdp.epsilon("x", 0.01, 100, 1e-5), "sigma"),
+        (lambda: sgm_rdp.epsilon_phases([], 1e-5), "phases"),
+        (lambda: sgm_rdp.epsilon_phases([Phase(1.0, 0.01, 1.5)], 1e-5), "steps"),
+        (lambda: sgm_rdp.epsilon_phases([(1.0, 0.01, 10, "sideways")], 1e-5), "adjacency"),
+    ],
+)
+def test_bad_input_raises_the_named_error(call, names):
+    with pytest.raises(SgmRdpError) as e:
+        call()
+    assert names in str(e.value)
+    assert isinstance(e.value, ValueError)
+
+
+def test_many_calls_do_not_leak():
+    def rss_kb():
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+    # q = 1: the Gaussian's closed form, so the loop measures the bindings, not the engine.
+    for _ in range(2000):
+        sgm_rdp.epsilon(2.0, 1.0, 10, 1e-5)
+    before = rss_kb()
+    for i in range(100_000):
+        sgm_rdp.epsilon(2.0, 1.0, 10, 1e-5)
+        if i % 10 == 0:
+            with pytest.raises(SgmRdpError):
+                sgm_rdp.epsilon(-2.0, 1.0, 10, 1e-5)
+    grown = rss_kb() - before
+    assert grown < 16_000, f"resident memory grew by {grown} kB over 1e5 calls"
