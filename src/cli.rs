@@ -13,7 +13,7 @@ pub const USAGE: &str = "usage: sgm-rdp <rdp|epsilon|delta|calibrate|bounds|comp
 [--steps T] [--delta D] [--epsilon E] [--orders A,B,..] [--alpha A] [--conversion improved|classic] \
 [--accountant rdp|pld|both] \
 [--target sigma|steps] [--tpr A --fpr B | --advantage A] [--dataset-size N --batch-size B --epochs E] \
-[--sampling poisson|shuffle|truncated-poisson] [--adjacency add-remove|replace-one] [--steps-per-epoch t] \
+[--sampling poisson|shuffle|truncated-poisson|fixed-size] [--adjacency add-remove|replace-one] [--steps-per-epoch t] \
 [--max-batch B] [--bands b] [--json]";
 
 /// `sgm-rdp --help`: what each command does and the flags it takes.
@@ -41,11 +41,13 @@ flags (the training tools' names in parentheses):
   --target sigma|steps           calibrate
   --tpr A --fpr B | --advantage A   calibrate to an attack-risk target (tight accountant)
   --group-size K                 epsilon, delta: user-level privacy, K examples per user (tight accountant)
-  --sampling poisson|shuffle|truncated-poisson   epsilon, delta: how batches are drawn (default poisson,
+  --sampling poisson|shuffle|truncated-poisson|fixed-size   epsilon, delta: how batches are drawn (default poisson,
                                  rate q); shuffle: a random permutation per epoch in fixed-size batches,
                                  answered as a certified band [Chua et al. lower bound, no-amplification
                                  upper bound]; truncated-poisson: rate q over --dataset-size N, batches
-                                 capped at --max-batch B (tight accountant, certified upper bound)
+                                 capped at --max-batch B (tight accountant, certified upper bound);
+                                 fixed-size: B of N without replacement each step (--adjacency replace-one,
+                                 RDP bound of Wang, Balle, Kasiviswanathan, upper bound only)
   --adjacency add-remove|replace-one   epsilon, delta (default add-remove; replace-one: tight accountant)
   --steps-per-epoch t            shuffle: batches per epoch (or --dataset-size N --batch-size B: t = floor(N/B),
                                  with --epochs E or --steps T; or --q: t = floor(1/q))
@@ -447,6 +449,7 @@ pub fn run(args: &[String]) -> Result<String, String> {
         adjacency: f.adjacency,
         steps_per_epoch: f.steps_per_epoch,
         max_batch: f.max_batch,
+        orders: f.orders.clone(),
         cli: true,
     };
     if !query.is_plain() {
@@ -454,9 +457,10 @@ pub fn run(args: &[String]) -> Result<String, String> {
             return Err("--bands applies to Poisson sampling under add/remove adjacency".into());
         }
         for name in ["orders", "conversion"] {
-            if f.given.contains(&name) {
+            let rdp_route = f.sampling == Sampling::FixedSize && name == "orders";
+            if f.given.contains(&name) && !rdp_route {
                 return Err(format!(
-                    "--{name} applies to the RDP accountant, which does not answer this query"
+                    "--{name} is not available for this query (its accountant does not use it)"
                 ));
             }
         }
@@ -1086,6 +1090,7 @@ fn batch_value(line: &str) -> Result<Value, String> {
         },
         steps_per_epoch: field(&obj, "steps_per_epoch")?,
         max_batch: field(&obj, "max_batch")?,
+        orders: None,
         cli: false,
     };
     if !query.is_plain() {

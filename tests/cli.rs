@@ -873,6 +873,35 @@ fn sampling_and_adjacency_on_the_command_line_and_in_batch_agree() {
     let poisson = batch_of(r#"{"q":0.01,"sigma":1.2,"steps":300,"delta":1e-5,"accountant":"pld"}"#);
     assert_eq!(at_n["epsilon"], poisson["epsilon"]);
     assert!(tr["epsilon"].as_f64() > poisson["epsilon"].as_f64());
+    // Fixed-size batches (replace-one, RDP): the same bits from both front ends.
+    let fs = json_of(&[
+        "epsilon",
+        "--sampling",
+        "fixed-size",
+        "--adjacency",
+        "replace-one",
+        "--dataset-size",
+        "60000",
+        "--batch-size",
+        "256",
+        "--sigma",
+        "4",
+        "--steps",
+        "14063",
+        "--delta",
+        "1e-5",
+        "--json",
+    ]);
+    let fb = batch_of(
+        r#"{"sampling":"fixed-size","adjacency":"replace-one","dataset_size":60000,"batch_size":256,"sigma":4,"steps":14063,"delta":1e-5}"#,
+    );
+    assert_eq!(fs["epsilon"], fb["epsilon"]);
+    assert!(fs["epsilon_lower"].is_null() && fs["accountant"] == "rdp");
+    // dp_accounting's RdpAccountant (REPLACE_ONE, GaussianDpEvent(σ/2)): 2.375941495717974.
+    assert!(
+        (fs["epsilon"].as_f64().unwrap() - 2.375941495717974).abs() < 1e-9,
+        "{fs}"
+    );
 }
 
 #[test]
@@ -881,7 +910,11 @@ fn sampling_refusals_name_what_is_wrong() {
         "epsilon", "--q", "0.01", "--sigma", "1", "--steps", "300", "--delta", "1e-5",
     ];
     for (extra, says) in [
-        (&["--sampling", "fixed-size"][..], "not available yet"),
+        (
+            &["--sampling", "random-allocation"][..],
+            "not available yet",
+        ),
+        (&["--sampling", "fixed-size"][..], "--adjacency replace-one"),
         (
             &["--sampling", "truncated-poisson", "--accountant", "pld"][..],
             "needs --max-batch",

@@ -207,3 +207,38 @@ fn truncated_poisson_properties_and_dp_accountings_published_case() {
     );
     assert!(Phase::truncated(s, 0, 2, 3).is_err() && Phase::truncated(s, 4, 0, 3).is_err());
 }
+
+#[test]
+fn fixed_size_rdp_agrees_with_dp_accounting_in_its_units() {
+    use sgm_rdp::engine::fixed_size;
+    let rows = rows("fixed-size");
+    assert!(rows.len() >= 5);
+    for v in rows {
+        let f = |k: &str| v[k].as_f64().unwrap();
+        let (n, b) = (f("dataset_size") as u64, f("batch_size") as u64);
+        // Per step: our σ against dp_accounting's GaussianDpEvent(σ/2) under REPLACE_ONE.
+        for (a, want) in v["rdp"].as_object().unwrap() {
+            let a: f64 = a.parse().unwrap();
+            let got = fixed_size::rdp(n, b, f("sigma"), a).unwrap();
+            let want = want.as_f64().unwrap();
+            // Theorems 9 and 27 as dp_accounting evaluates them; ours adds a rounding margin.
+            assert!(
+                got >= want * (1.0 - 1e-12) && got <= want * (1.0 + 1e-9),
+                "{v} α {a}: {got}"
+            );
+        }
+        let (eps, alpha) = fixed_size::epsilon(
+            n,
+            b,
+            f("sigma"),
+            f("steps") as u64,
+            f("delta"),
+            &sgm_rdp::engine::default_orders(),
+        )
+        .unwrap();
+        assert!(
+            eps >= f("epsilon") * (1.0 - 1e-12) && eps <= f("epsilon") * (1.0 + 1e-9),
+            "{v}: {eps} at {alpha}"
+        );
+    }
+}

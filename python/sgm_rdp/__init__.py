@@ -11,7 +11,7 @@ arguments and reads its JSON answer).
   distribution with a certified bracket — `upper` is a certified upper bound on the true
   epsilon (the number to report), `lower` a certified lower bound ("Connect the Dots",
   Doroshenko et al., PETS 2022; composition by FFT with explicit error terms).
-* Batching schemes (`sampling="poisson" | "shuffle" | "truncated-poisson"`), adjacency
+* Batching schemes (`sampling="poisson" | "shuffle" | "truncated-poisson" | "fixed-size"`), adjacency
   (`"add-remove"` or `"replace-one"`), user-level privacy (`group_size`), BandMF
   (`bands`), as on the command line (README: "How batches are drawn").
 
@@ -211,7 +211,8 @@ def _options(accountant, sampling, adjacency, orders, conversion, **kw):
     """The keyword set shared by epsilon() and delta(): the CLI's defaults are left out,
     so a default call is the plain command."""
     opts = dict(kw)
-    opts["accountant"] = accountant if sampling != "shuffle" else None
+    # Shuffled batches answer with their own band, fixed-size ones with RDP only.
+    opts["accountant"] = accountant if sampling not in ("shuffle", "fixed-size") else None
     opts["sampling"] = None if sampling == "poisson" else sampling
     opts["adjacency"] = None if adjacency == "add-remove" else adjacency
     opts["orders"] = orders

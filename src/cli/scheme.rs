@@ -20,6 +20,8 @@ pub(super) enum Sampling {
     Shuffle,
     /// Poisson with rate q over N examples, batches capped at `max_batch`.
     TruncatedPoisson,
+    /// Each step a uniformly random B of the N examples (replace-one, RDP only).
+    FixedSize,
 }
 
 impl Sampling {
@@ -28,11 +30,12 @@ impl Sampling {
             "poisson" => Ok(Sampling::Poisson),
             "shuffle" | "shuffled" => Ok(Sampling::Shuffle),
             "truncated-poisson" => Ok(Sampling::TruncatedPoisson),
-            "fixed-size" | "random-allocation" | "balls-in-bins" => Err(format!(
-                "sampling '{s}' is not available yet (available: poisson, shuffle, truncated-poisson)"
+            "fixed-size" => Ok(Sampling::FixedSize),
+            "random-allocation" | "balls-in-bins" => Err(format!(
+                "sampling '{s}' is not available yet (available: poisson, shuffle, truncated-poisson, fixed-size)"
             )),
             other => Err(format!(
-                "sampling must be 'poisson', 'shuffle' or 'truncated-poisson', got '{}'",
+                "sampling must be 'poisson', 'shuffle', 'truncated-poisson' or 'fixed-size', got '{}'",
                 other.chars().take(32).collect::<String>()
             )),
         }
@@ -42,6 +45,7 @@ impl Sampling {
             Sampling::Poisson => "poisson",
             Sampling::Shuffle => "shuffle",
             Sampling::TruncatedPoisson => "truncated-poisson",
+            Sampling::FixedSize => "fixed-size",
         }
     }
 }
@@ -72,6 +76,8 @@ pub(super) struct Query {
     pub steps_per_epoch: Option<f64>,
     /// Truncated Poisson: the largest batch.
     pub max_batch: Option<f64>,
+    /// Fixed-size batches: the RDP orders (default: the 156).
+    pub orders: Option<Vec<f64>>,
     /// Messages name command-line flags (`--group-size`) rather than batch keys.
     pub cli: bool,
 }
@@ -120,6 +126,7 @@ impl Query {
         let r = match self.sampling {
             Sampling::Poisson | Sampling::TruncatedPoisson => self.poisson(&mut out),
             Sampling::Shuffle => self.shuffle(&mut out),
+            Sampling::FixedSize => self.fixed_size(&mut out),
         };
         // Messages name keys as the user wrote them; no exact-RDP answer exists for these
         // queries, so the PLD refusal does not point to one.
@@ -348,6 +355,81 @@ impl Query {
     }
 }
 
+impl Query {
+    /// Fixed-size batches without replacement (B of N each step), replace-one: the RDP
+    /// bound of Wang, Balle, Kasiviswanathan (AISTATS 2019, Thm 9 and 27), improved
+    /// conversion. RDP only: no lower bound.
+    fn fixed_size(&self, out: &mut Map<String, Value>) -> Result<(), String> {
+        let e = |e: engine::Error| e.to_string();
+        if self.adjacency != Adjacency::ReplaceOne {
+            return Err(format!(
+                "fixed-size batches are accounted under replace-one adjacency (the dataset size is public): add {} replace-one",
+                self.key("adjacency")
+            ));
+        }
+        if self.accountant.is_some_and(|a| a != Accountant::Rdp) {
+            return Err(
+                "fixed-size batches have an RDP bound only: leave out the accountant (or use rdp)"
+                    .into(),
+            );
+        }
+        if self.group.is_some_and(|k| k != 1.0)
+            || self.q.is_some()
+            || self.steps_per_epoch.is_some()
+        {
+            return Err("fixed-size batches take dataset_size and batch_size (not q, steps_per_epoch or group_size)".into());
+        }
+        let [Some(n), Some(b), epochs] = self.dataset else {
+            return Err("fixed-size batches need dataset_size and batch_size".into());
+        };
+        let (n, b) = (whole("dataset_size", n)?, whole("batch_size", b)?);
+        let steps = match (epochs, self.steps) {
+            (Some(ep), None) => {
+                engine::params::from_dataset(n as f64, b as f64, ep)
+                    .map_err(e)?
+                    .1
+            }
+            (None, Some(s)) => engine::params::steps_from_f64(s).map_err(e)?,
+            (Some(_), Some(_)) => return Err("give steps or epochs, not both".into()),
+            (None, None) => return Err("missing steps (or epochs)".into()),
+        };
+        let sigma = self.sigma()?;
+        let orders = match &self.orders {
+            Some(o) => engine::params::check_orders(o).map_err(e)?,
+            None => engine::default_orders(),
+        };
+        let (name, given) = self.asked()?;
+        let (v, alpha) = if name == "epsilon" {
+            engine::fixed_size::epsilon(n, b, sigma, steps, given, &orders)
+        } else {
+            engine::fixed_size::delta(n, b, sigma, steps, given, &orders)
+        }
+        .map_err(e)?;
+        for (key, val) in [
+            ("sigma", json!(sigma)),
+            ("dataset_size", json!(n)),
+            ("batch_size", json!(b)),
+            ("steps", json!(steps)),
+            ("accountant", json!("rdp")),
+            ("alpha", json!(alpha)),
+        ] {
+            out.insert(key.into(), val);
+        }
+        let given_name = if name == "epsilon" {
+            "delta"
+        } else {
+            "epsilon"
+        };
+        out.insert(given_name.into(), json!(given));
+        out.insert(name.into(), json!(v));
+        out.insert(format!("{name}_lower"), Value::Null);
+        out.insert("meaning".into(), json!(format!(
+            "{name}: certified upper bound from RDP (Wang, Balle, Kasiviswanathan, AISTATS 2019, Thm 9 and 27; improved conversion); no lower bound is computed"
+        )));
+        Ok(())
+    }
+}
+
 /// The given value under its name and the result's ends under `name`, `name_lower`.
 fn put(out: &mut Map<String, Value>, name: &str, given: f64, b: Bracket) {
     let given_name = if name == "epsilon" {
@@ -375,6 +457,16 @@ pub(super) fn text(a: &Map<String, Value>) -> String {
         _ if s("sampling") == "shuffle" => "add/remove (zero-out) adjacency",
         _ => "add/remove-one adjacency",
     };
+    if s("sampling") == "fixed-size" {
+        return format!(
+            "{name} = {} (RDP bound for fixed-size batches: {} of {} without replacement each step, replace-one adjacency, \
+             Wang-Balle-Kasiviswanathan; order {}; certified upper bound, no lower bound)\n",
+            fmt(f(name)),
+            f("batch_size"),
+            f("dataset_size"),
+            f("alpha")
+        );
+    }
     if s("accountant") == "band" {
         format!(
             "{name} <= {} (certified upper bound: no amplification, {} epoch(s) of the Gaussian mechanism)\n\

@@ -11,6 +11,9 @@ pub mod bounds;
 pub mod calibrate;
 pub mod compare;
 pub mod error;
+// Fixed-size batches (RDP of Wang, Balle, Kasiviswanathan): native only for now.
+#[cfg(not(target_arch = "wasm32"))]
+pub mod fixed_size;
 pub mod params;
 pub mod pld;
 pub mod rdp;

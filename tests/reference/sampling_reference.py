@@ -34,6 +34,12 @@ composition.
   `lower`: its pessimistic and optimistic estimates); `in_upper`, `in_lower`: the
   subsampled Gaussian at the inclusion rate q (1 - p_t) + p_t c, the lower bound's pair.
 
+* `fixed-size`: B of N without replacement each step, replace-one adjacency, RDP only.
+  dp_accounting's RdpAccountant under REPLACE_ONE with
+  `SampledWithoutReplacementDpEvent(N, B, GaussianDpEvent(sigma / 2))` (its RDP path
+  does not double the sensitivity; sigma is our noise multiplier, noise std / C): epsilon
+  and its order on its default orders, and the per-step RDP at a few orders.
+
 Writes tests/reference/sampling.jsonl.
 Run: benches/.venv/bin/python tests/reference/sampling_reference.py
 """
@@ -163,6 +169,28 @@ def truncated(n, q, b, sigma, steps, delta, pessimistic):
     return mix, inc.self_compose(steps).get_epsilon_for_delta(delta)
 
 
+# (N, B, sigma, steps, delta)
+FIXED = [
+    (60000, 256, 1.1, 14063, 1e-5),
+    (60000, 256, 4.0, 14063, 1e-5),
+    (10000, 100, 2.0, 1000, 1e-5),
+    (1000, 100, 6.0, 500, 1e-6),
+    (100000, 1000, 3.0, 5000, 1e-5),
+]
+
+
+def fixed_size(n, b, sigma, steps, delta):
+    from dp_accounting import dp_event
+    from dp_accounting.rdp import rdp_privacy_accountant as rdp_lib
+    acc = rdp_lib.RdpAccountant(neighboring_relation=REPLACE)
+    ev = dp_event.SampledWithoutReplacementDpEvent(n, b, dp_event.GaussianDpEvent(sigma / 2))
+    acc.compose(dp_event.SelfComposedDpEvent(ev, steps))
+    eps, order = acc.get_epsilon_and_optimal_order(delta)
+    per_step = {str(a): float(rdp_lib._compute_rdp_sample_wor_gaussian_scalar(b / n, sigma / 2, a))
+                for a in (1.5, 2, 3, 8, 32.5, 64)}
+    return float(eps), float(order), per_step
+
+
 def main():
     out = os.path.join(HERE, "sampling.jsonl")
     with open(out, "w") as f:
@@ -187,6 +215,15 @@ def main():
                    "in_upper": in_up, "in_lower": in_lo, "dpa_upper": dpa, "interval": H,
                    "source": "scipy binomial tails + dp_accounting 0.6.0 compute_mixture; "
                              "dp_accounting from_truncated_subsampled_gaussian_mechanism"}
+            print(json.dumps(row), flush=True)
+            f.write(json.dumps(row) + "\n")
+        for n, b, sigma, steps, delta in FIXED:
+            eps, order, per_step = fixed_size(n, b, sigma, steps, delta)
+            row = {"kind": "fixed-size", "dataset_size": n, "batch_size": b, "sigma": sigma,
+                   "steps": steps, "delta": delta, "epsilon": eps, "alpha": order,
+                   "rdp": per_step,
+                   "source": "dp_accounting 0.6.0 RdpAccountant REPLACE_ONE, "
+                             "SampledWithoutReplacementDpEvent(N, B, GaussianDpEvent(sigma/2))"}
             print(json.dumps(row), flush=True)
             f.write(json.dumps(row) + "\n")
         for sigma, t, r, full, part, adjacency, delta in SHUFFLE:
