@@ -401,8 +401,6 @@ class OpacusAccountant:
     engine and before `make_private` (which registers `accountant.get_optimizer_hook_fn`;
     this class provides it)."""
 
-    mechanism = "sgm_rdp_pld"
-
     def __init__(self) -> None:
         self.history: List[Tuple[float, float, int]] = []
 
@@ -422,18 +420,20 @@ class OpacusAccountant:
         return len(self.history)
 
     @classmethod
-    def mechanism_name(cls) -> str:
-        return cls.mechanism
+    def mechanism(cls) -> str:
+        """The accountant's name (Opacus' `IAccountant.mechanism`)."""
+        return "sgm_rdp_pld"
 
     def state_dict(self, destination: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
         d = {} if destination is None else destination
         d["history"] = list(self.history)
-        d["mechanism"] = self.mechanism
+        d["mechanism"] = self.mechanism()
         return d
 
     def load_state_dict(self, state_dict: Dict[str, Any]) -> None:
-        if state_dict.get("mechanism") != self.mechanism:
-            raise SgmRdpError(f"state_dict is for {state_dict.get('mechanism')!r}, not {self.mechanism!r}")
+        if state_dict.get("mechanism") != self.mechanism():
+            raise SgmRdpError(
+                f"state_dict is for {state_dict.get('mechanism')!r}, not {self.mechanism()!r}")
         self.history = [tuple(h) for h in state_dict["history"]]
 
     def get_optimizer_hook_fn(self, sample_rate: float):

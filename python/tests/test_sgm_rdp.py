@@ -158,11 +158,13 @@ def test_opacus_style_accountant_without_torch():
     assert acc.get_epsilon(delta=1e-5) == sgm_rdp.epsilon_phases(
         [(1.1, 0.01, 500), (0.9, 0.01, 1)], 1e-5).upper
     state = acc.state_dict()
+    assert state["mechanism"] == sgm_rdp.OpacusAccountant.mechanism() == "sgm_rdp_pld"
+    with pytest.raises(SgmRdpError):
+        sgm_rdp.OpacusAccountant().load_state_dict({"history": [], "mechanism": "rdp"})
     again = sgm_rdp.OpacusAccountant()
     again.load_state_dict(state)
     assert again.history == acc.history and again.get_epsilon(1e-5) == acc.get_epsilon(1e-5)
     # Opacus' DPOptimizer calls the hook after each step.
-    hook = sgm_rdp.OpacusAccountant().get_optimizer_hook_fn(sample_rate=0.01)
     fresh = sgm_rdp.OpacusAccountant()
     hook = fresh.get_optimizer_hook_fn(sample_rate=0.01)
     hook(SimpleNamespace(noise_multiplier=1.1, accumulated_iterations=1))
