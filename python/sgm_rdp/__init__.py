@@ -233,6 +233,19 @@ def _pair(raw: Dict[str, Any], name: str, accountant: str):
     return raw[name], raw.get(f"{name}_lower"), None, None
 
 
+def _answer(name: str, kw: Dict[str, Any], accountant: str, sampling: str, adjacency: str):
+    """Run `epsilon` or `delta` on the command line and type its answer."""
+    raw = _run(name, **kw)
+    acct = raw.get("accountant", accountant)
+    upper, lower, rdp, alpha = _pair(raw, name, acct)
+    common = dict(upper=upper, lower=lower, accountant=acct, rdp=rdp, alpha=alpha,
+                  sampling=raw.get("sampling", sampling),
+                  adjacency=raw.get("adjacency", adjacency), raw=raw)
+    if name == "epsilon":
+        return Epsilon(grid=raw.get("pld_grid"), **common)
+    return Delta(**common)
+
+
 def epsilon(
     noise_multiplier: float,
     sample_rate: Optional[float] = None,
@@ -261,14 +274,7 @@ def epsilon(
         group_size=group_size, dataset_size=dataset_size, batch_size=batch_size,
         epochs=epochs, steps_per_epoch=steps_per_epoch, max_batch=max_batch, bands=bands,
     )
-    raw = _run("epsilon", **kw)
-    acct = raw.get("accountant", accountant)
-    upper, lower, rdp, alpha = _pair(raw, "epsilon", acct)
-    return Epsilon(
-        upper=upper, lower=lower, accountant=acct, rdp=rdp, alpha=alpha,
-        grid=raw.get("pld_grid"), sampling=raw.get("sampling", sampling),
-        adjacency=raw.get("adjacency", adjacency), raw=raw,
-    )
+    return _answer("epsilon", kw, accountant, sampling, adjacency)
 
 
 def delta(
@@ -297,14 +303,7 @@ def delta(
         group_size=group_size, dataset_size=dataset_size, batch_size=batch_size,
         epochs=epochs, steps_per_epoch=steps_per_epoch, max_batch=max_batch, bands=bands,
     )
-    raw = _run("delta", **kw)
-    acct = raw.get("accountant", accountant)
-    upper, lower, rdp, alpha = _pair(raw, "delta", acct)
-    return Delta(
-        upper=upper, lower=lower, accountant=acct, rdp=rdp, alpha=alpha,
-        sampling=raw.get("sampling", sampling), adjacency=raw.get("adjacency", adjacency),
-        raw=raw,
-    )
+    return _answer("delta", kw, accountant, sampling, adjacency)
 
 
 def _calibration(raw: Dict[str, Any], key: str, accountant: str) -> Calibration:
