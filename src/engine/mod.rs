@@ -17,6 +17,8 @@ pub mod fixed_size;
 pub mod params;
 pub mod pld;
 pub mod rdp;
+#[cfg(not(target_arch = "wasm32"))]
+pub(crate) mod search;
 
 pub use accountant::{default_orders, Conversion, Optimum, Run};
 pub use error::Error;

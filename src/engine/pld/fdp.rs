@@ -43,6 +43,7 @@ use super::gauss::ln_phi_bar;
 use super::{attack_tpr, profile, Bracket, ProfilePoint};
 use crate::engine::error::Error;
 use crate::engine::params::Sgm;
+use crate::engine::search;
 use serde::Serialize;
 
 /// Smallest false-positive (and false-negative) rate the μ-GDP fit covers (gdpnum's).
@@ -348,98 +349,6 @@ fn target_mu(risk: Risk, target: f64) -> f64 {
     .max(1e-6)
 }
 
-/// Illinois false position on g(u) = ln(bound/target) between `miss` (g > 0) and `meet`
-/// (g ≤ 0), until `close(miss, meet)`; a step that does not halve the bracket is
-/// followed by a bisection. Returns the final (meet, its bound).
-fn narrow(
-    mut miss: (f64, f64),
-    mut meet: (f64, f64),
-    target: f64,
-    mut at: impl FnMut(f64) -> Result<f64, Error>,
-    close: impl Fn(f64, f64) -> bool,
-) -> Result<(f64, f64), Error> {
-    let g = |b: f64| (b / target).ln();
-    let (mut g_miss, mut g_meet) = (g(miss.1), g(meet.1));
-    let mut last = 0i8;
-    let mut bisect_next = false;
-    while !close(miss.0, meet.0) {
-        let width = (meet.0 - miss.0).abs();
-        let u = if !bisect_next && g_miss.is_finite() && g_miss > g_meet {
-            let u = meet.0 - g_meet * (meet.0 - miss.0) / (g_meet - g_miss);
-            // Keep away from the ends (a point at an end does not shrink the bracket).
-            let (a, b) = (miss.0.min(meet.0), miss.0.max(meet.0));
-            u.clamp(a + 0.02 * width, b - 0.02 * width)
-        } else {
-            0.5 * (miss.0 + meet.0)
-        };
-        let b = at(u)?;
-        if b <= target {
-            meet = (u, b);
-            g_meet = g(b);
-            if last == 1 {
-                g_miss *= 0.5;
-            }
-            last = 1;
-        } else {
-            miss = (u, b);
-            g_miss = g(b);
-            if last == -1 {
-                g_meet *= 0.5;
-            }
-            last = -1;
-        }
-        bisect_next = (meet.0 - miss.0).abs() > 0.5 * width;
-    }
-    Ok(meet)
-}
-
-/// Where a gallop stopped: a (miss, meet) pair of (u, bound), or the limit of u with the
-/// target still met.
-enum Found {
-    Between((f64, f64), (f64, f64)),
-    AtLimit((f64, f64)),
-}
-
-/// Gallop in u by `step` from (u, its bound `first`) until the bound crosses the target;
-/// the bound falls as u moves in `meet_dir` (±1). Stops at the `limits` of u: with the
-/// target met there, [`Found::AtLimit`]; missed, [`Error::RiskUnreachable`].
-fn gallop(
-    mut u: f64,
-    first: f64,
-    target: f64,
-    step: f64,
-    meet_dir: f64,
-    (lo, hi): (f64, f64),
-    mut at: impl FnMut(f64) -> Result<f64, Error>,
-) -> Result<Found, Error> {
-    let meets = first <= target;
-    let dir = if meets { -meet_dir } else { meet_dir };
-    let mut last = (u, first);
-    loop {
-        let next = (u + dir * step).clamp(lo, hi);
-        if next == u {
-            return if meets {
-                Ok(Found::AtLimit(last))
-            } else {
-                Err(Error::RiskUnreachable {
-                    target,
-                    bound: last.1,
-                })
-            };
-        }
-        u = next;
-        let b = at(u)?;
-        if (b <= target) != meets {
-            return Ok(if meets {
-                Found::Between((u, b), last)
-            } else {
-                Found::Between(last, (u, b))
-            });
-        }
-        last = (u, b);
-    }
-}
-
 /// Smallest σ (to 1e-4 relative) whose certified `risk` bound after `steps` steps at
 /// rate q is ≤ `target`; with the bound at that σ.
 pub fn calibrate_sigma_risk(
@@ -467,42 +376,28 @@ pub fn calibrate_sigma_risk(
     let mu = target_mu(risk, target);
     let ratio = (mu / q.max(1e-300)).powi(2) / steps as f64;
     let guess = (1.0 / ratio.ln_1p().sqrt()).clamp(smin, smax);
-    // Gallop ×1.25 from the guess to a σ that meets the target and one that misses.
-    let u = guess.ln();
-    let first = at(u)?;
-    let limits = (smin.ln(), smax.ln());
-    let (miss, meet) = match gallop(u, first, target, 1.25f64.ln(), 1.0, limits, at)? {
-        Found::Between(miss, meet) => (miss, meet),
-        Found::AtLimit(meet) => return Ok((smin, meet.1)),
-    };
-    let (u, b) = narrow(miss, meet, target, at, |a, c| (c - a).abs() <= 1e-4)?;
-    Ok((u.exp().clamp(smin, smax), b))
+    search::smallest_sigma(target, guess, unreachable(target), |s| at(s.ln()))
+}
+
+/// The refusal of a risk target that no σ (or not even one step) meets.
+fn unreachable(target: f64) -> impl Fn(f64) -> Error {
+    move |bound| Error::RiskUnreachable { target, bound }
 }
 
 /// Largest T whose certified `risk` bound is ≤ `target`; with the bound at that T.
 pub fn calibrate_steps_risk(risk: Risk, target: f64, sgm: Sgm) -> Result<(u64, f64), Error> {
     let target = check_target(target)?;
     let max = crate::engine::MAX_STEPS;
-    let t_of = |u: f64| (u.exp().round() as u64).clamp(1, max);
-    let at = |u: f64| risk_bound(sgm, t_of(u), risk);
-    let one = at(0.0)?;
+    let one = risk_bound(sgm, 1, risk)?;
     if one > target {
         return Err(Error::RiskUnreachable { target, bound: one });
     }
     let s2 = (1.0 / (sgm.sigma() * sgm.sigma())).exp_m1();
     let mu = target_mu(risk, target);
     let guess = ((mu / sgm.q().max(1e-300)).powi(2) / s2).clamp(1.0, max as f64);
-    let u = guess.ln();
-    let first = if u == 0.0 { one } else { at(u)? };
-    let limits = (0.0, (max as f64).ln());
-    let (miss, meet) = match gallop(u, first, target, 1.5f64.ln(), -1.0, limits, at)? {
-        Found::Between(miss, meet) => (miss, meet),
-        Found::AtLimit(meet) => return Ok((max, meet.1)),
-    };
-    let (u, b) = narrow(miss, meet, target, at, |a, c| {
-        t_of(a).abs_diff(t_of(c)) <= 1
-    })?;
-    Ok((t_of(u), b))
+    search::most_steps(target, guess as u64, one, unreachable(target), |t| {
+        risk_bound(sgm, t, risk)
+    })
 }
 
 #[cfg(test)]
