@@ -41,14 +41,14 @@ flags (the training tools' names in parentheses):
   --target sigma|steps           calibrate
   --tpr A --fpr B | --advantage A   calibrate to an attack-risk target (tight accountant)
   --group-size K                 epsilon, delta: user-level privacy, K examples per user (tight accountant)
-  --sampling poisson|shuffle|truncated-poisson|fixed-size   epsilon, delta: how batches are drawn (default poisson,
+  --sampling poisson|shuffle|truncated-poisson|fixed-size   epsilon, delta, calibrate: how batches are drawn (default poisson,
                                  rate q); shuffle: a random permutation per epoch in fixed-size batches,
                                  answered as a certified band [Chua et al. lower bound, no-amplification
                                  upper bound]; truncated-poisson: rate q over --dataset-size N, batches
                                  capped at --max-batch B (tight accountant, certified upper bound);
                                  fixed-size: B of N without replacement each step (--adjacency replace-one,
                                  RDP bound of Wang, Balle, Kasiviswanathan, upper bound only)
-  --adjacency add-remove|replace-one   epsilon, delta (default add-remove; replace-one: tight accountant)
+  --adjacency add-remove|replace-one   epsilon, delta, calibrate (default add-remove; replace-one: tight accountant)
   --steps-per-epoch t            shuffle: batches per epoch (or --dataset-size N --batch-size B: t = floor(N/B),
                                  with --epochs E or --steps T; or --q: t = floor(1/q))
   --bands b                      epsilon, delta: BandMF / DP-FTRL with b bands, accounted as DP-SGD with
@@ -203,6 +203,11 @@ fn allowed(cmd: &str) -> &'static [&'static str] {
             "conversion",
             "accountant",
             "target",
+            "sampling",
+            "adjacency",
+            "steps-per-epoch",
+            "max-batch",
+            "group-size",
             "tpr",
             "fpr",
             "advantage",
@@ -464,7 +469,11 @@ pub fn run(args: &[String]) -> Result<String, String> {
                 ));
             }
         }
-        let a = query.answer()?;
+        let a = if cmd == "calibrate" {
+            query.calibrate(f.target.as_deref())?
+        } else {
+            query.answer()?
+        };
         return Ok(if f.json {
             Value::Object(a).to_string()
         } else {

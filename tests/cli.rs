@@ -905,6 +905,90 @@ fn sampling_and_adjacency_on_the_command_line_and_in_batch_agree() {
 }
 
 #[test]
+fn calibration_follows_the_sampling_scheme() {
+    // Shuffled MNIST, 60 epochs: the smallest σ whose no-amplification ε is ≤ 8.
+    let c = json_of(&[
+        "calibrate",
+        "--sampling",
+        "shuffle",
+        "--dataset-size",
+        "60000",
+        "--batch-size",
+        "256",
+        "--epochs",
+        "60",
+        "--delta",
+        "1e-5",
+        "--epsilon",
+        "8",
+        "--json",
+    ]);
+    let sigma = c["sigma"].as_f64().unwrap();
+    assert_eq!(c["calibrated"], "sigma");
+    assert!(c["epsilon"].as_f64().unwrap() <= 8.0, "{c}");
+    let at = |s: f64| {
+        json_of(&[
+            "epsilon",
+            "--sampling",
+            "shuffle",
+            "--dataset-size",
+            "60000",
+            "--batch-size",
+            "256",
+            "--epochs",
+            "60",
+            "--delta",
+            "1e-5",
+            "--sigma",
+            &s.to_string(),
+            "--json",
+        ])["epsilon"]
+            .as_f64()
+            .unwrap()
+    };
+    assert!(at(sigma) <= 8.0 && at(sigma * 0.999) > 8.0, "{sigma}");
+    // Most steps, replace-one Poisson: the answer meets the target, one more step misses.
+    let s = json_of(&[
+        "calibrate",
+        "--adjacency",
+        "replace-one",
+        "--q",
+        "0.01",
+        "--sigma",
+        "2",
+        "--delta",
+        "1e-5",
+        "--epsilon",
+        "1",
+        "--accountant",
+        "pld",
+        "--json",
+    ]);
+    let t = s["steps"].as_u64().unwrap();
+    let eps_at = |t: u64| {
+        json_of(&[
+            "epsilon",
+            "--adjacency",
+            "replace-one",
+            "--q",
+            "0.01",
+            "--sigma",
+            "2",
+            "--delta",
+            "1e-5",
+            "--steps",
+            &t.to_string(),
+            "--accountant",
+            "pld",
+            "--json",
+        ])["epsilon"]
+            .as_f64()
+            .unwrap()
+    };
+    assert!(eps_at(t) <= 1.0 && eps_at(t + 1) > 1.0, "{s}");
+}
+
+#[test]
 fn sampling_refusals_name_what_is_wrong() {
     let base = [
         "epsilon", "--q", "0.01", "--sigma", "1", "--steps", "300", "--delta", "1e-5",

@@ -314,22 +314,55 @@ def _calibration(raw: Dict[str, Any], key: str, accountant: str) -> Calibration:
 
 
 def calibrate_sigma(
-    sample_rate: float, steps: int, delta: float, epsilon: float, *, accountant: str = "pld"
+    sample_rate: Optional[float] = None,
+    steps: Optional[int] = None,
+    delta: float = 1e-5,
+    epsilon: float = 1.0,
+    *,
+    accountant: str = "pld",
+    sampling: str = "poisson",
+    adjacency: str = "add-remove",
+    group_size: Optional[int] = None,
+    dataset_size: Optional[int] = None,
+    batch_size: Optional[int] = None,
+    epochs: Optional[float] = None,
+    steps_per_epoch: Optional[int] = None,
+    max_batch: Optional[int] = None,
 ) -> Calibration:
-    """The smallest noise_multiplier whose certified epsilon at delta is <= `epsilon`."""
-    raw = _run("calibrate", sample_rate=sample_rate, steps=steps, delta=delta,
-               epsilon=epsilon, accountant=accountant)
-    return _calibration(raw, "sigma", accountant)
+    """The smallest noise_multiplier whose certified epsilon at delta is <= `epsilon`
+    (for the sampling scheme and adjacency given, as in `epsilon()`)."""
+    kw = _options(
+        accountant, sampling, adjacency, None, None, sample_rate=sample_rate, steps=steps,
+        delta=delta, epsilon=epsilon, group_size=group_size, dataset_size=dataset_size,
+        batch_size=batch_size, epochs=epochs, steps_per_epoch=steps_per_epoch,
+        max_batch=max_batch,
+    )
+    return _calibration(_run("calibrate", **kw), "sigma", accountant)
 
 
 def calibrate_steps(
-    noise_multiplier: float, sample_rate: float, delta: float, epsilon: float, *,
+    noise_multiplier: float,
+    sample_rate: Optional[float] = None,
+    delta: float = 1e-5,
+    epsilon: float = 1.0,
+    *,
     accountant: str = "pld",
+    sampling: str = "poisson",
+    adjacency: str = "add-remove",
+    group_size: Optional[int] = None,
+    dataset_size: Optional[int] = None,
+    batch_size: Optional[int] = None,
+    steps_per_epoch: Optional[int] = None,
+    max_batch: Optional[int] = None,
 ) -> Calibration:
     """The most steps whose certified epsilon at delta is <= `epsilon`."""
-    raw = _run("calibrate", noise_multiplier=noise_multiplier, sample_rate=sample_rate,
-               delta=delta, epsilon=epsilon, accountant=accountant)
-    return _calibration(raw, "steps", accountant)
+    kw = _options(
+        accountant, sampling, adjacency, None, None, noise_multiplier=noise_multiplier,
+        sample_rate=sample_rate, delta=delta, epsilon=epsilon, group_size=group_size,
+        dataset_size=dataset_size, batch_size=batch_size, steps_per_epoch=steps_per_epoch,
+        max_batch=max_batch, target="steps",
+    )
+    return _calibration(_run("calibrate", **kw), "steps", accountant)
 
 
 def profile(

@@ -68,6 +68,14 @@ def test_schemes_and_other_commands_equal_the_cli():
     raw = cli("calibrate", "--q", "0.01", "--steps", "1000", "--delta", "1e-5",
               "--epsilon", "2.0", "--accountant", "pld")
     assert c.value == raw["sigma"] and c.epsilon <= 2.0
+    cs = sgm_rdp.calibrate_sigma(sampling="shuffle", dataset_size=60000, batch_size=256,
+                                 epochs=60, delta=1e-5, epsilon=8.0)
+    raw = cli("calibrate", "--sampling", "shuffle", "--dataset-size", "60000", "--batch-size",
+              "256", "--epochs", "60.0", "--delta", "1e-5", "--epsilon", "8.0")
+    assert cs.value == raw["sigma"] and cs.epsilon <= 8.0
+    st = sgm_rdp.calibrate_steps(1.1, 0.01, 1e-5, 2.0)
+    assert st.value == cli("calibrate", "--sigma", "1.1", "--q", "0.01", "--delta", "1e-5",
+                           "--epsilon", "2.0", "--accountant", "pld", "--target", "steps")["steps"]
     d = sgm_rdp.delta(1.0, 0.01, 100, epsilon=1.0)
     raw = cli("delta", "--q", "0.01", "--sigma", "1.0", "--steps", "100", "--epsilon", "1.0",
               "--accountant", "pld")

@@ -60,7 +60,7 @@ pub(super) fn adjacency(s: &str) -> Result<Adjacency, String> {
 }
 
 /// What one tight query asks, from flags or a batch line (names as in `batch`).
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(super) struct Query {
     pub q: Option<f64>,
     pub sigma: Option<f64>,
@@ -430,6 +430,122 @@ impl Query {
     }
 }
 
+impl Query {
+    /// `calibrate` for these schemes: the smallest σ (`steps` given) or the most steps
+    /// (`sigma` given) whose certified upper ε at δ is ≤ the target ε; decided on the
+    /// certified upper end only (a run the accountant cannot certify counts as a miss).
+    pub(super) fn calibrate(&self, target: Option<&str>) -> Result<Map<String, Value>, String> {
+        let e = |e: engine::Error| e.to_string();
+        let goal =
+            engine::params::check_epsilon(self.epsilon.ok_or("missing epsilon (the target)")?)
+                .map_err(e)?;
+        if self.delta.is_none() {
+            return Err("missing delta".into());
+        }
+        let by_steps = match target {
+            Some("steps") => true,
+            Some("sigma") => false,
+            Some(other) => return Err(format!("target must be 'sigma' or 'steps', got '{other}'")),
+            None => self.sigma.is_some(),
+        };
+        // The certified upper ε of a variant of this query (∞ where it cannot be certified).
+        let upper = |q: Query| -> Result<(f64, Map<String, Value>), engine::Error> {
+            match q.answer() {
+                Ok(a) => Ok((
+                    a.get("epsilon")
+                        .and_then(Value::as_f64)
+                        .unwrap_or(f64::INFINITY),
+                    a,
+                )),
+                Err(m) if m.contains("PLD accountant") => Ok((f64::INFINITY, Map::new())),
+                Err(m) => Err(engine::Error::Sampling(m)),
+            }
+        };
+        let mut base = self.clone();
+        base.epsilon = None;
+        let mut last = Map::new();
+        let found = if by_steps {
+            if self.sigma.is_none() {
+                return Err("calibrating steps needs sigma".into());
+            }
+            // Steps vary: the rate stays (q = B/N for Poisson-like schemes), epochs go.
+            if let [Some(n), Some(b), _] = base.dataset {
+                match base.sampling {
+                    Sampling::Poisson => {
+                        base.q = Some(b / n);
+                        base.dataset = [None, None, None];
+                    }
+                    Sampling::TruncatedPoisson => {
+                        base.q = Some(b / n);
+                        base.dataset = [Some(n), None, None];
+                    }
+                    _ => base.dataset[2] = None,
+                }
+            }
+            base.dataset[2] = None;
+            let at = |t: u64| {
+                let mut q = base.clone();
+                q.steps = Some(t as f64);
+                upper(q).map(|(v, a)| {
+                    last = a;
+                    v
+                })
+            };
+            let mut at = at;
+            let one = at(1).map_err(e)?;
+            if one > goal {
+                return Err(engine::Error::StepsUnreachable {
+                    target: goal,
+                    epsilon: one,
+                }
+                .to_string());
+            }
+            let (t, _) = engine::search::most_steps(
+                goal,
+                1000,
+                one,
+                |b| engine::Error::StepsUnreachable {
+                    target: goal,
+                    epsilon: b,
+                },
+                &mut at,
+            )
+            .map_err(e)?;
+            at(t).map_err(e)?;
+            ("steps", json!(t))
+        } else {
+            if self.sigma.is_some() {
+                return Err("calibrating sigma: leave sigma out (or give target steps)".into());
+            }
+            let mut at = |sigma: f64| {
+                let mut q = base.clone();
+                q.sigma = Some(sigma);
+                upper(q).map(|(v, a)| {
+                    last = a;
+                    v
+                })
+            };
+            let (sigma, _) = engine::search::smallest_sigma(
+                goal,
+                1.0,
+                |b| engine::Error::SigmaUnreachable {
+                    target: goal,
+                    epsilon: b,
+                },
+                &mut at,
+            )
+            .map_err(e)?;
+            at(sigma).map_err(e)?;
+            ("sigma", json!(sigma))
+        };
+        // The answer at the calibrated value, with what it is.
+        last.insert(found.0.into(), found.1);
+        last.insert("calibrated".into(), json!(found.0));
+        last.insert("target_epsilon".into(), json!(goal));
+        Ok(last)
+    }
+}
+
 /// The given value under its name and the result's ends under `name`, `name_lower`.
 fn put(out: &mut Map<String, Value>, name: &str, given: f64, b: Bracket) {
     let given_name = if name == "epsilon" {
@@ -442,8 +558,24 @@ fn put(out: &mut Map<String, Value>, name: &str, given: f64, b: Bracket) {
     out.insert(name.into(), json!(b.upper));
 }
 
-/// The answer in words (the command line without --json).
+/// The answer in words (the command line without --json); a calibration leads with what
+/// it found.
 pub(super) fn text(a: &Map<String, Value>) -> String {
+    let Some(goal) = a.get("target_epsilon").and_then(Value::as_f64) else {
+        return answer_text(a);
+    };
+    let (what, words) = match a.get("calibrated").and_then(Value::as_str) {
+        Some("sigma") => ("sigma", "the smallest noise_multiplier"),
+        _ => ("steps", "the most steps"),
+    };
+    let v = a.get(what).cloned().unwrap_or(Value::Null);
+    format!(
+        "{what} = {v}: {words} with certified epsilon <= {goal} at this delta\n{}",
+        answer_text(a)
+    )
+}
+
+fn answer_text(a: &Map<String, Value>) -> String {
     let s = |k: &str| a.get(k).and_then(Value::as_str).unwrap_or("");
     let f = |k: &str| a.get(k).and_then(Value::as_f64).unwrap_or(f64::NAN);
     let name = if a.contains_key("delta") && a.contains_key("delta_lower") {
