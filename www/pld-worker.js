@@ -9,6 +9,10 @@
 // "error", message}), then, unless charts === false, {client, gen, kind: "charts",
 // training, profile, risk} (or "charts-error"). Requests are handled newest-first per
 // client: a request that is no longer its client's newest when its turn comes is skipped.
+// Before starting any computation a handler yields to the task queue once, so messages
+// already posted get delivered and mark older ones superseded (hardening round 3, #3: 40
+// queued requests from one client were all computed, in order); calibrations are likewise
+// newest-only per client and kind ("sigma" or "steps").
 // Answers are cached by run, so many widgets showing the same run cost one computation.
 // A calibration ({kind: "calibrate", which, accountant: "pld"|"rdp", conversion, q, sigma,
 // steps, delta, target}) is answered with {kind: "calibrated", which, accountant, value, epsilon} or {kind: "calibrate-error", which, message}.
@@ -19,6 +23,9 @@ import init, { epsilon, delta, epsilonOverTraining, profile, attackRisk, calibra
 
 const ready = init({ module_or_path: new URL('./sgm-rdp_bg.wasm', import.meta.url) });
 const newest = new Map();
+const newestCalibration = new Map();
+// One turn of the task queue: messages posted meanwhile are delivered first.
+const yieldToQueue = () => new Promise((r) => setTimeout(r, 0));
 const CACHE = 64;
 const headlines = new Map();
 const charts = new Map();
@@ -104,6 +111,7 @@ self.onmessage = async ({ data }) => {
   if (data.kind === 'rdp') {
     newest.set(client, Math.max(newest.get(client) ?? -1, data.gen));
     await ready;
+    await yieldToQueue();
     if (data.gen !== newest.get(client)) return;
     const run = { q: data.q, sigma: data.sigma, steps: data.steps, delta: data.delta };
     let m = {};
@@ -132,7 +140,11 @@ self.onmessage = async ({ data }) => {
   }
   if (data.kind === 'calibrate') {
     // "What do I need?" with the tight accountant: {kind, which: "sigma"|"steps", …}.
+    const slot = `${client}|${data.which}`;
+    newestCalibration.set(slot, Math.max(newestCalibration.get(slot) ?? -1, data.gen));
     await ready;
+    await yieldToQueue();
+    if (data.gen !== newestCalibration.get(slot)) return;
     try {
       // accountant 'pld' (certified tight ε) or 'rdp' (exact RDP with data.conversion).
       const acct = data.accountant === 'rdp' ? 'rdp' : 'pld';
@@ -149,6 +161,7 @@ self.onmessage = async ({ data }) => {
   newest.set(client, Math.max(newest.get(client) ?? -1, data.gen));
   const current = () => data.gen === newest.get(client);
   await ready;
+  await yieldToQueue();
   if (!current()) return;
   const p = { q: data.q, sigma: data.sigma, steps: data.steps };
   // The key is the parsed numbers (validated above), never a string a caller chose.

@@ -357,13 +357,20 @@ fn wire_inverse(app: &Shared) {
     });
 }
 
+/// Whether the inverse mode's question was asked for the inputs shown now: an answer
+/// that arrives after an input changed (before the frame that cancels it) is for other
+/// inputs and is dropped (hardening round 3: it used to be stored as the new inputs').
+pub(crate) fn inverse_asked_for_shown() -> bool {
+    APP.with(|a| a.borrow().clone())
+        .is_some_and(|app| app.borrow().inverse_for == Some(app.borrow().inputs))
+}
+
 /// An inverse-mode answer from the tight accountant: keep it for Apply and show Apply.
 pub(crate) fn set_inverse_answer(which: &str, v: f64) {
     let Some(app) = APP.with(|a| a.borrow().clone()) else {
         return;
     };
     let mut a = app.borrow_mut();
-    a.inverse_for = Some(a.inputs);
     if which == "sigma" {
         a.sigma_answer = Some(v);
         show("apply-sigma", true);

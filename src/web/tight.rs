@@ -309,7 +309,7 @@ fn answer(data: JsValue) {
             }
         }
         "calibrated" => calibrated(&data),
-        "calibrate-error" if is_current_calibration(&data) => {
+        "calibrate-error" if is_current_calibration(&data) && super::inverse_asked_for_shown() => {
             let which = get(&data, "which").as_string().unwrap_or_default();
             set_text(&format!("{which}-answer"), "");
             set_text(
@@ -713,7 +713,7 @@ fn is_current_calibration(data: &JsValue) -> bool {
 
 /// A calibration answer from the worker (for the inputs it was asked with).
 fn calibrated(data: &JsValue) {
-    if !is_current_calibration(data) {
+    if !is_current_calibration(data) || !super::inverse_asked_for_shown() {
         return;
     }
     let which = get(data, "which").as_string().unwrap_or_default();

@@ -141,6 +141,37 @@ try {
     check(errors.length === 9 && errors.every((a) => /^worker: /.test(a.message)) && ok && ok.epsilon > 0 && got.errs.length === 0,
       `worker protocol: 9 malformed messages answered with errors (${errors.map((a) => a.message).join(' | ').slice(0, 300)}), then a valid one answers (${ok && ok.epsilon})`);
   }
+  // Hardening round 3, #3: per client only the newest request of each kind is computed —
+  // 40 headline requests posted at once (each a different σ, so no cache helps) and 6
+  // calibrations queued before a headline. Structural bounds: the old worker computed all.
+  {
+    const got = await page.evaluate(async () => {
+      const w = new Worker('pld-worker.js', { type: 'module' });
+      const answers = [];
+      w.onmessage = (e) => answers.push(e.data);
+      const wait = async (f) => {
+        const t0 = performance.now();
+        while (!answers.some(f) && performance.now() - t0 < 60000) await new Promise((r) => setTimeout(r, 20));
+      };
+      // Warm the wasm first, so the flood meets a ready worker.
+      w.postMessage({ client: 'warm', gen: 0, q: 0.01, sigma: 1, steps: 10, delta: 1e-5, charts: false });
+      await wait((a) => a.client === 'warm');
+      for (let i = 0; i < 40; i++) w.postMessage({ client: 'flood', gen: i, q: 0.01, sigma: 1 + i / 1000, steps: 300, delta: 1e-5, charts: false });
+      await wait((a) => a.client === 'flood' && a.gen === 39);
+      for (let i = 0; i < 6; i++) w.postMessage({ client: 'cal', kind: 'calibrate', which: 'sigma', accountant: 'pld', gen: i, q: 0.01, steps: 300, delta: 1e-5, target: 1 + i / 10 });
+      w.postMessage({ client: 'cal', gen: 100, q: 0.01, sigma: 1, steps: 300, delta: 1e-5, charts: false });
+      await wait((a) => a.client === 'cal' && a.gen === 100);
+      await wait((a) => a.client === 'cal' && a.kind === 'calibrated' && a.gen === 5);
+      w.terminate();
+      return {
+        flood: answers.filter((a) => a.client === 'flood').map((a) => a.gen),
+        cal: answers.filter((a) => a.client === 'cal' && a.kind === 'calibrated').map((a) => a.gen),
+        headline: answers.some((a) => a.client === 'cal' && a.gen === 100 && a.kind === 'headline'),
+      };
+    });
+    check(got.flood.includes(39) && got.flood.length <= 10 && got.cal.includes(5) && got.cal.length <= 3 && got.headline,
+      `worker scheduling: of 40 queued requests ${got.flood.length} computed (${got.flood.join(',')}), the newest answered; of 6 calibrations ${got.cal.length} computed (${got.cal.join(',')}); the headline behind them answered`);
+  }
   // The sentence names its accountant: the tight ε by default (URL acct=pld), exact RDP on request.
   check(/\(2\.3819, 1e-5\)-differential privacy \(tight \(privacy-loss distribution\) accountant\)/.test(await text(page, '#sentence')),
     `the sentence uses the tight ε and names the accountant: ${(await text(page, '#sentence')).slice(0, 150)}`);
