@@ -41,7 +41,7 @@ flags (the training tools' names in parentheses):
   --target sigma|steps           calibrate
   --tpr A --fpr B | --advantage A   calibrate to an attack-risk target (tight accountant)
   --group-size K                 epsilon, delta: user-level privacy, K examples per user (tight accountant)
-  --sampling poisson|shuffle|truncated-poisson|fixed-size   epsilon, delta, calibrate: how batches are drawn (default poisson,
+  --sampling poisson|shuffle|truncated-poisson|fixed-size   epsilon, delta, calibrate, profile: how batches are drawn (default poisson,
                                  rate q); shuffle: a random permutation per epoch in fixed-size batches,
                                  answered as a certified band [Chua et al. lower bound, no-amplification
                                  upper bound]; truncated-poisson: rate q over --dataset-size N, batches
@@ -244,6 +244,11 @@ fn allowed(cmd: &str) -> &'static [&'static str] {
             "dataset-size",
             "batch-size",
             "epochs",
+            "sampling",
+            "adjacency",
+            "steps-per-epoch",
+            "max-batch",
+            "group-size",
             "json",
         ],
         _ => &[],
@@ -471,6 +476,12 @@ pub fn run(args: &[String]) -> Result<String, String> {
         }
         let a = if cmd == "calibrate" {
             query.calibrate(f.target.as_deref())?
+        } else if cmd == "profile" {
+            let p = query.profile()?;
+            if !f.json {
+                return Ok(scheme::profile_text(&p));
+            }
+            p
         } else {
             query.answer()?
         };

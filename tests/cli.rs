@@ -989,6 +989,100 @@ fn calibration_follows_the_sampling_scheme() {
 }
 
 #[test]
+fn profiles_follow_the_sampling_scheme() {
+    // Replace-one: each profile bracket overlaps the `delta` command's bracket at its ε.
+    let p = json_of(&[
+        "profile",
+        "--adjacency",
+        "replace-one",
+        "--q",
+        "0.01",
+        "--sigma",
+        "2",
+        "--steps",
+        "300",
+        "--epsilon",
+        "2",
+        "--json",
+    ]);
+    let pts = p["profile"].as_array().unwrap();
+    assert_eq!(pts.len(), 101);
+    for i in [10, 25, 50] {
+        let e = pts[i]["epsilon"].as_f64().unwrap();
+        let d = json_of(&[
+            "delta",
+            "--adjacency",
+            "replace-one",
+            "--q",
+            "0.01",
+            "--sigma",
+            "2",
+            "--steps",
+            "300",
+            "--epsilon",
+            &e.to_string(),
+            "--accountant",
+            "pld",
+            "--json",
+        ]);
+        let (lo, up) = (
+            pts[i]["delta"]["lower"].as_f64().unwrap(),
+            pts[i]["delta"]["upper"].as_f64().unwrap(),
+        );
+        assert!(
+            lo <= d["delta"].as_f64().unwrap() && d["delta_lower"].as_f64().unwrap() <= up,
+            "ε {e}: [{lo}, {up}] vs {d}"
+        );
+    }
+    // Shuffled: the upper end is the Gaussian's (no amplification), falling in ε; the
+    // lower end below it; attack bounds between FPR and 1.
+    let s = json_of(&[
+        "profile",
+        "--sampling",
+        "shuffle",
+        "--sigma",
+        "1.1",
+        "--dataset-size",
+        "60000",
+        "--batch-size",
+        "256",
+        "--epochs",
+        "60",
+        "--json",
+    ]);
+    let pts = s["profile"].as_array().unwrap();
+    let mut last = f64::INFINITY;
+    for p in pts {
+        let (lo, up) = (
+            p["delta"]["lower"].as_f64().unwrap(),
+            p["delta"]["upper"].as_f64().unwrap(),
+        );
+        assert!(lo <= up && up <= last && lo > 0.0, "{p}");
+        last = up;
+    }
+    for r in s["attack"].as_array().unwrap() {
+        let (fpr, tpr) = (r["fpr"].as_f64().unwrap(), r["tpr_max"].as_f64().unwrap());
+        assert!(tpr >= fpr && tpr <= 1.0, "{r}");
+    }
+    let (ok, _, err) = run(&[
+        "profile",
+        "--sampling",
+        "fixed-size",
+        "--adjacency",
+        "replace-one",
+        "--dataset-size",
+        "100",
+        "--batch-size",
+        "10",
+        "--sigma",
+        "1",
+        "--steps",
+        "10",
+    ]);
+    assert!(!ok && err.contains("RDP only"), "{err}");
+}
+
+#[test]
 fn sampling_refusals_name_what_is_wrong() {
     let base = [
         "epsilon", "--q", "0.01", "--sigma", "1", "--steps", "300", "--delta", "1e-5",

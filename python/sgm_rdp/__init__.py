@@ -366,11 +366,28 @@ def calibrate_steps(
 
 
 def profile(
-    noise_multiplier: float, sample_rate: float, steps: int, epsilon_max: float = 10.0
+    noise_multiplier: float,
+    sample_rate: Optional[float] = None,
+    steps: Optional[int] = None,
+    epsilon_max: float = 10.0,
+    *,
+    sampling: str = "poisson",
+    adjacency: str = "add-remove",
+    group_size: Optional[int] = None,
+    dataset_size: Optional[int] = None,
+    batch_size: Optional[int] = None,
+    epochs: Optional[float] = None,
+    steps_per_epoch: Optional[int] = None,
+    max_batch: Optional[int] = None,
 ) -> List[ProfilePoint]:
-    """The tight privacy profile delta(epsilon) on 101 points of [0, epsilon_max]."""
+    """The tight privacy profile delta(epsilon) on 101 points of [0, epsilon_max], for the
+    sampling scheme and adjacency given (shuffled batches: the certified band)."""
     raw = _run("profile", noise_multiplier=noise_multiplier, sample_rate=sample_rate,
-               steps=steps, epsilon=epsilon_max)
+               steps=steps, epsilon=epsilon_max,
+               sampling=None if sampling == "poisson" else sampling,
+               adjacency=None if adjacency == "add-remove" else adjacency,
+               group_size=group_size, dataset_size=dataset_size, batch_size=batch_size,
+               epochs=epochs, steps_per_epoch=steps_per_epoch, max_batch=max_batch)
     return [
         ProfilePoint(p["epsilon"], p["delta"]["upper"], p["delta"]["lower"])
         for p in raw["profile"]

@@ -76,6 +76,11 @@ def test_schemes_and_other_commands_equal_the_cli():
     st = sgm_rdp.calibrate_steps(1.1, 0.01, 1e-5, 2.0)
     assert st.value == cli("calibrate", "--sigma", "1.1", "--q", "0.01", "--delta", "1e-5",
                            "--epsilon", "2.0", "--accountant", "pld", "--target", "steps")["steps"]
+    pr = sgm_rdp.profile(1.1, sampling="shuffle", dataset_size=60000, batch_size=256, epochs=60)
+    raw = cli("profile", "--sampling", "shuffle", "--sigma", "1.1", "--dataset-size", "60000",
+              "--batch-size", "256", "--epochs", "60.0", "--epsilon", "10.0")
+    assert [(p.delta_lower, p.delta_upper) for p in pr] == [
+        (p["delta"]["lower"], p["delta"]["upper"]) for p in raw["profile"]]
     d = sgm_rdp.delta(1.0, 0.01, 100, epsilon=1.0)
     raw = cli("delta", "--q", "0.01", "--sigma", "1.0", "--steps", "100", "--epsilon", "1.0",
               "--accountant", "pld")

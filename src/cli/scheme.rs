@@ -157,7 +157,12 @@ impl Query {
         }
     }
 
-    fn poisson(&self, out: &mut Map<String, Value>) -> Result<(), String> {
+    /// The phase of a Poisson-like query (replace-one, user-level, truncated):
+    /// (phase, q, steps, group size, truncated).
+    fn poisson_phase(
+        &self,
+        out: &mut Map<String, Value>,
+    ) -> Result<(Phase, f64, u64, u32, bool), String> {
         let e = |e: engine::Error| e.to_string();
         if self.steps_per_epoch.is_some() {
             return Err("steps_per_epoch applies to shuffled batches (sampling shuffle)".into());
@@ -232,6 +237,12 @@ impl Query {
                 .map_err(e)?
                 .with_adjacency(self.adjacency)
         };
+        Ok((phase, q, steps, k, truncated))
+    }
+
+    fn poisson(&self, out: &mut Map<String, Value>) -> Result<(), String> {
+        let e = |e: engine::Error| e.to_string();
+        let (phase, q, steps, k, truncated) = self.poisson_phase(out)?;
         let (name, given) = self.asked()?;
         let b = match name {
             "epsilon" => pld::epsilon_phases(&[phase], given).map_err(e)?.epsilon,
@@ -258,7 +269,7 @@ impl Query {
 
     /// Shuffled batches: t and the dropped fraction from (N, B), from t itself, or from
     /// q as t = ⌊1/q⌋ (N = B/q); steps from E·t or given.
-    fn shuffle(&self, out: &mut Map<String, Value>) -> Result<(), String> {
+    fn shuffle_run(&self) -> Result<(Shuffle, u64), String> {
         let e = |e: engine::Error| e.to_string();
         if self.accountant.is_some() {
             return Err("shuffled batches are answered by their own certified band: leave out the accountant".into());
@@ -326,6 +337,13 @@ impl Query {
             (Some(_), Some(_)) => return Err("give steps or epochs, not both".into()),
             (None, None) => return Err("missing steps (or epochs)".into()),
         };
+        Ok((sh, steps))
+    }
+
+    fn shuffle(&self, out: &mut Map<String, Value>) -> Result<(), String> {
+        let e = |e: engine::Error| e.to_string();
+        let (sh, steps) = self.shuffle_run()?;
+        let (t, sigma) = (sh.steps_per_epoch(), sh.sigma());
         let (name, given) = self.asked()?;
         let (band, full, started) = if name == "epsilon" {
             let a = shuffle::epsilon(&sh, steps, given).map_err(e)?;
@@ -431,6 +449,91 @@ impl Query {
 }
 
 impl Query {
+    /// `profile` for these schemes: δ(ε) with both ends on 101 points of [0, top]
+    /// (`epsilon` given: the top; default 10), and the membership-inference bounds at FPR
+    /// 0.1 %, 1 %, 10 % from a profile of their own (up to the ε at δ = 1e-12, so they do
+    /// not depend on the range shown).
+    pub(super) fn profile(&self) -> Result<Map<String, Value>, String> {
+        let e = |e: engine::Error| e.to_string();
+        let top = self.epsilon.unwrap_or(10.0);
+        if !(top.is_finite() && top > 0.0 && top <= 1e4) {
+            return Err(format!(
+                "epsilon (the profile's largest epsilon) must be in (0, 1e4], got {}",
+                show(top)
+            ));
+        }
+        let mut out = Map::new();
+        out.insert("sampling".into(), json!(self.sampling.name()));
+        out.insert("adjacency".into(), json!(self.adjacency.name()));
+        let grid = |top: f64, n: usize| -> Vec<f64> {
+            (0..=n).map(|i| top * i as f64 / n as f64).collect()
+        };
+        // The δ brackets on a grid, and the ε at δ = 1e-12 that bounds the attack's grid.
+        type Profile = Box<dyn Fn(&[f64]) -> Result<Vec<pld::ProfilePoint>, String>>;
+        let (points, far): (Profile, f64) = match self.sampling {
+            Sampling::Poisson | Sampling::TruncatedPoisson => {
+                let mut q = self.clone();
+                q.accountant = Some(Accountant::Pld);
+                let (phase, _, steps, k, _) = q.poisson_phase(&mut out)?;
+                out.insert("steps".into(), json!(steps));
+                out.insert("group_size".into(), json!(k));
+                let far = pld::epsilon_phases(&[phase], 1e-12)
+                    .map_err(e)?
+                    .epsilon
+                    .upper;
+                let f = move |g: &[f64]| -> Result<Vec<pld::ProfilePoint>, String> {
+                    Ok(pld::profile_phases(&[phase], g)
+                        .map_err(|x| x.to_string())?
+                        .into_iter()
+                        .map(|p| p.0)
+                        .collect())
+                };
+                (Box::new(f), far)
+            }
+            Sampling::Shuffle => {
+                let (sh, steps) = self.shuffle_run()?;
+                out.insert("steps".into(), json!(steps));
+                out.insert("steps_per_epoch".into(), json!(sh.steps_per_epoch()));
+                let far = shuffle::epsilon(&sh, steps, 1e-12)
+                    .map_err(e)?
+                    .epsilon
+                    .upper;
+                let f = move |g: &[f64]| -> Result<Vec<pld::ProfilePoint>, String> {
+                    Ok(shuffle::profile(&sh, steps, g)
+                        .map_err(|x| x.to_string())?
+                        .into_iter()
+                        .zip(g)
+                        .map(|(d, &x)| pld::ProfilePoint {
+                            epsilon: x,
+                            delta: d,
+                        })
+                        .collect())
+                };
+                (Box::new(f), far)
+            }
+            Sampling::FixedSize => {
+                return Err(
+                    "profile is not available for fixed-size batches (RDP only): use delta".into(),
+                )
+            }
+        };
+        let shown = points(&grid(top, 100))?;
+        let attack = points(&grid(far.max(1e-3) * 1.2, 200))?;
+        let risk: Vec<Value> = [1e-3, 1e-2, 0.1]
+            .iter()
+            .map(|&fpr| pld::attack_tpr(&attack, fpr).map(|t| json!({"fpr": fpr, "tpr_max": t})))
+            .collect::<Result<_, _>>()
+            .map_err(e)?;
+        out.insert("sigma".into(), json!(self.sigma));
+        out.insert("profile".into(), json!(shown));
+        out.insert("attack".into(), json!(risk));
+        out.insert(
+            "meaning".into(),
+            json!("each delta: [lower, upper], both certified; tpr_max: a certified bound on any membership-inference attack's true-positive rate at that false-positive rate"),
+        );
+        Ok(out)
+    }
+
     /// `calibrate` for these schemes: the smallest σ (`steps` given) or the most steps
     /// (`sigma` given) whose certified upper ε at δ is ≤ the target ε; decided on the
     /// certified upper end only (a run the accountant cannot certify counts as a miss).
@@ -556,6 +659,32 @@ fn put(out: &mut Map<String, Value>, name: &str, given: f64, b: Bracket) {
     out.insert(given_name.into(), json!(given));
     out.insert(format!("{name}_lower"), json!(b.lower));
     out.insert(name.into(), json!(b.upper));
+}
+
+/// A scheme's profile in words: one row per ε, then the attack bounds.
+pub(super) fn profile_text(a: &Map<String, Value>) -> String {
+    let mut s = format!(
+        "# privacy profile: sampling {}, {} adjacency; delta in [lower, upper], both certified\n# epsilon  delta_lower  delta_upper\n",
+        a["sampling"].as_str().unwrap_or(""),
+        a["adjacency"].as_str().unwrap_or("")
+    );
+    for p in a["profile"].as_array().into_iter().flatten() {
+        let f = |k: &str| p["delta"][k].as_f64().unwrap_or(f64::NAN);
+        s += &format!(
+            "{}\t{:.6e}\t{:.6e}\n",
+            p["epsilon"].as_f64().unwrap_or(f64::NAN),
+            f("lower"),
+            f("upper")
+        );
+    }
+    for r in a["attack"].as_array().into_iter().flatten() {
+        s += &format!(
+            "membership inference: TPR <= {:.6} at FPR {} (certified)\n",
+            r["tpr_max"].as_f64().unwrap_or(f64::NAN),
+            r["fpr"]
+        );
+    }
+    s
 }
 
 /// The answer in words (the command line without --json); a calibration leads with what

@@ -98,6 +98,10 @@ impl Shuffle {
     pub fn steps_per_epoch(&self) -> u64 {
         self.steps_per_epoch
     }
+    /// The noise multiplier.
+    pub fn sigma(&self) -> f64 {
+        self.sigma
+    }
     /// The fraction of examples in no batch of an epoch.
     pub fn dropped(&self) -> f64 {
         self.dropped
@@ -301,31 +305,67 @@ fn lower_bound(sh: &Shuffle, full: u64, part: u64, delta: f64, upper: f64) -> Re
 /// The certified band on δ at ε after `steps` steps of shuffled training: the
 /// no-amplification Gaussian's δ above, the Chua et al. pair's composed δ below.
 pub fn delta(sh: &Shuffle, steps: u64, eps: f64) -> Result<Bracket, Error> {
+    Ok(profile(sh, steps, &[eps])?[0])
+}
+
+/// [`delta`] at each ε of `eps` (ε ≥ 0; δ(0) is the total variation), sharing one set
+/// of lattices and reusing a composition wherever it resolves the next ε well.
+pub fn profile(sh: &Shuffle, steps: u64, eps: &[f64]) -> Result<Vec<Bracket>, Error> {
     let steps = check_steps(steps)?;
-    let eps = crate::engine::params::check_epsilon(eps)?;
+    if eps.is_empty() || eps.len() > 10_000 {
+        return Err(Error::ProfileLength(eps.len()));
+    }
+    if let Some(&bad) = eps.iter().find(|e| !(e.is_finite() && **e >= 0.0)) {
+        return Err(Error::Epsilon(bad));
+    }
     let t = sh.steps_per_epoch;
     let (full, part) = (steps / t, steps % t);
     let started = (full + u64::from(part > 0)) as f64;
-    let (mu, _) = steer(sh, started, eps);
-    let upper = gauss::delta_bracket(mu, eps).upper;
-    budget(WORK);
     let epochs = epochs_of(sh, full, part);
     let e = epochs.iter().map(|x| x.2).sum::<f64>();
-    let (_, alpha) = steer(sh, e, eps);
-    let d = initial_spacing(eps.max(0.1), alpha, e, TOL);
-    let mut lower = 0.0f64;
+    let mid = eps.iter().cloned().fold(0.0f64, f64::max) * 0.5;
+    let (_, alpha) = steer(sh, e, mid);
+    budget(WORK);
+    let d = initial_spacing(mid.max(0.1), alpha, e, TOL);
+    let mut out: Vec<Bracket> = eps
+        .iter()
+        .map(|&x| Bracket {
+            upper: gauss::delta_bracket(steer(sh, started, x).0, x).upper,
+            lower: 0.0,
+        })
+        .collect();
     for lat in lower_lattices(sh, &epochs, d) {
-        let lambda = lat.tilt_for(eps, alpha - 1.0);
-        match lat.compose(lambda) {
-            Ok(c) if c.side(eps) != Side::Below => lower = lower.max(c.delta(eps).1),
-            Ok(_) | Err(Error::PldBudget { .. }) => {}
-            Err(other) => return Err(other),
+        let mut comps: Vec<super::compose::Composed> = Vec::new();
+        for (slot, &x) in out.iter_mut().zip(eps) {
+            let hit = comps.iter().position(|c| {
+                let (lo, hi) = c.good_range();
+                x >= lo && x <= hi
+            });
+            let c = match hit {
+                Some(i) => &comps[i],
+                None if comps.len() < 12 => {
+                    let (_, a) = steer(sh, e, x);
+                    match lat.compose(lat.tilt_for(x, a - 1.0)) {
+                        Ok(c) => {
+                            comps.push(c);
+                            &comps[comps.len() - 1]
+                        }
+                        Err(Error::PldBudget { .. }) => continue,
+                        Err(other) => return Err(other),
+                    }
+                }
+                // Compositions spent: a lower bound may always be weaker (0 here).
+                None => continue,
+            };
+            if c.side(x) != Side::Below {
+                slot.lower = slot.lower.max(c.delta(x).1);
+            }
         }
     }
-    Ok(Bracket {
-        upper,
-        lower: lower.min(upper),
-    })
+    for b in &mut out {
+        b.lower = b.lower.min(b.upper);
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
