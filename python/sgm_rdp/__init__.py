@@ -406,12 +406,27 @@ def gdp(noise_multiplier: float, sample_rate: float, steps: int) -> Gdp:
 
 
 def attack_risk(
-    noise_multiplier: float, sample_rate: float, steps: int
+    noise_multiplier: float,
+    sample_rate: Optional[float] = None,
+    steps: Optional[int] = None,
+    *,
+    sampling: str = "poisson",
+    adjacency: str = "add-remove",
+    group_size: Optional[int] = None,
+    dataset_size: Optional[int] = None,
+    batch_size: Optional[int] = None,
+    epochs: Optional[float] = None,
+    steps_per_epoch: Optional[int] = None,
+    max_batch: Optional[int] = None,
 ) -> Dict[float, float]:
     """Certified upper bounds on the true-positive rate of any membership-inference
-    attack at false-positive rates 0.1 %, 1 %, 10 % (from the tight privacy profile)."""
+    attack at false-positive rates 0.1 %, 1 %, 10 % (from the tight privacy profile), for
+    the sampling scheme and adjacency given."""
     raw = _run("profile", noise_multiplier=noise_multiplier, sample_rate=sample_rate,
-               steps=steps)
+               steps=steps, sampling=None if sampling == "poisson" else sampling,
+               adjacency=None if adjacency == "add-remove" else adjacency,
+               group_size=group_size, dataset_size=dataset_size, batch_size=batch_size,
+               epochs=epochs, steps_per_epoch=steps_per_epoch, max_batch=max_batch)
     return {a["fpr"]: a["tpr_max"] for a in raw["attack"]}
 
 

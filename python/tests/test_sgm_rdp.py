@@ -81,6 +81,11 @@ def test_schemes_and_other_commands_equal_the_cli():
               "--batch-size", "256", "--epochs", "60.0", "--epsilon", "10.0")
     assert [(p.delta_lower, p.delta_upper) for p in pr] == [
         (p["delta"]["lower"], p["delta"]["upper"]) for p in raw["profile"]]
+    risk = sgm_rdp.attack_risk(2.0, 0.01, 300, adjacency="replace-one")
+    raw = cli("profile", "--adjacency", "replace-one", "--sigma", "2.0", "--q", "0.01",
+              "--steps", "300")
+    assert risk == {a["fpr"]: a["tpr_max"] for a in raw["attack"]}
+    assert all(fpr <= t <= 1 for fpr, t in risk.items())
     d = sgm_rdp.delta(1.0, 0.01, 100, epsilon=1.0)
     raw = cli("delta", "--q", "0.01", "--sigma", "1.0", "--steps", "100", "--epsilon", "1.0",
               "--accountant", "pld")
