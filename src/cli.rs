@@ -140,9 +140,28 @@ fn canonical(name: &str) -> Option<&'static str> {
     })
 }
 
+/// The batching / adjacency / user-level flags, taken by `epsilon`, `delta`, `calibrate`
+/// and `profile` alike (answered by the one query in [`scheme`]).
+const SCHEME_FLAGS: [&str; 5] = [
+    "group-size",
+    "sampling",
+    "adjacency",
+    "steps-per-epoch",
+    "max-batch",
+];
+
 /// The flags each command uses; any other flag given is refused by name, so no flag is
 /// silently ignored.
-fn allowed(cmd: &str) -> &'static [&'static str] {
+fn allowed(cmd: &str) -> Vec<&'static str> {
+    let mut flags = own_flags(cmd).to_vec();
+    if matches!(cmd, "epsilon" | "delta" | "calibrate" | "profile") {
+        flags.extend(SCHEME_FLAGS);
+    }
+    flags
+}
+
+/// Each command's own flags (beyond [`SCHEME_FLAGS`]).
+fn own_flags(cmd: &str) -> &'static [&'static str] {
     match cmd {
         "rdp" => &[
             "q",
@@ -163,11 +182,6 @@ fn allowed(cmd: &str) -> &'static [&'static str] {
             "orders",
             "conversion",
             "accountant",
-            "group-size",
-            "sampling",
-            "adjacency",
-            "steps-per-epoch",
-            "max-batch",
             "bands",
             "dataset-size",
             "batch-size",
@@ -182,11 +196,6 @@ fn allowed(cmd: &str) -> &'static [&'static str] {
             "orders",
             "conversion",
             "accountant",
-            "group-size",
-            "sampling",
-            "adjacency",
-            "steps-per-epoch",
-            "max-batch",
             "bands",
             "dataset-size",
             "batch-size",
@@ -203,11 +212,6 @@ fn allowed(cmd: &str) -> &'static [&'static str] {
             "conversion",
             "accountant",
             "target",
-            "sampling",
-            "adjacency",
-            "steps-per-epoch",
-            "max-batch",
-            "group-size",
             "tpr",
             "fpr",
             "advantage",
@@ -244,11 +248,6 @@ fn allowed(cmd: &str) -> &'static [&'static str] {
             "dataset-size",
             "batch-size",
             "epochs",
-            "sampling",
-            "adjacency",
-            "steps-per-epoch",
-            "max-batch",
-            "group-size",
             "json",
         ],
         _ => &[],
@@ -440,8 +439,9 @@ pub fn run(args: &[String]) -> Result<String, String> {
         });
     }
     let mut f = parse(rest)?;
-    if !allowed(cmd).is_empty() {
-        if let Some(extra) = f.given.iter().find(|g| !allowed(cmd).contains(g)) {
+    let flags = allowed(cmd);
+    if !flags.is_empty() {
+        if let Some(extra) = f.given.iter().find(|g| !flags.contains(g)) {
             return Err(format!("--{extra} does not apply to {cmd}"));
         }
     }

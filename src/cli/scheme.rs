@@ -582,7 +582,7 @@ impl Query {
                         base.q = Some(b / n);
                         base.dataset = [Some(n), None, None];
                     }
-                    _ => base.dataset[2] = None,
+                    _ => {}
                 }
             }
             base.dataset[2] = None;

@@ -186,11 +186,10 @@ fn binned_pair(sh: &Shuffle, c: u64, rho: f64, d: f64) -> Vec<(f64, f64)> {
         let cur = cdf(e);
         let lp = ln_bin(prev.0, cur.0);
         let lq = ln_bin(prev.1, cur.1);
+        // A cell where Q puts nothing would be an infinite loss (not reached with Gaussian
+        // tails): dropping it only lowers δ.
         if lp > f64::NEG_INFINITY && lq > f64::NEG_INFINITY {
             atoms.push((lp + margin_p, lq + margin_q));
-        } else if lp > f64::NEG_INFINITY {
-            // Q puts nothing here (not reached with Gaussian tails, kept for safety):
-            // an infinite loss; dropping it lowers δ.
         }
         prev = cur;
     }
