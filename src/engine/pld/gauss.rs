@@ -38,6 +38,23 @@ pub(crate) struct Tails {
 
 impl Tails {
     pub(crate) fn at(z: f64) -> Tails {
+        // Within |z| < 35 both tails come from one erfc, exactly as `ln_phi_bar` computes
+        // each (the smaller tail's log, and ln1p of minus it for the other).
+        if z.abs() < 35.0 {
+            let small = 0.5 * libm::erfc(z.abs() * std::f64::consts::FRAC_1_SQRT_2);
+            let (near, far) = (small.ln(), (-small).ln_1p());
+            return if z >= 0.0 {
+                Tails {
+                    upper: near,
+                    lower: far,
+                }
+            } else {
+                Tails {
+                    upper: far,
+                    lower: near,
+                }
+            };
+        }
         Tails {
             upper: ln_phi_bar(z),
             lower: ln_phi_bar(-z),
@@ -171,6 +188,21 @@ mod tests {
             assert!(((got - want) / want).abs() < 1e-15, "{z}: {got} vs {want}");
         }
         assert!((ln_phi_bar(-3.0).exp() - (1.0 - 0.001_349_898_031_630_094_6)).abs() < 1e-15);
+    }
+
+    #[test]
+    fn both_tails_from_one_erfc_equal_the_two_calls() {
+        // Tails::at shares one erfc between the tails; it must give ln_phi_bar's values
+        // bit for bit on both sides of 0 and of the switch at |z| = 35.
+        let mut z = -40.0;
+        while z <= 40.0 {
+            for x in [z, -0.0, 0.0, 34.999_999, -34.999_999, 35.0, -35.0] {
+                let t = Tails::at(x);
+                assert_eq!(t.upper.to_bits(), ln_phi_bar(x).to_bits(), "upper at {x}");
+                assert_eq!(t.lower.to_bits(), ln_phi_bar(-x).to_bits(), "lower at {x}");
+            }
+            z += 0.0137;
+        }
     }
 
     #[test]
