@@ -125,6 +125,45 @@ fn fft_plan(n: usize, dir: FftDirection) -> Arc<dyn Fft<f64>> {
     }
 }
 
+thread_local! {
+    /// Window-sized buffers recycled within a thread: a composition allocates ~3 MB
+    /// (MNIST), and fresh pages cost more than the FFT (page faults and zeroing were a
+    /// quarter of MNIST's time). At most `KEEP` of each kind are kept.
+    static REALS: std::cell::RefCell<Vec<Vec<f64>>> = const { std::cell::RefCell::new(Vec::new()) };
+    static COMPLEXES: std::cell::RefCell<Vec<Vec<Complex<f64>>>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+const KEEP: usize = 8;
+
+/// A recycled buffer of `n` copies of `fill` (the smallest kept one that fits).
+fn take<T: Copy>(
+    pool: &'static std::thread::LocalKey<std::cell::RefCell<Vec<Vec<T>>>>,
+    n: usize,
+    fill: T,
+) -> Vec<T> {
+    let mut v = pool.with(|p| {
+        let mut p = p.borrow_mut();
+        let best = (0..p.len())
+            .filter(|&i| p[i].capacity() >= n)
+            .min_by_key(|&i| p[i].capacity());
+        best.map(|i| p.swap_remove(i)).unwrap_or_default()
+    });
+    v.clear();
+    v.resize(n, fill);
+    v
+}
+
+/// Hand a buffer back (kept if it is large and the pool has room).
+fn give<T>(pool: &'static std::thread::LocalKey<std::cell::RefCell<Vec<Vec<T>>>>, v: Vec<T>) {
+    if v.capacity() >= 1 << 12 {
+        pool.with(|p| {
+            let mut p = p.borrow_mut();
+            if p.len() < KEEP {
+                p.push(v);
+            }
+        });
+    }
+}
+
 /// One phase: a per-step lattice PLD composed `steps` times.
 pub(crate) struct Phase<'a> {
     pub pld: &'a StepPld,
@@ -318,18 +357,26 @@ pub(crate) fn compose_within(
     }
     let k0 = mean.round() as i64 - (n as i64) / 2;
     let (fft, ifft) = plans(n);
-    let mut acc: Vec<Complex<f64>> = vec![Complex::new(1.0, 0.0); n];
-    let mut acc_lo: Vec<Complex<f64>> = vec![Complex::new(1.0, 0.0); n];
+    // Spectra of the two real sequences at k = 0 … n/2 (the others are their conjugates).
+    let half = n / 2;
+    let one = Complex::new(1.0, 0.0);
+    let mut spec_up = take(&COMPLEXES, half + 1, one);
+    let mut spec_lo = take(&COMPLEXES, half + 1, one);
     let mut l2t = 0.0;
-    let mut buf = vec![Complex::new(0.0, 0.0); n];
-    for ((ph, tu), tl) in phases.iter().zip(&up).zip(&lo) {
-        buf.iter_mut().for_each(|z| *z = Complex::new(0.0, 0.0));
+    let mut buf = take(&COMPLEXES, n, Complex::new(0.0, 0.0));
+    for (i, ((ph, tu), tl)) in phases.iter().zip(&up).zip(&lo).enumerate() {
+        if i > 0 {
+            buf.iter_mut().for_each(|z| *z = Complex::new(0.0, 0.0));
+        }
         let mut pos = ph.pld.k_lo.rem_euclid(n as i64) as usize;
         for (&a, &b) in tu.p.iter().zip(&tl.p) {
             buf[pos] += Complex::new(a, b);
             pos = if pos + 1 == n { 0 } else { pos + 1 };
         }
         if !spend(n as f64 * (n as f64).log2()) {
+            for v in [buf, spec_up, spec_lo] {
+                give(&COMPLEXES, v);
+            }
             return Err(TooWide::SPENT);
         }
         fft.process(&mut buf);
@@ -344,8 +391,10 @@ pub(crate) fn compose_within(
                 *acc * pow(z, ph.steps)
             };
         };
-        let mirror = std::iter::once(&buf[0]).chain(buf[1..].iter().rev());
-        for (((z, zm), a_acc), b_acc) in buf.iter().zip(mirror).zip(&mut acc).zip(&mut acc_lo) {
+        // Z(n − k) for k = 0 … n/2: Z(0), then Z(n−1) down to Z(n/2).
+        let mirror = std::iter::once(&buf[0]).chain(buf[half..].iter().rev());
+        let pairs = buf[..=half].iter().zip(mirror);
+        for ((z, zm), (a_acc, b_acc)) in pairs.zip(spec_up.iter_mut().zip(&mut spec_lo)) {
             let zc = zm.conj();
             power((z + zc) * 0.5, a_acc);
             power((z - zc) * Complex::new(0.0, -0.5), b_acc);
@@ -354,25 +403,51 @@ pub(crate) fn compose_within(
     }
     // Rounding: the forward FFT perturbs each per-step spectrum by ≲ u·log₂N·‖p̃‖₂, which
     // the T-th power multiplies by T; spread over the window it is at most this much per bin.
-    let avg_mag: f64 = acc.iter().map(|z| z.norm_sqr().sqrt()).sum::<f64>() / n as f64;
+    let mag = |k: usize, z: &Complex<f64>| {
+        let w = if k == 0 || k == half { 1.0 } else { 2.0 };
+        w * z.norm_sqr().sqrt()
+    };
+    let avg_mag: f64 = spec_up
+        .iter()
+        .enumerate()
+        .map(|(k, z)| mag(k, z))
+        .sum::<f64>()
+        / n as f64;
     let e_bin = 8.0 * U * (n as f64).log2() * (1.0 + l2t) * avg_mag.max(1.0 / n as f64);
-    for ((z, a), b) in buf.iter_mut().zip(&acc).zip(&acc_lo) {
-        *z = a + b * Complex::new(0.0, 1.0);
+    let i = Complex::new(0.0, 1.0);
+    for (k, (a, b)) in spec_up.iter().zip(&spec_lo).enumerate() {
+        buf[k] = a + b * i;
+        if k > 0 && k < half {
+            buf[n - k] = a.conj() + b.conj() * i;
+        }
     }
     ifft.process(&mut buf);
     let scale = 1.0 / n as f64;
-    // Position j holds K ≡ j (mod n); the window is K ∈ [k0, k0 + n).
-    let mut a_up = vec![0.0; n];
-    let mut a_lo = vec![0.0; n];
-    let mut k = (-k0).rem_euclid(n as i64) as usize;
-    for z in &buf {
-        a_up[k] = (z.re * scale + e_bin).max(0.0);
+    // Position j holds K ≡ j (mod n); the window is K ∈ [k0, k0 + n), window index
+    // k = K − k0 at j = (k + k0) mod n. Suffix sums with weights e^{−λ·jΔ} (U) and
+    // e^{−(λ+1)·jΔ} (V), read from the top of the window down.
+    let (fu, fv) = ((-lambda * d).exp(), (-(lambda + 1.0) * d).exp());
+    let mut u_up = take(&REALS, n + 1, 0.0);
+    let mut v_up = take(&REALS, n + 1, 0.0);
+    let mut u_lo = take(&REALS, n + 1, 0.0);
+    let mut v_lo = take(&REALS, n + 1, 0.0);
+    let (mut su, mut sv, mut sul, mut svl) = (0.0, 0.0, 0.0, 0.0);
+    let mut j = (k0 + n as i64 - 1).rem_euclid(n as i64) as usize;
+    for k in (0..n).rev() {
+        let z = buf[j];
+        let a = (z.re * scale + e_bin).max(0.0);
         // Folded (aliased) tilted mass is at most ALIAS in all; the lower bound drops it.
-        a_lo[k] = (z.im * scale - e_bin).max(0.0);
-        k = if k + 1 == n { 0 } else { k + 1 };
+        let b = (z.im * scale - e_bin).max(0.0);
+        su = a + fu * su;
+        sv = a + fv * sv;
+        sul = b + fu * sul;
+        svl = b + fv * svl;
+        (u_up[k], v_up[k], u_lo[k], v_lo[k]) = (su, sv, sul, svl);
+        j = if j == 0 { n - 1 } else { j - 1 };
     }
-    let (u_up, v_up) = suffix(&a_up, lambda, d);
-    let (u_lo, v_lo) = suffix(&a_lo, lambda, d);
+    for v in [buf, spec_up, spec_lo] {
+        give(&COMPLEXES, v);
+    }
 
     let ln_scale =
         |t: &[Tilted]| -> f64 { phases.iter().zip(t).map(|(ph, x)| ph.steps * x.ln_m).sum() };
@@ -458,7 +533,8 @@ fn pow(z: Complex<f64>, t: f64) -> Complex<f64> {
     Complex::new(m * th.cos(), m * th.sin())
 }
 
-/// Suffix sums with weights e^{−λ·jΔ} and e^{−(λ+1)·jΔ}.
+/// Suffix sums with weights e^{−λ·jΔ} and e^{−(λ+1)·jΔ} (of the ladder's windows).
+#[cfg(not(target_arch = "wasm32"))]
 fn suffix(a: &[f64], lambda: f64, d: f64) -> (Vec<f64>, Vec<f64>) {
     let n = a.len();
     let (fu, fv) = ((-lambda * d).exp(), (-(lambda + 1.0) * d).exp());
@@ -486,6 +562,19 @@ pub(crate) enum Side {
     Inside,
     Below,
     Above,
+}
+
+impl Drop for Composed {
+    fn drop(&mut self) {
+        for v in [
+            &mut self.u_up,
+            &mut self.v_up,
+            &mut self.u_lo,
+            &mut self.v_lo,
+        ] {
+            give(&REALS, std::mem::take(v));
+        }
+    }
 }
 
 impl Composed {

@@ -74,12 +74,15 @@ impl Boundary {
     }
 }
 
-/// ln P and ln Q of the event a < x ≤ b (a, b as boundaries).
-fn masses(q: f64, dir: Direction, a: &Boundary, b: &Boundary) -> (f64, f64) {
+/// ln P and ln Q of the event a < x ≤ b (a, b as boundaries); `ln_w` = (ln(1 − q), ln q).
+fn masses(ln_w: (f64, f64), dir: Direction, a: &Boundary, b: &Boundary) -> (f64, f64) {
     let m0 = ln_mass(a.c0, b.c0);
     let m1 = ln_mass(a.c1, b.c1);
-    let mix = ln_add((-q).ln_1p() + m0, q.ln() + m1);
-    let mix = if q == 1.0 { m1 } else { mix };
+    let mix = if ln_w.0 == f64::NEG_INFINITY {
+        m1
+    } else {
+        ln_add(ln_w.0 + m0, ln_w.1 + m1)
+    };
     match dir {
         Direction::Remove => (mix, m0),
         Direction::Add => (m0, mix),
@@ -136,12 +139,13 @@ pub(crate) fn step_pld(q: f64, sigma: f64, dir: Direction, d: f64, lo: f64, hi: 
     let bounds: Vec<Boundary> = (0..len)
         .map(|i| Boundary::at(sigma, x_at(k_lo + i as i64)))
         .collect();
+    let ln_w = ((-q).ln_1p(), q.ln());
     let far_lo = Boundary::at(sigma, f64::NEG_INFINITY);
     let far_hi = Boundary::at(sigma, f64::INFINITY);
     // ln P, ln Q of the loss event (ℓ_a, ℓ_b] from its sample-space boundaries.
     let bin = |a: &Boundary, b: &Boundary| match dir {
-        Direction::Remove => masses(q, dir, a, b),
-        Direction::Add => masses(q, dir, b, a),
+        Direction::Remove => masses(ln_w, dir, a, b),
+        Direction::Add => masses(ln_w, dir, b, a),
     };
     let (left_p, _) = match dir {
         Direction::Remove => bin(&far_lo, &bounds[0]),

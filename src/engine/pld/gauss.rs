@@ -29,36 +29,30 @@ pub(crate) fn ln_phi_bar(z: f64) -> f64 {
     -0.5 * z * z - z.ln() - 0.5 * (2.0 * std::f64::consts::PI).ln() + (z / cf).ln()
 }
 
-/// Both tails at one standardized point: (ln Φ̄(z), ln Φ(z)).
+/// The smaller Gaussian tail at one standardized point z: min(Φ̄(z), Φ(z)) = Φ̄(|z|),
+/// linear and in logs. Interval masses only ever need that one (see [`ln_mass`]), so the
+/// larger tail's ln1p is never computed.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Tails {
-    pub upper: f64,
-    pub lower: f64,
+    z: f64,
+    /// ln Φ̄(|z|).
+    ln_small: f64,
+    /// Φ̄(|z|) (0 where it underflows).
+    small: f64,
 }
 
 impl Tails {
     pub(crate) fn at(z: f64) -> Tails {
-        // Within |z| < 35 both tails come from one erfc, exactly as `ln_phi_bar` computes
-        // each (the smaller tail's log, and ln1p of minus it for the other).
-        if z.abs() < 35.0 {
+        // Within |z| < 35 one erfc, exactly as `ln_phi_bar` computes it; beyond, its
+        // continued fraction.
+        let (ln_small, small) = if z.abs() < 35.0 {
             let small = 0.5 * libm::erfc(z.abs() * std::f64::consts::FRAC_1_SQRT_2);
-            let (near, far) = (small.ln(), (-small).ln_1p());
-            return if z >= 0.0 {
-                Tails {
-                    upper: near,
-                    lower: far,
-                }
-            } else {
-                Tails {
-                    upper: far,
-                    lower: near,
-                }
-            };
-        }
-        Tails {
-            upper: ln_phi_bar(z),
-            lower: ln_phi_bar(-z),
-        }
+            (small.ln(), small)
+        } else {
+            let l = ln_phi_bar(z.abs());
+            (l, l.exp())
+        };
+        Tails { z, ln_small, small }
     }
 }
 
@@ -73,16 +67,15 @@ fn ln_diff_from(l_big: f64, l_small: f64) -> f64 {
 /// ln(Φ(b) − Φ(a)) for a ≤ b from their tails: the difference is taken between the two
 /// tails that are ≤ ½ (or 1 minus both outer tails), so no digits are lost to Φ ≈ 1.
 pub(crate) fn ln_mass(a: Tails, b: Tails) -> f64 {
-    const LN_HALF: f64 = -std::f64::consts::LN_2;
-    if a.upper <= LN_HALF {
+    if a.z >= 0.0 {
         // 0 ≤ a ≤ b: Φ̄(a) − Φ̄(b).
-        ln_diff_from(a.upper, b.upper)
-    } else if b.lower <= LN_HALF {
+        ln_diff_from(a.ln_small, b.ln_small)
+    } else if b.z <= 0.0 {
         // a ≤ b ≤ 0: Φ(b) − Φ(a).
-        ln_diff_from(b.lower, a.lower)
+        ln_diff_from(b.ln_small, a.ln_small)
     } else {
         // a < 0 < b: 1 − Φ̄(b) − Φ(a), both outer tails < ½.
-        (-(b.upper.exp() + a.lower.exp())).ln_1p()
+        (-(b.small + a.small)).ln_1p()
     }
 }
 
@@ -191,15 +184,36 @@ mod tests {
     }
 
     #[test]
-    fn both_tails_from_one_erfc_equal_the_two_calls() {
-        // Tails::at shares one erfc between the tails; it must give ln_phi_bar's values
-        // bit for bit on both sides of 0 and of the switch at |z| = 35.
+    fn interval_masses_agree_with_both_tails_in_logs() {
+        // The masses from the smaller tail alone equal the textbook form built from both
+        // tails' logs (ln Φ̄ at z and at −z), on both sides of 0 and of the switch at
+        // |z| = 35, for narrow and wide intervals.
+        let reference = |a: f64, b: f64| -> f64 {
+            let (au, al) = (ln_phi_bar(a), ln_phi_bar(-a));
+            let (bu, bl) = (ln_phi_bar(b), ln_phi_bar(-b));
+            let half = -std::f64::consts::LN_2;
+            if au <= half {
+                ln_diff_from(au, bu)
+            } else if bl <= half {
+                ln_diff_from(bl, al)
+            } else {
+                (-(bu.exp() + al.exp())).ln_1p()
+            }
+        };
         let mut z = -40.0;
         while z <= 40.0 {
-            for x in [z, -0.0, 0.0, 34.999_999, -34.999_999, 35.0, -35.0] {
-                let t = Tails::at(x);
-                assert_eq!(t.upper.to_bits(), ln_phi_bar(x).to_bits(), "upper at {x}");
-                assert_eq!(t.lower.to_bits(), ln_phi_bar(-x).to_bits(), "lower at {x}");
+            for w in [1e-9, 3e-4, 0.05, 2.0, 30.0] {
+                let (a, b) = (z, z + w);
+                let got = ln_mass(Tails::at(a), Tails::at(b));
+                let want = reference(a, b);
+                if want == f64::NEG_INFINITY {
+                    assert_eq!(got, want, "[{a}, {b}]");
+                } else {
+                    assert!(
+                        (got - want).abs() <= 1e-9 * want.abs().max(1.0),
+                        "[{a}, {b}]: {got} vs {want}"
+                    );
+                }
             }
             z += 0.0137;
         }
