@@ -125,16 +125,20 @@ fn fft_plan(n: usize, dir: FftDirection) -> Arc<dyn Fft<f64>> {
     }
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 thread_local! {
-    /// Window-sized buffers recycled within a thread: a composition allocates ~3 MB
-    /// (MNIST), and fresh pages cost more than the FFT (page faults and zeroing were a
-    /// quarter of MNIST's time). At most `KEEP` of each kind are kept.
+    /// Window-sized buffers recycled within a thread (natively: a composition allocates
+    /// ~3 MB for MNIST, and fresh pages from the OS cost more than the FFT — page faults
+    /// and zeroing were a quarter of MNIST's time). At most `KEEP` of each kind are kept.
+    /// The wasm's memory is never given back, so there it is a plain allocation.
     static REALS: std::cell::RefCell<Vec<Vec<f64>>> = const { std::cell::RefCell::new(Vec::new()) };
     static COMPLEXES: std::cell::RefCell<Vec<Vec<Complex<f64>>>> = const { std::cell::RefCell::new(Vec::new()) };
 }
+#[cfg(not(target_arch = "wasm32"))]
 const KEEP: usize = 8;
 
 /// A recycled buffer of `n` copies of `fill` (the smallest kept one that fits).
+#[cfg(not(target_arch = "wasm32"))]
 fn take<T: Copy>(
     pool: &'static std::thread::LocalKey<std::cell::RefCell<Vec<Vec<T>>>>,
     n: usize,
@@ -153,6 +157,7 @@ fn take<T: Copy>(
 }
 
 /// Hand a buffer back (kept if it is large and the pool has room).
+#[cfg(not(target_arch = "wasm32"))]
 fn give<T>(pool: &'static std::thread::LocalKey<std::cell::RefCell<Vec<Vec<T>>>>, v: Vec<T>) {
     if v.capacity() >= 1 << 12 {
         pool.with(|p| {
@@ -163,6 +168,19 @@ fn give<T>(pool: &'static std::thread::LocalKey<std::cell::RefCell<Vec<Vec<T>>>>
         });
     }
 }
+
+#[cfg(target_arch = "wasm32")]
+fn take<T: Copy>(_pool: &(), n: usize, fill: T) -> Vec<T> {
+    vec![fill; n]
+}
+
+#[cfg(target_arch = "wasm32")]
+fn give<T>(_pool: &(), _v: Vec<T>) {}
+
+#[cfg(target_arch = "wasm32")]
+const REALS: () = ();
+#[cfg(target_arch = "wasm32")]
+const COMPLEXES: () = ();
 
 /// One phase: a per-step lattice PLD composed `steps` times.
 pub(crate) struct Phase<'a> {
@@ -564,6 +582,7 @@ pub(crate) enum Side {
     Above,
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 impl Drop for Composed {
     fn drop(&mut self) {
         for v in [
