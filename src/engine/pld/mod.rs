@@ -1279,6 +1279,7 @@ pub fn calibrate_sigma(
 /// Largest T whose certified upper ε at δ is ≤ `target`, decided on the tight ε alone:
 /// the exact-RDP answer (when there is one) is a T that is known to fit; otherwise the
 /// search starts at one step, and a refusal names the tight one-step ε.
+#[cfg(not(target_arch = "wasm32"))]
 pub fn calibrate_steps(target: f64, delta: f64, sgm: Sgm) -> Result<(u64, EpsilonAnswer), Error> {
     let target = check_epsilon(target)?;
     let delta = check_delta(delta)?;
@@ -1307,24 +1308,78 @@ pub fn calibrate_steps(target: f64, delta: f64, sgm: Sgm) -> Result<(u64, Epsilo
             epsilon: first.epsilon.upper,
         });
     }
-    // Where ε ∝ √T (the composed loss's central limit) puts the target, within 64× of the
-    // start: a guess only; then a gallop ×1.5 from there and Illinois false position in
-    // ln T to one step ([`super::search::most_steps`]); `first` is the bound at T = 1 when
-    // the start is 1.
-    let ratio = (target / first.epsilon.upper.max(1e-300))
-        .powi(2)
-        .clamp(1.0, 64.0);
+    let t = most_steps_from(target, start, first.epsilon.upper, &mut at)?;
+    Ok((t, at(t)?))
+}
+
+/// In the wasm (no room for `engine::search`, ~1 KB): doubling from exact RDP's answer,
+/// then bisection to one step.
+#[cfg(target_arch = "wasm32")]
+pub fn calibrate_steps(target: f64, delta: f64, sgm: Sgm) -> Result<(u64, EpsilonAnswer), Error> {
+    let target = check_epsilon(target)?;
+    let delta = check_delta(delta)?;
+    let orders = super::default_orders();
+    let at = |t: u64| epsilon(sgm, t, delta);
+    let mut lo = match super::calibrate::steps(target, delta, sgm, &orders, Conversion::Improved) {
+        Ok(rdp) => rdp.steps,
+        Err(Error::StepsUnreachable { .. }) => 1,
+        Err(other) => return Err(other),
+    };
+    let mut best = at(lo)?;
+    if best.epsilon.upper > target {
+        // Only reachable from the one-step start (an RDP-feasible T is PLD-feasible).
+        return Err(Error::StepsUnreachable {
+            target,
+            epsilon: best.epsilon.upper,
+        });
+    }
+    let mut hi = lo;
+    loop {
+        if lo == super::MAX_STEPS {
+            return Ok((lo, best));
+        }
+        hi = hi.saturating_mul(2).min(super::MAX_STEPS);
+        let e = at(hi)?;
+        if e.epsilon.upper > target {
+            break;
+        }
+        lo = hi;
+        best = e;
+    }
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        let e = at(mid)?;
+        if e.epsilon.upper <= target {
+            lo = mid;
+            best = e;
+        } else {
+            hi = mid;
+        }
+    }
+    Ok((lo, best))
+}
+
+/// The most steps whose tight upper ε is ≤ `target`, from a feasible `start` (its bound
+/// `first`). Natively: from where ε ∝ √T (the composed loss's central limit) puts the
+/// target, within 64× of the start, a gallop ×1.5 and Illinois false position in ln T to
+/// one step ([`super::search::most_steps`]; `first` is the bound at T = 1 when the start
+/// is 1).
+#[cfg(not(target_arch = "wasm32"))]
+fn most_steps_from(
+    target: f64,
+    start: u64,
+    first: f64,
+    at: &mut impl FnMut(u64) -> Result<EpsilonAnswer, Error>,
+) -> Result<u64, Error> {
+    let ratio = (target / first.max(1e-300)).powi(2).clamp(1.0, 64.0);
     let guess = if start == 1 {
         1
     } else {
         (start as f64 * ratio).min(super::MAX_STEPS as f64) as u64
     };
-    let (t, _) = super::search::most_steps(
-        target,
-        guess,
-        first.epsilon.upper,
-        |e| Error::StepsUnreachable { target, epsilon: e },
-        |t| at(t).map(|a| a.epsilon.upper),
-    )?;
-    Ok((t, at(t)?))
+    let unreachable = |e| Error::StepsUnreachable { target, epsilon: e };
+    super::search::most_steps(target, guess, first, unreachable, |t| {
+        at(t).map(|a| a.epsilon.upper)
+    })
+    .map(|(t, _)| t)
 }
