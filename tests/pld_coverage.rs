@@ -80,8 +80,9 @@ fn the_issue_grid_answers_certified_brackets() {
             Err(e) => panic!("q={q} s={s} T={t}: unexpected error {e}"),
         }
     }
-    // Measured on this engine: 99 of 112 answer, 91 within the 0.1 % rule (95 before the
-    // work budget followed the faster engine, 2026-11-24). The misses are q ≤ 1e-5 at
+    // Measured on this engine: 100 of 112 answer, 92 within the 0.1 % rule (95 before the
+    // work budget followed the faster engine and tiny ε stopped refining below ABS_TOL,
+    // 2026-11-24). The misses are q ≤ 1e-5 at
     // σ = 0.6 (a per-step loss tail too long for one lattice), q ≤ 1e-5 runs whose tiny ε
     // (≲ 1e-3) lives in losses far below one lattice step, where the optimistic lattice
     // loses them, and three T = 10⁸ runs beyond the work budget. Everything that answered
@@ -89,10 +90,10 @@ fn the_issue_grid_answers_certified_brackets() {
     eprintln!("answered {answered} of 112, {tight} within the width rule; missing {missing:?}");
     eprintln!("wider than the rule (q, sigma, T, lower, upper): {loose:?}");
     assert!(
-        answered >= 99,
+        answered >= 100,
         "only {answered} of 112 answered: {missing:?}"
     );
-    assert!(tight >= 88, "only {tight} within the width rule");
+    assert!(tight >= 90, "only {tight} within the width rule");
     for &(q, s, t) in &missing {
         assert!(
             q <= 1e-4 || t == 100_000_000,

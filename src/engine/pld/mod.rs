@@ -846,9 +846,12 @@ fn epsilon_phases_at(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAn
             break;
         }
         // Δ² scales the bias; never shrink by more than 10× in one pass, and keep
-        // Δ ≤ ε/200 now that ε is known to the bracket's precision.
+        // Δ ≤ ε/200 now that ε is known to the bracket's precision — but not below
+        // ABS_TOL for a tiny ε, where the absolute rule decides and a finer lattice only
+        // widens the composed window (q = 1e-6, σ = 1, T = 100: ε ≤ 1.3e-5 at Δ = 2e-5,
+        // where ε/200 asked for a window no FFT holds).
         d = (d * (0.85 * (tol / width).sqrt()).max(0.1))
-            .min(upper / 200.0)
+            .min((upper / 200.0).max(ABS_TOL))
             .max(1e-9);
     }
     // The loop runs at least once and either sets `best` or returns.
