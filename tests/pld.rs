@@ -282,3 +282,17 @@ proptest! {
         prop_assert!(p[1].delta.lower <= p[0].delta.upper && p[2].delta.lower <= p[1].delta.upper);
     }
 }
+
+/// The tight steps calibration from an exact-RDP start far below the answer (hardening
+/// round 3, row 5: q = 1e-4, σ = 1.5, δ = 1e-8, ε ≤ 0.36; exact RDP allows 123,525 steps):
+/// the answer meets the target on its certified upper end and one step more does not.
+#[test]
+fn tight_steps_calibration_finds_the_last_step_that_meets_the_target() {
+    let m = sgm(1e-4, 1.5);
+    let (t, a) = pld::calibrate_steps(0.36, 1e-8, m).unwrap();
+    assert!(a.epsilon.upper <= 0.36, "{t}: {a:?}");
+    assert_eq!(pld::epsilon(m, t, 1e-8).unwrap(), a);
+    let next = pld::epsilon(m, t + 1, 1e-8).unwrap();
+    assert!(next.epsilon.upper > 0.36, "{}: {next:?}", t + 1);
+    assert!(t > 500_000, "{t}: the tight accountant allows far more steps than exact RDP");
+}
