@@ -294,5 +294,8 @@ fn tight_steps_calibration_finds_the_last_step_that_meets_the_target() {
     assert_eq!(pld::epsilon(m, t, 1e-8).unwrap(), a);
     let next = pld::epsilon(m, t + 1, 1e-8).unwrap();
     assert!(next.epsilon.upper > 0.36, "{}: {next:?}", t + 1);
-    assert!(t > 500_000, "{t}: the tight accountant allows far more steps than exact RDP");
+    assert!(
+        t > 500_000,
+        "{t}: the tight accountant allows far more steps than exact RDP"
+    );
 }

@@ -1,5 +1,6 @@
 //! Coverage of the tight accountant over realistic runs, long runs and small rates: the
-//! issue's grid (q ∈ {1e-6 … 1}, σ ∈ {0.6, 1, 3, 10}, T ∈ {10², 10⁴, 10⁶, 10⁸}, δ = 1e-5),
+//! issue's grid (q ∈ {1e-6 … 1}, σ ∈ {0.6, 1, 3, 10}, T ∈ {10², 10⁴, 10⁶, 10⁸}, δ = 1e-5)
+//! and its second, finer grid of large-dataset runs,
 //! independent references for long runs (Google's dp_accounting on fine grids, generated
 //! by tests/reference/pld_long.py), δ down to 1e-15 and T = 10⁹.
 #![cfg(not(target_arch = "wasm32"))]
@@ -24,6 +25,79 @@ fn tight_enough(b: &pld::Bracket) -> bool {
     w <= 1e-3 * b.upper || (b.upper < 0.1 && w <= 1e-4)
 }
 
+type Solved = (f64, f64, u64, Result<pld::Bracket, Error>);
+
+/// ε at δ = 1e-5 for every run, on two threads (the machine has two cores); each run is
+/// bounded by the work budget.
+fn solve_all(runs: &[(f64, f64, u64)]) -> Vec<Solved> {
+    let (a, b) = runs.split_at(runs.len() / 2);
+    let work = |part: &[(f64, f64, u64)]| -> Vec<Solved> {
+        part.iter()
+            .map(|&(q, s, t)| (q, s, t, pld::epsilon(sgm(q, s), t, 1e-5).map(|a| a.epsilon)))
+            .collect()
+    };
+    let (mut ra, rb) = std::thread::scope(|sc| {
+        let h = sc.spawn(|| work(a));
+        let rb = work(b);
+        (h.join().unwrap(), rb)
+    });
+    ra.extend(rb);
+    ra
+}
+
+/// The issue's second, finer grid of large-dataset runs — q ∈ {1e-5, 1e-4, 1e-3},
+/// σ ∈ {0.5, 0.75, 1, 1.25, 1.5, 2}, T ∈ {10⁴, 10⁵, 10⁶}, δ = 1e-5 — where 26 of 54 refused
+/// when the issue was filed. Measured 2026-11-24: 47 answer; the misses are q = 1e-5 at
+/// σ = 0.5 (every T) and at T = 10⁶ (σ ≠ 1).
+#[test]
+fn the_second_grid_answers_certified_brackets() {
+    let mut runs = Vec::new();
+    for q in [1e-5, 1e-4, 1e-3] {
+        for s in [0.5, 0.75, 1.0, 1.25, 1.5, 2.0] {
+            for t in [10_000u64, 100_000, 1_000_000] {
+                runs.push((q, s, t));
+            }
+        }
+    }
+    let mut missing = Vec::new();
+    for (q, s, t, r) in solve_all(&runs) {
+        match r {
+            Ok(b) => {
+                let rdp = rdp_eps(q, s, t, 1e-5);
+                assert!(
+                    0.0 <= b.lower && b.lower <= b.upper && b.upper <= rdp * (1.0 + 1e-12),
+                    "q={q} s={s} T={t}: [{}, {}] vs exact RDP {rdp}",
+                    b.lower,
+                    b.upper
+                );
+                assert!(
+                    b.upper - b.lower <= 0.01 * b.upper + 1e-12 || b.upper - b.lower <= 1e-4,
+                    "q={q} s={s} T={t}: [{}, {}]",
+                    b.lower,
+                    b.upper
+                );
+            }
+            Err(Error::PldBudget { .. }) => missing.push((q, s, t)),
+            Err(e) => panic!("q={q} s={s} T={t}: unexpected error {e}"),
+        }
+    }
+    eprintln!(
+        "second grid: answered {} of 54; missing {missing:?}",
+        54 - missing.len()
+    );
+    assert!(
+        missing.len() <= 7,
+        "only {} of 54 answered: {missing:?}",
+        54 - missing.len()
+    );
+    for &(q, s, t) in &missing {
+        assert!(
+            q <= 1e-4 && (q < 1e-4 || s <= 0.5),
+            "q={q} s={s} T={t} must answer"
+        );
+    }
+}
+
 #[test]
 fn the_issue_grid_answers_certified_brackets() {
     let qs = [1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 0.1, 1.0];
@@ -37,22 +111,10 @@ fn the_issue_grid_answers_certified_brackets() {
             }
         }
     }
-    // Two threads (the machine has two cores); each run is bounded by the work budget.
-    let (a, b) = runs.split_at(runs.len() / 2);
-    let work = |part: &[(f64, f64, u64)]| -> Vec<(f64, f64, u64, Result<pld::Bracket, Error>)> {
-        part.iter()
-            .map(|&(q, s, t)| (q, s, t, pld::epsilon(sgm(q, s), t, 1e-5).map(|a| a.epsilon)))
-            .collect()
-    };
-    let (ra, rb) = std::thread::scope(|sc| {
-        let h = sc.spawn(|| work(a));
-        let rb = work(b);
-        (h.join().unwrap(), rb)
-    });
     let (mut answered, mut tight) = (0, 0);
     let mut missing = Vec::new();
     let mut loose = Vec::new();
-    for (q, s, t, r) in ra.into_iter().chain(rb) {
+    for (q, s, t, r) in solve_all(&runs) {
         match r {
             Ok(b) => {
                 answered += 1;

@@ -101,13 +101,20 @@ const REFINE: usize = 2;
 /// Largest number of lattice points per step.
 const MAX_STEP_POINTS: f64 = 1_048_576.0;
 /// FFT work per call (Σ N·log₂N plus lattice points and tilt solves; see
-/// `compose::budget`): at most ~0.95 s natively (measured over the coverage grid: the
-/// slowest calls are refusals that spend it all); the wasm keeps the smaller budget it
-/// had (a synchronous JS API call runs on the caller's thread).
+/// `compose::budget`): at most ~0.95 s natively (measured over the 112-run grid and
+/// its 54-run second grid: the slowest calls are refusals that spend it all); the wasm keeps
+/// the smaller budget it had (a synchronous JS API call runs on the caller's thread).
 #[cfg(not(target_arch = "wasm32"))]
-const WORK: f64 = 4.5e8;
+const WORK: f64 = 5.5e8;
 #[cfg(target_arch = "wasm32")]
 const WORK: f64 = 3e8;
+/// The work of one per-step lattice point, in FFT units: two erfc and ~25 logs and exps,
+/// ~0.2 µs natively, where an FFT unit is ~0.5 ns (measured 2026-11-24; 150 undercounted it,
+/// and calls that build large lattices ran to 1.1 s). The wasm keeps the 150 it had.
+#[cfg(not(target_arch = "wasm32"))]
+const POINT_WORK: f64 = 400.0;
+#[cfg(target_arch = "wasm32")]
+const POINT_WORK: f64 = 150.0;
 
 /// Largest group size accepted (the mixture has k + 1 components).
 pub const MAX_GROUP: u32 = 256;
@@ -416,8 +423,7 @@ impl Lattices {
                     reason: "the loss range needs more lattice points than the budget",
                 });
             }
-            // Each lattice point costs a few erfc and logs: ~150 FFT units (~0.2 µs).
-            if !compose::spend(150.0 * (hi - lo) / d) {
+            if !compose::spend(POINT_WORK * (hi - lo) / d) {
                 return Err(Error::PldBudget { reason: WORK_SPENT });
             }
             #[cfg(not(target_arch = "wasm32"))]
@@ -429,7 +435,7 @@ impl Lattices {
             if let Some((p_t, c)) = ph.trunc {
                 // The revealed mixture of the two branches' SGM pairs ([`truncated`]).
                 let (lo2, hi2) = loss_range(c, s / 2.0, dir, eta);
-                if !compose::spend(150.0 * (hi2 - lo2) / d) {
+                if !compose::spend(POINT_WORK * (hi2 - lo2) / d) {
                     return Err(Error::PldBudget { reason: WORK_SPENT });
                 }
                 let a = step_pld(q, s, dir, d, lo, hi);
