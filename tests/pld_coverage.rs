@@ -25,6 +25,24 @@ fn tight_enough(b: &pld::Bracket) -> bool {
     w <= 1e-3 * b.upper || (b.upper < 0.1 && w <= 1e-4)
 }
 
+/// An answer at δ = 1e-5 is a bracket below exact RDP's ε, never wider than the accepted
+/// maximum (1 %, or 1e-4 absolute).
+fn check_answer(q: f64, s: f64, t: u64, b: &pld::Bracket) {
+    let rdp = rdp_eps(q, s, t, 1e-5);
+    assert!(
+        0.0 <= b.lower && b.lower <= b.upper && b.upper <= rdp * (1.0 + 1e-12),
+        "q={q} s={s} T={t}: [{}, {}] vs exact RDP {rdp}",
+        b.lower,
+        b.upper
+    );
+    assert!(
+        b.upper - b.lower <= 0.01 * b.upper + 1e-12 || b.upper - b.lower <= 1e-4,
+        "q={q} s={s} T={t}: [{}, {}]",
+        b.lower,
+        b.upper
+    );
+}
+
 type Solved = (f64, f64, u64, Result<pld::Bracket, Error>);
 
 /// ε at δ = 1e-5 for every run, on two threads (the machine has two cores); each run is
@@ -63,19 +81,7 @@ fn the_second_grid_answers_certified_brackets() {
     for (q, s, t, r) in solve_all(&runs) {
         match r {
             Ok(b) => {
-                let rdp = rdp_eps(q, s, t, 1e-5);
-                assert!(
-                    0.0 <= b.lower && b.lower <= b.upper && b.upper <= rdp * (1.0 + 1e-12),
-                    "q={q} s={s} T={t}: [{}, {}] vs exact RDP {rdp}",
-                    b.lower,
-                    b.upper
-                );
-                assert!(
-                    b.upper - b.lower <= 0.01 * b.upper + 1e-12 || b.upper - b.lower <= 1e-4,
-                    "q={q} s={s} T={t}: [{}, {}]",
-                    b.lower,
-                    b.upper
-                );
+                check_answer(q, s, t, &b);
             }
             Err(Error::PldBudget { .. }) => missing.push((q, s, t)),
             Err(e) => panic!("q={q} s={s} T={t}: unexpected error {e}"),
@@ -118,20 +124,7 @@ fn the_issue_grid_answers_certified_brackets() {
         match r {
             Ok(b) => {
                 answered += 1;
-                let rdp = rdp_eps(q, s, t, 1e-5);
-                assert!(
-                    0.0 <= b.lower && b.lower <= b.upper && b.upper <= rdp * (1.0 + 1e-12),
-                    "q={q} s={s} T={t}: [{}, {}] vs exact RDP {rdp}",
-                    b.lower,
-                    b.upper
-                );
-                // Never wider than the accepted maximum (1 %, or 1e-4 absolute).
-                assert!(
-                    b.upper - b.lower <= 0.01 * b.upper + 1e-12 || b.upper - b.lower <= 1e-4,
-                    "q={q} s={s} T={t}: [{}, {}]",
-                    b.lower,
-                    b.upper
-                );
+                check_answer(q, s, t, &b);
                 if tight_enough(&b) {
                     tight += 1;
                 } else {
