@@ -10,8 +10,10 @@ WP_TEST_MODE = $$( [ -n "$${SGM_RDP_DEBIAN_WASM:-}" ] && echo "--mode no-install
 setup:
 	@bash scripts/setup.sh
 
+# The page (Trunk), then the worker-only wasm beside it (scripts/worker-wasm.sh).
 dist: setup
 	@$(WASM_ENV) && trunk build --release
+	@bash scripts/worker-wasm.sh dist
 	@echo "dist/ ready"
 
 # The JS API as wasm-pack's --target web package (pkg/, for npm and bundlers). wasm-opt runs
@@ -38,11 +40,13 @@ test-native:
 test-wasm:
 	@$(WASM_ENV) && wasm-pack test $(WP_TEST_MODE) --headless --chrome -- --test web
 
-# The page, then the widget + JS API, then the shipped .d.ts files; all run, any failure fails.
+# The page, then the widget + JS API, the JS API fuzz (both modules), then the shipped .d.ts
+# files; all run, any failure fails.
 test-e2e: dist pkg
 	@$(WASM_ENV) && rc=0; \
 	node tests/e2e/run.mjs || rc=1; \
 	node tests/e2e/widget.mjs || rc=1; \
+	node tests/e2e/fuzz.mjs || rc=1; \
 	{ node_modules/.bin/tsc -p tests/types && echo "types: dist/sgm-rdp.d.ts and dist/widget.d.ts check"; } || rc=1; \
 	exit $$rc
 
@@ -67,6 +71,8 @@ reference:
 	benches/.venv/bin/python tests/reference/group_reference.py
 	benches/.venv/bin/python tests/reference/sampling_reference.py
 
-# The batch fuzz at 10⁶ cases (make test runs 10⁵).
-fuzz:
+# The batch fuzz at 10⁶ cases (make test runs 10⁵), and the JS API fuzz at 5000 calls per
+# module from a new seed (make test runs 600 from a fixed one).
+fuzz: dist
 	SGM_RDP_FUZZ_CASES=1000000 cargo test --release --test fuzz_batch
+	SGM_RDP_FUZZ_SEED=random SGM_RDP_FUZZ_JS=5000 node tests/e2e/fuzz.mjs

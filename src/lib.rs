@@ -19,8 +19,15 @@ pub mod ui;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod cli;
 
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", not(feature = "worker")))]
 pub mod web;
+
+/// The worker-only wasm (`--features worker`): the JS API over the whole engine, without
+/// the page (no plotters canvas, no DOM). pld-worker.js loads it; the page's own wasm keeps
+/// the 180 KB budget.
+#[cfg(all(target_arch = "wasm32", feature = "worker"))]
+#[path = "web/api.rs"]
+pub mod api;
 
 /// The wasm build's allocator: talc, a drop-in replacement for Rust's default dlmalloc that
 /// is smaller (the page's wasm has a 180 KB gzip budget) and faster.

@@ -1,4 +1,5 @@
-// The Web Worker shared by the page and every <sgm-rdp-calculator> on it: the same wasm,
+// The Web Worker shared by the page and every <sgm-rdp-calculator> on it: the worker-only wasm
+// (sgm-rdp-worker_bg.wasm: the whole engine, ladder included, no page; scripts/worker-wasm.sh),
 // answering the heavy questions (the tight PLD accountant, ε over training, the privacy
 // profile, attack risk) off the main thread so the page never freezes. A module worker
 // from the page's own origin, so the strict CSP (default-src 'self') allows it without
@@ -19,9 +20,9 @@
 // The page's exact-RDP model at small σ ({kind: "rdp", client, gen, q, sigma, steps, delta,
 // conversion, omega}) is answered with {kind: "rdp", gen, rdp, value, alpha, …, compare}
 // (or {…, error}), then {kind: "chart-c", sigma, chartC} when chart C's σ is new.
-import init, { epsilon, delta, epsilonOverTraining, profile, attackRisk, calibrateSigma, calibrateSteps, compare, heavyModel, heavyChartC } from './sgm-rdp.js';
+import init, { epsilon, delta, epsilonOverTraining, profile, attackRisk, calibrateSigma, calibrateSteps, compare, heavyModel, heavyChartC } from './sgm-rdp-worker.js';
 
-const ready = init({ module_or_path: new URL('./sgm-rdp_bg.wasm', import.meta.url) });
+const ready = init({ module_or_path: new URL('./sgm-rdp-worker_bg.wasm', import.meta.url) });
 const newest = new Map();
 const newestCalibration = new Map();
 // One turn of the task queue: messages posted meanwhile are delivered first.

@@ -50,20 +50,20 @@ pub enum Error {
     /// Steps calibration: even one step exceeds the target; `epsilon` is its ε.
     StepsUnreachable { target: f64, epsilon: f64 },
     /// A group size (examples per user) outside [1, 256].
-    #[cfg(not(target_arch = "wasm32"))]
+    #[cfg(full_engine)]
     GroupSize(u32),
     /// An attack-risk target (TPR or advantage) outside (0, 1).
-    #[cfg(not(target_arch = "wasm32"))]
+    #[cfg(full_engine)]
     RiskTarget(f64),
     /// Risk calibration: no σ ≤ MAX_SIGMA (or not even one step) meets the target;
     /// `bound` is the certified risk there.
-    #[cfg(not(target_arch = "wasm32"))]
+    #[cfg(full_engine)]
     RiskUnreachable { target: f64, bound: f64 },
     /// Steps per epoch t outside [1, MAX_STEPS] (shuffled batches).
-    #[cfg(not(target_arch = "wasm32"))]
+    #[cfg(full_engine)]
     StepsPerEpoch(u64),
     /// A sampling scheme's option that does not fit the others (one line, for the user).
-    #[cfg(not(target_arch = "wasm32"))]
+    #[cfg(full_engine)]
     Sampling(String),
 }
 
@@ -146,23 +146,23 @@ impl fmt::Display for Error {
                 "even one step gives epsilon = {epsilon:.6} > target {}",
                 show(*target)
             ),
-            #[cfg(not(target_arch = "wasm32"))]
+            #[cfg(full_engine)]
             Error::GroupSize(k) => write!(f, "group_size must be a whole number in [1, 256], got {k}"),
-            #[cfg(not(target_arch = "wasm32"))]
+            #[cfg(full_engine)]
             Error::RiskTarget(t) => write!(f, "attack-risk target must be in (0, 1), got {}", show(*t)),
-            #[cfg(not(target_arch = "wasm32"))]
+            #[cfg(full_engine)]
             Error::RiskUnreachable { target, bound } => write!(
                 f,
                 "the attack-risk target {} is not met: the certified bound is {bound:.6} at the limit of the search",
                 show(*target)
             ),
-            #[cfg(not(target_arch = "wasm32"))]
+            #[cfg(full_engine)]
             Error::StepsPerEpoch(t) => write!(
                 f,
                 "steps_per_epoch must be a whole number in [1, {}], got {t}",
                 crate::engine::MAX_STEPS
             ),
-            #[cfg(not(target_arch = "wasm32"))]
+            #[cfg(full_engine)]
             Error::Sampling(why) => write!(f, "{why}"),
         }
     }

@@ -12,12 +12,12 @@ pub mod calibrate;
 pub mod compare;
 pub mod error;
 // Fixed-size batches (RDP of Wang, Balle, Kasiviswanathan): native only for now.
-#[cfg(not(target_arch = "wasm32"))]
+#[cfg(full_engine)]
 pub mod fixed_size;
 pub mod params;
 pub mod pld;
 pub mod rdp;
-#[cfg(not(target_arch = "wasm32"))]
+#[cfg(full_engine)]
 pub(crate) mod search;
 
 pub use accountant::{default_orders, Conversion, Optimum, Run};

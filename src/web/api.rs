@@ -100,8 +100,8 @@ export interface CalibrateSigmaResult {
   sigma: number;
   /** ε at that σ (RDP, or the PLD's certified upper bound); never above the target. */
   epsilon: number;
-  /** The RDP optimum's order (NaN with accountant "pld"). */
-  alpha: number; atLowerLimit: boolean;
+  /** The RDP optimum's order (null with accountant "pld", which has none). */
+  alpha: number | null; atLowerLimit: boolean;
   /** accountant "pld": the bracket's lower end at that σ. */
   epsilonLower?: number;
 }
@@ -112,8 +112,8 @@ export type CalibrateStepsParams = SampleRate & NoiseMultiplier & {
 };
 export interface CalibrateStepsResult {
   steps: number; epsilon: number;
-  /** The RDP optimum's order (NaN with accountant "pld"). */
-  alpha: number; atUpperLimit: boolean; epsilonLower?: number;
+  /** The RDP optimum's order (null with accountant "pld", which has none). */
+  alpha: number | null; atUpperLimit: boolean; epsilonLower?: number;
 }
 export type BoundsParams = SampleRate & NoiseMultiplier & {
   /** Orders to evaluate (default [2, 8, 32, 128]). */
@@ -750,6 +750,14 @@ impl Args {
                     self.call
                 )));
             }
+            // Named by its key here (the engine's own message speaks of "the list").
+            if e.is_empty() || e.len() > 10_000 {
+                return Err(JsError::new(&format!(
+                    "{}: 'epsilons' must hold 1 to 10000 values, got {}",
+                    self.call,
+                    e.len()
+                )));
+            }
             return Ok(e.clone());
         }
         let top = self.epsilon_max.unwrap_or(10.0);
@@ -768,7 +776,8 @@ impl Args {
 struct SigmaOut {
     sigma: f64,
     epsilon: f64,
-    alpha: f64,
+    /// The RDP optimum's order; `null` with accountant "pld" (never NaN).
+    alpha: Option<f64>,
     at_lower_limit: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     epsilon_lower: Option<f64>,
@@ -816,7 +825,7 @@ pub fn calibrate_sigma(
         return out(&SigmaOut {
             sigma,
             epsilon: t.epsilon.upper,
-            alpha: f64::NAN,
+            alpha: None,
             at_lower_limit: false,
             epsilon_lower: Some(t.epsilon.lower),
         });
@@ -833,7 +842,7 @@ pub fn calibrate_sigma(
     out(&SigmaOut {
         sigma: c.sigma,
         epsilon: c.epsilon,
-        alpha: c.alpha,
+        alpha: Some(c.alpha),
         at_lower_limit: c.at_lower_limit,
         epsilon_lower: None,
     })
@@ -844,7 +853,8 @@ pub fn calibrate_sigma(
 struct StepsOut {
     steps: f64,
     epsilon: f64,
-    alpha: f64,
+    /// The RDP optimum's order; `null` with accountant "pld" (never NaN).
+    alpha: Option<f64>,
     at_upper_limit: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     epsilon_lower: Option<f64>,
@@ -879,7 +889,7 @@ pub fn calibrate_steps(
         return out(&StepsOut {
             steps: steps as f64,
             epsilon: t.epsilon.upper,
-            alpha: f64::NAN,
+            alpha: None,
             at_upper_limit: steps == engine::MAX_STEPS,
             epsilon_lower: Some(t.epsilon.lower),
         });
@@ -895,7 +905,7 @@ pub fn calibrate_steps(
     out(&StepsOut {
         steps: c.steps as f64,
         epsilon: c.epsilon,
-        alpha: c.alpha,
+        alpha: Some(c.alpha),
         at_upper_limit: c.at_upper_limit,
         epsilon_lower: None,
     })
@@ -950,9 +960,11 @@ pub fn compare(
     out(&routes)
 }
 
-/// The page worker's half of the RDP model at small σ (internal to pld-worker.js):
+/// The page worker's half of the RDP model at small σ (internal to pld-worker.js, so only
+/// in the worker-only wasm):
 /// `{q, sigma, steps, delta, conversion}` and ω → `{rdp, value, alpha, gridAlpha,
 /// gridValue, atEdge, tcdpRho}` ([`crate::render::Heavy`]).
+#[cfg(feature = "worker")]
 #[wasm_bindgen(js_name = heavyModel, skip_typescript)]
 pub fn heavy_model(p: JsValue, omega: f64) -> Result<JsValue, JsError> {
     let a = Args::parse(
@@ -991,6 +1003,7 @@ pub fn heavy_model(p: JsValue, omega: f64) -> Result<JsValue, JsError> {
 }
 
 /// Chart C's data for `sigma` (internal to pld-worker.js): [q, cond4, cond5, min, exact] × 12.
+#[cfg(feature = "worker")]
 #[wasm_bindgen(js_name = heavyChartC, skip_typescript)]
 pub fn heavy_chart_c(sigma: f64) -> Result<Vec<f64>, JsError> {
     let d = crate::render::max_order_curves(sigma, 12).map_err(|e| JsError::new(&e.to_string()))?;

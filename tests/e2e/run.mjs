@@ -102,6 +102,20 @@ try {
         `σ 1.52 then 1.4 (${300 + 60 * k} ms apart): the headline is σ = 1.4's (${want}), shows ${shown}; the sentence never carries 1.52's ${old}`);
     }
   }
+  // The worker runs the worker-only wasm (the whole engine: the ladder for long runs), so the
+  // page answers what the command line answers, with the same bracket: the issue's N = 10 M,
+  // B = 1000, 10 epochs run (the page's own wasm, one FFT, gave [0.131392, 0.132089]) and
+  // q = 1e-4, σ = 1, T = 10⁸ (the page said "—" before).
+  for (const run of [{ q: 0.0001, sigma: 1, steps: 100000, delta: 1e-5 }, { q: 0.0001, sigma: 1, steps: 100000000, delta: 1e-5 }]) {
+    const want = cli('epsilon', { ...run, accountant: 'pld' });
+    const pl = await open(`?q=${run.q}&sigma=${run.sigma}&steps=${run.steps}&delta=${run.delta}`);
+    await pl.waitForFunction(() => /^(\d+\.\d{4}|—)$/.test(document.querySelector('#epsilon-pld')?.textContent || ''), null, { timeout: 60000 }).catch(() => {});
+    const got = { head: await text(pl, '#epsilon-pld'), bracket: await text(pl, '#epsilon-pld-bracket') };
+    const b = `[${want.epsilon_lower.toFixed(6)}, ${want.epsilon.toFixed(6)}]`;
+    check(got.head === want.epsilon.toFixed(4) && got.bracket.includes(b),
+      `q = ${run.q}, σ = ${run.sigma}, T = ${run.steps}: the page's tight ε ${got.head} ${got.bracket.trim()} = the CLI's ${want.epsilon.toFixed(4)} ${b} (worker-only wasm, ladder)`);
+    await pl.close();
+  }
   // Hardening round 3, #11: a long run whose tight charts are heavy: the page settles —
   // no chart stays "updating", and each chart is drawn or says why it is not, in words.
   {

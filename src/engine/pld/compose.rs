@@ -35,12 +35,13 @@ use std::sync::Arc;
 /// 1e-10 rather than 1e-12 lets MNIST's composed loss, whose right tail is heavier than
 /// a Gaussian's, fit 2¹⁶ points instead of 2¹⁷ (same bracket to 1e-9).
 pub(crate) const ALIAS: f64 = 1e-10;
-/// Largest window of the one-FFT composition: 2¹⁷ points natively (wider composed losses
-/// go to the ladder (`ladder.rs`), which is then faster and no looser); 2²⁰ in the
-/// wasm, which has no ladder (four 16 MB complex buffers, ≈ 0.5 s).
-#[cfg(not(target_arch = "wasm32"))]
+/// Largest window of the one-FFT composition: 2¹⁷ points with the whole engine (native and
+/// the worker-only wasm: wider composed losses go to the ladder (`ladder.rs`), which is then
+/// faster and no looser); 2²⁰ in the page's wasm, which has no ladder (four 16 MB complex
+/// buffers, ≈ 0.5 s).
+#[cfg(full_engine)]
 pub(crate) const MAX_FFT: usize = 1 << 17;
-#[cfg(target_arch = "wasm32")]
+#[cfg(not(full_engine))]
 pub(crate) const MAX_FFT: usize = 1 << 20;
 pub(crate) const U: f64 = f64::EPSILON / 2.0;
 
@@ -552,7 +553,7 @@ fn pow(z: Complex<f64>, t: f64) -> Complex<f64> {
 }
 
 /// Suffix sums with weights e^{−λ·jΔ} and e^{−(λ+1)·jΔ} (of the ladder's windows).
-#[cfg(not(target_arch = "wasm32"))]
+#[cfg(full_engine)]
 fn suffix(a: &[f64], lambda: f64, d: f64) -> (Vec<f64>, Vec<f64>) {
     let n = a.len();
     let (fu, fv) = ((-lambda * d).exp(), (-(lambda + 1.0) * d).exp());
@@ -601,7 +602,7 @@ impl Composed {
     /// lower measures, the mass at +∞, the ln moment missing from the upper one, and
     /// the tilted (center, spread) in ε units.
     #[allow(clippy::too_many_arguments)]
-    #[cfg(not(target_arch = "wasm32"))]
+    #[cfg(full_engine)]
     pub(crate) fn from_parts(
         d: f64,
         lambda: f64,

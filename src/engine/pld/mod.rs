@@ -59,20 +59,20 @@ mod discretize;
 // What the guarantee means (μ-GDP, attack-risk calibration) and user-level privacy
 // (mixture-of-Gaussians pairs): native only for now, like the ladder (no room in the
 // page's wasm).
-#[cfg(not(target_arch = "wasm32"))]
+#[cfg(full_engine)]
 pub mod fdp;
 pub(crate) mod gauss;
-#[cfg(not(target_arch = "wasm32"))]
+#[cfg(full_engine)]
 pub mod group;
 // The ladder is native-only for now: its ~6 KB (gzip) do not fit the page's wasm budget
 // (see the README's "The tight accountant"); the wasm keeps the one-FFT composition.
-#[cfg(not(target_arch = "wasm32"))]
+#[cfg(full_engine)]
 mod ladder;
 // Shuffled fixed-size batches: a certified band; truncated Poisson sampling (native
 // only, like the above).
-#[cfg(not(target_arch = "wasm32"))]
+#[cfg(full_engine)]
 pub mod shuffle;
-#[cfg(not(target_arch = "wasm32"))]
+#[cfg(full_engine)]
 mod truncated;
 
 pub use discretize::Direction;
@@ -102,18 +102,21 @@ const REFINE: usize = 2;
 const MAX_STEP_POINTS: f64 = 1_048_576.0;
 /// FFT work per call (Σ N·log₂N plus lattice points and tilt solves; see
 /// `compose::budget`): at most ~0.95 s natively (measured over the 112-run grid and
-/// its 54-run second grid: the slowest calls are refusals that spend it all); the wasm keeps
-/// the smaller budget it had (a synchronous JS API call runs on the caller's thread).
-#[cfg(not(target_arch = "wasm32"))]
+/// its 54-run second grid: the slowest calls are refusals that spend it all). The whole
+/// engine (native, and the worker-only wasm, which runs off the page's thread) has this
+/// budget, so the page's worker answers every run the command line answers, with the same
+/// bracket; the page's own wasm keeps the smaller budget it had (its synchronous JS API
+/// call runs on the caller's thread).
+#[cfg(full_engine)]
 const WORK: f64 = 5.5e8;
-#[cfg(target_arch = "wasm32")]
+#[cfg(not(full_engine))]
 const WORK: f64 = 3e8;
 /// The work of one per-step lattice point, in FFT units: two erfc and ~25 logs and exps,
 /// ~0.2 µs natively, where an FFT unit is ~0.5 ns (measured 2026-11-24; 150 undercounted it,
-/// and calls that build large lattices ran to 1.1 s). The wasm keeps the 150 it had.
-#[cfg(not(target_arch = "wasm32"))]
+/// and calls that build large lattices ran to 1.1 s). The page's wasm keeps the 150 it had.
+#[cfg(full_engine)]
 const POINT_WORK: f64 = 400.0;
-#[cfg(target_arch = "wasm32")]
+#[cfg(not(full_engine))]
 const POINT_WORK: f64 = 150.0;
 
 /// Largest group size accepted (the mixture has k + 1 components).
@@ -128,10 +131,10 @@ pub struct Phase {
     group: u32,
     /// Add/remove (the SGM pair) or replace-one ([`group::Mix::replace_one`]); native only
     /// for now, like the next.
-    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
+    #[cfg_attr(not(full_engine), allow(dead_code))]
     adjacency: Adjacency,
     /// Truncated Poisson sampling ([`truncated`]): (P(truncation), x*'s rate then).
-    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
+    #[cfg_attr(not(full_engine), allow(dead_code))]
     trunc: Option<(f64, f64)>,
 }
 
@@ -148,7 +151,7 @@ impl Phase {
     /// `steps` steps of truncated Poisson sampling: rate q over `dataset_size` examples,
     /// batches capped at `max_batch` (one example per user, add/remove). B ≥ N is
     /// Poisson sampling itself. Native builds only for now.
-    #[cfg(not(target_arch = "wasm32"))]
+    #[cfg(full_engine)]
     pub fn truncated(
         sgm: Sgm,
         dataset_size: u64,
@@ -169,7 +172,7 @@ impl Phase {
     }
     /// The phase whose exact pair lies below this one's (the lower bound's phase): itself,
     /// or for truncated Poisson the SGM at x*'s inclusion rate ([`truncated`]).
-    #[cfg(not(target_arch = "wasm32"))]
+    #[cfg(full_engine)]
     fn lower_phase(&self) -> Phase {
         match self.trunc {
             None => *self,
@@ -185,7 +188,7 @@ impl Phase {
         }
     }
     /// The same phase under another adjacency. Native builds only for now.
-    #[cfg(not(target_arch = "wasm32"))]
+    #[cfg(full_engine)]
     pub fn with_adjacency(self, adjacency: Adjacency) -> Phase {
         Phase { adjacency, ..self }
     }
@@ -196,20 +199,20 @@ impl Phase {
     }
     /// How far one example moves the sum, in units of C.
     fn sensitivity(&self) -> f64 {
-        #[cfg(target_arch = "wasm32")]
+        #[cfg(not(full_engine))]
         return 1.0;
-        #[cfg(not(target_arch = "wasm32"))]
+        #[cfg(full_engine)]
         self.adjacency.sensitivity()
     }
     fn is_truncated(&self) -> bool {
-        #[cfg(target_arch = "wasm32")]
+        #[cfg(not(full_engine))]
         return false;
-        #[cfg(not(target_arch = "wasm32"))]
+        #[cfg(full_engine)]
         self.trunc.is_some()
     }
     /// `steps` steps of the SGM for a user with `k` examples (each sampled independently).
     /// Native builds only for now (the page's wasm has no room for it).
-    #[cfg(not(target_arch = "wasm32"))]
+    #[cfg(full_engine)]
     pub fn group(sgm: Sgm, k: u32, steps: u64) -> Result<Phase, Error> {
         if k == 0 || k > MAX_GROUP {
             return Err(Error::GroupSize(k));
@@ -230,7 +233,7 @@ impl Phase {
         let s = k * self.sensitivity();
         Sgm::new((k * self.sgm.q()).min(1.0), self.sgm.sigma() / s).unwrap_or(self.sgm)
     }
-    #[cfg(not(target_arch = "wasm32"))]
+    #[cfg(full_engine)]
     pub fn adjacency(&self) -> Adjacency {
         self.adjacency
     }
@@ -306,7 +309,7 @@ fn check_phases(phases: &[Phase]) -> Result<(), Error> {
 
 /// Whether every phase's pair is its own reverse (replace-one: x ↦ −x swaps the two
 /// mixtures), so the add direction's PLD is the remove direction's.
-#[cfg(not(target_arch = "wasm32"))]
+#[cfg(full_engine)]
 fn symmetric(phases: &[Phase]) -> bool {
     phases
         .iter()
@@ -315,11 +318,11 @@ fn symmetric(phases: &[Phase]) -> bool {
 
 /// The directions whose PLDs differ: one for a symmetric pair, else both.
 fn directions(phases: &[Phase]) -> &'static [Direction] {
-    #[cfg(not(target_arch = "wasm32"))]
+    #[cfg(full_engine)]
     if symmetric(phases) {
         return &[Direction::Remove];
     }
-    #[cfg(target_arch = "wasm32")]
+    #[cfg(not(full_engine))]
     let _ = phases;
     &[Direction::Remove, Direction::Add]
 }
@@ -390,7 +393,7 @@ struct Lattices {
     steps: Vec<StepPld>,
     counts: Vec<f64>,
     /// Untilted mass the ladder's truncations may send to +∞, in all.
-    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
+    #[cfg_attr(not(full_engine), allow(dead_code))]
     eta_total: f64,
 }
 
@@ -399,24 +402,24 @@ impl Lattices {
         let mut steps = Vec::with_capacity(phases.len());
         for ph in phases {
             let (q, s) = (ph.sgm.q(), ph.sgm.sigma());
-            #[cfg(not(target_arch = "wasm32"))]
+            #[cfg(full_engine)]
             if ph.trunc.is_some() && (ph.group > 1 || ph.adjacency != Adjacency::AddRemove) {
                 return Err(Error::Sampling(
                     "truncated Poisson is available for one example per user under add/remove adjacency".into(),
                 ));
             }
-            #[cfg(not(target_arch = "wasm32"))]
+            #[cfg(full_engine)]
             let mix = match ph.adjacency {
                 _ if ph.is_sgm() || ph.trunc.is_some() => None,
                 Adjacency::AddRemove => Some(group::Mix::new(q, ph.group, s)),
                 Adjacency::ReplaceOne => Some(group::Mix::replace_one(q, ph.group, s)),
             };
-            #[cfg(not(target_arch = "wasm32"))]
+            #[cfg(full_engine)]
             let (lo, hi) = match &mix {
                 Some(m) => group::loss_range(m, dir, eta),
                 None => loss_range(q, s, dir, eta),
             };
-            #[cfg(target_arch = "wasm32")]
+            #[cfg(not(full_engine))]
             let (lo, hi) = loss_range(q, s, dir, eta);
             if (hi - lo) / d > MAX_STEP_POINTS {
                 return Err(Error::PldBudget {
@@ -426,12 +429,12 @@ impl Lattices {
             if !compose::spend(POINT_WORK * (hi - lo) / d) {
                 return Err(Error::PldBudget { reason: WORK_SPENT });
             }
-            #[cfg(not(target_arch = "wasm32"))]
+            #[cfg(full_engine)]
             if let Some(m) = &mix {
                 steps.push(group::step_pld(m, dir, d, lo, hi));
                 continue;
             }
-            #[cfg(not(target_arch = "wasm32"))]
+            #[cfg(full_engine)]
             if let Some((p_t, c)) = ph.trunc {
                 // The revealed mixture of the two branches' SGM pairs ([`truncated`]).
                 let (lo2, hi2) = loss_range(c, s / 2.0, dir, eta);
@@ -475,13 +478,13 @@ impl Lattices {
         self.ladder(lambda)
     }
 
-    #[cfg(target_arch = "wasm32")]
+    #[cfg(not(full_engine))]
     fn ladder(&self, _lambda: f64) -> Result<Composed, Error> {
         Err(Error::PldBudget { reason: TOO_WIDE })
     }
 
     /// The composition by repeated squaring on evolving lattices ([`ladder`]).
-    #[cfg(not(target_arch = "wasm32"))]
+    #[cfg(full_engine)]
     fn ladder(&self, lambda: f64) -> Result<Composed, Error> {
         let phases: Vec<(&StepPld, u64)> = self
             .steps
@@ -694,12 +697,12 @@ fn coarsening<T>(
 
 /// Tight ε at δ for the phases, both directions, the worse one reported.
 pub fn epsilon_phases(phases: &[Phase], delta: f64) -> Result<EpsilonAnswer, Error> {
-    #[cfg_attr(target_arch = "wasm32", allow(unused_mut))]
+    #[cfg_attr(not(full_engine), allow(unused_mut))]
     let mut ans = epsilon_phases_at(phases, delta, TOL)?;
     // Truncated Poisson: the bracket above is of the revealed-branch pair, whose upper
     // end is certified for the mechanism; the lower end comes from the exact pair of the
     // gradient-0 datasets ([`truncated`]).
-    #[cfg(not(target_arch = "wasm32"))]
+    #[cfg(full_engine)]
     if phases.iter().any(|p| p.trunc.is_some()) {
         let low: Vec<Phase> = phases.iter().map(Phase::lower_phase).collect();
         let lower = match epsilon_phases_at(&low, delta, TOL) {
@@ -780,7 +783,7 @@ fn epsilon_phases_at(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAn
             // bounded by −ln(1−q) per step, so the RDP guess can be far off).
             // A pair that is its own reverse (replace-one): the add direction is this one;
             // a second tilt, aimed at the answer, on the same lattices instead.
-            #[cfg(not(target_arch = "wasm32"))]
+            #[cfg(full_engine)]
             if symmetric(&phases) {
                 let (u2, l2, n2) = eps_direction(&rem, delta, u, alpha, tol)?;
                 return Ok((u.min(u2), l.max(l2), n.max(n2), "remove"));
@@ -905,10 +908,10 @@ pub fn profile(sgm: Sgm, steps: u64, eps: &[f64]) -> Result<Vec<ProfilePoint>, E
 
 /// Profile for phases; also reports the grid used at each point.
 pub fn profile_phases(phases: &[Phase], eps: &[f64]) -> Result<Vec<(ProfilePoint, Grid)>, Error> {
-    #[cfg_attr(target_arch = "wasm32", allow(unused_mut))]
+    #[cfg_attr(not(full_engine), allow(unused_mut))]
     let mut out = profile_of(phases, eps)?;
     // Truncated Poisson: lower ends from the gradient-0 datasets' exact pair (as for ε).
-    #[cfg(not(target_arch = "wasm32"))]
+    #[cfg(full_engine)]
     if phases.iter().any(|p| p.trunc.is_some()) {
         let low: Vec<Phase> = phases.iter().map(Phase::lower_phase).collect();
         let lows = match profile_of(&low, eps) {
@@ -1294,7 +1297,7 @@ pub fn calibrate_sigma(
 /// Largest T whose certified upper ε at δ is ≤ `target`, decided on the tight ε alone:
 /// the exact-RDP answer (when there is one) is a T that is known to fit; otherwise the
 /// search starts at one step, and a refusal names the tight one-step ε.
-#[cfg(not(target_arch = "wasm32"))]
+#[cfg(full_engine)]
 pub fn calibrate_steps(target: f64, delta: f64, sgm: Sgm) -> Result<(u64, EpsilonAnswer), Error> {
     let target = check_epsilon(target)?;
     let delta = check_delta(delta)?;
@@ -1329,7 +1332,7 @@ pub fn calibrate_steps(target: f64, delta: f64, sgm: Sgm) -> Result<(u64, Epsilo
 
 /// In the wasm (no room for `engine::search`, ~1 KB): doubling from exact RDP's answer,
 /// then bisection to one step.
-#[cfg(target_arch = "wasm32")]
+#[cfg(not(full_engine))]
 pub fn calibrate_steps(target: f64, delta: f64, sgm: Sgm) -> Result<(u64, EpsilonAnswer), Error> {
     let target = check_epsilon(target)?;
     let delta = check_delta(delta)?;
@@ -1379,7 +1382,7 @@ pub fn calibrate_steps(target: f64, delta: f64, sgm: Sgm) -> Result<(u64, Epsilo
 /// target, within 64× of the start, a gallop ×1.5 and Illinois false position in ln T to
 /// one step ([`super::search::most_steps`]; `first` is the bound at T = 1 when the start
 /// is 1).
-#[cfg(not(target_arch = "wasm32"))]
+#[cfg(full_engine)]
 fn most_steps_from(
     target: f64,
     start: u64,

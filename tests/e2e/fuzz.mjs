@@ -1,0 +1,173 @@
+// A standing fuzz of the JS API (hardening round 3, "standing checks"), in headless Chromium:
+// random valid and invalid argument objects for every exported function of both modules —
+// `sgm-rdp.js` (the page's wasm: the public synchronous API) and `sgm-rdp-worker.js` (the
+// worker-only wasm: the same API over the whole engine) — including getters that throw,
+// Proxies, wrong types, unknown keys and absurd values. Asserts, for every call: it returns
+// or throws an `Error` (never a trap, a non-Error or a hang), a thrown message starts with the
+// function's name and, when one key was made invalid, names that key; a returned ε or δ is a
+// finite number ≥ 0 (δ ≤ 1) and every bracket has lower ≤ upper; afterwards each module still
+// answers MNIST as the CLI does. Bounded: a fixed number of calls (SGM_RDP_FUZZ_JS calls per
+// module, default 600; the tight accountant's share is kept small, each call ≤ ~1 s) and the
+// seed printed (SGM_RDP_FUZZ_SEED=n replays it; =random explores).
+import { DIST, serve, checker, cli, launch, newPage } from './lib.mjs';
+
+const N = Number(process.env.SGM_RDP_FUZZ_JS || 600);
+// `make test` runs a fixed seed (deterministic: CI cannot fail at random); `make fuzz` a new one.
+const SEED = process.env.SGM_RDP_FUZZ_SEED === 'random' ? Date.now() % 2147483647 : Number(process.env.SGM_RDP_FUZZ_SEED || 20261124);
+const site = await serve(DIST);
+const t = checker();
+const browser = await launch();
+const errors = [];
+try {
+  const page = await newPage(browser, errors, 'fuzz');
+  await page.goto(site.base + 'embed.html');
+  console.log(`JS API fuzz: ${N} calls per module, seed ${SEED} (SGM_RDP_FUZZ_SEED=${SEED} replays it)`);
+  for (const mod of ['sgm-rdp', 'sgm-rdp-worker']) {
+    const r = await page.evaluate(async ({ mod, N, SEED }) => {
+      const m = await import(`./${mod}.js`);
+      await m.default({ module_or_path: new URL(`./${mod}_bg.wasm`, location.href) });
+      // mulberry32: a small seeded generator, so a failure can be replayed.
+      let s = SEED >>> 0;
+      const rand = () => {
+        s = (s + 0x6d2b79f5) >>> 0;
+        let x = s;
+        x = Math.imul(x ^ (x >>> 15), x | 1);
+        x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
+        return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
+      };
+      const pick = (a) => a[Math.floor(rand() * a.length)];
+      const logU = (lo, hi) => Math.exp(Math.log(lo) + rand() * (Math.log(hi) - Math.log(lo)));
+      // Valid values, each over the documented domain (the tight accountant's on a smaller one,
+      // so the fuzz stays bounded in time).
+      const valid = {
+        q: () => (rand() < 0.1 ? 1 : logU(1e-9, 1)),
+        sigma: () => logU(0.3, 1000),
+        steps: () => Math.max(1, Math.round(logU(1, 1e9))),
+        delta: () => logU(1e-15, 0.1),
+        epsilon: () => logU(1e-3, 100),
+        orders: () => Array.from({ length: 1 + Math.floor(rand() * 5) }, () => 1 + logU(1e-3, 1e5)),
+        conversion: () => pick(['improved', 'classic']),
+      };
+      const bad = [NaN, Infinity, -Infinity, -1, 0, 1e300, -1e-300, '0.01', null, true, [], {}, 'x'.repeat(200), 2 ** 53 + 2];
+      const FNS = {
+        rdp: ['q', 'sigma', 'orders', 'steps'],
+        epsilon: ['q', 'sigma', 'steps', 'delta', 'conversion', 'orders', 'accountant'],
+        delta: ['q', 'sigma', 'steps', 'epsilon', 'conversion', 'orders', 'accountant'],
+        calibrateSigma: ['q', 'steps', 'delta', 'epsilon', 'accountant'],
+        calibrateSteps: ['q', 'sigma', 'delta', 'epsilon', 'accountant'],
+        bounds: ['q', 'sigma', 'orders'],
+        compare: ['q', 'sigma', 'steps', 'delta'],
+        profile: ['q', 'sigma', 'steps'],
+        attackRisk: ['q', 'sigma', 'steps'],
+      };
+      const REQUIRED = { rdp: ['q', 'sigma'], bounds: ['q', 'sigma'], epsilon: ['q', 'sigma', 'steps', 'delta'], delta: ['q', 'sigma', 'steps', 'epsilon'],
+        calibrateSigma: ['q', 'steps', 'delta', 'epsilon'], calibrateSteps: ['q', 'sigma', 'delta', 'epsilon'], compare: ['q', 'sigma', 'steps', 'delta'],
+        profile: ['q', 'sigma', 'steps'], attackRisk: ['q', 'sigma', 'steps'] };
+      const problems = [];
+      const counts = { returned: 0, threw: 0, tight: 0 };
+      const finiteNonNeg = (x) => typeof x === 'number' && Number.isFinite(x) && x >= 0;
+      // Every ε/δ-like number in a result, and each (lower, upper) pair.
+      const checkResult = (fn, res) => {
+        const out = [];
+        // `key` is the name the number sits under (an array's elements: the array's).
+        const walk = (v, path, key) => {
+          if (typeof v === 'number') {
+            if (Number.isNaN(v)) out.push(`${path} is NaN`);
+            if (/^(epsilon|delta)/i.test(key) && !(v >= 0)) out.push(`${path} = ${v} < 0`);
+            if (/^delta/i.test(key) && v > 1 + 1e-12) out.push(`${path} = ${v} > 1`);
+          } else if (Array.isArray(v)) v.forEach((x, i) => walk(x, `${path}[${i}]`, key));
+          else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, `${path}.${k}`, k);
+        };
+        walk(res, fn, fn);
+        for (const [lo, up] of [['epsilonLower', 'epsilon'], ['deltaLower', 'delta'], ['epsilonPldLower', 'epsilonPld'], ['deltaPldLower', 'deltaPld']]) {
+          if (res && typeof res[lo] === 'number' && typeof res[up] === 'number' && !(res[lo] <= res[up] * (1 + 1e-12))) out.push(`${fn}: ${lo} ${res[lo]} > ${up} ${res[up]}`);
+        }
+        if (fn === 'profile' && Array.isArray(res)) {
+          for (const p of res) if (!(p.delta && finiteNonNeg(p.delta.lower) && p.delta.lower <= p.delta.upper * (1 + 1e-12) && p.delta.upper <= 1 + 1e-12)) out.push(`profile point ${JSON.stringify(p)}`);
+        }
+        return out;
+      };
+      const keys = Object.keys(FNS);
+      for (let i = 0; i < N; i++) {
+        const fn = keys[i % keys.length];
+        const args = {};
+        for (const k of REQUIRED[fn]) args[k] = valid[k]();
+        for (const k of FNS[fn]) if (!REQUIRED[fn].includes(k) && k in valid && rand() < 0.3) args[k] = valid[k]();
+        // The tight accountant (and the heavy calls that always use it) on a bounded share.
+        const heavy = ['profile', 'attackRisk'].includes(fn);
+        if (FNS[fn].includes('accountant') && rand() < 0.08) args.accountant = pick(['pld', 'both']);
+        if (heavy || args.accountant) {
+          if (rand() < 0.5 && !heavy) delete args.accountant;
+          else { counts.tight++; args.steps = Math.min(args.steps ?? 1, Math.round(logU(1, 1e5))); }
+        }
+        if (fn === 'profile') args.epsilons = Array.from({ length: 1 + Math.floor(rand() * 4) }, () => logU(1e-3, 50));
+        if (fn.startsWith('calibrate') && !args.accountant) args.accountant = 'rdp';
+        // One mutation, or none.
+        let mutated = null;
+        const roll = rand();
+        let arg = args;
+        if (roll < 0.35) {
+          mutated = pick(Object.keys(args));
+          args[mutated] = pick(bad);
+        } else if (roll < 0.42) {
+          mutated = pick(REQUIRED[fn]);
+          delete args[mutated];
+        } else if (roll < 0.47) {
+          args['noise' + Math.floor(rand() * 10)] = 1;
+          mutated = 'noise';
+        } else if (roll < 0.52) {
+          const k = pick(Object.keys(args));
+          Object.defineProperty(args, k, { get() { throw new Error('getter boom'); }, enumerable: true });
+          mutated = 'getter boom';
+        } else if (roll < 0.55) {
+          arg = new Proxy(args, { ownKeys() { throw new Error('proxy boom'); } });
+          mutated = 'proxy';
+        } else if (roll < 0.57) {
+          arg = pick([null, undefined, 42, 'q=0.1', [args]]);
+          mutated = 'object';
+        }
+        const desc = () => { try { return JSON.stringify(arg, (k, v) => (typeof v === 'number' && !Number.isFinite(v) ? String(v) : v)); } catch { return String(mutated); } };
+        let res;
+        try {
+          res = m[fn](arg);
+        } catch (e) {
+          counts.threw++;
+          if (!(e instanceof Error)) { problems.push(`${fn}(${desc()}) threw a non-Error: ${String(e)}`); continue; }
+          if (!e.message.startsWith(`${fn}: `) || e.message.length < fn.length + 4) problems.push(`${fn}(${desc()}): message does not name the function: "${e.message}"`);
+          const aliases = { q: /\bq\b|sample_rate/, sigma: /sigma|noise_multiplier/, noise: /noise\d/ };
+          if (mutated && mutated in args && !['getter boom', 'proxy', 'object'].includes(mutated)) {
+            const re = aliases[mutated] || new RegExp(mutated);
+            if (!re.test(e.message) && !/budget|PLD accountant|unreachable|target|no sigma|reaches|even one step|exceeds|too wide|at most/i.test(e.message)) problems.push(`${fn}(${desc()}): error does not name '${mutated}': "${e.message}"`);
+          }
+          if (mutated === 'getter boom' && !/getter boom/.test(e.message)) problems.push(`${fn}: a throwing getter's message is lost: "${e.message}"`);
+          continue;
+        }
+        counts.returned++;
+        if (mutated && ['proxy', 'object', 'getter boom', 'noise'].includes(mutated)) problems.push(`${fn}(${desc()}) returned despite ${mutated}`);
+        for (const p of checkResult(fn, res)) problems.push(`${p} for ${desc()}`);
+      }
+      // Found by this fuzz: the tight calibrations returned alpha = NaN (now null: no order).
+      for (const [fn, p] of [['calibrateSigma', { q: 0.0328, steps: 125, delta: 4.7e-10, epsilon: 3.785, accountant: 'pld' }],
+        ['calibrateSteps', { q: 0.01, sigma: 1.1, delta: 1e-5, epsilon: 1, accountant: 'pld' }]]) {
+        const res = m[fn](p);
+        if (res.alpha !== null) problems.push(`${fn}(accountant: "pld").alpha is ${res.alpha}, not null`);
+        for (const x of checkResult(fn, res)) problems.push(x);
+      }
+      const after = m.epsilon({ q: 256 / 60000, sigma: 1.1, steps: 14063, delta: 1e-5, accountant: 'pld' });
+      return { problems, counts, after };
+    }, { mod, N, SEED });
+    console.log(`  ${mod}.js: ${r.counts.returned} returned, ${r.counts.threw} threw, ${r.counts.tight} on the tight accountant`);
+    t.check(r.problems.length === 0, `${mod}.js: ${N} fuzzed calls, every one returned a valid answer or threw an Error naming the function and the key${r.problems.length ? `: ${r.problems.length} problems, first: ${r.problems.slice(0, 5).join(' || ')}` : ''}`);
+    const want = cli('epsilon', { q: 256 / 60000, sigma: 1.1, steps: 14063, delta: 1e-5, accountant: 'pld' });
+    t.check(Math.abs(r.after.epsilon - want.epsilon) <= 1e-9 * want.epsilon, `${mod}.js still answers MNIST afterwards (${r.after.epsilon} = CLI ${want.epsilon})`);
+  }
+  t.check(errors.length === 0, `zero console errors${errors.length ? ': ' + errors.join(' | ') : ''}`);
+} catch (e) {
+  console.log(`FAIL fuzz crashed: ${e.stack || e}`);
+  t.failures++;
+} finally {
+  await browser.close();
+  site.close();
+}
+console.log(t.failures === 0 ? 'fuzz: all checks passed' : `fuzz: ${t.failures} check(s) FAILED`);
+process.exit(t.failures === 0 ? 0 : 1);
