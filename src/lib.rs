@@ -15,8 +15,10 @@ pub mod engine;
 pub mod render;
 pub mod ui;
 
-// The command line: native only (the page and the JS API never call it).
-#[cfg(not(target_arch = "wasm32"))]
+// The command line and its query layer (`batch`): natively, and in the worker-only wasm,
+// where `batchLine` answers a `batch` line exactly as the command line does (the page's
+// own wasm never calls it).
+#[cfg(full_engine)]
 pub mod cli;
 
 #[cfg(all(target_arch = "wasm32", not(feature = "worker")))]

@@ -20,7 +20,7 @@
 // The page's exact-RDP model at small σ ({kind: "rdp", client, gen, q, sigma, steps, delta,
 // conversion, omega}) is answered with {kind: "rdp", gen, rdp, value, alpha, …, compare}
 // (or {…, error}), then {kind: "chart-c", sigma, chartC} when chart C's σ is new.
-import init, { epsilon, delta, epsilonOverTraining, profile, attackRisk, calibrateSigma, calibrateSteps, compare, heavyModel, heavyChartC } from './sgm-rdp-worker.js';
+import init, { epsilon, delta, epsilonOverTraining, profile, attackRisk, calibrateSigma, calibrateSteps, compare, heavyModel, heavyChartC, batchLine } from './sgm-rdp-worker.js';
 
 const ready = init({ module_or_path: new URL('./sgm-rdp-worker_bg.wasm', import.meta.url) });
 const newest = new Map();
@@ -167,13 +167,21 @@ self.onmessage = async ({ data }) => {
   const p = { q: data.q, sigma: data.sigma, steps: data.steps };
   // The key is the parsed numbers (validated above), never a string a caller chose.
   const key = JSON.stringify([data.q, data.sigma, data.steps, data.delta]);
-  // Shuffled, fixed-size batches (the page's batching control): no amplification, the
-  // E-fold composition of the Gaussian mechanism (q = 1 in the same accountant). Computed
-  // first: it stands even when the Poisson answer fails.
+  // Shuffled, fixed-size batches (the page's batching control): the certified band of the
+  // command line's `--sampling shuffle` (its batch line, so the same numbers): upper end no
+  // amplification (the Gaussian mechanism over E epochs), lower end Chua et al.'s shuffled
+  // pair; t = ⌊1/q⌋ steps per epoch, E from the page. Computed first: it stands even when
+  // the Poisson answer fails.
   let shuffled;
   if (data.epochs) {
-    const g = cached(headlines, JSON.stringify([1, data.sigma, data.epochs, data.delta]), () => epsilon({ q: 1, sigma: data.sigma, steps: data.epochs, delta: data.delta, accountant: 'pld' }));
-    shuffled = g.err !== undefined ? { error: g.err, epochs: data.epochs } : { epsilon: g.ok.epsilon, epsilonLower: g.ok.epsilonLower, epochs: data.epochs };
+    const t = Math.max(1, Math.floor(1 / data.q));
+    const line = JSON.stringify({ sigma: data.sigma, delta: data.delta, sampling: 'shuffle', steps_per_epoch: t, epochs: data.epochs });
+    const g = cached(headlines, line, () => {
+      const a = JSON.parse(batchLine(line));
+      if (a.error !== undefined) throw new Error(a.error);
+      return a;
+    });
+    shuffled = g.err !== undefined ? { error: g.err, epochs: data.epochs } : { epsilon: g.ok.epsilon, epsilonLower: g.ok.epsilon_lower, epochs: data.epochs, stepsPerEpoch: t };
   }
   const h = cached(headlines, key, () => epsilon({ ...p, delta: data.delta, accountant: 'pld' }));
   if (h.err !== undefined) {

@@ -1011,3 +1011,13 @@ pub fn heavy_chart_c(sigma: f64) -> Result<Vec<f64>, JsError> {
         .flat_map(|(q, m)| [*q, m.cond4, m.cond5, m.min, m.exact])
         .collect())
 }
+
+/// One `batch` line → its answer line, exactly as `sgm-rdp batch` gives it: the command
+/// line's own query layer (sampling schemes, adjacency, user-level privacy, both
+/// accountants, dataset terms), so the worker answers what the command line answers, with
+/// the same refusals. Only in the worker-only wasm (`sgm-rdp-worker.js`).
+#[cfg(feature = "worker")]
+#[wasm_bindgen(js_name = batchLine)]
+pub fn batch_line(line: &str) -> String {
+    crate::cli::batch_line(line)
+}

@@ -333,24 +333,38 @@ fn answer(data: JsValue) {
     }
 }
 
-/// The bound for shuffled batches (no amplification) from an answer, when it carries one.
+/// The certified band for shuffled batches from an answer, when it carries one: upper end
+/// no amplification, lower end Chua et al.'s pair (the command line's `--sampling shuffle`);
+/// said plainly when the Poisson ε of the same answer lies below the lower end.
 fn show_shuffled(data: &JsValue) {
     let sh = get(data, "shuffled");
     if sh.is_object() {
         let (su, sl) = (num(&sh, "epsilon"), num(&sh, "epsilonLower"));
-        let text = match get(&sh, "error").as_string() {
-            Some(m) => format!("— ({m})"),
-            None => crate::render::fmt_eps(su),
+        let err = get(&sh, "error").as_string();
+        let (text, low) = match &err {
+            Some(m) => (format!("— ({m})"), "—".into()),
+            None => (crate::render::fmt_eps(su), crate::render::fmt_eps(sl)),
         };
         if let Some(e) = doc().and_then(|d| d.get_element_by_id("epsilon-shuffled")) {
             e.set_text_content(Some(&text));
             let _ = e.set_attribute("data-value", &format!("{su}"));
             let _ = e.set_attribute(
                 "title",
-                &format!("certified bracket [{}, {}]", fmt_eps6(sl), fmt_eps6(su)),
+                &format!("certified band [{}, {}]", fmt_eps6(sl), fmt_eps6(su)),
             );
         }
+        set_text("epsilon-shuffled-lower", &low);
         set_text("shuffled-epochs", &fmt_num(num(&sh, "epochs")));
+        // The Poisson ε of this answer (absent when it failed).
+        let p = num(data, "epsilon");
+        set_text(
+            "shuffled-vs-poisson",
+            if err.is_none() && p < sl {
+                "The Poisson ε above is below this lower end, so it cannot be claimed for shuffled training."
+            } else {
+                ""
+            },
+        );
     }
 }
 

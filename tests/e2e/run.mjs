@@ -327,6 +327,12 @@ try {
     const box = await page.evaluate(() => ({ hidden: document.querySelector('#shuffled-box').hidden, eps: document.querySelector('#epsilon-shuffled').textContent, e: document.querySelector('#shuffled-epochs').textContent, assumed: document.querySelector('#batching-assumed').textContent }));
     check(!box.hidden && box.eps === g.epsilon.toFixed(4) && box.e === '60' && Math.abs(g.epsilon - 54) < 1 && /not how these batches/.test(box.assumed),
       `batch=shuffled: the Poisson ε is said not to apply; bound without amplification ε ≤ ${box.eps} for E = ${box.e} (CLI q = 1, T = 60: ${g.epsilon.toFixed(4)})`);
+    // The band's lower end: the command line's `--sampling shuffle` (Chua et al.'s pair) for
+    // t = ⌊1/q⌋ = 234 steps per epoch and the same 60 epochs, above MNIST's Poisson ε 2.38.
+    const band = cli('epsilon', { sampling: 'shuffle', sigma: 1.1, 'steps-per-epoch': 234, epochs: 60, delta: 1e-5 });
+    const lowBox = await page.evaluate(() => ({ low: document.querySelector('#epsilon-shuffled-lower').textContent, vs: document.querySelector('#shuffled-vs-poisson').textContent, title: document.querySelector('#epsilon-shuffled').title }));
+    check(lowBox.low === band.epsilon_lower.toFixed(4) && band.epsilon.toFixed(4) === box.eps && /cannot be claimed/.test(lowBox.vs) && lowBox.title.startsWith('certified band ['),
+      `batch=shuffled: the certified band [${lowBox.low}, ${box.eps}] = the CLI's --sampling shuffle [${band.epsilon_lower.toFixed(4)}, ${band.epsilon.toFixed(4)}]; "${lowBox.vs}"`);
     check(new URL(page.url()).searchParams.get('batch') === 'shuffled', 'the batching choice is in the URL');
     await page.selectOption('#batching', 'poisson');
     check(await page.evaluate(() => document.querySelector('#shuffled-box').hidden), 'back to Poisson: the box is hidden');
