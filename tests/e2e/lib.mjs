@@ -61,6 +61,10 @@ export function cliError(cmd, args) {
   return null;
 }
 
+// `sgm-rdp batch`: JSON lines in (strings), the answer lines out (strings, one per line).
+export const cliBatch = (lines) =>
+  execFileSync('cargo', ['run', '-q', '--release', '--bin', 'sgm-rdp', '--', 'batch'], { cwd: ROOT, encoding: 'utf8', input: lines.join('\n') + '\n' }).trim().split('\n');
+
 export const engine = (q, sigma, steps, delta) => cli('epsilon', { q, sigma, steps, delta });
 
 export const launch = () => chromium.launch({

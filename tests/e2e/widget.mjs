@@ -5,7 +5,7 @@
 import { mkdir, readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { DIST, OUT, ROOT, serve, checker, cli, cliError, engine, launch, newPage } from './lib.mjs';
+import { DIST, OUT, ROOT, serve, checker, cli, cliBatch, cliError, engine, launch, newPage } from './lib.mjs';
 
 const t = checker();
 const check = t.check;
@@ -553,7 +553,19 @@ try {
   // in wasm, and a module that stays usable after hostile values (throwing Proxies,
   // revoked Proxies, throwing getters, absurd lengths). ----
   const MN = { q: 256 / 60000, sigma: 1.1, steps: 14063, delta: 1e-5 };
-  const pldGot = await api.evaluate(async (MN) => {
+  // The worker-only wasm's batchLine = the command line's batch, line for line: schemes,
+  // adjacency, user-level ε, both accountants, refusals.
+  const BATCH = [
+    { q: 0.01, sigma: 1, steps: 1000, delta: 1e-5, accountant: 'both' },
+    { q: 0.001, sigma: 0.8, steps: 3000, delta: 1e-6, accountant: 'pld', adjacency: 'replace-one' },
+    { q: 0.0042666666666666667, sigma: 1.1, steps: 1000, delta: 1e-5, accountant: 'pld', group_size: 2 },
+    { dataset_size: 60000, batch_size: 256, epochs: 60, sigma: 1.1, delta: 1e-5, sampling: 'shuffle' },
+    { dataset_size: 1000, q: 0.1, max_batch: 100, sigma: 1, steps: 100, delta: 1e-5, accountant: 'pld', sampling: 'truncated-poisson' },
+    { q: 0.01, sigma: 1, steps: 100, epsilon: 1, accountant: 'pld' },
+    { q: 7, sigma: 1, steps: 10, delta: 1e-5 },
+    { q: 0.01, sigma: 1, steps: 10, delta: 1e-5, colour: 'red' },
+  ].map((o) => JSON.stringify(o));
+  const pldGot = await api.evaluate(async ({ MN, BATCH }) => {
     const m = await import('./sgm-rdp.js');
     await m.default();
     const r = m.epsilon({ ...MN, accountant: 'pld' });
@@ -598,8 +610,20 @@ try {
       wtimes.push(performance.now() - t0);
     }
     wtimes.sort((a, b) => a - b);
-    return { r, both, times, wr, wtimes, prof: prof.length, profMono: prof.every((p, i) => i === 0 || p.delta.upper <= prof[i - 1].delta.upper * (1 + 1e-9)), risk, hostile, after };
-  }, MN);
+    const lines = BATCH.map((l) => w.batchLine(l));
+    return { r, both, times, wr, wtimes, lines, prof: prof.length, profMono: prof.every((p, i) => i === 0 || p.delta.upper <= prof[i - 1].delta.upper * (1 + 1e-9)), risk, hostile, after };
+  }, { MN, BATCH });
+  {
+    const want = cliBatch(BATCH).map((l) => JSON.parse(l));
+    const got = pldGot.lines.map((l) => JSON.parse(l));
+    // Same keys, same strings, numbers equal to 1e-9 relative (native and wasm FFTs round alike
+    // but not bit for bit).
+    const same = (a, b) => (typeof a === 'number' && typeof b === 'number' ? Math.abs(a - b) <= 1e-9 * Math.max(Math.abs(a), Math.abs(b), 1e-300)
+      : a && b && typeof a === 'object' ? Object.keys(a).length === Object.keys(b).length && Object.keys(a).every((k) => same(a[k], b[k])) : a === b);
+    const diff = want.map((w, i) => (same(w, got[i]) ? null : `${BATCH[i]} → CLI ${JSON.stringify(w)} / wasm ${JSON.stringify(got[i])}`)).filter((x) => x);
+    check(diff.length === 0 && got.filter((g) => g.error).length === 2,
+      `the worker-only wasm's batchLine = sgm-rdp batch on ${BATCH.length} lines (schemes, adjacency, user-level, both, refusals)${diff.length ? ': ' + diff.join(' || ').slice(0, 600) : ''}`);
+  }
   const cp = cli('epsilon', { ...MN, accountant: 'pld' });
   check(close(pldGot.r.epsilon, cp.epsilon, 1e-9) && close(pldGot.r.epsilonLower, cp.epsilon_lower, 1e-9),
     `API epsilon({accountant: "pld"}) = CLI bracket [${cp.epsilon_lower}, ${cp.epsilon}]`);
