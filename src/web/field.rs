@@ -105,8 +105,20 @@ impl Control {
 
     /// The listeners: the slider and the arrow keys move between round values (the box
     /// follows), the box is parsed as typed (the slider follows, or the message names
-    /// the problem). `apply` gets every accepted value.
-    pub fn wire(&self, apply: Rc<dyn Fn(f64)>) -> [Listener; 3] {
+    /// the problem). `apply` gets every accepted value — and, when the text typed ends
+    /// invalid, the value from before the edit again (the one shown when the box got focus,
+    /// or committed by its last valid `change`, e.g. Enter): a valid prefix such as the "1" of "1e9" or the "0.5"
+    /// of "0.5%" never stays as the state while the box says the value is wrong.
+    pub fn wire(&self, apply: Rc<dyn Fn(f64)>) -> [Listener; 5] {
+        let before = Rc::new(std::cell::Cell::new(f64::NAN));
+        let (c, b) = (self.clone(), before.clone());
+        let remember = move |_: Event| {
+            if let Ok(v) = parse_field(c.f, &c.input.value()) {
+                b.set(v);
+            }
+        };
+        let focus = listen(&self.input, "focus", remember.clone());
+        let change = listen(&self.input, "change", remember);
         let (c, a) = (self.clone(), apply.clone());
         let slide = listen(&self.range, "input", move |_| {
             let v =
@@ -147,10 +159,18 @@ impl Control {
                     c.set_error("");
                     a(v);
                 }
-                Err(m) => c.set_error(&m),
+                Err(m) => {
+                    let v = before.get();
+                    if v.is_finite() {
+                        c.set_slider(v);
+                        a(v);
+                    }
+                    // After `apply`, which may clear the field's message.
+                    c.set_error(&m);
+                }
             }
         });
-        [slide, keys, typed]
+        [focus, change, slide, keys, typed]
     }
 }
 

@@ -246,9 +246,17 @@ fn wire(app: &Shared) {
             Err(m) => set_error("omega", &m),
         },
     );
-    // Dataset terms are live: any edit in the box recomputes q = B/N and T = ⌈E·N/B⌉.
+    // Dataset terms are live: any edit in the box recomputes q = B/N and T = ⌈E·N/B⌉; terms
+    // that end invalid restore q and T from before the edit (when a box got focus), so a
+    // valid prefix ("7000" of "70000" with N = 60000) never stays.
+    let before = Rc::new(std::cell::Cell::new(None));
+    let (a, b) = (app.clone(), before.clone());
+    on("dataset", "focusin", move |_| {
+        let i = a.borrow().inputs;
+        b.set(Some((i.q, i.steps)));
+    });
     let a = app.clone();
-    on("dataset", "input", move |_| apply_dataset(&a));
+    on("dataset", "input", move |_| apply_dataset(&a, before.get()));
     wire_inverse(app);
     wire_exports(app);
     wire_readout(app);
@@ -256,9 +264,9 @@ fn wire(app: &Shared) {
     on_window("resize", move |_| request_frame(&a));
 }
 
-/// q = B/N and T = ⌈E·N/B⌉ from the dataset terms (a bad value is named, the last good
-/// inputs kept).
-fn apply_dataset(a: &Shared) {
+/// q = B/N and T = ⌈E·N/B⌉ from the dataset terms (a bad value is named, and q and T go
+/// back to `before`, their values before the edit).
+fn apply_dataset(a: &Shared, before: Option<(f64, u64)>) {
     let d = field::dataset_terms();
     match crate::engine::params::from_dataset(d.n, d.b, d.e) {
         Ok((q, t)) => {
@@ -274,7 +282,16 @@ fn apply_dataset(a: &Shared) {
             sync_inputs(&i);
             request_frame(a);
         }
-        Err(e) => set_text("ds-error", &e.to_string()),
+        Err(e) => {
+            if let Some((q, t)) = before {
+                let mut i = a.borrow().inputs;
+                (i.q, i.steps) = (q, t);
+                a.borrow_mut().inputs = i;
+                sync_inputs(&i);
+                request_frame(a);
+            }
+            set_text("ds-error", &e.to_string());
+        }
     }
 }
 

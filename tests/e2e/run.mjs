@@ -341,6 +341,34 @@ try {
     await pb.close();
   }
 
+  // 1d. A typed value that ends invalid leaves the state at its value from before the edit,
+  // never at a valid prefix (the page-state issue: σ "1e9" → σ = 1, q "0.5%" → q = 0.5,
+  // steps "60k" → 60, B "70000" → 7000, each carried by the link): typed key by key.
+  {
+    const pi = await open('');
+    const mnistEps = engine(256 / 60000, 1.1, 14063, 1e-5).epsilon.toFixed(4);
+    for (const [id, typed, param, kept] of [['sigma', '1e9', 'sigma', '1.1'], ['q', '0.5%', 'q', null], ['steps', '60k', 'steps', '14063']]) {
+      await pi.click(`#${id}`, { clickCount: 3 });
+      await pi.keyboard.type(typed, { delay: 60 });
+      await frames(pi);
+      const st = await pi.evaluate((id) => ({ eps: document.querySelector('#epsilon').textContent, err: document.getElementById(`${id}-error`).textContent }), id);
+      await pi.keyboard.press('Tab');
+      await frames(pi);
+      const link = new URL(pi.url()).searchParams.get(param);
+      check(st.eps === mnistEps && st.err.length > 0 && (kept === null ? Math.abs(Number(link) * 60000 / 256 - 1) < 1e-5 : link === kept),
+        `typed ${id} "${typed}": the field says why (${st.err}); the state and the link keep the value from before the edit (ε ${st.eps} = MNIST's ${mnistEps}; link ${param}=${link})`);
+      // Back to a valid value for the next field.
+      await pi.fill(`#${id}`, { sigma: '1.1', q: '0.0042666666666666667', steps: '14063' }[id]);
+      await pi.keyboard.press('Tab');
+    }
+    await pi.click('#dataset summary');
+    await pi.click('#ds-b', { clickCount: 3 });
+    await pi.keyboard.type('70000', { delay: 60 });
+    await frames(pi);
+    const ds = await pi.evaluate(() => ({ eps: document.querySelector('#epsilon').textContent, err: document.querySelector('#ds-error').textContent, q: document.querySelector('#q').value, t: document.querySelector('#steps').value }));
+    check(ds.eps === mnistEps && ds.err.length > 0 && ds.t === '14063', `typed B "70000" (> N): named (${ds.err}), q and T from before the edit (q ${ds.q}, T ${ds.t}; ε ${ds.eps})`);
+    await pi.close();
+  }
   // 1e. Dataset terms are live and forgiving: "50,000" / 512 / 30 epochs → q = 0.01024, T = 2930.
   {
     const pd = await open('');
