@@ -91,16 +91,16 @@ fn the_second_grid_answers_certified_brackets() {
         "second grid: answered {} of 54; missing {missing:?}",
         54 - missing.len()
     );
+    // 50 of 54 since later passes also tilt at the bracket found and refine as far as the
+    // work left affords (47 before, 2026-11-24): the misses are q = 1e-5 at σ = 0.5 (no
+    // lower bound above 0) and σ = 0.75 at T = 10⁶ (1.09 % wide when the budget is spent).
     assert!(
-        missing.len() <= 7,
+        missing.len() <= 4,
         "only {} of 54 answered: {missing:?}",
         54 - missing.len()
     );
     for &(q, s, t) in &missing {
-        assert!(
-            q <= 1e-4 && (q < 1e-4 || s <= 0.5),
-            "q={q} s={s} T={t} must answer"
-        );
+        assert!(q <= 1e-5 && s <= 0.75, "q={q} s={s} T={t} must answer");
     }
 }
 
@@ -135,9 +135,10 @@ fn the_issue_grid_answers_certified_brackets() {
             Err(e) => panic!("q={q} s={s} T={t}: unexpected error {e}"),
         }
     }
-    // Measured on this engine: 100 of 112 answer, 92 within the 0.1 % rule (95 before the
-    // work budget followed the faster engine and tiny ε stopped refining below ABS_TOL,
-    // 2026-11-24). The misses are q ≤ 1e-5 at
+    // Measured on this engine: 103 of 112 answer, 96 within the 0.1 % rule (100 and 92
+    // before later passes also tilted at the bracket found — exact RDP can be 7× the tight
+    // ε at small q — and refined as far as the work left affords, 2026-11-24). The misses
+    // are q ≤ 1e-4 at
     // σ = 0.6 (a per-step loss tail too long for one lattice), q ≤ 1e-5 runs whose tiny ε
     // (≲ 1e-3) lives in losses far below one lattice step, where the optimistic lattice
     // loses them, and three T = 10⁸ runs beyond the work budget. Everything that answered
@@ -145,10 +146,10 @@ fn the_issue_grid_answers_certified_brackets() {
     eprintln!("answered {answered} of 112, {tight} within the width rule; missing {missing:?}");
     eprintln!("wider than the rule (q, sigma, T, lower, upper): {loose:?}");
     assert!(
-        answered >= 100,
+        answered >= 103,
         "only {answered} of 112 answered: {missing:?}"
     );
-    assert!(tight >= 90, "only {tight} within the width rule");
+    assert!(tight >= 96, "only {tight} within the width rule");
     for &(q, s, t) in &missing {
         assert!(
             q <= 1e-4 || t == 100_000_000,

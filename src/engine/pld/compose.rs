@@ -56,6 +56,11 @@ pub(crate) fn budget(units: f64) {
     WORK.with(|w| w.set(units));
 }
 
+/// The current call's work left (negative once spent).
+pub(crate) fn work_left() -> f64 {
+    WORK.with(|w| w.get())
+}
+
 /// True while the current call has work left.
 pub(crate) fn has_work() -> bool {
     WORK.with(|w| w.get() >= 0.0)

@@ -540,7 +540,13 @@ impl Lattices {
             }
             let newton = l + (eps - m) / slope.max(1e-300);
             l = if newton > lo && newton < hi {
-                newton
+                // Unbracketed above, a step grows the tilt at most 8× (a heavy tail makes the
+                // slope tiny there, and one step used to jump to the cap).
+                if hi.is_finite() {
+                    newton
+                } else {
+                    newton.min(8.0 * l.max(0.5))
+                }
             } else if hi.is_finite() {
                 0.5 * (lo + hi)
             } else {
@@ -770,6 +776,7 @@ fn epsilon_phases_at(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAn
     let eta = eta_for(delta, t, eps_rdp, alpha);
     let mut best: Option<EpsilonAnswer> = None;
     for pass in 0..=REFINE {
+        let left = compose::work_left();
         let attempt = |d: f64| -> Result<(f64, f64, usize, &'static str), Error> {
             // Remove first; the add direction is first tried on a lattice four times
             // as coarse: if even its (looser) upper bound is below the remove direction's,
@@ -777,7 +784,16 @@ fn epsilon_phases_at(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAn
             // the lower bound of the maximum is at least remove's lower).
             let guess = eps_rdp * 0.93;
             let rem = Lattices::build(&phases, Direction::Remove, d, eta)?;
-            let (u, l, n) = eps_direction(&rem, delta, guess, alpha, tol)?;
+            let (mut u, mut l, mut n) = eps_direction(&rem, delta, guess, alpha, tol)?;
+            // Exact RDP can sit far above the tight ε (q = 1e-5, σ = 1.5, T = 10⁶: 0.133
+            // against 0.0197), and a composition tilted there can resolve the wrong tail: a
+            // refinement that found no lower bound, or an upper one far above the last pass's,
+            // also tilts at the bracket found (both brackets are certified: intersected).
+            if let Some(b) = best.filter(|b| l <= 0.0 || u > 1.5 * b.epsilon.upper) {
+                if let Ok((u2, l2, n2)) = eps_direction(&rem, delta, b.epsilon.upper, alpha, tol) {
+                    (u, l, n) = (u.min(u2), l.max(l2), n.max(n2));
+                }
+            }
             let mut up = (u, l, n, "remove");
             // The add direction's answer is near the remove direction's (its loss is
             // bounded by −ln(1−q) per step, so the RDP guess can be far off).
@@ -859,9 +875,24 @@ fn epsilon_phases_at(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAn
         // ABS_TOL for a tiny ε, where the absolute rule decides and a finer lattice only
         // widens the composed window (q = 1e-6, σ = 1, T = 100: ε ≤ 1.3e-5 at Δ = 2e-5,
         // where ε/200 asked for a window no FFT holds).
-        d = (d * (0.85 * (tol / width).sqrt()).max(0.1))
+        let wanted = (d * (0.85 * (tol / width).sqrt()).max(0.1))
             .min((upper / 200.0).max(ABS_TOL))
             .max(1e-9);
+        // Refine only as far as the work left affords: a pass's work grows like 1/Δ
+        // (lattice points and window), so from this pass's cost the finest spacing that
+        // fits half of what is left follows (a margin: the window grows faster than 1/Δ near the
+        // FFT limit). A refinement asked beyond it used to spend the
+        // budget and refuse (q = 1e-5, σ = 0.75, T = 10⁶: 12 % wide after the first pass,
+        // where a 4× finer grid fits and brings it within the rule).
+        let spent = left - compose::work_left();
+        let fits = d * spent / (0.5 * compose::work_left()).max(1e-300);
+        // (When not even 5 % finer looks affordable, the refinement asked is still tried:
+        // the estimate is rough, and a pass that runs out keeps the bracket found.)
+        d = if fits < 0.95 * d {
+            wanted.max(fits)
+        } else {
+            wanted
+        };
     }
     // The loop runs at least once and either sets `best` or returns.
     let ans = best.ok_or(Error::PldBudget {
