@@ -644,6 +644,61 @@ try {
   console.log(`  PLD MNIST in wasm (headless Chromium): p50 ${t[3].toFixed(1)} ms, min ${t[0].toFixed(1)} ms, max ${t[6].toFixed(1)} ms (goal ≤ 100 ms)`);
   console.log(`  PLD MNIST in the worker-only wasm (what the page's worker runs): p50 ${wt[3].toFixed(1)} ms, min ${wt[0].toFixed(1)} ms, max ${wt[6].toFixed(1)} ms (goal ≤ 15 ms)`);
   await writeFile(join(OUT, 'bench-pld.json'), JSON.stringify({ pld_mnist_ms: t, pld_mnist_worker_wasm_ms: wt }, null, 2));
+
+  // ---- D3. The Promise API (sgm-rdp-async.js): the same answers and messages off the main
+  // thread, calls that can be aborted (a running one is stopped), a worker replaced when its
+  // memory passes the bound, parameters that cannot be sent refused by name. ----
+  {
+    const LONG = { q: 0.0001, sigma: 1, steps: 100000000, delta: 1e-5, accountant: 'pld' };
+    const got = await api.evaluate(async ({ MN, LONG }) => {
+      const a = await import('./sgm-rdp-async.js');
+      const m = await import('./sgm-rdp.js');
+      await m.default();
+      const msg = (p) => p.then(() => 'resolved', (e) => `${e instanceof Error ? e.name : 'non-Error'}: ${e.message}`);
+      const eps = await a.epsilon({ ...MN, accountant: 'pld' });
+      const long = await a.epsilon(LONG);
+      let syncMessage = '';
+      try { m.epsilon({ ...MN, q: 7 }); } catch (e) { syncMessage = e.message; }
+      const bad = await msg(a.epsilon({ ...MN, q: 7 }));
+      const clone = await msg(a.epsilon({ ...MN, f: () => 1 }));
+      // Abort a running call: it rejects at once (not after its second of work), a call queued
+      // behind it still answers, from a new worker.
+      const before = a.workersStarted();
+      const ac = new AbortController();
+      const t0 = performance.now();
+      const running = msg(a.epsilon({ ...LONG, sigma: 1.01 }, { signal: ac.signal }));
+      const queued = a.epsilon({ ...MN, accountant: 'pld' });
+      setTimeout(() => ac.abort(), 30);
+      const aborted = await running;
+      const abortMs = performance.now() - t0;
+      const after = await queued;
+      const restarted = a.workersStarted() - before;
+      const pre = await msg(a.epsilon(MN, { signal: AbortSignal.abort() }));
+      // A bound of 1 byte: every call leaves its worker for a new one; answers stay right.
+      a.setMemoryBound(1);
+      a.terminate();
+      const w0 = a.workersStarted();
+      const r1 = await a.epsilon({ ...MN, accountant: 'pld' });
+      const r2 = await a.epsilon({ ...MN, accountant: 'pld' });
+      const recycled = a.workersStarted() - w0;
+      const line = JSON.parse(await a.batchLine(JSON.stringify({ q: MN.q, sigma: MN.sigma, steps: MN.steps, delta: MN.delta, accountant: 'pld' })));
+      a.terminate();
+      return { eps, long, syncMessage, bad, clone, aborted, abortMs, after, restarted, pre, r1, r2, recycled, line };
+    }, { MN, LONG });
+    const cp = cli('epsilon', { ...MN, accountant: 'pld' });
+    const cl = cli('epsilon', LONG);
+    // (The ladder's FFTs round differently in the wasm than natively: 2e-9 relative on this
+    // run, each bracket certified with its own rounding bound.)
+    check(close(got.eps.epsilon, cp.epsilon, 1e-9) && close(got.long.epsilon, cl.epsilon, 1e-8) && close(got.long.epsilonLower, cl.epsilon_lower, 1e-8),
+      `sgm-rdp-async.js: epsilon() resolves to the CLI's bracket (MNIST ${got.eps.epsilon}; q = 1e-4, σ = 1, T = 10⁸: [${got.long.epsilonLower}, ${got.long.epsilon}], the ladder)`);
+    check(got.bad === `Error: ${got.syncMessage}` && /^TypeError: epsilon: the parameters cannot be sent/.test(got.clone),
+      `sgm-rdp-async.js: rejections carry the synchronous call's message ("${got.bad}") and name what cannot be sent ("${got.clone.slice(0, 80)}")`);
+    check(got.aborted.startsWith('AbortError') && got.restarted === 1 && close(got.after.epsilon, cp.epsilon, 1e-9) && got.pre.startsWith('AbortError'),
+      `sgm-rdp-async.js: aborting a running call rejects it (${got.aborted}; after ${got.abortMs.toFixed(0)} ms) and stops its worker; the call queued behind it answers from a new one (${got.restarted} started); an already-aborted signal rejects at once`);
+    check(got.recycled === 2 && close(got.r1.epsilon, cp.epsilon, 1e-9) && close(got.r2.epsilon, cp.epsilon, 1e-9) && close(got.line.epsilon, cp.epsilon, 1e-9),
+      `sgm-rdp-async.js: a worker whose memory passes the bound is replaced after its call (${got.recycled} workers for 2 calls at a 1-byte bound), answers unchanged; batchLine = the CLI`);
+  }
+
   await api.close();
 
   // ---- E. dist/ as an npm package, in Node (what a bundler or SSR sees) ----

@@ -42,3 +42,16 @@ export async function demo(): Promise<number> {
   const v = w.value;
   return e.epsilon + e2.alpha + d + r[0] + s + t + (v ? v.epsilon : 0) + (routes[0] ?? 0) + bracket + prof[0].delta.upper + tpr[0];
 }
+
+// The Promise API (sgm-rdp-async.d.ts): same parameter and result types, an AbortSignal.
+import * as later from "../../dist/sgm-rdp-async.js";
+export async function demoAsync(): Promise<number> {
+  const ac = new AbortController();
+  const e: EpsilonResult = await later.epsilon({ sample_rate: 0.01, noise_multiplier: 1.1, steps: 10000, delta: 1e-5, accountant: "pld" }, { signal: ac.signal });
+  const line: string = await later.batchLine('{"q":0.01,"sigma":1,"steps":100,"delta":1e-5}');
+  const p: ProfilePoint[] = await later.profile({ q: 0.01, sigma: 1.1, steps: 100 });
+  // @ts-expect-error: steps must be a number
+  await later.epsilon({ q: 0.01, sigma: 1.1, steps: "100", delta: 1e-5 });
+  later.terminate();
+  return e.epsilon + line.length + p.length + later.workersStarted();
+}

@@ -1,0 +1,29 @@
+// Types of sgm-rdp-async.js: the JS API of sgm-rdp.js, each call a Promise computed in a
+// Web Worker (the worker-only wasm: the whole engine).
+import type {
+  RdpParams, RdpResult, EpsilonParams, EpsilonResult, DeltaParams, DeltaResult, ProfileParams, ProfilePoint,
+  AttackRiskParams, AttackRiskResult, TrainingParams, TrainingResult, CalibrateSigmaParams, CalibrateSigmaResult,
+  CalibrateStepsParams, CalibrateStepsResult, BoundsParams, BoundsResult, CompareParams, Route,
+} from './sgm-rdp.js';
+
+/** `signal`: aborting rejects with an AbortError and stops the call if it is running. */
+export interface CallOptions { signal?: AbortSignal }
+export function rdp(p: RdpParams, o?: CallOptions): Promise<RdpResult>;
+export function epsilon(p: EpsilonParams, o?: CallOptions): Promise<EpsilonResult>;
+export function delta(p: DeltaParams, o?: CallOptions): Promise<DeltaResult>;
+export function profile(p: ProfileParams, o?: CallOptions): Promise<ProfilePoint[]>;
+export function attackRisk(p: AttackRiskParams, o?: CallOptions): Promise<AttackRiskResult>;
+export function epsilonOverTraining(p: TrainingParams, o?: CallOptions): Promise<TrainingResult>;
+export function calibrateSigma(p: CalibrateSigmaParams, o?: CallOptions): Promise<CalibrateSigmaResult>;
+export function calibrateSteps(p: CalibrateStepsParams, o?: CallOptions): Promise<CalibrateStepsResult>;
+export function bounds(p: BoundsParams, o?: CallOptions): Promise<BoundsResult>;
+export function compare(p: CompareParams, o?: CallOptions): Promise<Route[]>;
+/** One `sgm-rdp batch` line (a JSON string) → its answer line (a JSON string), as the command line gives it. */
+export function batchLine(line: string, o?: CallOptions): Promise<string>;
+/** End the worker (pending calls reject with an AbortError); the next call starts a new one. */
+export function terminate(): void;
+/** The wasm memory (bytes) above which the worker is replaced after a call (default 256 MB). */
+export function setMemoryBound(bytes: number): void;
+/** How many workers this module has started. */
+export function workersStarted(): number;
+export const functions: string[];
