@@ -229,3 +229,22 @@ fn curve_and_epsilon_matches_the_separate_calls() {
         "δ is checked"
     );
 }
+
+/// Found by `calibrated_sigma_meets_target`: a σ calibrated for T steps gives ε(T) equal to
+/// the target to the last bit, and the most-steps search at that σ floored its estimate to
+/// T − 1. The answer must be at least T (T steps meet the target).
+#[test]
+fn most_steps_at_a_calibrated_sigma_is_at_least_its_steps() {
+    let (q, t, eps) = (10f64.powf(-3.2054676805354885), 48, 2.1061483754331425);
+    let orders = default_orders();
+    let c = calibrate::sigma(eps, 1e-5, q, t, &orders, Conversion::Improved).unwrap();
+    let st = calibrate::steps(
+        eps,
+        1e-5,
+        Sgm::new(q, c.sigma).unwrap(),
+        &orders,
+        Conversion::Improved,
+    )
+    .unwrap();
+    assert!(st.steps >= t && st.epsilon <= eps, "{st:?}");
+}

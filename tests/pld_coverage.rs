@@ -135,10 +135,10 @@ fn the_issue_grid_answers_certified_brackets() {
             Err(e) => panic!("q={q} s={s} T={t}: unexpected error {e}"),
         }
     }
-    // Measured on this engine: 103 of 112 answer, 96 within the 0.1 % rule (100 and 92
+    // Measured on this engine: 104 of 112 answer, 97 within the 0.1 % rule (100 and 92
     // before later passes also tilted at the bracket found — exact RDP can be 7× the tight
-    // ε at small q — and refined as far as the work left affords, 2026-11-24). The misses
-    // are q ≤ 1e-4 at
+    // ε at small q — refined as far as the work left affords, and cut their lattices for a
+    // lower bound while none was found, 2026-11-24). The misses are q ≤ 1e-4 at
     // σ = 0.6 (a per-step loss tail too long for one lattice), q ≤ 1e-5 runs whose tiny ε
     // (≲ 1e-3) lives in losses far below one lattice step, where the optimistic lattice
     // loses them, and three T = 10⁸ runs beyond the work budget. Everything that answered
@@ -146,10 +146,10 @@ fn the_issue_grid_answers_certified_brackets() {
     eprintln!("answered {answered} of 112, {tight} within the width rule; missing {missing:?}");
     eprintln!("wider than the rule (q, sigma, T, lower, upper): {loose:?}");
     assert!(
-        answered >= 103,
+        answered >= 104,
         "only {answered} of 112 answered: {missing:?}"
     );
-    assert!(tight >= 96, "only {tight} within the width rule");
+    assert!(tight >= 97, "only {tight} within the width rule");
     for &(q, s, t) in &missing {
         assert!(
             q <= 1e-4 || t == 100_000_000,

@@ -164,6 +164,18 @@ pub fn steps(
         t -= 1;
         o = at(t)?;
     }
+    // ... or below it, when ε(T) sits exactly at the target (a σ calibrated for T steps
+    // gives ε(T) = target to the last bit, and the floor above then gave T − 1): step up.
+    for _ in 0..8 {
+        if t >= max {
+            break;
+        }
+        let next = at(t + 1)?;
+        if next.value > target {
+            break;
+        }
+        (t, o) = (t + 1, next);
+    }
     Ok(StepsCalibration {
         steps: t,
         epsilon: o.value,

@@ -41,6 +41,12 @@ RUNS = [
     # Answered since the work budget follows the engine's speed, and a tiny ε (2026-11-24).
     (1e-4, 0.6, 10_000, 1e-5, 1e-5, 2),
     (1e-6, 1.0, 100, 1e-5, 1e-5, 2),
+    # Answered since a pass without a lower bound cuts its lattices for one, and later
+    # passes also tilt at the bracket found (2026-11-24).
+    (1e-5, 0.6, 100, 1e-5, 4e-6, 2),
+    (1e-5, 1.0, 100, 1e-5, 2e-6, 2),
+    (1e-4, 0.6, 100, 1e-5, 1e-5, 2),
+    (1e-5, 1.5, 1_000_000, 1e-5, 5e-6, 2),
 ]
 
 
@@ -56,8 +62,19 @@ def eps(q, s, t, d, h, pessimistic):  # pessimistic: connect-the-dots upper boun
 
 
 def main():
+    # --missing: compute only the runs the file does not hold yet (the others are kept).
+    path = os.path.join(HERE, "pld_long.jsonl")
+    have = {}
+    if "--missing" in sys.argv and os.path.exists(path):
+        with open(path) as f:
+            for line in f:
+                r = json.loads(line)
+                have[(r["q"], r["sigma"], r["steps"], r["delta"])] = r
     out = []
     for q, s, t, d, h, k in RUNS:
+        if (q, s, t, d) in have:
+            out.append(have[(q, s, t, d)])
+            continue
         t0 = time.time()
         hs = [h / 2 ** i for i in range(k + 1)]
         es = [eps(q, s, t, d, x, True) for x in hs]
@@ -69,7 +86,7 @@ def main():
         out.append({"q": q, "sigma": s, "steps": t, "delta": d, "intervals": hs,
                     "epsilons": es, "order": p, "eps_finest": es[-1], "eps_extrapolated": ex,
                     "dp_accounting": "0.6.0"})
-    with open(os.path.join(HERE, "pld_long.jsonl"), "w") as f:
+    with open(path, "w") as f:
         for row in out:
             f.write(json.dumps(row) + "\n")
 

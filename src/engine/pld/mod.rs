@@ -777,6 +777,17 @@ fn epsilon_phases_at(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAn
     let mut best: Option<EpsilonAnswer> = None;
     for pass in 0..=REFINE {
         let left = compose::work_left();
+        // While no lower bound above 0 has been found (small q: the ε is made of losses of
+        // order q, far below a lattice step fine enough for the whole loss range), the
+        // lattices are cut where the P-mass above is at most 1e-3·δ/T per step: valid for both
+        // ends (the pessimistic remainder goes to +∞ and is charged, ≤ 1e-3·δ in all; the
+        // optimistic one is rounded down onto the last point), and the much shorter range
+        // affords a spacing of the order of those losses.
+        let eta = if best.is_some_and(|b| b.epsilon.lower <= 0.0) {
+            eta.max(1e-3 * delta / t)
+        } else {
+            eta
+        };
         let attempt = |d: f64| -> Result<(f64, f64, usize, &'static str), Error> {
             // Remove first; the add direction is first tried on a lattice four times
             // as coarse: if even its (looser) upper bound is below the remove direction's,
