@@ -20,6 +20,9 @@ export function bounds(p: BoundsParams, o?: CallOptions): Promise<BoundsResult>;
 export function compare(p: CompareParams, o?: CallOptions): Promise<Route[]>;
 /** One `sgm-rdp batch` line (a JSON string) → its answer line (a JSON string), as the command line gives it. */
 export function batchLine(line: string, o?: CallOptions): Promise<string>;
+/** One command line — the words after `sgm-rdp`, e.g. ["gdp", "--q", "0.01", "--sigma", "1", "--steps", "1000", "--json"] —
+ *  → what the command line prints on stdout (every command and flag: μ-GDP, attack-risk calibration, user-level ε, schemes). */
+export function command(args: string[], o?: CallOptions): Promise<string>;
 /** End the worker (pending calls reject with an AbortError); the next call starts a new one. */
 export function terminate(): void;
 /** The wasm memory (bytes) above which the worker is replaced after a call (default 256 MB). */

@@ -16,7 +16,7 @@
 // memory never shrinks; a new worker starts small), and `terminate()` ends it. Calls run one
 // at a time, in order.
 const HERE = import.meta.url;
-const FUNCTIONS = ['rdp', 'epsilon', 'delta', 'profile', 'attackRisk', 'epsilonOverTraining', 'calibrateSigma', 'calibrateSteps', 'bounds', 'compare', 'batchLine'];
+const FUNCTIONS = ['rdp', 'epsilon', 'delta', 'profile', 'attackRisk', 'epsilonOverTraining', 'calibrateSigma', 'calibrateSteps', 'bounds', 'compare', 'batchLine', 'command'];
 
 let worker = null;
 let started = 0;
@@ -114,6 +114,8 @@ export const bounds = (p, o) => call('bounds', p, o);
 export const compare = (p, o) => call('compare', p, o);
 /** One `sgm-rdp batch` line (a JSON string) → its answer line (a JSON string). */
 export const batchLine = (line, o) => call('batchLine', line, o);
+/** One command line (the words after `sgm-rdp`, an array of strings) → its stdout text. */
+export const command = (args, o) => call('command', args, o);
 /** End the worker (pending calls reject); the next call starts a new one. */
 export function terminate() {
   if (worker) worker.terminate();

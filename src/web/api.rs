@@ -1021,3 +1021,38 @@ pub fn heavy_chart_c(sigma: f64) -> Result<Vec<f64>, JsError> {
 pub fn batch_line(line: &str) -> String {
     crate::cli::batch_line(line)
 }
+
+/// One command line — the words after `sgm-rdp`, e.g. `["gdp", "--q", "0.01", "--sigma",
+/// "1", "--steps", "1000", "--json"]` — → what the command line prints on stdout; a refusal
+/// throws an `Error` with the command line's one-line reason. Every command and flag of the
+/// command line (μ-GDP, attack-risk calibration, user-level ε, sampling schemes, …), with
+/// its numbers. Only in the worker-only wasm (`sgm-rdp-worker.js`, `sgm-rdp-async.js`).
+#[cfg(feature = "worker")]
+#[wasm_bindgen]
+pub fn command(args: JsValue) -> Result<String, JsError> {
+    let fail = |m: &str| JsError::new(&format!("command: {m}"));
+    if !try_is_array(&args).unwrap_or(false) {
+        return Err(fail("the arguments must be an array of strings"));
+    }
+    // Read through the `catch` imports: a Proxy or a getter that throws is an Err here.
+    let len = try_get(&args, &JsValue::from_str("length"))
+        .ok()
+        .and_then(|l| l.as_f64())
+        .unwrap_or(f64::NAN);
+    if !(0.0..=200.0).contains(&len) {
+        return Err(fail("at most 200 arguments"));
+    }
+    let words = (0..len as u32)
+        .map(|i| {
+            try_get(&args, &JsValue::from(i))
+                .ok()
+                .and_then(|w| w.as_string())
+                .filter(|s| s.len() <= 10_000)
+        })
+        .collect::<Option<Vec<String>>>()
+        .ok_or_else(|| fail("every argument must be a string (at most 10000 characters)"))?;
+    if words.first().is_some_and(|w| w == "batch") {
+        return Err(fail("'batch' reads lines: call batchLine(line) for each"));
+    }
+    crate::cli::run(&words).map_err(|e| fail(&e))
+}

@@ -650,7 +650,12 @@ try {
   // memory passes the bound, parameters that cannot be sent refused by name. ----
   {
     const LONG = { q: 0.0001, sigma: 1, steps: 100000000, delta: 1e-5, accountant: 'pld' };
-    const got = await api.evaluate(async ({ MN, LONG }) => {
+    const COMMANDS = [
+      ['gdp', '--q', '0.0042666666666666667', '--sigma', '1.1', '--steps', '14063', '--json'],
+      ['calibrate', '--q', '0.0042666666666666667', '--steps', '14063', '--tpr', '0.05', '--fpr', '0.01', '--json'],
+      ['epsilon', '--q', '0.0042666666666666667', '--sigma', '1.1', '--steps', '1000', '--delta', '1e-5', '--accountant', 'pld', '--group-size', '2', '--json'],
+    ];
+    const got = await api.evaluate(async ({ MN, LONG, COMMANDS }) => {
       const a = await import('./sgm-rdp-async.js');
       const m = await import('./sgm-rdp.js');
       await m.default();
@@ -682,9 +687,14 @@ try {
       const r2 = await a.epsilon({ ...MN, accountant: 'pld' });
       const recycled = a.workersStarted() - w0;
       const line = JSON.parse(await a.batchLine(JSON.stringify({ q: MN.q, sigma: MN.sigma, steps: MN.steps, delta: MN.delta, accountant: 'pld' })));
+      a.setMemoryBound(256 * 1024 * 1024);
+      // Every command line: μ-GDP, attack-risk calibration, user-level ε (the CLI's stdout).
+      const commands = await Promise.all(COMMANDS.map((c) => a.command(c).then(JSON.parse, (e) => ({ error: e.message }))));
+      const refused = await msg(a.command(['epsilon', '--q', '7', '--sigma', '1', '--steps', '10', '--delta', '1e-5']));
+      const notArray = await msg(a.command('gdp'));
       a.terminate();
-      return { eps, long, syncMessage, bad, clone, aborted, abortMs, after, restarted, pre, r1, r2, recycled, line };
-    }, { MN, LONG });
+      return { eps, long, syncMessage, bad, clone, aborted, abortMs, after, restarted, pre, r1, r2, recycled, line, commands, refused, notArray };
+    }, { MN, LONG, COMMANDS });
     const cp = cli('epsilon', { ...MN, accountant: 'pld' });
     const cl = cli('epsilon', LONG);
     // (The ladder's FFTs round differently in the wasm than natively: 2e-9 relative on this
@@ -695,6 +705,16 @@ try {
       `sgm-rdp-async.js: rejections carry the synchronous call's message ("${got.bad}") and name what cannot be sent ("${got.clone.slice(0, 80)}")`);
     check(got.aborted.startsWith('AbortError') && got.restarted === 1 && close(got.after.epsilon, cp.epsilon, 1e-9) && got.pre.startsWith('AbortError'),
       `sgm-rdp-async.js: aborting a running call rejects it (${got.aborted}; after ${got.abortMs.toFixed(0)} ms) and stops its worker; the call queued behind it answers from a new one (${got.restarted} started); an already-aborted signal rejects at once`);
+    {
+      const want = COMMANDS.map((c) => JSON.parse(execFileSync('cargo', ['run', '-q', '--release', '--bin', 'sgm-rdp', '--', ...c], { cwd: ROOT, encoding: 'utf8' })));
+      // (Native and wasm FFTs round differently: the trade-off at FPR 1e-7 differs by 6e-8
+      // relative, each certified with its own rounding bound.)
+      const same = (a, b) => (typeof a === 'number' && typeof b === 'number' ? Math.abs(a - b) <= 1e-6 * Math.max(Math.abs(a), Math.abs(b)) + 1e-12
+        : a && b && typeof a === 'object' ? Object.keys(a).length === Object.keys(b).length && Object.keys(a).every((k) => same(a[k], b[k])) : a === b);
+      const diff = want.map((w, i) => (same(w, got.commands[i]) ? null : `${COMMANDS[i][0]}: CLI ${JSON.stringify(w).slice(0, 120)} / async ${JSON.stringify(got.commands[i]).slice(0, 120)}`)).filter((x) => x);
+      check(diff.length === 0 && /^Error: command: .*7/.test(got.refused) && /^Error: command: the arguments must be an array/.test(got.notArray),
+        `sgm-rdp-async.js: command() = the native CLI's stdout for gdp, calibrate --tpr/--fpr and user-level epsilon (μ = ${got.commands[0].mu}); refusals carry its reason ("${got.refused}")${diff.length ? ': ' + diff.join(' || ') : ''}`);
+    }
     check(got.recycled === 2 && close(got.r1.epsilon, cp.epsilon, 1e-9) && close(got.r2.epsilon, cp.epsilon, 1e-9) && close(got.line.epsilon, cp.epsilon, 1e-9),
       `sgm-rdp-async.js: a worker whose memory passes the bound is replaced after its call (${got.recycled} workers for 2 calls at a 1-byte bound), answers unchanged; batchLine = the CLI`);
   }
