@@ -1,4 +1,5 @@
-// A standing fuzz of the JS API (hardening round 3, "standing checks"), in headless Chromium:
+// Standing fuzzes of the JS API and of the worker protocol (hardening round 3, "standing
+// checks"), in headless Chromium. The JS API:
 // random valid and invalid argument objects for every exported function of both modules —
 // `sgm-rdp.js` (the page's wasm: the public synchronous API) and `sgm-rdp-worker.js` (the
 // worker-only wasm: the same API over the whole engine) — including getters that throw,
@@ -160,6 +161,92 @@ try {
     t.check(r.problems.length === 0, `${mod}.js: ${N} fuzzed calls, every one returned a valid answer or threw an Error naming the function and the key${r.problems.length ? `: ${r.problems.length} problems, first: ${r.problems.slice(0, 5).join(' || ')}` : ''}`);
     const want = cli('epsilon', { q: 256 / 60000, sigma: 1.1, steps: 14063, delta: 1e-5, accountant: 'pld' });
     t.check(Math.abs(r.after.epsilon - want.epsilon) <= 1e-9 * want.epsilon, `${mod}.js still answers MNIST afterwards (${r.after.epsilon} = CLI ${want.epsilon})`);
+  }
+  // The worker protocol (pld-worker.js), fuzzed: several clients post valid requests with
+  // generations out of order and duplicated, malformed messages of every shape, calibrations
+  // and floods; then each posts one last valid request. Asserts: every client gets an answer
+  // for its last request (none silenced); after it, nothing older arrives for that client (the
+  // newest wins); every answer is for the inputs of the generation it carries (compared with
+  // the worker-only wasm called directly: no stale or borrowed number).
+  {
+    const r = await page.evaluate(async ({ SEED }) => {
+      let s = (SEED ^ 0x5bd1e995) >>> 0;
+      const rand = () => {
+        s = (s + 0x6d2b79f5) >>> 0;
+        let x = s;
+        x = Math.imul(x ^ (x >>> 15), x | 1);
+        x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
+        return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
+      };
+      const pick = (a) => a[Math.floor(rand() * a.length)];
+      const m = await import('./sgm-rdp-worker.js');
+      await m.default({ module_or_path: new URL('./sgm-rdp-worker_bg.wasm', location.href) });
+      const w = new Worker('pld-worker.js', { type: 'module' });
+      const got = [];
+      w.onmessage = ({ data }) => got.push({ ...data, at: performance.now() });
+      const clients = ['a', 'b', 'c', 'd'];
+      const sent = new Map(); // `${client}|${gen}` → inputs of that valid headline request
+      const runFor = () => ({ q: pick([0.01, 0.001, 0.05]), sigma: pick([0.8, 1, 1.5, 3]), steps: pick([10, 100, 1000]), delta: pick([1e-5, 1e-6]) });
+      const junk = () => pick([null, 7, 'x', [], { client: 5, gen: 1 }, { gen: NaN }, { gen: -1, q: 0.1, sigma: 1, steps: 10, delta: 1e-5 },
+        { gen: 1, q: '0.01', sigma: 1, steps: 10, delta: 1e-5 }, { gen: 2 ** 60, q: 0.1, sigma: 1, steps: 10, delta: 1e-5 }, { kind: 'calibrate', gen: 1 },
+        { gen: 3, q: Infinity, sigma: 1, steps: 10, delta: 1e-5 }, { gen: 3, q: 0.1, sigma: 1, steps: 10, delta: 1e-5, epochs: 'x' }]);
+      let posted = 0;
+      const maxGen = new Map();
+      for (let i = 0; i < 120; i++) {
+        const c = pick(clients);
+        const roll = rand();
+        if (roll < 0.25) {
+          w.postMessage(junk());
+        } else if (roll < 0.32) {
+          w.postMessage({ client: c, gen: Math.floor(rand() * 50), kind: 'calibrate', which: pick(['sigma', 'steps']), accountant: 'pld', q: 0.01, sigma: 1, steps: 100, delta: 1e-5, target: pick([1, 2, 5]) });
+        } else {
+          // Generations out of order and sometimes repeated (the same gen, other inputs).
+          const gen = Math.floor(rand() * 60);
+          const run = runFor();
+          const key = `${c}|${gen}`;
+          if (!sent.has(key)) sent.set(key, []);
+          sent.get(key).push(run);
+          w.postMessage({ client: c, gen, charts: false, ...run });
+          maxGen.set(c, Math.max(maxGen.get(c) ?? -1, gen));
+        }
+        posted++;
+        if (rand() < 0.1) await new Promise((res) => setTimeout(res, Math.floor(rand() * 20)));
+      }
+      // The last request of each client: a generation above all it sent, a fresh run.
+      const last = new Map();
+      for (const c of clients) {
+        const gen = (maxGen.get(c) ?? 0) + 100;
+        const run = runFor();
+        sent.set(`${c}|${gen}`, [run]);
+        last.set(c, gen);
+        w.postMessage({ client: c, gen, charts: false, ...run });
+      }
+      const deadline = performance.now() + 30000;
+      const answered = () => clients.every((c) => got.some((g) => g.client === c && g.gen === last.get(c) && (g.kind === 'headline' || g.kind === 'error')));
+      while (!answered() && performance.now() < deadline) await new Promise((res) => setTimeout(res, 50));
+      await new Promise((res) => setTimeout(res, 500)); // anything late would show now
+      const problems = [];
+      for (const c of clients) {
+        const fin = got.find((g) => g.client === c && g.gen === last.get(c) && (g.kind === 'headline' || g.kind === 'error'));
+        if (!fin) { problems.push(`client ${c} got no answer for its last request (gen ${last.get(c)})`); continue; }
+        const later = got.filter((g) => g.client === c && g.at > fin.at && (g.kind === 'headline' || g.kind === 'error'));
+        if (later.length) problems.push(`client ${c}: ${later.length} answer(s) after its newest (gens ${later.map((g) => g.gen).join(',')})`);
+      }
+      for (const g of got.filter((g) => g.kind === 'headline')) {
+        const runs = sent.get(`${g.client}|${g.gen}`);
+        if (!runs) { problems.push(`an answer for a generation never sent: ${g.client}|${g.gen}`); continue; }
+        // (A repeated generation may carry either of its runs; the answer must be one of them.)
+        const ok = runs.some((run) => {
+          const e = m.epsilon({ ...run, accountant: 'pld' });
+          return Math.abs(e.epsilon - g.epsilon) <= 1e-12 * e.epsilon && Math.abs(e.epsilonLower - g.epsilonLower) <= 1e-12 * e.epsilon;
+        });
+        if (!ok) problems.push(`${g.client}|${g.gen}: epsilon ${g.epsilon} is not the answer for the inputs of its generation`);
+      }
+      w.terminate();
+      return { problems, posted, answers: got.length, headlines: got.filter((g) => g.kind === 'headline').length, errors: got.filter((g) => g.kind === 'error').length };
+    }, { SEED });
+    console.log(`  worker protocol: ${r.posted} messages, ${r.answers} answers (${r.headlines} headlines, ${r.errors} errors)`);
+    t.check(r.problems.length === 0, `worker-protocol fuzz (seed ${SEED}): every client answered for its newest request, nothing older after it, every answer for its own generation's inputs${r.problems.length ? ': ' + r.problems.slice(0, 5).join(' || ') : ''}`);
   }
   t.check(errors.length === 0, `zero console errors${errors.length ? ': ' + errors.join(' | ') : ''}`);
 } catch (e) {
