@@ -10,17 +10,18 @@ WP_TEST_MODE = $$( [ -n "$${SGM_RDP_DEBIAN_WASM:-}" ] && echo "--mode no-install
 setup:
 	@bash scripts/setup.sh
 
-# The page (Trunk), then the worker-only wasm beside it (scripts/worker-wasm.sh).
+# Trunk copies the page's static files; scripts/wasm.sh builds the three wasm modules beside
+# them (the page's, the JS API's, the worker's).
 dist: setup
 	@$(WASM_ENV) && trunk build --release
-	@bash scripts/worker-wasm.sh dist
+	@bash scripts/wasm.sh dist
 	@echo "dist/ ready"
 
-# The JS API as wasm-pack's --target web package (pkg/, for npm and bundlers). wasm-opt runs
-# with the flags www/index.html gives Trunk, so pkg/ and dist/ hold the same wasm and glue.
+# The JS API as wasm-pack's --target web package (pkg/, for npm and bundlers): the same
+# command and wasm-opt passes as dist/'s sgm-rdp.js (scripts/wasm.sh), so both hold the same
+# wasm and glue.
 pkg: setup
-	@$(WASM_ENV) && wasm-pack build $(WP_TEST_MODE) --target web --release --no-opt --out-dir pkg --out-name sgm-rdp
-	@node_modules/.bin/wasm-opt -Oz --converge --strip-producers --low-memory-unused pkg/sgm-rdp_bg.wasm -o pkg/sgm-rdp_bg.wasm
+	@bash scripts/wasm.sh pkg pkg
 	@echo "pkg/ ready"
 
 serve: dist

@@ -21,13 +21,14 @@ pub mod ui;
 #[cfg(full_engine)]
 pub mod cli;
 
-#[cfg(all(target_arch = "wasm32", not(feature = "worker")))]
+// The page and the widget (with the JS API unless `page` leaves it out).
+#[cfg(all(target_arch = "wasm32", not(feature = "worker"), not(feature = "api")))]
 pub mod web;
 
-/// The worker-only wasm (`--features worker`): the JS API over the whole engine, without
-/// the page (no plotters canvas, no DOM). pld-worker.js loads it; the page's own wasm keeps
-/// the 180 KB budget.
-#[cfg(all(target_arch = "wasm32", feature = "worker"))]
+/// The JS API without the page (no plotters canvas, no DOM): `--features api` is
+/// `sgm-rdp.js`, the public JS API; `--features worker` the same over the whole engine, which
+/// pld-worker.js and sgm-rdp-async.js load.
+#[cfg(all(target_arch = "wasm32", any(feature = "worker", feature = "api")))]
 #[path = "web/api.rs"]
 pub mod api;
 

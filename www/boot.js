@@ -1,10 +1,10 @@
-// Loads the calculator's wasm and attaches it to this page (no inline script: strict CSP).
+// Loads the page's wasm (sgm-rdp-page: the page and the widget, no JS API) and attaches it to this page (no inline script: strict CSP).
 // If it cannot load (no WebAssembly, a failed download, memory exhausted), the page says
 // why instead of leaving its placeholders (hardening round 3, #16); text only, no markup.
-import init, { mountPage } from './sgm-rdp.js';
+import init, { mountPage } from './sgm-rdp-page.js';
 
 try {
-  await init({ module_or_path: new URL('./sgm-rdp_bg.wasm', import.meta.url) });
+  await init({ module_or_path: new URL('./sgm-rdp-page_bg.wasm', import.meta.url) });
   mountPage();
 } catch (err) {
   const why = String(err && err.message ? err.message : err).slice(0, 300);

@@ -1,5 +1,5 @@
 // The Web Worker shared by the page and every <sgm-rdp-calculator> on it: the worker-only wasm
-// (sgm-rdp-worker_bg.wasm: the whole engine, ladder included, no page; scripts/worker-wasm.sh),
+// (sgm-rdp-worker_bg.wasm: the whole engine, ladder included, no page; scripts/wasm.sh),
 // answering the heavy questions (the tight PLD accountant, ε over training, the privacy
 // profile, attack risk) off the main thread so the page never freezes. A module worker
 // from the page's own origin, so the strict CSP (default-src 'self') allows it without

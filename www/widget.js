@@ -17,14 +17,14 @@
 // This file is only the element's life cycle; the contents (parsing, engine, charts) are the
 // Rust `Widget` in the same wasm as the page and the JS API, loaded relative to this file's URL,
 // once per page however many widgets there are.
-import init, { Widget, widgetCss } from './sgm-rdp.js';
+import init, { Widget, widgetCss } from './sgm-rdp-page.js';
 
 const HERE = import.meta.url;
 const TAG = 'sgm-rdp-calculator';
 const ATTRIBUTES = ['q', 'sigma', 'steps', 'delta', 'mode', 'accountant', 'charts', 'conversion', 'theme', 'calculator'];
 
 let ready = null;
-const load = () => (ready ??= init({ module_or_path: new URL('./sgm-rdp_bg.wasm', HERE) }));
+const load = () => (ready ??= init({ module_or_path: new URL('./sgm-rdp-page_bg.wasm', HERE) }));
 
 // One IntersectionObserver for every widget: "near" = within one viewport height of the
 // screen. Printing draws them all.
@@ -199,7 +199,7 @@ export class SgmRdpCalculator extends HTMLElement {
       () => {
         if (generation === this.#generation && this.isConnected && !this.#w) this.#schedule();
       },
-      (e) => this.#say(`sgm-rdp-calculator: could not load ${new URL('./sgm-rdp_bg.wasm', HERE).href} (${e && e.message ? e.message : e})`),
+      (e) => this.#say(`sgm-rdp-calculator: could not load ${new URL('./sgm-rdp-page_bg.wasm', HERE).href} (${e && e.message ? e.message : e})`),
     );
   }
 

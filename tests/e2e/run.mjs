@@ -744,7 +744,7 @@ try {
 
   // 9. Benchmark: drag each slider through 100 positions; frame cost = recompute + redraw.
   const bench = await page.evaluate(async () => {
-    const m = await import('./sgm-rdp.js');
+    const m = await import('./sgm-rdp-page.js');
     const raf = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
     const out = {};
     for (const id of ['q', 'sigma', 'steps', 'delta']) {

@@ -65,9 +65,10 @@ try {
   const ids = ['w1', 'w2', 'w3', 'w4', 'w5'];
   await allRendered(page, ids);
   // The page's wasm once for the five widgets; the worker-only wasm once for their shared
-  // worker (the widgets' tight ε comes from it).
+  // worker (the widgets' tight ε comes from it); the JS API's wasm not at all.
   const fetched = (f) => cdn.hits.filter((p) => p === f).length;
-  check(fetched('sgm-rdp_bg.wasm') === 1 && fetched('sgm-rdp-worker_bg.wasm') <= 1, `the wasm is fetched once for five widgets (${fetched('sgm-rdp_bg.wasm')}), the worker-only wasm at most once by their shared worker (${fetched('sgm-rdp-worker_bg.wasm')})`);
+  check(fetched('sgm-rdp-page_bg.wasm') === 1 && fetched('sgm-rdp-worker_bg.wasm') <= 1 && fetched('sgm-rdp_bg.wasm') === 0,
+    `the page's wasm is fetched once for five widgets (${fetched('sgm-rdp-page_bg.wasm')}), the worker-only wasm at most once by their shared worker (${fetched('sgm-rdp-worker_bg.wasm')}), the JS API's not at all (${fetched('sgm-rdp_bg.wasm')})`);
 
   const want = {
     w1: [0.01, 1.1, 10000, 1e-5, 'improved'],
