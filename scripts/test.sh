@@ -15,10 +15,10 @@ step clippy cargo clippy --workspace --all-targets -- -D warnings
 # The web layer only compiles for wasm32. Debian's compiler path has no clippy for
 # wasm32, so there the web layer gets a warnings-as-errors compile check instead.
 if grep -q SGM_RDP_DEBIAN_WASM .tools/env.sh 2>/dev/null; then
-  step check-wasm bash -c 'source .tools/env.sh && RUSTFLAGS="-D warnings" cargo check --target wasm32-unknown-unknown --lib --tests && RUSTFLAGS="-D warnings" cargo check --target wasm32-unknown-unknown --lib --features worker'
+  step check-wasm bash -c 'source .tools/env.sh && RUSTFLAGS="-D warnings" cargo check --target wasm32-unknown-unknown --lib --tests && for f in page api worker; do RUSTFLAGS="-D warnings" cargo check --target wasm32-unknown-unknown --lib --features $f || exit 1; done'
 else
-  # The page's wasm, then the worker-only wasm (--features worker: the whole engine).
-  step clippy-wasm bash -c 'source .tools/env.sh && cargo clippy --target wasm32-unknown-unknown --lib --tests -- -D warnings && cargo clippy --target wasm32-unknown-unknown --lib --features worker -- -D warnings'
+  # The whole lib (the wasm tests' build), then each shipped module's features.
+  step clippy-wasm bash -c 'source .tools/env.sh && cargo clippy --target wasm32-unknown-unknown --lib --tests -- -D warnings && for f in page api worker; do cargo clippy --target wasm32-unknown-unknown --lib --features $f -- -D warnings || exit 1; done'
 fi
 step native cargo test
 step wasm make -s test-wasm
