@@ -20,7 +20,7 @@
 // The page's exact-RDP model at small σ ({kind: "rdp", client, gen, q, sigma, steps, delta,
 // conversion, omega}) is answered with {kind: "rdp", gen, rdp, value, alpha, …, compare}
 // (or {…, error}), then {kind: "chart-c", sigma, chartC} when chart C's σ is new.
-import init, { epsilon, delta, epsilonOverTraining, profile, attackRisk, calibrateSigma, calibrateSteps, compare, heavyModel, heavyChartC, batchLine } from './sgm-rdp-worker.js';
+import init, { epsilon, delta, epsilonOverTraining, profile, attackRisk, calibrateSigma, calibrateSteps, compare, heavyModel, heavyChartC, batchLine, command } from './sgm-rdp-worker.js';
 
 const ready = init({ module_or_path: new URL('./sgm-rdp-worker_bg.wasm', import.meta.url) });
 const newest = new Map();
@@ -30,6 +30,7 @@ const yieldToQueue = () => new Promise((r) => setTimeout(r, 0));
 const CACHE = 64;
 const headlines = new Map();
 const charts = new Map();
+const gdps = new Map();
 
 const messageOf = (err) => String(err && err.message ? err.message : err);
 
@@ -196,4 +197,13 @@ self.onmessage = async ({ data }) => {
   const c = cached(charts, key, () => chartsFor(p, data.delta, h.ok));
   if (c.err !== undefined) self.postMessage({ client, gen: data.gen, kind: 'charts-error', message: c.err });
   else self.postMessage({ client, gen: data.gen, kind: 'charts', ...c.ok });
+  // μ-GDP with its fit (asked with gdp: true; the command line's `gdp`, δ-free), after the
+  // charts: {kind: "gdp", mu, muLower, regret, tradeoff} or {kind: "gdp", error}.
+  if (!data.gdp) return;
+  await new Promise((r) => setTimeout(r, 0));
+  if (!current()) return;
+  const g = cached(gdps, JSON.stringify([data.q, data.sigma, data.steps]), () =>
+    JSON.parse(command(['gdp', '--q', String(data.q), '--sigma', String(data.sigma), '--steps', String(data.steps), '--json'])));
+  if (g.err !== undefined) self.postMessage({ client, gen: data.gen, kind: 'gdp', error: g.err });
+  else self.postMessage({ client, gen: data.gen, kind: 'gdp', mu: g.ok.mu, muLower: g.ok.mu_lower, regret: g.ok.regret, tradeoff: g.ok.tradeoff });
 };

@@ -90,6 +90,36 @@ pub fn reason_in_words(m: &str) -> String {
         .to_string()
 }
 
+/// The regret above which μ alone does not describe the run (Gomez, Kulynych, Carmon,
+/// Troncoso, arXiv 2503.10945: regret is the largest gap between the run's trade-off curve and
+/// the Gaussian one of its μ; ≤ 0.01 reads as a good fit).
+pub const GDP_FIT: f64 = 0.01;
+
+/// The μ-GDP line under the attack-risk chart: the certified μ with its bracket and the fit's
+/// regret; where the fit is poor, the certified trade-off (TPR bound at each FPR) instead of
+/// leaning on μ. `tradeoff`: (FPR, largest TPR) pairs.
+pub fn gdp_sentence(mu: f64, mu_lower: f64, regret: f64, tradeoff: &[(f64, f64)]) -> String {
+    if !(mu.is_finite() && mu >= 0.0 && regret.is_finite()) {
+        return String::new();
+    }
+    let head = format!(
+        "μ-GDP: μ = {mu:.4} (certified upper bound; bracket [{:.4}, {mu:.4}]), fit regret {regret:.1e}",
+        mu_lower.max(0.0)
+    );
+    if regret <= GDP_FIT {
+        return format!("{head}: the run is close to the Gaussian trade-off of that μ.");
+    }
+    let pts: Vec<String> = tradeoff
+        .iter()
+        .filter(|(f, t)| f.is_finite() && t.is_finite())
+        .map(|(f, t)| format!("FPR {f:.0e} → TPR ≤ {t:.3e}"))
+        .collect();
+    format!(
+        "{head}: a poor fit, so read the trade-off itself: {}.",
+        pts.join(", ")
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -163,5 +193,24 @@ mod tests {
             e: 30.0,
         };
         assert_eq!(in_epochs(Some(other), &i, 14063), "");
+    }
+
+    #[test]
+    fn gdp_sentence_states_mu_its_bracket_and_the_fit() {
+        let good = gdp_sentence(0.594737, 0.592779, 4.7e-3, &[(1e-10, 1e-8)]);
+        assert_eq!(
+            good,
+            "μ-GDP: μ = 0.5947 (certified upper bound; bracket [0.5928, 0.5947]), fit regret 4.7e-3: the run is close to the Gaussian trade-off of that μ."
+        );
+        let poor = gdp_sentence(2.5, 2.4, 0.05, &[(1e-10, 2e-6), (0.01, 0.31)]);
+        assert!(
+            poor.contains("a poor fit")
+                && poor.contains("FPR 1e-10 → TPR ≤ 2.000e-6")
+                && poor.contains("FPR 1e-2 → TPR ≤ 3.100e-1"),
+            "{poor}"
+        );
+        // Nothing for a value that is not a number (never "NaN" on the page).
+        assert_eq!(gdp_sentence(f64::NAN, 0.0, 0.0, &[]), "");
+        assert_eq!(gdp_sentence(0.5, 0.4, f64::NAN, &[]), "");
     }
 }

@@ -183,11 +183,15 @@ fn mark_charts(stale: bool) {
 fn message(gen: u32, i: &Inputs) -> js_sys::Object {
     let msg = super::heavy::run_message(i);
     let _ = js_sys::Reflect::set(&msg, &"gen".into(), &gen.into());
+    // μ-GDP with its fit, after the charts (a message of its own, kind "gdp").
+    let _ = js_sys::Reflect::set(&msg, &"gdp".into(), &true.into());
     msg
 }
 
 fn post(i: Inputs) {
     mark_charts(true);
+    // μ belongs to the inputs it was computed for: gone until the new one arrives.
+    set_text("gdp-summary", "");
     // The epochs read the page's dataset boxes: before TIGHT is borrowed.
     let epochs = (batching() == Batching::Shuffled).then(|| epochs_for(&i));
     TIGHT.with(|t| {
@@ -308,6 +312,27 @@ fn answer(data: JsValue) {
                 }
             }
         }
+        "gdp" => {
+            let text = match get(&data, "error").as_string() {
+                Some(m) => format!("μ-GDP unavailable: {}", reason_in_words(&m)),
+                None => {
+                    let pts = get(&data, "tradeoff");
+                    let tradeoff: Vec<(f64, f64)> = (0..js_sys::Array::from(&pts).length())
+                        .map(|k| {
+                            let p = js_sys::Array::from(&pts).get(k);
+                            (num(&p, "fpr"), num(&p, "tpr_max"))
+                        })
+                        .collect();
+                    crate::ui::page::gdp_sentence(
+                        num(&data, "mu"),
+                        num(&data, "muLower"),
+                        num(&data, "regret"),
+                        &tradeoff,
+                    )
+                }
+            };
+            set_text("gdp-summary", &text);
+        }
         "calibrated" => calibrated(&data),
         "calibrate-error" if is_current_calibration(&data) && super::inverse_asked_for_shown() => {
             let which = get(&data, "which").as_string().unwrap_or_default();
@@ -415,6 +440,7 @@ fn unavailable(m: &str) {
 /// Clear the three tight charts and say why they are empty.
 fn clear_charts(why: &str) {
     TIGHT.with(|t| t.borrow_mut().charts = None);
+    set_text("gdp-summary", "");
     for i in 0..CHART_IDS.len() {
         clear_chart(i, why);
     }

@@ -46,6 +46,26 @@ try {
   }
   check(/(ε = 3 is reached after|ε stays below 3)/.test(await text(page, '#training-statement')), `training chart states the budget: ${await text(page, '#training-statement')}`);
   check(/catches at most [\d.]+ % of members/.test(await text(page, '#risk-sentence')), `risk sentence: ${await text(page, '#risk-sentence')}`);
+  // μ-GDP with its fit under the attack-risk chart: the command line's `gdp` for the inputs
+  // shown (computed by the worker after the charts); a new σ replaces it with its own.
+  {
+    const g = cli('gdp', { q: 256 / 60000, sigma: 1.1, steps: 14063 });
+    await page.waitForFunction(() => /μ = /.test(document.querySelector('#gdp-summary')?.textContent || ''), null, { timeout: 30000 }).catch(() => {});
+    const s1 = await text(page, '#gdp-summary');
+    check(s1.includes(`μ = ${g.mu.toFixed(4)}`) && s1.includes(`[${g.mu_lower.toFixed(4)}, ${g.mu.toFixed(4)}]`) && s1.includes(`regret ${g.regret.toExponential(1).replace('e-', 'e-')}`),
+      `#gdp-summary states the CLI's gdp for MNIST (μ ${g.mu.toFixed(4)}, regret ${g.regret.toExponential(1)}): "${s1}"`);
+    const pg = await open('?q=0.01&sigma=2&steps=1000&delta=1e-5');
+    const g2 = cli('gdp', { q: 0.01, sigma: 2, steps: 1000 });
+    await pg.waitForFunction(() => /μ = /.test(document.querySelector('#gdp-summary')?.textContent || ''), null, { timeout: 30000 }).catch(() => {});
+    await pg.fill('#sigma', '3');
+    await frames(pg);
+    const g3 = cli('gdp', { q: 0.01, sigma: 3, steps: 1000 });
+    await pg.waitForFunction((w) => (document.querySelector('#gdp-summary')?.textContent || '').includes(w), `μ = ${g3.mu.toFixed(4)}`, { timeout: 30000 }).catch(() => {});
+    const s3 = await text(pg, '#gdp-summary');
+    check(s3.includes(`μ = ${g3.mu.toFixed(4)}`) && !s3.includes(`μ = ${g2.mu.toFixed(4)}`),
+      `σ 2 → 3: #gdp-summary follows (μ ${g2.mu.toFixed(4)} → ${g3.mu.toFixed(4)}): "${s3}"`);
+    await pg.close();
+  }
   // Hardening round 3, #1: the tight accountant fails for the new inputs (q = 1e-6, σ = 0.6,
   // T = 10⁸: a per-step loss tail longer than any lattice; the CLI refuses it as well) → "—"
   // with the reason, no number of the previous run anywhere: headline, gap, library,
