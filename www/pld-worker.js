@@ -31,6 +31,7 @@ const CACHE = 64;
 const headlines = new Map();
 const charts = new Map();
 const gdps = new Map();
+const targets = new Map();
 
 const messageOf = (err) => String(err && err.message ? err.message : err);
 
@@ -98,6 +99,7 @@ function invalid(data) {
     if (typeof data[k] !== 'number' || !Number.isFinite(data[k])) return `'${k}' must be a finite number, got ${typeof data[k] === 'string' ? `the string '${data[k].slice(0, 40)}'` : String(data[k]).slice(0, 40)}`;
   }
   if (data.epochs !== undefined && (typeof data.epochs !== 'number' || !Number.isFinite(data.epochs))) return "'epochs' must be a finite number";
+  if (data.target !== undefined && (typeof data.target !== 'number' || !(data.target > 0) || !Number.isFinite(data.target))) return "'target' must be a finite number > 0";
   return null;
 }
 
@@ -197,6 +199,18 @@ self.onmessage = async ({ data }) => {
   const c = cached(charts, key, () => chartsFor(p, data.delta, h.ok));
   if (c.err !== undefined) self.postMessage({ client, gen: data.gen, kind: 'charts-error', message: c.err });
   else self.postMessage({ client, gen: data.gen, kind: 'charts', ...c.ok });
+  // The target ε (asked with target: ε): the most steps whose certified ε meets it — the
+  // very call "What do I need?"'s "Most steps" makes, so the chart's sentence and the inverse
+  // mode agree: {kind: "target", target, steps} or {kind: "target", target, error}.
+  if (data.target !== undefined) {
+    await new Promise((r) => setTimeout(r, 0));
+    if (!current()) return;
+    const tk = JSON.stringify([data.q, data.sigma, data.delta, data.target]);
+    const r = cached(targets, tk, () => calibrateSteps({ q: data.q, sigma: data.sigma, delta: data.delta, epsilon: data.target, accountant: 'pld' }).steps);
+    self.postMessage(r.err !== undefined
+      ? { client, gen: data.gen, kind: 'target', target: data.target, error: r.err }
+      : { client, gen: data.gen, kind: 'target', target: data.target, steps: r.ok });
+  }
   // μ-GDP with its fit (asked with gdp: true; the command line's `gdp`, δ-free), after the
   // charts: {kind: "gdp", mu, muLower, regret, tradeoff} or {kind: "gdp", error}.
   if (!data.gdp) return;

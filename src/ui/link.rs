@@ -87,6 +87,8 @@ pub struct Link {
     pub dataset: Dataset,
     /// Iframe mode.
     pub embed: bool,
+    /// The target ε of "What do I need?" (and of the ε-over-training chart), when set.
+    pub target: Option<f64>,
 }
 
 impl Default for Link {
@@ -98,6 +100,7 @@ impl Default for Link {
             overlays: false,
             capacity: (1.0, 1.0),
             dataset: Dataset::MNIST,
+            target: None,
             embed: false,
         }
     }
@@ -111,7 +114,7 @@ pub struct LinkError {
 }
 
 /// Every parameter the codec reads; anything else in a query is ignored.
-pub const PARAMS: [&str; 17] = [
+pub const PARAMS: [&str; 18] = [
     "v",
     "q",
     "sigma",
@@ -129,6 +132,7 @@ pub const PARAMS: [&str; 17] = [
     "epochs",
     "embed",
     "dataset",
+    "target",
 ];
 
 /// The query (with or without its leading `?`) → the link's settings, plus one
@@ -177,6 +181,12 @@ pub fn decode(query: &str) -> (Link, Vec<LinkError>) {
         None | Some("poisson") => {}
         Some("shuffled") => link.batch = Batching::Shuffled,
         Some(t) => refuse("batch", one_of("batch", t, &["poisson", "shuffled"])),
+    }
+    if let Some(t) = get("target") {
+        match parse_target(t) {
+            Ok(e) => link.target = Some(e),
+            Err(m) => refuse("target", m),
+        }
     }
     if let Some(t) = get("omega") {
         match parse_omega(t) {
@@ -276,10 +286,23 @@ pub fn encode(link: &Link) -> String {
             show(t.e)
         );
     }
+    if let Some(e) = link.target {
+        s += &format!("&target={}", show(e));
+    }
     if link.embed {
         s += "&embed=1";
     }
     s
+}
+
+/// The page's target ε when the link names none (its "target ε" box starts at it): a link
+/// carries `target` only when it differs.
+pub const DEFAULT_TARGET: f64 = 3.0;
+
+/// A target ε (the link's `target`, the page's "target ε" box): the engine's ε rule.
+pub fn parse_target(text: &str) -> Result<f64, String> {
+    let e = crate::ui::fields::parse_number(text).map_err(|m| format!("target ε: {m}"))?;
+    crate::engine::params::check_epsilon(e).map_err(|e| e.to_string())
 }
 
 /// A number for a link: Rust's shortest round-trip decimal where that is short (links
@@ -474,7 +497,7 @@ mod tests {
             (1u32..100_000_000, 1u32..1000, 1e-2f64..1e3, 1.0f64..1e5),
         )
             .prop_map(
-                |((q, s, steps, d), (cl, rdp, sh, ov), (cs, ce, w, em), (n, b, e, _))| {
+                |((q, s, steps, d), (cl, rdp, sh, ov), (cs, ce, w, em), (n, b, e, tg))| {
                     let n = n.max(b) as f64;
                     // Valid terms only: T = ⌈E·N/B⌉ ≤ 10⁹.
                     let e = e.min(0.9e9 * b as f64 / n);
@@ -501,6 +524,7 @@ mod tests {
                         capacity: (cs, ce),
                         dataset: Dataset { n, b: b as f64, e },
                         embed: em,
+                        target: (tg < 5e4).then_some(tg),
                     }
                 },
             )
@@ -566,5 +590,21 @@ mod tests {
         // Copy link of the first (terms and q, steps agree): no message.
         let (_, errors) = decode(&encode(&l));
         assert!(errors.iter().all(|e| e.param != "dataset"), "{errors:?}");
+    }
+
+    #[test]
+    fn the_target_epsilon_travels_in_the_link() {
+        let (l, e) = decode("?q=0.01&target=3");
+        assert!(e.is_empty());
+        assert_eq!(l.target, Some(3.0));
+        assert!(encode(&l).ends_with("&target=3"));
+        assert_eq!(decode(&encode(&l)).0, l);
+        assert!(!encode(&Link::default()).contains("target"));
+        let (l, e) = decode("?target=-1");
+        assert_eq!(l.target, None);
+        assert_eq!(e.len(), 1);
+        assert_eq!(e[0].param, "target");
+        let (_, e) = decode("?target=x");
+        assert!(e[0].message.contains("target ε"), "{}", e[0].message);
     }
 }

@@ -90,6 +90,36 @@ pub fn reason_in_words(m: &str) -> String {
         .to_string()
 }
 
+/// The ε-over-training sentence from the most steps whose certified (PLD) ε meets `target`
+/// — the same solve as "What do I need?"'s "Most steps", so the two never disagree.
+/// `most`: Ok(steps) or Err(the reason, in words); `epochs`: " ≈ … epochs" for a number of
+/// steps when the dataset terms describe the run ("" otherwise); `end`: the run's certified ε.
+pub fn budget_sentence(
+    target: f64,
+    most: Result<u64, &str>,
+    run_steps: u64,
+    end: f64,
+    epochs: &dyn Fn(u64) -> String,
+) -> String {
+    let t = fmt_num(target);
+    match most {
+        Err(why) => format!("When ε = {t} is reached is unavailable: {why}"),
+        Ok(m) if m < run_steps => format!(
+            "ε ≤ {t} holds for the first {m} steps{} and not after (PLD, certified; the same solve as “Most steps”).",
+            epochs(m)
+        ),
+        Ok(m) if m >= crate::engine::MAX_STEPS => format!(
+            "ε stays below {t} for the whole run (PLD, certified: {} at the end) and for every T ≤ 10⁹.",
+            fmt_num(end)
+        ),
+        Ok(m) => format!(
+            "ε stays below {t} for the whole run (PLD, certified: {} at the end); it would hold for {m} steps{} (the same solve as “Most steps”).",
+            fmt_num(end),
+            epochs(m)
+        ),
+    }
+}
+
 /// The regret above which μ alone does not describe the run (Gomez, Kulynych, Carmon,
 /// Troncoso, arXiv 2503.10945: regret is the largest gap between the run's trade-off curve and
 /// the Gaussian one of its μ; ≤ 0.01 reads as a good fit).
@@ -212,5 +242,28 @@ mod tests {
         // Nothing for a value that is not a number (never "NaN" on the page).
         assert_eq!(gdp_sentence(f64::NAN, 0.0, 0.0, &[]), "");
         assert_eq!(gdp_sentence(0.5, 0.4, f64::NAN, &[]), "");
+    }
+
+    #[test]
+    fn budget_sentence_is_the_most_steps_solve() {
+        let ep = |m: u64| format!(" ≈ {:.4} epochs", m as f64 / 234.375);
+        let s = budget_sentence(3.0, Ok(6083), 14063, 2.38, &ep);
+        assert_eq!(s, "ε ≤ 3 holds for the first 6083 steps ≈ 25.9541 epochs and not after (PLD, certified; the same solve as “Most steps”).");
+        let beyond = budget_sentence(3.0, Ok(30000), 14063, 2.3819, &|_| String::new());
+        assert!(beyond.starts_with("ε stays below 3 for the whole run (PLD, certified: 2.3819 at the end); it would hold for 30000 steps"), "{beyond}");
+        assert!(budget_sentence(
+            3.0,
+            Ok(crate::engine::MAX_STEPS),
+            10,
+            0.1,
+            &|_| String::new()
+        )
+        .contains("every T ≤ 10⁹"));
+        assert_eq!(
+            budget_sentence(0.5, Err("the work budget is spent"), 10, 1.0, &|_| {
+                String::new()
+            }),
+            "When ε = 0.5 is reached is unavailable: the work budget is spent"
+        );
     }
 }

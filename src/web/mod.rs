@@ -322,7 +322,14 @@ fn clear_inverse(app: &Shared) {
 fn wire_inverse(app: &Shared) {
     // A new target makes the answers stale; Enter solves for both.
     let a = app.clone();
-    on("target-eps", "input", move |_| clear_inverse(&a));
+    on("target-eps", "input", move |_| {
+        clear_inverse(&a);
+        // A valid target goes to the training chart's sentence and to the link at once.
+        if parse_target().is_ok() {
+            tight::repost();
+            state::write_url(&a.borrow().inputs);
+        }
+    });
     on("target-eps", "keydown", move |e| {
         if e.dyn_ref::<web_sys::KeyboardEvent>()
             .is_some_and(|k| k.key() == "Enter")
@@ -402,12 +409,7 @@ pub(crate) fn set_inverse_answer(which: &str, v: f64) {
 
 /// The target ε of "What do I need?", or why it is refused.
 pub(crate) fn parse_target() -> Result<f64, String> {
-    let t = value("target-eps");
-    crate::engine::params::check_epsilon(
-        crate::decimal::parse(t.trim())
-            .ok_or_else(|| format!("target ε: '{t}' is not a number"))?,
-    )
-    .map_err(|e| e.to_string())
+    crate::ui::link::parse_target(&value("target-eps"))
 }
 
 fn wire_exports(app: &Shared) {

@@ -28,6 +28,9 @@ pub fn read_url(app: &Shared) -> bool {
     set_value("ds-n", &l.dataset.n.to_string());
     set_value("ds-b", &l.dataset.b.to_string());
     set_value("ds-e", &l.dataset.e.to_string());
+    if let Some(e) = l.target {
+        set_value("target-eps", &e.to_string());
+    }
     if l.dataset != Dataset::MNIST {
         if let Some(d) = by_id::<web_sys::Element>("dataset") {
             let _ = d.set_attribute("open", "");
@@ -60,6 +63,7 @@ pub fn show_link_errors() {
             "batch" => "batching-error",
             "cb_sigma" | "cb_eps" => "cb-error",
             "dataset" => "ds-error",
+            "target" => "target-error",
             "overlays" => "overlays-error",
             "conv" => "conversion-error",
             _ => "link-error",
@@ -89,6 +93,9 @@ fn current(i: &Inputs) -> Link {
         embed: doc()
             .and_then(|d| d.body())
             .is_some_and(|b| b.class_list().contains("embed")),
+        target: super::parse_target()
+            .ok()
+            .filter(|&e| e != link::DEFAULT_TARGET),
     }
 }
 

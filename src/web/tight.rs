@@ -43,6 +43,9 @@ struct Tight {
     last: Option<(Inputs, f64, f64)>,
     /// How batches are drawn (URL `batch`); shuffled: the bound without amplification.
     batch: Batching,
+    /// The most steps whose certified ε meets the target (the target, the answer or its
+    /// reason), for the inputs posted: the ε-over-training sentence.
+    most: Option<(f64, Result<u64, String>)>,
 }
 
 /// How batches are drawn, as chosen on the page.
@@ -185,7 +188,20 @@ fn message(gen: u32, i: &Inputs) -> js_sys::Object {
     let _ = js_sys::Reflect::set(&msg, &"gen".into(), &gen.into());
     // μ-GDP with its fit, after the charts (a message of its own, kind "gdp").
     let _ = js_sys::Reflect::set(&msg, &"gdp".into(), &true.into());
+    // The target ε: when it is reached (kind "target", the same solve as "Most steps").
+    if let Some(e) = target_eps() {
+        let _ = js_sys::Reflect::set(&msg, &"target".into(), &e.into());
+    }
     msg
+}
+
+/// The target ε changed: ask again for the inputs shown (the worker's caches answer the
+/// headline and charts at once; the target's solve is new).
+pub fn repost() {
+    let asked = TIGHT.with(|t| t.borrow().asked);
+    if let Some(i) = asked {
+        post(i);
+    }
 }
 
 fn post(i: Inputs) {
@@ -199,6 +215,7 @@ fn post(i: Inputs) {
         t.post_timer = None;
         t.gen += 1;
         t.posted = Some(i);
+        t.most = None;
         let msg = message(t.gen, &i);
         if let Some(e) = epochs {
             let _ = js_sys::Reflect::set(&msg, &"epochs".into(), &e.into());
@@ -332,6 +349,15 @@ fn answer(data: JsValue) {
                 }
             };
             set_text("gdp-summary", &text);
+        }
+        "target" => {
+            let e = num(&data, "target");
+            let most = match get(&data, "error").as_string() {
+                Some(m) => Err(reason_in_words(&m)),
+                None => Ok(num(&data, "steps") as u64),
+            };
+            TIGHT.with(|t| t.borrow_mut().most = Some((e, most)));
+            redraw();
         }
         "calibrated" => calibrated(&data),
         "calibrate-error" if is_current_calibration(&data) && super::inverse_asked_for_shown() => {
@@ -586,12 +612,21 @@ pub fn redraw() {
                 });
             }
         }
-        let spe = steps_per_epoch(t.asked.map(|i| i.q).unwrap_or(f64::NAN));
+        let end = c.training.pld_upper.last().copied().unwrap_or(f64::NAN);
         set_text(
             "training-statement",
-            &match target {
-                Some(e) => tight::budget_sentence(&c.training, e, spe),
-                None => "Set a target ε (in “What do I need?”) to see when it is reached.".into(),
+            &match (target, &t.most, t.asked) {
+                (Some(e), Some((m_e, most)), Some(i)) if *m_e == e => {
+                    crate::ui::page::budget_sentence(
+                        e,
+                        most.as_ref().map(|m| *m).map_err(|w| w.as_str()),
+                        i.steps,
+                        end,
+                        &|m| crate::ui::page::in_epochs(Some(super::field::dataset_terms()), &i, m),
+                    )
+                }
+                (Some(e), _, _) => format!("When ε = {} is reached: computing…", fmt_num(e)),
+                _ => "Set a target ε (in “What do I need?”) to see when it is reached.".into(),
             },
         );
         let delta = t.asked.map(|i| i.delta).unwrap_or(1e-5);

@@ -44,7 +44,8 @@ try {
     const n = (await canvasData(page, id)).length;
     check(n > 5 * blank, `#${id} is drawn (${n} bytes of PNG)`);
   }
-  check(/(ε = 3 is reached after|ε stays below 3)/.test(await text(page, '#training-statement')), `training chart states the budget: ${await text(page, '#training-statement')}`);
+  await page.waitForFunction(() => !/computing/.test(document.querySelector('#training-statement')?.textContent || 'computing'), null, { timeout: 30000 }).catch(() => {});
+  check(/(ε ≤ 3 holds for the first|ε stays below 3)/.test(await text(page, '#training-statement')), `training chart states the budget: ${await text(page, '#training-statement')}`);
   check(/catches at most [\d.]+ % of members/.test(await text(page, '#risk-sentence')), `risk sentence: ${await text(page, '#risk-sentence')}`);
   // μ-GDP with its fit under the attack-risk chart: the command line's `gdp` for the inputs
   // shown (computed by the worker after the charts); a new σ replaces it with its own.
@@ -388,6 +389,28 @@ try {
     const ds = await pi.evaluate(() => ({ eps: document.querySelector('#epsilon').textContent, err: document.querySelector('#ds-error').textContent, q: document.querySelector('#q').value, t: document.querySelector('#steps').value }));
     check(ds.eps === mnistEps && ds.err.length > 0 && ds.t === '14063', `typed B "70000" (> N): named (${ds.err}), q and T from before the edit (q ${ds.q}, T ${ds.t}; ε ${ds.eps})`);
     await pi.close();
+  }
+  // 1f. The target ε travels in the link, reaches the training chart as it is typed, and
+  // the chart's sentence is the same solve as "Most steps" (the page-state issue, item 5:
+  // the caption said 25.5 epochs where the inverse mode said 25.95).
+  {
+    const pt = await open('?target=2.5');
+    const most = (e) => cli('calibrate', { q: 0.0042666666666666667, sigma: 1.1, delta: 1e-5, epsilon: e, accountant: 'pld', target: 'steps' }).steps;
+    const m3 = most(2.5);
+    await pt.waitForFunction((m) => (document.querySelector('#training-statement')?.textContent || '').includes(`${m} steps`), m3, { timeout: 30000 }).catch(() => {});
+    const s3 = await text(pt, '#training-statement');
+    check((await pt.inputValue('#target-eps')) === '2.5' && s3.includes('stays below 2.5 for the whole run') && s3.includes(`would hold for ${m3} steps`),
+      `?target=2.5 fills the box and the sentence: "${s3}" (CLI most steps ${m3}, beyond the run)`);
+    await pt.fill('#target-eps', '2');
+    const m2 = most(2);
+    await pt.waitForFunction((m) => (document.querySelector('#training-statement')?.textContent || '').includes(`first ${m} steps`), m2, { timeout: 30000 }).catch(() => {});
+    const s2 = await text(pt, '#training-statement');
+    await pt.click('#solve-steps');
+    await pt.waitForFunction(() => /T = \d/.test(document.querySelector('#steps-answer').textContent), null, { timeout: 30000 }).catch(() => {});
+    const inv = await text(pt, '#steps-answer');
+    check(s2.includes(`holds for the first ${m2} steps`) && inv.startsWith(`T = ${m2}`) && new URL(pt.url()).searchParams.get('target') === '2',
+      `typed target 2 (no Enter): the sentence "${s2.slice(0, 90)}…" and "Most steps" ("${inv}") are the same solve (CLI ${m2}); the link carries target=2`);
+    await pt.close();
   }
   // 1e. Dataset terms are live and forgiving: "50,000" / 512 / 30 epochs → q = 0.01024, T = 2930.
   {
