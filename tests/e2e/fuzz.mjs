@@ -21,21 +21,26 @@ const browser = await launch();
 const errors = [];
 try {
   const page = await newPage(browser, errors, 'fuzz');
-  await page.goto(site.base + 'embed.html');
-  console.log(`JS API fuzz: ${N} calls per module, seed ${SEED} (SGM_RDP_FUZZ_SEED=${SEED} replays it)`);
-  for (const mod of ['sgm-rdp', 'sgm-rdp-worker']) {
-    const r = await page.evaluate(async ({ mod, N, SEED }) => {
-      const m = await import(`./${mod}.js`);
-      await m.default({ module_or_path: new URL(`./${mod}_bg.wasm`, location.href) });
-      // mulberry32: a small seeded generator, so a failure can be replayed.
-      let s = SEED >>> 0;
-      const rand = () => {
+  // mulberry32: a small seeded generator in the page, so a failure can be replayed.
+  await page.addInitScript(() => {
+    self.seeded = (seed) => {
+      let s = seed >>> 0;
+      return () => {
         s = (s + 0x6d2b79f5) >>> 0;
         let x = s;
         x = Math.imul(x ^ (x >>> 15), x | 1);
         x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
         return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
       };
+    };
+  });
+  await page.goto(site.base + 'embed.html');
+  console.log(`JS API fuzz: ${N} calls per module, seed ${SEED} (SGM_RDP_FUZZ_SEED=${SEED} replays it)`);
+  for (const mod of ['sgm-rdp', 'sgm-rdp-worker']) {
+    const r = await page.evaluate(async ({ mod, N, SEED }) => {
+      const m = await import(`./${mod}.js`);
+      await m.default({ module_or_path: new URL(`./${mod}_bg.wasm`, location.href) });
+      const rand = self.seeded(SEED);
       const pick = (a) => a[Math.floor(rand() * a.length)];
       const logU = (lo, hi) => Math.exp(Math.log(lo) + rand() * (Math.log(hi) - Math.log(lo)));
       // Valid values, each over the documented domain (the tight accountant's on a smaller one,
@@ -170,14 +175,7 @@ try {
   // the worker-only wasm called directly: no stale or borrowed number).
   {
     const r = await page.evaluate(async ({ SEED }) => {
-      let s = (SEED ^ 0x5bd1e995) >>> 0;
-      const rand = () => {
-        s = (s + 0x6d2b79f5) >>> 0;
-        let x = s;
-        x = Math.imul(x ^ (x >>> 15), x | 1);
-        x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
-        return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-      };
+      const rand = self.seeded(SEED ^ 0x5bd1e995);
       const pick = (a) => a[Math.floor(rand() * a.length)];
       const m = await import('./sgm-rdp-worker.js');
       await m.default({ module_or_path: new URL('./sgm-rdp-worker_bg.wasm', location.href) });
