@@ -354,7 +354,11 @@ impl Widget {
 const REFERENCE: &str = "https://arxiv.org/abs/1908.10530";
 
 /// The calculator link for the values shown (the page's URL format).
-fn calculator_link(base: &str, i: &Inputs, acct: Accountant) -> Option<String> {
+/// The full calculator's link with the widget's values, and its References section: the
+/// `calculator` URL with the link's parameters set through the URL API (the base's own query
+/// parameters kept, its fragment kept on the first and replaced by `#references` on the
+/// second; a base "calc?a=1#frag" used to lose a=1 and give "…#frag#references").
+fn calculator_link(base: &str, i: &Inputs, acct: Accountant) -> Option<(String, String)> {
     // Resolved against the document (the attribute may be relative); http(s) only.
     let doc_base = web_sys::window()
         .and_then(|w| w.document())
@@ -373,8 +377,15 @@ fn calculator_link(base: &str, i: &Inputs, acct: Accountant) -> Option<String> {
         },
         ..Default::default()
     };
-    u.set_search(&crate::ui::link::encode(&link));
-    Some(u.href())
+    let params = u.search_params();
+    for pair in crate::ui::link::encode(&link).split('&') {
+        if let Some((k, v)) = pair.split_once('=') {
+            params.set(k, v);
+        }
+    }
+    let open = u.href();
+    u.set_hash("references");
+    Some((open, u.href()))
 }
 
 fn detail(m: &Model, t: &TightState) -> JsValue {
@@ -634,10 +645,10 @@ fn show_text(i: &Inner) {
         .as_deref()
         .and_then(|b| calculator_link(b, inp, s.accountant))
     {
-        Some(href) => {
+        Some((href, refs)) => {
             let _ = e.open.set_attribute("href", &href);
             // The calculator's own References section, with the values.
-            let _ = e.refs.set_attribute("href", &format!("{href}#references"));
+            let _ = e.refs.set_attribute("href", &refs);
             e.open.set_hidden(false);
             e.dot.set_hidden(false);
             e.foot.set_hidden(false);

@@ -371,6 +371,24 @@ try {
   const [refs, link] = await emb.evaluate(() => [...document.getElementById('demo-compact').shadowRoot.querySelectorAll('.foot a')].map((a) => a.href));
   check(link === `${cdn.base}index.html?v=1&q=0.01&sigma=1.1&steps=10000&delta=0.00001&conv=improved&acct=pld&batch=poisson`, `calculator="index.html" links the full page with the values: ${link}`);
   check(refs === `${link}#references`, `the widget's method link goes to the calculator's References: ${refs}`);
+  // Hardening round 3, #15: a calculator URL with its own query and fragment is composed
+  // through the URL API (its query kept, the fragment not doubled).
+  {
+    const got = await emb.evaluate(async () => {
+      const el = document.createElement('sgm-rdp-calculator');
+      for (const [k, v] of [['q', '0.01'], ['sigma', '1.1'], ['steps', '10000'], ['delta', '1e-5'], ['accountant', 'rdp'], ['calculator', 'https://x.example/calc?a=1#frag']]) el.setAttribute(k, v);
+      const changed = new Promise((r) => el.addEventListener('change', r, { once: true }));
+      document.body.append(el);
+      await changed;
+      const hrefs = [...el.shadowRoot.querySelectorAll('.foot a')].map((a) => a.href);
+      el.remove();
+      return hrefs;
+    });
+    const [r15, l15] = got;
+    check(l15 === 'https://x.example/calc?a=1&v=1&q=0.01&sigma=1.1&steps=10000&delta=0.00001&conv=improved&acct=rdp&batch=poisson#frag'
+      && r15 === 'https://x.example/calc?a=1&v=1&q=0.01&sigma=1.1&steps=10000&delta=0.00001&conv=improved&acct=rdp&batch=poisson#references',
+    `calculator="https://x.example/calc?a=1#frag": its query kept, one fragment (${l15} | ${r15})`);
+  }
   const linked = await newPage(browser, errors, 'linked');
   await linked.goto(link);
   await linked.waitForFunction(() => /\d/.test(document.querySelector('#epsilon')?.textContent || ''), null, { timeout: 15000 });
