@@ -146,6 +146,8 @@ export class SgmRdpCalculator extends HTMLElement {
   #generation = 0;
   #client = `w${++clients}`;
   #tightGen = 0;
+  #settling = false; // a request's headline is awaited (its `change` is due)
+  #chartsAfter = false; // the widget came near meanwhile: ask for its charts then
   #rdpGen = 0;
 
   // Mounts and renders are queued page-wide and run in slices of at most ~8 ms, so two
@@ -207,6 +209,8 @@ export class SgmRdpCalculator extends HTMLElement {
     this.#generation++;
     this.#tightGen++;
     this.#rdpGen++;
+    this.#settling = false;
+    this.#chartsAfter = false;
     waiting.delete(this.#client);
     waiting.delete(`${this.#client}-rdp`);
     for (const f of this.#cleanup.splice(0)) f();
@@ -284,7 +288,11 @@ export class SgmRdpCalculator extends HTMLElement {
       nearWidgets.set(this, (near) => {
         if (this.#w !== w) return;
         w.setOffscreen(!near);
-        if (near) this.#schedule();
+        if (near) {
+          this.#schedule();
+          // Tight charts are asked for only near the viewport (hardening round 3, #4).
+          this.#askCharts(w);
+        }
       });
       io.observe(this);
       this.#cleanup.push(() => { io.unobserve(this); nearWidgets.delete(this); });
@@ -337,6 +345,25 @@ export class SgmRdpCalculator extends HTMLElement {
     this.#settle(w, detail);
   }
 
+  // The tight charts for the values shown, once the widget is near the viewport: after the
+  // headline of a request in flight has settled (its `change` must not be lost), else now.
+  // The answers' headline is not a new `change` (the values did not change).
+  #askCharts(w) {
+    if (this.#settling) {
+      this.#chartsAfter = true;
+      return;
+    }
+    if (!w.needsTightCharts()) return;
+    const wk = tightWorker();
+    if (!wk) return;
+    const gen = ++this.#tightGen;
+    waiting.set(this.#client, (data) => {
+      if (this.#w !== w || data.gen !== gen) return;
+      if (data.kind === 'charts' || data.kind === 'charts-error') w.tight(data);
+    });
+    wk.postMessage({ client: this.#client, gen, ...w.tightRequest() });
+  }
+
   // A recompute's numbers are ready: fire `change` now, or once the tight ε is in.
   #settle(w, detail) {
     if (!w.wantsTight()) {
@@ -349,11 +376,19 @@ export class SgmRdpCalculator extends HTMLElement {
       this.#changed(w.tight({ kind: 'error', message: workerFailure }));
       return;
     }
+    this.#settling = true;
     waiting.set(this.#client, (data) => {
       // Answers for an older request of this widget are dropped.
       if (this.#w !== w || (data.gen !== gen && !data.failed)) return;
       const settled = w.tight(data);
-      if (settled) this.#changed(settled);
+      if (settled) {
+        this.#settling = false;
+        this.#changed(settled);
+        if (this.#chartsAfter) {
+          this.#chartsAfter = false;
+          this.#askCharts(w);
+        }
+      }
     });
     wk.postMessage({ client: this.#client, gen, ...w.tightRequest() });
   }

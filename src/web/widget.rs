@@ -274,8 +274,21 @@ impl Widget {
         self.inner.borrow().settings.wants_tight()
     }
 
+    /// Whether the widget shows tight charts, is near the viewport, and has none for the
+    /// values shown (widget.js then asks the worker for them).
+    #[wasm_bindgen(js_name = needsTightCharts)]
+    pub fn needs_tight_charts(&self) -> bool {
+        let i = self.inner.borrow();
+        i.settings.charts().tight()
+            && !i.offscreen
+            && i.model
+                .as_ref()
+                .is_some_and(|m| i.tight.charts_inputs != Some(m.inputs))
+    }
+
     /// The worker request for the values shown, `{q, sigma, steps, delta, charts}`
-    /// (`undefined` before the first render).
+    /// (`undefined` before the first render); `charts` is false while the widget is far from
+    /// the viewport.
     #[wasm_bindgen(js_name = tightRequest)]
     pub fn tight_request(&self) -> JsValue {
         let i = self.inner.borrow();
@@ -283,7 +296,10 @@ impl Widget {
             return JsValue::UNDEFINED;
         };
         let o = super::heavy::run_message(&m.inputs);
-        let charts = i.settings.charts().tight();
+        // Tight charts only for a widget near the viewport (hardening round 3, #4: two hundred
+        // widgets far from the screen each had the worker compute three charts); widget.js
+        // asks again when it comes near.
+        let charts = i.settings.charts().tight() && !i.offscreen;
         let _ = js_sys::Reflect::set(&o, &"charts".into(), &charts.into());
         o.into()
     }

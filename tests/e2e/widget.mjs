@@ -511,6 +511,49 @@ try {
   // second — a regression, not load — fails here.
   check(Number.isFinite(crowd.rendered) && crowd.longest <= 250 && crowd.near > 0 && crowd.drawnNear === crowd.near && crowd.drawnFar === 0,
     `200 widgets in one task: all rendered (${crowd.rendered.toFixed(0)} ms; goal 2000), charts drawn for the ${crowd.drawnNear} of ${crowd.near} near the screen (${crowd.drawnFar} far ones), longest main-thread task ${crowd.longest.toFixed(0)} ms (goal 50, fails over 250)`);
+  // Hardening round 3, #4: 200 widgets with the tight accountant and its three charts, each a
+  // different σ: every number arrives, but only the widgets near the screen ask the worker for
+  // charts (the others did, and the last value came after 34 s); scrolled to, a far one asks.
+  const tightCrowd = await many.evaluate(async () => {
+    const asked = [];
+    const post = Worker.prototype.postMessage;
+    Worker.prototype.postMessage = function (m, ...rest) {
+      if (m && typeof m === 'object' && typeof m.client === 'string' && m.kind === undefined) asked.push({ client: m.client, charts: m.charts === true, sigma: m.sigma });
+      return post.call(this, m, ...rest);
+    };
+    const box = document.createElement('div');
+    document.body.prepend(box);
+    scrollTo(0, 0);
+    const els = [];
+    for (let i = 0; i < 200; i++) {
+      const w = document.createElement('sgm-rdp-calculator');
+      w.setAttribute('sigma', String(2 + i / 50));
+      w.setAttribute('steps', '1000');
+      w.setAttribute('accountant', 'pld');
+      w.setAttribute('charts', 'training profile risk');
+      els.push(w);
+      box.append(w);
+    }
+    const t0 = performance.now();
+    while (!els.every((w) => w.value && w.value.epsilonPld != null) && performance.now() - t0 < 60000) await new Promise((r) => setTimeout(r, 20));
+    const valued = els.filter((w) => w.value && w.value.epsilonPld != null).length;
+    const isNear = (w) => { const r = w.getBoundingClientRect(); return r.bottom > -innerHeight && r.top < 2 * innerHeight; };
+    const sigmaOf = new Map(els.map((w) => [String(Number(w.getAttribute('sigma'))), w]));
+    const chartAsks = asked.filter((a) => a.charts).map((a) => sigmaOf.get(String(a.sigma))).filter(Boolean);
+    const farAsked = chartAsks.filter((w) => !isNear(w)).length;
+    const last = els[els.length - 1];
+    const before = asked.length;
+    last.scrollIntoView();
+    const t1 = performance.now();
+    while (!asked.slice(before).some((a) => a.charts && a.sigma === Number(last.getAttribute('sigma'))) && performance.now() - t1 < 5000) await new Promise((r) => setTimeout(r, 20));
+    const lastAsked = asked.slice(before).some((a) => a.charts && a.sigma === Number(last.getAttribute('sigma')));
+    Worker.prototype.postMessage = post;
+    box.remove();
+    return { valued, seconds: (performance.now() - t0) / 1000, chartAsks: chartAsks.length, farAsked, lastAsked, requests: asked.length };
+  });
+  console.log(`bench 200 tight widgets with charts: all values after ${tightCrowd.seconds.toFixed(1)} s (goal 2 s)`);
+  check(tightCrowd.valued === 200 && tightCrowd.farAsked === 0 && tightCrowd.chartAsks > 0 && tightCrowd.lastAsked,
+    `200 tight widgets with three charts each: every value arrived (${tightCrowd.valued}); tight charts asked only near the screen (${tightCrowd.chartAsks} asks, ${tightCrowd.farAsked} from far widgets); a far one asks once scrolled to (${tightCrowd.lastAsked})`);
   await many.close();
 
   // ---- D. The JS API, in the browser ----
