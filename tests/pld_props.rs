@@ -70,6 +70,19 @@ proptest! {
         if let Some(n) = answer(q, s * 1.25, t, d) {
             prop_assert!(n.lower <= b.upper, "σ×1.25 {n:?} vs {b:?}");
         }
+        // Likewise a lower sampling rate, fewer steps, a larger δ (hardening round 3's
+        // standing check: monotone in q, σ, T and δ).
+        if let Some(n) = answer(q * 0.8, s, t, d) {
+            prop_assert!(n.lower <= b.upper, "q×0.8 {n:?} vs {b:?}");
+        }
+        if t > 1 {
+            if let Some(n) = answer(q, s, t / 2, d) {
+                prop_assert!(n.lower <= b.upper, "T/2 {n:?} vs {b:?}");
+            }
+        }
+        if let Some(n) = answer(q, s, t, (d * 2.0).min(0.5)) {
+            prop_assert!(n.lower <= b.upper, "δ×2 {n:?} vs {b:?}");
+        }
     }
 
     #[test]

@@ -412,6 +412,23 @@ try {
       `typed target 2 (no Enter): the sentence "${s2.slice(0, 90)}…" and "Most steps" ("${inv}") are the same solve (CLI ${m2}); the link carries target=2`);
     await pt.close();
   }
+  // Hardening round 3, #12: with shuffled batches the band stands even when the Poisson
+  // answer fails (q = 1e-6, σ = 0.6, T = 10⁸: the CLI refuses it too); #16: a page whose wasm
+  // cannot load says why instead of leaving its placeholders.
+  {
+    const ps = await open('?q=0.000001&sigma=0.6&steps=100000000&delta=1e-5&batch=shuffled');
+    await ps.waitForFunction(() => /^\d+\.\d{4}$/.test(document.querySelector('#epsilon-shuffled')?.textContent || ''), null, { timeout: 30000 }).catch(() => {});
+    const st = await ps.evaluate(() => ({ band: document.querySelector('#epsilon-shuffled').textContent, low: document.querySelector('#epsilon-shuffled-lower').textContent, head: document.querySelector('#epsilon-pld').textContent }));
+    check(/^\d+\.\d{4}$/.test(st.band) && /^\d+(\.\d{4})?$/.test(st.low) && st.head === '—', `batch=shuffled with a failing Poisson answer: the band stands ([${st.low}, ${st.band}]), the Poisson headline "${st.head}"`);
+    await ps.close();
+    const pb = await newPage(browser, [], 'no-wasm', { viewport: { width: 1280, height: 1000 } });
+    await pb.route('**/sgm-rdp-page_bg.wasm', (r) => r.fulfill({ status: 404, body: 'not found' }));
+    await pb.goto(BASE);
+    await pb.waitForFunction(() => /could not load/.test(document.querySelector('#sentence')?.textContent || ''), null, { timeout: 15000 }).catch(() => {});
+    const why = await pb.textContent('#sentence');
+    check(/The calculator could not load/.test(why) && (await pb.textContent('#epsilon-pld')) === '—', `no wasm: the page says why ("${why.slice(0, 90)}…")`);
+    await pb.close();
+  }
   // 1e. Dataset terms are live and forgiving: "50,000" / 512 / 30 epochs → q = 0.01024, T = 2930.
   {
     const pd = await open('');
