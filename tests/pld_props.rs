@@ -20,11 +20,8 @@ fn ln_phi_bar(z: f64) -> f64 {
     (0.5 * libm::erfc(z / std::f64::consts::SQRT_2)).ln()
 }
 
-/// ε of the Gaussian mechanism with parameter μ at δ (Balle–Wang Thm 8), by bisection on
-/// δ(ε) = Φ̄(ε/μ − μ/2) − e^ε·Φ̄(ε/μ + μ/2), the second term in logs.
-fn gaussian_epsilon(mu: f64, delta: f64) -> f64 {
-    let d =
-        |e: f64| ln_phi_bar(e / mu - mu / 2.0).exp() - (e + ln_phi_bar(e / mu + mu / 2.0)).exp();
+/// The smallest ε with δ(ε) ≤ `delta`, for a nonincreasing δ(ε): bisection.
+fn epsilon_at(d: impl Fn(f64) -> f64, delta: f64) -> f64 {
     if d(0.0) <= delta {
         return 0.0;
     }
@@ -41,6 +38,14 @@ fn gaussian_epsilon(mu: f64, delta: f64) -> f64 {
         }
     }
     0.5 * (a + b)
+}
+
+/// ε of the Gaussian mechanism with parameter μ at δ (Balle–Wang Thm 8), by bisection on
+/// δ(ε) = Φ̄(ε/μ − μ/2) − e^ε·Φ̄(ε/μ + μ/2), the second term in logs.
+fn gaussian_epsilon(mu: f64, delta: f64) -> f64 {
+    let d =
+        |e: f64| ln_phi_bar(e / mu - mu / 2.0).exp() - (e + ln_phi_bar(e / mu + mu / 2.0)).exp();
+    epsilon_at(d, delta)
 }
 
 /// ε at δ of ONE step of the sampled Gaussian mechanism, in closed form (the loss is
@@ -80,22 +85,7 @@ fn one_step_epsilon(q: f64, s: f64, delta: f64) -> f64 {
         )
     };
     let d = |e: f64| d_rem(e).max(d_add(e));
-    if d(0.0) <= delta {
-        return 0.0;
-    }
-    let (mut a, mut b) = (0.0f64, 1.0f64);
-    while d(b) > delta {
-        b *= 2.0;
-    }
-    for _ in 0..200 {
-        let m = 0.5 * (a + b);
-        if d(m) > delta {
-            a = m
-        } else {
-            b = m
-        }
-    }
-    0.5 * (a + b)
+    epsilon_at(d, delta)
 }
 
 fn answer(q: f64, s: f64, t: u64, d: f64) -> Option<pld::Bracket> {

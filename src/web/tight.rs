@@ -333,12 +333,9 @@ fn answer(data: JsValue) {
             let text = match get(&data, "error").as_string() {
                 Some(m) => format!("μ-GDP unavailable: {}", reason_in_words(&m)),
                 None => {
-                    let pts = get(&data, "tradeoff");
-                    let tradeoff: Vec<(f64, f64)> = (0..js_sys::Array::from(&pts).length())
-                        .map(|k| {
-                            let p = js_sys::Array::from(&pts).get(k);
-                            (num(&p, "fpr"), num(&p, "tpr_max"))
-                        })
+                    let tradeoff: Vec<(f64, f64)> = items(get(&data, "tradeoff"))
+                        .iter()
+                        .map(|p| (num(p, "fpr"), num(p, "tpr_max")))
                         .collect();
                     crate::ui::page::gdp_sentence(
                         num(&data, "mu"),
@@ -504,6 +501,15 @@ pub(crate) struct TightCharts {
 
 /// Read a "charts" answer (absent or malformed parts read as empty or NaN, which the
 /// charts skip).
+/// The elements of a JS array (none when `v` is not one).
+fn items(v: JsValue) -> Vec<JsValue> {
+    if js_sys::Array::is_array(&v) {
+        js_sys::Array::from(&v).iter().collect()
+    } else {
+        Vec::new()
+    }
+}
+
 pub(crate) fn parse_answer(data: &JsValue) -> TightCharts {
     let tr = get(data, "training");
     let training = Training {
@@ -511,13 +517,6 @@ pub(crate) fn parse_answer(data: &JsValue) -> TightCharts {
         pld_upper: nums(&tr, "pldUpper"),
         pld_lower: nums(&tr, "pldLower"),
         rdp: nums(&tr, "rdp"),
-    };
-    let items = |v: JsValue| -> Vec<JsValue> {
-        if js_sys::Array::is_array(&v) {
-            js_sys::Array::from(&v).iter().collect()
-        } else {
-            Vec::new()
-        }
     };
     let profile = items(get(data, "profile"))
         .iter()
@@ -619,7 +618,7 @@ pub fn redraw() {
                 (Some(e), Some((m_e, most)), Some(i)) if *m_e == e => {
                     crate::ui::page::budget_sentence(
                         e,
-                        most.as_ref().map(|m| *m).map_err(|w| w.as_str()),
+                        most.as_ref().copied().map_err(|w| w.as_str()),
                         i.steps,
                         end,
                         &|m| crate::ui::page::in_epochs(Some(super::field::dataset_terms()), &i, m),
