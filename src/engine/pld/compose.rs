@@ -306,6 +306,98 @@ pub(crate) fn compose_within(
     d: f64,
     max_fft: usize,
 ) -> Result<Composed, TooWide> {
+    let pw = power(phases, lambda, d, max_fft, ALIAS)?;
+    let (n, k0, buf) = (pw.n, pw.k0, &pw.buf);
+    let scale = 1.0 / n as f64;
+    let e_bin = pw.e_bin;
+    // Position j holds K ≡ j (mod n); the window is K ∈ [k0, k0 + n), window index
+    // k = K − k0 at j = (k + k0) mod n. Suffix sums with weights e^{−λ·jΔ} (U) and
+    // e^{−(λ+1)·jΔ} (V), read from the top of the window down.
+    let (fu, fv) = ((-lambda * d).exp(), (-(lambda + 1.0) * d).exp());
+    let mut u_up = take(&REALS, n + 1, 0.0);
+    let mut v_up = take(&REALS, n + 1, 0.0);
+    let mut u_lo = take(&REALS, n + 1, 0.0);
+    let mut v_lo = take(&REALS, n + 1, 0.0);
+    let (mut su, mut sv, mut sul, mut svl) = (0.0, 0.0, 0.0, 0.0);
+    let mut j = (k0 + n as i64 - 1).rem_euclid(n as i64) as usize;
+    for k in (0..n).rev() {
+        let z = buf[j];
+        let a = (z.re * scale + e_bin).max(0.0);
+        // Folded (aliased) tilted mass is at most ALIAS in all; the lower bound drops it.
+        let b = (z.im * scale - e_bin).max(0.0);
+        su = a + fu * su;
+        sv = a + fv * sv;
+        sul = b + fu * sul;
+        svl = b + fv * svl;
+        (u_up[k], v_up[k], u_lo[k], v_lo[k]) = (su, sv, sul, svl);
+        j = if j == 0 { n - 1 } else { j - 1 };
+    }
+    Ok(Composed {
+        d,
+        lambda,
+        k0,
+        ln_scale_up: pw.ln_scale_up,
+        ln_scale_lo: pw.ln_scale_lo,
+        u_up,
+        v_up,
+        u_lo,
+        v_lo,
+        inf_mass: -pw.ln_inf_keep.exp_m1(),
+        ln_alias_up: ALIAS.ln() + pw.ln_scale_up,
+        ln_alias_lo: ALIAS.ln() + pw.ln_scale_lo,
+        center: pw.mean * d,
+        spread: pw.var.sqrt() * d,
+    })
+}
+
+/// The T-fold composition of the phases' two lattices (pessimistic in the real part,
+/// optimistic in the imaginary part of `buf`, times n, tilted) on a window of n points.
+pub(crate) struct Power {
+    pub n: usize,
+    /// Lattice index of window position 0 (position j holds K ≡ j mod n).
+    pub k0: i64,
+    pub buf: Vec<Complex<f64>>,
+    /// Rounding bound per point, tilted (add to the upper, subtract from the lower).
+    pub e_bin: f64,
+    /// ln Π M(λ)^T of each lattice.
+    pub ln_scale_up: f64,
+    pub ln_scale_lo: f64,
+    /// ln Π (1 − p∞)^T.
+    pub ln_inf_keep: f64,
+    /// Tilted mean and variance of the composed lattice index.
+    pub mean: f64,
+    pub var: f64,
+}
+
+impl Power {
+    /// Tilted (upper, lower) masses at lattice index K inside the window, with the
+    /// rounding bound added to the upper and subtracted from the lower (clamped at 0).
+    pub(crate) fn at(&self, k: i64) -> (f64, f64) {
+        let z = self.buf[k.rem_euclid(self.n as i64) as usize];
+        let s = 1.0 / self.n as f64;
+        (
+            (z.re * s + self.e_bin).max(0.0),
+            (z.im * s - self.e_bin).max(0.0),
+        )
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl Drop for Power {
+    fn drop(&mut self) {
+        give(&COMPLEXES, std::mem::take(&mut self.buf));
+    }
+}
+
+/// The phases' two lattices composed at tilt λ on a window whose folded tilted mass is
+/// below `alias` (Chernoff), in one complex FFT.
+pub(crate) fn power(
+    phases: &[Phase],
+    lambda: f64,
+    d: f64,
+    max_fft: usize,
+    alias: f64,
+) -> Result<Power, TooWide> {
     let mut up = Vec::with_capacity(phases.len());
     let mut lo = Vec::with_capacity(phases.len());
     let (mut mean, mut var, mut b_hi, mut b_lo) = (0.0, 0.0, 0.0f64, 0.0f64);
@@ -340,7 +432,22 @@ pub(crate) fn compose_within(
         for sign in [1.0, -1.0] {
             let t0 = a / var;
             let mut side = f64::INFINITY;
-            for f in [1.0 / 32.0, 1.0 / 8.0, 0.5, 1.0] {
+            // The Gaussian optimum a/V and fractions of it; a heavy tail (a capped
+            // log-normal's) needs t·a of a few tens instead, tried when those fail.
+            let heavy = [
+                10.0 / (a * t0),
+                20.0 / (a * t0),
+                40.0 / (a * t0),
+                80.0 / (a * t0),
+            ];
+            for (i, f) in [1.0 / 32.0, 1.0 / 8.0, 0.5, 1.0]
+                .into_iter()
+                .chain(heavy)
+                .enumerate()
+            {
+                if i == 4 && side < alias.ln() {
+                    break;
+                }
                 let t = sign * t0 * f;
                 let mut k = -t.abs() * a;
                 for ((ph, tu), tl) in phases.iter().zip(&up).zip(&lo) {
@@ -366,7 +473,7 @@ pub(crate) fn compose_within(
     let mut n = (need.max(1024.0) as usize).next_power_of_two();
     loop {
         let half = n as f64 / 2.0 - mean_gap - 2.0;
-        if half > 0.0 && chernoff(half) < ALIAS.ln() {
+        if half > 0.0 && chernoff(half) < alias.ln() {
             break;
         }
         if n >= max_fft {
@@ -446,50 +553,21 @@ pub(crate) fn compose_within(
         }
     }
     ifft.process(&mut buf);
-    let scale = 1.0 / n as f64;
-    // Position j holds K ≡ j (mod n); the window is K ∈ [k0, k0 + n), window index
-    // k = K − k0 at j = (k + k0) mod n. Suffix sums with weights e^{−λ·jΔ} (U) and
-    // e^{−(λ+1)·jΔ} (V), read from the top of the window down.
-    let (fu, fv) = ((-lambda * d).exp(), (-(lambda + 1.0) * d).exp());
-    let mut u_up = take(&REALS, n + 1, 0.0);
-    let mut v_up = take(&REALS, n + 1, 0.0);
-    let mut u_lo = take(&REALS, n + 1, 0.0);
-    let mut v_lo = take(&REALS, n + 1, 0.0);
-    let (mut su, mut sv, mut sul, mut svl) = (0.0, 0.0, 0.0, 0.0);
-    let mut j = (k0 + n as i64 - 1).rem_euclid(n as i64) as usize;
-    for k in (0..n).rev() {
-        let z = buf[j];
-        let a = (z.re * scale + e_bin).max(0.0);
-        // Folded (aliased) tilted mass is at most ALIAS in all; the lower bound drops it.
-        let b = (z.im * scale - e_bin).max(0.0);
-        su = a + fu * su;
-        sv = a + fv * sv;
-        sul = b + fu * sul;
-        svl = b + fv * svl;
-        (u_up[k], v_up[k], u_lo[k], v_lo[k]) = (su, sv, sul, svl);
-        j = if j == 0 { n - 1 } else { j - 1 };
-    }
-    for v in [buf, spec_up, spec_lo] {
+    for v in [spec_up, spec_lo] {
         give(&COMPLEXES, v);
     }
-
     let ln_scale =
         |t: &[Tilted]| -> f64 { phases.iter().zip(t).map(|(ph, x)| ph.steps * x.ln_m).sum() };
-    Ok(Composed {
-        d,
-        lambda,
+    Ok(Power {
+        n,
         k0,
+        buf,
+        e_bin,
         ln_scale_up: ln_scale(&up),
         ln_scale_lo: ln_scale(&lo),
-        u_up,
-        v_up,
-        u_lo,
-        v_lo,
-        inf_mass: -ln_inf_keep.exp_m1(),
-        ln_alias_up: ALIAS.ln() + ln_scale(&up),
-        ln_alias_lo: ALIAS.ln() + ln_scale(&lo),
-        center: mean * d,
-        spread: var.sqrt() * d,
+        ln_inf_keep,
+        mean,
+        var,
     })
 }
 

@@ -54,6 +54,9 @@
 //!   bracket is still certified, only wider; above 1 % the call returns
 //!   [`Error::PldBudget`] and callers fall back to the RDP answer.
 
+// Random allocation (balls in bins): the law of a mean of log-normals, whole engine only.
+#[cfg(full_engine)]
+mod allocation;
 mod compose;
 mod discretize;
 // What the guarantee means (μ-GDP, attack-risk calibration) and user-level privacy
@@ -136,6 +139,10 @@ pub struct Phase {
     /// Truncated Poisson sampling ([`truncated`]): (P(truncation), x*'s rate then).
     #[cfg_attr(not(full_engine), allow(dead_code))]
     trunc: Option<(f64, f64)>,
+    /// Random allocation ([`allocation`]): each of `steps` compositions is one epoch of
+    /// one-in-t allocation, t given here (the SGM's q is 1/t).
+    #[cfg_attr(not(full_engine), allow(dead_code))]
+    alloc: Option<u64>,
 }
 
 impl Phase {
@@ -146,6 +153,30 @@ impl Phase {
             group: 1,
             adjacency: Adjacency::AddRemove,
             trunc: None,
+            alloc: None,
+        })
+    }
+    /// Random allocation under add/remove: each example in `selected` (k) of the
+    /// `steps_per_epoch` (t) steps of each of `epochs` epochs, uniformly at random, noise σ.
+    /// k = 1 is the exact pair of one epoch; k > 1 is bounded by k allocations of one of
+    /// ⌊t/k⌋ steps (an upper bound). Whole engine only.
+    #[cfg(full_engine)]
+    pub fn allocation(
+        sigma: f64,
+        steps_per_epoch: u64,
+        selected: u64,
+        epochs: u64,
+    ) -> Result<Phase, Error> {
+        if selected == 0 || steps_per_epoch == 0 || selected > steps_per_epoch {
+            return Err(Error::Sampling(format!(
+                "random allocation needs 1 <= selected <= steps_per_epoch, got selected {selected} of {steps_per_epoch}"
+            )));
+        }
+        let t = steps_per_epoch / selected;
+        let comps = epochs.checked_mul(selected).ok_or(Error::Steps(u64::MAX))?;
+        Ok(Phase {
+            alloc: Some(t),
+            ..Phase::new(Sgm::new(1.0 / t as f64, sigma)?, comps)?
         })
     }
     /// `steps` steps of truncated Poisson sampling: rate q over `dataset_size` examples,
@@ -195,7 +226,11 @@ impl Phase {
     /// The Sampled Gaussian Mechanism itself (one example, add/remove): the pair the
     /// exact-RDP engine also answers, so its RDP is a bound.
     fn is_sgm(&self) -> bool {
-        self.group == 1 && self.sensitivity() == 1.0 && !self.is_truncated()
+        self.group == 1 && self.sensitivity() == 1.0 && !self.is_truncated() && self.alloc.is_none()
+    }
+    /// Steps of the guide's SGM (an allocation phase counts epochs; its guide, steps).
+    fn guide_steps(&self) -> u64 {
+        self.steps.saturating_mul(self.alloc.unwrap_or(1))
     }
     /// How far one example moves the sum, in units of C.
     fn sensitivity(&self) -> f64 {
@@ -226,7 +261,7 @@ impl Phase {
     /// with rate min(1, kq) and sensitivity k (2k under replace-one) — a guide only, never
     /// used as a bound.
     fn guide(&self) -> Sgm {
-        if self.is_sgm() {
+        if self.is_sgm() || self.alloc.is_some() {
             return self.sgm;
         }
         let k = self.group as f64;
@@ -331,6 +366,7 @@ fn directions(phases: &[Phase]) -> &'static [Direction] {
 /// Gaussian mechanism with μ = √(Σ T_i/σ_i²) (μ-GDP; Dong, Roth, Su, "Gaussian
 /// Differential Privacy", JRSS-B 2022, Cor. 3.3): its μ, or None.
 fn gaussian_mu(phases: &[Phase]) -> Option<f64> {
+    // (One-in-one allocation is the Gaussian mechanism each epoch: q = 1 there too.)
     let gaussian = |p: &Phase| p.sgm.q() == 1.0 && !p.is_truncated();
     phases.iter().all(gaussian).then(|| {
         phases
@@ -349,9 +385,9 @@ fn rdp_total(phases: &[Phase]) -> (Vec<f64>, Vec<f64>) {
     let orders = super::default_orders();
     let mut total = vec![0.0; orders.len()];
     for ph in phases {
-        if let Ok(run) = Run::new(ph.guide(), ph.steps, &orders) {
+        if let Ok(run) = Run::new(ph.guide(), ph.guide_steps(), &orders) {
             for (t, r) in total.iter_mut().zip(run.rdp_curve()) {
-                *t += ph.steps as f64 * r;
+                *t += ph.guide_steps() as f64 * r;
             }
         }
     }
@@ -409,8 +445,13 @@ impl Lattices {
                 ));
             }
             #[cfg(full_engine)]
+            if let Some(t) = ph.alloc {
+                steps.push(allocation::law(s, t, d, eta)?.step_pld(dir, d, eta)?);
+                continue;
+            }
+            #[cfg(full_engine)]
             let mix = match ph.adjacency {
-                _ if ph.is_sgm() || ph.trunc.is_some() => None,
+                _ if ph.is_sgm() || ph.trunc.is_some() || ph.alloc.is_some() => None,
                 Adjacency::AddRemove => Some(group::Mix::new(q, ph.group, s)),
                 Adjacency::ReplaceOne => Some(group::Mix::replace_one(q, ph.group, s)),
             };
