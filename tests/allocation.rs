@@ -1,0 +1,99 @@
+//! Random allocation / balls in bins (issue #24): the engine's certified bracket against an
+//! independent converged reference (tests/reference/allocation.jsonl, written by
+//! tests/reference/allocation_reference.py: SciPy cells, a NumPy FFT sum and dp_accounting's
+//! composition), the Gaussian mechanism where the scheme is one (k = t), dp_accounting's
+//! own test value, and monotonicity.
+#![cfg(not(target_arch = "wasm32"))]
+
+use sgm_rdp::engine::pld::{self, Bracket, Phase};
+
+fn eps(sigma: f64, t: u64, k: u64, epochs: u64, delta: f64) -> Bracket {
+    let p = Phase::allocation(sigma, t, k, epochs).unwrap();
+    pld::epsilon_phases(&[p], delta).unwrap().epsilon
+}
+
+#[test]
+fn the_bracket_meets_the_independent_reference() {
+    let rows: Vec<serde_json::Value> = include_str!("reference/allocation.jsonl")
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(rows.len() >= 4);
+    for v in rows {
+        let f = |k: &str| v[k].as_f64().unwrap();
+        let b = eps(
+            f("sigma"),
+            f("steps_per_epoch") as u64,
+            1,
+            f("epochs") as u64,
+            f("delta"),
+        );
+        // The reference's pessimistic and optimistic estimates bracket the converged
+        // pair's ε up to their own discretization (1e-4): the two brackets overlap.
+        let tol = 2e-4 * f("upper");
+        assert!(
+            b.upper >= f("lower") - tol && b.lower <= f("upper") + tol,
+            "{v}: ours {b:?}"
+        );
+        // Goal 0.1 % (issue: ≤ 0.5 %).
+        assert!(b.upper - b.lower <= 1e-3 * b.upper, "{v}: ours {b:?}");
+    }
+}
+
+/// δ(ε) of the Gaussian mechanism with parameter μ (Balle, Wang, ICML 2018, Thm 8), by
+/// libm's erfc: Φ(μ/2 − ε/μ) − e^ε·Φ(−μ/2 − ε/μ).
+fn gauss_delta(mu: f64, e: f64) -> f64 {
+    let phi = |x: f64| 0.5 * libm::erfc(-x / std::f64::consts::SQRT_2);
+    phi(0.5 * mu - e / mu) - e.exp() * phi(-0.5 * mu - e / mu)
+}
+
+#[test]
+fn all_of_t_steps_is_the_gaussian_mechanism_of_t_times_e_steps() {
+    for (sigma, t, epochs, delta) in [(4.0, 10u64, 3u64, 1e-5), (20.0, 50, 2, 1e-6)] {
+        let b = eps(sigma, t, t, epochs, delta);
+        let mu = ((t * epochs) as f64).sqrt() / sigma;
+        assert!(gauss_delta(mu, b.upper) <= delta * (1.0 + 1e-9), "{b:?}");
+        assert!(gauss_delta(mu, b.lower) >= delta * (1.0 - 1e-9), "{b:?}");
+    }
+}
+
+/// Google dp_accounting's test of its random-allocation PLD (σ = 2, 10 of 100 steps, one
+/// epoch, δ = 1e-6) expects 2.4265 ± 1e-3 from its pessimistic default discretization. Ours
+/// is the same block reduction (10 allocations of one of 10 steps), certified:
+/// [2.42344, 2.42412], inside the independent reference's [2.42339, 2.42439] (the
+/// reference file's first row), so a little below dp_accounting's value; the check is
+/// that ours is not above it and within 0.2 % of it.
+#[test]
+fn dp_accountings_test_value() {
+    let b = eps(2.0, 100, 10, 1, 1e-6);
+    assert!(b.upper <= 2.4265 + 1e-3, "{b:?}");
+    assert!(b.upper >= 2.4265 * 0.998, "{b:?}");
+    assert!(b.lower <= b.upper);
+}
+
+#[test]
+fn monotone_in_sigma_epochs_and_delta() {
+    let base = eps(1.5, 40, 1, 8, 1e-5);
+    assert!(base.lower <= base.upper);
+    // More noise, fewer epochs, a larger δ: a smaller ε. The neighbour's upper end never
+    // falls below the run's lower end (each bracket contains the truth).
+    for other in [
+        eps(1.7, 40, 1, 8, 1e-5),
+        eps(1.5, 40, 1, 6, 1e-5),
+        eps(1.5, 40, 1, 8, 1e-4),
+    ] {
+        assert!(other.lower <= other.upper);
+        assert!(other.lower <= base.upper, "{other:?} vs {base:?}");
+        assert!(other.upper < base.upper, "{other:?} vs {base:?}");
+    }
+}
+
+#[test]
+fn bad_inputs_are_refused() {
+    assert!(Phase::allocation(1.0, 10, 0, 1).is_err());
+    assert!(Phase::allocation(1.0, 10, 11, 1).is_err());
+    assert!(Phase::allocation(1.0, 0, 1, 1).is_err());
+    assert!(Phase::allocation(f64::NAN, 10, 1, 1).is_err());
+    assert!(Phase::allocation(1.0, 10, 1, 0).is_err());
+}
