@@ -13,8 +13,8 @@ pub const USAGE: &str = "usage: sgm-rdp <rdp|epsilon|delta|calibrate|bounds|comp
 [--steps T] [--delta D] [--epsilon E] [--orders A,B,..] [--alpha A] [--conversion improved|classic] \
 [--accountant rdp|pld|both] \
 [--target sigma|steps] [--tpr A --fpr B | --advantage A] [--dataset-size N --batch-size B --epochs E] \
-[--sampling poisson|shuffle|truncated-poisson|fixed-size] [--adjacency add-remove|replace-one] [--steps-per-epoch t] \
-[--max-batch B] [--bands b] [--json]";
+[--sampling poisson|shuffle|truncated-poisson|fixed-size|random-allocation] [--adjacency add-remove|replace-one] [--steps-per-epoch t] \
+[--selected k] [--max-batch B] [--bands b] [--json]";
 
 /// `sgm-rdp --help`: what each command does and the flags it takes.
 pub const HELP: &str = "sgm-rdp: privacy accounting for DP-SGD (the Sampled Gaussian Mechanism)
@@ -47,7 +47,10 @@ flags (the training tools' names in parentheses):
                                  upper bound]; truncated-poisson: rate q over --dataset-size N, batches
                                  capped at --max-batch B (tight accountant, certified upper bound);
                                  fixed-size: B of N without replacement each step (--adjacency replace-one,
-                                 RDP bound of Wang, Balle, Kasiviswanathan, upper bound only)
+                                 RDP bound of Wang, Balle, Kasiviswanathan, upper bound only);
+                                 random-allocation (balls-in-bins): each example in --selected k (default 1)
+                                 of the --steps-per-epoch t steps of each of --epochs E epochs, uniformly at
+                                 random (tight accountant, certified bracket; k > 1: upper bound only)
   --adjacency add-remove|replace-one   epsilon, delta, calibrate (default add-remove; replace-one: tight accountant)
   --steps-per-epoch t            shuffle: batches per epoch (or --dataset-size N --batch-size B: t = floor(N/B),
                                  with --epochs E or --steps T; or --q: t = floor(1/q))
@@ -104,6 +107,7 @@ struct Flags {
     adjacency: engine::Adjacency,
     steps_per_epoch: Option<f64>,
     max_batch: Option<f64>,
+    selected: Option<f64>,
     bands: Option<f64>,
     json: bool,
     /// Every flag given, by canonical name (each at most once).
@@ -136,18 +140,20 @@ fn canonical(name: &str) -> Option<&'static str> {
         "--steps-per-epoch" => "steps-per-epoch",
         "--bands" => "bands",
         "--max-batch" => "max-batch",
+        "--selected" => "selected",
         _ => return None,
     })
 }
 
 /// The batching / adjacency / user-level flags, taken by `epsilon`, `delta`, `calibrate`
 /// and `profile` alike (answered by the one query in [`scheme`]).
-const SCHEME_FLAGS: [&str; 5] = [
+const SCHEME_FLAGS: [&str; 6] = [
     "group-size",
     "sampling",
     "adjacency",
     "steps-per-epoch",
     "max-batch",
+    "selected",
 ];
 
 /// The flags each command uses; any other flag given is refused by name, so no flag is
@@ -336,6 +342,7 @@ fn parse(args: &[String]) -> Result<Flags, String> {
             "--steps-per-epoch" => f.steps_per_epoch = Some(num(key, &value)?),
             "--bands" => f.bands = Some(num(key, &value)?),
             "--max-batch" => f.max_batch = Some(num(key, &value)?),
+            "--selected" => f.selected = Some(num(key, &value)?),
             _ => return Err(format!("unknown flag '{name}' ({USAGE})")),
         }
         i += 1;
@@ -459,6 +466,7 @@ pub fn run(args: &[String]) -> Result<String, String> {
         adjacency: f.adjacency,
         steps_per_epoch: f.steps_per_epoch,
         max_batch: f.max_batch,
+        selected: f.selected,
         orders: f.orders.clone(),
         cli: true,
     };
@@ -1032,7 +1040,7 @@ fn field(obj: &Map<String, Value>, k: &str) -> Result<Option<f64>, String> {
 
 /// The keys a batch line may carry; any other key is an error naming it (an unknown
 /// key used to be echoed beside a result computed without it).
-const BATCH_KEYS: [&str; 16] = [
+const BATCH_KEYS: [&str; 17] = [
     "q",
     "sigma",
     "alpha",
@@ -1049,6 +1057,7 @@ const BATCH_KEYS: [&str; 16] = [
     "epochs",
     "bands",
     "max_batch",
+    "selected",
 ];
 
 /// A string key of a batch line (None when absent or null).
@@ -1110,6 +1119,7 @@ fn batch_value(line: &str) -> Result<Value, String> {
         },
         steps_per_epoch: field(&obj, "steps_per_epoch")?,
         max_batch: field(&obj, "max_batch")?,
+        selected: field(&obj, "selected")?,
         orders: None,
         cli: false,
     };

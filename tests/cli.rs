@@ -1090,7 +1090,7 @@ fn sampling_refusals_name_what_is_wrong() {
     for (extra, says) in [
         (
             &["--sampling", "random-allocation"][..],
-            "not available yet",
+            "not q, steps or --max-batch",
         ),
         (&["--sampling", "fixed-size"][..], "--adjacency replace-one"),
         (
@@ -1162,4 +1162,65 @@ fn sampling_refusals_name_what_is_wrong() {
             "{line}: {v}"
         );
     }
+}
+
+/// Random allocation (balls in bins) on both front ends: the same bits, t from (N, B) as
+/// ⌈N/B⌉, the engine's bracket, and one-line refusals naming the flag or key.
+#[test]
+fn random_allocation_on_both_front_ends() {
+    let (ok, out, err) = run(&[
+        "epsilon",
+        "--sampling",
+        "random-allocation",
+        "--steps-per-epoch",
+        "40",
+        "--epochs",
+        "8",
+        "--sigma",
+        "1.5",
+        "--delta",
+        "1e-5",
+        "--json",
+    ]);
+    assert!(ok, "{err}");
+    let cli: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let out = batch(
+        br#"{"sampling":"balls-in-bins","dataset_size":400,"batch_size":10,"epochs":8,"sigma":1.5,"delta":1e-5}
+{"sampling":"random-allocation","steps_per_epoch":40,"epochs":8,"sigma":1.5,"delta":1e-5,"accountant":"rdp"}
+{"sampling":"random-allocation","steps_per_epoch":40,"selected":41,"epochs":8,"sigma":1.5,"delta":1e-5}
+"#,
+    );
+    let lines: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines[0]["epsilon"], cli["epsilon"]);
+    assert_eq!(lines[0]["steps_per_epoch"], 40);
+    let p = sgm_rdp::engine::pld::Phase::allocation(1.5, 40, 1, 8).unwrap();
+    let b = sgm_rdp::engine::pld::epsilon_phases(&[p], 1e-5)
+        .unwrap()
+        .epsilon;
+    assert_eq!(cli["epsilon"].as_f64(), Some(b.upper));
+    assert_eq!(cli["epsilon_lower"].as_f64(), Some(b.lower));
+    assert!(lines[1]["error"]
+        .as_str()
+        .unwrap()
+        .contains("tight accountant"));
+    assert!(lines[2]["error"].as_str().unwrap().contains("selected"));
+    let (ok, _, err) = run(&[
+        "epsilon",
+        "--sampling",
+        "random-allocation",
+        "--steps-per-epoch",
+        "40",
+        "--sigma",
+        "1.5",
+        "--delta",
+        "1e-5",
+    ]);
+    assert!(
+        !ok && err.contains("--epochs") && err.lines().count() == 1,
+        "{err}"
+    );
 }

@@ -22,6 +22,8 @@ pub(super) enum Sampling {
     TruncatedPoisson,
     /// Each step a uniformly random B of the N examples (replace-one, RDP only).
     FixedSize,
+    /// Each example in k of the t steps of an epoch, uniformly at random (balls in bins).
+    RandomAllocation,
 }
 
 impl Sampling {
@@ -31,11 +33,9 @@ impl Sampling {
             "shuffle" | "shuffled" => Ok(Sampling::Shuffle),
             "truncated-poisson" => Ok(Sampling::TruncatedPoisson),
             "fixed-size" => Ok(Sampling::FixedSize),
-            "random-allocation" | "balls-in-bins" => Err(format!(
-                "sampling '{s}' is not available yet (available: poisson, shuffle, truncated-poisson, fixed-size)"
-            )),
+            "random-allocation" | "balls-in-bins" => Ok(Sampling::RandomAllocation),
             other => Err(format!(
-                "sampling must be 'poisson', 'shuffle', 'truncated-poisson' or 'fixed-size', got '{}'",
+                "sampling must be 'poisson', 'shuffle', 'truncated-poisson', 'fixed-size' or 'random-allocation', got '{}'",
                 other.chars().take(32).collect::<String>()
             )),
         }
@@ -46,6 +46,7 @@ impl Sampling {
             Sampling::Shuffle => "shuffle",
             Sampling::TruncatedPoisson => "truncated-poisson",
             Sampling::FixedSize => "fixed-size",
+            Sampling::RandomAllocation => "random-allocation",
         }
     }
 }
@@ -76,6 +77,8 @@ pub(super) struct Query {
     pub steps_per_epoch: Option<f64>,
     /// Truncated Poisson: the largest batch.
     pub max_batch: Option<f64>,
+    /// Random allocation: steps per epoch each example is in (k).
+    pub selected: Option<f64>,
     /// Fixed-size batches: the RDP orders (default: the 156).
     pub orders: Option<Vec<f64>>,
     /// Messages name command-line flags (`--group-size`) rather than batch keys.
@@ -102,6 +105,7 @@ impl Query {
             && self.group.is_none()
             && self.steps_per_epoch.is_none()
             && self.max_batch.is_none()
+            && self.selected.is_none()
     }
 
     /// A key as the user wrote it: `--group-size` on the command line, `group_size` in batch.
@@ -127,6 +131,7 @@ impl Query {
             Sampling::Poisson | Sampling::TruncatedPoisson => self.poisson(&mut out),
             Sampling::Shuffle => self.shuffle(&mut out),
             Sampling::FixedSize => self.fixed_size(&mut out),
+            Sampling::RandomAllocation => self.allocation(&mut out),
         };
         // Messages name keys as the user wrote them; no exact-RDP answer exists for these
         // queries, so the PLD refusal does not point to one.
@@ -138,9 +143,15 @@ impl Query {
             if !self.cli {
                 return m;
             }
-            ["steps_per_epoch", "dataset_size", "batch_size", "max_batch"]
-                .iter()
-                .fold(m, |m, k| m.replace(k, &self.key(k)))
+            [
+                "steps_per_epoch",
+                "dataset_size",
+                "batch_size",
+                "max_batch",
+                "selected",
+            ]
+            .iter()
+            .fold(m, |m, k| m.replace(k, &self.key(k)))
         })?;
         Ok(out)
     }
@@ -374,6 +385,78 @@ impl Query {
 }
 
 impl Query {
+    /// Random allocation: (phase, t, k, epochs) from steps_per_epoch (or t = ⌈N/B⌉ from
+    /// dataset_size and batch_size), selected (default 1) and epochs.
+    fn allocation_phase(&self) -> Result<(Phase, u64, u64, u64), String> {
+        let e = |e: engine::Error| e.to_string();
+        if self.accountant.is_some_and(|a| a != Accountant::Pld) {
+            return Err("random allocation is answered by the tight accountant (exact RDP has no route for it): leave out the accountant (or use pld)".into());
+        }
+        if self.adjacency != Adjacency::AddRemove || self.group.is_some_and(|k| k != 1.0) {
+            return Err("random allocation is available for one example per user under add/remove adjacency".into());
+        }
+        if self.q.is_some() || self.steps.is_some() || self.max_batch.is_some() {
+            return Err(format!("random allocation takes steps_per_epoch (or dataset_size and batch_size), selected and {} (not q, steps or max_batch)", self.key("epochs")));
+        }
+        let [n, b, epochs] = self.dataset;
+        let t = match (n, b, self.steps_per_epoch) {
+            (Some(n), Some(b), None) => {
+                let (n, b) = (whole("dataset_size", n)?, whole("batch_size", b)?);
+                if b > n {
+                    return Err(format!("batch_size {b} is larger than dataset_size {n}"));
+                }
+                n.div_ceil(b)
+            }
+            (None, None, Some(t)) => whole("steps_per_epoch", t)?,
+            (None, None, None) => {
+                return Err(
+                    "random allocation needs steps_per_epoch (or dataset_size and batch_size)"
+                        .into(),
+                )
+            }
+            _ => {
+                return Err(
+                    "give steps_per_epoch or dataset_size and batch_size (both), not both".into(),
+                )
+            }
+        };
+        let k = whole("selected", self.selected.unwrap_or(1.0))?;
+        let epochs = whole(
+            &self.key("epochs"),
+            epochs.ok_or(format!("missing {}", self.key("epochs")))?,
+        )?;
+        let phase = Phase::allocation(self.sigma()?, t, k, epochs).map_err(e)?;
+        Ok((phase, t, k, epochs))
+    }
+
+    fn allocation(&self, out: &mut Map<String, Value>) -> Result<(), String> {
+        let e = |e: engine::Error| e.to_string();
+        let (phase, t, k, epochs) = self.allocation_phase()?;
+        let (name, given) = self.asked()?;
+        let b = match name {
+            "epsilon" => pld::epsilon_phases(&[phase], given).map_err(e)?.epsilon,
+            _ => pld::delta_phases(&[phase], given).map_err(e)?.delta,
+        };
+        for (key, v) in [
+            ("sigma", json!(self.sigma)),
+            ("steps_per_epoch", json!(t)),
+            ("selected", json!(k)),
+            ("epochs", json!(epochs)),
+            ("steps", json!(t.saturating_mul(epochs))),
+            ("accountant", json!("pld")),
+        ] {
+            out.insert(key.into(), v);
+        }
+        put(out, name, given, b);
+        let meaning = if k == 1 {
+            format!("{name}: certified upper bound; {name}_lower: certified lower bound (tight PLD bracket of one-in-t random allocation, composed over epochs)")
+        } else {
+            format!("{name}: certified upper bound ({k} allocations of one in floor(t/k) steps per epoch, which dominate k-in-t allocation: Feldman, Shenfeld, arXiv 2502.08202); {name}_lower: the lower end of that bound's bracket, not a lower bound on the k-in-t scheme")
+        };
+        out.insert("meaning".into(), json!(meaning));
+        Ok(())
+    }
+
     /// Fixed-size batches without replacement (B of N each step), replace-one: the RDP
     /// bound of Wang, Balle, Kasiviswanathan (AISTATS 2019, Thm 9 and 27), improved
     /// conversion. RDP only: no lower bound.
@@ -507,6 +590,25 @@ impl Query {
                             epsilon: x,
                             delta: d,
                         })
+                        .collect())
+                };
+                (Box::new(f), far)
+            }
+            Sampling::RandomAllocation => {
+                let (phase, t, k, epochs) = self.allocation_phase()?;
+                out.insert("steps_per_epoch".into(), json!(t));
+                out.insert("selected".into(), json!(k));
+                out.insert("epochs".into(), json!(epochs));
+                out.insert("steps".into(), json!(t.saturating_mul(epochs)));
+                let far = pld::epsilon_phases(&[phase], 1e-12)
+                    .map_err(e)?
+                    .epsilon
+                    .upper;
+                let f = move |g: &[f64]| -> Result<Vec<pld::ProfilePoint>, String> {
+                    Ok(pld::profile_phases(&[phase], g)
+                        .map_err(|x| x.to_string())?
+                        .into_iter()
+                        .map(|p| p.0)
                         .collect())
                 };
                 (Box::new(f), far)
@@ -752,6 +854,18 @@ fn answer_text(a: &Map<String, Value>) -> String {
                 "truncated Poisson sampling (N = {}, batches capped at {})",
                 f("dataset_size"),
                 f("max_batch")
+            )
+        } else if s("sampling") == "random-allocation" {
+            let k = f("selected");
+            format!(
+                "random allocation: each example in {k} of {} steps per epoch, {} epoch(s){}",
+                f("steps_per_epoch"),
+                f("epochs"),
+                if k > 1.0 {
+                    " (bounded by k allocations of one in floor(t/k) steps; bracket of that bound)"
+                } else {
+                    ""
+                }
             )
         } else {
             "Poisson sampling".into()

@@ -161,8 +161,10 @@ impl Law {
     pub(crate) fn new(sigma: f64, t: u64, h: f64, eta: f64) -> Result<Law, Error> {
         let s = 1.0 / sigma;
         let tf = t as f64;
-        // Cap: (t + 1)·Φ̄((ln H − s²/2)/s) ≤ η bounds both directions' mass from A.
-        let z = z_of_tail((0.5 * eta / (tf + 1.0)).min(0.25));
+        // Cap: (t + 1)·Φ̄((ln H − s²/2)/s) ≤ η bounds both directions' mass from A (any cap
+        // is certified, its mass is at +∞; below 1e-17 per epoch it no longer matters for
+        // the δ ≥ 1e-15 we resolve, and a smaller one would widen the sum's FFT for nothing).
+        let z = z_of_tail((0.5 * eta.max(1e-17) / (tf + 1.0)).min(0.25));
         let cap = (0.5 * s * s + s * z).exp().max(4.0 * h);
         let bins = (cap / h).min(V_FINE / h + 64.0 * (cap / V_FINE).log2().max(0.0));
         if !super::compose::spend(super::POINT_WORK * 2.0 * bins + cap / h) {

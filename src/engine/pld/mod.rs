@@ -1076,7 +1076,7 @@ fn profile_of(phases: &[Phase], eps: &[f64]) -> Result<Vec<(ProfilePoint, Grid)>
         .iter()
         .map(|p| {
             let g = p.guide();
-            g.q().powi(2) * p.steps as f64 * (1.0 / g.sigma().powi(2)).exp_m1()
+            g.q().powi(2) * p.guide_steps() as f64 * (1.0 / g.sigma().powi(2)).exp_m1()
         })
         .sum::<f64>()
         .sqrt();
