@@ -50,10 +50,22 @@ fn benches(c: &mut Criterion) {
     c.bench_function("pld_large_dataset", |b| {
         b.iter(|| pld::epsilon(black_box(large), 100_000, black_box(1e-5)).unwrap())
     });
+    // MNIST-shaped balls in bins (issue #24): each example in one of t = 234 steps per
+    // epoch, 60 epochs, σ = 1.1, δ = 1e-5; its bracket is printed next to Poisson's.
+    let alloc = pld::Phase::allocation(1.1, 234, 1, 60).unwrap();
+    c.bench_function("pld_allocation_mnist", |b| {
+        b.iter(|| pld::epsilon_phases(black_box(&[alloc]), black_box(1e-5)).unwrap())
+    });
     let a = pld::epsilon(mnist, 14063, 1e-5).unwrap();
     println!(
         "pld_mnist answer: epsilon in [{:.6}, {:.6}] (grid {:.3e}, FFT {})",
         a.epsilon.lower, a.epsilon.upper, a.grid.spacing, a.grid.fft_len
+    );
+    let r = pld::epsilon_phases(&[alloc], 1e-5).unwrap();
+    let p = pld::epsilon(Sgm::new(1.0 / 234.0, 1.1).unwrap(), 234 * 60, 1e-5).unwrap();
+    println!(
+        "pld_allocation_mnist answer: epsilon in [{:.6}, {:.6}]; Poisson at q = 1/234, same steps: [{:.6}, {:.6}]",
+        r.epsilon.lower, r.epsilon.upper, p.epsilon.lower, p.epsilon.upper
     );
 }
 
