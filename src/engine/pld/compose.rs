@@ -372,6 +372,7 @@ pub(crate) struct Power {
 impl Power {
     /// Tilted (upper, lower) masses at lattice index K inside the window, with the
     /// rounding bound added to the upper and subtracted from the lower (clamped at 0).
+    #[cfg(full_engine)]
     pub(crate) fn at(&self, k: i64) -> (f64, f64) {
         let z = self.buf[k.rem_euclid(self.n as i64) as usize];
         let s = 1.0 / self.n as f64;
