@@ -200,7 +200,7 @@ def test_opacus_style_accountant_without_torch():
         (lambda: sgm_rdp.epsilon(float("nan"), 0.01, 100, 1e-5), "sigma"),
         (lambda: sgm_rdp.epsilon(1.0, 0.01, 100, 1e-5, accountant="best"), "accountant"),
         (lambda: sgm_rdp.epsilon(1.0, 0.01, 100, 1e-5, sampling="nosuch"), "sampling"),
-        (lambda: sgm_rdp.epsilon(1.0, 0.01, 100, 1e-5, sampling="random-allocation"), "steps_per_epoch"),
+        (lambda: sgm_rdp.epsilon(1.0, 0.01, 100, 1e-5, sampling="random-allocation"), "random allocation takes"),
         (lambda: sgm_rdp.epsilon("x", 0.01, 100, 1e-5), "sigma"),
         (lambda: sgm_rdp.epsilon_phases([], 1e-5), "phases"),
         (lambda: sgm_rdp.epsilon_phases([Phase(1.0, 0.01, 1.5)], 1e-5), "steps"),
