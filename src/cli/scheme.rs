@@ -10,6 +10,34 @@ use crate::engine::pld::{self, Bracket, Phase};
 use crate::engine::{self, Adjacency, Sgm};
 use serde_json::{json, Map, Value};
 
+/// The δ brackets of a profile on a grid of ε.
+type Profile = Box<dyn Fn(&[f64]) -> Result<Vec<pld::ProfilePoint>, String>>;
+
+/// One phase's profile, and the ε at δ = 1e-12 that bounds the attack's grid.
+fn phase_profile(phase: Phase) -> Result<(Profile, f64), String> {
+    let far = pld::epsilon_phases(&[phase], 1e-12)
+        .map_err(|x| x.to_string())?
+        .epsilon
+        .upper;
+    let f = move |g: &[f64]| -> Result<Vec<pld::ProfilePoint>, String> {
+        Ok(pld::profile_phases(&[phase], g)
+            .map_err(|x| x.to_string())?
+            .into_iter()
+            .map(|p| p.0)
+            .collect())
+    };
+    Ok((Box::new(f), far))
+}
+
+/// The bracket asked ("epsilon" at δ = `given`, or "delta" at ε = `given`) of one phase.
+fn phase_bracket(phase: Phase, name: &str, given: f64) -> Result<Bracket, String> {
+    let e = |e: engine::Error| e.to_string();
+    Ok(match name {
+        "epsilon" => pld::epsilon_phases(&[phase], given).map_err(e)?.epsilon,
+        _ => pld::delta_phases(&[phase], given).map_err(e)?.delta,
+    })
+}
+
 /// How batches are drawn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub(super) enum Sampling {
@@ -252,13 +280,9 @@ impl Query {
     }
 
     fn poisson(&self, out: &mut Map<String, Value>) -> Result<(), String> {
-        let e = |e: engine::Error| e.to_string();
         let (phase, q, steps, k, truncated) = self.poisson_phase(out)?;
         let (name, given) = self.asked()?;
-        let b = match name {
-            "epsilon" => pld::epsilon_phases(&[phase], given).map_err(e)?.epsilon,
-            _ => pld::delta_phases(&[phase], given).map_err(e)?.delta,
-        };
+        let b = phase_bracket(phase, name, given)?;
         for (key, v) in [
             ("q", json!(q)),
             ("sigma", json!(self.sigma)),
@@ -430,13 +454,9 @@ impl Query {
     }
 
     fn allocation(&self, out: &mut Map<String, Value>) -> Result<(), String> {
-        let e = |e: engine::Error| e.to_string();
         let (phase, t, k, epochs) = self.allocation_phase()?;
         let (name, given) = self.asked()?;
-        let b = match name {
-            "epsilon" => pld::epsilon_phases(&[phase], given).map_err(e)?.epsilon,
-            _ => pld::delta_phases(&[phase], given).map_err(e)?.delta,
-        };
+        let b = phase_bracket(phase, name, given)?;
         for (key, v) in [
             ("sigma", json!(self.sigma)),
             ("steps_per_epoch", json!(t)),
@@ -551,8 +571,6 @@ impl Query {
         let grid = |top: f64, n: usize| -> Vec<f64> {
             (0..=n).map(|i| top * i as f64 / n as f64).collect()
         };
-        // The δ brackets on a grid, and the ε at δ = 1e-12 that bounds the attack's grid.
-        type Profile = Box<dyn Fn(&[f64]) -> Result<Vec<pld::ProfilePoint>, String>>;
         let (points, far): (Profile, f64) = match self.sampling {
             Sampling::Poisson | Sampling::TruncatedPoisson => {
                 let mut q = self.clone();
@@ -560,18 +578,7 @@ impl Query {
                 let (phase, _, steps, k, _) = q.poisson_phase(&mut out)?;
                 out.insert("steps".into(), json!(steps));
                 out.insert("group_size".into(), json!(k));
-                let far = pld::epsilon_phases(&[phase], 1e-12)
-                    .map_err(e)?
-                    .epsilon
-                    .upper;
-                let f = move |g: &[f64]| -> Result<Vec<pld::ProfilePoint>, String> {
-                    Ok(pld::profile_phases(&[phase], g)
-                        .map_err(|x| x.to_string())?
-                        .into_iter()
-                        .map(|p| p.0)
-                        .collect())
-                };
-                (Box::new(f), far)
+                phase_profile(phase)?
             }
             Sampling::Shuffle => {
                 let (sh, steps) = self.shuffle_run()?;
@@ -600,18 +607,7 @@ impl Query {
                 out.insert("selected".into(), json!(k));
                 out.insert("epochs".into(), json!(epochs));
                 out.insert("steps".into(), json!(t.saturating_mul(epochs)));
-                let far = pld::epsilon_phases(&[phase], 1e-12)
-                    .map_err(e)?
-                    .epsilon
-                    .upper;
-                let f = move |g: &[f64]| -> Result<Vec<pld::ProfilePoint>, String> {
-                    Ok(pld::profile_phases(&[phase], g)
-                        .map_err(|x| x.to_string())?
-                        .into_iter()
-                        .map(|p| p.0)
-                        .collect())
-                };
-                (Box::new(f), far)
+                phase_profile(phase)?
             }
             Sampling::FixedSize => {
                 return Err(

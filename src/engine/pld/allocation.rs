@@ -424,7 +424,7 @@ mod tests {
     /// almost nothing.
     #[test]
     fn the_spread_and_the_contraction_keep_mass_and_mean() {
-        for (s, h) in [(1.0f64 / 1.1, 0.013f64), (0.5, 0.004), (1.2, 0.02)] {
+        for (s, h) in [(1.0f64 / 1.1, 0.013f64), (0.5, 4e-3), (1.2, 0.02)] {
             let cap = (0.5 * s * s + 8.0 * s).exp();
             let (ln_up, lo, p_cap, pm_cap) = coordinate(s, h, cap);
             let mass: f64 = ln_up.iter().map(|l| l.exp()).sum();

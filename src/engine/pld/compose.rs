@@ -308,8 +308,6 @@ pub(crate) fn compose_within(
 ) -> Result<Composed, TooWide> {
     let pw = power(phases, lambda, d, max_fft, ALIAS)?;
     let (n, k0, buf) = (pw.n, pw.k0, &pw.buf);
-    let scale = 1.0 / n as f64;
-    let e_bin = pw.e_bin;
     // Position j holds K ≡ j (mod n); the window is K ∈ [k0, k0 + n), window index
     // k = K − k0 at j = (k + k0) mod n. Suffix sums with weights e^{−λ·jΔ} (U) and
     // e^{−(λ+1)·jΔ} (V), read from the top of the window down.
@@ -321,10 +319,8 @@ pub(crate) fn compose_within(
     let (mut su, mut sv, mut sul, mut svl) = (0.0, 0.0, 0.0, 0.0);
     let mut j = (k0 + n as i64 - 1).rem_euclid(n as i64) as usize;
     for k in (0..n).rev() {
-        let z = buf[j];
-        let a = (z.re * scale + e_bin).max(0.0);
         // Folded (aliased) tilted mass is at most ALIAS in all; the lower bound drops it.
-        let b = (z.im * scale - e_bin).max(0.0);
+        let (a, b) = pw.masses(buf[j]);
         su = a + fu * su;
         sv = a + fv * sv;
         sul = b + fu * sul;
@@ -370,16 +366,20 @@ pub(crate) struct Power {
 }
 
 impl Power {
-    /// Tilted (upper, lower) masses at lattice index K inside the window, with the
-    /// rounding bound added to the upper and subtracted from the lower (clamped at 0).
-    #[cfg(full_engine)]
-    pub(crate) fn at(&self, k: i64) -> (f64, f64) {
-        let z = self.buf[k.rem_euclid(self.n as i64) as usize];
+    /// Tilted (upper, lower) masses of one inverse-FFT value, with the rounding bound
+    /// added to the upper and subtracted from the lower (clamped at 0).
+    fn masses(&self, z: Complex<f64>) -> (f64, f64) {
         let s = 1.0 / self.n as f64;
         (
             (z.re * s + self.e_bin).max(0.0),
             (z.im * s - self.e_bin).max(0.0),
         )
+    }
+
+    /// [`Power::masses`] at lattice index K inside the window.
+    #[cfg(full_engine)]
+    pub(crate) fn at(&self, k: i64) -> (f64, f64) {
+        self.masses(self.buf[k.rem_euclid(self.n as i64) as usize])
     }
 }
 
@@ -435,21 +435,13 @@ pub(crate) fn power(
             let mut side = f64::INFINITY;
             // The Gaussian optimum a/V and fractions of it; a heavy tail (a capped
             // log-normal's) needs t·a of a few tens instead, tried when those fail.
-            let heavy = [
-                10.0 / (a * t0),
-                20.0 / (a * t0),
-                40.0 / (a * t0),
-                80.0 / (a * t0),
-            ];
-            for (i, f) in [1.0 / 32.0, 1.0 / 8.0, 0.5, 1.0]
-                .into_iter()
-                .chain(heavy)
-                .enumerate()
-            {
-                if i == 4 && side < alias.ln() {
+            let light = [1.0 / 32.0, 1.0 / 8.0, 0.5, 1.0].map(|f| t0 * f);
+            let heavy = [10.0, 20.0, 40.0, 80.0].map(|c| c / a);
+            for (i, t) in light.into_iter().chain(heavy).enumerate() {
+                if i == light.len() && side < alias.ln() {
                     break;
                 }
-                let t = sign * t0 * f;
+                let t = sign * t;
                 let mut k = -t.abs() * a;
                 for ((ph, tu), tl) in phases.iter().zip(&up).zip(&lo) {
                     let ku = cumulant(ph.pld.k_lo, &tu.p, &tu.ln_p, tu.mean, t);
