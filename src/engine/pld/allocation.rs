@@ -195,8 +195,16 @@ impl Law {
         let sd = (tf * var_v).sqrt() / h;
         let alias = (1e-3 * eta).max(1e-300);
         let lams = [0.0, -8.0 / (sd * h), (8.0 / (sd * h)).min(12.0 / cap)];
-        let mut wins = Vec::new();
-        for &lam in &lams {
+        let mut wins: Vec<(f64, super::compose::Power)> = Vec::new();
+        for (i, &lam) in lams.iter().enumerate() {
+            // The right tilt only where it costs no more than the plain sum: the capped
+            // log-normal's heavy tail, tilted, can need a window twice as wide.
+            if i == 2 {
+                if let Ok(pw) = power(&phase, lam, h, wins[0].1.n, alias) {
+                    wins.push((lam, pw));
+                }
+                continue;
+            }
             let pw = power(&phase, lam, h, MAX_SUM_FFT, alias).map_err(|e| {
                 if e.needed.is_infinite() {
                     Error::PldBudget {
@@ -386,10 +394,16 @@ impl Law {
 /// (σ, t, h, η) as bits.
 type LawKey = (u64, u64, u64, u64);
 
+/// Laws kept: a query's fine and coarse lattices (the add direction is first tried four
+/// times coarser) and a refinement's.
+const KEPT: usize = 4;
+
 thread_local! {
-    /// The last law built (both directions, and every refinement at one spacing, share it).
-    static LAST: std::cell::RefCell<Option<(LawKey, std::rc::Rc<Law>)>> =
-        const { std::cell::RefCell::new(None) };
+    /// The last laws built (both directions and every refinement at one spacing share
+    /// one; a repeated query finds its own). Keyed exactly, so an answer does not depend
+    /// on what was asked before.
+    static LAST: std::cell::RefCell<Vec<(LawKey, std::rc::Rc<Law>)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// The law of W for σ, t steps per epoch and loss spacing Δ: its sum lattice is
@@ -402,17 +416,29 @@ pub(crate) fn law(sigma: f64, t: u64, d: f64, eta: f64) -> Result<std::rc::Rc<La
     let h_left = (-0.5 * s * s - s * z).exp();
     let h = (0.5 * (t as f64).sqrt() * d).min(h_left);
     let key = (sigma.to_bits(), t, h.to_bits(), eta.to_bits());
-    if let Some(l) = LAST.with(|c| {
+    let found = LAST.with(|c| {
         c.borrow()
-            .as_ref()
-            .filter(|(k, _)| *k == key)
+            .iter()
+            .find(|(k, _)| *k == key)
             .map(|(_, l)| l.clone())
-    }) {
+    });
+    if let Some(l) = found {
         return Ok(l);
     }
     let l = std::rc::Rc::new(Law::new(sigma, t, h, eta)?);
-    LAST.with(|c| *c.borrow_mut() = Some((key, l.clone())));
+    LAST.with(|c| {
+        let mut c = c.borrow_mut();
+        if c.len() >= KEPT {
+            c.remove(0);
+        }
+        c.push((key, l.clone()));
+    });
     Ok(l)
+}
+
+/// Forget the cached law (a benchmark's cold call).
+pub(crate) fn forget_law() {
+    LAST.with(|c| c.borrow_mut().clear());
 }
 
 #[cfg(test)]

@@ -434,7 +434,16 @@ struct Lattices {
 }
 
 impl Lattices {
-    fn build(phases: &[Phase], dir: Direction, d: f64, eta: f64) -> Result<Lattices, Error> {
+    /// `eta`: the P-mass per step the lattices' range may cut; `eta_law`: the same budget
+    /// for a random allocation's law (uncapped, [`eta_for`]).
+    #[cfg_attr(not(full_engine), allow(unused_variables))]
+    fn build(
+        phases: &[Phase],
+        dir: Direction,
+        d: f64,
+        eta: f64,
+        eta_law: f64,
+    ) -> Result<Lattices, Error> {
         let mut steps = Vec::with_capacity(phases.len());
         for ph in phases {
             let (q, s) = (ph.sgm.q(), ph.sgm.sigma());
@@ -446,7 +455,7 @@ impl Lattices {
             }
             #[cfg(full_engine)]
             if let Some(t) = ph.alloc {
-                steps.push(allocation::law(s, t, d, eta)?.step_pld(dir, d, eta)?);
+                steps.push(allocation::law(s, t, d, eta_law.max(eta))?.step_pld(dir, d, eta)?);
                 continue;
             }
             #[cfg(full_engine)]
@@ -656,9 +665,17 @@ fn eps_on(c: &Composed, delta: f64) -> Result<(f64, f64), Side> {
 /// answer δ(ε) falls at least as fast as δ·(α − 1)... so T·η ≤ 0.05·TOL·ε·α·δ moves the
 /// upper ε by ≲ 5 % of the target width (ε, α: the exact-RDP optimum, which only
 /// steers the budget; the bracket measures what it costs).
+/// Gaussian tails are cheap to keep, so the per-step cut is at most 1e-14; the random
+/// allocation's log-normal tail is not (its cap sets the width of a t-fold FFT), so its
+/// law takes the budget itself ([`eta_budget`]).
 fn eta_for(delta: f64, t: f64, eps: f64, alpha: f64) -> f64 {
+    eta_budget(delta, t, eps, alpha).min(1e-14)
+}
+
+/// The budget behind [`eta_for`], before its cap.
+fn eta_budget(delta: f64, t: f64, eps: f64, alpha: f64) -> f64 {
     let rel = (0.05 * TOL * eps * (alpha - 1.0).max(1.0)).clamp(1e-7 * TOL, 0.05 * TOL);
-    (rel * delta / t).clamp(1e-300, 1e-14)
+    (rel * delta / t).max(1e-300)
 }
 
 fn initial_spacing(eps: f64, alpha: f64, t: f64, tol: f64) -> f64 {
@@ -742,6 +759,14 @@ fn coarsening<T>(
     }
 }
 
+/// Forget the random-allocation law cached between calls (it makes a second call at the
+/// same σ, t and δ cheap): for benchmarks that time a cold call.
+#[cfg(full_engine)]
+#[doc(hidden)]
+pub fn forget_cached_laws() {
+    allocation::forget_law();
+}
+
 /// Tight ε at δ for the phases, both directions, the worse one reported.
 pub fn epsilon_phases(phases: &[Phase], delta: f64) -> Result<EpsilonAnswer, Error> {
     #[cfg_attr(not(full_engine), allow(unused_mut))]
@@ -815,6 +840,7 @@ fn epsilon_phases_at(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAn
     };
     let mut d = initial_spacing(eps_rdp, alpha, t, tol);
     let eta = eta_for(delta, t, eps_rdp, alpha);
+    let eta_law = eta_budget(delta, t, eps_rdp, alpha);
     let mut best: Option<EpsilonAnswer> = None;
     for pass in 0..=REFINE {
         let left = compose::work_left();
@@ -835,7 +861,7 @@ fn epsilon_phases_at(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAn
             // it cannot change the answer (true_add ≤ its upper ≤ remove's upper, and
             // the lower bound of the maximum is at least remove's lower).
             let guess = eps_rdp * 0.93;
-            let rem = Lattices::build(&phases, Direction::Remove, d, eta)?;
+            let rem = Lattices::build(&phases, Direction::Remove, d, eta, eta_law)?;
             let (mut u, mut l, mut n) = eps_direction(&rem, delta, guess, alpha, tol)?;
             // Exact RDP can sit far above the tight ε (q = 1e-5, σ = 1.5, T = 10⁶: 0.133
             // against 0.0197), and a composition tilted there can resolve the wrong tail: a
@@ -856,11 +882,11 @@ fn epsilon_phases_at(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAn
                 let (u2, l2, n2) = eps_direction(&rem, delta, u, alpha, tol)?;
                 return Ok((u.min(u2), l.max(l2), n.max(n2), "remove"));
             }
-            let coarse = Lattices::build(&phases, Direction::Add, 4.0 * d, eta)?;
+            let coarse = Lattices::build(&phases, Direction::Add, 4.0 * d, eta, eta_law)?;
             let (cu, _, cn) = eps_direction(&coarse, delta, u, alpha, tol)?;
             up.2 = up.2.max(cn);
             if cu > up.0 {
-                let add = Lattices::build(&phases, Direction::Add, d, eta)?;
+                let add = Lattices::build(&phases, Direction::Add, d, eta, eta_law)?;
                 let (u, l, n) = eps_direction(&add, delta, cu, alpha, tol)?;
                 if u > up.0 {
                     up.0 = u;
@@ -1127,7 +1153,7 @@ fn profile_at(
 ) -> Result<Vec<(ProfilePoint, Grid)>, Error> {
     let mut out = zero_points(eps, d);
     for &dir in directions(live) {
-        let lat = Lattices::build(live, dir, d, eta)?;
+        let lat = Lattices::build(live, dir, d, eta, eta)?;
         let mut comps: Vec<Composed> = Vec::new();
         for (e, slot) in eps.iter().zip(out.iter_mut()) {
             let hit = comps.iter().position(|c| {
@@ -1244,7 +1270,7 @@ fn checkpoints_at(
         checkpoints.len()
     ];
     for dir in [Direction::Remove, Direction::Add] {
-        let mut lat = Lattices::build(&[Phase::new(sgm, tmax)?], dir, d, eta)?;
+        let mut lat = Lattices::build(&[Phase::new(sgm, tmax)?], dir, d, eta, eta)?;
         for (slot, &t) in out.iter_mut().zip(checkpoints) {
             lat.counts[0] = t as f64;
             let (e_rdp, a) = rdp_epsilon(&[Phase::new(sgm, t)?], delta);
