@@ -5,9 +5,11 @@
 // from the page's own origin, so the strict CSP (default-src 'self') allows it without
 // blob: or inline code.
 //
-// Protocol: a client posts {client?, gen, q, sigma, steps, delta, charts?}; the worker
-// answers first {client, gen, kind: "headline", epsilon, epsilonLower} (or {…, kind:
-// "error", message}), then, unless charts === false, {client, gen, kind: "charts",
+// Protocol: a client posts {client?, gen, q, sigma, steps, delta, charts?, epochs?,
+// sampling?}; the worker answers first {client, gen, kind: "headline", epsilon,
+// epsilonLower, shuffled?, allocation?} (or {…, kind: "error", message}; with epochs, the
+// band for shuffled batches or, with sampling "random-allocation", the bracket for random
+// allocation: {epsilon, epsilonLower, epochs, stepsPerEpoch} or {error, …}), then, unless charts === false, {client, gen, kind: "charts",
 // training, profile, risk} (or "charts-error"). Requests are handled newest-first per
 // client: a request that is no longer its client's newest when its turn comes is skipped.
 // Before starting any computation a handler yields to the task queue once, so messages
@@ -99,6 +101,7 @@ function invalid(data) {
     if (typeof data[k] !== 'number' || !Number.isFinite(data[k])) return `'${k}' must be a finite number, got ${typeof data[k] === 'string' ? `the string '${data[k].slice(0, 40)}'` : String(data[k]).slice(0, 40)}`;
   }
   if (data.epochs !== undefined && (typeof data.epochs !== 'number' || !Number.isFinite(data.epochs))) return "'epochs' must be a finite number";
+  if (data.sampling !== undefined && !['poisson', 'shuffled', 'random-allocation'].includes(data.sampling)) return "'sampling' must be 'poisson', 'shuffled' or 'random-allocation'";
   if (data.target !== undefined && (typeof data.target !== 'number' || !(data.target > 0) || !Number.isFinite(data.target))) return "'target' must be a finite number > 0";
   return null;
 }
@@ -170,28 +173,35 @@ self.onmessage = async ({ data }) => {
   const p = { q: data.q, sigma: data.sigma, steps: data.steps };
   // The key is the parsed numbers (validated above), never a string a caller chose.
   const key = JSON.stringify([data.q, data.sigma, data.steps, data.delta]);
-  // Shuffled, fixed-size batches (the page's batching control): the certified band of the
-  // command line's `--sampling shuffle` (its batch line, so the same numbers): upper end no
-  // amplification (the Gaussian mechanism over E epochs), lower end Chua et al.'s shuffled
-  // pair; t = ⌊1/q⌋ steps per epoch, E from the page. Computed first: it stands even when
-  // the Poisson answer fails.
+  // The page's batching control, t = ⌊1/q⌋ steps per epoch and E epochs from the page (each
+  // through the command line's batch line, so the same numbers; computed first: each stands
+  // even when the Poisson answer fails).
+  // Shuffled, fixed-size batches (sampling 'shuffled', or epochs alone): the certified band of
+  // `--sampling shuffle`: upper end no amplification (the Gaussian mechanism over E epochs),
+  // lower end Chua et al.'s shuffled pair.
+  // Random allocation ('random-allocation'): the certified bracket of `--sampling
+  // random-allocation` (each example in one of the t steps of every epoch).
   let shuffled;
+  let allocation;
   if (data.epochs) {
     const t = Math.max(1, Math.floor(1 / data.q));
-    const line = JSON.stringify({ sigma: data.sigma, delta: data.delta, sampling: 'shuffle', steps_per_epoch: t, epochs: data.epochs });
+    const scheme = data.sampling === 'random-allocation' ? 'random-allocation' : 'shuffle';
+    const line = JSON.stringify({ sigma: data.sigma, delta: data.delta, sampling: scheme, steps_per_epoch: t, epochs: data.epochs });
     const g = cached(headlines, line, () => {
       const a = JSON.parse(batchLine(line));
       if (a.error !== undefined) throw new Error(a.error);
       return a;
     });
-    shuffled = g.err !== undefined ? { error: g.err, epochs: data.epochs } : { epsilon: g.ok.epsilon, epsilonLower: g.ok.epsilon_lower, epochs: data.epochs, stepsPerEpoch: t };
+    const answer = g.err !== undefined ? { error: g.err, epochs: data.epochs, stepsPerEpoch: t } : { epsilon: g.ok.epsilon, epsilonLower: g.ok.epsilon_lower, epochs: data.epochs, stepsPerEpoch: t };
+    if (scheme === 'shuffle') shuffled = answer;
+    else allocation = answer;
   }
   const h = cached(headlines, key, () => epsilon({ ...p, delta: data.delta, accountant: 'pld' }));
   if (h.err !== undefined) {
-    self.postMessage({ client, gen: data.gen, kind: 'error', message: h.err, shuffled });
+    self.postMessage({ client, gen: data.gen, kind: 'error', message: h.err, shuffled, allocation });
     return;
   }
-  self.postMessage({ client, gen: data.gen, kind: 'headline', epsilon: h.ok.epsilon, epsilonLower: h.ok.epsilonLower, shuffled });
+  self.postMessage({ client, gen: data.gen, kind: 'headline', epsilon: h.ok.epsilon, epsilonLower: h.ok.epsilonLower, shuffled, allocation });
   if (data.charts === false) return;
   // Let a newer request pre-empt the (slower) charts.
   await new Promise((r) => setTimeout(r, 0));

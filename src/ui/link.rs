@@ -45,14 +45,29 @@ pub enum Batching {
     Poisson,
     /// Shuffled, fixed-size batches: the bound without amplification applies.
     Shuffled,
+    /// Random allocation (balls in bins): each example in one of ⌊1/q⌋ steps per epoch.
+    RandomAllocation,
 }
 
 impl Batching {
+    /// Every choice, in the control's order.
+    pub const ALL: [Batching; 3] = [
+        Batching::Poisson,
+        Batching::Shuffled,
+        Batching::RandomAllocation,
+    ];
+
     pub fn name(self) -> &'static str {
         match self {
             Batching::Poisson => "poisson",
             Batching::Shuffled => "shuffled",
+            Batching::RandomAllocation => "random-allocation",
         }
+    }
+
+    /// The choice named `name` (`batch=` and the control's values).
+    pub fn from_name(name: &str) -> Option<Batching> {
+        Batching::ALL.into_iter().find(|b| b.name() == name)
     }
 }
 
@@ -177,10 +192,14 @@ pub fn decode(query: &str) -> (Link, Vec<LinkError>) {
         Some("rdp") => link.acct = Acct::Rdp,
         Some(t) => refuse("acct", one_of("acct", t, &["pld", "rdp"])),
     }
-    match get("batch") {
-        None | Some("poisson") => {}
-        Some("shuffled") => link.batch = Batching::Shuffled,
-        Some(t) => refuse("batch", one_of("batch", t, &["poisson", "shuffled"])),
+    if let Some(t) = get("batch") {
+        match Batching::from_name(t) {
+            Some(b) => link.batch = b,
+            None => refuse(
+                "batch",
+                one_of("batch", t, &Batching::ALL.map(Batching::name)),
+            ),
+        }
     }
     if let Some(t) = get("target") {
         match parse_target(t) {
@@ -492,7 +511,7 @@ mod tests {
                 1u64..1_000_000_000,
                 -12.0f64..-1.0,
             ),
-            (any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>()),
+            (any::<bool>(), any::<bool>(), 0usize..3, any::<bool>()),
             (1e-3f64..1e3, 1e-3f64..1e3, 0.01f64..1e5, any::<bool>()),
             (1u32..100_000_000, 1u32..1000, 1e-2f64..1e3, 1.0f64..1e5),
         )
@@ -515,11 +534,7 @@ mod tests {
                             omega: w,
                         },
                         acct: if rdp { Acct::Rdp } else { Acct::Pld },
-                        batch: if sh {
-                            Batching::Shuffled
-                        } else {
-                            Batching::Poisson
-                        },
+                        batch: Batching::ALL[sh],
                         overlays: ov,
                         capacity: (cs, ce),
                         dataset: Dataset { n, b: b as f64, e },

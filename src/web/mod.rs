@@ -185,13 +185,10 @@ fn wire(app: &Shared) {
     });
     let acc = app.clone();
     on("batching", "change", move |_| {
-        let shuffled = by_id::<web_sys::HtmlSelectElement>("batching")
-            .is_some_and(|s| s.value() == Batching::Shuffled.name());
-        tight::set_batching(if shuffled {
-            Batching::Shuffled
-        } else {
-            Batching::Poisson
-        });
+        let chosen = by_id::<web_sys::HtmlSelectElement>("batching")
+            .and_then(|s| Batching::from_name(&s.value()))
+            .unwrap_or_default();
+        tight::set_batching(chosen);
         state::write_url(&acc.borrow().inputs);
         tight::request(acc.borrow().inputs, f64::NAN);
         request_frame(&acc);

@@ -53,24 +53,28 @@ pub fn batching() -> Batching {
     TIGHT.with(|t| t.borrow().batch)
 }
 
-/// The batching control changed (or the link set it): show or hide the shuffled bound
-/// and ask again.
+/// The batching control changed (or the link set it): show the box of the scheme chosen
+/// (shuffled: its certified band; random allocation: its certified bracket) and ask again.
 pub fn set_batching(b: Batching) {
-    let on = b == Batching::Shuffled;
     TIGHT.with(|t| {
         let mut t = t.borrow_mut();
         t.batch = b;
         t.asked = None;
     });
-    if let Some(b) = by_id::<web_sys::HtmlElement>("shuffled-box") {
-        b.set_hidden(!on);
+    for (id, shown) in [
+        ("shuffled-box", Batching::Shuffled),
+        ("allocation-box", Batching::RandomAllocation),
+    ] {
+        if let Some(e) = by_id::<web_sys::HtmlElement>(id) {
+            e.set_hidden(b != shown);
+        }
     }
     set_text(
         "batching-assumed",
-        if on {
-            "Poisson sampling with rate q — not how these batches are drawn (see below)"
-        } else {
+        if b == Batching::Poisson {
             "Poisson sampling with rate q"
+        } else {
+            "Poisson sampling with rate q — not how these batches are drawn (see below)"
         },
     );
     set_text("batching-error", "");
@@ -209,7 +213,8 @@ fn post(i: Inputs) {
     // μ belongs to the inputs it was computed for: gone until the new one arrives.
     set_text("gdp-summary", "");
     // The epochs read the page's dataset boxes: before TIGHT is borrowed.
-    let epochs = (batching() == Batching::Shuffled).then(|| epochs_for(&i));
+    let batch = batching();
+    let epochs = (batch != Batching::Poisson).then(|| epochs_for(&i));
     TIGHT.with(|t| {
         let mut t = t.borrow_mut();
         t.post_timer = None;
@@ -219,6 +224,7 @@ fn post(i: Inputs) {
         let msg = message(t.gen, &i);
         if let Some(e) = epochs {
             let _ = js_sys::Reflect::set(&msg, &"epochs".into(), &e.into());
+            let _ = js_sys::Reflect::set(&msg, &"sampling".into(), &batch.name().into());
         }
         super::worker::post(&msg);
     });
@@ -294,6 +300,7 @@ fn answer(data: JsValue) {
             );
             set_text("epsilon-pld-note", "");
             show_shuffled(&data);
+            show_allocation(&data);
             let asked = TIGHT.with(|t| {
                 let mut t = t.borrow_mut();
                 t.answered = gen;
@@ -369,8 +376,10 @@ fn answer(data: JsValue) {
             let m = get(&data, "message").as_string().unwrap_or_default();
             TIGHT.with(|t| t.borrow_mut().answered = gen);
             unavailable(&m);
-            // The shuffled bound stands on its own (hardening round 3, #12).
+            // The shuffled band and the allocation's bracket stand on their own
+            // (hardening round 3, #12).
             show_shuffled(&data);
+            show_allocation(&data);
         }
         "charts-error" => {
             let m = get(&data, "message").as_string().unwrap_or_default();
@@ -414,6 +423,28 @@ fn show_shuffled(data: &JsValue) {
             },
         );
     }
+}
+
+/// The certified bracket for random allocation from an answer, when it carries one (the
+/// command line's `--sampling random-allocation`, one of t = ⌊1/q⌋ steps per epoch, E
+/// epochs); a refusal is shown with its reason.
+fn show_allocation(data: &JsValue) {
+    let al = get(data, "allocation");
+    if !al.is_object() {
+        return;
+    }
+    let (up, lo) = (num(&al, "epsilon"), num(&al, "epsilonLower"));
+    let (text, low) = match get(&al, "error").as_string() {
+        Some(m) => (format!("— ({})", reason_in_words(&m)), "—".into()),
+        None => (crate::render::fmt_eps(up), crate::render::fmt_eps(lo)),
+    };
+    if let Some(e) = doc().and_then(|d| d.get_element_by_id("epsilon-allocation")) {
+        e.set_text_content(Some(&text));
+        let _ = e.set_attribute("data-value", &format!("{up}"));
+    }
+    set_text("epsilon-allocation-lower", &low);
+    set_text("allocation-epochs", &fmt_num(num(&al, "epochs")));
+    set_text("allocation-t", &fmt_num(num(&al, "stepsPerEpoch")));
 }
 
 /// The tight accountant cannot answer for the inputs shown: nothing of an earlier run

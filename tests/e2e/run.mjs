@@ -358,8 +358,38 @@ try {
     await page.selectOption('#batching', 'poisson');
     check(await page.evaluate(() => document.querySelector('#shuffled-box').hidden), 'back to Poisson: the box is hidden');
     const pb = await open('?batch=fixed');
-    check((await text(pb, '#batching-error')).includes("batch must be 'poisson' or 'shuffled', got 'fixed'"), `a bad batch is named: ${await text(pb, '#batching-error')}`);
+    check((await text(pb, '#batching-error')).includes("batch must be 'poisson' or 'shuffled' or 'random-allocation', got 'fixed'"), `a bad batch is named: ${await text(pb, '#batching-error')}`);
     await pb.close();
+  }
+
+  // 1c'. Random allocation (balls in bins): its certified bracket, computed by the worker
+  // through the command line's batch line, equals the CLI's `--sampling random-allocation`
+  // for t = ⌊1/q⌋ = 234 and E = 60; the box says how it differs from shuffling and carries
+  // the PyTorch sampler; the choice is in the link and survives a reload from it.
+  {
+    await page.selectOption('#batching', 'random-allocation');
+    await page.waitForFunction(() => /^\d+\.\d{4}$/.test(document.querySelector('#epsilon-allocation').textContent), null, { timeout: 30000 });
+    const ra = cli('epsilon', { sampling: 'random-allocation', sigma: 1.1, 'steps-per-epoch': 234, epochs: 60, delta: 1e-5 });
+    const box = await page.evaluate(() => ({
+      hidden: document.querySelector('#allocation-box').hidden,
+      shuffledHidden: document.querySelector('#shuffled-box').hidden,
+      up: document.querySelector('#epsilon-allocation').textContent,
+      low: document.querySelector('#epsilon-allocation-lower').textContent,
+      t: document.querySelector('#allocation-t').textContent,
+      e: document.querySelector('#allocation-epochs').textContent,
+      assumed: document.querySelector('#batching-assumed').textContent,
+      sampler: document.querySelector('#allocation-sampler').textContent,
+    }));
+    check(!box.hidden && box.shuffledHidden && box.up === ra.epsilon.toFixed(4) && box.low === ra.epsilon_lower.toFixed(4) && box.t === '234' && box.e === '60' && /not how these batches/.test(box.assumed),
+      `batch=random-allocation: the bracket [${box.low}, ${box.up}] = the CLI's --sampling random-allocation [${ra.epsilon_lower.toFixed(4)}, ${ra.epsilon.toFixed(4)}] for t = ${box.t}, E = ${box.e}`);
+    check(/class RandomAllocationSampler\(Sampler\)/.test(box.sampler) && /torch\.randint\(self\.t, \(self\.n,\)/.test(box.sampler), 'the box carries the PyTorch sampler');
+    check(new URL(page.url()).searchParams.get('batch') === 'random-allocation', 'random allocation is in the URL');
+    const again = await open(new URL(page.url()).search);
+    await again.waitForFunction(() => /^\d+\.\d{4}$/.test(document.querySelector('#epsilon-allocation').textContent), null, { timeout: 30000 });
+    check(await again.evaluate(() => document.querySelector('#batching').value) === 'random-allocation' && await text(again, '#epsilon-allocation') === box.up, 'the link reopens with random allocation and its bracket');
+    await again.close();
+    await page.selectOption('#batching', 'poisson');
+    check(await page.evaluate(() => document.querySelector('#allocation-box').hidden), 'back to Poisson: the allocation box is hidden');
   }
 
   // 1d. A typed value that ends invalid leaves the state at its value from before the edit,
