@@ -97,3 +97,26 @@ fn bad_inputs_are_refused() {
     assert!(Phase::allocation(f64::NAN, 10, 1, 1).is_err());
     assert!(Phase::allocation(1.0, 10, 1, 0).is_err());
 }
+
+/// MNIST's shape at small δ (where ε sits in W's right tail, which the right tilt resolves;
+/// a version that dropped that tilt refused δ = 1e-8 and 1e-12) and its privacy profile,
+/// which must agree with the ε query: the truth δ(ε) is 1e-5 somewhere inside the ε bracket
+/// at δ = 1e-5, so δ's upper end at the bracket's lower end is ≥ 1e-5 and δ's lower end at
+/// its upper end is ≤ 1e-5.
+#[test]
+fn small_delta_and_the_profile_answer() {
+    let mut last = 0.0;
+    for delta in [1e-5, 1e-8, 1e-12] {
+        let b = eps(1.1, 234, 1, 60, delta);
+        assert!(b.lower > last && b.lower <= b.upper, "δ = {delta}: {b:?}");
+        assert!(b.upper - b.lower <= 1e-2 * b.upper, "δ = {delta}: {b:?}");
+        last = b.upper;
+    }
+    let at = eps(1.1, 234, 1, 60, 1e-5);
+    let p = Phase::allocation(1.1, 234, 1, 60).unwrap();
+    let prof = pld::profile_phases(&[p], &[at.lower, at.upper]).unwrap();
+    let (lo_end, up_end) = (prof[0].0.delta, prof[1].0.delta);
+    assert!(lo_end.upper >= 1e-5, "{lo_end:?}");
+    assert!(up_end.lower <= 1e-5, "{up_end:?}");
+    assert!(lo_end.lower <= lo_end.upper && up_end.lower <= up_end.upper);
+}

@@ -197,11 +197,17 @@ impl Law {
         let lams = [0.0, -8.0 / (sd * h), (8.0 / (sd * h)).min(12.0 / cap)];
         let mut wins: Vec<(f64, super::compose::Power)> = Vec::new();
         for (i, &lam) in lams.iter().enumerate() {
-            // The right tilt only where it costs no more than the plain sum: the capped
-            // log-normal's heavy tail, tilted, can need a window twice as wide.
+            // The right tilt (the remove direction's large losses, small δ) within the
+            // plain sum's window: the capped log-normal's heavy tail, tilted, can need one
+            // twice as wide, so the tilt is halved until it fits.
             if i == 2 {
-                if let Ok(pw) = power(&phase, lam, h, wins[0].1.n, alias) {
-                    wins.push((lam, pw));
+                let fit = [1.0, 0.5, 0.25, 0.125].iter().find_map(|f| {
+                    power(&phase, lam * f, h, wins[0].1.n, alias)
+                        .ok()
+                        .map(|p| (lam * f, p))
+                });
+                if let Some(w) = fit {
+                    wins.push(w);
                 }
                 continue;
             }
