@@ -4,13 +4,17 @@ import type {
   RdpParams, RdpResult, EpsilonParams, EpsilonResult, DeltaParams, DeltaResult, ProfileParams, ProfilePoint,
   AttackRiskParams, AttackRiskResult, TrainingParams, TrainingResult, CalibrateSigmaParams, CalibrateSigmaResult,
   CalibrateStepsParams, CalibrateStepsResult, BoundsParams, BoundsResult, CompareParams, Route,
+  SchemeParams, SchemeResult,
 } from './sgm-rdp.js';
 
 /** `signal`: aborting rejects with an AbortError and stops the call if it is running. */
 export interface CallOptions { signal?: AbortSignal }
 export function rdp(p: RdpParams, o?: CallOptions): Promise<RdpResult>;
 export function epsilon(p: EpsilonParams, o?: CallOptions): Promise<EpsilonResult>;
+/** A sampling scheme, adjacency or group (any SchemeParams key): the command line's answer. */
+export function epsilon(p: SchemeParams & { delta: number }, o?: CallOptions): Promise<SchemeResult>;
 export function delta(p: DeltaParams, o?: CallOptions): Promise<DeltaResult>;
+export function delta(p: SchemeParams & { epsilon: number }, o?: CallOptions): Promise<SchemeResult>;
 export function profile(p: ProfileParams, o?: CallOptions): Promise<ProfilePoint[]>;
 export function attackRisk(p: AttackRiskParams, o?: CallOptions): Promise<AttackRiskResult>;
 export function epsilonOverTraining(p: TrainingParams, o?: CallOptions): Promise<TrainingResult>;

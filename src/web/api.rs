@@ -73,6 +73,33 @@ export interface EpsilonResult {
   /** accountant "pld": the exact-RDP ε, for comparison. */
   epsilonRdp?: number;
 }
+/** How batches are drawn and who is neighbour (sgm-rdp-async.js only; the synchronous
+ *  module refuses these keys and names the async one): the command line's
+ *  `--sampling`, `--adjacency`, `--steps-per-epoch`, … as one `batch` line. */
+export interface SchemeParams {
+  sampling?: "poisson" | "shuffle" | "fixed-size" | "truncated-poisson" | "random-allocation" | "balls-in-bins";
+  adjacency?: "add-remove" | "replace-one";
+  /** Steps per epoch t (or t = ⌈datasetSize / batchSize⌉). */
+  stepsPerEpoch?: number; datasetSize?: number; batchSize?: number;
+  epochs?: number;
+  /** Random allocation: each example in `selected` of the t steps (default 1). */
+  selected?: number;
+  /** Truncated Poisson: the batch cap B. */
+  maxBatch?: number;
+  /** User-level privacy: examples per user. */
+  groupSize?: number;
+  q?: number; sigma?: number; noise_multiplier?: number; sample_rate?: number; steps?: number;
+  accountant?: Accountant;
+}
+/** The command line's `batch` answer with camelCase keys: `epsilon` (or `delta`) is the
+ *  certified upper bound, `epsilonLower` (`deltaLower`) a certified lower bound on the
+ *  true value, `meaning` says what the two ends are. */
+export interface SchemeResult {
+  epsilon: number; delta: number; sampling: string; adjacency: string; accountant: string;
+  meaning?: string; epsilonLower?: number; deltaLower?: number;
+  stepsPerEpoch?: number; epochs?: number; steps?: number; selected?: number; sigma: number;
+  [key: string]: unknown;
+}
 export type DeltaParams = SampleRate & NoiseMultiplier & {
   steps: number; epsilon: number; conversion?: Conversion; orders?: number[];
   /** "rdp" (default): exact RDP; "pld": the tight PLD bracket; "both". */
@@ -221,6 +248,120 @@ fn canonical(k: &str) -> &str {
     }
 }
 
+/// The keys that name a sampling scheme, the adjacency or a group (camelCase, and the
+/// command line's batch keys): a call with one goes through the command line's query layer.
+const SCHEME_KEYS: [(&str, &str); 9] = [
+    ("sampling", "sampling"),
+    ("adjacency", "adjacency"),
+    ("stepsPerEpoch", "steps_per_epoch"),
+    ("datasetSize", "dataset_size"),
+    ("batchSize", "batch_size"),
+    ("epochs", "epochs"),
+    ("selected", "selected"),
+    ("maxBatch", "max_batch"),
+    ("groupSize", "group_size"),
+];
+
+/// The batch key of a scheme key, under either spelling.
+fn scheme_key(k: &str) -> Option<&'static str> {
+    SCHEME_KEYS
+        .iter()
+        .find(|(camel, snake)| k == *camel || k == *snake)
+        .map(|(_, snake)| *snake)
+}
+
+/// `epsilon` (with `delta`) or `delta` (with `epsilon`) for a sampling scheme, adjacency or
+/// group: the parameters become one `sgm-rdp batch` line and its answer is returned with
+/// camelCase keys (`epsilon`, `epsilonLower`, `sampling`, `adjacency`, `accountant`,
+/// `meaning`, `stepsPerEpoch`, …) — the command line's numbers and refusals. None when no
+/// scheme key is given (the plain Poisson call). Whole engine only (sgm-rdp-async.js).
+#[cfg(feature = "worker")]
+fn by_scheme(call: &'static str, v: &JsValue) -> Result<Option<JsValue>, JsError> {
+    use serde_json::{Map, Value};
+    let bad = |m: String| JsError::new(&format!("{call}: {m}"));
+    if !v.is_object() || try_is_array(v).unwrap_or(true) {
+        return Ok(None);
+    }
+    let keys =
+        try_keys(v).map_err(|e| bad(format!("listing the parameters threw: {}", thrown(&e))))?;
+    let names: Vec<String> = keys.iter().filter_map(|k| k.as_string()).collect();
+    if names.len() > 64 || !names.iter().any(|k| scheme_key(k).is_some()) {
+        return Ok(None);
+    }
+    let (given, other) = match call {
+        "epsilon" => ("delta", "epsilon"),
+        _ => ("epsilon", "delta"),
+    };
+    let mut line = Map::new();
+    for k in &names {
+        let name = match scheme_key(k) {
+            Some(b) => b,
+            None => match canonical(k) {
+                n @ ("q" | "sigma" | "steps" | "accountant") => n,
+                n if n == given => given,
+                _ => {
+                    return Err(bad(format!(
+                        "unknown parameter '{}' with a sampling scheme (expected q, sigma, steps, {given}, accountant, {})",
+                        clip(k),
+                        SCHEME_KEYS.map(|(c, _)| c).join(", ")
+                    )))
+                }
+            },
+        };
+        let x = try_get(v, &JsValue::from_str(k))
+            .map_err(|e| bad(format!("reading '{}' threw: {}", clip(k), thrown(&e))))?;
+        let value = if x.is_undefined() {
+            continue;
+        } else if let Some(f) = x.as_f64() {
+            serde_json::Number::from_f64(f)
+                .map(Value::Number)
+                .ok_or_else(|| bad(format!("'{}' must be a finite number", clip(k))))?
+        } else if let Some(t) = x.as_string().filter(|t| t.len() <= 100) {
+            Value::String(t)
+        } else {
+            return Err(bad(format!(
+                "'{}' must be a number or a short string, got {}",
+                clip(k),
+                describe(&x)
+            )));
+        };
+        line.insert(name.to_string(), value);
+    }
+    if !line.contains_key(given) {
+        return Err(bad(format!(
+            "'{given}' is required (the {other} is computed at it)"
+        )));
+    }
+    let answer: Value =
+        serde_json::from_str(&crate::cli::batch_line(&Value::Object(line).to_string()))
+            .map_err(|e| bad(e.to_string()))?;
+    let Value::Object(o) = answer else {
+        return Err(bad("the query layer gave no answer".into()));
+    };
+    if let Some(e) = o.get("error") {
+        return Err(bad(e.as_str().unwrap_or("refused").to_string()));
+    }
+    let camel: Map<String, Value> = o
+        .into_iter()
+        .map(|(k, v)| {
+            let mut c = String::with_capacity(k.len());
+            let mut up = false;
+            for ch in k.chars() {
+                match (ch, up) {
+                    ('_', _) => up = true,
+                    (ch, true) => {
+                        c.extend(ch.to_uppercase());
+                        up = false;
+                    }
+                    (ch, false) => c.push(ch),
+                }
+            }
+            (c, v)
+        })
+        .collect();
+    out(&camel).map(Some)
+}
+
 impl Args {
     fn parse(call: &'static str, v: JsValue, allowed: &[&str]) -> Result<Self, JsError> {
         let bad = |m: String| JsError::new(&format!("{call}: {m}"));
@@ -262,6 +403,12 @@ impl Args {
             let k = k.as_string().unwrap_or_default();
             let name = canonical(&k);
             // Refuse keys the function does not use (a typo must not fall back to a default).
+            if scheme_key(&k).is_some() {
+                return Err(bad(format!(
+                    "'{}' (a sampling scheme, adjacency or group) is answered by the async API, sgm-rdp-async.js, with 'delta' for epsilon or 'epsilon' for delta",
+                    clip(&k)
+                )));
+            }
             if !allowed.contains(&name) {
                 return Err(bad(format!(
                     "unknown parameter '{}' (expected {})",
@@ -524,6 +671,10 @@ struct EpsOut {
 pub fn epsilon(
     #[wasm_bindgen(unchecked_param_type = "EpsilonParams")] p: JsValue,
 ) -> Result<JsValue, JsError> {
+    #[cfg(feature = "worker")]
+    if let Some(r) = by_scheme("epsilon", &p)? {
+        return Ok(r);
+    }
     let a = Args::parse(
         "epsilon",
         p,
@@ -586,6 +737,10 @@ struct DeltaOut {
 pub fn delta(
     #[wasm_bindgen(unchecked_param_type = "DeltaParams")] p: JsValue,
 ) -> Result<JsValue, JsError> {
+    #[cfg(feature = "worker")]
+    if let Some(r) = by_scheme("delta", &p)? {
+        return Ok(r);
+    }
     let a = Args::parse(
         "delta",
         p,

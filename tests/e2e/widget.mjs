@@ -754,8 +754,16 @@ try {
       const commands = await Promise.all(COMMANDS.map((c) => a.command(c).then(JSON.parse, (e) => ({ error: e.message }))));
       const refused = await msg(a.command(['epsilon', '--q', '7', '--sigma', '1', '--steps', '10', '--delta', '1e-5']));
       const notArray = await msg(a.command('gdp'));
+      // Sampling schemes by name (#23, #24): the command line's answer, camelCase keys.
+      const alloc = await a.epsilon({ sampling: 'random-allocation', noise_multiplier: 1.1, stepsPerEpoch: 234, epochs: 60, delta: 1e-5 });
+      const allocDelta = await a.delta({ sampling: 'random-allocation', sigma: 1.1, stepsPerEpoch: 234, epochs: 60, epsilon: 2 });
+      const replace = await a.epsilon({ adjacency: 'replace-one', q: 0.01, sigma: 2, steps: 300, delta: 1e-5, accountant: 'pld' });
+      const schemeRefused = await msg(a.epsilon({ sampling: 'random-allocation', sigma: 1.1, stepsPerEpoch: 234, epochs: 60 }));
+      const schemeBad = await msg(a.epsilon({ sampling: 'random-allocation', sigma: 1.1, stepsPerEpoch: 0, epochs: 60, delta: 1e-5 }));
+      let syncScheme = '';
+      try { m.epsilon({ ...MN, sampling: 'random-allocation' }); } catch (e) { syncScheme = e.message; }
       a.terminate();
-      return { eps, long, syncMessage, bad, clone, aborted, abortMs, after, restarted, pre, r1, r2, recycled, line, commands, refused, notArray };
+      return { eps, long, syncMessage, bad, clone, aborted, abortMs, after, restarted, pre, r1, r2, recycled, line, commands, refused, notArray, alloc, allocDelta, replace, schemeRefused, schemeBad, syncScheme };
     }, { MN, LONG, COMMANDS });
     const cp = cli('epsilon', { ...MN, accountant: 'pld' });
     const cl = cli('epsilon', LONG);
@@ -776,6 +784,20 @@ try {
       const diff = want.map((w, i) => (same(w, got.commands[i]) ? null : `${COMMANDS[i][0]}: CLI ${JSON.stringify(w).slice(0, 120)} / async ${JSON.stringify(got.commands[i]).slice(0, 120)}`)).filter((x) => x);
       check(diff.length === 0 && /^Error: command: .*7/.test(got.refused) && /^Error: command: the arguments must be an array/.test(got.notArray),
         `sgm-rdp-async.js: command() = the native CLI's stdout for gdp, calibrate --tpr/--fpr and user-level epsilon (μ = ${got.commands[0].mu}); refusals carry its reason ("${got.refused}")${diff.length ? ': ' + diff.join(' || ') : ''}`);
+    }
+    {
+      const ra = cli('epsilon', { sampling: 'random-allocation', sigma: 1.1, 'steps-per-epoch': 234, epochs: 60, delta: 1e-5 });
+      const rd = cli('delta', { sampling: 'random-allocation', sigma: 1.1, 'steps-per-epoch': 234, epochs: 60, epsilon: 2 });
+      const ro = cli('epsilon', { adjacency: 'replace-one', q: 0.01, sigma: 2, steps: 300, delta: 1e-5, accountant: 'pld' });
+      const g = got;
+      // (Native and wasm FFTs round differently: δ differs by 7e-8 relative here, each end
+      // certified with its own rounding bound.)
+      const near = (a, b) => close(a, b, 1e-6);
+      check(near(g.alloc.epsilon, ra.epsilon) && near(g.alloc.epsilonLower, ra.epsilon_lower) && g.alloc.stepsPerEpoch === 234 && g.alloc.sampling === 'random-allocation' && /certified upper bound/.test(g.alloc.meaning)
+        && near(g.allocDelta.delta, rd.delta) && near(g.allocDelta.deltaLower, rd.delta_lower) && near(g.replace.epsilon, ro.epsilon) && g.replace.adjacency === 'replace-one',
+        `sgm-rdp-async.js: epsilon()/delta() with a sampling scheme or adjacency = the CLI (random allocation [${g.alloc.epsilonLower}, ${g.alloc.epsilon}], δ(2) ≤ ${g.allocDelta.delta}; replace-one ${g.replace.epsilon})`);
+      check(/^Error: epsilon: 'delta' is required/.test(g.schemeRefused) && /^Error: epsilon: .*steps_per_epoch/.test(g.schemeBad) && /async API, sgm-rdp-async\.js/.test(g.syncScheme),
+        `scheme refusals name the key ("${g.schemeRefused}"; "${g.schemeBad.slice(0, 90)}"); the synchronous module names the async one ("${g.syncScheme.slice(0, 90)}")`);
     }
     check(got.recycled === 2 && close(got.r1.epsilon, cp.epsilon, 1e-9) && close(got.r2.epsilon, cp.epsilon, 1e-9) && close(got.line.epsilon, cp.epsilon, 1e-9),
       `sgm-rdp-async.js: a worker whose memory passes the bound is replaced after its call (${got.recycled} workers for 2 calls at a 1-byte bound), answers unchanged; batchLine = the CLI`);

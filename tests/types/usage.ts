@@ -3,7 +3,7 @@
 // and the widget (widget.d.ts). `make test-e2e` runs it; the @ts-expect-error lines
 // make sure the types reject misuse (tsc fails if they would be accepted).
 import init, { epsilon, delta, rdp, calibrateSigma, calibrateSteps, bounds, compare, profile, attackRisk } from "../../dist/sgm-rdp.js";
-import type { EpsilonResult, Bound, ProfilePoint } from "../../dist/sgm-rdp.js";
+import type { EpsilonResult, Bound, ProfilePoint, SchemeResult } from "../../dist/sgm-rdp.js";
 import "../../dist/widget.js";
 import type { SgmRdpChangeDetail, SgmRdpCalculator } from "../../dist/widget.js";
 
@@ -52,6 +52,10 @@ export async function demoAsync(): Promise<number> {
   const p: ProfilePoint[] = await later.profile({ q: 0.01, sigma: 1.1, steps: 100 });
   // @ts-expect-error: steps must be a number
   await later.epsilon({ q: 0.01, sigma: 1.1, steps: "100", delta: 1e-5 });
+  // A sampling scheme by name: the command line's answer.
+  const ra: SchemeResult = await later.epsilon({ sampling: "random-allocation", sigma: 1.1, stepsPerEpoch: 234, epochs: 60, delta: 1e-5 });
+  // @ts-expect-error: not a scheme
+  await later.epsilon({ sampling: "bernoulli", sigma: 1.1, stepsPerEpoch: 234, epochs: 60, delta: 1e-5 });
   later.terminate();
-  return e.epsilon + line.length + p.length + later.workersStarted();
+  return e.epsilon + ra.epsilon + line.length + p.length + later.workersStarted();
 }
