@@ -120,3 +120,30 @@ fn small_delta_and_the_profile_answer() {
     assert!(up_end.lower <= 1e-5, "{up_end:?}");
     assert!(lo_end.lower <= lo_end.upper && up_end.lower <= up_end.upper);
 }
+
+/// The upper end never falls below a cheap certified lower bound computed another way:
+/// Chua et al.'s largest-coordinate test on the same pair (binned, composed with the
+/// optimistic side; `shuffle::allocation_lower_bound`). It sits below our lower end too
+/// (it sees only the largest coordinate), but not far: the largest coordinate carries most
+/// of the pair's information when t is small.
+#[test]
+fn the_upper_end_is_above_the_largest_coordinate_lower_bound() {
+    for (sigma, t, epochs, delta) in [
+        (1.1, 234, 60, 1e-5),
+        (2.0, 10, 1, 1e-6),
+        (1.0, 5, 10, 1e-5),
+        (0.9, 50, 20, 1e-8),
+    ] {
+        let b = eps(sigma, t, 1, epochs, delta);
+        let cheap = pld::shuffle::allocation_lower_bound(sigma, t, epochs, delta).unwrap();
+        eprintln!("σ {sigma} t {t} E {epochs} δ {delta}: largest coordinate ≥ {cheap:.6}, ours [{:.6}, {:.6}]", b.lower, b.upper);
+        assert!(
+            cheap > 0.0 && cheap <= b.upper,
+            "σ {sigma} t {t}: {cheap} vs {b:?}"
+        );
+        assert!(
+            cheap <= b.lower * (1.0 + 1e-9),
+            "σ {sigma} t {t}: {cheap} vs {b:?}"
+        );
+    }
+}

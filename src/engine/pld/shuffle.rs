@@ -41,6 +41,8 @@ pub struct Shuffle {
     steps_per_epoch: u64,
     dropped: f64,
     adjacency: Adjacency,
+    /// The random-allocation pair's shifts (1 against 0) instead of the shuffled one's.
+    allocation: bool,
 }
 
 /// The band for shuffled training: `lower` ≤ true ε ≤ `upper`, both certified.
@@ -72,6 +74,7 @@ impl Shuffle {
             steps_per_epoch,
             dropped,
             adjacency,
+            allocation: false,
         })
     }
 
@@ -108,11 +111,29 @@ impl Shuffle {
     }
 
     fn shifts(&self) -> (f64, f64) {
-        match self.adjacency {
-            Adjacency::AddRemove => (2.0, 1.0),
-            Adjacency::ReplaceOne => (2.0, 0.0),
+        match (self.allocation, self.adjacency) {
+            (true, _) => (1.0, 0.0),
+            (false, Adjacency::AddRemove) => (2.0, 1.0),
+            (false, Adjacency::ReplaceOne) => (2.0, 0.0),
         }
     }
+}
+
+/// A cheap certified lower bound on the ε of one-in-t random allocation over `epochs`
+/// epochs (add/remove), after Chua et al.'s test that looks at the largest coordinate:
+/// one epoch's pair P = (1/t)·Σ_i N(e_i, σ²I) against Q = N(0, σ²I) (the other examples'
+/// gradients 0), post-processed by its largest coordinate — under Q the largest of t
+/// N(0, σ²), under P the same with one of them N(1, σ²) — binned and composed with the
+/// optimistic side, as for the shuffled pair (shifts 1 against 0 instead of 2 against 1).
+/// Independent of the allocation accountant's law of W: a check on its upper end.
+pub fn allocation_lower_bound(sigma: f64, t: u64, epochs: u64, delta: f64) -> Result<f64, Error> {
+    let mut sh = Shuffle::new(sigma, t, 0.0, Adjacency::AddRemove)?;
+    sh.allocation = true;
+    let steps = check_steps(epochs.saturating_mul(t))?;
+    let delta = check_delta(delta)?;
+    // The Gaussian mechanism over the epochs bounds it from above (no amplification).
+    let upper = gauss::epsilon_bracket((epochs as f64).sqrt() / sh.sigma, delta).upper;
+    lower_bound(&sh, steps / t, 0, delta, upper)
 }
 
 /// ln F and ln(1 − F) of the largest of c coordinates at m: one of them (with
