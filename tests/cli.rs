@@ -1224,3 +1224,53 @@ fn random_allocation_on_both_front_ends() {
         "{err}"
     );
 }
+
+/// "Most steps" for random allocation counts whole epochs: the answer E meets the target
+/// and E + 1 does not, each checked by its own `epsilon` call.
+#[test]
+fn random_allocation_calibrates_the_most_epochs() {
+    let base = [
+        "--sampling",
+        "random-allocation",
+        "--steps-per-epoch",
+        "40",
+        "--sigma",
+        "1.5",
+        "--delta",
+        "1e-5",
+    ];
+    let mut args = vec!["calibrate"];
+    args.extend(base);
+    args.extend(["--epsilon", "1.5", "--target", "steps", "--json"]);
+    let a = json_of(&args);
+    assert_eq!(a["calibrated"], "epochs");
+    let e = a["epochs"].as_u64().unwrap();
+    let eps_at = |epochs: u64| {
+        let n = epochs.to_string();
+        let mut args = vec!["epsilon"];
+        args.extend(base);
+        args.extend(["--epochs", n.as_str(), "--json"]);
+        json_of(&args)["epsilon"].as_f64().unwrap()
+    };
+    assert!(e >= 1 && eps_at(e) <= 1.5 && eps_at(e + 1) > 1.5, "{a}");
+    assert_eq!(a["epsilon"].as_f64(), Some(eps_at(e)));
+    let (ok, out, _) = run(&[
+        "calibrate",
+        "--sampling",
+        "random-allocation",
+        "--steps-per-epoch",
+        "40",
+        "--sigma",
+        "1.5",
+        "--delta",
+        "1e-5",
+        "--epsilon",
+        "1.5",
+        "--target",
+        "steps",
+    ]);
+    assert!(
+        ok && out.starts_with(&format!("epochs = {e}: the most epochs")),
+        "{out}"
+    );
+}

@@ -684,9 +684,15 @@ impl Query {
                 }
             }
             base.dataset[2] = None;
+            // Random allocation counts whole epochs (each example once per epoch).
+            let by_epochs = base.sampling == Sampling::RandomAllocation;
             let at = |t: u64| {
                 let mut q = base.clone();
-                q.steps = Some(t as f64);
+                if by_epochs {
+                    q.dataset[2] = Some(t as f64);
+                } else {
+                    q.steps = Some(t as f64);
+                }
                 upper(q).map(|(v, a)| {
                     last = a;
                     v
@@ -713,7 +719,7 @@ impl Query {
             )
             .map_err(e)?;
             at(t).map_err(e)?;
-            ("steps", json!(t))
+            (if by_epochs { "epochs" } else { "steps" }, json!(t))
         } else {
             if self.sigma.is_some() {
                 return Err("calibrating sigma: leave sigma out (or give target steps)".into());
@@ -793,6 +799,7 @@ pub(super) fn text(a: &Map<String, Value>) -> String {
     };
     let (what, words) = match a.get("calibrated").and_then(Value::as_str) {
         Some("sigma") => ("sigma", "the smallest noise_multiplier"),
+        Some("epochs") => ("epochs", "the most epochs"),
         _ => ("steps", "the most steps"),
     };
     let v = a.get(what).cloned().unwrap_or(Value::Null);
