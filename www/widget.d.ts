@@ -8,19 +8,25 @@ export interface SgmRdpChangeDetail {
   sigma: number;
   steps: number;
   delta: number;
-  /** Exact-RDP ε at δ after `steps` steps, optimized over α (continuous); an upper bound. */
-  epsilon: number;
-  /** The optimal Rényi order. */
-  alpha: number;
+  /** Exact-RDP ε at δ after `steps` steps, optimized over α (continuous); an upper bound.
+   * Null only with a `sampling` other than "poisson" (exact RDP is Poisson sampling's). */
+  epsilon: number | null;
+  /** The optimal Rényi order (null as for `epsilon`). */
+  alpha: number | null;
   conversion: "improved" | "classic";
   /** The tight ε (privacy-loss distribution, certified upper bound); null with
    * accountant="rdp" or when the tight accountant is unavailable. */
   epsilonPld: number | null;
   /** The lower end of the tight ε's certified bracket; null as for `epsilonPld`. */
   epsilonPldLower: number | null;
+  /** The `sampling` attribute: "poisson" (default), "shuffled" (then `epsilonPld` and
+   * `epsilonPldLower` are the certified band: no amplification above, Chua et al.'s shuffled
+   * pair below) or "random-allocation" (the certified bracket of one-in-t allocation);
+   * t = ⌊1/q⌋ steps per epoch and ⌈steps·q⌉ epochs. */
+  sampling: "poisson" | "shuffled" | "random-allocation";
 }
 
-/** `<sgm-rdp-calculator q sigma steps delta mode accountant charts conversion theme calculator>` */
+/** `<sgm-rdp-calculator q sigma steps delta mode accountant charts conversion theme calculator sampling>` */
 export declare class SgmRdpCalculator extends HTMLElement {
   static readonly observedAttributes: string[];
   /** The values shown, or undefined before the first render. */
@@ -46,6 +52,8 @@ export declare class SgmRdpCalculator extends HTMLElement {
   set theme(v: "auto" | "light" | "dark" | null | undefined);
   get calculator(): string | null;
   set calculator(v: string | null | undefined);
+  get sampling(): string | null;
+  set sampling(v: "poisson" | "shuffled" | "shuffle" | "random-allocation" | "balls-in-bins" | null | undefined);
   addEventListener(
     type: "change",
     listener: (this: SgmRdpCalculator, ev: CustomEvent<SgmRdpChangeDetail>) => unknown,

@@ -6,10 +6,14 @@
 // Attributes: q, sigma, steps, delta; mode="compact|full"; accountant="both|pld|rdp" (default both:
 // the tight PLD ε first, exact RDP next to it); charts= any of "epsilon bound training profile
 // risk", or "none"; conversion="improved|classic"; theme="auto|light|dark"; calculator="URL of the
-// full page" (adds a link "open in the full calculator" with the current values; http(s) only).
+// full page" (adds a link "open in the full calculator" with the current values; http(s) only);
+// sampling="poisson|shuffled|random-allocation" (default poisson; "shuffle" and "balls-in-bins"
+// too): another scheme shows its certified ε (shuffled: the band) for t = ⌊1/q⌋ steps per epoch
+// and ⌈steps·q⌉ epochs, from the worker, and no charts (they are Poisson sampling's).
 // Each recompute fires one `change` CustomEvent (bubbles, composed) whose detail is {q, sigma,
-// steps, delta, epsilon, alpha, conversion, epsilonPld, epsilonPldLower}: `epsilon` is exact RDP,
-// `epsilonPld` the tight ε (certified upper bound) and `epsilonPldLower` its bracket's lower end.
+// steps, delta, epsilon, alpha, conversion, epsilonPld, epsilonPldLower, sampling}: `epsilon` is
+// exact RDP (null with another scheme than Poisson sampling), `epsilonPld` the tight ε (certified
+// upper bound; the scheme's) and `epsilonPldLower` its bracket's lower end.
 // With the tight accountant the event waits for it (computed in a Web Worker, pld-worker.js next
 // to this file, so the host page never freezes); they are null with accountant="rdp", or when
 // no worker can start (then the widget says why).
@@ -21,7 +25,7 @@ import init, { Widget, widgetCss } from './sgm-rdp-page.js';
 
 const HERE = import.meta.url;
 const TAG = 'sgm-rdp-calculator';
-const ATTRIBUTES = ['q', 'sigma', 'steps', 'delta', 'mode', 'accountant', 'charts', 'conversion', 'theme', 'calculator'];
+const ATTRIBUTES = ['q', 'sigma', 'steps', 'delta', 'mode', 'accountant', 'charts', 'conversion', 'theme', 'calculator', 'sampling'];
 
 let ready = null;
 const load = () => (ready ??= init({ module_or_path: new URL('./sgm-rdp-page_bg.wasm', HERE) }));
@@ -227,7 +231,7 @@ export class SgmRdpCalculator extends HTMLElement {
     }
   }
 
-  /** The values shown: {q, sigma, steps, delta, epsilon, alpha, conversion, epsilonPld, epsilonPldLower}, or undefined before the first render. */
+  /** The values shown: {q, sigma, steps, delta, epsilon, alpha, conversion, epsilonPld, epsilonPldLower, sampling}, or undefined before the first render. */
   get value() {
     return this.#w ? this.#w.value() : undefined;
   }

@@ -5,6 +5,7 @@
 use crate::engine::Conversion;
 use crate::render::Inputs;
 use crate::ui::fields::{parse_field, Field};
+use crate::ui::link::Batching;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Mode {
@@ -115,6 +116,8 @@ pub struct Settings {
     pub theme: Theme,
     /// The `calculator` attribute: an absolute http(s) URL of the full page to link to.
     pub calculator: Option<String>,
+    /// The `sampling` attribute: how batches are drawn (the page's `batch=` choices).
+    pub sampling: Batching,
     pub errors: Vec<(String, String)>,
 }
 
@@ -127,6 +130,7 @@ impl Default for Settings {
             accountant: Accountant::Both,
             theme: Theme::Auto,
             calculator: None,
+            sampling: Batching::Poisson,
             errors: Vec::new(),
         }
     }
@@ -191,6 +195,18 @@ impl Settings {
                 ],
             )
             .map(|t| self.theme = t),
+            "sampling" => keyword(
+                value,
+                "sampling scheme",
+                &[
+                    ("poisson", Batching::Poisson),
+                    ("shuffled", Batching::Shuffled),
+                    ("shuffle", Batching::Shuffled),
+                    ("random-allocation", Batching::RandomAllocation),
+                    ("balls-in-bins", Batching::RandomAllocation),
+                ],
+            )
+            .map(|b| self.sampling = b),
             "calculator" => {
                 self.calculator = None;
                 value
@@ -214,13 +230,31 @@ impl Settings {
         })
     }
 
-    /// Whether this widget asks the tight accountant (its headline or a chart needs it).
+    /// Whether this widget asks the tight accountant (its headline or a chart needs it;
+    /// a scheme other than Poisson sampling is only answered there).
     pub fn wants_tight(&self) -> bool {
-        self.accountant != Accountant::Rdp || self.charts().tight()
+        self.accountant != Accountant::Rdp
+            || self.charts().tight()
+            || self.sampling != Batching::Poisson
     }
 
-    /// One line per bad attribute, naming it and what is shown instead.
+    /// Whether the charts (all of them Poisson sampling's) are drawn: not for another
+    /// scheme, which the messages then say.
+    pub fn charts_apply(&self) -> bool {
+        self.sampling == Batching::Poisson
+    }
+
+    /// One line per bad attribute, naming it and what is shown instead; with another
+    /// scheme than Poisson sampling, why the charts are not drawn.
     pub fn messages(&self) -> Vec<String> {
+        let charts = self.charts();
+        let any = charts.epsilon || charts.bound || charts.tight();
+        let scheme = (!self.charts_apply() && any).then(|| {
+            format!(
+                "charts: drawn for Poisson sampling only, not for {}",
+                scheme_name(self.sampling)
+            )
+        });
         self.errors
             .iter()
             .map(|(n, m)| {
@@ -230,7 +264,39 @@ impl Settings {
                 };
                 format!("attribute {n}: {m}{kept}")
             })
+            .chain(scheme)
             .collect()
+    }
+}
+
+/// The scheme in words.
+pub fn scheme_name(b: Batching) -> &'static str {
+    match b {
+        Batching::Poisson => "Poisson sampling",
+        Batching::Shuffled => "shuffled, fixed-size batches",
+        Batching::RandomAllocation => "random allocation",
+    }
+}
+
+/// The run as a scheme other than Poisson sampling reads it: t = ⌊1/q⌋ steps per epoch
+/// and E = ⌈T·q⌉ epochs (each example is in at most that many batches), as the page.
+pub fn epochs_of(i: &Inputs) -> (u64, f64) {
+    let t = (1.0 / i.q).floor().max(1.0) as u64;
+    (t, (i.steps as f64 * i.q * (1.0 - 1e-12)).ceil().max(1.0))
+}
+
+/// The headline's title and the sentence's words for a scheme's answer: what the two
+/// ends of [lower, upper] are and which run they are for.
+pub fn scheme_words(b: Batching, i: &Inputs) -> String {
+    let (t, e) = epochs_of(i);
+    match b {
+        Batching::Poisson => "Poisson sampling with rate q".into(),
+        Batching::Shuffled => format!(
+            "shuffled, fixed-size batches ({t} steps per epoch, {e} epochs): upper end without amplification, lower end Chua et al.'s shuffled pair, both certified"
+        ),
+        Batching::RandomAllocation => format!(
+            "random allocation (each example in one of {t} steps per epoch, {e} epochs): both ends certified"
+        ),
     }
 }
 
@@ -320,6 +386,49 @@ mod tests {
         s.set("accountant", Some("rdp"));
         s.set("charts", Some("bound"));
         assert!(!s.wants_tight());
+    }
+
+    /// `sampling` takes the page's names and the command line's; another scheme than
+    /// Poisson sampling asks the worker and says why the charts are not drawn.
+    #[test]
+    fn the_sampling_attribute() {
+        let mut s = Settings::default();
+        assert_eq!(s.sampling, Batching::Poisson);
+        for (v, b) in [
+            ("random-allocation", Batching::RandomAllocation),
+            ("balls-in-bins", Batching::RandomAllocation),
+            ("shuffle", Batching::Shuffled),
+            ("shuffled", Batching::Shuffled),
+            ("poisson", Batching::Poisson),
+        ] {
+            s.set("sampling", Some(v));
+            assert_eq!(s.sampling, b, "{v}");
+        }
+        s.set("sampling", Some("random-allocation"));
+        s.set("accountant", Some("rdp"));
+        s.set("charts", Some("none"));
+        assert!(s.wants_tight() && !s.charts_apply() && s.messages().is_empty());
+        s.set("charts", Some("epsilon"));
+        assert_eq!(
+            s.messages(),
+            ["charts: drawn for Poisson sampling only, not for random allocation"]
+        );
+        s.set("sampling", Some("bernoulli"));
+        assert_eq!(
+            s.sampling,
+            Batching::RandomAllocation,
+            "the last good value stays"
+        );
+        assert!(s.messages()[0].starts_with(
+            "attribute sampling: 'bernoulli' is not a sampling scheme: use poisson, shuffled"
+        ));
+        s.set("sampling", None);
+        assert_eq!(s.sampling, Batching::Poisson);
+        // MNIST's 14063 steps at q = 256/60000 start a 61st epoch (60.1 of them).
+        let (t, e) = epochs_of(&Inputs::mnist());
+        assert_eq!((t, e), (234, 61.0));
+        assert!(scheme_words(Batching::RandomAllocation, &Inputs::mnist())
+            .contains("one of 234 steps per epoch, 61 epochs"));
     }
 
     #[test]

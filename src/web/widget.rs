@@ -19,6 +19,8 @@ use super::tight::{fmt_eps6, parse_answer, TightCharts};
 use super::{paint_canvas, Shift};
 use crate::engine::Conversion;
 use crate::render::{self, fmt_num, tight, Inputs, Model};
+use crate::ui::link::Batching;
+use crate::ui::widget::{epochs_of, scheme_name, scheme_words};
 use plotters::prelude::*;
 use std::cell::RefCell;
 use std::rc::{Rc, Weak};
@@ -65,6 +67,8 @@ struct Inner {
     /// The worker's RDP part of the model at small σ, for the inputs it was asked with.
     heavy: Option<(Inputs, render::Heavy)>,
     tight: TightState,
+    /// The scheme the model and the tight state are for (a `sampling` change recomputes).
+    shown_sampling: Batching,
     host_dark: bool,
     /// Far from the viewport (widget.js's IntersectionObserver): numbers and text are
     /// kept current, the charts are drawn when it comes near.
@@ -154,6 +158,7 @@ impl Widget {
             model: None,
             heavy: None,
             tight: TightState::default(),
+            shown_sampling: Batching::Poisson,
             host_dark: false,
             offscreen: false,
             els,
@@ -187,7 +192,14 @@ impl Widget {
     pub fn render(&self) -> JsValue {
         let mut i = self.inner.borrow_mut();
         let inputs = i.settings.inputs;
-        let fresh = i.model.as_ref().map(|m| m.inputs != inputs).unwrap_or(true);
+        let sampling = i.settings.sampling;
+        let fresh = i.model.as_ref().map(|m| m.inputs != inputs).unwrap_or(true)
+            || i.shown_sampling != sampling;
+        if i.shown_sampling != sampling {
+            // The tight answer belongs to the scheme it was asked for.
+            i.tight = TightState::default();
+            i.shown_sampling = sampling;
+        }
         if fresh {
             // Small σ: the model's RDP part comes from the page's worker (widget.js asks
             // `heavyRequest`); until then the last numbers stay, marked as computing.
@@ -217,7 +229,7 @@ impl Widget {
         }
         show(&i);
         match (&i.model, fresh) {
-            (Some(m), true) => detail(m, &i.tight),
+            (Some(m), true) => detail(m, &i.tight, i.settings.sampling),
             _ => JsValue::UNDEFINED,
         }
     }
@@ -226,7 +238,7 @@ impl Widget {
     pub fn value(&self) -> JsValue {
         let i = self.inner.borrow();
         match &i.model {
-            Some(m) => detail(m, &i.tight),
+            Some(m) => detail(m, &i.tight, i.settings.sampling),
             None => JsValue::UNDEFINED,
         }
     }
@@ -280,6 +292,7 @@ impl Widget {
     pub fn needs_tight_charts(&self) -> bool {
         let i = self.inner.borrow();
         i.settings.charts().tight()
+            && i.settings.charts_apply()
             && !i.offscreen
             && i.model
                 .as_ref()
@@ -299,8 +312,14 @@ impl Widget {
         // Tight charts only for a widget near the viewport (hardening round 3, #4: two hundred
         // widgets far from the screen each had the worker compute three charts); widget.js
         // asks again when it comes near.
-        let charts = i.settings.charts().tight() && !i.offscreen;
+        let charts = i.settings.charts().tight() && !i.offscreen && i.settings.charts_apply();
         let _ = js_sys::Reflect::set(&o, &"charts".into(), &charts.into());
+        // Another scheme: the worker's batch line for t = ⌊1/q⌋ and E = ⌈T·q⌉ (as the page).
+        if i.settings.sampling != Batching::Poisson {
+            let _ = js_sys::Reflect::set(&o, &"epochs".into(), &epochs_of(&m.inputs).1.into());
+            let _ =
+                js_sys::Reflect::set(&o, &"sampling".into(), &i.settings.sampling.name().into());
+        }
         o.into()
     }
 
@@ -315,8 +334,32 @@ impl Widget {
         let Some(m) = &i.model else {
             return JsValue::UNDEFINED;
         };
-        let kind = get(&data, "kind").as_string().unwrap_or_default();
+        let mut kind = get(&data, "kind").as_string().unwrap_or_default();
         let t = &mut i.tight;
+        // Another scheme: its own answer, which stands whether or not Poisson's failed.
+        let scheme = match i.settings.sampling {
+            Batching::Poisson => None,
+            Batching::Shuffled => Some(get(&data, "shuffled")),
+            Batching::RandomAllocation => Some(get(&data, "allocation")),
+        };
+        let mut data = data;
+        if let (Some(a), "headline" | "error") = (&scheme, kind.as_str()) {
+            let o = js_sys::Object::new();
+            let (up, lo) = (num(a, "epsilon"), num(a, "epsilonLower"));
+            match get(a, "error").as_string() {
+                _ if up.is_finite() && lo.is_finite() => {
+                    let _ = js_sys::Reflect::set(&o, &"epsilon".into(), &up.into());
+                    let _ = js_sys::Reflect::set(&o, &"epsilonLower".into(), &lo.into());
+                    kind = "headline".into();
+                }
+                m => {
+                    let m = m.unwrap_or_else(|| "the worker gave no answer for this scheme".into());
+                    let _ = js_sys::Reflect::set(&o, &"message".into(), &m.into());
+                    kind = "error".into();
+                }
+            }
+            data = o.into();
+        }
         let settled = match kind.as_str() {
             "headline" => {
                 let (up, lo) = (num(&data, "epsilon"), num(&data, "epsilonLower"));
@@ -360,7 +403,7 @@ impl Widget {
             show_tight_charts(&i.els, i.settings.charts(), dark(i), &i.tight, &m.inputs);
         }
         match (&i.model, settled) {
-            (Some(m), true) => detail(m, &i.tight),
+            (Some(m), true) => detail(m, &i.tight, i.settings.sampling),
             _ => JsValue::UNDEFINED,
         }
     }
@@ -404,20 +447,26 @@ fn calculator_link(base: &str, i: &Inputs, acct: Accountant) -> Option<(String, 
     Some((open, u.href()))
 }
 
-fn detail(m: &Model, t: &TightState) -> JsValue {
+/// The `change` detail. With another scheme than Poisson sampling, `epsilon` and `alpha`
+/// (exact RDP of Poisson sampling, not a bound for it) are null and `epsilonPld`,
+/// `epsilonPldLower` are the scheme's certified ends; `sampling` names it.
+fn detail(m: &Model, t: &TightState, sampling: Batching) -> JsValue {
     let o = js_sys::Object::new();
     let i = &m.inputs;
+    let poisson = sampling == Batching::Poisson;
     for (k, v) in [
-        ("q", i.q),
-        ("sigma", i.sigma),
-        ("steps", i.steps as f64),
-        ("delta", i.delta),
-        ("epsilon", m.opt.value),
-        ("alpha", m.opt.alpha),
+        ("q", Some(i.q)),
+        ("sigma", Some(i.sigma)),
+        ("steps", Some(i.steps as f64)),
+        ("delta", Some(i.delta)),
+        ("epsilon", poisson.then_some(m.opt.value)),
+        ("alpha", poisson.then_some(m.opt.alpha)),
     ] {
-        let _ = js_sys::Reflect::set(&o, &k.into(), &JsValue::from_f64(v));
+        let v = v.map(JsValue::from_f64).unwrap_or(JsValue::NULL);
+        let _ = js_sys::Reflect::set(&o, &k.into(), &v);
     }
     let _ = js_sys::Reflect::set(&o, &"conversion".into(), &i.conversion.name().into());
+    let _ = js_sys::Reflect::set(&o, &"sampling".into(), &sampling.name().into());
     // The tight ε (certified upper) and its bracket's lower end; null until known.
     let tight = t.for_inputs(i);
     for (k, v) in [
@@ -586,7 +635,12 @@ fn show(i: &Inner) {
         e.drawn_width.set(0);
         return;
     }
-    let c = s.charts();
+    // Every chart is Poisson sampling's: another scheme draws none (the messages say so).
+    let c = if s.charts_apply() {
+        s.charts()
+    } else {
+        Charts::default()
+    };
     e.chart_a.set_hidden(!c.epsilon);
     e.chart_b.set_hidden(!c.bound);
     let _ = e.chart_a.set_attribute("aria-label", &render::summary_a(m));
@@ -630,9 +684,9 @@ fn show_text(i: &Inner) {
         }
     }
     set_lines(&e.messages, &messages);
-    show_headline(e, s.accountant, m, &i.tight);
+    show_headline(e, s.accountant, m, &i.tight, s.sampling);
     e.context.set_text_content(Some(&format!(
-        "δ = {:e} after {} steps at q = {}, σ = {}{}",
+        "δ = {:e} after {} steps at q = {}, σ = {}{}{}",
         inp.delta,
         inp.steps,
         fmt_num(inp.q),
@@ -641,15 +695,29 @@ fn show_text(i: &Inner) {
             " (classic conversion)"
         } else {
             ""
+        },
+        match s.sampling {
+            Batching::Poisson => String::new(),
+            b => format!("; {}", scheme_words(b, inp)),
         }
     )));
     let full = s.mode == Mode::Full;
     e.controls.set_hidden(!full);
     e.sentence.set_hidden(!full);
     if full {
-        let sentence = match tight.filter(|_| s.accountant != Accountant::Rdp) {
-            Some((up, _)) => render::sentence_for(inp, up, "tight (privacy-loss distribution)"),
-            None => m.sentence(),
+        let sentence = match (s.sampling, tight) {
+            (Batching::Poisson, Some((up, _))) if s.accountant != Accountant::Rdp => {
+                render::sentence_for(inp, up, "tight (privacy-loss distribution)")
+            }
+            (Batching::Poisson, _) => m.sentence(),
+            (b, Some((up, _))) => format!(
+                "Training with noise multiplier {} and {} satisfies ({}, {:e})-differential privacy (certified upper bound; add/remove adjacency).",
+                fmt_num(inp.sigma),
+                scheme_words(b, inp),
+                render::fmt_eps(up),
+                inp.delta
+            ),
+            (b, None) => format!("The ε for {} is being computed or unavailable (see above).", scheme_name(b)),
         };
         e.sentence.set_text_content(Some(&sentence));
         for c in &e.boxes {
@@ -680,8 +748,10 @@ fn show_text(i: &Inner) {
 
 /// The headline: tight ε, exact RDP ε, or both (the `accountant` attribute). A tight ε
 /// for other inputs stays shown, marked stale, until the worker answers.
-fn show_headline(e: &Els, acct: Accountant, m: &Model, t: &TightState) {
+fn show_headline(e: &Els, acct: Accountant, m: &Model, t: &TightState, sampling: Batching) {
+    // Another scheme: its certified ε only (exact RDP here is Poisson sampling's).
     let (pld, rdp) = match acct {
+        _ if sampling != Batching::Poisson => (true, false),
         Accountant::Both => (true, true),
         Accountant::Pld => (true, false),
         Accountant::Rdp => (false, true),
@@ -698,11 +768,19 @@ fn show_headline(e: &Els, acct: Accountant, m: &Model, t: &TightState) {
     let (text, title) = match (t.eps, &t.error) {
         (Some((up, lo)), _) => (
             render::fmt_eps(up),
-            format!(
-                "certified bracket [{}, {}] (privacy-loss distribution)",
-                fmt_eps6(lo),
-                fmt_eps6(up)
-            ),
+            match sampling {
+                Batching::Poisson => format!(
+                    "certified bracket [{}, {}] (privacy-loss distribution)",
+                    fmt_eps6(lo),
+                    fmt_eps6(up)
+                ),
+                b => format!(
+                    "[{}, {}]: {}",
+                    fmt_eps6(lo),
+                    fmt_eps6(up),
+                    scheme_words(b, &m.inputs)
+                ),
+            },
         ),
         (None, Some(err)) if current => ("—".to_string(), err.clone()),
         _ => ("…".to_string(), "computing the tight ε".to_string()),

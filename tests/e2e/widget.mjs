@@ -99,6 +99,36 @@ try {
     check((await shadowText(page, 'w1', '.rdp')).startsWith('exact RDP ε = '), `and names exact RDP next to it: "${await shadowText(page, 'w1', '.rdp')}"`);
   }
 
+  // sampling="random-allocation" (#24): the widget shows the scheme's certified ε for
+  // t = ⌊1/q⌋ = 100 steps per epoch and ⌈T·q⌉ = 100 epochs — the CLI's — with no exact-RDP
+  // number (Poisson's would be borrowed) and no charts (they are Poisson's, said in words);
+  // removing the attribute brings Poisson's back.
+  {
+    const ra = cli('epsilon', { sampling: 'random-allocation', 'steps-per-epoch': 100, epochs: 100, sigma: 1.1, delta: 1e-5 });
+    const ev = await page.evaluate(() => new Promise((resolve) => {
+      const w = $w('w1');
+      w.addEventListener('change', (e) => resolve(e.detail), { once: true });
+      w.setAttribute('sampling', 'random-allocation');
+    }));
+    const shown = await page.evaluate(() => ({
+      pld: $s('w1', '.eps-pld').textContent, title: $s('w1', '.eps-pld').title, rdpHidden: $s('w1', '.rdp').hidden,
+      canvases: [...$w('w1').shadowRoot.querySelectorAll('canvas')].filter((c) => !c.hidden).length,
+      messages: $w('w1').shadowRoot.textContent,
+    }));
+    check(ev.sampling === 'random-allocation' && ev.epsilon === null && ev.alpha === null && close(ev.epsilonPld, ra.epsilon, 1e-6) && close(ev.epsilonPldLower, ra.epsilon_lower, 1e-6)
+      && shown.pld === ra.epsilon.toFixed(4) && shown.rdpHidden && shown.canvases === 0 && /one of 100 steps per epoch, 100 epochs/.test(shown.title)
+      && /charts: drawn for Poisson sampling only, not for random allocation/.test(shown.messages),
+      `w1 sampling="random-allocation": ε ≤ ${shown.pld} = CLI [${ra.epsilon_lower.toFixed(6)}, ${ra.epsilon.toFixed(6)}]; change detail ${JSON.stringify({ epsilon: ev.epsilon, epsilonPld: ev.epsilonPld })}; no RDP, no charts (${shown.canvases})`);
+    const back = await page.evaluate(() => new Promise((resolve) => {
+      const w = $w('w1');
+      w.addEventListener('change', (e) => resolve(e.detail), { once: true });
+      w.removeAttribute('sampling');
+    }));
+    const t = cli('epsilon', { q: 0.01, sigma: 1.1, steps: 10000, delta: 1e-5, accountant: 'pld' });
+    check(back.sampling === 'poisson' && close(back.epsilonPld, t.epsilon, 1e-9) && back.epsilon > 0,
+      `w1 without sampling: Poisson's tight ε ${back.epsilonPld} and exact RDP ${back.epsilon} again`);
+  }
+
   // Host CSS does not reach in; the widget's CSS does not leak out.
   const iso = await page.evaluate(() => {
     const w = getComputedStyle($s('w1', '.w'));
