@@ -4,7 +4,7 @@
 
 use crate::render::{fmt_eps, fmt_num, summary_a, summary_b, Inputs, Model};
 use crate::ui::fields::preset_of;
-use crate::ui::link::Dataset;
+use crate::ui::link::{Batching, Dataset};
 
 /// The dataset terms when they describe the run: B/N = q (to rounding), so an epoch is
 /// N/B steps. None when the terms are for another run (or not numbers).
@@ -68,6 +68,42 @@ impl Headline {
             summary_b: summary_b(m),
         }
     }
+}
+
+/// A batching scheme's run in words, t steps per epoch and E epochs: what its ε's two
+/// ends are (the page's headline title, the widget's, and the sentence).
+pub fn scheme_words_for(b: Batching, t: u64, e: f64) -> String {
+    match b {
+        Batching::Poisson => "Poisson sampling with rate q".into(),
+        Batching::Shuffled => format!(
+            "shuffled, fixed-size batches ({t} steps per epoch, {} epochs): upper end without amplification, lower end Chua et al.'s shuffled pair, both certified",
+            fmt_num(e)
+        ),
+        Batching::RandomAllocation => format!(
+            "random allocation (each example in one of {t} steps per epoch, {} epochs): both ends certified",
+            fmt_num(e)
+        ),
+    }
+}
+
+/// The sentence for a batching scheme's certified upper ε (add/remove adjacency).
+pub fn scheme_sentence(b: Batching, sigma: f64, t: u64, e: f64, eps: f64, delta: f64) -> String {
+    let how = match b {
+        Batching::Poisson => "Poisson sampling".to_string(),
+        Batching::Shuffled => format!("shuffled, fixed-size batches ({t} per epoch)"),
+        Batching::RandomAllocation => {
+            format!("random allocation (each example in one of {t} steps per epoch)")
+        }
+    };
+    format!(
+        "Training with noise multiplier {} and {how} for {} epochs satisfies ({}, {})-differential privacy (certified upper bound; add/remove adjacency): for any one example, adding or removing it changes the probability of any outcome by at most a factor e^{} except with probability {}.",
+        fmt_num(sigma),
+        fmt_num(e),
+        fmt_eps(eps),
+        fmt_num(delta),
+        fmt_eps(eps),
+        fmt_num(delta)
+    )
 }
 
 /// An engine message (as the worker relays it) in words for the page: without the call's
@@ -265,5 +301,21 @@ mod tests {
             }),
             "When ε = 0.5 is reached is unavailable: the work budget is spent"
         );
+    }
+
+    #[test]
+    fn a_scheme_in_words() {
+        let w = scheme_words_for(Batching::RandomAllocation, 234, 60.0);
+        assert!(
+            w.starts_with(
+                "random allocation (each example in one of 234 steps per epoch, 60 epochs)"
+            ),
+            "{w}"
+        );
+        let w = scheme_words_for(Batching::Shuffled, 234, 60.0);
+        assert!(w.contains("Chua et al.") && w.contains("60 epochs"), "{w}");
+        let s = scheme_sentence(Batching::RandomAllocation, 1.1, 234, 60.0, 2.340828, 1e-5);
+        assert!(s.starts_with("Training with noise multiplier 1.1 and random allocation (each example in one of 234 steps per epoch) for 60 epochs satisfies (2.3408, "), "{s}");
+        assert!(!s.contains("NaN"));
     }
 }

@@ -289,15 +289,7 @@ pub fn epochs_of(i: &Inputs) -> (u64, f64) {
 /// ends of [lower, upper] are and which run they are for.
 pub fn scheme_words(b: Batching, i: &Inputs) -> String {
     let (t, e) = epochs_of(i);
-    match b {
-        Batching::Poisson => "Poisson sampling with rate q".into(),
-        Batching::Shuffled => format!(
-            "shuffled, fixed-size batches ({t} steps per epoch, {e} epochs): upper end without amplification, lower end Chua et al.'s shuffled pair, both certified"
-        ),
-        Batching::RandomAllocation => format!(
-            "random allocation (each example in one of {t} steps per epoch, {e} epochs): both ends certified"
-        ),
-    }
+    crate::ui::page::scheme_words_for(b, t, e)
 }
 
 /// The `calculator` attribute: an http(s) URL, absolute or relative to the page (the

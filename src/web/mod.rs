@@ -695,10 +695,11 @@ fn frame(app: &Shared) {
         }
     };
     // What to show comes from the ui layer (tested natively); here it is written out.
-    let tight_sentence = match tight::acct() {
+    // Another batching than Poisson sampling: its own sentence (exact RDP is Poisson's).
+    let tight_sentence = tight::scheme_sentence(&inputs).or(match tight::acct() {
         Acct::Pld => tight::pld_sentence(&inputs),
         Acct::Rdp => None,
-    };
+    });
     let h = crate::ui::page::Headline::of(&model, Some(field::dataset_terms()), tight_sentence);
     set_text("epsilon", &h.epsilon);
     tight::request(inputs, model.opt.value);

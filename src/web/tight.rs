@@ -19,6 +19,9 @@ const REST_MS: i32 = 80;
 /// After this long without an answer the old numbers are marked as updating.
 const UPDATING_MS: i32 = 150;
 
+/// A batching other than Poisson sampling as posted: (batching, t steps per epoch, E epochs).
+type SchemeRun = (Batching, u64, f64);
+
 #[derive(Default)]
 struct Tight {
     gen: u32,
@@ -43,6 +46,11 @@ struct Tight {
     last: Option<(Inputs, f64, f64)>,
     /// How batches are drawn (URL `batch`); shuffled: the bound without amplification.
     batch: Batching,
+    /// The run of the batching posted with the newest request, when it is not Poisson
+    /// sampling: (batching, t steps per epoch, E epochs).
+    posted_scheme: Option<SchemeRun>,
+    /// That batching's last answer for the inputs posted: (inputs, run, upper, lower).
+    scheme_last: Option<(Inputs, SchemeRun, f64, f64)>,
     /// The most steps whose certified ε meets the target (the target, the answer or its
     /// reason), for the inputs posted: the ε-over-training sentence.
     most: Option<(f64, Result<u64, String>)>,
@@ -61,6 +69,9 @@ pub fn set_batching(b: Batching) {
         t.batch = b;
         t.asked = None;
     });
+    if let Some(e) = by_id::<web_sys::HtmlElement>("charts-batching") {
+        e.set_hidden(b == Batching::Poisson);
+    }
     for (id, shown) in [
         ("shuffled-box", Batching::Shuffled),
         ("allocation-box", Batching::RandomAllocation),
@@ -215,11 +226,19 @@ fn post(i: Inputs) {
     // The epochs read the page's dataset boxes: before TIGHT is borrowed.
     let batch = batching();
     let epochs = (batch != Batching::Poisson).then(|| epochs_for(&i));
+    let scheme = epochs.map(|e| (batch, (1.0 / i.q).floor().max(1.0) as u64, e));
+    if let Some((b, t, e)) = scheme {
+        set_text(
+            "batching-assumed",
+            &crate::ui::page::scheme_words_for(b, t, e),
+        );
+    }
     TIGHT.with(|t| {
         let mut t = t.borrow_mut();
         t.post_timer = None;
         t.gen += 1;
         t.posted = Some(i);
+        t.posted_scheme = scheme;
         t.most = None;
         let msg = message(t.gen, &i);
         if let Some(e) = epochs {
@@ -252,6 +271,13 @@ fn set_class(id: &str, class: &str, on: bool) {
 
 /// The gap between exact RDP and the tight ε, when the tight ε is for the inputs shown.
 fn show_gap(t: &Tight) {
+    if t.batch != Batching::Poisson {
+        set_text(
+            "epsilon-gap",
+            "(Poisson sampling's: not a bound for the batching chosen)",
+        );
+        return;
+    }
     let (rdp, pld) = (
         t.rdp_eps,
         t.last
@@ -318,6 +344,7 @@ fn answer(data: JsValue) {
                     }
                 }
             }
+            show_scheme(&data);
             set_class("tight", "updating", false);
         }
         "charts" => {
@@ -377,9 +404,10 @@ fn answer(data: JsValue) {
             TIGHT.with(|t| t.borrow_mut().answered = gen);
             unavailable(&m);
             // The shuffled band and the allocation's bracket stand on their own
-            // (hardening round 3, #12).
+            // (hardening round 3, #12), and lead the headline when chosen.
             show_shuffled(&data);
             show_allocation(&data);
+            show_scheme(&data);
         }
         "charts-error" => {
             let m = get(&data, "message").as_string().unwrap_or_default();
@@ -416,13 +444,103 @@ fn show_shuffled(data: &JsValue) {
         let p = num(data, "epsilon");
         set_text(
             "shuffled-vs-poisson",
-            if err.is_none() && p < sl {
-                "The Poisson ε above is below this lower end, so it cannot be claimed for shuffled training."
+            &if err.is_none() && p < sl {
+                format!("The Poisson-sampled ε for the same q and steps, {}, is below this lower end, so it cannot be claimed for shuffled training.", crate::render::fmt_eps(p))
             } else {
-                ""
+                String::new()
             },
         );
     }
+}
+
+/// With a batching other than Poisson sampling, the headline is that scheme's certified ε
+/// (shuffled: the band's upper end; random allocation: its bracket's), with what its ends
+/// mean, and the sentence is said for it; a refusal shows "—" with its reason.
+fn show_scheme(data: &JsValue) {
+    let (posted, scheme) = TIGHT.with(|t| {
+        let t = t.borrow();
+        (t.posted, t.posted_scheme)
+    });
+    let (Some(i), Some((b, t, e))) = (posted, scheme) else {
+        return;
+    };
+    let key = if b == Batching::Shuffled {
+        "shuffled"
+    } else {
+        "allocation"
+    };
+    let a = get(data, key);
+    let (up, lo) = (num(&a, "epsilon"), num(&a, "epsilonLower"));
+    let words = crate::ui::page::scheme_words_for(b, t, e);
+    let name = crate::ui::widget::scheme_name(b);
+    let el = doc().and_then(|d| d.get_element_by_id("epsilon-pld"));
+    let ok = a.is_object() && up.is_finite() && lo.is_finite();
+    if ok {
+        if let Some(el) = &el {
+            el.set_text_content(Some(&crate::render::fmt_eps(up)));
+            let _ = el.set_attribute("data-value", &format!("{up}"));
+            let _ = el.set_attribute(
+                "title",
+                &format!("[{}, {}]: {words}", fmt_eps6(lo), fmt_eps6(up)),
+            );
+        }
+        let what = if b == Batching::Shuffled {
+            "certified band"
+        } else {
+            "certified bracket"
+        };
+        set_text(
+            "epsilon-pld-bracket",
+            &format!("{what} [{}, {}] for {name}", fmt_eps6(lo), fmt_eps6(up)),
+        );
+        set_text("epsilon-pld-note", "");
+    } else {
+        let why = get(&a, "error")
+            .as_string()
+            .map(|m| reason_in_words(&m))
+            .unwrap_or_else(|| "no answer for this batching".into());
+        if let Some(el) = &el {
+            el.set_text_content(Some("—"));
+            let _ = el.remove_attribute("data-value");
+            let _ = el.set_attribute("title", &format!("unavailable: {why}"));
+        }
+        set_text(
+            "epsilon-pld-bracket",
+            &format!("no certified bound for {name}"),
+        );
+        set_text(
+            "epsilon-pld-note",
+            &format!("ε unavailable for {name} with these inputs: {why}."),
+        );
+    }
+    TIGHT.with(|x| {
+        let mut x = x.borrow_mut();
+        x.scheme_last = ok.then_some((i, (b, t, e), up, lo));
+        show_gap(&x);
+    });
+    if let Some(s) = scheme_sentence(&i) {
+        set_text("sentence", &s);
+    }
+}
+
+/// The sentence for the batching chosen when it is not Poisson sampling: said for its
+/// certified ε once the worker has answered for `i`, else that it is being computed.
+pub fn scheme_sentence(i: &Inputs) -> Option<String> {
+    TIGHT.with(|t| {
+        let t = t.borrow();
+        if t.batch == Batching::Poisson {
+            return None;
+        }
+        Some(match t.scheme_last {
+            Some((a, (b, st, e), up, _)) if a == *i && b == t.batch => {
+                crate::ui::page::scheme_sentence(b, i.sigma, st, e, up, i.delta)
+            }
+            _ => format!(
+                "The ε for {} is computed by the tight accountant (see above).",
+                crate::ui::widget::scheme_name(t.batch)
+            ),
+        })
+    })
 }
 
 /// The certified bracket for random allocation from an answer, when it carries one (the

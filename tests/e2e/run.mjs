@@ -346,8 +346,12 @@ try {
     await page.waitForFunction(() => /^\d+\.\d{4}$/.test(document.querySelector('#epsilon-shuffled').textContent), null, { timeout: 20000 });
     const g = cli('epsilon', { q: 1, sigma: 1.1, steps: 60, delta: 1e-5, accountant: 'pld' });
     const box = await page.evaluate(() => ({ hidden: document.querySelector('#shuffled-box').hidden, eps: document.querySelector('#epsilon-shuffled').textContent, e: document.querySelector('#shuffled-epochs').textContent, assumed: document.querySelector('#batching-assumed').textContent }));
-    check(!box.hidden && box.eps === g.epsilon.toFixed(4) && box.e === '60' && Math.abs(g.epsilon - 54) < 1 && /not how these batches/.test(box.assumed),
-      `batch=shuffled: the Poisson ε is said not to apply; bound without amplification ε ≤ ${box.eps} for E = ${box.e} (CLI q = 1, T = 60: ${g.epsilon.toFixed(4)})`);
+    check(!box.hidden && box.eps === g.epsilon.toFixed(4) && box.e === '60' && Math.abs(g.epsilon - 54) < 1 && /^shuffled, fixed-size batches \(234 steps per epoch, 60 epochs\)/.test(box.assumed),
+      `batch=shuffled: the Poisson ε is said not to apply; bound without amplification ε ≤ ${box.eps} for E = ${box.e} (CLI q = 1, T = 60: ${g.epsilon.toFixed(4)}); assumed: "${box.assumed.slice(0, 60)}"`);
+    // The headline, its gap note and the sentence follow the batching chosen (#23).
+    const head = await page.evaluate(() => ({ eps: document.querySelector('#epsilon-pld').textContent, bracket: document.querySelector('#epsilon-pld-bracket').textContent, gap: document.querySelector('#epsilon-gap').textContent, sentence: document.querySelector('#sentence').textContent }));
+    check(head.eps === box.eps && /^certified band \[10\.86\d+, 54\.04\d+\] for shuffled, fixed-size batches$/.test(head.bracket) && /Poisson sampling's: not a bound/.test(head.gap) && head.sentence.startsWith('Training with noise multiplier 1.1 and shuffled, fixed-size batches (234 per epoch) for 60 epochs satisfies (54.0458, '),
+      `batch=shuffled: the headline is the band's upper end ${head.eps} ("${head.bracket}"), the exact-RDP line "${head.gap}", the sentence "${head.sentence.slice(0, 110)}…"`);
     // The band's lower end: the command line's `--sampling shuffle` (Chua et al.'s pair) for
     // t = ⌊1/q⌋ = 234 steps per epoch and the same 60 epochs, above MNIST's Poisson ε 2.38.
     const band = cli('epsilon', { sampling: 'shuffle', sigma: 1.1, 'steps-per-epoch': 234, epochs: 60, delta: 1e-5 });
@@ -380,8 +384,12 @@ try {
       assumed: document.querySelector('#batching-assumed').textContent,
       sampler: document.querySelector('#allocation-sampler').textContent,
     }));
-    check(!box.hidden && box.shuffledHidden && box.up === ra.epsilon.toFixed(4) && box.low === ra.epsilon_lower.toFixed(4) && box.t === '234' && box.e === '60' && /not how these batches/.test(box.assumed),
+    check(!box.hidden && box.shuffledHidden && box.up === ra.epsilon.toFixed(4) && box.low === ra.epsilon_lower.toFixed(4) && box.t === '234' && box.e === '60' && /^random allocation \(each example in one of 234 steps per epoch, 60 epochs\)/.test(box.assumed),
       `batch=random-allocation: the bracket [${box.low}, ${box.up}] = the CLI's --sampling random-allocation [${ra.epsilon_lower.toFixed(4)}, ${ra.epsilon.toFixed(4)}] for t = ${box.t}, E = ${box.e}`);
+    const head = await page.evaluate(() => ({ eps: document.querySelector('#epsilon-pld').textContent, sentence: document.querySelector('#sentence').textContent }));
+    check(await page.evaluate(() => !document.querySelector('#charts-batching').hidden), 'the charts say they are Poisson sampling\'s');
+    check(head.eps === box.up && head.sentence.startsWith(`Training with noise multiplier 1.1 and random allocation (each example in one of 234 steps per epoch) for 60 epochs satisfies (${box.up}, `),
+      `batch=random-allocation: the headline is the bracket's upper end ${head.eps}; the sentence "${head.sentence.slice(0, 120)}…"`);
     check(/class RandomAllocationSampler\(Sampler\)/.test(box.sampler) && /torch\.randint\(self\.t, \(self\.n,\)/.test(box.sampler), 'the box carries the PyTorch sampler');
     check(new URL(page.url()).searchParams.get('batch') === 'random-allocation', 'random allocation is in the URL');
     const again = await open(new URL(page.url()).search);
@@ -390,6 +398,10 @@ try {
     await again.close();
     await page.selectOption('#batching', 'poisson');
     check(await page.evaluate(() => document.querySelector('#allocation-box').hidden), 'back to Poisson: the allocation box is hidden');
+    await page.waitForFunction(() => /^2\.3819$/.test(document.querySelector('#epsilon-pld').textContent) && /^Training with noise multiplier 1\.1 and sampling rate/.test(document.querySelector('#sentence').textContent), null, { timeout: 20000 }).catch(() => {});
+    const back = await page.evaluate(() => ({ eps: document.querySelector('#epsilon-pld').textContent, gap: document.querySelector('#epsilon-gap').textContent, assumed: document.querySelector('#batching-assumed').textContent }));
+    check(await page.evaluate(() => document.querySelector('#charts-batching').hidden), 'back to Poisson: the charts\' note is hidden');
+    check(back.eps === '2.3819' && /above the tight ε/.test(back.gap) && back.assumed === 'Poisson sampling with rate q', `back to Poisson: the headline is Poisson's tight ε again (${back.eps}, "${back.gap}")`);
   }
 
   // 1d. A typed value that ends invalid leaves the state at its value from before the edit,
@@ -449,7 +461,7 @@ try {
     const ps = await open('?q=0.000001&sigma=0.6&steps=100000000&delta=1e-5&batch=shuffled');
     await ps.waitForFunction(() => /^\d+\.\d{4}$/.test(document.querySelector('#epsilon-shuffled')?.textContent || ''), null, { timeout: 30000 }).catch(() => {});
     const st = await ps.evaluate(() => ({ band: document.querySelector('#epsilon-shuffled').textContent, low: document.querySelector('#epsilon-shuffled-lower').textContent, head: document.querySelector('#epsilon-pld').textContent }));
-    check(/^\d+\.\d{4}$/.test(st.band) && /^\d+(\.\d{4})?$/.test(st.low) && st.head === '—', `batch=shuffled with a failing Poisson answer: the band stands ([${st.low}, ${st.band}]), the Poisson headline "${st.head}"`);
+    check(/^\d+\.\d{4}$/.test(st.band) && /^\d+(\.\d{4})?$/.test(st.low) && st.head === st.band, `batch=shuffled with a failing Poisson answer: the band stands ([${st.low}, ${st.band}]) and leads the headline ("${st.head}")`);
     await ps.close();
     const pb = await newPage(browser, [], 'no-wasm', { viewport: { width: 1280, height: 1000 } });
     await pb.route('**/sgm-rdp-page_bg.wasm', (r) => r.fulfill({ status: 404, body: 'not found' }));
