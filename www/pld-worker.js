@@ -87,6 +87,42 @@ function chartsFor(p, d, headline) {
   return { training, profile: prof, risk, errors };
 }
 
+// Random allocation's charts (the page's batching control): ε over epochs (12 checkpoints,
+// each the command line's batch line), its privacy profile and the attack-risk curve (the
+// command line's `profile --sampling random-allocation`), in chartsFor's shape; no exact-RDP
+// series (Poisson sampling's RDP does not bound this scheme).
+function allocationCharts(t, epochs, sigma, delta, headline) {
+  const errors = {};
+  const part = (name, f) => {
+    try {
+      return f();
+    } catch (err) {
+      errors[name] = messageOf(err);
+      return undefined;
+    }
+  };
+  const training = part('training', () => {
+    const es = [...new Set(Array.from({ length: 12 }, (_, i) => Math.max(1, Math.round(epochs ** ((i + 1) / 12)))))];
+    const tr = { steps: [], pldUpper: [], pldLower: [], rdp: [] };
+    for (const e of es) {
+      const a = JSON.parse(batchLine(JSON.stringify({ sigma, delta, sampling: 'random-allocation', steps_per_epoch: t, epochs: e })));
+      if (a.error !== undefined) throw new Error(a.error);
+      tr.steps.push(e * t);
+      tr.pldUpper.push(a.epsilon);
+      tr.pldLower.push(a.epsilon_lower);
+    }
+    return tr;
+  });
+  const top = Math.max(...(training ? training.pldUpper : [headline ? headline.epsilon : 1]), 1e-3) * 2.5;
+  const p = part('profile', () => JSON.parse(command(['profile', '--sampling', 'random-allocation', '--steps-per-epoch', String(t),
+    '--epochs', String(epochs), '--sigma', String(sigma), '--epsilon', String(top), '--json'])));
+  if (p === undefined) errors.risk = errors.profile;
+  const prof = p && p.profile.map((pt) => ({ epsilon: pt.epsilon, delta: pt.delta }));
+  const risk = p && { curve: p.attack_curve, fpr: p.attack.map((r) => r.fpr), tpr: p.attack.map((r) => r.tpr_max) };
+  if (!training && !prof) throw new Error(errors.training);
+  return { training, profile: prof, risk, errors };
+}
+
 const chartsC = new Map();
 
 // Every message is checked before it touches the worker's state: a malformed one is
@@ -206,7 +242,12 @@ self.onmessage = async ({ data }) => {
   // Let a newer request pre-empt the (slower) charts.
   await new Promise((r) => setTimeout(r, 0));
   if (!current()) return;
-  const c = cached(charts, key, () => chartsFor(p, data.delta, h.ok));
+  // Random allocation chosen: its own charts and target (the Poisson ones do not apply).
+  const alloc = allocation && allocation.error === undefined ? allocation : null;
+  const c = alloc
+    ? cached(charts, JSON.stringify(['random-allocation', alloc.stepsPerEpoch, alloc.epochs, data.sigma, data.delta]),
+      () => allocationCharts(alloc.stepsPerEpoch, alloc.epochs, data.sigma, data.delta, alloc))
+    : cached(charts, key, () => chartsFor(p, data.delta, h.ok));
   if (c.err !== undefined) self.postMessage({ client, gen: data.gen, kind: 'charts-error', message: c.err });
   else self.postMessage({ client, gen: data.gen, kind: 'charts', ...c.ok });
   // The target ε (asked with target: ε): the most steps whose certified ε meets it — the
@@ -215,8 +256,12 @@ self.onmessage = async ({ data }) => {
   if (data.target !== undefined) {
     await new Promise((r) => setTimeout(r, 0));
     if (!current()) return;
-    const tk = JSON.stringify([data.q, data.sigma, data.delta, data.target]);
-    const r = cached(targets, tk, () => calibrateSteps({ q: data.q, sigma: data.sigma, delta: data.delta, epsilon: data.target, accountant: 'pld' }).steps);
+    const tk = JSON.stringify([data.q, data.sigma, data.delta, data.target, alloc && alloc.stepsPerEpoch]);
+    // Random allocation: the most whole epochs (the command line's calibrate), in steps.
+    const r = cached(targets, tk, () => (alloc
+      ? JSON.parse(command(['calibrate', '--sampling', 'random-allocation', '--steps-per-epoch', String(alloc.stepsPerEpoch), '--sigma', String(data.sigma),
+        '--delta', String(data.delta), '--epsilon', String(data.target), '--target', 'steps', '--json'])).epochs * alloc.stepsPerEpoch
+      : calibrateSteps({ q: data.q, sigma: data.sigma, delta: data.delta, epsilon: data.target, accountant: 'pld' }).steps));
     self.postMessage(r.err !== undefined
       ? { client, gen: data.gen, kind: 'target', target: data.target, error: r.err }
       : { client, gen: data.gen, kind: 'target', target: data.target, steps: r.ok });
@@ -226,6 +271,10 @@ self.onmessage = async ({ data }) => {
   if (!data.gdp) return;
   await new Promise((r) => setTimeout(r, 0));
   if (!current()) return;
+  if (alloc) {
+    self.postMessage({ client, gen: data.gen, kind: 'gdp', error: 'μ-GDP is computed for Poisson sampling only, not for random allocation' });
+    return;
+  }
   const g = cached(gdps, JSON.stringify([data.q, data.sigma, data.steps]), () =>
     JSON.parse(command(['gdp', '--q', String(data.q), '--sigma', String(data.sigma), '--steps', String(data.steps), '--json'])));
   if (g.err !== undefined) self.postMessage({ client, gen: data.gen, kind: 'gdp', error: g.err });

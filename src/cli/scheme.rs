@@ -622,9 +622,19 @@ impl Query {
             .map(|&fpr| pld::attack_tpr(&attack, fpr).map(|t| json!({"fpr": fpr, "tpr_max": t})))
             .collect::<Result<_, _>>()
             .map_err(e)?;
+        // The trade-off curve at 60 FPRs from 1e-6 to 1 (the attack-risk chart's; the JS API's
+        // attackRisk draws the same grid for Poisson sampling).
+        let curve: Vec<Value> = (0..60)
+            .map(|i| {
+                let fpr = 10f64.powf(-6.0 + 6.0 * i as f64 / 59.0);
+                pld::attack_tpr(&attack, fpr).map(|t| json!({"fpr": fpr, "tpr": t}))
+            })
+            .collect::<Result<_, _>>()
+            .map_err(e)?;
         out.insert("sigma".into(), json!(self.sigma));
         out.insert("profile".into(), json!(shown));
         out.insert("attack".into(), json!(risk));
+        out.insert("attack_curve".into(), json!(curve));
         out.insert(
             "meaning".into(),
             json!("each delta: [lower, upper], both certified; tpr_max: a certified bound on any membership-inference attack's true-positive rate at that false-positive rate"),

@@ -107,7 +107,10 @@ pub fn draw_training<DB: DrawingBackend>(
                 .map(|(&x, &y)| (x, clip(y))),
             col.stroke_width(th.px(2.0)),
         ))?;
-        legend.push((name.to_string(), col, Mark::Line));
+        // (No exact-RDP series for a scheme without that route: no legend entry either.)
+        if ys.iter().any(|y| *y > 0.0) {
+            legend.push((name.to_string(), col, Mark::Line));
+        }
     }
     if let Some(e) = target {
         let col = th.series[3];
@@ -217,11 +220,17 @@ pub fn draw_profile<DB: DrawingBackend>(
         mark.stroke_width(th.px(1.5)),
         th,
     )?;
-    let legend = vec![
-        ("tight δ(ε) (PLD bracket)".to_string(), band, Mark::Line),
-        ("δ(ε) from exact RDP".to_string(), rdp, Mark::Line),
-        (format!("current δ = {delta:e}"), mark, Mark::Dashed),
-    ];
+    // (A scheme without an exact-RDP route has no such series, and no legend entry.)
+    let legend = [
+        Some(("tight δ(ε) (PLD bracket)".to_string(), band, Mark::Line)),
+        pos.iter()
+            .any(|r| r.rdp > 0.0)
+            .then(|| ("δ(ε) from exact RDP".to_string(), rdp, Mark::Line)),
+        Some((format!("current δ = {delta:e}"), mark, Mark::Dashed)),
+    ]
+    .into_iter()
+    .flatten()
+    .collect::<Vec<_>>();
     finish(root, &plot, strip.as_ref(), &chart, &legend, true, th)
 }
 

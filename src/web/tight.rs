@@ -72,6 +72,13 @@ pub fn set_batching(b: Batching) {
     if let Some(e) = by_id::<web_sys::HtmlElement>("charts-batching") {
         e.set_hidden(b == Batching::Poisson);
     }
+    set_text(
+        "charts-batching",
+        match b {
+            Batching::RandomAllocation => "The charts below follow random allocation (no exact-RDP curve: Poisson sampling's does not bound it; μ-GDP is Poisson's only); the library table is for Poisson sampling.",
+            _ => "The charts and the library table below are for Poisson sampling with rate q, not for the batching chosen above (its ε is the headline).",
+        },
+    );
     for (id, shown) in [
         ("shuffled-box", Batching::Shuffled),
         ("allocation-box", Batching::RandomAllocation),

@@ -387,7 +387,13 @@ try {
     check(!box.hidden && box.shuffledHidden && box.up === ra.epsilon.toFixed(4) && box.low === ra.epsilon_lower.toFixed(4) && box.t === '234' && box.e === '60' && /^random allocation \(each example in one of 234 steps per epoch, 60 epochs\)/.test(box.assumed),
       `batch=random-allocation: the bracket [${box.low}, ${box.up}] = the CLI's --sampling random-allocation [${ra.epsilon_lower.toFixed(4)}, ${ra.epsilon.toFixed(4)}] for t = ${box.t}, E = ${box.e}`);
     const head = await page.evaluate(() => ({ eps: document.querySelector('#epsilon-pld').textContent, sentence: document.querySelector('#sentence').textContent }));
-    check(await page.evaluate(() => !document.querySelector('#charts-batching').hidden), 'the charts say they are Poisson sampling\'s');
+    check(await page.evaluate(() => !document.querySelector('#charts-batching').hidden && /follow random allocation/.test(document.querySelector('#charts-batching').textContent)), 'the charts say they follow random allocation');
+    // ε over training follows the scheme: its last point is the headline's bracket (12
+    // checkpoints by epoch, each the CLI's), and the target's "most steps" is whole epochs.
+    await page.waitForFunction(() => !document.querySelector('figure.stale') && /(holds for the first|would hold for) \d+ steps/.test(document.querySelector('#training-statement').textContent), null, { timeout: 60000 }).catch(() => {});
+    const mostE = cli('calibrate', { sampling: 'random-allocation', 'steps-per-epoch': 234, sigma: 1.1, delta: 1e-5, epsilon: 3, target: 'steps' });
+    const stmt = await page.evaluate(() => document.querySelector('#training-statement').textContent);
+    check(stmt.includes(`${mostE.epochs * 234} steps`), `random allocation: "${stmt.slice(0, 120)}" (CLI: the most epochs for ε ≤ 3 is ${mostE.epochs}, ${mostE.epochs * 234} steps)`);
     check(head.eps === box.up && head.sentence.startsWith(`Training with noise multiplier 1.1 and random allocation (each example in one of 234 steps per epoch) for 60 epochs satisfies (${box.up}, `),
       `batch=random-allocation: the headline is the bracket's upper end ${head.eps}; the sentence "${head.sentence.slice(0, 120)}…"`);
     check(/class RandomAllocationSampler\(Sampler\)/.test(box.sampler) && /torch\.randint\(self\.t, \(self\.n,\)/.test(box.sampler), 'the box carries the PyTorch sampler');
