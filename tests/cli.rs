@@ -1164,6 +1164,18 @@ fn sampling_refusals_name_what_is_wrong() {
     }
 }
 
+/// One in 40 steps per epoch at σ = 1.5, δ = 1e-5 (random allocation's test run).
+const ALLOC_40: [&str; 8] = [
+    "--sampling",
+    "random-allocation",
+    "--steps-per-epoch",
+    "40",
+    "--sigma",
+    "1.5",
+    "--delta",
+    "1e-5",
+];
+
 /// Random allocation (balls in bins) on both front ends: the same bits, t from (N, B) as
 /// ⌈N/B⌉, the engine's bracket, and one-line refusals naming the flag or key.
 #[test]
@@ -1208,17 +1220,9 @@ fn random_allocation_on_both_front_ends() {
         .unwrap()
         .contains("tight accountant"));
     assert!(lines[2]["error"].as_str().unwrap().contains("selected"));
-    let (ok, _, err) = run(&[
-        "epsilon",
-        "--sampling",
-        "random-allocation",
-        "--steps-per-epoch",
-        "40",
-        "--sigma",
-        "1.5",
-        "--delta",
-        "1e-5",
-    ]);
+    let mut words = vec!["epsilon"];
+    words.extend(ALLOC_40);
+    let (ok, _, err) = run(&words);
     assert!(
         !ok && err.contains("--epochs") && err.lines().count() == 1,
         "{err}"
@@ -1229,16 +1233,7 @@ fn random_allocation_on_both_front_ends() {
 /// and E + 1 does not, each checked by its own `epsilon` call.
 #[test]
 fn random_allocation_calibrates_the_most_epochs() {
-    let base = [
-        "--sampling",
-        "random-allocation",
-        "--steps-per-epoch",
-        "40",
-        "--sigma",
-        "1.5",
-        "--delta",
-        "1e-5",
-    ];
+    let base = ALLOC_40;
     let mut args = vec!["calibrate"];
     args.extend(base);
     args.extend(["--epsilon", "1.5", "--target", "steps", "--json"]);
@@ -1254,21 +1249,10 @@ fn random_allocation_calibrates_the_most_epochs() {
     };
     assert!(e >= 1 && eps_at(e) <= 1.5 && eps_at(e + 1) > 1.5, "{a}");
     assert_eq!(a["epsilon"].as_f64(), Some(eps_at(e)));
-    let (ok, out, _) = run(&[
-        "calibrate",
-        "--sampling",
-        "random-allocation",
-        "--steps-per-epoch",
-        "40",
-        "--sigma",
-        "1.5",
-        "--delta",
-        "1e-5",
-        "--epsilon",
-        "1.5",
-        "--target",
-        "steps",
-    ]);
+    let mut words = vec!["calibrate"];
+    words.extend(base);
+    words.extend(["--epsilon", "1.5", "--target", "steps"]);
+    let (ok, out, _) = run(&words);
     assert!(
         ok && out.starts_with(&format!("epochs = {e}: the most epochs")),
         "{out}"

@@ -58,17 +58,20 @@ function cached(map, key, compute) {
 
 // Each chart stands alone (hardening round 3, #11): one that fails is reported in
 // `errors` under its name and the others are still drawn; only when all three fail is
-// the whole answer an error.
+// the whole answer an error. `charted(errors)(name, f)` is f() or, when it throws,
+// undefined with the reason in errors[name].
+const charted = (errors) => (name, f) => {
+  try {
+    return f();
+  } catch (err) {
+    errors[name] = messageOf(err);
+    return undefined;
+  }
+};
+
 function chartsFor(p, d, headline) {
   const errors = {};
-  const part = (name, f) => {
-    try {
-      return f();
-    } catch (err) {
-      errors[name] = messageOf(err);
-      return undefined;
-    }
-  };
+  const part = charted(errors);
   const training = part('training', () => {
     const tr = epsilonOverTraining({ ...p, delta: d, points: 16 });
     // The last checkpoint is the run itself: the headline's tighter bracket (both certified).
@@ -93,14 +96,7 @@ function chartsFor(p, d, headline) {
 // series (Poisson sampling's RDP does not bound this scheme).
 function allocationCharts(t, epochs, sigma, delta, headline) {
   const errors = {};
-  const part = (name, f) => {
-    try {
-      return f();
-    } catch (err) {
-      errors[name] = messageOf(err);
-      return undefined;
-    }
-  };
+  const part = charted(errors);
   const training = part('training', () => {
     const es = [...new Set(Array.from({ length: 12 }, (_, i) => Math.max(1, Math.round(epochs ** ((i + 1) / 12)))))];
     const tr = { steps: [], pldUpper: [], pldLower: [], rdp: [] };
