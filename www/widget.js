@@ -9,7 +9,8 @@
 // full page" (adds a link "open in the full calculator" with the current values; http(s) only);
 // sampling="poisson|shuffled|random-allocation" (default poisson; "shuffle" and "balls-in-bins"
 // too): another scheme shows its certified ε (shuffled: the band) for t = ⌊1/q⌋ steps per epoch
-// and ⌈steps·q⌉ epochs, from the worker, and no charts (they are Poisson sampling's).
+// and ⌈steps·q⌉ epochs, from the worker; ε-vs-α and bound charts are Poisson sampling's and not
+// drawn, the tight charts follow random allocation (shuffled: none yet).
 // Each recompute fires one `change` CustomEvent (bubbles, composed) whose detail is {q, sigma,
 // steps, delta, epsilon, alpha, conversion, epsilonPld, epsilonPldLower, sampling}: `epsilon` is
 // exact RDP (null with another scheme than Poisson sampling), `epsilonPld` the tight ε (certified
@@ -325,7 +326,12 @@ export class SgmRdpCalculator extends HTMLElement {
     if (!detail) {
       // Small σ: the exact-RDP model is computed in the worker, never on this thread.
       const hr = w.heavyRequest();
-      if (!hr) return;
+      if (!hr) {
+        // Same values, other settings (a `charts` attribute asking for a tight chart now):
+        // fetch what is missing (nothing when the charts are current).
+        this.#askCharts(w);
+        return;
+      }
       const wk = tightWorker();
       if (!wk) {
         w.heavyAnswer({ error: `small σ needs a Web Worker: ${workerFailure}` });

@@ -238,20 +238,40 @@ impl Settings {
             || self.sampling != Batching::Poisson
     }
 
-    /// Whether the charts (all of them Poisson sampling's) are drawn: not for another
-    /// scheme, which the messages then say.
-    pub fn charts_apply(&self) -> bool {
-        self.sampling == Batching::Poisson
+    /// The charts drawn: those asked for that the scheme has. ε vs α and bound vs exact
+    /// are Poisson sampling's exact RDP; the tight charts (ε over training, profile,
+    /// attack risk) follow random allocation too; shuffled batches have none yet.
+    pub fn shown_charts(&self) -> Charts {
+        let c = self.charts();
+        match self.sampling {
+            Batching::Poisson => c,
+            Batching::RandomAllocation => Charts {
+                epsilon: false,
+                bound: false,
+                ..c
+            },
+            Batching::Shuffled => Charts::default(),
+        }
     }
 
     /// One line per bad attribute, naming it and what is shown instead; with another
-    /// scheme than Poisson sampling, why the charts are not drawn.
+    /// scheme than Poisson sampling, which charts asked for are not drawn, and why.
     pub fn messages(&self) -> Vec<String> {
-        let charts = self.charts();
-        let any = charts.epsilon || charts.bound || charts.tight();
-        let scheme = (!self.charts_apply() && any).then(|| {
+        let (asked, shown) = (self.charts(), self.shown_charts());
+        let missing: Vec<&str> = [
+            (asked.epsilon && !shown.epsilon, "epsilon"),
+            (asked.bound && !shown.bound, "bound"),
+            (asked.training && !shown.training, "training"),
+            (asked.profile && !shown.profile, "profile"),
+            (asked.risk && !shown.risk, "risk"),
+        ]
+        .into_iter()
+        .filter_map(|(m, n)| m.then_some(n))
+        .collect();
+        let scheme = (!missing.is_empty()).then(|| {
             format!(
-                "charts: drawn for Poisson sampling only, not for {}",
+                "charts {}: drawn for Poisson sampling only, not for {}",
+                missing.join(", "),
                 scheme_name(self.sampling)
             )
         });
@@ -399,12 +419,21 @@ mod tests {
         s.set("sampling", Some("random-allocation"));
         s.set("accountant", Some("rdp"));
         s.set("charts", Some("none"));
-        assert!(s.wants_tight() && !s.charts_apply() && s.messages().is_empty());
-        s.set("charts", Some("epsilon"));
+        assert!(
+            s.wants_tight() && s.shown_charts() == Charts::default() && s.messages().is_empty()
+        );
+        s.set("charts", Some("epsilon training risk"));
+        assert!(s.shown_charts().training && s.shown_charts().risk && !s.shown_charts().epsilon);
         assert_eq!(
             s.messages(),
-            ["charts: drawn for Poisson sampling only, not for random allocation"]
+            ["charts epsilon: drawn for Poisson sampling only, not for random allocation"]
         );
+        s.set("sampling", Some("shuffled"));
+        assert_eq!(
+            s.messages(),
+            ["charts epsilon, training, risk: drawn for Poisson sampling only, not for shuffled, fixed-size batches"]
+        );
+        s.set("sampling", Some("random-allocation"));
         s.set("sampling", Some("bernoulli"));
         assert_eq!(
             s.sampling,

@@ -291,8 +291,7 @@ impl Widget {
     #[wasm_bindgen(js_name = needsTightCharts)]
     pub fn needs_tight_charts(&self) -> bool {
         let i = self.inner.borrow();
-        i.settings.charts().tight()
-            && i.settings.charts_apply()
+        i.settings.shown_charts().tight()
             && !i.offscreen
             && i.model
                 .as_ref()
@@ -312,7 +311,7 @@ impl Widget {
         // Tight charts only for a widget near the viewport (hardening round 3, #4: two hundred
         // widgets far from the screen each had the worker compute three charts); widget.js
         // asks again when it comes near.
-        let charts = i.settings.charts().tight() && !i.offscreen && i.settings.charts_apply();
+        let charts = i.settings.shown_charts().tight() && !i.offscreen;
         let _ = js_sys::Reflect::set(&o, &"charts".into(), &charts.into());
         // Another scheme: the worker's batch line for t = ⌊1/q⌋ and E = ⌈T·q⌉ (as the page).
         if i.settings.sampling != Batching::Poisson {
@@ -400,7 +399,13 @@ impl Widget {
         if settled {
             show_text(i);
         } else {
-            show_tight_charts(&i.els, i.settings.charts(), dark(i), &i.tight, &m.inputs);
+            show_tight_charts(
+                &i.els,
+                i.settings.shown_charts(),
+                dark(i),
+                &i.tight,
+                &m.inputs,
+            );
         }
         match (&i.model, settled) {
             (Some(m), true) => detail(m, &i.tight, i.settings.sampling),
@@ -635,12 +640,8 @@ fn show(i: &Inner) {
         e.drawn_width.set(0);
         return;
     }
-    // Every chart is Poisson sampling's: another scheme draws none (the messages say so).
-    let c = if s.charts_apply() {
-        s.charts()
-    } else {
-        Charts::default()
-    };
+    // The charts the scheme has (the messages name the others).
+    let c = s.shown_charts();
     e.chart_a.set_hidden(!c.epsilon);
     e.chart_b.set_hidden(!c.bound);
     let _ = e.chart_a.set_attribute("aria-label", &render::summary_a(m));

@@ -117,8 +117,14 @@ try {
     }));
     check(ev.sampling === 'random-allocation' && ev.epsilon === null && ev.alpha === null && close(ev.epsilonPld, ra.epsilon, 1e-6) && close(ev.epsilonPldLower, ra.epsilon_lower, 1e-6)
       && shown.pld === ra.epsilon.toFixed(4) && shown.rdpHidden && shown.canvases === 0 && /one of 100 steps per epoch, 100 epochs/.test(shown.title)
-      && /charts: drawn for Poisson sampling only, not for random allocation/.test(shown.messages),
+      && /charts epsilon: drawn for Poisson sampling only, not for random allocation/.test(shown.messages),
       `w1 sampling="random-allocation": ε ≤ ${shown.pld} = CLI [${ra.epsilon_lower.toFixed(6)}, ${ra.epsilon.toFixed(6)}]; change detail ${JSON.stringify({ epsilon: ev.epsilon, epsilonPld: ev.epsilonPld })}; no RDP, no charts (${shown.canvases})`);
+    // Its tight charts follow the scheme (ε over training: the worker's epoch checkpoints).
+    await page.evaluate(() => $w('w1').setAttribute('charts', 'training'));
+    await page.waitForFunction(() => [...$w('w1').shadowRoot.querySelectorAll('canvas')].some((c) => !c.hidden && !c.classList.contains('stale') && c.width > 0), null, { timeout: 30000 }).catch(() => {});
+    const tr = await page.evaluate(() => [...$w('w1').shadowRoot.querySelectorAll('canvas')].filter((c) => !c.hidden).map((c) => ({ stale: c.classList.contains('stale'), w: c.width })));
+    check(tr.length === 1 && !tr[0].stale && tr[0].w > 0, `w1 sampling="random-allocation" charts="training": ε over training drawn for the scheme (${JSON.stringify(tr)})`);
+    await page.evaluate(() => $w('w1').removeAttribute('charts'));
     const back = await page.evaluate(() => new Promise((resolve) => {
       const w = $w('w1');
       w.addEventListener('change', (e) => resolve(e.detail), { once: true });
