@@ -1069,7 +1069,7 @@ fn text_field<'a>(obj: &'a Map<String, Value>, k: &str) -> Result<Option<&'a str
     }
 }
 
-fn batch_value(line: &str) -> Result<Value, String> {
+pub(crate) fn batch_value(line: &str) -> Result<Value, String> {
     let v: Value = serde_json::from_str(line).map_err(|x| format!("invalid JSON: {x}"))?;
     let Value::Object(mut obj) = v else {
         return Err("each line must be a JSON object".into());

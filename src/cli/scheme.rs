@@ -457,16 +457,9 @@ impl Query {
         let (phase, t, k, epochs) = self.allocation_phase()?;
         let (name, given) = self.asked()?;
         let b = phase_bracket(phase, name, given)?;
-        for (key, v) in [
-            ("sigma", json!(self.sigma)),
-            ("steps_per_epoch", json!(t)),
-            ("selected", json!(k)),
-            ("epochs", json!(epochs)),
-            ("steps", json!(t.saturating_mul(epochs))),
-            ("accountant", json!("pld")),
-        ] {
-            out.insert(key.into(), v);
-        }
+        allocation_run(out, t, k, epochs);
+        out.insert("sigma".into(), json!(self.sigma));
+        out.insert("accountant".into(), json!("pld"));
         put(out, name, given, b);
         let meaning = if k == 1 {
             format!("{name}: certified upper bound; {name}_lower: certified lower bound (tight PLD bracket of one-in-t random allocation, composed over epochs)")
@@ -603,10 +596,7 @@ impl Query {
             }
             Sampling::RandomAllocation => {
                 let (phase, t, k, epochs) = self.allocation_phase()?;
-                out.insert("steps_per_epoch".into(), json!(t));
-                out.insert("selected".into(), json!(k));
-                out.insert("epochs".into(), json!(epochs));
-                out.insert("steps".into(), json!(t.saturating_mul(epochs)));
+                allocation_run(&mut out, t, k, epochs);
                 phase_profile(phase)?
             }
             Sampling::FixedSize => {
@@ -760,6 +750,18 @@ impl Query {
         last.insert("calibrated".into(), json!(found.0));
         last.insert("target_epsilon".into(), json!(goal));
         Ok(last)
+    }
+}
+
+/// A random allocation's run in an answer: t, k, epochs and the steps they make.
+fn allocation_run(out: &mut Map<String, Value>, t: u64, k: u64, epochs: u64) {
+    for (key, v) in [
+        ("steps_per_epoch", json!(t)),
+        ("selected", json!(k)),
+        ("epochs", json!(epochs)),
+        ("steps", json!(t.saturating_mul(epochs))),
+    ] {
+        out.insert(key.into(), v);
     }
 }
 

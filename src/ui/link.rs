@@ -65,6 +65,16 @@ impl Batching {
         }
     }
 
+    /// The key of this scheme's answer in the worker's headline message (`shuffled`,
+    /// `allocation`); None for Poisson sampling, whose answer is the message itself.
+    pub fn answer_key(self) -> Option<&'static str> {
+        match self {
+            Batching::Poisson => None,
+            Batching::Shuffled => Some("shuffled"),
+            Batching::RandomAllocation => Some("allocation"),
+        }
+    }
+
     /// The choice named `name` (`batch=` and the control's values).
     pub fn from_name(name: &str) -> Option<Batching> {
         Batching::ALL.into_iter().find(|b| b.name() == name)

@@ -70,6 +70,23 @@ impl Headline {
     }
 }
 
+/// The scheme in words.
+pub fn scheme_name(b: Batching) -> &'static str {
+    match b {
+        Batching::Poisson => "Poisson sampling",
+        Batching::Shuffled => "shuffled, fixed-size batches",
+        Batching::RandomAllocation => "random allocation",
+    }
+}
+
+/// The run as a scheme other than Poisson sampling reads it: t = ⌊1/q⌋ steps per epoch
+/// and E = ⌈T·q⌉ epochs (each example is in at most that many batches), as the page
+/// without dataset terms and the widget.
+pub fn epochs_of(i: &Inputs) -> (u64, f64) {
+    let t = (1.0 / i.q).floor().max(1.0) as u64;
+    (t, (i.steps as f64 * i.q * (1.0 - 1e-12)).ceil().max(1.0))
+}
+
 /// A batching scheme's run in words, t steps per epoch and E epochs: what its ε's two
 /// ends are (the page's headline title, the widget's, and the sentence).
 pub fn scheme_words_for(b: Batching, t: u64, e: f64) -> String {

@@ -6,6 +6,7 @@ use crate::engine::Conversion;
 use crate::render::Inputs;
 use crate::ui::fields::{parse_field, Field};
 use crate::ui::link::Batching;
+use crate::ui::page::{epochs_of, scheme_name};
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Mode {
@@ -287,22 +288,6 @@ impl Settings {
             .chain(scheme)
             .collect()
     }
-}
-
-/// The scheme in words.
-pub fn scheme_name(b: Batching) -> &'static str {
-    match b {
-        Batching::Poisson => "Poisson sampling",
-        Batching::Shuffled => "shuffled, fixed-size batches",
-        Batching::RandomAllocation => "random allocation",
-    }
-}
-
-/// The run as a scheme other than Poisson sampling reads it: t = ⌊1/q⌋ steps per epoch
-/// and E = ⌈T·q⌉ epochs (each example is in at most that many batches), as the page.
-pub fn epochs_of(i: &Inputs) -> (u64, f64) {
-    let t = (1.0 / i.q).floor().max(1.0) as u64;
-    (t, (i.steps as f64 * i.q * (1.0 - 1e-12)).ceil().max(1.0))
 }
 
 /// The headline's title and the sentence's words for a scheme's answer: what the two

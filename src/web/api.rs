@@ -332,15 +332,11 @@ fn by_scheme(call: &'static str, v: &JsValue) -> Result<Option<JsValue>, JsError
             "'{given}' is required (the {other} is computed at it)"
         )));
     }
-    let answer: Value =
-        serde_json::from_str(&crate::cli::batch_line(&Value::Object(line).to_string()))
-            .map_err(|e| bad(e.to_string()))?;
-    let Value::Object(o) = answer else {
+    let Value::Object(o) =
+        crate::cli::batch_value(&Value::Object(line).to_string()).map_err(bad)?
+    else {
         return Err(bad("the query layer gave no answer".into()));
     };
-    if let Some(e) = o.get("error") {
-        return Err(bad(e.as_str().unwrap_or("refused").to_string()));
-    }
     let camel: Map<String, Value> = o
         .into_iter()
         .map(|(k, v)| {

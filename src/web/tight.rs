@@ -106,7 +106,7 @@ pub fn set_batching(b: Batching) {
 fn epochs_for(i: &Inputs) -> f64 {
     match crate::ui::page::matching_dataset(Some(super::field::dataset_terms()), i.q) {
         Some(d) if d.e > 0.0 && (d.e * (d.n / d.b)).ceil() == i.steps as f64 => d.e.ceil(),
-        _ => (i.steps as f64 * i.q * (1.0 - 1e-12)).ceil().max(1.0),
+        _ => crate::ui::page::epochs_of(i).1,
     }
 }
 
@@ -233,7 +233,7 @@ fn post(i: Inputs) {
     // The epochs read the page's dataset boxes: before TIGHT is borrowed.
     let batch = batching();
     let epochs = (batch != Batching::Poisson).then(|| epochs_for(&i));
-    let scheme = epochs.map(|e| (batch, (1.0 / i.q).floor().max(1.0) as u64, e));
+    let scheme = epochs.map(|e| (batch, crate::ui::page::epochs_of(&i).0, e));
     if let Some((b, t, e)) = scheme {
         set_text(
             "batching-assumed",
@@ -471,15 +471,10 @@ fn show_scheme(data: &JsValue) {
     let (Some(i), Some((b, t, e))) = (posted, scheme) else {
         return;
     };
-    let key = if b == Batching::Shuffled {
-        "shuffled"
-    } else {
-        "allocation"
-    };
-    let a = get(data, key);
+    let a = b.answer_key().map(|k| get(data, k)).unwrap_or_default();
     let (up, lo) = (num(&a, "epsilon"), num(&a, "epsilonLower"));
     let words = crate::ui::page::scheme_words_for(b, t, e);
-    let name = crate::ui::widget::scheme_name(b);
+    let name = crate::ui::page::scheme_name(b);
     let el = doc().and_then(|d| d.get_element_by_id("epsilon-pld"));
     let ok = a.is_object() && up.is_finite() && lo.is_finite();
     if ok {
@@ -544,7 +539,7 @@ pub fn scheme_sentence(i: &Inputs) -> Option<String> {
             }
             _ => format!(
                 "The ε for {} is computed by the tight accountant (see above).",
-                crate::ui::widget::scheme_name(t.batch)
+                crate::ui::page::scheme_name(t.batch)
             ),
         })
     })

@@ -20,7 +20,8 @@ use super::{paint_canvas, Shift};
 use crate::engine::Conversion;
 use crate::render::{self, fmt_num, tight, Inputs, Model};
 use crate::ui::link::Batching;
-use crate::ui::widget::{epochs_of, scheme_name, scheme_words};
+use crate::ui::page::{epochs_of, scheme_name, scheme_sentence};
+use crate::ui::widget::scheme_words;
 use plotters::prelude::*;
 use std::cell::RefCell;
 use std::rc::{Rc, Weak};
@@ -336,11 +337,7 @@ impl Widget {
         let mut kind = get(&data, "kind").as_string().unwrap_or_default();
         let t = &mut i.tight;
         // Another scheme: its own answer, which stands whether or not Poisson's failed.
-        let scheme = match i.settings.sampling {
-            Batching::Poisson => None,
-            Batching::Shuffled => Some(get(&data, "shuffled")),
-            Batching::RandomAllocation => Some(get(&data, "allocation")),
-        };
+        let scheme = i.settings.sampling.answer_key().map(|k| get(&data, k));
         let mut data = data;
         if let (Some(a), "headline" | "error") = (&scheme, kind.as_str()) {
             let o = js_sys::Object::new();
@@ -711,14 +708,14 @@ fn show_text(i: &Inner) {
                 render::sentence_for(inp, up, "tight (privacy-loss distribution)")
             }
             (Batching::Poisson, _) => m.sentence(),
-            (b, Some((up, _))) => format!(
-                "Training with noise multiplier {} and {} satisfies ({}, {:e})-differential privacy (certified upper bound; add/remove adjacency).",
-                fmt_num(inp.sigma),
-                scheme_words(b, inp),
-                render::fmt_eps(up),
-                inp.delta
+            (b, Some((up, _))) => {
+                let (t, e) = epochs_of(inp);
+                scheme_sentence(b, inp.sigma, t, e, up, inp.delta)
+            }
+            (b, None) => format!(
+                "The ε for {} is being computed or unavailable (see above).",
+                scheme_name(b)
             ),
-            (b, None) => format!("The ε for {} is being computed or unavailable (see above).", scheme_name(b)),
         };
         e.sentence.set_text_content(Some(&sentence));
         for c in &e.boxes {

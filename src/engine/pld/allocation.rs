@@ -194,36 +194,30 @@ impl Law {
         let var_v = (s * s).exp_m1();
         let sd = (tf * var_v).sqrt() / h;
         let alias = (1e-3 * eta).max(1e-300);
-        let lams = [0.0, -8.0 / (sd * h), (8.0 / (sd * h)).min(12.0 / cap)];
-        let mut wins: Vec<(f64, super::compose::Power)> = Vec::new();
-        for (i, &lam) in lams.iter().enumerate() {
-            // The right tilt (the remove direction's large losses, small δ) within the
-            // plain sum's window: the capped log-normal's heavy tail, tilted, can need one
-            // twice as wide, so the tilt is halved until it fits.
-            if i == 2 {
-                let fit = [1.0, 0.5, 0.25, 0.125].iter().find_map(|f| {
-                    power(&phase, lam * f, h, wins[0].1.n, alias)
-                        .ok()
-                        .map(|p| (lam * f, p))
-                });
-                if let Some(w) = fit {
-                    wins.push(w);
-                }
-                continue;
-            }
-            let pw = power(&phase, lam, h, MAX_SUM_FFT, alias).map_err(|e| {
-                if e.needed.is_infinite() {
-                    Error::PldBudget {
-                        reason: super::WORK_SPENT,
-                    }
-                } else {
-                    Error::PldBudget {
-                        reason: "random allocation: the sum of the log-normals is too wide for the largest FFT",
-                    }
-                }
-            })?;
-            wins.push((lam, pw));
+        let too_wide = |e: super::compose::TooWide| Error::PldBudget {
+            reason: if e.needed.is_infinite() {
+                super::WORK_SPENT
+            } else {
+                "random allocation: the sum of the log-normals is too wide for the largest FFT"
+            },
+        };
+        let mut wins = Vec::new();
+        for lam in [0.0, -8.0 / (sd * h)] {
+            wins.push((
+                lam,
+                power(&phase, lam, h, MAX_SUM_FFT, alias).map_err(too_wide)?,
+            ));
         }
+        // The right tilt (the remove direction's large losses, small δ) within the plain
+        // sum's window: the capped log-normal's heavy tail, tilted, can need one twice as
+        // wide, so the tilt is halved until it fits.
+        let right = (8.0 / (sd * h)).min(12.0 / cap);
+        let fit = [1.0, 0.5, 0.25, 0.125].iter().find_map(|f| {
+            power(&phase, right * f, h, wins[0].1.n, alias)
+                .ok()
+                .map(|p| (right * f, p))
+        });
+        wins.extend(fit);
         let lo_k = wins.iter().map(|(_, w)| w.k0).min().unwrap_or(0).max(0);
         let hi_k = wins
             .iter()

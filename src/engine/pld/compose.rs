@@ -209,6 +209,17 @@ struct Tilted {
     nz: Option<Vec<u32>>,
 }
 
+impl Tilted {
+    /// The indices that can hold mass: the nonzero ones of a sparse lattice, else all.
+    fn support(&self) -> impl Iterator<Item = usize> + Clone + '_ {
+        let (listed, all) = match &self.nz {
+            Some(nz) => (nz.as_slice(), 0),
+            None => (&[][..], self.p.len()),
+        };
+        listed.iter().map(|&i| i as usize).chain(0..all)
+    }
+}
+
 /// ln of the tilted masses p_k·e^{λkΔ} of a lattice starting at k_lo.
 pub(crate) fn tilted_logs(ln_p: &[f64], k_lo: i64, lambda: f64, d: f64) -> Vec<f64> {
     ln_p.iter()
@@ -617,8 +628,8 @@ pub(crate) fn power(
 fn cumulant(k_lo: i64, tl: &Tilted, t: f64) -> f64 {
     const RESTART: usize = 256;
     let (p, ln_p, mean) = (&tl.p, &tl.ln_p, tl.mean);
-    if let Some(nz) = &tl.nz {
-        return cumulant_at(k_lo, ln_p, nz.iter().map(|&i| i as usize), mean, t);
+    if tl.nz.is_some() {
+        return cumulant_at(k_lo, ln_p, tl.support(), mean, t);
     }
     // Steep weights (|t| > 1 per lattice point) under- and overflow within a block:
     // log space.
@@ -650,27 +661,14 @@ fn cumulant(k_lo: i64, tl: &Tilted, t: f64) -> f64 {
 /// (D = k − mean), from above: (ln (Σ_{±D ≤ u} p_k e^{tD} + P(±D > u)), P(±D > u)).
 fn cumulant_truncated(k_lo: i64, tl: &Tilted, t: f64, u: f64) -> (f64, f64) {
     let x0 = k_lo as f64 - tl.mean;
-    let all = 0..tl.p.len() as u32;
-    let at: Box<dyn Iterator<Item = u32>> = match &tl.nz {
-        Some(nz) => Box::new(nz.iter().copied()),
-        None => Box::new(all),
-    };
-    let (mut mx, mut tail, mut n) = (f64::NEG_INFINITY, 0.0f64, 0.0);
-    let mut kept = Vec::new();
-    for i in at {
-        let x = x0 + i as f64;
-        n += 1.0;
-        if t.signum() * x > u {
-            tail += tl.p[i as usize];
-        } else if tl.p[i as usize] > 0.0 {
-            let e = tl.ln_p[i as usize] + t * x;
-            mx = mx.max(e);
-            kept.push(e);
-        }
-    }
-    mx = mx.max(tail.ln());
+    let beyond = |i: usize| t.signum() * (x0 + i as f64) > u;
+    let tail: f64 = tl.support().filter(|&i| beyond(i)).map(|i| tl.p[i]).sum();
+    let kept = tl.support().filter(|&i| !beyond(i) && tl.p[i] > 0.0);
+    let e = |i: usize| tl.ln_p[i] + t * (x0 + i as f64);
+    let mx = kept.clone().map(e).fold(tail.ln(), f64::max);
+    let n = tl.support().count() as f64;
     let slack = 1.0 + (n + 8.0) * U * 2.0;
-    let s: f64 = kept.iter().map(|&e| (e - mx).exp()).sum::<f64>() + tail * (-mx).exp();
+    let s: f64 = kept.map(|i| (e(i) - mx).exp()).sum::<f64>() + tail * (-mx).exp();
     let k = mx + (s * slack).ln();
     (k + 4.0 * U * (mx.abs() + k.abs() + 1.0), tail * slack)
 }

@@ -41,8 +41,9 @@ pub struct Shuffle {
     steps_per_epoch: u64,
     dropped: f64,
     adjacency: Adjacency,
-    /// The random-allocation pair's shifts (1 against 0) instead of the shuffled one's.
-    allocation: bool,
+    /// The lower-bound pair's shifts (a, b) in units of C: the adjacency's for shuffled
+    /// batches, (1, 0) for random allocation's.
+    shifts: (f64, f64),
 }
 
 /// The band for shuffled training: `lower` ≤ true ε ≤ `upper`, both certified.
@@ -74,7 +75,10 @@ impl Shuffle {
             steps_per_epoch,
             dropped,
             adjacency,
-            allocation: false,
+            shifts: match adjacency {
+                Adjacency::AddRemove => (2.0, 1.0),
+                Adjacency::ReplaceOne => (2.0, 0.0),
+            },
         })
     }
 
@@ -109,14 +113,6 @@ impl Shuffle {
     pub fn dropped(&self) -> f64 {
         self.dropped
     }
-
-    fn shifts(&self) -> (f64, f64) {
-        match (self.allocation, self.adjacency) {
-            (true, _) => (1.0, 0.0),
-            (false, Adjacency::AddRemove) => (2.0, 1.0),
-            (false, Adjacency::ReplaceOne) => (2.0, 0.0),
-        }
-    }
 }
 
 /// A cheap certified lower bound on the ε of one-in-t random allocation over `epochs`
@@ -127,13 +123,15 @@ impl Shuffle {
 /// optimistic side, as for the shuffled pair (shifts 1 against 0 instead of 2 against 1).
 /// Independent of the allocation accountant's law of W: a check on its upper end.
 pub fn allocation_lower_bound(sigma: f64, t: u64, epochs: u64, delta: f64) -> Result<f64, Error> {
-    let mut sh = Shuffle::new(sigma, t, 0.0, Adjacency::AddRemove)?;
-    sh.allocation = true;
-    let steps = check_steps(epochs.saturating_mul(t))?;
+    let sh = Shuffle {
+        shifts: (1.0, 0.0),
+        ..Shuffle::new(sigma, t, 0.0, Adjacency::AddRemove)?
+    };
+    check_steps(epochs.saturating_mul(t))?;
     let delta = check_delta(delta)?;
     // The Gaussian mechanism over the epochs bounds it from above (no amplification).
     let upper = gauss::epsilon_bracket((epochs as f64).sqrt() / sh.sigma, delta).upper;
-    lower_bound(&sh, steps / t, 0, delta, upper)
+    lower_bound(&sh, epochs, 0, delta, upper)
 }
 
 /// ln F and ln(1 − F) of the largest of c coordinates at m: one of them (with
@@ -177,7 +175,7 @@ const MASS_MARGIN: f64 = 1e-7;
 
 /// The binned max-coordinate pair of one (possibly partial) epoch: atoms (ln P, ln Q).
 fn binned_pair(sh: &Shuffle, c: u64, rho: f64, d: f64) -> Vec<(f64, f64)> {
-    let (a, b) = sh.shifts();
+    let (a, b) = sh.shifts;
     let s = sh.sigma;
     let lo = -9.0 * s - b;
     let hi = a + s * (9.0 + (2.0 * (c as f64).ln()).sqrt());
