@@ -133,6 +133,9 @@ fn the_upper_end_is_above_the_largest_coordinate_lower_bound() {
         (2.0, 10, 1, 1e-6),
         (1.0, 5, 10, 1e-5),
         (0.9, 50, 20, 1e-8),
+        // Small σ: V's heavy tail is split off (one large V per epoch convolved apart).
+        (0.7, 234, 60, 1e-5),
+        (0.6, 100, 10, 1e-5),
     ] {
         let b = eps(sigma, t, 1, epochs, delta);
         let cheap = pld::shuffle::allocation_lower_bound(sigma, t, epochs, delta).unwrap();

@@ -18,7 +18,7 @@ estimates, not certificates; the engine's bracket must meet them within their ga
 a small tolerance (tests/allocation.rs).
 
 Writes tests/reference/allocation.jsonl.
-Run: benches/.venv/bin/python tests/reference/allocation_reference.py
+Run: benches/.venv/bin/python tests/reference/allocation_reference.py [--missing]
 """
 import json
 import math
@@ -31,12 +31,16 @@ from dp_accounting.pld import privacy_loss_distribution as pld_lib
 HERE = os.path.dirname(os.path.abspath(__file__))
 H = 1e-4  # dp_accounting's loss discretization
 
-# (sigma, t, epochs, delta, H_V)
+# (sigma, t, epochs, delta, H_V[, z]): V is cut at exp(s^2/2 + z*s), z = 9 unless given
+# (small sigma: z = 7.5 keeps the FFT near 2^23 points; the mass cut, t*Phi(-7.5) per
+# epoch in the remove direction, is ~1e-12, far below delta).
 CASES = [
     (2.0, 10, 10, 1e-6, 2e-3),
     (1.1, 234, 60, 1e-5, 1e-2),
     (1.0, 50, 20, 1e-5, 5e-3),
     (3.0, 20, 5, 1e-6, 2e-3),
+    (0.7, 10, 10, 1e-5, 2e-2, 7.5),
+    (0.8, 100, 10, 1e-5, 1e-2, 7.5),
 ]
 
 
@@ -51,9 +55,9 @@ def v_pmf(s, hv, cap):
     return np.diff(cdf)
 
 
-def law(sigma, t, hv):
+def law(sigma, t, hv, z=9.0):
     s = 1.0 / sigma
-    cap = math.exp(0.5 * s * s + 9.0 * s)
+    cap = math.exp(0.5 * s * s + z * s)
     m = v_pmf(s, hv, cap)
     # S = sum of t copies: the support that matters is [0, t + 2 cap] (two large V's
     # together have probability below 1e-30 here); the FFT is that long.
@@ -65,8 +69,8 @@ def law(sigma, t, hv):
     return w, p
 
 
-def eps(sigma, t, epochs, delta, hv, pessimistic):
-    w, p = law(sigma, t, hv)
+def eps(sigma, t, epochs, delta, hv, pessimistic, z=9.0):
+    w, p = law(sigma, t, hv, z)
     keep = (p > 0) & (w > 0)
     w, p = w[keep], p[keep]
     best = 0.0
@@ -85,12 +89,23 @@ def eps(sigma, t, epochs, delta, hv, pessimistic):
 
 
 def main():
+    """All rows; with --missing, only the cases not yet in the file (appended)."""
+    import sys
     path = os.path.join(HERE, "allocation.jsonl")
-    with open(path, "w") as f:
-        for sigma, t, epochs, delta, hv in CASES:
+    missing = "--missing" in sys.argv
+    have = set()
+    if missing and os.path.exists(path):
+        for line in open(path):
+            r = json.loads(line)
+            have.add((r["sigma"], r["steps_per_epoch"], r["epochs"], r["delta"]))
+    with open(path, "a" if missing else "w") as f:
+        for sigma, t, epochs, delta, hv, *z in CASES:
+            if (sigma, t, epochs, delta) in have:
+                continue
+            z = z[0] if z else 9.0
             row = {"sigma": sigma, "steps_per_epoch": t, "epochs": epochs, "delta": delta,
-                   "upper": eps(sigma, t, epochs, delta, hv, True),
-                   "lower": eps(sigma, t, epochs, delta, hv, False),
+                   "upper": eps(sigma, t, epochs, delta, hv, True, z),
+                   "lower": eps(sigma, t, epochs, delta, hv, False, z),
                    "cell": hv,
                    "source": "scipy ndtr cells + numpy FFT sum + dp_accounting 0.6.0 "
                              "from_two_probability_mass_functions"}

@@ -68,23 +68,53 @@ pub(crate) struct Law {
     k_lo: i64,
     up: Vec<f64>,
     lo: Vec<f64>,
-    /// P-mass at +∞ of each direction (remove, add): the event A and what lies outside
-    /// every window.
+    /// Points off the lattice, (W, up, lo) with W increasing: the epochs in which exactly
+    /// one V exceeds the split (empty when V is not split).
+    far: Vec<(f64, f64, f64)>,
+    /// P-mass at +∞ of each direction (remove, add): the event A, two or more V above the
+    /// split, and what lies outside every window.
     inf_remove: f64,
     inf_add: f64,
 }
 
-/// The per-coordinate lattices of V = e^Y, Y ∼ N(−s²/2, s²), on {jh}, j = 0 … len − 1,
-/// truncated at H: (ln up-masses, lo-masses (linear), P(V > H), E[V; V > H]).
-fn coordinate(s: f64, h: f64, cap: f64) -> (Vec<f64>, Vec<f64>, f64, f64) {
+/// One coordinate V = e^Y, Y ∼ N(−s²/2, s²), on {jh} truncated at H, split at index
+/// `split`: the bulk (j ≤ split) dense, the tail (V above it) sparse.
+struct Coord {
+    /// ln of the upper (spread) masses, j = 0 … split.
+    ln_up: Vec<f64>,
+    /// The lower (contracted) masses, linear, j = 0 … split.
+    lo: Vec<f64>,
+    /// The spread's points above the split: (j, mass), j increasing.
+    tail_up: Vec<(usize, f64)>,
+    /// The contraction's atoms above the split: (mass, position in units of h), increasing.
+    tail_lo: Vec<(f64, f64)>,
+    /// P(V > H) and E[V; V > H].
+    p_cap: f64,
+    pm_cap: f64,
+}
+
+/// The per-coordinate lattices of V on {jh}, j = 0 … ⌈H/h⌉ (see [`Coord`]).
+fn coordinate(s: f64, h: f64, cap: f64, split: usize) -> Coord {
     let (m, m1) = (-0.5 * s * s, 0.5 * s * s);
     let len = (cap / h).ceil() as usize + 1;
+    let split = split.min(len - 1);
     let at = |j: usize| {
         let x = j as f64 * h;
         let lx = if j == 0 { f64::NEG_INFINITY } else { x.ln() };
         (Tails::at((lx - m) / s), Tails::at((lx - m1) / s))
     };
-    let mut ln_up = vec![f64::NEG_INFINITY; len];
+    let mut ln_up = vec![f64::NEG_INFINITY; split + 1];
+    let mut tail_up: Vec<(usize, f64)> = Vec::new();
+    let mut put = |j: usize, ln_m: f64| {
+        if j <= split {
+            ln_up[j] = super::gauss::ln_add(ln_up[j], ln_m);
+        } else {
+            match tail_up.last_mut() {
+                Some(last) if last.0 == j => last.1 += ln_m.exp(),
+                _ => tail_up.push((j, ln_m.exp())),
+            }
+        }
+    };
     let mut atoms: Vec<(f64, f64)> = Vec::new();
     let (mut j, mut edge) = (0usize, at(0));
     while j + 1 < len {
@@ -104,8 +134,8 @@ fn coordinate(s: f64, h: f64, cap: f64) -> (Vec<f64>, Vec<f64>, f64, f64) {
             // The bin's mean, in lattice units, inside [a, b].
             let mu = ((ln_pm - ln_m).exp() / h).clamp(a, b);
             let span = b - a;
-            ln_up[j] = super::gauss::ln_add(ln_up[j], ln_m + ((b - mu) / span).ln());
-            ln_up[k] = super::gauss::ln_add(ln_up[k], ln_m + ((mu - a) / span).ln());
+            put(j, ln_m + ((b - mu) / span).ln());
+            put(k, ln_m + ((mu - a) / span).ln());
             atoms.push((ln_m.exp(), mu));
         }
         j = k;
@@ -113,7 +143,18 @@ fn coordinate(s: f64, h: f64, cap: f64) -> (Vec<f64>, Vec<f64>, f64, f64) {
     }
     let l_top = ((len - 1) as f64 * h).ln();
     let tail = |mean: f64| super::gauss::ln_phi_bar((l_top - mean) / s).exp();
-    (ln_up, merge_linear(&atoms, len), tail(m), tail(m1))
+    // The contraction's atoms are split by position; each part is merged on its own
+    // (each keeps its mass and mean, so the whole is still a contraction of V).
+    let cut = atoms.partition_point(|a| a.1 <= split as f64);
+    let tail_lo = atoms.split_off(cut);
+    Coord {
+        ln_up,
+        lo: merge_linear(&atoms, split + 1),
+        tail_up,
+        tail_lo,
+        p_cap: tail(m),
+        pm_cap: tail(m1),
+    }
 }
 
 /// Atoms (mass, position in lattice units, increasing, each inside its own bin) merged
@@ -155,6 +196,115 @@ fn merge_linear(atoms: &[(f64, f64)], len: usize) -> Vec<f64> {
     out
 }
 
+/// Relative grid spacing of the one-large-V convolution, at most and at least.
+const R_MIN: f64 = 5e-4;
+const R_MAX: f64 = 0.02;
+/// V is split only when its range needs more lattice points than this.
+const SPLIT_ABOVE: f64 = 262_144.0;
+
+/// The split M: a V above it is "large". An epoch with two or more large V goes to +∞, so
+/// M is the smallest (on a grid of z) with t·E[V; V > M]·P(V > M) + t²·P(V > M)²/2 ≤ η/20.
+/// None when the plain lattice is small enough, or M would not be well below the cap.
+fn split_point(s: f64, t: f64, eta: f64, h: f64, cap: f64) -> Option<f64> {
+    if cap / h <= SPLIT_ABOVE {
+        return None;
+    }
+    let target = (0.05 * eta.max(1e-17)).ln();
+    let lt = t.ln();
+    let mut z = 2.0;
+    while z < 12.0 {
+        // ln M = s²/2 + s·z: P(V > M) = Φ̄(z + s), E[V; V > M] = Φ̄(z).
+        let (lp, lpm) = (super::gauss::ln_phi_bar(z + s), super::gauss::ln_phi_bar(z));
+        let mass = super::gauss::ln_add(lt + lp + lpm, 2.0 * lt + 2.0 * lp - 2f64.ln());
+        if mass <= target {
+            break;
+        }
+        z += 0.125;
+    }
+    let m = (0.5 * s * s + s * z).exp();
+    (m < 0.25 * cap && m > 2.0 * V_FINE).then_some(m)
+}
+
+/// Points (position in grid units, mass) spread onto the integer grid keeping mass and
+/// mean (each split between its two neighbours): (first index, masses).
+fn spread(points: impl Iterator<Item = (f64, f64)> + Clone) -> (i64, Vec<f64>) {
+    let (lo, hi) = points
+        .clone()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), (x, _)| {
+            (a.min(x), b.max(x))
+        });
+    if lo > hi {
+        return (0, Vec::new());
+    }
+    let i0 = lo.floor() as i64;
+    let mut out = vec![0.0; (hi.ceil() as i64 - i0 + 1) as usize];
+    for (x, m) in points {
+        let f = x.floor();
+        let (i, frac) = ((f as i64 - i0) as usize, x - f);
+        out[i] += m * (1.0 - frac);
+        if frac > 0.0 {
+            out[i + 1] += m * frac;
+        }
+    }
+    (i0, out)
+}
+
+/// Points (position in grid units, increasing, mass) contracted onto the integer grid:
+/// each cell (c, c + 1] to one atom at its mean, then merged keeping mass and mean
+/// ([`merge_linear`], which drops the last remainder): (first index, masses).
+fn contract(points: impl Iterator<Item = (f64, f64)>) -> (i64, Vec<f64>) {
+    let mut cells: Vec<(i64, f64, f64)> = Vec::new();
+    for (x, m) in points {
+        if m <= 0.0 {
+            continue;
+        }
+        let c = x.ceil() as i64 - 1;
+        match cells.last_mut() {
+            Some(last) if last.0 == c => {
+                last.1 += m;
+                last.2 += m * x;
+            }
+            _ => cells.push((c, m, m * x)),
+        }
+    }
+    let Some(&(c0, _, _)) = cells.first() else {
+        return (0, Vec::new());
+    };
+    let last = cells.last().map_or(c0, |x| x.0);
+    let atoms: Vec<(f64, f64)> = cells
+        .iter()
+        .map(|&(c, m, mx)| (m, (mx / m).clamp(c as f64, c as f64 + 1.0) - c0 as f64))
+        .collect();
+    (c0, merge_linear(&atoms, (last - c0 + 2) as usize))
+}
+
+/// The direct convolution of two grid measures (first index, masses).
+fn convolve(a: &(i64, Vec<f64>), b: &(i64, Vec<f64>)) -> (i64, Vec<f64>) {
+    if a.1.is_empty() || b.1.is_empty() {
+        return (0, Vec::new());
+    }
+    let mut out = vec![0.0; a.1.len() + b.1.len() - 1];
+    for (j, &y) in b.1.iter().enumerate() {
+        if y > 0.0 {
+            for (o, &x) in out[j..].iter_mut().zip(&a.1) {
+                *o += x * y;
+            }
+        }
+    }
+    (a.0 + b.0, out)
+}
+
+/// The refusal of a sum too wide for the largest FFT.
+fn too_wide(e: super::compose::TooWide) -> Error {
+    Error::PldBudget {
+        reason: if e.needed.is_infinite() {
+            super::WORK_SPENT
+        } else {
+            "random allocation: the sum of the log-normals is too wide for the largest FFT"
+        },
+    }
+}
+
 impl Law {
     /// The law of W for σ (s = 1/σ) and t steps per epoch, on a lattice of spacing h in
     /// the sum S = tW, with P-mass at most `eta` sent to +∞ by the cap.
@@ -166,22 +316,26 @@ impl Law {
         // the δ ≥ 1e-15 we resolve, and a smaller one would widen the sum's FFT for nothing).
         let z = z_of_tail((0.5 * eta.max(1e-17) / (tf + 1.0)).min(0.25));
         let cap = (0.5 * s * s + s * z).exp().max(4.0 * h);
-        let bins = (cap / h).min(V_FINE / h + 64.0 * (cap / V_FINE).log2().max(0.0));
-        if !super::compose::spend(super::POINT_WORK * 2.0 * bins + cap / h) {
+        let bins = (cap / h).min(V_FINE / h + 8.0 / h * (cap / V_FINE).log2().max(0.0));
+        let dense = (cap / h).min(split_point(s, tf, eta, h, cap).unwrap_or(cap) / h);
+        if !super::compose::spend(super::POINT_WORK * 2.0 * bins + dense) {
             return Err(Error::PldBudget {
                 reason: super::WORK_SPENT,
             });
         }
-        if cap / h > (MAX_SUM_FFT * 4) as f64 {
+        if dense > (MAX_SUM_FFT * 4) as f64 {
             return Err(Error::PldBudget {
                 reason: "random allocation: the log-normal's range needs more lattice points than the budget",
             });
         }
-        let (ln_up, lo, p_cap, pm_cap) = coordinate(s, h, cap);
-        let ln_lo: Vec<f64> = lo.iter().map(|&x| x.ln()).collect();
+        let m_split = split_point(s, tf, eta, h, cap);
+        let split = m_split.map_or(usize::MAX, |m| (m / h).floor() as usize);
+        let c = coordinate(s, h, cap, split);
+        let m_bulk = (c.lo.len() - 1) as f64 * h;
+        let ln_lo: Vec<f64> = c.lo.iter().map(|&x| x.ln()).collect();
         let step = StepPld {
             k_lo: 0,
-            ln_up,
+            ln_up: c.ln_up.clone(),
             ln_inf: f64::NEG_INFINITY,
             ln_lo,
         };
@@ -194,13 +348,6 @@ impl Law {
         let var_v = (s * s).exp_m1();
         let sd = (tf * var_v).sqrt() / h;
         let alias = (1e-3 * eta).max(1e-300);
-        let too_wide = |e: super::compose::TooWide| Error::PldBudget {
-            reason: if e.needed.is_infinite() {
-                super::WORK_SPENT
-            } else {
-                "random allocation: the sum of the log-normals is too wide for the largest FFT"
-            },
-        };
         let mut wins = Vec::new();
         for lam in [0.0, -8.0 / (sd * h)] {
             wins.push((
@@ -211,7 +358,7 @@ impl Law {
         // The right tilt (the remove direction's large losses, small δ) within the plain
         // sum's window: the capped log-normal's heavy tail, tilted, can need one twice as
         // wide, so the tilt is halved until it fits.
-        let right = (8.0 / (sd * h)).min(12.0 / cap);
+        let right = (8.0 / (sd * h)).min(12.0 / m_bulk);
         let fit = [1.0, 0.5, 0.25, 0.125].iter().find_map(|f| {
             power(&phase, right * f, h, wins[0].1.n, alias)
                 .ok()
@@ -264,20 +411,128 @@ impl Law {
                 left = left.min(alias * (w.ln_scale_up - lam * edge).exp());
             }
         }
-        // W ≤ H beyond the windows (every V ≤ H), and W's mass there is at most the bound.
-        let outside_p_remove = right * cap + left;
+        // W ≤ M beyond the windows (every V ≤ M), and W's mass there is at most the bound.
+        let outside_p_remove = right * m_bulk + left;
         let outside_p_add = right + left;
-        let a_remove = pm_cap + (tf - 1.0) * p_cap;
-        let a_add = tf * p_cap;
-        Ok(Law {
+        let a_remove = c.pm_cap + (tf - 1.0) * c.p_cap;
+        let a_add = tf * c.p_cap;
+        let mut law = Law {
             h,
             t: tf,
             k_lo: lo_k,
             up,
             lo: low,
+            far: Vec::new(),
             inf_remove: a_remove + outside_p_remove,
             inf_add: a_add + outside_p_add,
-        })
+        };
+        if !c.tail_up.is_empty() || !c.tail_lo.is_empty() {
+            drop(wins);
+            law.one_large(&c, &step, alias, m_bulk)?;
+        }
+        Ok(law)
+    }
+
+    /// The epochs in which exactly one V exceeds the split: S = B + V_big, B the sum of
+    /// the other t − 1 (all in the bulk; B's law is the (t − 1)-th power of the bulk by
+    /// one more FFT). Each octave (v, 2v] of the tail is put, with B, on a grid of spacing
+    /// r·v — a mean-preserving spread for the upper, a contraction for the lower, each
+    /// kept by independent sums and by mixtures in the convex order — and convolved
+    /// directly; its points are `far`. Two or more V above the split, and B outside its
+    /// window, go to +∞ (upper) or are dropped (lower).
+    fn one_large(
+        &mut self,
+        c: &Coord,
+        step: &StepPld,
+        alias: f64,
+        m_bulk: f64,
+    ) -> Result<(), Error> {
+        let (h, tf) = (self.h, self.t);
+        let (b0, b_up, b_lo, b_out) = if tf > 1.0 {
+            let phase = [CPhase {
+                pld: step,
+                steps: tf - 1.0,
+            }];
+            let p = power(&phase, 0.0, h, MAX_SUM_FFT, alias).map_err(too_wide)?;
+            let (su, sl) = (p.ln_scale_up.exp(), p.ln_scale_lo.exp());
+            let k0 = p.k0.max(0);
+            let (u, l): (Vec<f64>, Vec<f64>) = (k0..p.k0 + p.n as i64)
+                .map(|k| {
+                    let (a, b) = p.at(k);
+                    (a * su, (b - alias).max(0.0) * sl)
+                })
+                .unzip();
+            // Chernoff bounds B's mass beyond the window by `alias` on each side.
+            (k0, u, l, 2.0 * alias * su)
+        } else {
+            (0, vec![1.0], vec![1.0], 0.0)
+        };
+        // N = the number of V above the split, p = P(V > M) of the spread: P(N ≥ 2) ≤
+        // C(t,2)p², and E[W; N ≥ 2] = E[V₁; N ≥ 2] ≤ E[V; V > M]·(t−1)p + C(t−1,2)p²
+        // (E V ≤ 1). B outside its window: E[W; N = 1, B out] ≤ p·E[B; out] + E[V; V > M]·out.
+        let p: f64 = c.tail_up.iter().map(|x| x.1).sum();
+        let pm: f64 = c.tail_up.iter().map(|&(j, m)| j as f64 * h * m).sum();
+        self.inf_add += 0.5 * tf * (tf - 1.0) * p * p + tf * p * b_out;
+        self.inf_remove += (tf - 1.0) * p * pm
+            + 0.5 * (tf - 1.0) * (tf - 2.0).max(0.0) * p * p
+            + b_out * ((tf - 1.0) * m_bulk * p + pm);
+        let r = (2.0 * h / tf.sqrt()).clamp(R_MIN, R_MAX);
+        let top = c
+            .tail_up
+            .last()
+            .map_or(0.0, |x| x.0 as f64 * h)
+            .max(c.tail_lo.last().map_or(0.0, |x| x.1 * h));
+        let mut v = m_bulk;
+        while v < top {
+            let g = v * r;
+            let inside = |x: f64| x > v && x <= 2.0 * v;
+            let tu = spread(
+                c.tail_up
+                    .iter()
+                    .map(|&(j, m)| (j as f64 * h, m))
+                    .filter(|x| inside(x.0))
+                    .map(|(x, m)| (x / g, m)),
+            );
+            let tl = contract(
+                c.tail_lo
+                    .iter()
+                    .map(|&(m, mu)| (mu * h, m))
+                    .filter(|x| inside(x.0))
+                    .map(|(x, m)| (x / g, m)),
+            );
+            let on_grid = |k: usize| (b0 + k as i64) as f64 * h / g;
+            let bu = spread(b_up.iter().enumerate().map(|(k, &m)| (on_grid(k), m)));
+            let bl = contract(b_lo.iter().enumerate().map(|(k, &m)| (on_grid(k), m)));
+            let work = (bu.1.len() * tu.1.len() + bl.1.len() * tl.1.len()) as f64;
+            if !super::compose::spend(work) {
+                return Err(Error::PldBudget {
+                    reason: super::WORK_SPENT,
+                });
+            }
+            // Each sum has at most n nonnegative rounded products: relative error ≤ (n + 2)u.
+            let slack =
+                |a: &[f64], b: &[f64]| 2.0 * (a.len().min(b.len()) + 2) as f64 * super::compose::U;
+            let (cu, su) = (convolve(&bu, &tu), slack(&bu.1, &tu.1));
+            let (cl, sl) = (convolve(&bl, &tl), slack(&bl.1, &tl.1));
+            let first = cu.0.min(cl.0);
+            let last = (cu.0 + cu.1.len() as i64).max(cl.0 + cl.1.len() as i64);
+            let get = |x: &(i64, Vec<f64>), i: i64| {
+                usize::try_from(i - x.0)
+                    .ok()
+                    .and_then(|j| x.1.get(j).copied())
+                    .unwrap_or(0.0)
+            };
+            for i in first..last {
+                let (a, b) = (get(&cu, i), get(&cl, i));
+                if a > 0.0 || b > 0.0 {
+                    self.far
+                        .push((i as f64 * g / tf, tf * a * (1.0 + su), tf * b * (1.0 - sl)));
+                }
+            }
+            v *= 2.0;
+        }
+        self.far.sort_by(|a, b| a.0.total_cmp(&b.0));
+        Ok(())
     }
 
     /// W at lattice index K.
@@ -289,55 +544,63 @@ impl Law {
     /// cut where each side's P-mass falls below `eta` (that remainder rounded up onto the
     /// first point or sent to +∞; the lower drops or rounds it down).
     pub(crate) fn step_pld(&self, dir: Direction, d: f64, eta: f64) -> Result<StepPld, Error> {
-        // (loss, P, Q) of every lattice point of W with mass, in loss order.
-        let point = |i: usize, m: f64| -> (f64, f64, f64) {
-            let w = self.w(self.k_lo + i as i64);
+        // (loss, P, Q) of a point W with mass m.
+        let point = |w: f64, m: f64| -> (f64, f64, f64) {
             match dir {
                 Direction::Remove => (w.ln(), w * m, m),
                 Direction::Add => (-w.ln(), m, w * m),
             }
-        };
-        let n = self.up.len();
-        let order: Vec<usize> = match dir {
-            Direction::Remove => (0..n).collect(),
-            Direction::Add => (0..n).rev().collect(),
         };
         let mut inf = match dir {
             Direction::Remove => self.inf_remove,
             Direction::Add => self.inf_add,
         };
         // W = 0 (only when the lattice starts at 0): remove loss −∞ (no P-mass), add +∞.
-        let usable: Vec<usize> = order
-            .into_iter()
-            .filter(|&i| {
-                if self.k_lo + i as i64 > 0 {
-                    return true;
-                }
-                if dir == Direction::Add {
-                    inf += self.up[i];
-                }
-                false
-            })
-            .collect();
+        let zero = usize::try_from(-self.k_lo)
+            .ok()
+            .filter(|&i| i < self.up.len());
+        if let (Some(i), Direction::Add) = (zero, dir) {
+            inf += self.up[i];
+        }
+        let first = zero.map_or(0, |i| i + 1);
+        // The points (W, up, lo) with W > 0, the lattice's and the far ones, in W order
+        // (`rev`: the other way).
+        let grid =
+            (first..self.up.len()).map(|i| (self.w(self.k_lo + i as i64), self.up[i], self.lo[i]));
+        let points = |rev: bool| {
+            let (a, b): (Box<dyn Iterator<Item = _>>, Box<dyn Iterator<Item = _>>) = if rev {
+                (
+                    Box::new(grid.clone().rev()),
+                    Box::new(self.far.iter().rev().copied()),
+                )
+            } else {
+                (Box::new(grid.clone()), Box::new(self.far.iter().copied()))
+            };
+            merged(a, b, rev)
+        };
         // The range: where the upper P-mass left of it and right of it each stay ≤ η.
-        let p_of = |i: usize| point(i, self.up[i]).1;
-        let total: f64 = usable.iter().map(|&i| p_of(i)).sum();
+        let p_of = |x: &(f64, f64, f64)| point(x.0, x.1).1;
+        let total: f64 = points(false).map(|x| p_of(&x)).sum();
         if total.is_nan() || total <= 0.0 {
             return Err(Error::PldBudget {
                 reason: "random allocation: the law of the loss has no mass on its lattice",
             });
         }
-        let (mut a, mut acc) = (0usize, 0.0);
-        while a + 1 < usable.len() && acc + p_of(usable[a]) <= eta {
-            acc += p_of(usable[a]);
-            a += 1;
-        }
-        let (mut b, mut acc) = (usable.len() - 1, 0.0);
-        while b > a && acc + p_of(usable[b]) <= eta {
-            acc += p_of(usable[b]);
-            b -= 1;
-        }
-        let (lo, hi) = (point(usable[a], 1.0).0, point(usable[b], 1.0).0);
+        // The first point (from either end) whose mass with what precedes it passes η.
+        let cut = |rev: bool| {
+            let mut acc = 0.0;
+            let mut last = None;
+            for x in points(rev) {
+                last = Some(x.0);
+                acc += p_of(&x);
+                if acc > eta {
+                    break;
+                }
+            }
+            point(last.unwrap_or(1.0), 1.0).0
+        };
+        let (l1, l2) = (cut(false), cut(true));
+        let (lo, hi) = (l1.min(l2), l1.max(l2));
         let (k_lo, len) = lattice(d, lo, hi);
         if len as f64 > super::MAX_STEP_POINTS {
             return Err(Error::PldBudget {
@@ -348,9 +611,9 @@ impl Law {
         let mut bins_up = vec![(0.0f64, 0.0f64); len - 1];
         let mut bins_lo = vec![(0.0f64, 0.0f64); len - 1];
         let (mut left_up, mut right_up, mut right_lo) = (0.0, 0.0, 0.0);
-        for &i in &usable {
-            let (l, pu, qu) = point(i, self.up[i]);
-            let (_, pl, ql) = point(i, self.lo[i]);
+        for (w, up, low) in points(false) {
+            let (l, pu, qu) = point(w, up);
+            let (_, pl, ql) = point(w, low);
             let bin = (l / d).ceil() as i64 - 1 - k_lo;
             if bin < 0 {
                 left_up += pu;
@@ -389,6 +652,26 @@ impl Law {
             ln_lo: lower.ln_lo,
         })
     }
+}
+
+/// Two sequences of points, each in W order (decreasing when `rev`), merged.
+fn merged<'a>(
+    a: impl Iterator<Item = (f64, f64, f64)> + 'a,
+    b: impl Iterator<Item = (f64, f64, f64)> + 'a,
+    rev: bool,
+) -> impl Iterator<Item = (f64, f64, f64)> + 'a {
+    let (mut a, mut b) = (a.peekable(), b.peekable());
+    std::iter::from_fn(move || match (a.peek(), b.peek()) {
+        (Some(x), Some(y)) => {
+            if (x.0 <= y.0) != rev {
+                a.next()
+            } else {
+                b.next()
+            }
+        }
+        (Some(_), None) => a.next(),
+        (None, _) => b.next(),
+    })
 }
 
 /// (σ, t, h, η) as bits.
@@ -452,7 +735,9 @@ mod tests {
     fn the_spread_and_the_contraction_keep_mass_and_mean() {
         for (s, h) in [(1.0f64 / 1.1, 0.013f64), (0.5, 4e-3), (1.2, 0.02)] {
             let cap = (0.5 * s * s + 8.0 * s).exp();
-            let (ln_up, lo, p_cap, pm_cap) = coordinate(s, h, cap);
+            let c = coordinate(s, h, cap, usize::MAX);
+            let (ln_up, lo, p_cap, pm_cap) = (c.ln_up, c.lo, c.p_cap, c.pm_cap);
+            assert!(c.tail_up.is_empty() && c.tail_lo.is_empty());
             let mass: f64 = ln_up.iter().map(|l| l.exp()).sum();
             let mean: f64 = ln_up
                 .iter()
@@ -487,5 +772,93 @@ mod tests {
             omu <= mu + 1e-12 && omu >= mu - dropped * 4.2 - 1e-12,
             "{omu} {mu}"
         );
+    }
+
+    /// Split at M, the bulk and the tail together are the unsplit lattices: the spread's
+    /// points and the contraction's mass and mean are the same.
+    #[test]
+    fn the_split_partitions_the_coordinate() {
+        let (s, h) = (1.0f64 / 0.7, 0.01);
+        let cap = (0.5 * s * s + 7.0 * s).exp();
+        let whole = coordinate(s, h, cap, usize::MAX);
+        let split = 2_000;
+        let c = coordinate(s, h, cap, split);
+        assert_eq!(c.ln_up.len(), split + 1);
+        for (j, l) in c.ln_up.iter().enumerate() {
+            assert_eq!(*l, whole.ln_up[j]);
+        }
+        for &(j, m) in &c.tail_up {
+            assert!(j > split);
+            assert!((m.ln() - whole.ln_up[j]).abs() < 1e-12, "{j}");
+        }
+        let moments = |v: &mut dyn Iterator<Item = (f64, f64)>| {
+            v.fold((0.0, 0.0), |a, (x, m)| (a.0 + m, a.1 + m * x))
+        };
+        let (m_all, x_all) = moments(&mut whole.lo.iter().enumerate().map(|(j, &m)| (j as f64, m)));
+        let (m_b, x_b) = moments(&mut c.lo.iter().enumerate().map(|(j, &m)| (j as f64, m)));
+        let (m_t, x_t) = moments(&mut c.tail_lo.iter().map(|&(m, x)| (x, m)));
+        // The bulk's merge drops at most its last remainder (less than one bin's mass at
+        // the split, P(V > 20) = 2.5e-3 here); nothing is gained.
+        let lost = m_all - (m_b + m_t);
+        assert!((-1e-12..1e-5).contains(&lost), "{m_b} + {m_t} vs {m_all}");
+        assert!(x_b + x_t <= x_all * (1.0 + 1e-12) && x_b + x_t > x_all - 2e-3 / h);
+    }
+
+    /// The spread keeps mass and mean and is a spread (its variance is not smaller); the
+    /// contraction keeps mass and mean less a dropped remainder, and is not wider.
+    #[test]
+    fn spread_and_contract_on_a_grid() {
+        let pts: Vec<(f64, f64)> = (0..50)
+            .map(|i| (3.0 + 0.37 * i as f64, 1.0 / (1.0 + i as f64)))
+            .collect();
+        let mom = |(i0, v): &(i64, Vec<f64>)| {
+            let (m, x, x2) = v.iter().enumerate().fold((0.0, 0.0, 0.0), |a, (j, &w)| {
+                let x = (*i0 + j as i64) as f64;
+                (a.0 + w, a.1 + w * x, a.2 + w * x * x)
+            });
+            (m, x / m, x2 / m - (x / m).powi(2))
+        };
+        let m0: f64 = pts.iter().map(|p| p.1).sum();
+        let x0: f64 = pts.iter().map(|p| p.0 * p.1).sum::<f64>() / m0;
+        let v0: f64 = pts.iter().map(|p| p.1 * (p.0 - x0).powi(2)).sum::<f64>() / m0;
+        let (m, x, v) = mom(&spread(pts.iter().copied()));
+        assert!(
+            (m - m0).abs() < 1e-12 && (x - x0).abs() < 1e-12 && v >= v0,
+            "{m} {x} {v}"
+        );
+        let (m, x, v) = mom(&contract(pts.iter().copied()));
+        assert!(m <= m0 + 1e-12 && m > m0 - 0.05, "{m} {m0}");
+        assert!((x - x0).abs() < 0.5 && v <= v0 + 1e-9, "{x} {x0} {v} {v0}");
+        let c = convolve(&(2, vec![0.5, 0.5]), &(-1, vec![0.25, 0.0, 0.75]));
+        assert_eq!(c, (1, vec![0.125, 0.125, 0.375, 0.375]));
+    }
+
+    /// A split law accounts for every epoch: its upper masses (lattice, far points, +∞)
+    /// cover the whole Q-mass and its W-mean (the P-mass) from above, its lower ones stay
+    /// below; and the far points exist (the tail was split off).
+    #[test]
+    fn a_split_law_covers_both_measures() {
+        let (sigma, t, h, eta) = (0.7, 50, 0.01, 1e-12);
+        let l = Law::new(sigma, t, h, eta).unwrap();
+        assert!(!l.far.is_empty());
+        let lattice = (0..l.up.len()).map(|i| (l.w(l.k_lo + i as i64), l.up[i], l.lo[i]));
+        let all: Vec<_> = lattice.chain(l.far.iter().copied()).collect();
+        let q_up: f64 = all.iter().map(|x| x.1).sum();
+        let p_up: f64 = all.iter().map(|x| x.0 * x.1).sum();
+        let q_lo: f64 = all.iter().map(|x| x.2).sum();
+        let p_lo: f64 = all.iter().map(|x| x.0 * x.2).sum();
+        assert!(q_up + l.inf_add >= 1.0 - 1e-12, "{q_up} + {}", l.inf_add);
+        assert!(
+            p_up + l.inf_remove >= 1.0 - 1e-12,
+            "{p_up} + {}",
+            l.inf_remove
+        );
+        assert!(q_lo <= 1.0 + 1e-12 && q_lo > 1.0 - 1e-6, "{q_lo}");
+        assert!(p_lo <= 1.0 + 1e-12 && p_lo > 1.0 - 1e-5, "{p_lo}");
+        // Both directions' lattice PLDs build from it.
+        for dir in [Direction::Remove, Direction::Add] {
+            let st = l.step_pld(dir, 2e-3, eta).unwrap();
+            assert!(st.ln_up.len() > 10);
+        }
     }
 }
