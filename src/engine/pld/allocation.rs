@@ -38,6 +38,19 @@
 //!   the upper and subtracted from the lower, and the folded mass bounded by Chernoff).
 //!   Each point takes the tilt that bounds its error best; mass outside every window goes
 //!   to +∞ (upper) or is dropped (lower).
+//! * **Heavy tails** (small σ: V's cap H is far beyond what one FFT holds): V is split at
+//!   M ≪ H. With N the number of V above M in an epoch (of the spread law; p = P(V > M)),
+//!   the law of S is Σ_n P(N = n)·L(S | N = n), an exact mixture:
+//!   N = 0 is the t-th power of the bulk (V ≤ M) by the tilted FFTs above, on a window of
+//!   ~M/h points; N = 1 is t·(B ∗ tail) with B the (t − 1)-th power of the bulk (one more
+//!   FFT): each octave (v, 2v] of the tail and B are put on a grid of spacing r·v — a
+//!   mean-preserving spread for the upper, a contraction for the lower (convex order is
+//!   kept by independent sums and by mixtures with the same weights) — and convolved
+//!   directly (a few million products), its points kept off the lattice; N ≥ 2 goes to +∞
+//!   in the upper (dropped in the lower) with Q-mass ≤ C(t,2)·p² and P-mass
+//!   E[W; N ≥ 2] = E[V₁; N ≥ 2] ≤ E[V; V > M]·(t − 1)·p + C(t − 1, 2)·p² (E V ≤ 1). M is
+//!   the smallest with those masses ≤ η/20 (`split_point`); B's mass outside its window
+//!   (Chernoff, as for the windows) goes to +∞ with P-mass ≤ p·(t − 1)·M·out + E[V; V > M]·out.
 //! * The law of W on its lattice {Kh/t} is then put on the loss lattice {kΔ} of each
 //!   direction exactly as a per-step PLD ([`super::discretize::from_bins`]: connect the
 //!   dots for the upper, contraction and merging for the lower) and composed over the
