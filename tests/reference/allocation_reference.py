@@ -17,6 +17,13 @@ epochs. `upper`/`lower` are its pessimistic/optimistic epsilons of that converge
 estimates, not certificates; the engine's bracket must meet them within their gap plus
 a small tolerance (tests/allocation.rs).
 
+At small sigma (the two z = 7.5 rows) the sum's FFT reaches W ~ 10^4, where NumPy's
+rounding noise (~1e-17 per point, kept when positive) carries P-mass W*p: the estimates
+there lean high by ~1e-4 (sigma = 0.7, t = 10: 12.4856/12.4866 at z = 7.5, 12.4851/12.4861
+at z = 7.0, and 12.4847/12.4857 with values below 1e-13 of the peak zeroed, which drops
+some true tail mass instead); the engine's bracket [12.4827, 12.4855] is also inside the
+unsplit engine's (a 2^25-point FFT, no split: [12.4823, 12.4912]).
+
 Writes tests/reference/allocation.jsonl.
 Run: benches/.venv/bin/python tests/reference/allocation_reference.py [--missing]
 """
