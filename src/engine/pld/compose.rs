@@ -700,8 +700,22 @@ fn cumulant_at(
     k + 4.0 * U * (mx.abs() + k.abs() + 1.0)
 }
 
-/// z^t for real t ≥ 1 in polar form (t up to 10⁹).
+/// z^t for real t ≥ 1 (up to 10⁹): by squaring when t is a whole number ≤ 64, else in polar form.
 fn pow(z: Complex<f64>, t: f64) -> Complex<f64> {
+    // A small whole power by squaring: at most 2·log₂t products, each within a few u
+    // relative (the polar form's angle t·arg z carries t·u·|arg z| instead), and no
+    // trigonometry (a random allocation's sum of t ≤ 64 terms spends its time here).
+    if t.fract() == 0.0 && (1.0..=64.0).contains(&t) {
+        let (mut acc, mut base, mut k) = (Complex::new(1.0, 0.0), z, t as u32);
+        while k > 0 {
+            if k & 1 == 1 {
+                acc *= base;
+            }
+            base = base * base;
+            k >>= 1;
+        }
+        return acc;
+    }
     let ln_r = 0.5 * z.norm_sqr().ln();
     // |z|^t below 1e-300: zero (skips the trigonometry for most frequencies).
     if t * ln_r < -690.0 {
