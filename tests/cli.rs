@@ -687,10 +687,16 @@ fn user_level_epsilon_on_the_command_line_and_in_batch() {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     assert_eq!(lines[0]["epsilon"].as_f64().unwrap(), e);
-    assert!(lines[1]["error"]
+    // Without the tight accountant: the exact-RDP group route (TF Privacy's), above it.
+    let rdp = lines[1]["epsilon"].as_f64().unwrap();
+    assert!(
+        rdp > e && lines[1]["accountant"] == "rdp" && lines[1]["epsilon_lower"].is_null(),
+        "{text}"
+    );
+    assert!(lines[1]["meaning"]
         .as_str()
         .unwrap()
-        .contains("tight accountant"));
+        .contains("group privacy"));
     for bad in ["0", "2.5", "1000"] {
         let mut a = args.to_vec();
         a.extend(["--group-size", bad, "--accountant", "pld"]);
@@ -700,9 +706,18 @@ fn user_level_epsilon_on_the_command_line_and_in_batch() {
             "{bad}: {err}"
         );
     }
-    let mut rdp = args.to_vec();
-    rdp.extend(["--group-size", "2"]);
-    assert!(run(&rdp).2.contains("--accountant pld"));
+    // The command line's text names the route and shows both with --accountant both.
+    let mut both = args.to_vec();
+    both.extend(["--group-size", "2", "--accountant", "both"]);
+    let (ok, out, _) = run(&both);
+    assert!(
+        ok && out.contains("group privacy") && out.contains("PLD") && out.lines().count() == 2,
+        "{out}"
+    );
+    // Replace-one has no RDP group route here: the tight accountant is named.
+    let mut rep = args.to_vec();
+    rep.extend(["--group-size", "2", "--adjacency", "replace-one"]);
+    assert!(run(&rep).2.contains("--accountant pld"));
 }
 
 /// One JSON answer from the command line (must succeed).

@@ -38,6 +38,38 @@ fn phase_bracket(phase: Phase, name: &str, given: f64) -> Result<Bracket, String
     })
 }
 
+/// User-level ε (at δ = `given`) or δ (at ε = `given`) by exact RDP and group privacy
+/// (Vadhan's Lemma 2.2, TF Privacy's route): the answer's fields, certified upper bound.
+fn group_rdp(
+    sgm: Sgm,
+    steps: u64,
+    k: u32,
+    name: &str,
+    given: f64,
+) -> Result<Map<String, Value>, String> {
+    use engine::group_rdp;
+    let e = |e: engine::Error| e.to_string();
+    let mut out = Map::new();
+    if name == "epsilon" {
+        let g = group_rdp::epsilon(sgm, steps, k, given).map_err(e)?;
+        out.insert("delta".into(), json!(given));
+        out.insert("epsilon".into(), json!(g.epsilon));
+        out.insert("alpha".into(), json!(g.alpha));
+        out.insert("example_epsilon".into(), json!(g.example_epsilon));
+        out.insert("example_delta".into(), json!(g.example_delta));
+    } else {
+        let (d, a) = group_rdp::delta(sgm, steps, k, given).map_err(e)?;
+        out.insert("epsilon".into(), json!(given));
+        out.insert("delta".into(), json!(d));
+        out.insert("alpha".into(), json!(a));
+        out.insert("example_epsilon".into(), json!(given / k as f64));
+    }
+    out.insert("meaning".into(), json!(format!(
+        "{name}: certified upper bound from exact RDP and group privacy (Vadhan 2017, Lemma 2.2: a group of k is (k*eps', delta'*(e^(k*eps')-1)/(e^eps'-1))-DP; TF Privacy's user-level route); no lower bound; the tight accountant's {name} (accountant pld) is much smaller"
+    )));
+    Ok(out)
+}
+
 /// How batches are drawn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub(super) enum Sampling {
@@ -220,7 +252,9 @@ impl Query {
         {
             return Err("truncated-poisson is available for one example per user under add/remove adjacency".into());
         }
-        if self.accountant != Some(Accountant::Pld) {
+        let rdp_group =
+            !truncated && self.group.is_some() && self.adjacency == Adjacency::AddRemove;
+        if self.accountant != Some(Accountant::Pld) && !rdp_group {
             let what = if truncated {
                 "truncated-poisson".into()
             } else if self.group.is_some() {
@@ -282,6 +316,46 @@ impl Query {
     fn poisson(&self, out: &mut Map<String, Value>) -> Result<(), String> {
         let (phase, q, steps, k, truncated) = self.poisson_phase(out)?;
         let (name, given) = self.asked()?;
+        // User-level by exact RDP and group privacy: alone (rdp, the default), or next to
+        // the tight bracket (both; a tight refusal then leaves the RDP answer standing).
+        let rdp = (self.accountant != Some(Accountant::Pld))
+            .then(|| group_rdp(phase.sgm(), steps, k, name, given));
+        // With both, a group too large for the RDP route leaves the tight answer standing.
+        let (rdp, rdp_error) = match rdp {
+            Some(Err(why)) if self.accountant == Some(Accountant::Both) => (None, Some(why)),
+            Some(Err(why)) => return Err(why),
+            Some(Ok(r)) => (Some(r), None),
+            None => (None, None),
+        };
+        if let Some(rdp) = rdp {
+            let tight = (self.accountant == Some(Accountant::Both))
+                .then(|| phase_bracket(phase, name, given));
+            for (key, v) in [
+                ("q", json!(q)),
+                ("sigma", json!(self.sigma)),
+                ("steps", json!(steps)),
+                ("group_size", json!(k)),
+                (
+                    "accountant",
+                    json!(if tight.is_some() { "both" } else { "rdp" }),
+                ),
+            ] {
+                out.insert(key.into(), v);
+            }
+            out.extend(rdp);
+            match tight {
+                Some(Ok(b)) => {
+                    out.insert(format!("{name}_pld"), json!(b.upper));
+                    out.insert(format!("{name}_pld_lower"), json!(b.lower));
+                }
+                Some(Err(why)) => {
+                    out.insert(format!("{name}_pld"), Value::Null);
+                    out.insert("pld_error".into(), json!(why));
+                }
+                None => {}
+            }
+            return Ok(());
+        }
         let b = phase_bracket(phase, name, given)?;
         for (key, v) in [
             ("q", json!(q)),
@@ -291,6 +365,9 @@ impl Query {
             ("accountant", json!("pld")),
         ] {
             out.insert(key.into(), v);
+        }
+        if let Some(why) = rdp_error {
+            out.insert("rdp_error".into(), json!(why));
         }
         put(out, name, given, b);
         let meaning = if truncated {
@@ -821,7 +898,65 @@ pub(super) fn text(a: &Map<String, Value>) -> String {
     )
 }
 
+/// The RDP group route's answer (and, with both, the tight bracket after it).
+fn group_rdp_text(a: &Map<String, Value>) -> String {
+    let f = |k: &str| a.get(k).and_then(Value::as_f64).unwrap_or(f64::NAN);
+    let name = if a.contains_key("example_delta") {
+        "epsilon"
+    } else {
+        "delta"
+    };
+    let fmt = |v: f64| super::fmt_val(name, v);
+    let read_at = if name == "epsilon" {
+        format!(
+            "example-level epsilon {:.6} at delta' = {:.3e}",
+            f("example_epsilon"),
+            f("example_delta")
+        )
+    } else {
+        format!("example-level epsilon {:.6}", f("example_epsilon"))
+    };
+    let mut out = format!(
+        "{name} = {} (exact RDP and group privacy, Vadhan's Lemma 2.2: user-level, {} examples per user; {read_at}, order {:.4}; Poisson sampling, add/remove-one adjacency; certified upper bound, no lower bound)\n",
+        fmt(f(name)),
+        f("group_size"),
+        f("alpha"),
+    );
+    let pld = format!("{name}_pld");
+    match a.get(&pld) {
+        Some(Value::Null) => {
+            out += &format!(
+                "tight {name} unavailable: {}\n",
+                a.get("pld_error").and_then(Value::as_str).unwrap_or("")
+            );
+        }
+        Some(v) => {
+            let up = v.as_f64().unwrap_or(f64::NAN);
+            out += &format!(
+                "{name} = {} (PLD, Poisson sampling, add/remove-one adjacency, user-level: {} examples per user, certified upper bound; bracket [{}, {}])\n",
+                fmt(up),
+                f("group_size"),
+                fmt(f(&format!("{pld}_lower"))),
+                fmt(up)
+            );
+        }
+        None => {}
+    }
+    out
+}
+
 fn answer_text(a: &Map<String, Value>) -> String {
+    if a.contains_key("example_epsilon") {
+        return group_rdp_text(a);
+    }
+    if let Some(why) = a.get("rdp_error").and_then(Value::as_str) {
+        let mut b = a.clone();
+        b.remove("rdp_error");
+        return format!(
+            "{}exact RDP and group privacy: unavailable ({why})\n",
+            answer_text(&b)
+        );
+    }
     let s = |k: &str| a.get(k).and_then(Value::as_str).unwrap_or("");
     let f = |k: &str| a.get(k).and_then(Value::as_f64).unwrap_or(f64::NAN);
     let name = if a.contains_key("delta") && a.contains_key("delta_lower") {

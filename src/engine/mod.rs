@@ -14,6 +14,9 @@ pub mod error;
 // Fixed-size batches (RDP of Wang, Balle, Kasiviswanathan): native only for now.
 #[cfg(full_engine)]
 pub mod fixed_size;
+// User-level ε by exact RDP and group privacy (TF Privacy's route), for comparison.
+#[cfg(full_engine)]
+pub mod group_rdp;
 pub mod params;
 pub mod pld;
 pub mod rdp;
