@@ -160,7 +160,7 @@ const SCHEME_FLAGS: [&str; 6] = [
 /// silently ignored.
 fn allowed(cmd: &str) -> Vec<&'static str> {
     let mut flags = own_flags(cmd).to_vec();
-    if matches!(cmd, "epsilon" | "delta" | "calibrate" | "profile") {
+    if matches!(cmd, "epsilon" | "delta" | "calibrate" | "profile" | "gdp") {
         flags.extend(SCHEME_FLAGS);
     }
     flags
@@ -484,6 +484,12 @@ pub fn run(args: &[String]) -> Result<String, String> {
         }
         let a = if cmd == "calibrate" {
             query.calibrate(f.target.as_deref())?
+        } else if cmd == "gdp" {
+            let g = query.gdp()?;
+            if !f.json {
+                return Ok(scheme::gdp_text_of(&g));
+            }
+            g
         } else if cmd == "profile" {
             let p = query.profile()?;
             if !f.json {
@@ -926,17 +932,46 @@ fn fmt_val(name: &str, v: f64) -> String {
     }
 }
 
+/// The JSON fields of a μ-GDP answer.
+pub(crate) fn gdp_fields(g: &engine::pld::fdp::GdpAnswer) -> Vec<(String, Value)> {
+    [
+        ("mu", json!(g.mu.upper)),
+        ("mu_lower", json!(g.mu.lower)),
+        ("regret", json!(g.regret)),
+        ("fpr_floor", json!(g.fpr_floor)),
+        ("advantage", json!(g.advantage.upper)),
+        ("advantage_lower", json!(g.advantage.lower)),
+        (
+            "tradeoff",
+            json!(g
+                .tradeoff
+                .iter()
+                .map(|(a, b)| json!({"fpr": a, "fnr_min": b, "tpr_max": 1.0 - b}))
+                .collect::<Vec<_>>()),
+        ),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect()
+}
+
 /// `gdp`: μ-GDP with its bracket and fit, the advantage, and the trade-off values.
 fn gdp(f: &Flags) -> Result<String, String> {
     let (m, t) = (f.sgm()?, f.steps()?);
     let g = engine::pld::fdp::gdp(m, t).map_err(|e| e.to_string())?;
     if f.json {
-        return Ok(json!({"q": m.q(), "sigma": m.sigma(), "steps": t,
-            "mu": g.mu.upper, "mu_lower": g.mu.lower, "regret": g.regret, "fpr_floor": g.fpr_floor,
-            "advantage": g.advantage.upper, "advantage_lower": g.advantage.lower,
-            "tradeoff": g.tradeoff.iter().map(|(a, b)| json!({"fpr": a, "fnr_min": b, "tpr_max": 1.0 - b})).collect::<Vec<_>>()})
-        .to_string());
+        let mut o = serde_json::Map::new();
+        o.insert("q".into(), json!(m.q()));
+        o.insert("sigma".into(), json!(m.sigma()));
+        o.insert("steps".into(), json!(t));
+        o.extend(gdp_fields(&g));
+        return Ok(Value::Object(o).to_string());
     }
+    Ok(gdp_text(&g, "add/remove-one adjacency, Poisson sampling"))
+}
+
+/// The text of a μ-GDP answer; `run` names the adjacency and the sampling.
+pub(crate) fn gdp_text(g: &engine::pld::fdp::GdpAnswer, run: &str) -> String {
     let mut s = format!(
         "mu = {:.6} (mu-GDP, certified for tests with FPR and FNR >= {:e}; bracket [{:.6}, {:.6}]); fit: regret {:.1e}\n",
         g.mu.upper, g.fpr_floor, g.mu.lower, g.mu.upper, g.regret
@@ -948,8 +983,8 @@ fn gdp(f: &Flags) -> Result<String, String> {
     for (a, b) in &g.tradeoff {
         s += &format!("{a:.6e}\t{:.6e}\n", 1.0 - b);
     }
-    s += "# add/remove-one adjacency, Poisson sampling; sigma = noise std / clipping norm\n";
-    Ok(s)
+    s += &format!("# {run}; sigma = noise std / clipping norm\n");
+    s
 }
 
 /// `calibrate --tpr A --fpr B` / `--advantage A`: the smallest σ (or, with --sigma or
@@ -1040,7 +1075,8 @@ fn field(obj: &Map<String, Value>, k: &str) -> Result<Option<f64>, String> {
 
 /// The keys a batch line may carry; any other key is an error naming it (an unknown
 /// key used to be echoed beside a result computed without it).
-const BATCH_KEYS: [&str; 17] = [
+const BATCH_KEYS: [&str; 18] = [
+    "command",
     "q",
     "sigma",
     "alpha",
@@ -1123,6 +1159,29 @@ pub(crate) fn batch_value(line: &str) -> Result<Value, String> {
         orders: None,
         cli: false,
     };
+    // A `gdp` line: μ-GDP with its fit, as the command line's `gdp --json`.
+    let gdp_line = match text_field(&obj, "command")? {
+        None | Some("epsilon" | "delta") => false,
+        Some("gdp") => {
+            for k in ["delta", "epsilon", "alpha", "accountant", "bands"] {
+                if obj.contains_key(k) {
+                    return Err(format!("{k} does not apply to a gdp line"));
+                }
+            }
+            true
+        }
+        Some(other) => {
+            return Err(format!(
+                "command must be \"gdp\" (epsilon and delta lines need none), got \"{other}\""
+            ))
+        }
+    };
+    if gdp_line && !query.is_plain() {
+        for (k, v) in query.gdp()? {
+            obj.entry(k).or_insert(v);
+        }
+        return Ok(Value::Object(obj));
+    }
     if !query.is_plain() {
         if field(&obj, "alpha")?.is_some() || obj.contains_key("bands") {
             return Err(
@@ -1152,6 +1211,13 @@ pub(crate) fn batch_value(line: &str) -> Result<Value, String> {
     let q = field(&obj, "q")?.ok_or("missing q")?;
     let sigma = field(&obj, "sigma")?.ok_or("missing sigma")?;
     let m = Sgm::new(q, sigma).map_err(e)?;
+    if gdp_line {
+        let t = field(&obj, "steps")?.ok_or("missing steps")?;
+        let t = engine::params::steps_from_f64(t).map_err(e)?;
+        obj.insert("steps".into(), json!(t));
+        obj.extend(gdp_fields(&engine::pld::fdp::gdp(m, t).map_err(e)?));
+        return Ok(Value::Object(obj));
+    }
     if let Some(alpha) = field(&obj, "alpha")? {
         if obj.contains_key("accountant") || obj.contains_key("bands") {
             return Err(

@@ -1273,3 +1273,119 @@ fn random_allocation_calibrates_the_most_epochs() {
         "{out}"
     );
 }
+
+/// `gdp` for every scheme the tight accountant answers: user-level at q = 1 is the
+/// Gaussian mechanism with μ = k·√T/σ (closed form, no regret); group size 1 is Poisson's
+/// own μ (within the two profiles' ranges); random allocation answers; fixed-size batches
+/// (RDP only) are refused by name.
+#[test]
+fn gdp_follows_the_scheme() {
+    let g = json_of(&[
+        "gdp",
+        "--q",
+        "1",
+        "--sigma",
+        "4",
+        "--steps",
+        "4",
+        "--group-size",
+        "2",
+        "--json",
+    ]);
+    let (mu, lo) = (g["mu"].as_f64().unwrap(), g["mu_lower"].as_f64().unwrap());
+    assert!(lo <= 1.0 && mu >= 1.0 && mu < 1.0 + 1e-4, "{g}");
+    assert!(g["regret"].as_f64().unwrap() < 1e-4, "{g}");
+    let mnist = [
+        "gdp",
+        "--q",
+        "0.0042666666666666667",
+        "--sigma",
+        "1.1",
+        "--steps",
+        "14070",
+        "--json",
+    ];
+    let plain = json_of(&mnist)["mu"].as_f64().unwrap();
+    let mut one = mnist.to_vec();
+    one.extend(["--group-size", "1"]);
+    let one = json_of(&one);
+    assert!(
+        (one["mu"].as_f64().unwrap() - plain).abs() < 1e-4 * plain,
+        "{one} vs {plain}"
+    );
+    let mut two = mnist.to_vec();
+    two.extend(["--group-size", "2"]);
+    assert!(json_of(&two)["mu"].as_f64().unwrap() > 1.5 * plain);
+    let a = json_of(&[
+        "gdp",
+        "--sigma",
+        "1.1",
+        "--sampling",
+        "random-allocation",
+        "--steps-per-epoch",
+        "234",
+        "--epochs",
+        "60",
+        "--json",
+    ]);
+    assert!(
+        a["mu"].as_f64().unwrap() > 0.5
+            && a["regret"].as_f64().unwrap() < 0.05
+            && a["steps_per_epoch"] == 234,
+        "{a}"
+    );
+    let (ok, _, err) = run(&[
+        "gdp",
+        "--sigma",
+        "1",
+        "--sampling",
+        "fixed-size",
+        "--dataset-size",
+        "1000",
+        "--batch-size",
+        "10",
+        "--epochs",
+        "2",
+        "--adjacency",
+        "replace-one",
+    ]);
+    assert!(!ok && err.contains("fixed-size"), "{err}");
+}
+
+/// A batch line with "command": "gdp" is the command line's `gdp --json`, for Poisson
+/// sampling and for a scheme; other keys that do not apply are refused by name.
+#[test]
+fn gdp_lines_in_batch_match_the_command_line() {
+    let cli = json_of(&[
+        "gdp",
+        "--q",
+        "0.0042666666666666667",
+        "--sigma",
+        "1.1",
+        "--steps",
+        "14070",
+        "--json",
+    ]);
+    let line = batch_of(r#"{"command":"gdp","q":0.0042666666666666667,"sigma":1.1,"steps":14070}"#);
+    for k in ["mu", "mu_lower", "regret", "advantage"] {
+        assert_eq!(cli[k], line[k], "{k}: {line}");
+    }
+    let cli = json_of(&[
+        "gdp",
+        "--q",
+        "0.0064",
+        "--sigma",
+        "1",
+        "--steps",
+        "782",
+        "--group-size",
+        "2",
+        "--json",
+    ]);
+    let line = batch_of(r#"{"command":"gdp","q":0.0064,"sigma":1,"steps":782,"group_size":2}"#);
+    assert_eq!(cli["mu"], line["mu"], "{line}");
+    let bad = batch_of(r#"{"command":"gdp","q":0.1,"sigma":1,"steps":7,"delta":1e-5}"#);
+    assert!(bad["error"].as_str().unwrap().contains("delta"), "{bad}");
+    let bad = batch_of(r#"{"command":"profile","q":0.1,"sigma":1,"steps":7}"#);
+    assert!(bad["error"].as_str().unwrap().contains("command"), "{bad}");
+}

@@ -4,7 +4,7 @@ import type {
   RdpParams, RdpResult, EpsilonParams, EpsilonResult, DeltaParams, DeltaResult, ProfileParams, ProfilePoint,
   AttackRiskParams, AttackRiskResult, TrainingParams, TrainingResult, CalibrateSigmaParams, CalibrateSigmaResult,
   CalibrateStepsParams, CalibrateStepsResult, BoundsParams, BoundsResult, CompareParams, Route,
-  SchemeParams, SchemeResult,
+  SchemeParams, SchemeResult, GdpResult,
 } from './sgm-rdp.js';
 
 /** `signal`: aborting rejects with an AbortError and stops the call if it is running. */
@@ -16,6 +16,8 @@ export function epsilon(p: SchemeParams & { delta: number }, o?: CallOptions): P
 export function delta(p: DeltaParams, o?: CallOptions): Promise<DeltaResult>;
 export function delta(p: SchemeParams & { epsilon: number }, o?: CallOptions): Promise<SchemeResult>;
 export function profile(p: ProfileParams, o?: CallOptions): Promise<ProfilePoint[]>;
+/** μ-GDP with its fit (the command line's `gdp`), for Poisson sampling or any scheme. */
+export function gdp(p: SchemeParams, o?: CallOptions): Promise<GdpResult>;
 export function attackRisk(p: AttackRiskParams, o?: CallOptions): Promise<AttackRiskResult>;
 export function epsilonOverTraining(p: TrainingParams, o?: CallOptions): Promise<TrainingResult>;
 export function calibrateSigma(p: CalibrateSigmaParams, o?: CallOptions): Promise<CalibrateSigmaResult>;

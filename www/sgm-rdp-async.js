@@ -16,7 +16,7 @@
 // memory never shrinks; a new worker starts small), and `terminate()` ends it. Calls run one
 // at a time, in order.
 const HERE = import.meta.url;
-const FUNCTIONS = ['rdp', 'epsilon', 'delta', 'profile', 'attackRisk', 'epsilonOverTraining', 'calibrateSigma', 'calibrateSteps', 'bounds', 'compare', 'batchLine', 'command'];
+const FUNCTIONS = ['rdp', 'epsilon', 'delta', 'profile', 'gdp', 'attackRisk', 'epsilonOverTraining', 'calibrateSigma', 'calibrateSteps', 'bounds', 'compare', 'batchLine', 'command'];
 
 let worker = null;
 let started = 0;
@@ -106,6 +106,7 @@ export const rdp = (p, o) => call('rdp', p, o);
 export const epsilon = (p, o) => call('epsilon', p, o);
 export const delta = (p, o) => call('delta', p, o);
 export const profile = (p, o) => call('profile', p, o);
+export const gdp = (p, o) => call('gdp', p, o);
 export const attackRisk = (p, o) => call('attackRisk', p, o);
 export const epsilonOverTraining = (p, o) => call('epsilonOverTraining', p, o);
 export const calibrateSigma = (p, o) => call('calibrateSigma', p, o);

@@ -13,6 +13,11 @@ use serde_json::{json, Map, Value};
 /// The δ brackets of a profile on a grid of ε.
 type Profile = Box<dyn Fn(&[f64]) -> Result<Vec<pld::ProfilePoint>, String>>;
 
+/// n + 1 equally spaced points of [0, top].
+fn grid(top: f64, n: usize) -> Vec<f64> {
+    (0..=n).map(|i| top * i as f64 / n as f64).collect()
+}
+
 /// One phase's profile, and the ε at δ = 1e-12 that bounds the attack's grid.
 fn phase_profile(phase: Phase) -> Result<(Profile, f64), String> {
     let far = pld::epsilon_phases(&[phase], 1e-12)
@@ -636,16 +641,58 @@ impl Query {
             ));
         }
         let mut out = Map::new();
+        let (points, far) = self.profile_source(&mut out)?;
+        let shown = points(&grid(top, 100))?;
+        let attack = points(&grid(far.max(1e-3) * 1.2, 200))?;
+        let risk: Vec<Value> = [1e-3, 1e-2, 0.1]
+            .iter()
+            .map(|&fpr| pld::attack_tpr(&attack, fpr).map(|t| json!({"fpr": fpr, "tpr_max": t})))
+            .collect::<Result<_, _>>()
+            .map_err(e)?;
+        // The trade-off curve at 60 FPRs from 1e-6 to 1 (the attack-risk chart's; the JS API's
+        // attackRisk draws the same grid for Poisson sampling).
+        let curve: Vec<Value> = (0..60)
+            .map(|i| {
+                let fpr = 10f64.powf(-6.0 + 6.0 * i as f64 / 59.0);
+                pld::attack_tpr(&attack, fpr).map(|t| json!({"fpr": fpr, "tpr": t}))
+            })
+            .collect::<Result<_, _>>()
+            .map_err(e)?;
+        out.insert("sigma".into(), json!(self.sigma));
+        out.insert("profile".into(), json!(shown));
+        out.insert("attack".into(), json!(risk));
+        out.insert("attack_curve".into(), json!(curve));
+        out.insert(
+            "meaning".into(),
+            json!("each delta: [lower, upper], both certified; tpr_max: a certified bound on any membership-inference attack's true-positive rate at that false-positive rate"),
+        );
+        Ok(out)
+    }
+
+    /// `gdp` for these schemes: μ-GDP with its fit from the scheme's profile on 801 points
+    /// of [0, 1.2·ε(δ = 1e-12)] (as for Poisson sampling, whose range comes from exact RDP).
+    pub(super) fn gdp(&self) -> Result<Map<String, Value>, String> {
+        let mut out = Map::new();
+        let (points, far) = self.profile_source(&mut out)?;
+        let g = pld::fdp::gdp_of(&points(&grid((1.2 * far).clamp(1e-3, 1e3), 800))?);
+        out.insert("sigma".into(), json!(self.sigma));
+        for (k, v) in super::gdp_fields(&g) {
+            out.insert(k, v);
+        }
+        Ok(out)
+    }
+
+    /// The scheme's profile δ(ε) (both ends certified) as a function of the ε grid, and its
+    /// ε at δ = 1e-12 (the attack bounds' range); the run's fields go into `out`.
+    fn profile_source(&self, out: &mut Map<String, Value>) -> Result<(Profile, f64), String> {
+        let e = |e: engine::Error| e.to_string();
         out.insert("sampling".into(), json!(self.sampling.name()));
         out.insert("adjacency".into(), json!(self.adjacency.name()));
-        let grid = |top: f64, n: usize| -> Vec<f64> {
-            (0..=n).map(|i| top * i as f64 / n as f64).collect()
-        };
-        let (points, far): (Profile, f64) = match self.sampling {
+        Ok(match self.sampling {
             Sampling::Poisson | Sampling::TruncatedPoisson => {
                 let mut q = self.clone();
                 q.accountant = Some(Accountant::Pld);
-                let (phase, _, steps, k, _) = q.poisson_phase(&mut out)?;
+                let (phase, _, steps, k, _) = q.poisson_phase(out)?;
                 out.insert("steps".into(), json!(steps));
                 out.insert("group_size".into(), json!(k));
                 phase_profile(phase)?
@@ -673,40 +720,14 @@ impl Query {
             }
             Sampling::RandomAllocation => {
                 let (phase, t, k, epochs) = self.allocation_phase()?;
-                allocation_run(&mut out, t, k, epochs);
+                allocation_run(out, t, k, epochs);
                 phase_profile(phase)?
             }
-            Sampling::FixedSize => {
-                return Err(
-                    "profile is not available for fixed-size batches (RDP only): use delta".into(),
-                )
-            }
-        };
-        let shown = points(&grid(top, 100))?;
-        let attack = points(&grid(far.max(1e-3) * 1.2, 200))?;
-        let risk: Vec<Value> = [1e-3, 1e-2, 0.1]
-            .iter()
-            .map(|&fpr| pld::attack_tpr(&attack, fpr).map(|t| json!({"fpr": fpr, "tpr_max": t})))
-            .collect::<Result<_, _>>()
-            .map_err(e)?;
-        // The trade-off curve at 60 FPRs from 1e-6 to 1 (the attack-risk chart's; the JS API's
-        // attackRisk draws the same grid for Poisson sampling).
-        let curve: Vec<Value> = (0..60)
-            .map(|i| {
-                let fpr = 10f64.powf(-6.0 + 6.0 * i as f64 / 59.0);
-                pld::attack_tpr(&attack, fpr).map(|t| json!({"fpr": fpr, "tpr": t}))
-            })
-            .collect::<Result<_, _>>()
-            .map_err(e)?;
-        out.insert("sigma".into(), json!(self.sigma));
-        out.insert("profile".into(), json!(shown));
-        out.insert("attack".into(), json!(risk));
-        out.insert("attack_curve".into(), json!(curve));
-        out.insert(
-            "meaning".into(),
-            json!("each delta: [lower, upper], both certified; tpr_max: a certified bound on any membership-inference attack's true-positive rate at that false-positive rate"),
-        );
-        Ok(out)
+            Sampling::FixedSize => return Err(
+                "the privacy profile is not available for fixed-size batches (RDP only): use delta"
+                    .into(),
+            ),
+        })
     }
 
     /// `calibrate` for these schemes: the smallest σ (`steps` given) or the most steps
@@ -896,6 +917,60 @@ pub(super) fn text(a: &Map<String, Value>) -> String {
         "{what} = {v}: {words} with certified epsilon <= {goal} at this delta\n{}",
         answer_text(a)
     )
+}
+
+/// The text of a scheme's `gdp` answer (the command line's `gdp` text, with the run named).
+pub(super) fn gdp_text_of(a: &Map<String, Value>) -> String {
+    let f = |k: &str| a.get(k).and_then(Value::as_f64).unwrap_or(f64::NAN);
+    let s = |k: &str| a.get(k).and_then(Value::as_str).unwrap_or("");
+    let g = pld::fdp::GdpAnswer {
+        mu: Bracket {
+            upper: f("mu"),
+            lower: f("mu_lower"),
+        },
+        regret: f("regret"),
+        fpr_floor: f("fpr_floor"),
+        advantage: Bracket {
+            upper: f("advantage"),
+            lower: f("advantage_lower"),
+        },
+        tradeoff: a
+            .get("tradeoff")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .map(|p| {
+                let g = |k: &str| p.get(k).and_then(Value::as_f64).unwrap_or(f64::NAN);
+                (g("fpr"), g("fnr_min"))
+            })
+            .collect(),
+    };
+    let adj = if s("adjacency") == "replace-one" {
+        "replace-one adjacency"
+    } else {
+        "add/remove-one adjacency"
+    };
+    let k = f("group_size");
+    let user = if k > 1.0 {
+        format!(", user-level: {k} examples per user")
+    } else {
+        String::new()
+    };
+    let sampling = match s("sampling") {
+        "random-allocation" => format!(
+            "random allocation, {} of {} steps per epoch, {} epoch(s)",
+            f("selected"),
+            f("steps_per_epoch"),
+            f("epochs")
+        ),
+        "shuffle" => "shuffled batches (upper end of the band: no amplification)".into(),
+        "truncated-poisson" => format!(
+            "truncated Poisson sampling (batches capped at {})",
+            f("max_batch")
+        ),
+        _ => "Poisson sampling".into(),
+    };
+    super::gdp_text(&g, &format!("{adj}, {sampling}{user}"))
 }
 
 /// The RDP group route's answer (and, with both, the tight bracket after it).

@@ -100,6 +100,15 @@ export interface SchemeResult {
   stepsPerEpoch?: number; epochs?: number; steps?: number; selected?: number; sigma: number;
   [key: string]: unknown;
 }
+/** μ-GDP with its fit (sgm-rdp-async.js): μ is certified for tests with FPR and FNR ≥
+ *  `fprFloor`, [muLower, mu] its bracket; `regret` how far the run's trade-off curve is
+ *  from the Gaussian one (0: exactly Gaussian); `tradeoff` certified bounds at FPR 1e-10 … 0.1. */
+export interface GdpResult {
+  mu: number; muLower: number; regret: number; fprFloor: number;
+  advantage: number; advantageLower: number;
+  tradeoff: { fpr: number; fnrMin: number; tprMax: number }[];
+  [key: string]: unknown;
+}
 export type DeltaParams = SampleRate & NoiseMultiplier & {
   steps: number; epsilon: number; conversion?: Conversion; orders?: number[];
   /** "rdp" (default): exact RDP; "pld": the tight PLD bracket; "both". */
@@ -285,26 +294,37 @@ fn by_scheme(call: &'static str, v: &JsValue) -> Result<Option<JsValue>, JsError
     let keys =
         try_keys(v).map_err(|e| bad(format!("listing the parameters threw: {}", thrown(&e))))?;
     let names: Vec<String> = keys.iter().filter_map(|k| k.as_string()).collect();
-    if names.len() > 64 || !names.iter().any(|k| scheme_key(k).is_some()) {
+    let gdp = call == "gdp";
+    if names.len() > 64 || (!gdp && !names.iter().any(|k| scheme_key(k).is_some())) {
         return Ok(None);
     }
     let (given, other) = match call {
         "epsilon" => ("delta", "epsilon"),
+        "gdp" => ("", "mu"),
         _ => ("epsilon", "delta"),
     };
     let mut line = Map::new();
+    if gdp {
+        line.insert("command".into(), Value::String("gdp".into()));
+    }
     for k in &names {
         let name = match scheme_key(k) {
             Some(b) => b,
             None => match canonical(k) {
-                n @ ("q" | "sigma" | "steps" | "accountant") => n,
-                n if n == given => given,
+                n @ ("q" | "sigma" | "steps") => n,
+                "accountant" if !gdp => "accountant",
+                n if n == given && !gdp => given,
                 _ => {
+                    let expected = if gdp {
+                        "q, sigma, steps".to_string()
+                    } else {
+                        format!("q, sigma, steps, {given}, accountant")
+                    };
                     return Err(bad(format!(
-                        "unknown parameter '{}' with a sampling scheme (expected q, sigma, steps, {given}, accountant, {})",
+                        "unknown parameter '{}' (expected {expected}, {})",
                         clip(k),
                         SCHEME_KEYS.map(|(c, _)| c).join(", ")
-                    )))
+                    )));
                 }
             },
         };
@@ -327,7 +347,7 @@ fn by_scheme(call: &'static str, v: &JsValue) -> Result<Option<JsValue>, JsError
         };
         line.insert(name.to_string(), value);
     }
-    if !line.contains_key(given) {
+    if !gdp && !line.contains_key(given) {
         return Err(bad(format!(
             "'{given}' is required (the {other} is computed at it)"
         )));
@@ -337,25 +357,36 @@ fn by_scheme(call: &'static str, v: &JsValue) -> Result<Option<JsValue>, JsError
     else {
         return Err(bad("the query layer gave no answer".into()));
     };
-    let camel: Map<String, Value> = o
-        .into_iter()
-        .map(|(k, v)| {
-            let mut c = String::with_capacity(k.len());
-            let mut up = false;
-            for ch in k.chars() {
-                match (ch, up) {
-                    ('_', _) => up = true,
-                    (ch, true) => {
-                        c.extend(ch.to_uppercase());
-                        up = false;
+    out(&camel_case(Value::Object(o))).map(Some)
+}
+
+/// Every object key in camelCase (`epsilon_lower` → `epsilonLower`), nested ones too.
+#[cfg(feature = "worker")]
+fn camel_case(v: serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    match v {
+        Value::Object(o) => Value::Object(
+            o.into_iter()
+                .map(|(k, v)| {
+                    let mut c = String::with_capacity(k.len());
+                    let mut up = false;
+                    for ch in k.chars() {
+                        match (ch, up) {
+                            ('_', _) => up = true,
+                            (ch, true) => {
+                                c.extend(ch.to_uppercase());
+                                up = false;
+                            }
+                            (ch, false) => c.push(ch),
+                        }
                     }
-                    (ch, false) => c.push(ch),
-                }
-            }
-            (c, v)
-        })
-        .collect();
-    out(&camel).map(Some)
+                    (c, camel_case(v))
+                })
+                .collect(),
+        ),
+        Value::Array(a) => Value::Array(a.into_iter().map(camel_case).collect()),
+        other => other,
+    }
 }
 
 impl Args {
@@ -1161,6 +1192,19 @@ pub fn heavy_chart_c(sigma: f64) -> Result<Vec<f64>, JsError> {
     Ok(d.iter()
         .flat_map(|(q, m)| [*q, m.cond4, m.cond5, m.min, m.exact])
         .collect())
+}
+
+/// μ-GDP with its fit (the command line's `gdp`; Dong, Roth, Su's trade-off curve from the
+/// certified privacy profile, the pessimistic μ, and the regret of Gomez, Kulynych, Carmon,
+/// Troncoso): `{ q | sampleRate, sigma | noiseMultiplier, steps }`, or any scheme
+/// (`sampling`, `adjacency`, `groupSize`, …) as for `epsilon` → `{ mu, muLower, regret,
+/// fprFloor, advantage, advantageLower, tradeoff: [{ fpr, fnrMin, tprMax }] }` and the run's
+/// fields. Only in the worker-only wasm (`sgm-rdp-async.js`).
+#[cfg(feature = "worker")]
+#[wasm_bindgen(unchecked_return_type = "GdpResult")]
+pub fn gdp(params: JsValue) -> Result<JsValue, JsError> {
+    by_scheme("gdp", &params)?
+        .ok_or_else(|| JsError::new("gdp: expected an object like { q, sigma, steps }"))
 }
 
 /// One `batch` line → its answer line, exactly as `sgm-rdp batch` gives it: the command

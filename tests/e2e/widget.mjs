@@ -796,10 +796,14 @@ try {
       const replace = await a.epsilon({ adjacency: 'replace-one', q: 0.01, sigma: 2, steps: 300, delta: 1e-5, accountant: 'pld' });
       const schemeRefused = await msg(a.epsilon({ sampling: 'random-allocation', sigma: 1.1, stepsPerEpoch: 234, epochs: 60 }));
       const schemeBad = await msg(a.epsilon({ sampling: 'random-allocation', sigma: 1.1, stepsPerEpoch: 0, epochs: 60, delta: 1e-5 }));
+      // μ-GDP with its fit (#25): Poisson sampling and a user-level run.
+      const gdp = await a.gdp({ q: 0.0042666666666666667, noise_multiplier: 1.1, steps: 14070 });
+      const gdpUser = await a.gdp({ q: 0.0064, sigma: 1, steps: 782, groupSize: 2 });
+      const gdpBad = await msg(a.gdp({ q: 0.01, sigma: 1, steps: 10, delta: 1e-5 }));
       let syncScheme = '';
       try { m.epsilon({ ...MN, sampling: 'random-allocation' }); } catch (e) { syncScheme = e.message; }
       a.terminate();
-      return { eps, long, syncMessage, bad, clone, aborted, abortMs, after, restarted, pre, r1, r2, recycled, line, commands, refused, notArray, alloc, allocDelta, replace, schemeRefused, schemeBad, syncScheme };
+      return { eps, long, syncMessage, bad, clone, aborted, abortMs, after, restarted, pre, r1, r2, recycled, line, commands, refused, notArray, alloc, allocDelta, replace, schemeRefused, schemeBad, syncScheme, gdp, gdpUser, gdpBad };
     }, { MN, LONG, COMMANDS });
     const cp = cli('epsilon', { ...MN, accountant: 'pld' });
     const cl = cli('epsilon', LONG);
@@ -832,6 +836,11 @@ try {
       check(near(g.alloc.epsilon, ra.epsilon) && near(g.alloc.epsilonLower, ra.epsilon_lower) && g.alloc.stepsPerEpoch === 234 && g.alloc.sampling === 'random-allocation' && /certified upper bound/.test(g.alloc.meaning)
         && near(g.allocDelta.delta, rd.delta) && near(g.allocDelta.deltaLower, rd.delta_lower) && near(g.replace.epsilon, ro.epsilon) && g.replace.adjacency === 'replace-one',
         `sgm-rdp-async.js: epsilon()/delta() with a sampling scheme or adjacency = the CLI (random allocation [${g.alloc.epsilonLower}, ${g.alloc.epsilon}], δ(2) ≤ ${g.allocDelta.delta}; replace-one ${g.replace.epsilon})`);
+      const gp = cli('gdp', { q: 0.0042666666666666667, sigma: 1.1, steps: 14070 });
+      const gu = cli('gdp', { q: 0.0064, sigma: 1, steps: 782, 'group-size': 2 });
+      check(near(g.gdp.mu, gp.mu) && near(g.gdp.muLower, gp.mu_lower) && near(g.gdp.regret, gp.regret) && g.gdp.tradeoff.length === gp.tradeoff.length
+        && near(g.gdp.tradeoff[3].tprMax, gp.tradeoff[3].tpr_max) && near(g.gdpUser.mu, gu.mu) && g.gdpUser.groupSize === 2 && /^Error: gdp: unknown parameter 'delta'/.test(g.gdpBad),
+        `sgm-rdp-async.js: gdp() = the CLI's gdp (MNIST μ = ${g.gdp.mu}, regret ${g.gdp.regret}; user-level k = 2 μ = ${g.gdpUser.mu}); "${g.gdpBad.slice(0, 60)}"`);
       check(/^Error: epsilon: 'delta' is required/.test(g.schemeRefused) && /^Error: epsilon: .*steps_per_epoch/.test(g.schemeBad) && /async API, sgm-rdp-async\.js/.test(g.syncScheme),
         `scheme refusals name the key ("${g.schemeRefused}"; "${g.schemeBad.slice(0, 90)}"); the synchronous module names the async one ("${g.syncScheme.slice(0, 90)}")`);
     }

@@ -56,6 +56,8 @@ export async function demoAsync(): Promise<number> {
   const ra: SchemeResult = await later.epsilon({ sampling: "random-allocation", sigma: 1.1, stepsPerEpoch: 234, epochs: 60, delta: 1e-5 });
   // @ts-expect-error: not a scheme
   await later.epsilon({ sampling: "bernoulli", sigma: 1.1, stepsPerEpoch: 234, epochs: 60, delta: 1e-5 });
+  const g = await later.gdp({ q: 0.01, sigma: 1.1, steps: 100, groupSize: 2 });
+  const fit: number = g.mu + g.regret + g.tradeoff[0].tprMax;
   later.terminate();
-  return e.epsilon + ra.epsilon + line.length + p.length + later.workersStarted();
+  return e.epsilon + ra.epsilon + line.length + p.length + later.workersStarted() + fit;
 }

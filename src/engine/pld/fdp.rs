@@ -263,8 +263,13 @@ fn dense_profile(sgm: Sgm, steps: u64) -> Result<Vec<ProfilePoint>, Error> {
 
 /// μ-GDP of `steps` steps of the SGM (add/remove-one, Poisson sampling).
 pub fn gdp(sgm: Sgm, steps: u64) -> Result<GdpAnswer, Error> {
-    let pts = dense_profile(sgm, steps)?;
-    let curve = Tradeoff::from_profile(&pts);
+    Ok(gdp_of(&dense_profile(sgm, steps)?))
+}
+
+/// μ-GDP from a privacy profile with certified ends at ε = 0 and on a dense grid up to
+/// where δ is negligible (any scheme's: the trade-off curve is read from it).
+pub fn gdp_of(pts: &[ProfilePoint]) -> GdpAnswer {
+    let curve = Tradeoff::from_profile(pts);
     let upper = curve.mu(FPR_FLOOR);
     let lower = pts
         .iter()
@@ -278,13 +283,13 @@ pub fn gdp(sgm: Sgm, steps: u64) -> Result<GdpAnswer, Error> {
         .iter()
         .map(|&a| (a, curve.beta(a)))
         .collect();
-    Ok(GdpAnswer {
+    GdpAnswer {
         mu: Bracket { upper, lower },
         regret,
         fpr_floor: FPR_FLOOR,
         advantage: adv,
         tradeoff,
-    })
+    }
 }
 
 /// An attack-risk target: a bound on the true-positive rate at a false-positive rate,
