@@ -6,8 +6,9 @@
 // blob: or inline code.
 //
 // Protocol: a client posts {client?, gen, q, sigma, steps, delta, charts?, epochs?,
-// sampling?}; the worker answers first {client, gen, kind: "headline", epsilon,
-// epsilonLower, shuffled?, allocation?} (or {…, kind: "error", message}; with epochs, the
+// sampling?, groupSize?}; the worker answers first {client, gen, kind: "headline", epsilon,
+// epsilonLower, shuffled?, allocation?, user?} (or {…, kind: "error", message}; with groupSize
+// K > 1, `user` is the user-level bracket {epsilon, epsilonLower, groupSize} or {error}; with epochs, the
 // band for shuffled batches or, with sampling "random-allocation", the bracket for random
 // allocation: {epsilon, epsilonLower, epochs, stepsPerEpoch} or {error, …}), then, unless charts === false, {client, gen, kind: "charts",
 // training, profile, risk} (or "charts-error"). Requests are handled newest-first per
@@ -90,28 +91,63 @@ function chartsFor(p, d, headline) {
   return { training, profile: prof, risk, errors };
 }
 
-// Random allocation's charts (the page's batching control): ε over epochs (12 checkpoints,
-// each the command line's batch line), its privacy profile and the attack-risk curve (the
-// command line's `profile --sampling random-allocation`), in chartsFor's shape; no exact-RDP
-// series (Poisson sampling's RDP does not bound this scheme).
-function allocationCharts(t, epochs, sigma, delta, headline) {
+// A run the command line names by a scheme (the page's batching control, its examples-per-user
+// field, a widget's attributes): random allocation (t = ⌊1/q⌋ steps per epoch, E epochs) or
+// user-level Poisson sampling (K examples per user). `line(n)`: its batch line at n epochs
+// (allocation) or n steps (user-level); `flags`: its command-line flags for profile, gdp
+// and calibrate; `checkpoints`: the n of ε over training; `steps(n)`: n in steps.
+function schemeOf(data) {
+  const t = Math.max(1, Math.floor(1 / data.q));
+  const { sigma, delta } = data;
+  if (data.sampling === 'random-allocation') {
+    const n = data.epochs;
+    return {
+      key: ['random-allocation', t, n, sigma, delta],
+      line: (e) => ({ sigma, delta, sampling: 'random-allocation', steps_per_epoch: t, epochs: e }),
+      flags: ['--sampling', 'random-allocation', '--steps-per-epoch', String(t), '--epochs', String(n), '--sigma', String(sigma)],
+      checkpoints: [...new Set(Array.from({ length: 12 }, (_, i) => Math.max(1, Math.round(n ** ((i + 1) / 12)))))],
+      steps: (e) => e * t,
+      // The most whole epochs, in steps (the command line's calibrate).
+      most: (target) => JSON.parse(command(['calibrate', '--sampling', 'random-allocation', '--steps-per-epoch', String(t), '--sigma', String(sigma),
+        '--delta', String(delta), '--epsilon', String(target), '--target', 'steps', '--json'])).epochs * t,
+      answer: (a) => ({ epsilon: a.epsilon, epsilonLower: a.epsilon_lower, epochs: n, stepsPerEpoch: t }),
+    };
+  }
+  const k = data.groupSize;
+  const T = data.steps;
+  return {
+    key: ['user', k, data.q, sigma, T, delta],
+    line: (n) => ({ q: data.q, sigma, delta, steps: n, group_size: k, accountant: 'pld' }),
+    flags: ['--q', String(data.q), '--sigma', String(sigma), '--group-size', String(k)],
+    stepFlags: ['--steps', String(T)],
+    checkpoints: [...new Set(Array.from({ length: 12 }, (_, i) => Math.max(1, Math.round(T ** ((i + 1) / 12)))))],
+    steps: (n) => n,
+    most: (target) => JSON.parse(command(['calibrate', '--q', String(data.q), '--sigma', String(sigma), '--group-size', String(k), '--accountant', 'pld',
+      '--delta', String(delta), '--epsilon', String(target), '--target', 'steps', '--json'])).steps,
+    answer: (a) => ({ epsilon: a.epsilon, epsilonLower: a.epsilon_lower, groupSize: k }),
+  };
+}
+
+// A scheme's charts: ε over training (12 checkpoints, each the command line's batch line),
+// its privacy profile and the attack-risk curve (the command line's `profile` for it), in
+// chartsFor's shape; no exact-RDP series (Poisson sampling's example-level RDP does not
+// bound these runs).
+function schemeCharts(sc, headline) {
   const errors = {};
   const part = charted(errors);
   const training = part('training', () => {
-    const es = [...new Set(Array.from({ length: 12 }, (_, i) => Math.max(1, Math.round(epochs ** ((i + 1) / 12)))))];
     const tr = { steps: [], pldUpper: [], pldLower: [], rdp: [] };
-    for (const e of es) {
-      const a = JSON.parse(batchLine(JSON.stringify({ sigma, delta, sampling: 'random-allocation', steps_per_epoch: t, epochs: e })));
+    for (const n of sc.checkpoints) {
+      const a = JSON.parse(batchLine(JSON.stringify(sc.line(n))));
       if (a.error !== undefined) throw new Error(a.error);
-      tr.steps.push(e * t);
+      tr.steps.push(sc.steps(n));
       tr.pldUpper.push(a.epsilon);
       tr.pldLower.push(a.epsilon_lower);
     }
     return tr;
   });
   const top = Math.max(...(training ? training.pldUpper : [headline ? headline.epsilon : 1]), 1e-3) * 2.5;
-  const p = part('profile', () => JSON.parse(command(['profile', '--sampling', 'random-allocation', '--steps-per-epoch', String(t),
-    '--epochs', String(epochs), '--sigma', String(sigma), '--epsilon', String(top), '--json'])));
+  const p = part('profile', () => JSON.parse(command(['profile', ...sc.flags, ...(sc.stepFlags || []), '--epsilon', String(top), '--json'])));
   if (p === undefined) errors.risk = errors.profile;
   const prof = p && p.profile.map((pt) => ({ epsilon: pt.epsilon, delta: pt.delta }));
   const risk = p && { curve: p.attack_curve, fpr: p.attack.map((r) => r.fpr), tpr: p.attack.map((r) => r.tpr_max) };
@@ -134,6 +170,7 @@ function invalid(data) {
   }
   if (data.epochs !== undefined && (typeof data.epochs !== 'number' || !Number.isFinite(data.epochs))) return "'epochs' must be a finite number";
   if (data.sampling !== undefined && !['poisson', 'shuffled', 'random-allocation'].includes(data.sampling)) return "'sampling' must be 'poisson', 'shuffled' or 'random-allocation'";
+  if (data.groupSize !== undefined && !(Number.isInteger(data.groupSize) && data.groupSize >= 1 && data.groupSize <= 256)) return "'groupSize' must be a whole number in [1, 256]";
   if (data.target !== undefined && (typeof data.target !== 'number' || !(data.target > 0) || !Number.isFinite(data.target))) return "'target' must be a finite number > 0";
   return null;
 }
@@ -186,11 +223,18 @@ self.onmessage = async ({ data }) => {
     if (data.gen !== newestCalibration.get(slot)) return;
     try {
       // accountant 'pld' (certified tight ε) or 'rdp' (exact RDP with data.conversion).
-      const acct = data.accountant === 'rdp' ? 'rdp' : 'pld';
+      const k = data.groupSize ?? 1;
+      const acct = data.accountant === 'rdp' && k === 1 ? 'rdp' : 'pld';
       const p = { q: data.q, delta: data.delta, epsilon: data.target, accountant: acct, conversion: data.conversion };
-      const r = data.which === 'sigma'
-        ? calibrateSigma({ ...p, steps: data.steps })
-        : calibrateSteps({ ...p, sigma: data.sigma });
+      // User-level (groupSize K > 1): the command line's calibrate --group-size K, tight.
+      const user = (which) => JSON.parse(command(['calibrate', '--q', String(data.q), '--group-size', String(k), '--accountant', 'pld',
+        '--delta', String(data.delta), '--epsilon', String(data.target), '--target', which,
+        ...(which === 'sigma' ? ['--steps', String(data.steps)] : ['--sigma', String(data.sigma)]), '--json']));
+      const r = k > 1
+        ? user(data.which)
+        : data.which === 'sigma'
+          ? calibrateSigma({ ...p, steps: data.steps })
+          : calibrateSteps({ ...p, sigma: data.sigma });
       self.postMessage({ client, gen: data.gen, kind: 'calibrated', which: data.which, accountant: acct, value: data.which === 'sigma' ? r.sigma : r.steps, epsilon: r.epsilon });
     } catch (err) {
       self.postMessage({ client, gen: data.gen, kind: 'calibrate-error', which: data.which, message: messageOf(err) });
@@ -215,6 +259,23 @@ self.onmessage = async ({ data }) => {
   // random-allocation` (each example in one of the t steps of every epoch).
   let shuffled;
   let allocation;
+  // User-level (groupSize K > 1, Poisson sampling): the tight bracket of `--group-size K`.
+  let user;
+  const k = data.groupSize ?? 1;
+  if (k > 1) {
+    if (data.sampling === 'shuffled' || data.sampling === 'random-allocation') {
+      user = { error: 'user-level ε (examples per user > 1) is computed for Poisson sampling only', groupSize: k };
+    } else {
+      const sc = schemeOf(data);
+      const line = JSON.stringify(sc.line(data.steps));
+      const g = cached(headlines, line, () => {
+        const a = JSON.parse(batchLine(line));
+        if (a.error !== undefined) throw new Error(a.error);
+        return a;
+      });
+      user = g.err !== undefined ? { error: g.err, groupSize: k } : sc.answer(g.ok);
+    }
+  }
   if (data.epochs) {
     const t = Math.max(1, Math.floor(1 / data.q));
     const scheme = data.sampling === 'random-allocation' ? 'random-allocation' : 'shuffle';
@@ -230,19 +291,21 @@ self.onmessage = async ({ data }) => {
   }
   const h = cached(headlines, key, () => epsilon({ ...p, delta: data.delta, accountant: 'pld' }));
   if (h.err !== undefined) {
-    self.postMessage({ client, gen: data.gen, kind: 'error', message: h.err, shuffled, allocation });
+    self.postMessage({ client, gen: data.gen, kind: 'error', message: h.err, shuffled, allocation, user });
     return;
   }
-  self.postMessage({ client, gen: data.gen, kind: 'headline', epsilon: h.ok.epsilon, epsilonLower: h.ok.epsilonLower, shuffled, allocation });
+  self.postMessage({ client, gen: data.gen, kind: 'headline', epsilon: h.ok.epsilon, epsilonLower: h.ok.epsilonLower, shuffled, allocation, user });
   if (data.charts === false) return;
   // Let a newer request pre-empt the (slower) charts.
   await new Promise((r) => setTimeout(r, 0));
   if (!current()) return;
-  // Random allocation chosen: its own charts and target (the Poisson ones do not apply).
+  // Random allocation or a user-level run chosen: its own charts, target and μ-GDP (the
+  // Poisson ones of one example per user do not apply).
   const alloc = allocation && allocation.error === undefined ? allocation : null;
-  const c = alloc
-    ? cached(charts, JSON.stringify(['random-allocation', alloc.stepsPerEpoch, alloc.epochs, data.sigma, data.delta]),
-      () => allocationCharts(alloc.stepsPerEpoch, alloc.epochs, data.sigma, data.delta, alloc))
+  const own = alloc || (user && user.error === undefined ? user : null);
+  const sc = own && schemeOf(data);
+  const c = own
+    ? cached(charts, JSON.stringify(sc.key), () => schemeCharts(sc, own))
     : cached(charts, key, () => chartsFor(p, data.delta, h.ok));
   if (c.err !== undefined) self.postMessage({ client, gen: data.gen, kind: 'charts-error', message: c.err });
   else self.postMessage({ client, gen: data.gen, kind: 'charts', ...c.ok });
@@ -252,11 +315,10 @@ self.onmessage = async ({ data }) => {
   if (data.target !== undefined) {
     await new Promise((r) => setTimeout(r, 0));
     if (!current()) return;
-    const tk = JSON.stringify([data.q, data.sigma, data.delta, data.target, alloc && alloc.stepsPerEpoch]);
-    // Random allocation: the most whole epochs (the command line's calibrate), in steps.
-    const r = cached(targets, tk, () => (alloc
-      ? JSON.parse(command(['calibrate', '--sampling', 'random-allocation', '--steps-per-epoch', String(alloc.stepsPerEpoch), '--sigma', String(data.sigma),
-        '--delta', String(data.delta), '--epsilon', String(data.target), '--target', 'steps', '--json'])).epochs * alloc.stepsPerEpoch
+    const tk = JSON.stringify([data.q, data.sigma, data.delta, data.target, own && sc.key]);
+    // A scheme: its most steps (random allocation: whole epochs) by the command line's calibrate.
+    const r = cached(targets, tk, () => (own
+      ? sc.most(data.target)
       : calibrateSteps({ q: data.q, sigma: data.sigma, delta: data.delta, epsilon: data.target, accountant: 'pld' }).steps));
     self.postMessage(r.err !== undefined
       ? { client, gen: data.gen, kind: 'target', target: data.target, error: r.err }
@@ -267,12 +329,10 @@ self.onmessage = async ({ data }) => {
   if (!data.gdp) return;
   await new Promise((r) => setTimeout(r, 0));
   if (!current()) return;
-  if (alloc) {
-    self.postMessage({ client, gen: data.gen, kind: 'gdp', error: 'μ-GDP is computed for Poisson sampling only, not for random allocation' });
-    return;
-  }
-  const g = cached(gdps, JSON.stringify([data.q, data.sigma, data.steps]), () =>
-    JSON.parse(command(['gdp', '--q', String(data.q), '--sigma', String(data.sigma), '--steps', String(data.steps), '--json'])));
+  const g = own
+    ? cached(gdps, JSON.stringify(sc.key), () => JSON.parse(command(['gdp', ...sc.flags, ...(sc.stepFlags || []), '--json'])))
+    : cached(gdps, JSON.stringify([data.q, data.sigma, data.steps]), () =>
+      JSON.parse(command(['gdp', '--q', String(data.q), '--sigma', String(data.sigma), '--steps', String(data.steps), '--json'])));
   if (g.err !== undefined) self.postMessage({ client, gen: data.gen, kind: 'gdp', error: g.err });
   else self.postMessage({ client, gen: data.gen, kind: 'gdp', mu: g.ok.mu, muLower: g.ok.mu_lower, regret: g.ok.regret, tradeoff: g.ok.tradeoff });
 };

@@ -114,6 +114,8 @@ pub struct Link {
     pub embed: bool,
     /// The target ε of "What do I need?" (and of the ε-over-training chart), when set.
     pub target: Option<f64>,
+    /// Examples per user (`group=`, 1 … 256): above 1 the tight ε is user-level.
+    pub group: u32,
 }
 
 impl Default for Link {
@@ -127,6 +129,7 @@ impl Default for Link {
             dataset: Dataset::MNIST,
             target: None,
             embed: false,
+            group: 1,
         }
     }
 }
@@ -139,7 +142,7 @@ pub struct LinkError {
 }
 
 /// Every parameter the codec reads; anything else in a query is ignored.
-pub const PARAMS: [&str; 18] = [
+pub const PARAMS: [&str; 19] = [
     "v",
     "q",
     "sigma",
@@ -158,6 +161,7 @@ pub const PARAMS: [&str; 18] = [
     "embed",
     "dataset",
     "target",
+    "group",
 ];
 
 /// The query (with or without its leading `?`) → the link's settings, plus one
@@ -209,6 +213,12 @@ pub fn decode(query: &str) -> (Link, Vec<LinkError>) {
                 "batch",
                 one_of("batch", t, &Batching::ALL.map(Batching::name)),
             ),
+        }
+    }
+    if let Some(t) = get("group") {
+        match parse_group(t) {
+            Ok(k) => link.group = k,
+            Err(m) => refuse("group", m),
         }
     }
     if let Some(t) = get("target") {
@@ -318,6 +328,9 @@ pub fn encode(link: &Link) -> String {
     if let Some(e) = link.target {
         s += &format!("&target={}", show(e));
     }
+    if link.group != 1 {
+        s += &format!("&group={}", link.group);
+    }
     if link.embed {
         s += "&embed=1";
     }
@@ -332,6 +345,18 @@ pub const DEFAULT_TARGET: f64 = 3.0;
 pub fn parse_target(text: &str) -> Result<f64, String> {
     let e = crate::ui::fields::parse_number(text).map_err(|m| format!("target ε: {m}"))?;
     crate::engine::params::check_epsilon(e).map_err(|e| e.to_string())
+}
+
+/// Examples per user as typed: a whole number in [1, 256] (the engine's range).
+pub fn parse_group(text: &str) -> Result<u32, String> {
+    let t = text.trim();
+    match t.parse::<u32>() {
+        Ok(k) if (1..=256).contains(&k) => Ok(k),
+        _ => Err(format!(
+            "examples per user must be a whole number from 1 to 256, got '{}'",
+            t.chars().take(20).collect::<String>()
+        )),
+    }
 }
 
 /// A number for a link: Rust's shortest round-trip decimal where that is short (links
@@ -461,6 +486,9 @@ mod tests {
             ("dataset_size=100&batch_size=256", "dataset"),
             ("epochs=0", "dataset"),
             ("embed=2", "embed"),
+            ("group=0", "group"),
+            ("group=2.5", "group"),
+            ("group=257", "group"),
         ];
         for (query, param) in cases {
             let (l, e) = decode(query);
@@ -524,9 +552,10 @@ mod tests {
             (any::<bool>(), any::<bool>(), 0usize..3, any::<bool>()),
             (1e-3f64..1e3, 1e-3f64..1e3, 0.01f64..1e5, any::<bool>()),
             (1u32..100_000_000, 1u32..1000, 1e-2f64..1e3, 1.0f64..1e5),
+            1u32..=256,
         )
             .prop_map(
-                |((q, s, steps, d), (cl, rdp, sh, ov), (cs, ce, w, em), (n, b, e, tg))| {
+                |((q, s, steps, d), (cl, rdp, sh, ov), (cs, ce, w, em), (n, b, e, tg), group)| {
                     let n = n.max(b) as f64;
                     // Valid terms only: T = ⌈E·N/B⌉ ≤ 10⁹.
                     let e = e.min(0.9e9 * b as f64 / n);
@@ -550,6 +579,7 @@ mod tests {
                         dataset: Dataset { n, b: b as f64, e },
                         embed: em,
                         target: (tg < 5e4).then_some(tg),
+                        group,
                     }
                 },
             )

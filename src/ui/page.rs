@@ -123,6 +123,25 @@ pub fn scheme_sentence(b: Batching, sigma: f64, t: u64, e: f64, eps: f64, delta:
     )
 }
 
+/// A user-level run (K examples per user, Poisson sampling) in words: what its ε's two
+/// ends are (the page's headline title).
+pub fn user_words(k: u32) -> String {
+    format!("user-level: each user contributes at most {k} examples, Poisson sampling with rate q; both ends of the bracket certified (mixture-of-Gaussians PLD)")
+}
+
+/// The sentence for a user-level run's certified upper ε.
+pub fn user_sentence(sigma: f64, q: f64, steps: u64, k: u32, eps: f64, delta: f64) -> String {
+    format!(
+        "Training with noise multiplier {}, Poisson sampling with rate {} and {steps} steps satisfies ({}, {})-differential privacy for every user with at most {k} examples (certified upper bound; add/remove adjacency of one user's examples): adding or removing all of one user's examples changes the probability of any outcome by at most a factor e^{} except with probability {}.",
+        fmt_num(sigma),
+        fmt_num(q),
+        fmt_eps(eps),
+        fmt_num(delta),
+        fmt_eps(eps),
+        fmt_num(delta)
+    )
+}
+
 /// An engine message (as the worker relays it) in words for the page: without the call's
 /// name, the accountant's prefix and its "still applies" tail ("epsilon: PLD accountant: …;
 /// the exact-RDP epsilon still applies" → "…"); the page says what applies instead.
@@ -276,6 +295,20 @@ mod tests {
             e: 30.0,
         };
         assert_eq!(in_epochs(Some(other), &i, 14063), "");
+    }
+
+    #[test]
+    fn the_user_level_sentence_names_the_group_and_the_bound() {
+        let s = user_sentence(1.1, 0.0042666, 14070, 2, 4.8801, 1e-5);
+        assert!(
+            s.contains("(4.8801, 1e-5)") && s.contains("at most 2 examples"),
+            "{s}"
+        );
+        assert!(
+            s.contains("one user's examples") && !s.contains("NaN"),
+            "{s}"
+        );
+        assert!(user_words(4).contains("at most 4 examples"));
     }
 
     #[test]

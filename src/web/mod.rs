@@ -193,6 +193,28 @@ fn wire(app: &Shared) {
         tight::request(acc.borrow().inputs, f64::NAN);
         request_frame(&acc);
     });
+    // Examples per user: a whole number 1 … 256, committed when valid (a typed invalid
+    // value keeps the last valid one and says why next to the field).
+    let acc = app.clone();
+    on(
+        "group-size",
+        "change",
+        move |_| match crate::ui::link::parse_group(&value("group-size")) {
+            Ok(k) => {
+                tight::set_group(k);
+                state::write_url(&acc.borrow().inputs);
+                tight::request(acc.borrow().inputs, f64::NAN);
+                request_frame(&acc);
+            }
+            Err(m) => {
+                set_value("group-size", &tight::group().to_string());
+                set_text(
+                    "group-size-error",
+                    &format!("{m}; keeping {}", tight::group()),
+                );
+            }
+        },
+    );
     let a = app.clone();
     on("conversion", "change", move |_| {
         let v = by_id::<web_sys::HtmlSelectElement>("conversion")

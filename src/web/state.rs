@@ -19,6 +19,7 @@ pub fn read_url(app: &Shared) -> bool {
     app.borrow_mut().inputs = l.inputs;
     super::tight::set_acct(l.acct);
     super::tight::set_batching(l.batch);
+    super::tight::set_group(l.group);
     if let Some(b) = by_id::<web_sys::HtmlInputElement>("overlays") {
         b.set_checked(l.overlays);
     }
@@ -61,6 +62,7 @@ pub fn show_link_errors() {
             }
             "acct" => "accountant-error",
             "batch" => "batching-error",
+            "group" => "group-size-error",
             "cb_sigma" | "cb_eps" => "cb-error",
             "dataset" => "ds-error",
             "target" => "target-error",
@@ -96,6 +98,7 @@ fn current(i: &Inputs) -> Link {
         target: super::parse_target()
             .ok()
             .filter(|&e| e != link::DEFAULT_TARGET),
+        group: super::tight::group(),
     }
 }
 

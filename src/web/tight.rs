@@ -19,8 +19,9 @@ const REST_MS: i32 = 80;
 /// After this long without an answer the old numbers are marked as updating.
 const UPDATING_MS: i32 = 150;
 
-/// A batching other than Poisson sampling as posted: (batching, t steps per epoch, E epochs).
-type SchemeRun = (Batching, u64, f64);
+/// A run other than Poisson sampling of one example per user, as posted: (batching, t steps
+/// per epoch, E epochs, K examples per user).
+type SchemeRun = (Batching, u64, f64, u32);
 
 #[derive(Default)]
 struct Tight {
@@ -46,6 +47,8 @@ struct Tight {
     last: Option<(Inputs, f64, f64)>,
     /// How batches are drawn (URL `batch`); shuffled: the bound without amplification.
     batch: Batching,
+    /// Examples per user (URL `group`; 0 is read as 1): above 1 the tight ε is user-level.
+    group: u32,
     /// The run of the batching posted with the newest request, when it is not Poisson
     /// sampling: (batching, t steps per epoch, E epochs).
     posted_scheme: Option<SchemeRun>,
@@ -61,24 +64,58 @@ pub fn batching() -> Batching {
     TIGHT.with(|t| t.borrow().batch)
 }
 
-/// The batching control changed (or the link set it): show the box of the scheme chosen
-/// (shuffled: its certified band; random allocation: its certified bracket) and ask again.
-pub fn set_batching(b: Batching) {
-    TIGHT.with(|t| {
+/// Examples per user, as set on the page.
+pub fn group() -> u32 {
+    TIGHT.with(|t| t.borrow().group.max(1))
+}
+
+/// The examples-per-user field changed (or the link set it): the tight ε, its charts, target
+/// and μ-GDP become user-level above 1; asked again.
+pub fn set_group(k: u32) {
+    let b = TIGHT.with(|t| {
         let mut t = t.borrow_mut();
-        t.batch = b;
+        t.group = k.max(1);
         t.asked = None;
+        t.batch
     });
+    set_value("group-size", &k.max(1).to_string());
+    set_text("group-size-error", "");
+    set_text(
+        "adjacency-assumed",
+        &if k > 1 {
+            format!("adding or removing all of one user's examples (at most {k})")
+        } else {
+            "adding or removing one example".to_string()
+        },
+    );
+    charts_note(b, k.max(1));
+}
+
+/// The note above the tight charts: which run they are for.
+fn charts_note(b: Batching, k: u32) {
     if let Some(e) = by_id::<web_sys::HtmlElement>("charts-batching") {
-        e.set_hidden(b == Batching::Poisson);
+        e.set_hidden(b == Batching::Poisson && k <= 1);
     }
     set_text(
         "charts-batching",
         match b {
-            Batching::RandomAllocation => "The charts below follow random allocation (no exact-RDP curve: Poisson sampling's does not bound it; μ-GDP is Poisson's only); the library table is for Poisson sampling.",
+            Batching::RandomAllocation => "The charts below follow random allocation (no exact-RDP curve: Poisson sampling's does not bound it); the library table is for Poisson sampling.",
+            Batching::Poisson if k > 1 => "The charts below are user-level (no exact-RDP curve: it is one example's); the library table is for one example per user.",
             _ => "The charts and the library table below are for Poisson sampling with rate q, not for the batching chosen above (its ε is the headline).",
         },
     );
+}
+
+/// The batching control changed (or the link set it): show the box of the scheme chosen
+/// (shuffled: its certified band; random allocation: its certified bracket) and ask again.
+pub fn set_batching(b: Batching) {
+    let k = TIGHT.with(|t| {
+        let mut t = t.borrow_mut();
+        t.batch = b;
+        t.asked = None;
+        t.group.max(1)
+    });
+    charts_note(b, k);
     for (id, shown) in [
         ("shuffled-box", Batching::Shuffled),
         ("allocation-box", Batching::RandomAllocation),
@@ -231,10 +268,13 @@ fn post(i: Inputs) {
     // μ belongs to the inputs it was computed for: gone until the new one arrives.
     set_text("gdp-summary", "");
     // The epochs read the page's dataset boxes: before TIGHT is borrowed.
-    let batch = batching();
+    let (batch, k) = (batching(), group());
     let epochs = (batch != Batching::Poisson).then(|| epochs_for(&i));
-    let scheme = epochs.map(|e| (batch, crate::ui::page::epochs_of(&i).0, e));
-    if let Some((b, t, e)) = scheme {
+    let scheme = (epochs.is_some() || k > 1).then(|| {
+        let (t, e) = crate::ui::page::epochs_of(&i);
+        (batch, t, epochs.unwrap_or(e), k)
+    });
+    if let Some((b, t, e, _)) = scheme.filter(|s| s.0 != Batching::Poisson) {
         set_text(
             "batching-assumed",
             &crate::ui::page::scheme_words_for(b, t, e),
@@ -251,6 +291,9 @@ fn post(i: Inputs) {
         if let Some(e) = epochs {
             let _ = js_sys::Reflect::set(&msg, &"epochs".into(), &e.into());
             let _ = js_sys::Reflect::set(&msg, &"sampling".into(), &batch.name().into());
+        }
+        if k > 1 {
+            let _ = js_sys::Reflect::set(&msg, &"groupSize".into(), &k.into());
         }
         super::worker::post(&msg);
     });
@@ -282,6 +325,13 @@ fn show_gap(t: &Tight) {
         set_text(
             "epsilon-gap",
             "(Poisson sampling's: not a bound for the batching chosen)",
+        );
+        return;
+    }
+    if t.group > 1 {
+        set_text(
+            "epsilon-gap",
+            "(one example's: not a bound for users with several examples)",
         );
         return;
     }
@@ -468,13 +518,29 @@ fn show_scheme(data: &JsValue) {
         let t = t.borrow();
         (t.posted, t.posted_scheme)
     });
-    let (Some(i), Some((b, t, e))) = (posted, scheme) else {
+    let (Some(i), Some((b, t, e, k))) = (posted, scheme) else {
         return;
     };
-    let a = b.answer_key().map(|k| get(data, k)).unwrap_or_default();
+    // Above one example per user the answer is the user-level one (for Poisson sampling;
+    // with another batching the worker's `user` says why there is none).
+    let user = k > 1;
+    let a = if user {
+        get(data, "user")
+    } else {
+        b.answer_key().map(|k| get(data, k)).unwrap_or_default()
+    };
     let (up, lo) = (num(&a, "epsilon"), num(&a, "epsilonLower"));
-    let words = crate::ui::page::scheme_words_for(b, t, e);
-    let name = crate::ui::page::scheme_name(b);
+    let words = if user && b == Batching::Poisson {
+        crate::ui::page::user_words(k)
+    } else {
+        crate::ui::page::scheme_words_for(b, t, e)
+    };
+    let user_name = format!("users with at most {k} examples");
+    let name = if user && b == Batching::Poisson {
+        user_name.as_str()
+    } else {
+        crate::ui::page::scheme_name(b)
+    };
     let el = doc().and_then(|d| d.get_element_by_id("epsilon-pld"));
     let ok = a.is_object() && up.is_finite() && lo.is_finite();
     if ok {
@@ -517,7 +583,7 @@ fn show_scheme(data: &JsValue) {
     }
     TIGHT.with(|x| {
         let mut x = x.borrow_mut();
-        x.scheme_last = ok.then_some((i, (b, t, e), up, lo));
+        x.scheme_last = ok.then_some((i, (b, t, e, k), up, lo));
         show_gap(&x);
     });
     if let Some(s) = scheme_sentence(&i) {
@@ -530,13 +596,20 @@ fn show_scheme(data: &JsValue) {
 pub fn scheme_sentence(i: &Inputs) -> Option<String> {
     TIGHT.with(|t| {
         let t = t.borrow();
-        if t.batch == Batching::Poisson {
+        let k = t.group.max(1);
+        if t.batch == Batching::Poisson && k == 1 {
             return None;
         }
         Some(match t.scheme_last {
-            Some((a, (b, st, e), up, _)) if a == *i && b == t.batch => {
+            Some((a, (b, _, _, kk), up, _)) if a == *i && b == Batching::Poisson && kk == k => {
+                crate::ui::page::user_sentence(i.sigma, i.q, i.steps, k, up, i.delta)
+            }
+            Some((a, (b, st, e, kk), up, _)) if a == *i && b == t.batch && kk == k => {
                 crate::ui::page::scheme_sentence(b, i.sigma, st, e, up, i.delta)
             }
+            _ if t.batch == Batching::Poisson => format!(
+                "The user-level ε (at most {k} examples per user) is computed by the tight accountant (see above)."
+            ),
             _ => format!(
                 "The ε for {} is computed by the tight accountant (see above).",
                 crate::ui::page::scheme_name(t.batch)
@@ -903,6 +976,7 @@ pub fn set_acct(acct: Acct) {
 /// one, or exact RDP with the inputs' conversion), off the main thread either way.
 pub fn calibrate(which: &str, i: Inputs, target: f64) {
     let acct = acct().name(); // before TIGHT is borrowed mutably
+    let group = group();
     TIGHT.with(|t| {
         let mut t = t.borrow_mut();
         let k = (which == "steps") as usize;
@@ -913,6 +987,10 @@ pub fn calibrate(which: &str, i: Inputs, target: f64) {
         let _ = js_sys::Reflect::set(&msg, &"which".into(), &which.into());
         let _ = js_sys::Reflect::set(&msg, &"target".into(), &target.into());
         let _ = js_sys::Reflect::set(&msg, &"accountant".into(), &acct.into());
+        // User-level: calibrated for users with that many examples (the tight accountant).
+        if group > 1 {
+            let _ = js_sys::Reflect::set(&msg, &"groupSize".into(), &group.into());
+        }
         if super::worker::post(&msg) {
             set_text(&format!("{which}-answer"), "computing…");
         } else {

@@ -410,6 +410,53 @@ try {
     check(back.eps === '2.3819' && /above the tight ε/.test(back.gap) && back.assumed === 'Poisson sampling with rate q', `back to Poisson: the headline is Poisson's tight ε again (${back.eps}, "${back.gap}")`);
   }
 
+  // 1c''. Examples per user (#25): K = 2 makes the headline, its sentence, the charts, μ-GDP
+  // and the target user-level — each the command line's `--group-size 2` (tight); the value
+  // is in the link and survives a reload; a bad value is named and the last valid one kept.
+  {
+    const pg = await open('');
+    await pg.waitForFunction(() => /^2\.3819$/.test(document.querySelector('#epsilon-pld').textContent), null, { timeout: 20000 });
+    await pg.fill('#group-size', '2');
+    await pg.keyboard.press('Tab');
+    const run = { q: 256 / 60000, sigma: 1.1, steps: 14063, delta: 1e-5 };
+    const u = cli('epsilon', { ...run, 'group-size': 2, accountant: 'pld' });
+    await pg.waitForFunction((w) => document.querySelector('#epsilon-pld').textContent === w, u.epsilon.toFixed(4), { timeout: 30000 }).catch(() => {});
+    const st = await pg.evaluate(() => ({
+      eps: document.querySelector('#epsilon-pld').textContent,
+      bracket: document.querySelector('#epsilon-pld-bracket').textContent,
+      sentence: document.querySelector('#sentence').textContent,
+      adj: document.querySelector('#adjacency-assumed').textContent,
+      gap: document.querySelector('#epsilon-gap').textContent,
+      note: document.querySelector('#charts-batching').hidden ? '' : document.querySelector('#charts-batching').textContent,
+    }));
+    check(st.eps === u.epsilon.toFixed(4) && st.bracket.includes(`${u.epsilon_lower.toFixed(6)}, ${u.epsilon.toFixed(6)}] for users with at most 2 examples`)
+      && /for every user with at most 2 examples/.test(st.sentence) && st.sentence.includes(`(${u.epsilon.toFixed(4)}, `) && /one user's examples \(at most 2\)/.test(st.adj)
+      && /one example's/.test(st.gap) && /user-level/.test(st.note),
+      `group-size 2: the headline is the CLI's user-level ε ${u.epsilon.toFixed(4)} ("${st.bracket}"); sentence "${st.sentence.slice(0, 110)}…"; "${st.adj}"; gap "${st.gap}"`);
+    const g = cli('gdp', { q: run.q, sigma: 1.1, steps: 14063, 'group-size': 2 });
+    await pg.waitForFunction(() => /μ = /.test(document.querySelector('#gdp-summary').textContent), null, { timeout: 60000 }).catch(() => {});
+    const gd = await text(pg, '#gdp-summary');
+    check(gd.includes(`μ = ${g.mu.toFixed(4)}`), `group-size 2: μ-GDP is the CLI's gdp --group-size 2 (μ = ${g.mu.toFixed(4)}): "${gd.slice(0, 80)}"`);
+    await pg.waitForFunction(() => !document.querySelector('figure.stale') && /(holds for the first|would hold for) \d+ steps/.test(document.querySelector('#training-statement').textContent), null, { timeout: 90000 }).catch(() => {});
+    const most = cli('calibrate', { q: run.q, sigma: 1.1, 'group-size': 2, accountant: 'pld', delta: 1e-5, epsilon: 3, target: 'steps' });
+    const stmt = await text(pg, '#training-statement');
+    check(stmt.includes(`${most.steps} steps`), `group-size 2: the target's most steps are user-level ("${stmt.slice(0, 100)}"; CLI ${most.steps})`);
+    check(new URL(pg.url()).searchParams.get('group') === '2', 'the examples per user are in the link');
+    await pg.fill('#group-size', '0');
+    await pg.keyboard.press('Tab');
+    const bad = await pg.evaluate(() => ({ v: document.querySelector('#group-size').value, err: document.querySelector('#group-size-error').textContent }));
+    check(bad.v === '2' && /whole number from 1 to 256/.test(bad.err) && new URL(pg.url()).searchParams.get('group') === '2', `a bad examples-per-user value is named ("${bad.err}") and 2 kept`);
+    const again = await open(new URL(pg.url()).search);
+    await again.waitForFunction((w) => document.querySelector('#epsilon-pld').textContent === w, u.epsilon.toFixed(4), { timeout: 30000 }).catch(() => {});
+    check(await again.evaluate(() => document.querySelector('#group-size').value) === '2' && await text(again, '#epsilon-pld') === u.epsilon.toFixed(4), 'the link reopens user-level with its ε');
+    await again.close();
+    await pg.fill('#group-size', '1');
+    await pg.keyboard.press('Tab');
+    await pg.waitForFunction(() => /^2\.3819$/.test(document.querySelector('#epsilon-pld').textContent), null, { timeout: 20000 }).catch(() => {});
+    check(await text(pg, '#epsilon-pld') === '2.3819' && !new URL(pg.url()).searchParams.has('group'), 'back to one example per user: the example-level ε, no group in the link');
+    await pg.close();
+  }
+
   // 1d. A typed value that ends invalid leaves the state at its value from before the edit,
   // never at a valid prefix (the page-state issue: σ "1e9" → σ = 1, q "0.5%" → q = 0.5,
   // steps "60k" → 60, B "70000" → 7000, each carried by the link): typed key by key.
