@@ -9,7 +9,8 @@ export interface SgmRdpChangeDetail {
   steps: number;
   delta: number;
   /** Exact-RDP ε at δ after `steps` steps, optimized over α (continuous); an upper bound.
-   * Null only with a `sampling` other than "poisson" (exact RDP is Poisson sampling's). */
+   * Null with a `sampling` other than "poisson" or a `groupSize` above 1 (exact RDP is one
+   * example's under Poisson sampling). */
   epsilon: number | null;
   /** The optimal Rényi order (null as for `epsilon`). */
   alpha: number | null;
@@ -24,9 +25,13 @@ export interface SgmRdpChangeDetail {
    * pair below) or "random-allocation" (the certified bracket of one-in-t allocation);
    * t = ⌊1/q⌋ steps per epoch and ⌈steps·q⌉ epochs. */
   sampling: "poisson" | "shuffled" | "random-allocation";
+  /** The `group-size` attribute (1 by default): above 1, `epsilonPld` and `epsilonPldLower` are
+   * user-level (users with at most that many examples, Poisson sampling) and `epsilon`,
+   * `alpha` (one example's exact RDP) are null. */
+  groupSize: number;
 }
 
-/** `<sgm-rdp-calculator q sigma steps delta mode accountant charts conversion theme calculator sampling>` */
+/** `<sgm-rdp-calculator q sigma steps delta mode accountant charts conversion theme calculator sampling group-size>` */
 export declare class SgmRdpCalculator extends HTMLElement {
   static readonly observedAttributes: string[];
   /** The values shown, or undefined before the first render. */
@@ -54,6 +59,9 @@ export declare class SgmRdpCalculator extends HTMLElement {
   set calculator(v: string | null | undefined);
   get sampling(): string | null;
   set sampling(v: "poisson" | "shuffled" | "shuffle" | "random-allocation" | "balls-in-bins" | null | undefined);
+  /** The `group-size` attribute. */
+  get groupSize(): string | null;
+  set groupSize(v: number | string | null | undefined);
   addEventListener(
     type: "change",
     listener: (this: SgmRdpCalculator, ev: CustomEvent<SgmRdpChangeDetail>) => unknown,

@@ -10,10 +10,13 @@
 // sampling="poisson|shuffled|random-allocation" (default poisson; "shuffle" and "balls-in-bins"
 // too): another scheme shows its certified ε (shuffled: the band) for t = ⌊1/q⌋ steps per epoch
 // and ⌈steps·q⌉ epochs, from the worker; ε-vs-α and bound charts are Poisson sampling's and not
-// drawn, the tight charts follow random allocation (shuffled: none yet).
+// drawn, the tight charts follow random allocation (shuffled: none yet); group-size="K" (1 … 256,
+// property groupSize): above 1 the tight ε, its sentence and tight charts are user-level (users
+// with at most K examples, Poisson sampling; the command line's --group-size K).
 // Each recompute fires one `change` CustomEvent (bubbles, composed) whose detail is {q, sigma,
-// steps, delta, epsilon, alpha, conversion, epsilonPld, epsilonPldLower, sampling}: `epsilon` is
-// exact RDP (null with another scheme than Poisson sampling), `epsilonPld` the tight ε (certified
+// steps, delta, epsilon, alpha, conversion, epsilonPld, epsilonPldLower, sampling, groupSize}:
+// `epsilon` is exact RDP of one example (null with another scheme than Poisson sampling or K > 1),
+// `epsilonPld` the tight ε (certified
 // upper bound; the scheme's) and `epsilonPldLower` its bracket's lower end.
 // With the tight accountant the event waits for it (computed in a Web Worker, pld-worker.js next
 // to this file, so the host page never freezes); they are null with accountant="rdp", or when
@@ -26,7 +29,9 @@ import init, { Widget, widgetCss } from './sgm-rdp-page.js';
 
 const HERE = import.meta.url;
 const TAG = 'sgm-rdp-calculator';
-const ATTRIBUTES = ['q', 'sigma', 'steps', 'delta', 'mode', 'accountant', 'charts', 'conversion', 'theme', 'calculator', 'sampling'];
+const ATTRIBUTES = ['q', 'sigma', 'steps', 'delta', 'mode', 'accountant', 'charts', 'conversion', 'theme', 'calculator', 'sampling', 'group-size'];
+// Each attribute's property: its name in camelCase (group-size → groupSize).
+const propOf = (a) => a.replace(/-([a-z])/g, (_, c) => c.toUpperCase());
 
 let ready = null;
 const load = () => (ready ??= init({ module_or_path: new URL('./sgm-rdp-page_bg.wasm', HERE) }));
@@ -182,7 +187,7 @@ export class SgmRdpCalculator extends HTMLElement {
     this.attachShadow({ mode: 'open' });
     // A property set before this module loaded is an own property shadowing the
     // accessor below: move it onto the attribute.
-    for (const name of ATTRIBUTES) {
+    for (const name of ATTRIBUTES.map(propOf)) {
       if (Object.prototype.hasOwnProperty.call(this, name)) {
         const v = this[name];
         delete this[name];
@@ -232,7 +237,7 @@ export class SgmRdpCalculator extends HTMLElement {
     }
   }
 
-  /** The values shown: {q, sigma, steps, delta, epsilon, alpha, conversion, epsilonPld, epsilonPldLower, sampling}, or undefined before the first render. */
+  /** The values shown: {q, sigma, steps, delta, epsilon, alpha, conversion, epsilonPld, epsilonPldLower, sampling, groupSize}, or undefined before the first render. */
   get value() {
     return this.#w ? this.#w.value() : undefined;
   }
@@ -411,7 +416,7 @@ export class SgmRdpCalculator extends HTMLElement {
 // Properties mirror the attributes, so frameworks that set properties (React 19, Lit, Vue) work:
 // reading gives the attribute's text (or null); writing sets it (null or undefined removes it).
 for (const name of ATTRIBUTES) {
-  Object.defineProperty(SgmRdpCalculator.prototype, name, {
+  Object.defineProperty(SgmRdpCalculator.prototype, propOf(name), {
     configurable: true,
     enumerable: true,
     get() {

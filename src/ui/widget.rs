@@ -119,7 +119,60 @@ pub struct Settings {
     pub calculator: Option<String>,
     /// The `sampling` attribute: how batches are drawn (the page's `batch=` choices).
     pub sampling: Batching,
+    /// The `group-size` attribute: examples per user (1 … 256); above 1 the ε is user-level.
+    pub group: u32,
     pub errors: Vec<(String, String)>,
+}
+
+/// What the widget's tight ε is for: how batches are drawn and how many examples a user has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Scheme {
+    pub sampling: Batching,
+    pub group: u32,
+}
+
+impl Scheme {
+    /// Poisson sampling, one example per user: the exact-RDP ε and its charts apply.
+    pub fn is_plain(&self) -> bool {
+        self.sampling == Batching::Poisson && self.group <= 1
+    }
+
+    /// The key of this run's answer in the worker's headline message (None: the message).
+    pub fn answer_key(&self) -> Option<&'static str> {
+        if self.group > 1 {
+            Some("user")
+        } else {
+            self.sampling.answer_key()
+        }
+    }
+
+    /// The run in words (the headline's title): what the two ends are.
+    pub fn words(&self, i: &Inputs) -> String {
+        if self.group > 1 && self.sampling == Batching::Poisson {
+            crate::ui::page::user_words(self.group)
+        } else {
+            scheme_words(self.sampling, i)
+        }
+    }
+
+    /// The sentence for its certified upper ε.
+    pub fn sentence(&self, i: &Inputs, eps: f64) -> String {
+        if self.group > 1 {
+            crate::ui::page::user_sentence(i.sigma, i.q, i.steps, self.group, eps, i.delta)
+        } else {
+            let (t, e) = epochs_of(i);
+            crate::ui::page::scheme_sentence(self.sampling, i.sigma, t, e, eps, i.delta)
+        }
+    }
+
+    /// Its name in a sentence.
+    pub fn name(&self) -> String {
+        if self.group > 1 {
+            format!("users with at most {} examples", self.group)
+        } else {
+            scheme_name(self.sampling).to_string()
+        }
+    }
 }
 
 impl Default for Settings {
@@ -132,6 +185,7 @@ impl Default for Settings {
             theme: Theme::Auto,
             calculator: None,
             sampling: Batching::Poisson,
+            group: 1,
             errors: Vec::new(),
         }
     }
@@ -208,6 +262,13 @@ impl Settings {
                 ],
             )
             .map(|b| self.sampling = b),
+            "group-size" => match value {
+                None => {
+                    self.group = 1;
+                    Ok(())
+                }
+                Some(v) => crate::ui::link::parse_group(v).map(|k| self.group = k),
+            },
             "calculator" => {
                 self.calculator = None;
                 value
@@ -234,9 +295,15 @@ impl Settings {
     /// Whether this widget asks the tight accountant (its headline or a chart needs it;
     /// a scheme other than Poisson sampling is only answered there).
     pub fn wants_tight(&self) -> bool {
-        self.accountant != Accountant::Rdp
-            || self.charts().tight()
-            || self.sampling != Batching::Poisson
+        self.accountant != Accountant::Rdp || self.charts().tight() || !self.scheme().is_plain()
+    }
+
+    /// The run the tight ε is for.
+    pub fn scheme(&self) -> Scheme {
+        Scheme {
+            sampling: self.sampling,
+            group: self.group,
+        }
     }
 
     /// The charts drawn: those asked for that the scheme has. ε vs α and bound vs exact
@@ -245,7 +312,14 @@ impl Settings {
     pub fn shown_charts(&self) -> Charts {
         let c = self.charts();
         match self.sampling {
+            // User-level: the tight charts; ε vs α and bound vs exact are one example's.
+            Batching::Poisson if self.group > 1 => Charts {
+                epsilon: false,
+                bound: false,
+                ..c
+            },
             Batching::Poisson => c,
+            Batching::RandomAllocation if self.group > 1 => Charts::default(),
             Batching::RandomAllocation => Charts {
                 epsilon: false,
                 bound: false,
@@ -270,11 +344,19 @@ impl Settings {
         .filter_map(|(m, n)| m.then_some(n))
         .collect();
         let scheme = (!missing.is_empty()).then(|| {
-            format!(
-                "charts {}: drawn for Poisson sampling only, not for {}",
-                missing.join(", "),
-                scheme_name(self.sampling)
-            )
+            if self.group > 1 && self.sampling == Batching::Poisson {
+                format!(
+                    "charts {}: exact RDP of one example, not drawn for users with {} examples",
+                    missing.join(", "),
+                    self.group
+                )
+            } else {
+                format!(
+                    "charts {}: drawn for Poisson sampling only, not for {}",
+                    missing.join(", "),
+                    self.scheme().name()
+                )
+            }
         });
         self.errors
             .iter()
@@ -383,6 +465,45 @@ mod tests {
         s.set("accountant", Some("rdp"));
         s.set("charts", Some("bound"));
         assert!(!s.wants_tight());
+    }
+
+    /// `group-size`: 1 … 256, above 1 user-level (tight charts only, the RDP ones named);
+    /// a bad value is named and the last good one kept.
+    #[test]
+    fn the_group_size_attribute() {
+        let mut s = Settings::default();
+        assert_eq!(
+            s.scheme(),
+            Scheme {
+                sampling: Batching::Poisson,
+                group: 1
+            }
+        );
+        assert!(s.scheme().is_plain());
+        s.set("charts", Some("epsilon training"));
+        s.set("group-size", Some("2"));
+        assert_eq!(s.group, 2);
+        assert!(!s.scheme().is_plain() && s.wants_tight());
+        assert_eq!(s.scheme().answer_key(), Some("user"));
+        let shown = s.shown_charts();
+        assert!(!shown.epsilon && shown.training);
+        assert_eq!(
+            s.messages(),
+            ["charts epsilon: exact RDP of one example, not drawn for users with 2 examples"]
+        );
+        let i = Inputs::mnist();
+        assert!(s
+            .scheme()
+            .sentence(&i, 5.2654)
+            .contains("at most 2 examples"));
+        assert!(s.scheme().words(&i).starts_with("user-level"));
+        s.set("group-size", Some("300"));
+        assert_eq!(s.group, 2);
+        assert!(s.messages().iter().any(
+            |m| m.starts_with("attribute group-size: examples per user must be a whole number")
+        ));
+        s.set("group-size", None);
+        assert_eq!(s.group, 1);
     }
 
     /// `sampling` takes the page's names and the command line's; another scheme than

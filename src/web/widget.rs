@@ -20,8 +20,8 @@ use super::{paint_canvas, Shift};
 use crate::engine::Conversion;
 use crate::render::{self, fmt_num, tight, Inputs, Model};
 use crate::ui::link::Batching;
-use crate::ui::page::{epochs_of, scheme_name, scheme_sentence};
-use crate::ui::widget::scheme_words;
+use crate::ui::page::epochs_of;
+use crate::ui::widget::Scheme;
 use plotters::prelude::*;
 use std::cell::RefCell;
 use std::rc::{Rc, Weak};
@@ -68,8 +68,9 @@ struct Inner {
     /// The worker's RDP part of the model at small σ, for the inputs it was asked with.
     heavy: Option<(Inputs, render::Heavy)>,
     tight: TightState,
-    /// The scheme the model and the tight state are for (a `sampling` change recomputes).
-    shown_sampling: Batching,
+    /// The run the model and the tight state are for (a `sampling` or `group-size` change
+    /// recomputes).
+    shown_scheme: Scheme,
     host_dark: bool,
     /// Far from the viewport (widget.js's IntersectionObserver): numbers and text are
     /// kept current, the charts are drawn when it comes near.
@@ -159,7 +160,7 @@ impl Widget {
             model: None,
             heavy: None,
             tight: TightState::default(),
-            shown_sampling: Batching::Poisson,
+            shown_scheme: Settings::default().scheme(),
             host_dark: false,
             offscreen: false,
             els,
@@ -193,13 +194,13 @@ impl Widget {
     pub fn render(&self) -> JsValue {
         let mut i = self.inner.borrow_mut();
         let inputs = i.settings.inputs;
-        let sampling = i.settings.sampling;
+        let scheme = i.settings.scheme();
         let fresh = i.model.as_ref().map(|m| m.inputs != inputs).unwrap_or(true)
-            || i.shown_sampling != sampling;
-        if i.shown_sampling != sampling {
-            // The tight answer belongs to the scheme it was asked for.
+            || i.shown_scheme != scheme;
+        if i.shown_scheme != scheme {
+            // The tight answer belongs to the run it was asked for.
             i.tight = TightState::default();
-            i.shown_sampling = sampling;
+            i.shown_scheme = scheme;
         }
         if fresh {
             // Small σ: the model's RDP part comes from the page's worker (widget.js asks
@@ -230,7 +231,7 @@ impl Widget {
         }
         show(&i);
         match (&i.model, fresh) {
-            (Some(m), true) => detail(m, &i.tight, i.settings.sampling),
+            (Some(m), true) => detail(m, &i.tight, i.settings.scheme()),
             _ => JsValue::UNDEFINED,
         }
     }
@@ -239,7 +240,7 @@ impl Widget {
     pub fn value(&self) -> JsValue {
         let i = self.inner.borrow();
         match &i.model {
-            Some(m) => detail(m, &i.tight, i.settings.sampling),
+            Some(m) => detail(m, &i.tight, i.settings.scheme()),
             None => JsValue::UNDEFINED,
         }
     }
@@ -320,6 +321,10 @@ impl Widget {
             let _ =
                 js_sys::Reflect::set(&o, &"sampling".into(), &i.settings.sampling.name().into());
         }
+        // User-level: the worker's `user` answer (the command line's --group-size).
+        if i.settings.group > 1 {
+            let _ = js_sys::Reflect::set(&o, &"groupSize".into(), &i.settings.group.into());
+        }
         o.into()
     }
 
@@ -337,7 +342,7 @@ impl Widget {
         let mut kind = get(&data, "kind").as_string().unwrap_or_default();
         let t = &mut i.tight;
         // Another scheme: its own answer, which stands whether or not Poisson's failed.
-        let scheme = i.settings.sampling.answer_key().map(|k| get(&data, k));
+        let scheme = i.settings.scheme().answer_key().map(|k| get(&data, k));
         let mut data = data;
         if let (Some(a), "headline" | "error") = (&scheme, kind.as_str()) {
             let o = js_sys::Object::new();
@@ -405,7 +410,7 @@ impl Widget {
             );
         }
         match (&i.model, settled) {
-            (Some(m), true) => detail(m, &i.tight, i.settings.sampling),
+            (Some(m), true) => detail(m, &i.tight, i.settings.scheme()),
             _ => JsValue::UNDEFINED,
         }
     }
@@ -449,13 +454,14 @@ fn calculator_link(base: &str, i: &Inputs, acct: Accountant) -> Option<(String, 
     Some((open, u.href()))
 }
 
-/// The `change` detail. With another scheme than Poisson sampling, `epsilon` and `alpha`
-/// (exact RDP of Poisson sampling, not a bound for it) are null and `epsilonPld`,
-/// `epsilonPldLower` are the scheme's certified ends; `sampling` names it.
-fn detail(m: &Model, t: &TightState, sampling: Batching) -> JsValue {
+/// The `change` detail. With another scheme than Poisson sampling of one example per
+/// user, `epsilon` and `alpha` (exact RDP of one example under Poisson sampling, not a
+/// bound for it) are null and `epsilonPld`, `epsilonPldLower` are the run's certified
+/// ends; `sampling` and `groupSize` name it.
+fn detail(m: &Model, t: &TightState, scheme: Scheme) -> JsValue {
     let o = js_sys::Object::new();
     let i = &m.inputs;
-    let poisson = sampling == Batching::Poisson;
+    let poisson = scheme.is_plain();
     for (k, v) in [
         ("q", Some(i.q)),
         ("sigma", Some(i.sigma)),
@@ -468,7 +474,8 @@ fn detail(m: &Model, t: &TightState, sampling: Batching) -> JsValue {
         let _ = js_sys::Reflect::set(&o, &k.into(), &v);
     }
     let _ = js_sys::Reflect::set(&o, &"conversion".into(), &i.conversion.name().into());
-    let _ = js_sys::Reflect::set(&o, &"sampling".into(), &sampling.name().into());
+    let _ = js_sys::Reflect::set(&o, &"sampling".into(), &scheme.sampling.name().into());
+    let _ = js_sys::Reflect::set(&o, &"groupSize".into(), &scheme.group.into());
     // The tight ε (certified upper) and its bracket's lower end; null until known.
     let tight = t.for_inputs(i);
     for (k, v) in [
@@ -682,7 +689,7 @@ fn show_text(i: &Inner) {
         }
     }
     set_lines(&e.messages, &messages);
-    show_headline(e, s.accountant, m, &i.tight, s.sampling);
+    show_headline(e, s.accountant, m, &i.tight, s.scheme());
     e.context.set_text_content(Some(&format!(
         "δ = {:e} after {} steps at q = {}, σ = {}{}{}",
         inp.delta,
@@ -694,27 +701,26 @@ fn show_text(i: &Inner) {
         } else {
             ""
         },
-        match s.sampling {
-            Batching::Poisson => String::new(),
-            b => format!("; {}", scheme_words(b, inp)),
+        if s.scheme().is_plain() {
+            String::new()
+        } else {
+            format!("; {}", s.scheme().words(inp))
         }
     )));
     let full = s.mode == Mode::Full;
     e.controls.set_hidden(!full);
     e.sentence.set_hidden(!full);
     if full {
-        let sentence = match (s.sampling, tight) {
-            (Batching::Poisson, Some((up, _))) if s.accountant != Accountant::Rdp => {
+        let sc = s.scheme();
+        let sentence = match (sc.is_plain(), tight) {
+            (true, Some((up, _))) if s.accountant != Accountant::Rdp => {
                 render::sentence_for(inp, up, "tight (privacy-loss distribution)")
             }
-            (Batching::Poisson, _) => m.sentence(),
-            (b, Some((up, _))) => {
-                let (t, e) = epochs_of(inp);
-                scheme_sentence(b, inp.sigma, t, e, up, inp.delta)
-            }
-            (b, None) => format!(
+            (true, _) => m.sentence(),
+            (false, Some((up, _))) => sc.sentence(inp, up),
+            (false, None) => format!(
                 "The ε for {} is being computed or unavailable (see above).",
-                scheme_name(b)
+                sc.name()
             ),
         };
         e.sentence.set_text_content(Some(&sentence));
@@ -746,10 +752,10 @@ fn show_text(i: &Inner) {
 
 /// The headline: tight ε, exact RDP ε, or both (the `accountant` attribute). A tight ε
 /// for other inputs stays shown, marked stale, until the worker answers.
-fn show_headline(e: &Els, acct: Accountant, m: &Model, t: &TightState, sampling: Batching) {
-    // Another scheme: its certified ε only (exact RDP here is Poisson sampling's).
+fn show_headline(e: &Els, acct: Accountant, m: &Model, t: &TightState, scheme: Scheme) {
+    // Another run: its certified ε only (exact RDP here is one example's, Poisson sampling).
     let (pld, rdp) = match acct {
-        _ if sampling != Batching::Poisson => (true, false),
+        _ if !scheme.is_plain() => (true, false),
         Accountant::Both => (true, true),
         Accountant::Pld => (true, false),
         Accountant::Rdp => (false, true),
@@ -766,18 +772,19 @@ fn show_headline(e: &Els, acct: Accountant, m: &Model, t: &TightState, sampling:
     let (text, title) = match (t.eps, &t.error) {
         (Some((up, lo)), _) => (
             render::fmt_eps(up),
-            match sampling {
-                Batching::Poisson => format!(
+            if scheme.is_plain() {
+                format!(
                     "certified bracket [{}, {}] (privacy-loss distribution)",
                     fmt_eps6(lo),
                     fmt_eps6(up)
-                ),
-                b => format!(
+                )
+            } else {
+                format!(
                     "[{}, {}]: {}",
                     fmt_eps6(lo),
                     fmt_eps6(up),
-                    scheme_words(b, &m.inputs)
-                ),
+                    scheme.words(&m.inputs)
+                )
             },
         ),
         (None, Some(err)) if current => ("—".to_string(), err.clone()),

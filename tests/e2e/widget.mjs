@@ -133,6 +133,29 @@ try {
     const t = cli('epsilon', { q: 0.01, sigma: 1.1, steps: 10000, delta: 1e-5, accountant: 'pld' });
     check(back.sampling === 'poisson' && close(back.epsilonPld, t.epsilon, 1e-9) && back.epsilon > 0,
       `w1 without sampling: Poisson's tight ε ${back.epsilonPld} and exact RDP ${back.epsilon} again`);
+    // group-size="2" (#25): user-level — the CLI's --group-size 2 (tight), no exact RDP (one
+    // example's), the property mirrors the attribute; a bad value is named, 2 kept; removed:
+    // one example per user again.
+    const u = cli('epsilon', { q: 0.01, sigma: 1.1, steps: 10000, delta: 1e-5, 'group-size': 2, accountant: 'pld' });
+    const ug = await page.evaluate(() => new Promise((resolve) => {
+      const w = $w('w1');
+      w.addEventListener('change', (e) => resolve(e.detail), { once: true });
+      w.groupSize = 2;
+    }));
+    const us = await page.evaluate(() => ({ pld: $s('w1', '.eps-pld').textContent, title: $s('w1', '.eps-pld').title, rdpHidden: $s('w1', '.rdp').hidden, attr: $w('w1').getAttribute('group-size') }));
+    check(ug.groupSize === 2 && ug.epsilon === null && close(ug.epsilonPld, u.epsilon, 1e-6) && close(ug.epsilonPldLower, u.epsilon_lower, 1e-6) && us.pld === u.epsilon.toFixed(4)
+      && us.rdpHidden && /^\[.*\]: user-level: each user contributes at most 2 examples/.test(us.title) && us.attr === '2',
+      `w1 group-size="2": ε ≤ ${us.pld} = CLI user-level [${u.epsilon_lower.toFixed(6)}, ${u.epsilon.toFixed(6)}] ("${us.title.slice(0, 90)}"); no exact RDP`);
+    await page.evaluate(() => $w('w1').setAttribute('group-size', '0'));
+    await page.waitForFunction(() => /attribute group-size: examples per user must be a whole number/.test($w('w1').shadowRoot.textContent), null, { timeout: 5000 }).catch(() => {});
+    check(await page.evaluate(() => /attribute group-size: examples per user must be a whole number/.test($w('w1').shadowRoot.textContent) && $s('w1', '.eps-pld').textContent !== '—'),
+      'w1 group-size="0": named, the last good value kept');
+    const ub = await page.evaluate(() => new Promise((resolve) => {
+      const w = $w('w1');
+      w.addEventListener('change', (e) => resolve(e.detail), { once: true });
+      w.removeAttribute('group-size');
+    }));
+    check(ub.groupSize === 1 && close(ub.epsilonPld, t.epsilon, 1e-9) && ub.epsilon > 0, `w1 without group-size: one example per user again (${ub.epsilonPld})`);
   }
 
   // Host CSS does not reach in; the widget's CSS does not leak out.
