@@ -3,7 +3,8 @@
 //! `?v=1&q=…&sigma=…&steps=…&delta=…&conv=improved|classic&acct=pld|rdp&batch=poisson|shuffled`
 //! then, only when they differ from the page's defaults: `omega=…` (chart A's tCDP ω),
 //! `overlays=1` (chart B's Table 1 overlays), `cb_sigma=…&cb_eps=…` (chart D's inputs),
-//! `dataset_size=…&batch_size=…&epochs=…` (the dataset terms), and `embed=1` (iframe mode).
+//! `dataset_size=…&batch_size=…&epochs=…` (the dataset terms), `target=…` (the target ε),
+//! `group=K` (examples per user; the tight ε is user-level above 1) and `embed=1` (iframe mode).
 //! Links made before any of these existed (`v=1` with the first five) read as before.
 //!
 //! Decoding never fails as a whole: each value is read with the same parser as a typed
