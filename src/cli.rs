@@ -1075,8 +1075,12 @@ fn field(obj: &Map<String, Value>, k: &str) -> Result<Option<f64>, String> {
 
 /// The keys a batch line may carry; any other key is an error naming it (an unknown
 /// key used to be echoed beside a result computed without it).
-const BATCH_KEYS: [&str; 18] = [
+const BATCH_KEYS: [&str; 22] = [
     "command",
+    "tpr",
+    "fpr",
+    "advantage",
+    "target",
     "q",
     "sigma",
     "alpha",
@@ -1095,6 +1099,40 @@ const BATCH_KEYS: [&str; 18] = [
     "max_batch",
     "selected",
 ];
+
+/// A `"command": "calibrate"` line: its keys become the command line's flags (`dataset_size`
+/// → `--dataset-size`), so the answer and the refusals are `calibrate --json`'s.
+fn calibrate_line(obj: &Map<String, Value>) -> Result<Value, String> {
+    let mut words = vec!["calibrate".to_string()];
+    for (k, v) in obj {
+        if k == "command" {
+            continue;
+        }
+        let value = match v {
+            Value::Number(n) => n.to_string(),
+            Value::String(t) => t.clone(),
+            _ => return Err(format!("{k} must be a number or a string, got {v}")),
+        };
+        words.push(format!("--{}", k.replace('_', "-")));
+        words.push(value);
+    }
+    words.push("--json".into());
+    let out = run(&words).map_err(|m| {
+        // Name the keys as the line wrote them.
+        BATCH_KEYS.iter().fold(m, |m, k| {
+            m.replace(&format!("--{}", k.replace('_', "-")), k)
+        })
+    })?;
+    let Value::Object(mut answer) =
+        serde_json::from_str(&out).map_err(|e| format!("calibrate: {e}"))?
+    else {
+        return Err("calibrate gave no answer".into());
+    };
+    for (k, v) in obj {
+        answer.entry(k.clone()).or_insert(v.clone());
+    }
+    Ok(Value::Object(answer))
+}
 
 /// A string key of a batch line (None when absent or null).
 fn text_field<'a>(obj: &'a Map<String, Value>, k: &str) -> Result<Option<&'a str>, String> {
@@ -1170,12 +1208,22 @@ pub(crate) fn batch_value(line: &str) -> Result<Value, String> {
             }
             true
         }
+        // A calibrate line: the command line's `calibrate --json` with the line's keys as
+        // its flags (ε/δ targets, or an attack-risk target: tpr with fpr, or advantage).
+        Some("calibrate") => return calibrate_line(&obj),
         Some(other) => {
             return Err(format!(
-                "command must be \"gdp\" (epsilon and delta lines need none), got \"{other}\""
+                "command must be \"gdp\" or \"calibrate\" (epsilon and delta lines need none), got \"{other}\""
             ))
         }
     };
+    for k in ["tpr", "fpr", "advantage", "target"] {
+        if obj.contains_key(k) {
+            return Err(format!(
+                "{k} applies to calibrate lines (\"command\": \"calibrate\")"
+            ));
+        }
+    }
     if gdp_line && !query.is_plain() {
         for (k, v) in query.gdp()? {
             obj.entry(k).or_insert(v);

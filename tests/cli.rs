@@ -1389,3 +1389,49 @@ fn gdp_lines_in_batch_match_the_command_line() {
     let bad = batch_of(r#"{"command":"profile","q":0.1,"sigma":1,"steps":7}"#);
     assert!(bad["error"].as_str().unwrap().contains("command"), "{bad}");
 }
+
+/// A batch line with "command": "calibrate" is the command line's `calibrate --json` with
+/// the line's keys as flags: an attack-risk target (tpr with fpr, or advantage) and an ε
+/// target give the same numbers; the risk keys on an ε/δ line are refused by name.
+#[test]
+fn calibrate_lines_in_batch_match_the_command_line() {
+    let cli = json_of(&[
+        "calibrate",
+        "--q",
+        "0.0042666666666666667",
+        "--steps",
+        "14070",
+        "--tpr",
+        "0.05",
+        "--fpr",
+        "0.01",
+        "--json",
+    ]);
+    let line = batch_of(
+        r#"{"command":"calibrate","q":0.0042666666666666667,"steps":14070,"tpr":0.05,"fpr":0.01}"#,
+    );
+    assert_eq!(cli["sigma"], line["sigma"], "{line}");
+    assert!(line["tpr"].as_f64().unwrap() <= 0.05, "{line}");
+    let cli = json_of(&[
+        "calibrate",
+        "--q",
+        "0.01",
+        "--sigma",
+        "1",
+        "--advantage",
+        "0.2",
+        "--json",
+    ]);
+    let line = batch_of(r#"{"command":"calibrate","q":0.01,"sigma":1,"advantage":0.2}"#);
+    assert_eq!(cli["steps"], line["steps"], "{line}");
+    let bad = batch_of(r#"{"command":"calibrate","q":0.01,"steps":1000,"tpr":0.05}"#);
+    assert!(
+        bad["error"].as_str().unwrap().contains("tpr and fpr"),
+        "{bad}"
+    );
+    let bad = batch_of(r#"{"q":0.01,"sigma":1,"steps":10,"delta":1e-5,"tpr":0.1}"#);
+    assert!(
+        bad["error"].as_str().unwrap().contains("calibrate lines"),
+        "{bad}"
+    );
+}
