@@ -224,6 +224,17 @@ self.onmessage = async ({ data }) => {
     try {
       // accountant 'pld' (certified tight ε) or 'rdp' (exact RDP with data.conversion).
       const k = data.groupSize ?? 1;
+      // An attack-risk target (which "risk-sigma" | "risk-steps"): TPR ≤ target at FPR fpr,
+      // the command line's calibrate --tpr --fpr (one example per user).
+      if (data.which === 'risk-sigma' || data.which === 'risk-steps') {
+        if (k > 1) throw new Error('attack-risk targets are calibrated for one example per user (set examples per user to 1)');
+        if (!(typeof data.fpr === 'number' && data.fpr > 0 && data.fpr < 1)) throw new Error("'fpr' must be a number in (0, 1)");
+        const sigmaOf = data.which === 'risk-sigma';
+        const r = JSON.parse(command(['calibrate', '--q', String(data.q), ...(sigmaOf ? ['--steps', String(data.steps)] : ['--sigma', String(data.sigma)]),
+          '--tpr', String(data.target), '--fpr', String(data.fpr), '--json']));
+        self.postMessage({ client, gen: data.gen, kind: 'calibrated', which: data.which, accountant: 'pld', value: sigmaOf ? r.sigma : r.steps, epsilon: r.tpr, fpr: data.fpr });
+        return;
+      }
       const acct = data.accountant === 'rdp' && k === 1 ? 'rdp' : 'pld';
       const p = { q: data.q, delta: data.delta, epsilon: data.target, accountant: acct, conversion: data.conversion };
       // User-level (groupSize K > 1): the command line's calibrate --group-size K, tight.

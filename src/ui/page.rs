@@ -142,6 +142,16 @@ pub fn user_sentence(sigma: f64, q: f64, steps: u64, k: u32, eps: f64, delta: f6
     )
 }
 
+/// A rate of an attack-risk target as typed (TPR or FPR): a number in (0, 1).
+pub fn parse_rate(text: &str, name: &str) -> Result<f64, String> {
+    let x = crate::ui::fields::parse_number(text).map_err(|m| format!("{name}: {m}"))?;
+    if x > 0.0 && x < 1.0 {
+        Ok(x)
+    } else {
+        Err(format!("{name} must be a number between 0 and 1, got {}", fmt_num(x)))
+    }
+}
+
 /// An engine message (as the worker relays it) in words for the page: without the call's
 /// name, the accountant's prefix and its "still applies" tail ("epsilon: PLD accountant: …;
 /// the exact-RDP epsilon still applies" → "…"); the page says what applies instead.
@@ -295,6 +305,16 @@ mod tests {
             e: 30.0,
         };
         assert_eq!(in_epochs(Some(other), &i, 14063), "");
+    }
+
+    #[test]
+    fn attack_rates_are_checked() {
+        assert_eq!(parse_rate("0.05", "TPR"), Ok(0.05));
+        assert_eq!(parse_rate(" 1e-3 ", "FPR"), Ok(1e-3));
+        for bad in ["0", "1", "1.5", "-0.1", "x", ""] {
+            let e = parse_rate(bad, "TPR").unwrap_err();
+            assert!(e.starts_with("TPR"), "{bad}: {e}");
+        }
     }
 
     #[test]

@@ -331,7 +331,12 @@ fn clear_inverse(app: &Shared) {
     tight::cancel_calibration();
     let mut a = app.borrow_mut();
     (a.sigma_answer, a.steps_answer, a.inverse_for) = (None, None, None);
-    for id in ["sigma-answer", "steps-answer"] {
+    for id in [
+        "sigma-answer",
+        "steps-answer",
+        "risk-sigma-answer",
+        "risk-steps-answer",
+    ] {
         set_text(id, "");
     }
     show("apply-sigma", false);
@@ -378,6 +383,32 @@ fn wire_inverse(app: &Shared) {
                 }
             }
         });
+    }
+    // An attack-risk target (TPR ≤ a at FPR b): the same worker, the command line's
+    // `calibrate --tpr --fpr`; a bad rate is named next to the fields.
+    for which in ["risk-sigma", "risk-steps"] {
+        let a = app.clone();
+        on(&format!("solve-{which}"), "click", move |_| {
+            let i = a.borrow().inputs;
+            let rates = crate::ui::page::parse_rate(&value("risk-tpr"), "TPR").and_then(|t| {
+                crate::ui::page::parse_rate(&value("risk-fpr"), "FPR").map(|f| (t, f))
+            });
+            match rates {
+                Ok((tpr, fpr)) => {
+                    set_text("risk-error", "");
+                    a.borrow_mut().inverse_for = Some(i);
+                    tight::calibrate_risk(which, i, tpr, fpr);
+                }
+                Err(m) => {
+                    set_text(&format!("{which}-answer"), "");
+                    set_text("risk-error", &m);
+                }
+            }
+        });
+    }
+    for id in ["risk-tpr", "risk-fpr"] {
+        let a = app.clone();
+        on(id, "input", move |_| clear_inverse(&a));
     }
     let a = app.clone();
     on("apply-sigma", "click", move |_| {

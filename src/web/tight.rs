@@ -38,9 +38,9 @@ struct Tight {
     /// The last "charts" answer (for the inputs in `asked`).
     charts: Option<TightCharts>,
     answered: u32,
-    /// The newest calibration asked for σ and for T: an answer to an older one (the target
-    /// or an input changed since) is dropped.
-    calib: [u32; 2],
+    /// The newest calibration asked for σ and for T, to the target ε and to the attack-risk
+    /// target: an answer to an older one (the target or an input changed since) is dropped.
+    calib: [u32; 4],
     /// Which accountant drives the sentence (URL `acct`).
     acct: Acct,
     /// The last tight ε (upper, lower) and the inputs it is for.
@@ -452,8 +452,12 @@ fn answer(data: JsValue) {
             let which = get(&data, "which").as_string().unwrap_or_default();
             set_text(&format!("{which}-answer"), "");
             set_text(
-                "target-error",
-                &get(&data, "message").as_string().unwrap_or_default(),
+                if which.starts_with("risk-") {
+                    "risk-error"
+                } else {
+                    "target-error"
+                },
+                &reason_in_words(&get(&data, "message").as_string().unwrap_or_default()),
             );
         }
         "error" => {
@@ -974,12 +978,51 @@ pub fn set_acct(acct: Acct) {
 /// (`sigma`) or the largest T (`steps`) whose certified ε meets `target`.
 /// "What do I need?": the worker solves for σ or T with the chosen accountant (the tight
 /// one, or exact RDP with the inputs' conversion), off the main thread either way.
+/// The slot of a calibration kind ("sigma", "steps", "risk-sigma", "risk-steps").
+fn slot(which: &str) -> usize {
+    match which {
+        "sigma" => 0,
+        "steps" => 1,
+        "risk-sigma" => 2,
+        _ => 3,
+    }
+}
+
+/// "What do I need?" for an attack-risk target: the smallest σ (`risk-sigma`) or the most
+/// steps (`risk-steps`) whose certified TPR bound at FPR `fpr` is ≤ `tpr` (the command
+/// line's `calibrate --tpr --fpr`, in the worker).
+pub fn calibrate_risk(which: &str, i: Inputs, tpr: f64, fpr: f64) {
+    let group = group();
+    TIGHT.with(|t| {
+        let mut t = t.borrow_mut();
+        let k = slot(which);
+        t.calib[k] += 1;
+        let msg = message(t.calib[k], &i);
+        for (key, v) in [
+            ("kind", JsValue::from("calibrate")),
+            ("which", which.into()),
+            ("target", tpr.into()),
+            ("fpr", fpr.into()),
+        ] {
+            let _ = js_sys::Reflect::set(&msg, &key.into(), &v);
+        }
+        if group > 1 {
+            let _ = js_sys::Reflect::set(&msg, &"groupSize".into(), &group.into());
+        }
+        if super::worker::post(&msg) {
+            set_text(&format!("{which}-answer"), "computing…");
+        } else {
+            set_text("risk-error", "the calculator's worker is not available");
+        }
+    });
+}
+
 pub fn calibrate(which: &str, i: Inputs, target: f64) {
     let acct = acct().name(); // before TIGHT is borrowed mutably
     let group = group();
     TIGHT.with(|t| {
         let mut t = t.borrow_mut();
-        let k = (which == "steps") as usize;
+        let k = slot(which);
         t.calib[k] += 1;
         // The worker echoes `gen`: here the calibration's sequence number.
         let msg = message(t.calib[k], &i);
@@ -1003,14 +1046,15 @@ pub fn calibrate(which: &str, i: Inputs, target: f64) {
 pub fn cancel_calibration() {
     TIGHT.with(|t| {
         let mut t = t.borrow_mut();
-        t.calib[0] += 1;
-        t.calib[1] += 1;
+        for c in t.calib.iter_mut() {
+            *c += 1;
+        }
     });
 }
 
 /// Whether `data` answers the newest calibration of its kind.
 fn is_current_calibration(data: &JsValue) -> bool {
-    let k = (get(data, "which").as_string().as_deref() == Some("steps")) as usize;
+    let k = slot(&get(data, "which").as_string().unwrap_or_default());
     TIGHT.with(|t| num(data, "gen") == t.borrow().calib[k] as f64)
 }
 
@@ -1025,12 +1069,18 @@ fn calibrated(data: &JsValue) {
         return;
     }
     let tight = get(data, "accountant").as_string().as_deref() != Some("rdp");
-    let eps = if tight {
+    let eps = if which.starts_with("risk-") {
+        format!(
+            "TPR ≤ {} at FPR {}, certified",
+            crate::render::fmt_num(e),
+            crate::render::fmt_num(num(data, "fpr"))
+        )
+    } else if tight {
         format!("tight ε ≤ {e:.4}")
     } else {
         format!("ε = {e:.4}")
     };
-    let text = if which == "sigma" {
+    let text = if which.ends_with("sigma") {
         format!("σ = {v:.6} ({eps})")
     } else {
         let epochs = TIGHT
@@ -1040,6 +1090,13 @@ fn calibrated(data: &JsValue) {
         format!("T = {v}{epochs} ({eps})")
     };
     set_text(&format!("{which}-answer"), &text);
-    set_text("target-error", "");
-    super::set_inverse_answer(&which, v);
+    set_text(
+        if which.starts_with("risk-") {
+            "risk-error"
+        } else {
+            "target-error"
+        },
+        "",
+    );
+    super::set_inverse_answer(if which.ends_with("sigma") { "sigma" } else { "steps" }, v);
 }

@@ -262,6 +262,22 @@ try {
     await page.selectOption('#accountant', 'pld');
     await page.fill('#target-eps', '3');
     await frames(page);
+    // An attack-risk target (#25): TPR ≤ 5 % at FPR 1 % — the CLI's calibrate --tpr --fpr,
+    // for σ and for steps; a bad rate is named next to the fields.
+    await page.click('#solve-risk-sigma');
+    await page.waitForFunction(() => /TPR ≤/.test(document.querySelector('#risk-sigma-answer').textContent), null, { timeout: 60000 }).catch(() => {});
+    const rs = cli('calibrate', { q: 256 / 60000, steps: 14063, tpr: 0.05, fpr: 0.01 });
+    const riskAns = await text(page, '#risk-sigma-answer');
+    check(riskAns.startsWith(`σ = ${rs.sigma.toFixed(6)}`) && /at FPR 0\.01, certified/.test(riskAns) && rs.tpr <= 0.05 && !(await page.evaluate(() => document.querySelector('#apply-sigma').hidden)),
+      `risk target: "${riskAns}" = CLI calibrate --tpr 0.05 --fpr 0.01 (σ = ${rs.sigma}); Apply offered`);
+    await page.click('#solve-risk-steps');
+    await page.waitForFunction(() => /TPR ≤/.test(document.querySelector('#risk-steps-answer').textContent), null, { timeout: 60000 }).catch(() => {});
+    const rt = cli('calibrate', { q: 256 / 60000, sigma: 1.1, tpr: 0.05, fpr: 0.01 });
+    check((await text(page, '#risk-steps-answer')).startsWith(`T = ${rt.steps}`), `risk target, most steps: "${await text(page, '#risk-steps-answer')}" (CLI ${rt.steps})`);
+    await page.fill('#risk-tpr', '2');
+    await page.click('#solve-risk-sigma');
+    check(/^TPR must be a number between 0 and 1/.test(await text(page, '#risk-error')) && (await text(page, '#risk-sigma-answer')) === '', `a bad TPR is named: "${await text(page, '#risk-error')}"`);
+    await page.fill('#risk-tpr', '0.05');
   }
   // "What your library reports": six rows, the RDP grids as the engine computes them,
   // and code that parses as Python with the current values.
