@@ -374,7 +374,7 @@ export class SgmRdpCalculator extends HTMLElement {
     const gen = ++this.#tightGen;
     waiting.set(this.#client, (data) => {
       if (this.#w !== w || data.gen !== gen) return;
-      if (data.kind === 'charts' || data.kind === 'charts-error') w.tight(data);
+      if (data.kind === 'charts' || data.kind === 'charts-error' || data.kind === 'gdp') w.tight(data);
     });
     wk.postMessage({ client: this.#client, gen, ...w.tightRequest() });
   }

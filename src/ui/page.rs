@@ -148,7 +148,10 @@ pub fn parse_rate(text: &str, name: &str) -> Result<f64, String> {
     if x > 0.0 && x < 1.0 {
         Ok(x)
     } else {
-        Err(format!("{name} must be a number between 0 and 1, got {}", fmt_num(x)))
+        Err(format!(
+            "{name} must be a number between 0 and 1, got {}",
+            fmt_num(x)
+        ))
     }
 }
 

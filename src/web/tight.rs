@@ -265,8 +265,10 @@ pub fn repost() {
 
 fn post(i: Inputs) {
     mark_charts(true);
-    // μ belongs to the inputs it was computed for: gone until the new one arrives.
+    // μ and the attack bound belong to the inputs they were computed for: gone until the
+    // new ones arrive.
     set_text("gdp-summary", "");
+    set_text("sentence-risk", "");
     // The epochs read the page's dataset boxes: before TIGHT is borrowed.
     let (batch, k) = (batching(), group());
     let epochs = (batch != Batching::Poisson).then(|| epochs_for(&i));
@@ -423,18 +425,7 @@ fn answer(data: JsValue) {
         "gdp" => {
             let text = match get(&data, "error").as_string() {
                 Some(m) => format!("μ-GDP unavailable: {}", reason_in_words(&m)),
-                None => {
-                    let tradeoff: Vec<(f64, f64)> = items(get(&data, "tradeoff"))
-                        .iter()
-                        .map(|p| (num(p, "fpr"), num(p, "tpr_max")))
-                        .collect();
-                    crate::ui::page::gdp_sentence(
-                        num(&data, "mu"),
-                        num(&data, "muLower"),
-                        num(&data, "regret"),
-                        &tradeoff,
-                    )
-                }
+                None => gdp_text(&data),
             };
             set_text("gdp-summary", &text);
         }
@@ -692,6 +683,7 @@ fn unavailable(m: &str) {
 fn clear_charts(why: &str) {
     TIGHT.with(|t| t.borrow_mut().charts = None);
     set_text("gdp-summary", "");
+    set_text("sentence-risk", "");
     for i in 0..CHART_IDS.len() {
         clear_chart(i, why);
     }
@@ -730,6 +722,20 @@ pub(crate) struct TightCharts {
 /// Read a "charts" answer (absent or malformed parts read as empty or NaN, which the
 /// charts skip).
 /// The elements of a JS array (none when `v` is not one).
+/// The worker's μ-GDP answer in words (page and widget).
+pub(crate) fn gdp_text(data: &JsValue) -> String {
+    let tradeoff: Vec<(f64, f64)> = items(get(data, "tradeoff"))
+        .iter()
+        .map(|p| (num(p, "fpr"), num(p, "tpr_max")))
+        .collect();
+    crate::ui::page::gdp_sentence(
+        num(data, "mu"),
+        num(data, "muLower"),
+        num(data, "regret"),
+        &tradeoff,
+    )
+}
+
 fn items(v: JsValue) -> Vec<JsValue> {
     if js_sys::Array::is_array(&v) {
         js_sys::Array::from(&v).iter().collect()
@@ -863,6 +869,8 @@ pub fn redraw() {
         );
         set_text("profile-status", "");
         set_text("risk-sentence", &one_percent_sentence(&c.risk_fpr));
+        // The attack bound under the plain-language sentence too (same run, same numbers).
+        set_text("sentence-risk", &one_percent_sentence(&c.risk_fpr));
         let readouts: Vec<String> = c
             .risk_fpr
             .iter()
@@ -1098,5 +1106,12 @@ fn calibrated(data: &JsValue) {
         },
         "",
     );
-    super::set_inverse_answer(if which.ends_with("sigma") { "sigma" } else { "steps" }, v);
+    super::set_inverse_answer(
+        if which.ends_with("sigma") {
+            "sigma"
+        } else {
+            "steps"
+        },
+        v,
+    );
 }

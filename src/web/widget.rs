@@ -53,6 +53,8 @@ struct Els {
     chart_training: HtmlCanvasElement,
     chart_profile: HtmlCanvasElement,
     chart_risk: HtmlCanvasElement,
+    /// μ-GDP with its fit, under the risk chart.
+    gdp: web_sys::HtmlElement,
     sentence: HtmlElement,
     foot: HtmlElement,
     open: HtmlElement,
@@ -90,6 +92,8 @@ struct TightState {
     charts: Option<TightCharts>,
     /// The inputs `charts` are for (they arrive after the headline).
     charts_inputs: Option<Inputs>,
+    /// μ-GDP with its fit in words (under the risk chart), and the inputs it is for.
+    gdp: Option<(Inputs, String)>,
 }
 
 impl TightState {
@@ -315,6 +319,9 @@ impl Widget {
         // asks again when it comes near.
         let charts = i.settings.shown_charts().tight() && !i.offscreen;
         let _ = js_sys::Reflect::set(&o, &"charts".into(), &charts.into());
+        // μ-GDP with its fit goes under the risk chart (after the charts).
+        let gdp = charts && i.settings.shown_charts().risk;
+        let _ = js_sys::Reflect::set(&o, &"gdp".into(), &gdp.into());
         // Another scheme: the worker's batch line for t = ⌊1/q⌋ and E = ⌈T·q⌉ (as the page).
         if i.settings.sampling != Batching::Poisson {
             let _ = js_sys::Reflect::set(&o, &"epochs".into(), &epochs_of(&m.inputs).1.into());
@@ -383,6 +390,14 @@ impl Widget {
             "charts" => {
                 t.charts = Some(parse_answer(&data));
                 t.charts_inputs = Some(m.inputs);
+                false
+            }
+            "gdp" => {
+                let text = match get(&data, "error").as_string() {
+                    Some(m) => format!("μ-GDP unavailable: {m}"),
+                    None => super::tight::gdp_text(&data),
+                };
+                t.gdp = Some((m.inputs, text));
                 false
             }
             "charts-error" => {
@@ -542,6 +557,8 @@ fn build(d: &Document, root: &web_sys::ShadowRoot) -> Result<Els, JsValue> {
     let chart_training = tight_chart("ε over training")?;
     let chart_profile = tight_chart("privacy profile δ(ε)")?;
     let chart_risk = tight_chart("membership-inference risk: TPR bound against FPR")?;
+    let gdp: web_sys::HtmlElement = el(d, "small", "gdp", &container)?.unchecked_into();
+    gdp.set_hidden(true);
     let sentence = el(d, "p", "sentence", &container)?;
     let foot = el(d, "div", "foot", &container)?;
     // The method, named (the calculator's References section when there is a calculator).
@@ -582,6 +599,7 @@ fn build(d: &Document, root: &web_sys::ShadowRoot) -> Result<Els, JsValue> {
         chart_training,
         chart_profile,
         chart_risk,
+        gdp,
         sentence,
         foot,
         open,
@@ -807,6 +825,14 @@ fn show_tight_charts(e: &Els, c: Charts, dark: bool, t: &TightState, inp: &Input
         canvas.set_hidden(!on);
         let _ = canvas.class_list().toggle_with_force("stale", !current);
     }
+    // μ-GDP under the risk chart, for the inputs shown only.
+    let gdp = t
+        .gdp
+        .as_ref()
+        .filter(|(i, _)| i == inp)
+        .map(|(_, s)| s.as_str());
+    e.gdp.set_hidden(!(c.risk && gdp.is_some()));
+    e.gdp.set_text_content(gdp);
     let Some(tc) = &t.charts else { return };
     if c.training {
         draw_chart(&e.chart_training, dark, "widget training", 3, |root, th| {

@@ -146,6 +146,13 @@ try {
     check(ug.groupSize === 2 && ug.epsilon === null && close(ug.epsilonPld, u.epsilon, 1e-6) && close(ug.epsilonPldLower, u.epsilon_lower, 1e-6) && us.pld === u.epsilon.toFixed(4)
       && us.rdpHidden && /^\[.*\]: user-level: each user contributes at most 2 examples/.test(us.title) && us.attr === '2',
       `w1 group-size="2": ε ≤ ${us.pld} = CLI user-level [${u.epsilon_lower.toFixed(6)}, ${u.epsilon.toFixed(6)}] ("${us.title.slice(0, 90)}"); no exact RDP`);
+    // μ-GDP with its fit under the risk chart (#25), user-level here: the CLI's gdp --group-size 2.
+    await page.evaluate(() => $w('w1').setAttribute('charts', 'risk'));
+    await page.waitForFunction(() => /μ = /.test($s('w1', '.gdp')?.textContent || '') && !$s('w1', '.gdp').hidden, null, { timeout: 60000 }).catch(() => {});
+    const gu = cli('gdp', { q: 0.01, sigma: 1.1, steps: 10000, 'group-size': 2 });
+    const gdpText = await page.evaluate(() => $s('w1', '.gdp')?.textContent || '');
+    check(gdpText.includes(`μ = ${gu.mu.toFixed(4)}`), `w1 charts="risk" group-size="2": μ-GDP under the risk chart = CLI gdp --group-size 2 ("${gdpText.slice(0, 80)}")`);
+    await page.evaluate(() => $w('w1').removeAttribute('charts'));
     await page.evaluate(() => $w('w1').setAttribute('group-size', '0'));
     await page.waitForFunction(() => /attribute group-size: examples per user must be a whole number/.test($w('w1').shadowRoot.textContent), null, { timeout: 5000 }).catch(() => {});
     check(await page.evaluate(() => /attribute group-size: examples per user must be a whole number/.test($w('w1').shadowRoot.textContent) && $s('w1', '.eps-pld').textContent !== '—'),
