@@ -458,7 +458,7 @@ try {
     const stmt = await text(pg, '#training-statement');
     check(stmt.includes(`${most.steps} steps`), `group-size 2: the target's most steps are user-level ("${stmt.slice(0, 100)}"; CLI ${most.steps})`);
     const sr = await pg.evaluate(() => [document.querySelector('#sentence-risk').textContent, document.querySelector('#risk-sentence').textContent]);
-    check(/^An attacker who wrongly flags at most 1 % of non-members catches at most/.test(sr[0]) && sr[0] === sr[1],
+    check(/^An attacker who wrongly flags at most 1(\.0)? % of non-members catches at most/.test(sr[0]) && sr[0] === sr[1],
       `the plain-language sentence states the (user-level) attack bound: "${sr[0]}"`);
     check(new URL(pg.url()).searchParams.get('group') === '2', 'the examples per user are in the link');
     await pg.fill('#group-size', '0');
