@@ -973,6 +973,15 @@ pub(super) fn gdp_text_of(a: &Map<String, Value>) -> String {
     super::gdp_text(&g, &format!("{adj}, {sampling}{user}"))
 }
 
+/// "K examples per user" (one example: singular).
+fn per_user(k: f64) -> String {
+    if k == 1.0 {
+        "1 example per user".into()
+    } else {
+        format!("{k} examples per user")
+    }
+}
+
 /// The RDP group route's answer (and, with both, the tight bracket after it).
 fn group_rdp_text(a: &Map<String, Value>) -> String {
     let f = |k: &str| a.get(k).and_then(Value::as_f64).unwrap_or(f64::NAN);
@@ -992,9 +1001,9 @@ fn group_rdp_text(a: &Map<String, Value>) -> String {
         format!("example-level epsilon {:.6}", f("example_epsilon"))
     };
     let mut out = format!(
-        "{name} = {} (exact RDP and group privacy, Vadhan's Lemma 2.2: user-level, {} examples per user; {read_at}, order {:.4}; Poisson sampling, add/remove-one adjacency; certified upper bound, no lower bound)\n",
+        "{name} = {} (exact RDP and group privacy, Vadhan's Lemma 2.2: user-level, {}; {read_at}, order {:.4}; Poisson sampling, add/remove-one adjacency; certified upper bound, no lower bound)\n",
         fmt(f(name)),
-        f("group_size"),
+        per_user(f("group_size")),
         f("alpha"),
     );
     let pld = format!("{name}_pld");
@@ -1008,9 +1017,9 @@ fn group_rdp_text(a: &Map<String, Value>) -> String {
         Some(v) => {
             let up = v.as_f64().unwrap_or(f64::NAN);
             out += &format!(
-                "{name} = {} (PLD, Poisson sampling, add/remove-one adjacency, user-level: {} examples per user, certified upper bound; bracket [{}, {}])\n",
+                "{name} = {} (PLD, Poisson sampling, add/remove-one adjacency, user-level: {}, certified upper bound; bracket [{}, {}])\n",
                 fmt(up),
-                f("group_size"),
+                per_user(f("group_size")),
                 fmt(f(&format!("{pld}_lower"))),
                 fmt(up)
             );
