@@ -113,18 +113,19 @@ function schemeOf(data) {
       answer: (a) => ({ epsilon: a.epsilon, epsilonLower: a.epsilon_lower, epochs: n, stepsPerEpoch: t }),
     };
   }
-  const k = data.groupSize;
+  const k = data.groupSize ?? 1;
+  const adj = data.adjacency ?? 'add-remove';
   const T = data.steps;
   return {
-    key: ['user', k, data.q, sigma, T, delta],
-    line: (n) => ({ q: data.q, sigma, delta, steps: n, group_size: k, accountant: 'pld' }),
-    flags: ['--q', String(data.q), '--sigma', String(sigma), '--group-size', String(k)],
+    key: ['user', k, adj, data.q, sigma, T, delta],
+    line: (n) => ({ q: data.q, sigma, delta, steps: n, group_size: k, adjacency: adj, accountant: 'pld' }),
+    flags: ['--q', String(data.q), '--sigma', String(sigma), '--group-size', String(k), '--adjacency', adj],
     stepFlags: ['--steps', String(T)],
     checkpoints: [...new Set(Array.from({ length: 12 }, (_, i) => Math.max(1, Math.round(T ** ((i + 1) / 12)))))],
     steps: (n) => n,
-    most: (target) => JSON.parse(command(['calibrate', '--q', String(data.q), '--sigma', String(sigma), '--group-size', String(k), '--accountant', 'pld',
+    most: (target) => JSON.parse(command(['calibrate', '--q', String(data.q), '--sigma', String(sigma), '--group-size', String(k), '--adjacency', adj, '--accountant', 'pld',
       '--delta', String(delta), '--epsilon', String(target), '--target', 'steps', '--json'])).steps,
-    answer: (a) => ({ epsilon: a.epsilon, epsilonLower: a.epsilon_lower, groupSize: k }),
+    answer: (a) => ({ epsilon: a.epsilon, epsilonLower: a.epsilon_lower, groupSize: k, adjacency: adj }),
   };
 }
 
@@ -171,6 +172,7 @@ function invalid(data) {
   if (data.epochs !== undefined && (typeof data.epochs !== 'number' || !Number.isFinite(data.epochs))) return "'epochs' must be a finite number";
   if (data.sampling !== undefined && !['poisson', 'shuffled', 'random-allocation'].includes(data.sampling)) return "'sampling' must be 'poisson', 'shuffled' or 'random-allocation'";
   if (data.groupSize !== undefined && !(Number.isInteger(data.groupSize) && data.groupSize >= 1 && data.groupSize <= 256)) return "'groupSize' must be a whole number in [1, 256]";
+  if (data.adjacency !== undefined && !['add-remove', 'replace-one'].includes(data.adjacency)) return "'adjacency' must be 'add-remove' or 'replace-one'";
   if (data.target !== undefined && (typeof data.target !== 'number' || !(data.target > 0) || !Number.isFinite(data.target))) return "'target' must be a finite number > 0";
   return null;
 }
@@ -227,7 +229,7 @@ self.onmessage = async ({ data }) => {
       // An attack-risk target (which "risk-sigma" | "risk-steps"): TPR ≤ target at FPR fpr,
       // the command line's calibrate --tpr --fpr (one example per user).
       if (data.which === 'risk-sigma' || data.which === 'risk-steps') {
-        if (k > 1) throw new Error('attack-risk targets are calibrated for one example per user (set examples per user to 1)');
+        if (k > 1 || (data.adjacency ?? 'add-remove') !== 'add-remove') throw new Error('attack-risk targets are calibrated for one example per user under add/remove adjacency');
         if (!(typeof data.fpr === 'number' && data.fpr > 0 && data.fpr < 1)) throw new Error("'fpr' must be a number in (0, 1)");
         const sigmaOf = data.which === 'risk-sigma';
         const r = JSON.parse(command(['calibrate', '--q', String(data.q), ...(sigmaOf ? ['--steps', String(data.steps)] : ['--sigma', String(data.sigma)]),
@@ -235,13 +237,15 @@ self.onmessage = async ({ data }) => {
         self.postMessage({ client, gen: data.gen, kind: 'calibrated', which: data.which, accountant: 'pld', value: sigmaOf ? r.sigma : r.steps, epsilon: r.tpr, fpr: data.fpr });
         return;
       }
-      const acct = data.accountant === 'rdp' && k === 1 ? 'rdp' : 'pld';
+      // User-level (groupSize K > 1) or replace-one: the command line's calibrate
+      // --group-size K --adjacency …, tight (no exact-RDP route for these).
+      const adj = data.adjacency ?? 'add-remove';
+      const acct = data.accountant === 'rdp' && k === 1 && adj === 'add-remove' ? 'rdp' : 'pld';
       const p = { q: data.q, delta: data.delta, epsilon: data.target, accountant: acct, conversion: data.conversion };
-      // User-level (groupSize K > 1): the command line's calibrate --group-size K, tight.
-      const user = (which) => JSON.parse(command(['calibrate', '--q', String(data.q), '--group-size', String(k), '--accountant', 'pld',
+      const user = (which) => JSON.parse(command(['calibrate', '--q', String(data.q), '--group-size', String(k), '--adjacency', adj, '--accountant', 'pld',
         '--delta', String(data.delta), '--epsilon', String(data.target), '--target', which,
         ...(which === 'sigma' ? ['--steps', String(data.steps)] : ['--sigma', String(data.sigma)]), '--json']));
-      const r = k > 1
+      const r = k > 1 || adj !== 'add-remove'
         ? user(data.which)
         : data.which === 'sigma'
           ? calibrateSigma({ ...p, steps: data.steps })
@@ -270,10 +274,13 @@ self.onmessage = async ({ data }) => {
   // random-allocation` (each example in one of the t steps of every epoch).
   let shuffled;
   let allocation;
-  // User-level (groupSize K > 1, Poisson sampling): the tight bracket of `--group-size K`.
+  // User-level (groupSize K > 1) and/or replace-one adjacency with Poisson sampling: the
+  // tight bracket of `--group-size K --adjacency …`.
   let user;
   const k = data.groupSize ?? 1;
-  if (k > 1) {
+  const replace = data.adjacency === 'replace-one';
+  const poisson = data.sampling === undefined || data.sampling === 'poisson';
+  if (k > 1 || (replace && poisson)) {
     if (data.sampling === 'shuffled' || data.sampling === 'random-allocation') {
       user = { error: 'user-level ε (examples per user > 1) is computed for Poisson sampling only', groupSize: k };
     } else {
@@ -290,7 +297,7 @@ self.onmessage = async ({ data }) => {
   if (data.epochs) {
     const t = Math.max(1, Math.floor(1 / data.q));
     const scheme = data.sampling === 'random-allocation' ? 'random-allocation' : 'shuffle';
-    const line = JSON.stringify({ sigma: data.sigma, delta: data.delta, sampling: scheme, steps_per_epoch: t, epochs: data.epochs });
+    const line = JSON.stringify({ sigma: data.sigma, delta: data.delta, sampling: scheme, steps_per_epoch: t, epochs: data.epochs, ...(replace ? { adjacency: 'replace-one' } : {}) });
     const g = cached(headlines, line, () => {
       const a = JSON.parse(batchLine(line));
       if (a.error !== undefined) throw new Error(a.error);

@@ -29,9 +29,12 @@ export interface SgmRdpChangeDetail {
    * user-level (users with at most that many examples, Poisson sampling) and `epsilon`,
    * `alpha` (one example's exact RDP) are null. */
   groupSize: number;
+  /** The `adjacency` attribute: "add-remove" (default) or "replace-one" (then `epsilonPld`
+   * is the tight ε under replace-one and `epsilon`, `alpha` are null). */
+  adjacency: "add-remove" | "replace-one";
 }
 
-/** `<sgm-rdp-calculator q sigma steps delta mode accountant charts conversion theme calculator sampling group-size>` */
+/** `<sgm-rdp-calculator q sigma steps delta mode accountant charts conversion theme calculator sampling group-size adjacency>` */
 export declare class SgmRdpCalculator extends HTMLElement {
   static readonly observedAttributes: string[];
   /** The values shown, or undefined before the first render. */
@@ -62,6 +65,9 @@ export declare class SgmRdpCalculator extends HTMLElement {
   /** The `group-size` attribute. */
   get groupSize(): string | null;
   set groupSize(v: number | string | null | undefined);
+  /** The `adjacency` attribute. */
+  get adjacency(): string | null;
+  set adjacency(v: "add-remove" | "replace-one" | null | undefined);
   addEventListener(
     type: "change",
     listener: (this: SgmRdpCalculator, ev: CustomEvent<SgmRdpChangeDetail>) => unknown,

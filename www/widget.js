@@ -12,9 +12,11 @@
 // and ⌈steps·q⌉ epochs, from the worker; ε-vs-α and bound charts are Poisson sampling's and not
 // drawn, the tight charts follow random allocation (shuffled: none yet); group-size="K" (1 … 256,
 // property groupSize): above 1 the tight ε, its sentence and tight charts are user-level (users
-// with at most K examples, Poisson sampling; the command line's --group-size K).
+// with at most K examples, Poisson sampling; the command line's --group-size K); adjacency=
+// "add-remove|replace-one" (default add-remove; replace-one: the tight ε under replace-one).
 // Each recompute fires one `change` CustomEvent (bubbles, composed) whose detail is {q, sigma,
-// steps, delta, epsilon, alpha, conversion, epsilonPld, epsilonPldLower, sampling, groupSize}:
+// steps, delta, epsilon, alpha, conversion, epsilonPld, epsilonPldLower, sampling, groupSize,
+// adjacency}:
 // `epsilon` is exact RDP of one example (null with another scheme than Poisson sampling or K > 1),
 // `epsilonPld` the tight ε (certified
 // upper bound; the scheme's) and `epsilonPldLower` its bracket's lower end.
@@ -29,7 +31,7 @@ import init, { Widget, widgetCss } from './sgm-rdp-page.js';
 
 const HERE = import.meta.url;
 const TAG = 'sgm-rdp-calculator';
-const ATTRIBUTES = ['q', 'sigma', 'steps', 'delta', 'mode', 'accountant', 'charts', 'conversion', 'theme', 'calculator', 'sampling', 'group-size'];
+const ATTRIBUTES = ['q', 'sigma', 'steps', 'delta', 'mode', 'accountant', 'charts', 'conversion', 'theme', 'calculator', 'sampling', 'group-size', 'adjacency'];
 // Each attribute's property: its name in camelCase (group-size → groupSize).
 const propOf = (a) => a.replace(/-([a-z])/g, (_, c) => c.toUpperCase());
 

@@ -4,7 +4,8 @@
 //! then, only when they differ from the page's defaults: `omega=…` (chart A's tCDP ω),
 //! `overlays=1` (chart B's Table 1 overlays), `cb_sigma=…&cb_eps=…` (chart D's inputs),
 //! `dataset_size=…&batch_size=…&epochs=…` (the dataset terms), `target=…` (the target ε),
-//! `group=K` (examples per user; the tight ε is user-level above 1) and `embed=1` (iframe mode).
+//! `group=K` (examples per user; the tight ε is user-level above 1), `adjacency=replace-one`
+//! and `embed=1` (iframe mode).
 //! Links made before any of these existed (`v=1` with the first five) read as before.
 //!
 //! Decoding never fails as a whole: each value is read with the same parser as a typed
@@ -117,6 +118,8 @@ pub struct Link {
     pub target: Option<f64>,
     /// Examples per user (`group=`, 1 … 256): above 1 the tight ε is user-level.
     pub group: u32,
+    /// Who is a neighbour (`adjacency=replace-one`; add/remove by default).
+    pub adjacency: crate::engine::Adjacency,
 }
 
 impl Default for Link {
@@ -131,6 +134,7 @@ impl Default for Link {
             target: None,
             embed: false,
             group: 1,
+            adjacency: crate::engine::Adjacency::AddRemove,
         }
     }
 }
@@ -143,7 +147,7 @@ pub struct LinkError {
 }
 
 /// Every parameter the codec reads; anything else in a query is ignored.
-pub const PARAMS: [&str; 19] = [
+pub const PARAMS: [&str; 20] = [
     "v",
     "q",
     "sigma",
@@ -163,6 +167,7 @@ pub const PARAMS: [&str; 19] = [
     "dataset",
     "target",
     "group",
+    "adjacency",
 ];
 
 /// The query (with or without its leading `?`) → the link's settings, plus one
@@ -213,6 +218,15 @@ pub fn decode(query: &str) -> (Link, Vec<LinkError>) {
             None => refuse(
                 "batch",
                 one_of("batch", t, &Batching::ALL.map(Batching::name)),
+            ),
+        }
+    }
+    if let Some(t) = get("adjacency") {
+        match crate::engine::Adjacency::parse(t) {
+            Some(a) => link.adjacency = a,
+            None => refuse(
+                "adjacency",
+                one_of("adjacency", t, &["add-remove", "replace-one"]),
             ),
         }
     }
@@ -331,6 +345,9 @@ pub fn encode(link: &Link) -> String {
     }
     if link.group != 1 {
         s += &format!("&group={}", link.group);
+    }
+    if link.adjacency != d.adjacency {
+        s += &format!("&adjacency={}", link.adjacency.name());
     }
     if link.embed {
         s += "&embed=1";
@@ -490,6 +507,7 @@ mod tests {
             ("group=0", "group"),
             ("group=2.5", "group"),
             ("group=257", "group"),
+            ("adjacency=swap", "adjacency"),
         ];
         for (query, param) in cases {
             let (l, e) = decode(query);
@@ -553,10 +571,16 @@ mod tests {
             (any::<bool>(), any::<bool>(), 0usize..3, any::<bool>()),
             (1e-3f64..1e3, 1e-3f64..1e3, 0.01f64..1e5, any::<bool>()),
             (1u32..100_000_000, 1u32..1000, 1e-2f64..1e3, 1.0f64..1e5),
-            1u32..=256,
+            (1u32..=256, any::<bool>()),
         )
             .prop_map(
-                |((q, s, steps, d), (cl, rdp, sh, ov), (cs, ce, w, em), (n, b, e, tg), group)| {
+                |(
+                    (q, s, steps, d),
+                    (cl, rdp, sh, ov),
+                    (cs, ce, w, em),
+                    (n, b, e, tg),
+                    (group, rep),
+                )| {
                     let n = n.max(b) as f64;
                     // Valid terms only: T = ⌈E·N/B⌉ ≤ 10⁹.
                     let e = e.min(0.9e9 * b as f64 / n);
@@ -581,6 +605,11 @@ mod tests {
                         embed: em,
                         target: (tg < 5e4).then_some(tg),
                         group,
+                        adjacency: if rep {
+                            crate::engine::Adjacency::ReplaceOne
+                        } else {
+                            crate::engine::Adjacency::AddRemove
+                        },
                     }
                 },
             )

@@ -2,6 +2,7 @@
 //! the values match and the sentence — the state → view step, without the DOM (the web
 //! layer writes these strings into their elements). Tested natively.
 
+use crate::engine::Adjacency;
 use crate::render::{fmt_eps, fmt_num, summary_a, summary_b, Inputs, Model};
 use crate::ui::fields::preset_of;
 use crate::ui::link::{Batching, Dataset};
@@ -123,16 +124,79 @@ pub fn scheme_sentence(b: Batching, sigma: f64, t: u64, e: f64, eps: f64, delta:
     )
 }
 
-/// A user-level run (K examples per user, Poisson sampling) in words: what its ε's two
-/// ends are (the page's headline title).
-pub fn user_words(k: u32) -> String {
-    format!("user-level: each user contributes at most {k} examples, Poisson sampling with rate q; both ends of the bracket certified (mixture-of-Gaussians PLD)")
+/// A Poisson-sampled run other than one example under add/remove adjacency — K examples
+/// per user and/or replace-one adjacency — in words: what its ε's two ends are (the page's
+/// headline title and the widget's).
+pub fn user_words(k: u32, adjacency: Adjacency) -> String {
+    let who = if k > 1 {
+        format!("user-level: each user contributes at most {k} examples")
+    } else {
+        "one example per user".to_string()
+    };
+    let adj = match adjacency {
+        Adjacency::AddRemove => "add/remove adjacency",
+        Adjacency::ReplaceOne => "replace-one adjacency (sensitivity 2C)",
+    };
+    let how = if k > 1 {
+        "mixture-of-Gaussians PLD"
+    } else {
+        "privacy-loss distribution"
+    };
+    format!(
+        "{who}, {adj}, Poisson sampling with rate q; both ends of the bracket certified ({how})"
+    )
 }
 
-/// The sentence for a user-level run's certified upper ε.
-pub fn user_sentence(sigma: f64, q: f64, steps: u64, k: u32, eps: f64, delta: f64) -> String {
+/// Who is protected and how, for the adjacency line under the headline.
+pub fn adjacency_words(k: u32, adjacency: Adjacency) -> String {
+    match (k > 1, adjacency) {
+        (false, Adjacency::AddRemove) => {
+            "adding or removing one example (add/remove adjacency)".into()
+        }
+        (false, Adjacency::ReplaceOne) => {
+            "replacing one example by another (replace-one adjacency)".into()
+        }
+        (true, Adjacency::AddRemove) => {
+            format!(
+                "adding or removing all of one user's examples (at most {k}; add/remove adjacency)"
+            )
+        }
+        (true, Adjacency::ReplaceOne) => {
+            format!("replacing all of one user's examples (at most {k}; replace-one adjacency)")
+        }
+    }
+}
+
+/// The sentence for such a run's certified upper ε.
+pub fn user_sentence(
+    sigma: f64,
+    q: f64,
+    steps: u64,
+    k: u32,
+    adjacency: Adjacency,
+    eps: f64,
+    delta: f64,
+) -> String {
+    let (whom, change) = match (k > 1, adjacency) {
+        (true, Adjacency::AddRemove) => (
+            format!(" for every user with at most {k} examples (certified upper bound; add/remove adjacency of one user's examples)"),
+            "adding or removing all of one user's examples",
+        ),
+        (true, Adjacency::ReplaceOne) => (
+            format!(" for every user with at most {k} examples (certified upper bound; replace-one adjacency of one user's examples)"),
+            "replacing all of one user's examples by others",
+        ),
+        (false, Adjacency::ReplaceOne) => (
+            " (certified upper bound; replace-one adjacency)".to_string(),
+            "replacing any one example by another",
+        ),
+        (false, Adjacency::AddRemove) => (
+            " (certified upper bound; add/remove adjacency)".to_string(),
+            "adding or removing any one example",
+        ),
+    };
     format!(
-        "Training with noise multiplier {}, Poisson sampling with rate {} and {steps} steps satisfies ({}, {})-differential privacy for every user with at most {k} examples (certified upper bound; add/remove adjacency of one user's examples): adding or removing all of one user's examples changes the probability of any outcome by at most a factor e^{} except with probability {}.",
+        "Training with noise multiplier {}, Poisson sampling with rate {} and {steps} steps satisfies ({}, {})-differential privacy{whom}: {change} changes the probability of any outcome by at most a factor e^{} except with probability {}.",
         fmt_num(sigma),
         fmt_num(q),
         fmt_eps(eps),
@@ -322,7 +386,7 @@ mod tests {
 
     #[test]
     fn the_user_level_sentence_names_the_group_and_the_bound() {
-        let s = user_sentence(1.1, 0.0042666, 14070, 2, 4.8801, 1e-5);
+        let s = user_sentence(1.1, 0.0042666, 14070, 2, Adjacency::AddRemove, 4.8801, 1e-5);
         assert!(
             s.contains("(4.8801, 1e-5)") && s.contains("at most 2 examples"),
             "{s}"
@@ -331,7 +395,25 @@ mod tests {
             s.contains("one user's examples") && !s.contains("NaN"),
             "{s}"
         );
-        assert!(user_words(4).contains("at most 4 examples"));
+        assert!(user_words(4, Adjacency::AddRemove).contains("at most 4 examples"));
+        let r = user_sentence(
+            1.1,
+            0.0042666,
+            14070,
+            1,
+            Adjacency::ReplaceOne,
+            4.2219,
+            1e-5,
+        );
+        assert!(
+            r.contains("replace-one adjacency")
+                && r.contains("replacing any one example by another"),
+            "{r}"
+        );
+        assert!(
+            user_words(1, Adjacency::ReplaceOne).contains("replace-one adjacency (sensitivity 2C)")
+        );
+        assert!(adjacency_words(3, Adjacency::ReplaceOne).contains("at most 3; replace-one"));
     }
 
     #[test]

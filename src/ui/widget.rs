@@ -2,7 +2,7 @@
 //! parser as the page's boxes and link, a named message for every refused value (the last
 //! good value kept). No DOM: tested natively; `web::widget` only applies them.
 
-use crate::engine::Conversion;
+use crate::engine::{Adjacency, Conversion};
 use crate::render::Inputs;
 use crate::ui::fields::{parse_field, Field};
 use crate::ui::link::Batching;
@@ -121,6 +121,8 @@ pub struct Settings {
     pub sampling: Batching,
     /// The `group-size` attribute: examples per user (1 … 256); above 1 the ε is user-level.
     pub group: u32,
+    /// The `adjacency` attribute: add-remove (default) or replace-one.
+    pub adjacency: Adjacency,
     pub errors: Vec<(String, String)>,
 }
 
@@ -129,17 +131,25 @@ pub struct Settings {
 pub struct Scheme {
     pub sampling: Batching,
     pub group: u32,
+    pub adjacency: Adjacency,
 }
 
 impl Scheme {
     /// Poisson sampling, one example per user: the exact-RDP ε and its charts apply.
     pub fn is_plain(&self) -> bool {
-        self.sampling == Batching::Poisson && self.group <= 1
+        self.sampling == Batching::Poisson
+            && self.group <= 1
+            && self.adjacency == Adjacency::AddRemove
+    }
+
+    /// Poisson sampling with K examples per user or replace-one: the worker's `user` answer.
+    fn poisson_variant(&self) -> bool {
+        self.group > 1 || (self.sampling == Batching::Poisson && !self.is_plain())
     }
 
     /// The key of this run's answer in the worker's headline message (None: the message).
     pub fn answer_key(&self) -> Option<&'static str> {
-        if self.group > 1 {
+        if self.poisson_variant() {
             Some("user")
         } else {
             self.sampling.answer_key()
@@ -148,8 +158,8 @@ impl Scheme {
 
     /// The run in words (the headline's title): what the two ends are.
     pub fn words(&self, i: &Inputs) -> String {
-        if self.group > 1 && self.sampling == Batching::Poisson {
-            crate::ui::page::user_words(self.group)
+        if self.sampling == Batching::Poisson {
+            crate::ui::page::user_words(self.group, self.adjacency)
         } else {
             scheme_words(self.sampling, i)
         }
@@ -157,8 +167,16 @@ impl Scheme {
 
     /// The sentence for its certified upper ε.
     pub fn sentence(&self, i: &Inputs, eps: f64) -> String {
-        if self.group > 1 {
-            crate::ui::page::user_sentence(i.sigma, i.q, i.steps, self.group, eps, i.delta)
+        if self.poisson_variant() {
+            crate::ui::page::user_sentence(
+                i.sigma,
+                i.q,
+                i.steps,
+                self.group,
+                self.adjacency,
+                eps,
+                i.delta,
+            )
         } else {
             let (t, e) = epochs_of(i);
             crate::ui::page::scheme_sentence(self.sampling, i.sigma, t, e, eps, i.delta)
@@ -169,6 +187,8 @@ impl Scheme {
     pub fn name(&self) -> String {
         if self.group > 1 {
             format!("users with at most {} examples", self.group)
+        } else if self.sampling == Batching::Poisson && self.adjacency == Adjacency::ReplaceOne {
+            "Poisson sampling under replace-one adjacency".to_string()
         } else {
             scheme_name(self.sampling).to_string()
         }
@@ -186,6 +206,7 @@ impl Default for Settings {
             calculator: None,
             sampling: Batching::Poisson,
             group: 1,
+            adjacency: Adjacency::AddRemove,
             errors: Vec::new(),
         }
     }
@@ -262,6 +283,20 @@ impl Settings {
                 ],
             )
             .map(|b| self.sampling = b),
+            "adjacency" => match value {
+                None => {
+                    self.adjacency = Adjacency::AddRemove;
+                    Ok(())
+                }
+                Some(v) => Adjacency::parse(v)
+                    .map(|a| self.adjacency = a)
+                    .ok_or_else(|| {
+                        format!(
+                            "adjacency must be 'add-remove' or 'replace-one', got '{}'",
+                            v.chars().take(32).collect::<String>()
+                        )
+                    }),
+            },
             "group-size" => match value {
                 None => {
                     self.group = 1;
@@ -303,6 +338,7 @@ impl Settings {
         Scheme {
             sampling: self.sampling,
             group: self.group,
+            adjacency: self.adjacency,
         }
     }
 
@@ -313,7 +349,7 @@ impl Settings {
         let c = self.charts();
         match self.sampling {
             // User-level: the tight charts; ε vs α and bound vs exact are one example's.
-            Batching::Poisson if self.group > 1 => Charts {
+            Batching::Poisson if !self.scheme().is_plain() => Charts {
                 epsilon: false,
                 bound: false,
                 ..c
@@ -344,11 +380,11 @@ impl Settings {
         .filter_map(|(m, n)| m.then_some(n))
         .collect();
         let scheme = (!missing.is_empty()).then(|| {
-            if self.group > 1 && self.sampling == Batching::Poisson {
+            if self.sampling == Batching::Poisson {
                 format!(
-                    "charts {}: exact RDP of one example, not drawn for users with {} examples",
+                    "charts {}: exact RDP of one example under add/remove, not drawn for {}",
                     missing.join(", "),
-                    self.group
+                    self.scheme().name()
                 )
             } else {
                 format!(
@@ -476,7 +512,8 @@ mod tests {
             s.scheme(),
             Scheme {
                 sampling: Batching::Poisson,
-                group: 1
+                group: 1,
+                adjacency: Adjacency::AddRemove,
             }
         );
         assert!(s.scheme().is_plain());
@@ -489,7 +526,7 @@ mod tests {
         assert!(!shown.epsilon && shown.training);
         assert_eq!(
             s.messages(),
-            ["charts epsilon: exact RDP of one example, not drawn for users with 2 examples"]
+            ["charts epsilon: exact RDP of one example under add/remove, not drawn for users with at most 2 examples"]
         );
         let i = Inputs::mnist();
         assert!(s
@@ -504,6 +541,21 @@ mod tests {
         ));
         s.set("group-size", None);
         assert_eq!(s.group, 1);
+        // adjacency: replace-one is answered by the worker too; a bad value is named.
+        s.set("adjacency", Some("replace-one"));
+        assert!(!s.scheme().is_plain() && s.scheme().answer_key() == Some("user"));
+        assert!(s
+            .scheme()
+            .sentence(&i, 4.2)
+            .contains("replace-one adjacency"));
+        s.set("adjacency", Some("swap"));
+        assert_eq!(s.adjacency, Adjacency::ReplaceOne);
+        assert!(s
+            .messages()
+            .iter()
+            .any(|m| m.starts_with("attribute adjacency: adjacency must be")));
+        s.set("adjacency", None);
+        assert!(s.scheme().is_plain());
     }
 
     /// `sampling` takes the page's names and the command line's; another scheme than

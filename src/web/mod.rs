@@ -193,6 +193,16 @@ fn wire(app: &Shared) {
         tight::request(acc.borrow().inputs, f64::NAN);
         request_frame(&acc);
     });
+    let acc = app.clone();
+    on("adjacency", "change", move |_| {
+        let a = by_id::<web_sys::HtmlSelectElement>("adjacency")
+            .and_then(|s| crate::engine::Adjacency::parse(&s.value()))
+            .unwrap_or_default();
+        tight::set_adjacency(a);
+        state::write_url(&acc.borrow().inputs);
+        tight::request(acc.borrow().inputs, f64::NAN);
+        request_frame(&acc);
+    });
     // Examples per user: a whole number 1 … 256, committed when valid (a typed invalid
     // value keeps the last valid one and says why next to the field).
     let acc = app.clone();

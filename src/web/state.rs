@@ -20,6 +20,7 @@ pub fn read_url(app: &Shared) -> bool {
     super::tight::set_acct(l.acct);
     super::tight::set_batching(l.batch);
     super::tight::set_group(l.group);
+    super::tight::set_adjacency(l.adjacency);
     if let Some(b) = by_id::<web_sys::HtmlInputElement>("overlays") {
         b.set_checked(l.overlays);
     }
@@ -63,6 +64,7 @@ pub fn show_link_errors() {
             "acct" => "accountant-error",
             "batch" => "batching-error",
             "group" => "group-size-error",
+            "adjacency" => "adjacency-error",
             "cb_sigma" | "cb_eps" => "cb-error",
             "dataset" => "ds-error",
             "target" => "target-error",
@@ -99,6 +101,7 @@ fn current(i: &Inputs) -> Link {
             .ok()
             .filter(|&e| e != link::DEFAULT_TARGET),
         group: super::tight::group(),
+        adjacency: super::tight::adjacency(),
     }
 }
 

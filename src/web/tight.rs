@@ -5,6 +5,7 @@
 
 use super::dom::*;
 use super::{paint_canvas, prefers_dark};
+use crate::engine::Adjacency;
 use crate::render::tight::{self, ProfileRow, Training};
 use crate::render::{fmt_num, Inputs};
 use crate::ui::link::{Acct, Batching};
@@ -19,9 +20,9 @@ const REST_MS: i32 = 80;
 /// After this long without an answer the old numbers are marked as updating.
 const UPDATING_MS: i32 = 150;
 
-/// A run other than Poisson sampling of one example per user, as posted: (batching, t steps
-/// per epoch, E epochs, K examples per user).
-type SchemeRun = (Batching, u64, f64, u32);
+/// A run other than Poisson sampling of one example per user under add/remove, as posted:
+/// (batching, t steps per epoch, E epochs, K examples per user, adjacency).
+type SchemeRun = (Batching, u64, f64, u32, Adjacency);
 
 #[derive(Default)]
 struct Tight {
@@ -49,6 +50,8 @@ struct Tight {
     batch: Batching,
     /// Examples per user (URL `group`; 0 is read as 1): above 1 the tight ε is user-level.
     group: u32,
+    /// Who is a neighbour (URL `adjacency`).
+    adjacency: Adjacency,
     /// The run of the batching posted with the newest request, when it is not Poisson
     /// sampling: (batching, t steps per epoch, E epochs).
     posted_scheme: Option<SchemeRun>,
@@ -69,38 +72,59 @@ pub fn group() -> u32 {
     TIGHT.with(|t| t.borrow().group.max(1))
 }
 
+/// The adjacency, as set on the page.
+pub fn adjacency() -> Adjacency {
+    TIGHT.with(|t| t.borrow().adjacency)
+}
+
+/// The neighbours control changed (or the link set it): replace-one is the worker's
+/// `--adjacency replace-one` (tight; exact RDP here is add/remove's); asked again.
+pub fn set_adjacency(a: Adjacency) {
+    let (b, k) = TIGHT.with(|t| {
+        let mut t = t.borrow_mut();
+        t.adjacency = a;
+        t.asked = None;
+        (t.batch, t.group.max(1))
+    });
+    if let Some(sel) = by_id::<web_sys::HtmlSelectElement>("adjacency") {
+        sel.set_value(a.name());
+    }
+    set_text("adjacency-error", "");
+    who_words(k, a);
+    charts_note(b, k, a);
+}
+
+/// The line under the headline: who is protected, and how.
+fn who_words(k: u32, a: Adjacency) {
+    set_text("adjacency-assumed", &crate::ui::page::adjacency_words(k, a));
+}
+
 /// The examples-per-user field changed (or the link set it): the tight ε, its charts, target
 /// and μ-GDP become user-level above 1; asked again.
 pub fn set_group(k: u32) {
-    let b = TIGHT.with(|t| {
+    let (b, a) = TIGHT.with(|t| {
         let mut t = t.borrow_mut();
         t.group = k.max(1);
         t.asked = None;
-        t.batch
+        (t.batch, t.adjacency)
     });
     set_value("group-size", &k.max(1).to_string());
     set_text("group-size-error", "");
-    set_text(
-        "adjacency-assumed",
-        &if k > 1 {
-            format!("adding or removing all of one user's examples (at most {k})")
-        } else {
-            "adding or removing one example".to_string()
-        },
-    );
-    charts_note(b, k.max(1));
+    who_words(k.max(1), a);
+    charts_note(b, k.max(1), a);
 }
 
 /// The note above the tight charts: which run they are for.
-fn charts_note(b: Batching, k: u32) {
+fn charts_note(b: Batching, k: u32, a: Adjacency) {
+    let variant = k > 1 || a == Adjacency::ReplaceOne;
     if let Some(e) = by_id::<web_sys::HtmlElement>("charts-batching") {
-        e.set_hidden(b == Batching::Poisson && k <= 1);
+        e.set_hidden(b == Batching::Poisson && !variant);
     }
     set_text(
         "charts-batching",
         match b {
             Batching::RandomAllocation => "The charts below follow random allocation (no exact-RDP curve: Poisson sampling's does not bound it); the library table is for Poisson sampling.",
-            Batching::Poisson if k > 1 => "The charts below are user-level (no exact-RDP curve: it is one example's); the library table is for one example per user.",
+            Batching::Poisson if variant => "The charts below are for the examples per user and neighbours chosen (no exact-RDP curve: it is one example's under add/remove); the library table is for one example, add/remove.",
             _ => "The charts and the library table below are for Poisson sampling with rate q, not for the batching chosen above (its ε is the headline).",
         },
     );
@@ -109,13 +133,13 @@ fn charts_note(b: Batching, k: u32) {
 /// The batching control changed (or the link set it): show the box of the scheme chosen
 /// (shuffled: its certified band; random allocation: its certified bracket) and ask again.
 pub fn set_batching(b: Batching) {
-    let k = TIGHT.with(|t| {
+    let (k, a) = TIGHT.with(|t| {
         let mut t = t.borrow_mut();
         t.batch = b;
         t.asked = None;
-        t.group.max(1)
+        (t.group.max(1), t.adjacency)
     });
-    charts_note(b, k);
+    charts_note(b, k, a);
     for (id, shown) in [
         ("shuffled-box", Batching::Shuffled),
         ("allocation-box", Batching::RandomAllocation),
@@ -270,13 +294,13 @@ fn post(i: Inputs) {
     set_text("gdp-summary", "");
     set_text("sentence-risk", "");
     // The epochs read the page's dataset boxes: before TIGHT is borrowed.
-    let (batch, k) = (batching(), group());
+    let (batch, k, adj) = (batching(), group(), adjacency());
     let epochs = (batch != Batching::Poisson).then(|| epochs_for(&i));
-    let scheme = (epochs.is_some() || k > 1).then(|| {
+    let scheme = (epochs.is_some() || k > 1 || adj != Adjacency::AddRemove).then(|| {
         let (t, e) = crate::ui::page::epochs_of(&i);
-        (batch, t, epochs.unwrap_or(e), k)
+        (batch, t, epochs.unwrap_or(e), k, adj)
     });
-    if let Some((b, t, e, _)) = scheme.filter(|s| s.0 != Batching::Poisson) {
+    if let Some((b, t, e, _, _)) = scheme.filter(|s| s.0 != Batching::Poisson) {
         set_text(
             "batching-assumed",
             &crate::ui::page::scheme_words_for(b, t, e),
@@ -296,6 +320,9 @@ fn post(i: Inputs) {
         }
         if k > 1 {
             let _ = js_sys::Reflect::set(&msg, &"groupSize".into(), &k.into());
+        }
+        if adj != Adjacency::AddRemove {
+            let _ = js_sys::Reflect::set(&msg, &"adjacency".into(), &adj.name().into());
         }
         super::worker::post(&msg);
     });
@@ -330,10 +357,10 @@ fn show_gap(t: &Tight) {
         );
         return;
     }
-    if t.group > 1 {
+    if t.group > 1 || t.adjacency != Adjacency::AddRemove {
         set_text(
             "epsilon-gap",
-            "(one example's: not a bound for users with several examples)",
+            "(one example's under add/remove: not a bound for the examples per user or neighbours chosen)",
         );
         return;
     }
@@ -513,12 +540,12 @@ fn show_scheme(data: &JsValue) {
         let t = t.borrow();
         (t.posted, t.posted_scheme)
     });
-    let (Some(i), Some((b, t, e, k))) = (posted, scheme) else {
+    let (Some(i), Some((b, t, e, k, adj))) = (posted, scheme) else {
         return;
     };
-    // Above one example per user the answer is the user-level one (for Poisson sampling;
-    // with another batching the worker's `user` says why there is none).
-    let user = k > 1;
+    // Above one example per user, or replace-one with Poisson sampling, the answer is the
+    // worker's `user` (with another batching and K > 1 it says why there is none).
+    let user = k > 1 || (b == Batching::Poisson && adj != Adjacency::AddRemove);
     let a = if user {
         get(data, "user")
     } else {
@@ -526,11 +553,15 @@ fn show_scheme(data: &JsValue) {
     };
     let (up, lo) = (num(&a, "epsilon"), num(&a, "epsilonLower"));
     let words = if user && b == Batching::Poisson {
-        crate::ui::page::user_words(k)
+        crate::ui::page::user_words(k, adj)
     } else {
         crate::ui::page::scheme_words_for(b, t, e)
     };
-    let user_name = format!("users with at most {k} examples");
+    let user_name = if k > 1 {
+        format!("users with at most {k} examples")
+    } else {
+        "Poisson sampling under replace-one adjacency".to_string()
+    };
     let name = if user && b == Batching::Poisson {
         user_name.as_str()
     } else {
@@ -578,7 +609,7 @@ fn show_scheme(data: &JsValue) {
     }
     TIGHT.with(|x| {
         let mut x = x.borrow_mut();
-        x.scheme_last = ok.then_some((i, (b, t, e, k), up, lo));
+        x.scheme_last = ok.then_some((i, (b, t, e, k, adj), up, lo));
         show_gap(&x);
     });
     if let Some(s) = scheme_sentence(&i) {
@@ -591,19 +622,24 @@ fn show_scheme(data: &JsValue) {
 pub fn scheme_sentence(i: &Inputs) -> Option<String> {
     TIGHT.with(|t| {
         let t = t.borrow();
-        let k = t.group.max(1);
-        if t.batch == Batching::Poisson && k == 1 {
+        let (k, adj) = (t.group.max(1), t.adjacency);
+        if t.batch == Batching::Poisson && k == 1 && adj == Adjacency::AddRemove {
             return None;
         }
         Some(match t.scheme_last {
-            Some((a, (b, _, _, kk), up, _)) if a == *i && b == Batching::Poisson && kk == k => {
-                crate::ui::page::user_sentence(i.sigma, i.q, i.steps, k, up, i.delta)
+            Some((a, (b, _, _, kk, aa), up, _))
+                if a == *i && b == Batching::Poisson && kk == k && aa == adj =>
+            {
+                crate::ui::page::user_sentence(i.sigma, i.q, i.steps, k, adj, up, i.delta)
             }
-            Some((a, (b, st, e, kk), up, _)) if a == *i && b == t.batch && kk == k => {
+            Some((a, (b, st, e, kk, aa), up, _))
+                if a == *i && b == t.batch && kk == k && aa == adj =>
+            {
                 crate::ui::page::scheme_sentence(b, i.sigma, st, e, up, i.delta)
             }
             _ if t.batch == Batching::Poisson => format!(
-                "The user-level ε (at most {k} examples per user) is computed by the tight accountant (see above)."
+                "The ε for {} is computed by the tight accountant (see above).",
+                crate::ui::page::adjacency_words(k, adj)
             ),
             _ => format!(
                 "The ε for {} is computed by the tight accountant (see above).",
@@ -1000,7 +1036,7 @@ fn slot(which: &str) -> usize {
 /// steps (`risk-steps`) whose certified TPR bound at FPR `fpr` is ≤ `tpr` (the command
 /// line's `calibrate --tpr --fpr`, in the worker).
 pub fn calibrate_risk(which: &str, i: Inputs, tpr: f64, fpr: f64) {
-    let group = group();
+    let (group, adj) = (group(), adjacency());
     TIGHT.with(|t| {
         let mut t = t.borrow_mut();
         let k = slot(which);
@@ -1017,6 +1053,9 @@ pub fn calibrate_risk(which: &str, i: Inputs, tpr: f64, fpr: f64) {
         if group > 1 {
             let _ = js_sys::Reflect::set(&msg, &"groupSize".into(), &group.into());
         }
+        if adj != Adjacency::AddRemove {
+            let _ = js_sys::Reflect::set(&msg, &"adjacency".into(), &adj.name().into());
+        }
         if super::worker::post(&msg) {
             set_text(&format!("{which}-answer"), "computing…");
         } else {
@@ -1027,7 +1066,7 @@ pub fn calibrate_risk(which: &str, i: Inputs, tpr: f64, fpr: f64) {
 
 pub fn calibrate(which: &str, i: Inputs, target: f64) {
     let acct = acct().name(); // before TIGHT is borrowed mutably
-    let group = group();
+    let (group, adj) = (group(), adjacency());
     TIGHT.with(|t| {
         let mut t = t.borrow_mut();
         let k = slot(which);
@@ -1038,9 +1077,12 @@ pub fn calibrate(which: &str, i: Inputs, target: f64) {
         let _ = js_sys::Reflect::set(&msg, &"which".into(), &which.into());
         let _ = js_sys::Reflect::set(&msg, &"target".into(), &target.into());
         let _ = js_sys::Reflect::set(&msg, &"accountant".into(), &acct.into());
-        // User-level: calibrated for users with that many examples (the tight accountant).
+        // User-level or replace-one: calibrated for that run (the tight accountant).
         if group > 1 {
             let _ = js_sys::Reflect::set(&msg, &"groupSize".into(), &group.into());
+        }
+        if adj != Adjacency::AddRemove {
+            let _ = js_sys::Reflect::set(&msg, &"adjacency".into(), &adj.name().into());
         }
         if super::worker::post(&msg) {
             set_text(&format!("{which}-answer"), "computing…");

@@ -332,6 +332,10 @@ impl Widget {
         if i.settings.group > 1 {
             let _ = js_sys::Reflect::set(&o, &"groupSize".into(), &i.settings.group.into());
         }
+        if i.settings.adjacency != crate::engine::Adjacency::AddRemove {
+            let _ =
+                js_sys::Reflect::set(&o, &"adjacency".into(), &i.settings.adjacency.name().into());
+        }
         o.into()
     }
 
@@ -491,6 +495,7 @@ fn detail(m: &Model, t: &TightState, scheme: Scheme) -> JsValue {
     let _ = js_sys::Reflect::set(&o, &"conversion".into(), &i.conversion.name().into());
     let _ = js_sys::Reflect::set(&o, &"sampling".into(), &scheme.sampling.name().into());
     let _ = js_sys::Reflect::set(&o, &"groupSize".into(), &scheme.group.into());
+    let _ = js_sys::Reflect::set(&o, &"adjacency".into(), &scheme.adjacency.name().into());
     // The tight ε (certified upper) and its bracket's lower end; null until known.
     let tight = t.for_inputs(i);
     for (k, v) in [

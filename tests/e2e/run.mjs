@@ -446,8 +446,8 @@ try {
       note: document.querySelector('#charts-batching').hidden ? '' : document.querySelector('#charts-batching').textContent,
     }));
     check(st.eps === u.epsilon.toFixed(4) && st.bracket.includes(`${u.epsilon_lower.toFixed(6)}, ${u.epsilon.toFixed(6)}] for users with at most 2 examples`)
-      && /for every user with at most 2 examples/.test(st.sentence) && st.sentence.includes(`(${u.epsilon.toFixed(4)}, `) && /one user's examples \(at most 2\)/.test(st.adj)
-      && /one example's/.test(st.gap) && /user-level/.test(st.note),
+      && /for every user with at most 2 examples/.test(st.sentence) && st.sentence.includes(`(${u.epsilon.toFixed(4)}, `) && /one user's examples \(at most 2; add\/remove adjacency\)/.test(st.adj)
+      && /one example.s/.test(st.gap) && /examples per user and neighbours chosen/.test(st.note),
       `group-size 2: the headline is the CLI's user-level ε ${u.epsilon.toFixed(4)} ("${st.bracket}"); sentence "${st.sentence.slice(0, 110)}…"; "${st.adj}"; gap "${st.gap}"`);
     const g = cli('gdp', { q: run.q, sigma: 1.1, steps: 14063, 'group-size': 2 });
     await pg.waitForFunction(() => /μ = /.test(document.querySelector('#gdp-summary').textContent), null, { timeout: 60000 }).catch(() => {});
@@ -473,6 +473,18 @@ try {
     await pg.keyboard.press('Tab');
     await pg.waitForFunction(() => /^2\.3819$/.test(document.querySelector('#epsilon-pld').textContent), null, { timeout: 20000 }).catch(() => {});
     check(await text(pg, '#epsilon-pld') === '2.3819' && !new URL(pg.url()).searchParams.has('group'), 'back to one example per user: the example-level ε, no group in the link');
+    // Replace-one neighbours (#23): the CLI's --adjacency replace-one (tight), said in words,
+    // in the link; back to add/remove.
+    await pg.selectOption('#adjacency', 'replace-one');
+    const ro = cli('epsilon', { ...run, adjacency: 'replace-one', accountant: 'pld' });
+    await pg.waitForFunction((w) => document.querySelector('#epsilon-pld').textContent === w, ro.epsilon.toFixed(4), { timeout: 30000 }).catch(() => {});
+    const rs1 = await pg.evaluate(() => ({ eps: document.querySelector('#epsilon-pld').textContent, adj: document.querySelector('#adjacency-assumed').textContent, sentence: document.querySelector('#sentence').textContent, title: document.querySelector('#epsilon-pld').title }));
+    check(rs1.eps === ro.epsilon.toFixed(4) && /replacing one example by another \(replace-one adjacency\)/.test(rs1.adj) && /replacing any one example by another/.test(rs1.sentence)
+      && /replace-one adjacency \(sensitivity 2C\)/.test(rs1.title) && new URL(pg.url()).searchParams.get('adjacency') === 'replace-one',
+      `adjacency replace-one: the headline is the CLI's ${ro.epsilon.toFixed(4)}; "${rs1.adj}"; "${rs1.sentence.slice(0, 100)}…"`);
+    await pg.selectOption('#adjacency', 'add-remove');
+    await pg.waitForFunction(() => /^2\.3819$/.test(document.querySelector('#epsilon-pld').textContent), null, { timeout: 20000 }).catch(() => {});
+    check(await text(pg, '#epsilon-pld') === '2.3819' && !new URL(pg.url()).searchParams.has('adjacency'), 'back to add/remove: the example-level ε, no adjacency in the link');
     await pg.close();
   }
 

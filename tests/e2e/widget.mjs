@@ -163,6 +163,21 @@ try {
       w.removeAttribute('group-size');
     }));
     check(ub.groupSize === 1 && close(ub.epsilonPld, t.epsilon, 1e-9) && ub.epsilon > 0, `w1 without group-size: one example per user again (${ub.epsilonPld})`);
+    // adjacency="replace-one" (#23): the CLI's --adjacency replace-one (tight), no exact RDP.
+    const ro = cli('epsilon', { q: 0.01, sigma: 1.1, steps: 10000, delta: 1e-5, adjacency: 'replace-one', accountant: 'pld' });
+    const ra1 = await page.evaluate(() => new Promise((resolve) => {
+      const w = $w('w1');
+      w.addEventListener('change', (e) => resolve(e.detail), { once: true });
+      w.setAttribute('adjacency', 'replace-one');
+    }));
+    check(ra1.adjacency === 'replace-one' && ra1.epsilon === null && close(ra1.epsilonPld, ro.epsilon, 1e-6) && close(ra1.epsilonPldLower, ro.epsilon_lower, 1e-6),
+      `w1 adjacency="replace-one": ε ≤ ${ra1.epsilonPld} = CLI [${ro.epsilon_lower.toFixed(6)}, ${ro.epsilon.toFixed(6)}]`);
+    const ra2 = await page.evaluate(() => new Promise((resolve) => {
+      const w = $w('w1');
+      w.addEventListener('change', (e) => resolve(e.detail), { once: true });
+      w.removeAttribute('adjacency');
+    }));
+    check(ra2.adjacency === 'add-remove' && close(ra2.epsilonPld, t.epsilon, 1e-9), `w1 without adjacency: add/remove again (${ra2.epsilonPld})`);
   }
 
   // Host CSS does not reach in; the widget's CSS does not leak out.
