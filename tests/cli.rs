@@ -1274,6 +1274,18 @@ fn random_allocation_calibrates_the_most_epochs() {
     );
 }
 
+/// MNIST's `gdp --json` (q = 256/60000, σ = 1.1, T = 14070).
+const MNIST_GDP: [&str; 8] = [
+    "gdp",
+    "--q",
+    "0.0042666666666666667",
+    "--sigma",
+    "1.1",
+    "--steps",
+    "14070",
+    "--json",
+];
+
 /// `gdp` for every scheme the tight accountant answers: user-level at q = 1 is the
 /// Gaussian mechanism with μ = k·√T/σ (closed form, no regret); group size 1 is Poisson's
 /// own μ (within the two profiles' ranges); random allocation answers; fixed-size batches
@@ -1295,25 +1307,15 @@ fn gdp_follows_the_scheme() {
     let (mu, lo) = (g["mu"].as_f64().unwrap(), g["mu_lower"].as_f64().unwrap());
     assert!(lo <= 1.0 && (1.0..1.0 + 1e-4).contains(&mu), "{g}");
     assert!(g["regret"].as_f64().unwrap() < 1e-4, "{g}");
-    let mnist = [
-        "gdp",
-        "--q",
-        "0.0042666666666666667",
-        "--sigma",
-        "1.1",
-        "--steps",
-        "14070",
-        "--json",
-    ];
-    let plain = json_of(&mnist)["mu"].as_f64().unwrap();
-    let mut one = mnist.to_vec();
+    let plain = json_of(&MNIST_GDP)["mu"].as_f64().unwrap();
+    let mut one = MNIST_GDP.to_vec();
     one.extend(["--group-size", "1"]);
     let one = json_of(&one);
     assert!(
         (one["mu"].as_f64().unwrap() - plain).abs() < 1e-4 * plain,
         "{one} vs {plain}"
     );
-    let mut two = mnist.to_vec();
+    let mut two = MNIST_GDP.to_vec();
     two.extend(["--group-size", "2"]);
     assert!(json_of(&two)["mu"].as_f64().unwrap() > 1.5 * plain);
     let a = json_of(&[
@@ -1356,16 +1358,7 @@ fn gdp_follows_the_scheme() {
 /// sampling and for a scheme; other keys that do not apply are refused by name.
 #[test]
 fn gdp_lines_in_batch_match_the_command_line() {
-    let cli = json_of(&[
-        "gdp",
-        "--q",
-        "0.0042666666666666667",
-        "--sigma",
-        "1.1",
-        "--steps",
-        "14070",
-        "--json",
-    ]);
+    let cli = json_of(&MNIST_GDP);
     let line = batch_of(r#"{"command":"gdp","q":0.0042666666666666667,"sigma":1.1,"steps":14070}"#);
     for k in ["mu", "mu_lower", "regret", "advantage"] {
         assert_eq!(cli[k], line[k], "{k}: {line}");

@@ -418,7 +418,10 @@ fn wire_inverse(app: &Shared) {
     }
     for id in ["risk-tpr", "risk-fpr"] {
         let a = app.clone();
-        on(id, "input", move |_| clear_inverse(&a));
+        on(id, "input", move |_| {
+            clear_inverse(&a);
+            set_text("risk-error", "");
+        });
     }
     let a = app.clone();
     on("apply-sigma", "click", move |_| {

@@ -1018,10 +1018,6 @@ pub fn set_acct(acct: Acct) {
     }
 }
 
-/// "What do I need?" with the tight accountant: ask the worker for the smallest σ
-/// (`sigma`) or the largest T (`steps`) whose certified ε meets `target`.
-/// "What do I need?": the worker solves for σ or T with the chosen accountant (the tight
-/// one, or exact RDP with the inputs' conversion), off the main thread either way.
 /// The slot of a calibration kind ("sigma", "steps", "risk-sigma", "risk-steps").
 fn slot(which: &str) -> usize {
     match which {
@@ -1036,58 +1032,56 @@ fn slot(which: &str) -> usize {
 /// steps (`risk-steps`) whose certified TPR bound at FPR `fpr` is ≤ `tpr` (the command
 /// line's `calibrate --tpr --fpr`, in the worker).
 pub fn calibrate_risk(which: &str, i: Inputs, tpr: f64, fpr: f64) {
-    let (group, adj) = (group(), adjacency());
-    TIGHT.with(|t| {
-        let mut t = t.borrow_mut();
-        let k = slot(which);
-        t.calib[k] += 1;
-        let msg = message(t.calib[k], &i);
-        for (key, v) in [
-            ("kind", JsValue::from("calibrate")),
-            ("which", which.into()),
-            ("target", tpr.into()),
-            ("fpr", fpr.into()),
-        ] {
-            let _ = js_sys::Reflect::set(&msg, &key.into(), &v);
-        }
-        if group > 1 {
-            let _ = js_sys::Reflect::set(&msg, &"groupSize".into(), &group.into());
-        }
-        if adj != Adjacency::AddRemove {
-            let _ = js_sys::Reflect::set(&msg, &"adjacency".into(), &adj.name().into());
-        }
-        if super::worker::post(&msg) {
-            set_text(&format!("{which}-answer"), "computing…");
-        } else {
-            set_text("risk-error", "the calculator's worker is not available");
-        }
-    });
+    post_calibration(
+        which,
+        i,
+        &[("target", tpr.into()), ("fpr", fpr.into())],
+        "risk-error",
+    );
 }
 
+/// "What do I need?" for the target ε: the worker solves for the smallest σ (`sigma`) or
+/// the largest T (`steps`) whose ε meets `target`, with the chosen accountant (the tight
+/// one, or exact RDP with the inputs' conversion), off the main thread either way.
 pub fn calibrate(which: &str, i: Inputs, target: f64) {
-    let acct = acct().name(); // before TIGHT is borrowed mutably
-    let (group, adj) = (group(), adjacency());
+    let acct = acct().name();
+    post_calibration(
+        which,
+        i,
+        &[("target", target.into()), ("accountant", acct.into())],
+        "target-error",
+    );
+}
+
+/// One calibration request to the worker (`kind` "calibrate", its `which`, the run shown
+/// with its examples per user and adjacency, and `extra`); `error_id` says when there is
+/// no worker. The worker echoes `gen`: here the calibration's sequence number.
+fn post_calibration(which: &str, i: Inputs, extra: &[(&str, JsValue)], error_id: &str) {
+    let (group, adj) = (group(), adjacency()); // before TIGHT is borrowed mutably
     TIGHT.with(|t| {
         let mut t = t.borrow_mut();
         let k = slot(which);
         t.calib[k] += 1;
-        // The worker echoes `gen`: here the calibration's sequence number.
         let msg = message(t.calib[k], &i);
-        let _ = js_sys::Reflect::set(&msg, &"kind".into(), &"calibrate".into());
-        let _ = js_sys::Reflect::set(&msg, &"which".into(), &which.into());
-        let _ = js_sys::Reflect::set(&msg, &"target".into(), &target.into());
-        let _ = js_sys::Reflect::set(&msg, &"accountant".into(), &acct.into());
+        let set = |key: &str, v: &JsValue| {
+            let _ = js_sys::Reflect::set(&msg, &key.into(), v);
+        };
+        set("kind", &"calibrate".into());
+        set("which", &which.into());
+        for (key, v) in extra {
+            set(key, v);
+        }
         // User-level or replace-one: calibrated for that run (the tight accountant).
         if group > 1 {
-            let _ = js_sys::Reflect::set(&msg, &"groupSize".into(), &group.into());
+            set("groupSize", &group.into());
         }
         if adj != Adjacency::AddRemove {
-            let _ = js_sys::Reflect::set(&msg, &"adjacency".into(), &adj.name().into());
+            set("adjacency", &adj.name().into());
         }
         if super::worker::post(&msg) {
             set_text(&format!("{which}-answer"), "computing…");
         } else {
-            set_text("target-error", "the calculator's worker is not available");
+            set_text(error_id, "the calculator's worker is not available");
         }
     });
 }
