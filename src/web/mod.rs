@@ -480,6 +480,11 @@ fn wire_exports(app: &Shared) {
     on("export-csv", "click", move |_| {
         if let Some(m) = &a.borrow().model {
             let csv = m.csv_with_header(tight::tight_for(&m.inputs), tight::batching().name());
+            // Another run than Poisson sampling of one example: its headline first.
+            let csv = match tight::scheme_line(&m.inputs) {
+                Some(l) => format!("{l}\n{csv}"),
+                None => csv,
+            };
             download_text("sgm-rdp.csv", "text/csv", &csv);
         }
     });

@@ -617,6 +617,41 @@ fn show_scheme(data: &JsValue) {
     }
 }
 
+/// The CSV's first line when the headline is for another run than Poisson sampling of one
+/// example under add/remove (a scheme, examples per user, replace-one): that run's certified
+/// ends and what they mean, or that it is unavailable; None for the plain run.
+pub fn scheme_line(i: &Inputs) -> Option<String> {
+    TIGHT.with(|t| {
+        let t = t.borrow();
+        let (k, adj) = (t.group.max(1), t.adjacency);
+        if t.batch == Batching::Poisson && k == 1 && adj == Adjacency::AddRemove {
+            return None;
+        }
+        let (t_steps, e) = crate::ui::page::epochs_of(i);
+        let words = |b: Batching, st: u64, e: f64, k: u32, adj: Adjacency| {
+            if b == Batching::Poisson {
+                crate::ui::page::user_words(k, adj)
+            } else {
+                crate::ui::page::scheme_words_for(b, st, e)
+            }
+        };
+        Some(match t.scheme_last {
+            Some((a, (b, st, e, kk, aa), up, lo))
+                if a == *i && b == t.batch && kk == k && aa == adj =>
+            {
+                format!(
+                    "# headline_epsilon = {up} (certified upper bound; [{lo}, {up}]: {}); the epsilons below are exact RDP of one example, Poisson sampling, add/remove",
+                    words(b, st, e, k, adj)
+                )
+            }
+            _ => format!(
+                "# headline_epsilon = unavailable for these inputs ({}); the epsilons below are exact RDP of one example, Poisson sampling, add/remove",
+                words(t.batch, t_steps, e, k, adj)
+            ),
+        })
+    })
+}
+
 /// The sentence for the batching chosen when it is not Poisson sampling: said for its
 /// certified ε once the worker has answered for `i`, else that it is being computed.
 pub fn scheme_sentence(i: &Inputs) -> Option<String> {

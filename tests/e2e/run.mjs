@@ -449,6 +449,15 @@ try {
       && /for every user with at most 2 examples/.test(st.sentence) && st.sentence.includes(`(${u.epsilon.toFixed(4)}, `) && /one user's examples \(at most 2; add\/remove adjacency\)/.test(st.adj)
       && /one example.s/.test(st.gap) && /examples per user and neighbours chosen/.test(st.note),
       `group-size 2: the headline is the CLI's user-level ε ${u.epsilon.toFixed(4)} ("${st.bracket}"); sentence "${st.sentence.slice(0, 110)}…"; "${st.adj}"; gap "${st.gap}"`);
+    {
+      // The CSV names the run of the headline first (#23: the export follows the run).
+      const [d] = await Promise.all([pg.waitForEvent('download', { timeout: 15000 }), pg.click('#export-csv')]);
+      const first = (await readFile(await d.path())).toString().split('\n')[0];
+      // (The worker's wasm FFTs round differently from the native CLI's: compared to 1e-6.)
+      const m = /^# headline_epsilon = ([\d.e+-]+) \(certified upper bound; \[([\d.e+-]+), [\d.e+-]+\]: user-level: each user contributes at most 2 examples/.exec(first);
+      check(m !== null && Math.abs(Number(m[1]) - u.epsilon) <= 1e-6 * u.epsilon && Math.abs(Number(m[2]) - u.epsilon_lower) <= 1e-6 * u.epsilon,
+        `group-size 2: the CSV's first line is the user-level headline ("${first.slice(0, 120)}…")`);
+    }
     const g = cli('gdp', { q: run.q, sigma: 1.1, steps: 14063, 'group-size': 2 });
     await pg.waitForFunction(() => /μ = /.test(document.querySelector('#gdp-summary').textContent), null, { timeout: 60000 }).catch(() => {});
     const gd = await text(pg, '#gdp-summary');
