@@ -330,7 +330,8 @@ impl Law {
         let z = z_of_tail((0.5 * eta.max(1e-17) / (tf + 1.0)).min(0.25));
         let cap = (0.5 * s * s + s * z).exp().max(4.0 * h);
         let bins = (cap / h).min(V_FINE / h + 8.0 / h * (cap / V_FINE).log2().max(0.0));
-        let dense = (cap / h).min(split_point(s, tf, eta, h, cap).unwrap_or(cap) / h);
+        let m_split = split_point(s, tf, eta, h, cap);
+        let dense = (cap / h).min(m_split.unwrap_or(cap) / h);
         if !super::compose::spend(super::POINT_WORK * 2.0 * bins + dense) {
             return Err(Error::PldBudget {
                 reason: super::WORK_SPENT,
@@ -341,14 +342,13 @@ impl Law {
                 reason: "random allocation: the log-normal's range needs more lattice points than the budget",
             });
         }
-        let m_split = split_point(s, tf, eta, h, cap);
         let split = m_split.map_or(usize::MAX, |m| (m / h).floor() as usize);
-        let c = coordinate(s, h, cap, split);
+        let mut c = coordinate(s, h, cap, split);
         let m_bulk = (c.lo.len() - 1) as f64 * h;
         let ln_lo: Vec<f64> = c.lo.iter().map(|&x| x.ln()).collect();
         let step = StepPld {
             k_lo: 0,
-            ln_up: c.ln_up.clone(),
+            ln_up: std::mem::take(&mut c.ln_up),
             ln_inf: f64::NEG_INFINITY,
             ln_lo,
         };
