@@ -219,6 +219,88 @@ pub fn parse_rate(text: &str, name: &str) -> Result<f64, String> {
     }
 }
 
+/// What a tight ε is for (the page's controls, a widget's attributes): how batches are
+/// drawn, how many examples a user has, and who is a neighbour.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Scheme {
+    pub sampling: Batching,
+    pub group: u32,
+    pub adjacency: Adjacency,
+}
+
+impl Scheme {
+    /// Poisson sampling, one example per user: the exact-RDP ε and its charts apply.
+    pub fn is_plain(&self) -> bool {
+        self.sampling == Batching::Poisson
+            && self.group <= 1
+            && self.adjacency == Adjacency::AddRemove
+    }
+
+    /// Poisson sampling with K examples per user or replace-one: the worker's `user` answer.
+    fn poisson_variant(&self) -> bool {
+        self.group > 1 || (self.sampling == Batching::Poisson && !self.is_plain())
+    }
+
+    /// The key of this run's answer in the worker's headline message (None: the message).
+    pub fn answer_key(&self) -> Option<&'static str> {
+        if self.poisson_variant() {
+            Some("user")
+        } else {
+            self.sampling.answer_key()
+        }
+    }
+
+    /// The run in words (the headline's title): what the two ends are, with t = ⌊1/q⌋ steps
+    /// per epoch and E = ⌈T·q⌉ epochs ([`epochs_of`]).
+    pub fn words(&self, i: &Inputs) -> String {
+        let (t, e) = epochs_of(i);
+        self.words_for(t, e)
+    }
+
+    /// The same with t steps per epoch and E epochs given (the page's dataset terms).
+    pub fn words_for(&self, t: u64, e: f64) -> String {
+        if self.sampling == Batching::Poisson {
+            user_words(self.group, self.adjacency)
+        } else {
+            scheme_words_for(self.sampling, t, e)
+        }
+    }
+
+    /// The sentence for its certified upper ε (t, E as for [`Scheme::words`]).
+    pub fn sentence(&self, i: &Inputs, eps: f64) -> String {
+        let (t, e) = epochs_of(i);
+        self.sentence_for(i, t, e, eps)
+    }
+
+    /// The same with t steps per epoch and E epochs given.
+    pub fn sentence_for(&self, i: &Inputs, t: u64, e: f64, eps: f64) -> String {
+        if self.poisson_variant() {
+            user_sentence(
+                i.sigma,
+                i.q,
+                i.steps,
+                self.group,
+                self.adjacency,
+                eps,
+                i.delta,
+            )
+        } else {
+            scheme_sentence(self.sampling, i.sigma, t, e, eps, i.delta)
+        }
+    }
+
+    /// Its name in a sentence.
+    pub fn name(&self) -> String {
+        if self.group > 1 {
+            format!("users with at most {} examples", self.group)
+        } else if self.sampling == Batching::Poisson && self.adjacency == Adjacency::ReplaceOne {
+            "Poisson sampling under replace-one adjacency".to_string()
+        } else {
+            scheme_name(self.sampling).to_string()
+        }
+    }
+}
+
 /// An engine message (as the worker relays it) in words for the page: without the call's
 /// name, the accountant's prefix and its "still applies" tail ("epsilon: PLD accountant: …;
 /// the exact-RDP epsilon still applies" → "…"); the page says what applies instead.

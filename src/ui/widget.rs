@@ -6,7 +6,8 @@ use crate::engine::{Adjacency, Conversion};
 use crate::render::Inputs;
 use crate::ui::fields::{parse_field, Field};
 use crate::ui::link::Batching;
-use crate::ui::page::{epochs_of, scheme_name};
+use crate::ui::page::epochs_of;
+pub use crate::ui::page::Scheme;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Mode {
@@ -124,75 +125,6 @@ pub struct Settings {
     /// The `adjacency` attribute: add-remove (default) or replace-one.
     pub adjacency: Adjacency,
     pub errors: Vec<(String, String)>,
-}
-
-/// What the widget's tight ε is for: how batches are drawn and how many examples a user has.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Scheme {
-    pub sampling: Batching,
-    pub group: u32,
-    pub adjacency: Adjacency,
-}
-
-impl Scheme {
-    /// Poisson sampling, one example per user: the exact-RDP ε and its charts apply.
-    pub fn is_plain(&self) -> bool {
-        self.sampling == Batching::Poisson
-            && self.group <= 1
-            && self.adjacency == Adjacency::AddRemove
-    }
-
-    /// Poisson sampling with K examples per user or replace-one: the worker's `user` answer.
-    fn poisson_variant(&self) -> bool {
-        self.group > 1 || (self.sampling == Batching::Poisson && !self.is_plain())
-    }
-
-    /// The key of this run's answer in the worker's headline message (None: the message).
-    pub fn answer_key(&self) -> Option<&'static str> {
-        if self.poisson_variant() {
-            Some("user")
-        } else {
-            self.sampling.answer_key()
-        }
-    }
-
-    /// The run in words (the headline's title): what the two ends are.
-    pub fn words(&self, i: &Inputs) -> String {
-        if self.sampling == Batching::Poisson {
-            crate::ui::page::user_words(self.group, self.adjacency)
-        } else {
-            scheme_words(self.sampling, i)
-        }
-    }
-
-    /// The sentence for its certified upper ε.
-    pub fn sentence(&self, i: &Inputs, eps: f64) -> String {
-        if self.poisson_variant() {
-            crate::ui::page::user_sentence(
-                i.sigma,
-                i.q,
-                i.steps,
-                self.group,
-                self.adjacency,
-                eps,
-                i.delta,
-            )
-        } else {
-            let (t, e) = epochs_of(i);
-            crate::ui::page::scheme_sentence(self.sampling, i.sigma, t, e, eps, i.delta)
-        }
-    }
-
-    /// Its name in a sentence.
-    pub fn name(&self) -> String {
-        if self.group > 1 {
-            format!("users with at most {} examples", self.group)
-        } else if self.sampling == Batching::Poisson && self.adjacency == Adjacency::ReplaceOne {
-            "Poisson sampling under replace-one adjacency".to_string()
-        } else {
-            scheme_name(self.sampling).to_string()
-        }
-    }
 }
 
 impl Default for Settings {

@@ -10,6 +10,7 @@ use crate::render::tight::{self, ProfileRow, Training};
 use crate::render::{fmt_num, Inputs};
 use crate::ui::link::{Acct, Batching};
 use crate::ui::page::reason_in_words;
+use crate::ui::page::Scheme;
 use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -21,8 +22,8 @@ const REST_MS: i32 = 80;
 const UPDATING_MS: i32 = 150;
 
 /// A run other than Poisson sampling of one example per user under add/remove, as posted:
-/// (batching, t steps per epoch, E epochs, K examples per user, adjacency).
-type SchemeRun = (Batching, u64, f64, u32, Adjacency);
+/// (the run, t steps per epoch, E epochs).
+type SchemeRun = (Scheme, u64, f64);
 
 #[derive(Default)]
 struct Tight {
@@ -65,6 +66,21 @@ struct Tight {
 /// How batches are drawn, as chosen on the page.
 pub fn batching() -> Batching {
     TIGHT.with(|t| t.borrow().batch)
+}
+
+/// The run the page's controls describe (batching, examples per user, adjacency).
+fn scheme() -> Scheme {
+    TIGHT.with(|t| t.borrow().scheme())
+}
+
+impl Tight {
+    fn scheme(&self) -> Scheme {
+        Scheme {
+            sampling: self.batch,
+            group: self.group.max(1),
+            adjacency: self.adjacency,
+        }
+    }
 }
 
 /// Examples per user, as set on the page.
@@ -294,16 +310,17 @@ fn post(i: Inputs) {
     set_text("gdp-summary", "");
     set_text("sentence-risk", "");
     // The epochs read the page's dataset boxes: before TIGHT is borrowed.
-    let (batch, k, adj) = (batching(), group(), adjacency());
+    let sc = scheme();
+    let (batch, k, adj) = (sc.sampling, sc.group, sc.adjacency);
     let epochs = (batch != Batching::Poisson).then(|| epochs_for(&i));
-    let scheme = (epochs.is_some() || k > 1 || adj != Adjacency::AddRemove).then(|| {
+    let scheme = (!sc.is_plain()).then(|| {
         let (t, e) = crate::ui::page::epochs_of(&i);
-        (batch, t, epochs.unwrap_or(e), k, adj)
+        (sc, t, epochs.unwrap_or(e))
     });
-    if let Some((b, t, e, _, _)) = scheme.filter(|s| s.0 != Batching::Poisson) {
+    if let Some((_, t, e)) = scheme.filter(|_| batch != Batching::Poisson) {
         set_text(
             "batching-assumed",
-            &crate::ui::page::scheme_words_for(b, t, e),
+            &crate::ui::page::scheme_words_for(batch, t, e),
         );
     }
     TIGHT.with(|t| {
@@ -540,33 +557,20 @@ fn show_scheme(data: &JsValue) {
         let t = t.borrow();
         (t.posted, t.posted_scheme)
     });
-    let (Some(i), Some((b, t, e, k, adj))) = (posted, scheme) else {
+    let (Some(i), Some((sc, t, e))) = (posted, scheme) else {
         return;
     };
     // Above one example per user, or replace-one with Poisson sampling, the answer is the
     // worker's `user` (with another batching and K > 1 it says why there is none).
-    let user = k > 1 || (b == Batching::Poisson && adj != Adjacency::AddRemove);
-    let a = if user {
-        get(data, "user")
-    } else {
-        b.answer_key().map(|k| get(data, k)).unwrap_or_default()
-    };
+    let a = sc.answer_key().map(|k| get(data, k)).unwrap_or_default();
     let (up, lo) = (num(&a, "epsilon"), num(&a, "epsilonLower"));
-    let words = if user && b == Batching::Poisson {
-        crate::ui::page::user_words(k, adj)
+    let words = sc.words_for(t, e);
+    let name = if sc.sampling == Batching::Poisson {
+        sc.name()
     } else {
-        crate::ui::page::scheme_words_for(b, t, e)
+        crate::ui::page::scheme_name(sc.sampling).to_string()
     };
-    let user_name = if k > 1 {
-        format!("users with at most {k} examples")
-    } else {
-        "Poisson sampling under replace-one adjacency".to_string()
-    };
-    let name = if user && b == Batching::Poisson {
-        user_name.as_str()
-    } else {
-        crate::ui::page::scheme_name(b)
-    };
+    let b = sc.sampling;
     let el = doc().and_then(|d| d.get_element_by_id("epsilon-pld"));
     let ok = a.is_object() && up.is_finite() && lo.is_finite();
     if ok {
@@ -609,7 +613,7 @@ fn show_scheme(data: &JsValue) {
     }
     TIGHT.with(|x| {
         let mut x = x.borrow_mut();
-        x.scheme_last = ok.then_some((i, (b, t, e, k, adj), up, lo));
+        x.scheme_last = ok.then_some((i, (sc, t, e), up, lo));
         show_gap(&x);
     });
     if let Some(s) = scheme_sentence(&i) {
@@ -623,30 +627,19 @@ fn show_scheme(data: &JsValue) {
 pub fn scheme_line(i: &Inputs) -> Option<String> {
     TIGHT.with(|t| {
         let t = t.borrow();
-        let (k, adj) = (t.group.max(1), t.adjacency);
-        if t.batch == Batching::Poisson && k == 1 && adj == Adjacency::AddRemove {
+        let sc = t.scheme();
+        if sc.is_plain() {
             return None;
         }
-        let (t_steps, e) = crate::ui::page::epochs_of(i);
-        let words = |b: Batching, st: u64, e: f64, k: u32, adj: Adjacency| {
-            if b == Batching::Poisson {
-                crate::ui::page::user_words(k, adj)
-            } else {
-                crate::ui::page::scheme_words_for(b, st, e)
-            }
-        };
+        let tail = "the epsilons below are exact RDP of one example, Poisson sampling, add/remove";
         Some(match t.scheme_last {
-            Some((a, (b, st, e, kk, aa), up, lo))
-                if a == *i && b == t.batch && kk == k && aa == adj =>
-            {
-                format!(
-                    "# headline_epsilon = {up} (certified upper bound; [{lo}, {up}]: {}); the epsilons below are exact RDP of one example, Poisson sampling, add/remove",
-                    words(b, st, e, k, adj)
-                )
-            }
+            Some((a, (run, st, e), up, lo)) if a == *i && run == sc => format!(
+                "# headline_epsilon = {up} (certified upper bound; [{lo}, {up}]: {}); {tail}",
+                sc.words_for(st, e)
+            ),
             _ => format!(
-                "# headline_epsilon = unavailable for these inputs ({}); the epsilons below are exact RDP of one example, Poisson sampling, add/remove",
-                words(t.batch, t_steps, e, k, adj)
+                "# headline_epsilon = unavailable for these inputs ({}); {tail}",
+                sc.words(i)
             ),
         })
     })
@@ -657,28 +650,19 @@ pub fn scheme_line(i: &Inputs) -> Option<String> {
 pub fn scheme_sentence(i: &Inputs) -> Option<String> {
     TIGHT.with(|t| {
         let t = t.borrow();
-        let (k, adj) = (t.group.max(1), t.adjacency);
-        if t.batch == Batching::Poisson && k == 1 && adj == Adjacency::AddRemove {
+        let sc = t.scheme();
+        if sc.is_plain() {
             return None;
         }
         Some(match t.scheme_last {
-            Some((a, (b, _, _, kk, aa), up, _))
-                if a == *i && b == Batching::Poisson && kk == k && aa == adj =>
-            {
-                crate::ui::page::user_sentence(i.sigma, i.q, i.steps, k, adj, up, i.delta)
-            }
-            Some((a, (b, st, e, kk, aa), up, _))
-                if a == *i && b == t.batch && kk == k && aa == adj =>
-            {
-                crate::ui::page::scheme_sentence(b, i.sigma, st, e, up, i.delta)
-            }
-            _ if t.batch == Batching::Poisson => format!(
-                "The ε for {} is computed by the tight accountant (see above).",
-                crate::ui::page::adjacency_words(k, adj)
-            ),
+            Some((a, (run, st, e), up, _)) if a == *i && run == sc => sc.sentence_for(i, st, e, up),
             _ => format!(
                 "The ε for {} is computed by the tight accountant (see above).",
-                crate::ui::page::scheme_name(t.batch)
+                if sc.sampling == Batching::Poisson {
+                    crate::ui::page::adjacency_words(sc.group, sc.adjacency)
+                } else {
+                    crate::ui::page::scheme_name(sc.sampling).to_string()
+                }
             ),
         })
     })
