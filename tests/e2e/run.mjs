@@ -142,7 +142,9 @@ try {
   {
     const pc = await open('?q=0.01&sigma=1&steps=10000000&delta=1e-8');
     await pc.waitForFunction(() => !document.querySelector('figure.stale') && !document.querySelector('#tight').classList.contains('updating')
-      && (document.querySelector('#training-statement')?.textContent || '').length > 5, null, { timeout: 60000 }).catch(() => {});
+      && (document.querySelector('#training-statement')?.textContent || '').length > 5
+      && ['profile-summary', 'risk-sentence'].every((id) => (document.getElementById(id)?.textContent || '').length > 5
+        && !/no points yet/.test(document.getElementById(id).textContent)), null, { timeout: 150000 }).catch(() => {});
     const st = await pc.evaluate(() => ({
       stale: document.querySelectorAll('figure.stale').length,
       updating: document.querySelector('#tight').classList.contains('updating'),
