@@ -314,7 +314,15 @@ fn tight_charts_draw_from_engine_data() {
         "{s}"
     );
     let svg_t = svg(|r| {
-        tight::draw_training(r, &t, Some(2.0), Some(14063.0 / 60.0), &Theme::light(1.0)).unwrap()
+        tight::draw_training(
+            r,
+            &t,
+            Some(2.0),
+            Some(14063.0 / 60.0),
+            &tight::Labels::default(),
+            &Theme::light(1.0),
+        )
+        .unwrap()
     });
     assert!(svg_t.matches("<polyline").count() >= 2 && svg_t.contains("tight ε (PLD"));
     let eps = [0.5, 1.0, 2.0, 3.0, 4.0];
@@ -337,14 +345,40 @@ fn tight_charts_draw_from_engine_data() {
         rows.iter().all(|r| r.upper <= r.rdp * (1.0 + 1e-9)),
         "PLD δ above RDP δ"
     );
-    let svg_p = svg(|r| tight::draw_profile(r, &rows, 1e-5, &Theme::dark(1.0)).unwrap());
+    let svg_p = svg(|r| {
+        tight::draw_profile(r, &rows, 1e-5, &tight::Labels::default(), &Theme::dark(1.0)).unwrap()
+    });
     assert!(svg_p.contains("<polygon") && svg_p.contains("current δ"));
     let curve: Vec<(f64, f64)> = [1e-4, 1e-3, 1e-2, 0.1]
         .iter()
         .map(|&f| (f, pld::attack_tpr(&prof, f).unwrap()))
         .collect();
-    let svg_r = svg(|r| tight::draw_risk(r, &curve, &Theme::light(1.0)).unwrap());
+    let svg_r = svg(|r| {
+        tight::draw_risk(r, &curve, &tight::Labels::default(), &Theme::light(1.0)).unwrap()
+    });
     assert!(svg_r.contains("random guessing"));
+    // A band (#23, shuffled batches): its lower end is drawn and named, its labels replace
+    // the tight accountant's.
+    let band = tight::Labels {
+        upper: "upper end: no amplification".into(),
+        lower: Some("lower end: Chua et al.".into()),
+        profile: "shuffled band".into(),
+        risk: "bound (no amplification)".into(),
+    };
+    let low = Training {
+        pld_lower: t.pld_lower.iter().map(|x| x / 3.0).collect(),
+        ..t.clone()
+    };
+    let svg_b =
+        svg(|r| tight::draw_training(r, &low, None, None, &band, &Theme::light(1.0)).unwrap());
+    assert!(
+        svg_b.contains("lower end: Chua et al.") && svg_b.contains("upper end: no amplification")
+    );
+    assert!(!svg_b.contains("tight ε (PLD"));
+    assert!(
+        !svg_t.contains("lower end"),
+        "a bracket's lower end is not drawn"
+    );
     let sentence = tight::risk_sentence(0.01, curve[2].1);
     assert!(
         sentence.contains("1.0 %") || sentence.contains("1 %"),

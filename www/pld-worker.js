@@ -6,11 +6,14 @@
 // blob: or inline code.
 //
 // Protocol: a client posts {client?, gen, q, sigma, steps, delta, charts?, epochs?,
-// sampling?, groupSize?}; the worker answers first {client, gen, kind: "headline", epsilon,
-// epsilonLower, shuffled?, allocation?, user?} (or {…, kind: "error", message}; with groupSize
+// sampling?, groupSize?, adjacency?, datasetSize?, batchSize?, maxBatch?, schemeError?}; the worker answers first {client, gen, kind: "headline", epsilon,
+// epsilonLower, shuffled?, allocation?, user?, scheme?} (or {…, kind: "error", message}; with groupSize
 // K > 1, `user` is the user-level bracket {epsilon, epsilonLower, groupSize} or {error}; with epochs, the
 // band for shuffled batches or, with sampling "random-allocation", the bracket for random
-// allocation: {epsilon, epsilonLower, epochs, stepsPerEpoch} or {error, …}), then, unless charts === false, {client, gen, kind: "charts",
+// allocation: {epsilon, epsilonLower, epochs, stepsPerEpoch} or {error, …}; with sampling
+// "truncated-poisson" (datasetSize, maxBatch) or "fixed-size" (datasetSize, batchSize),
+// `scheme` is {epsilon, epsilonLower (null: RDP only), sampling} or {error, sampling}, and a
+// schemeError the page sends is returned as that error), then, unless charts === false, {client, gen, kind: "charts",
 // training, profile, risk} (or "charts-error"). Requests are handled newest-first per
 // client: a request that is no longer its client's newest when its turn comes is skipped.
 // Before starting any computation a handler yields to the task queue once, so messages
@@ -113,6 +116,46 @@ function schemeOf(data) {
       answer: (a) => ({ epsilon: a.epsilon, epsilonLower: a.epsilon_lower, epochs: n, stepsPerEpoch: t }),
     };
   }
+  // Truncated Poisson (rate q over N examples, batches capped) and fixed-size batches (B of
+  // N without replacement, replace-one, RDP only): the sizes come from the page's Rust side.
+  if (data.sampling === 'truncated-poisson' || data.sampling === 'fixed-size') {
+    const T = data.steps;
+    const fixed = data.sampling === 'fixed-size';
+    const sizes = fixed
+      ? { dataset_size: data.datasetSize, batch_size: data.batchSize, adjacency: 'replace-one' }
+      : { q: data.q, dataset_size: data.datasetSize, max_batch: data.maxBatch, accountant: 'pld' };
+    const sizeFlags = fixed
+      ? ['--dataset-size', String(data.datasetSize), '--batch-size', String(data.batchSize), '--adjacency', 'replace-one']
+      : ['--q', String(data.q), '--dataset-size', String(data.datasetSize), '--max-batch', String(data.maxBatch)];
+    return {
+      key: [data.sampling, data.q, data.datasetSize, data.batchSize, data.maxBatch, sigma, T, delta],
+      line: (n) => ({ sigma, delta, steps: n, sampling: data.sampling, ...sizes }),
+      flags: ['--sampling', data.sampling, ...sizeFlags, '--sigma', String(sigma)],
+      stepFlags: ['--steps', String(T)],
+      checkpoints: [...new Set(Array.from({ length: 12 }, (_, i) => Math.max(1, Math.round(T ** ((i + 1) / 12)))))],
+      steps: (n) => n,
+      most: (target) => JSON.parse(command(['calibrate', '--sampling', data.sampling, ...sizeFlags, '--sigma', String(sigma),
+        ...(fixed ? [] : ['--accountant', 'pld']), '--delta', String(delta), '--epsilon', String(target), '--target', 'steps', '--json'])).steps,
+      // Fixed-size batches: an RDP upper bound only (no lower end, no profile).
+      noProfile: fixed && 'the privacy profile and attack risk need a privacy-loss distribution; fixed-size batches have an RDP bound only (Wang, Balle, Kasiviswanathan)',
+      answer: (a) => ({ epsilon: a.epsilon, epsilonLower: a.epsilon_lower ?? null, sampling: data.sampling }),
+    };
+  }
+  if (data.sampling === 'shuffled') {
+    // Shuffled batches: the band of `--sampling shuffle` (t = ⌊1/q⌋ per epoch, E epochs).
+    const n = data.epochs;
+    return {
+      key: ['shuffle', t, n, sigma, delta, data.adjacency ?? 'add-remove'],
+      line: (e) => ({ sigma, delta, sampling: 'shuffle', steps_per_epoch: t, epochs: e, ...(data.adjacency === 'replace-one' ? { adjacency: 'replace-one' } : {}) }),
+      flags: ['--sampling', 'shuffle', '--steps-per-epoch', String(t), '--epochs', String(n), '--sigma', String(sigma), ...(data.adjacency === 'replace-one' ? ['--adjacency', 'replace-one'] : [])],
+      checkpoints: [...new Set(Array.from({ length: 12 }, (_, i) => Math.max(1, Math.round(n ** ((i + 1) / 12)))))],
+      steps: (e) => e * t,
+      most: (target) => JSON.parse(command(['calibrate', '--sampling', 'shuffle', '--steps-per-epoch', String(t), '--sigma', String(sigma),
+        ...(data.adjacency === 'replace-one' ? ['--adjacency', 'replace-one'] : []),
+        '--delta', String(delta), '--epsilon', String(target), '--target', 'steps', '--json'])).steps,
+      answer: (a) => ({ epsilon: a.epsilon, epsilonLower: a.epsilon_lower, epochs: n, stepsPerEpoch: t }),
+    };
+  }
   const k = data.groupSize ?? 1;
   const adj = data.adjacency ?? 'add-remove';
   const T = data.steps;
@@ -148,7 +191,10 @@ function schemeCharts(sc, headline) {
     return tr;
   });
   const top = Math.max(...(training ? training.pldUpper : [headline ? headline.epsilon : 1]), 1e-3) * 2.5;
-  const p = part('profile', () => JSON.parse(command(['profile', ...sc.flags, ...(sc.stepFlags || []), '--epsilon', String(top), '--json'])));
+  const p = part('profile', () => {
+    if (sc.noProfile) throw new Error(sc.noProfile);
+    return JSON.parse(command(['profile', ...sc.flags, ...(sc.stepFlags || []), '--epsilon', String(top), '--json']));
+  });
   if (p === undefined) errors.risk = errors.profile;
   const prof = p && p.profile.map((pt) => ({ epsilon: pt.epsilon, delta: pt.delta }));
   const risk = p && { curve: p.attack_curve, fpr: p.attack.map((r) => r.fpr), tpr: p.attack.map((r) => r.tpr_max) };
@@ -170,7 +216,11 @@ function invalid(data) {
     if (typeof data[k] !== 'number' || !Number.isFinite(data[k])) return `'${k}' must be a finite number, got ${typeof data[k] === 'string' ? `the string '${data[k].slice(0, 40)}'` : String(data[k]).slice(0, 40)}`;
   }
   if (data.epochs !== undefined && (typeof data.epochs !== 'number' || !Number.isFinite(data.epochs))) return "'epochs' must be a finite number";
-  if (data.sampling !== undefined && !['poisson', 'shuffled', 'random-allocation'].includes(data.sampling)) return "'sampling' must be 'poisson', 'shuffled' or 'random-allocation'";
+  if (data.sampling !== undefined && !['poisson', 'shuffled', 'random-allocation', 'truncated-poisson', 'fixed-size'].includes(data.sampling)) return "'sampling' must be 'poisson', 'shuffled', 'random-allocation', 'truncated-poisson' or 'fixed-size'";
+  for (const k of ['datasetSize', 'batchSize', 'maxBatch']) {
+    if (data[k] !== undefined && !(Number.isSafeInteger(data[k]) && data[k] >= 1)) return `'${k}' must be a whole number >= 1`;
+  }
+  if (data.schemeError !== undefined && typeof data.schemeError !== 'string') return "'schemeError' must be a string";
   if (data.groupSize !== undefined && !(Number.isInteger(data.groupSize) && data.groupSize >= 1 && data.groupSize <= 256)) return "'groupSize' must be a whole number in [1, 256]";
   if (data.adjacency !== undefined && !['add-remove', 'replace-one'].includes(data.adjacency)) return "'adjacency' must be 'add-remove' or 'replace-one'";
   if (data.target !== undefined && (typeof data.target !== 'number' || !(data.target > 0) || !Number.isFinite(data.target))) return "'target' must be a finite number > 0";
@@ -277,10 +327,26 @@ self.onmessage = async ({ data }) => {
   // User-level (groupSize K > 1) and/or replace-one adjacency with Poisson sampling: the
   // tight bracket of `--group-size K --adjacency …`.
   let user;
+  // Truncated Poisson or fixed-size batches ('truncated-poisson', 'fixed-size', with the sizes
+  // datasetSize, batchSize, maxBatch, or schemeError: why the page cannot ask): `scheme`.
+  let scheme;
   const k = data.groupSize ?? 1;
   const replace = data.adjacency === 'replace-one';
   const poisson = data.sampling === undefined || data.sampling === 'poisson';
-  if (k > 1 || (replace && poisson)) {
+  const sized = data.sampling === 'truncated-poisson' || data.sampling === 'fixed-size';
+  if (sized) {
+    if (data.schemeError !== undefined) scheme = { error: data.schemeError, sampling: data.sampling };
+    else {
+      const sc = schemeOf(data);
+      const line = JSON.stringify(sc.line(data.steps));
+      const g = cached(headlines, line, () => {
+        const a = JSON.parse(batchLine(line));
+        if (a.error !== undefined) throw new Error(a.error);
+        return a;
+      });
+      scheme = g.err !== undefined ? { error: g.err, sampling: data.sampling } : sc.answer(g.ok);
+    }
+  } else if (k > 1 || (replace && poisson)) {
     if (data.sampling === 'shuffled' || data.sampling === 'random-allocation') {
       user = { error: 'user-level ε (examples per user > 1) is computed for Poisson sampling only', groupSize: k };
     } else {
@@ -294,7 +360,7 @@ self.onmessage = async ({ data }) => {
       user = g.err !== undefined ? { error: g.err, groupSize: k } : sc.answer(g.ok);
     }
   }
-  if (data.epochs) {
+  if (data.epochs && !sized) {
     const t = Math.max(1, Math.floor(1 / data.q));
     const scheme = data.sampling === 'random-allocation' ? 'random-allocation' : 'shuffle';
     const line = JSON.stringify({ sigma: data.sigma, delta: data.delta, sampling: scheme, steps_per_epoch: t, epochs: data.epochs, ...(replace ? { adjacency: 'replace-one' } : {}) });
@@ -309,18 +375,20 @@ self.onmessage = async ({ data }) => {
   }
   const h = cached(headlines, key, () => epsilon({ ...p, delta: data.delta, accountant: 'pld' }));
   if (h.err !== undefined) {
-    self.postMessage({ client, gen: data.gen, kind: 'error', message: h.err, shuffled, allocation, user });
+    self.postMessage({ client, gen: data.gen, kind: 'error', message: h.err, shuffled, allocation, user, scheme });
     return;
   }
-  self.postMessage({ client, gen: data.gen, kind: 'headline', epsilon: h.ok.epsilon, epsilonLower: h.ok.epsilonLower, shuffled, allocation, user });
+  self.postMessage({ client, gen: data.gen, kind: 'headline', epsilon: h.ok.epsilon, epsilonLower: h.ok.epsilonLower, shuffled, allocation, user, scheme });
   if (data.charts === false) return;
   // Let a newer request pre-empt the (slower) charts.
   await new Promise((r) => setTimeout(r, 0));
   if (!current()) return;
   // Random allocation or a user-level run chosen: its own charts, target and μ-GDP (the
   // Poisson ones of one example per user do not apply).
-  const alloc = allocation && allocation.error === undefined ? allocation : null;
-  const own = alloc || (user && user.error === undefined ? user : null);
+  // Shuffled batches: the band's own charts (both ends); truncated Poisson and fixed-size
+  // batches: theirs.
+  const ok = (a) => (a && a.error === undefined ? a : null);
+  const own = ok(allocation) || ok(shuffled) || ok(scheme) || ok(user);
   const sc = own && schemeOf(data);
   const c = own
     ? cached(charts, JSON.stringify(sc.key), () => schemeCharts(sc, own))

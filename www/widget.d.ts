@@ -24,7 +24,15 @@ export interface SgmRdpChangeDetail {
    * `epsilonPldLower` are the certified band: no amplification above, Chua et al.'s shuffled
    * pair below) or "random-allocation" (the certified bracket of one-in-t allocation);
    * t = ⌊1/q⌋ steps per epoch and ⌈steps·q⌉ epochs. */
-  sampling: "poisson" | "shuffled" | "random-allocation";
+  sampling: "poisson" | "shuffled" | "random-allocation" | "truncated-poisson" | "fixed-size";
+  /** The `dataset-size` attribute N for "truncated-poisson" (rate q over N examples) and
+   * "fixed-size" (B = q·N of N without replacement, replace-one; `epsilonPld` is an RDP upper
+   * bound and `epsilonPldLower` 0, the trivial lower bound); null for the other schemes or
+   * when not given. */
+  datasetSize: number | null;
+  /** Truncated Poisson's largest batch as asked (the `max-batch` attribute, or q·N plus four
+   * standard deviations); null for the other schemes. */
+  maxBatch: number | null;
   /** The `group-size` attribute (1 by default): above 1, `epsilonPld` and `epsilonPldLower` are
    * user-level (users with at most that many examples, Poisson sampling) and `epsilon`,
    * `alpha` (one example's exact RDP) are null. */
@@ -34,7 +42,7 @@ export interface SgmRdpChangeDetail {
   adjacency: "add-remove" | "replace-one";
 }
 
-/** `<sgm-rdp-calculator q sigma steps delta mode accountant charts conversion theme calculator sampling group-size adjacency>` */
+/** `<sgm-rdp-calculator q sigma steps delta mode accountant charts conversion theme calculator sampling group-size adjacency dataset-size max-batch>` */
 export declare class SgmRdpCalculator extends HTMLElement {
   static readonly observedAttributes: string[];
   /** The values shown, or undefined before the first render. */
@@ -61,7 +69,13 @@ export declare class SgmRdpCalculator extends HTMLElement {
   get calculator(): string | null;
   set calculator(v: string | null | undefined);
   get sampling(): string | null;
-  set sampling(v: "poisson" | "shuffled" | "shuffle" | "random-allocation" | "balls-in-bins" | null | undefined);
+  set sampling(v: "poisson" | "shuffled" | "shuffle" | "random-allocation" | "balls-in-bins" | "truncated-poisson" | "fixed-size" | null | undefined);
+  /** The `dataset-size` attribute (truncated-poisson, fixed-size). */
+  get datasetSize(): string | null;
+  set datasetSize(v: number | string | null | undefined);
+  /** The `max-batch` attribute (truncated-poisson). */
+  get maxBatch(): string | null;
+  set maxBatch(v: number | string | null | undefined);
   /** The `group-size` attribute. */
   get groupSize(): string | null;
   set groupSize(v: number | string | null | undefined);

@@ -7,16 +7,19 @@
 // the tight PLD ε first, exact RDP next to it); charts= any of "epsilon bound training profile
 // risk", or "none"; conversion="improved|classic"; theme="auto|light|dark"; calculator="URL of the
 // full page" (adds a link "open in the full calculator" with the current values; http(s) only);
-// sampling="poisson|shuffled|random-allocation" (default poisson; "shuffle" and "balls-in-bins"
-// too): another scheme shows its certified ε (shuffled: the band) for t = ⌊1/q⌋ steps per epoch
-// and ⌈steps·q⌉ epochs, from the worker; ε-vs-α and bound charts are Poisson sampling's and not
-// drawn, the tight charts follow random allocation (shuffled: none yet); group-size="K" (1 … 256,
+// sampling="poisson|shuffled|random-allocation|truncated-poisson|fixed-size" (default poisson;
+// "shuffle" and "balls-in-bins" too): another scheme shows its certified ε (shuffled: the band)
+// for t = ⌊1/q⌋ steps per epoch and ⌈steps·q⌉ epochs, from the worker; truncated-poisson (rate q
+// over dataset-size="N" examples, batches capped at max-batch="M", default q·N + 4 s.d.) and
+// fixed-size (B = q·N of N without replacement, adjacency="replace-one", an RDP upper bound only,
+// epsilonPldLower 0) need dataset-size; ε-vs-α and bound charts are Poisson sampling's and not
+// drawn, the tight charts follow the scheme (fixed-size: ε over training only); group-size="K" (1 … 256,
 // property groupSize): above 1 the tight ε, its sentence and tight charts are user-level (users
 // with at most K examples, Poisson sampling; the command line's --group-size K); adjacency=
 // "add-remove|replace-one" (default add-remove; replace-one: the tight ε under replace-one).
 // Each recompute fires one `change` CustomEvent (bubbles, composed) whose detail is {q, sigma,
 // steps, delta, epsilon, alpha, conversion, epsilonPld, epsilonPldLower, sampling, groupSize,
-// adjacency}:
+// adjacency, datasetSize, maxBatch}:
 // `epsilon` is exact RDP of one example (null with another scheme than Poisson sampling or K > 1),
 // `epsilonPld` the tight ε (certified
 // upper bound; the scheme's) and `epsilonPldLower` its bracket's lower end.
@@ -31,7 +34,7 @@ import init, { Widget, widgetCss } from './sgm-rdp-page.js';
 
 const HERE = import.meta.url;
 const TAG = 'sgm-rdp-calculator';
-const ATTRIBUTES = ['q', 'sigma', 'steps', 'delta', 'mode', 'accountant', 'charts', 'conversion', 'theme', 'calculator', 'sampling', 'group-size', 'adjacency'];
+const ATTRIBUTES = ['q', 'sigma', 'steps', 'delta', 'mode', 'accountant', 'charts', 'conversion', 'theme', 'calculator', 'sampling', 'group-size', 'adjacency', 'dataset-size', 'max-batch'];
 // Each attribute's property: its name in camelCase (group-size → groupSize).
 const propOf = (a) => a.replace(/-([a-z])/g, (_, c) => c.toUpperCase());
 

@@ -36,6 +36,31 @@ impl Training {
     }
 }
 
+/// What the three charts' series are, in their legends: the tight accountant's by default;
+/// a batching scheme names its own ends (the shuffled band, fixed-size batches' RDP bound).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Labels {
+    /// ε over training's upper series.
+    pub upper: String,
+    /// Its lower series, drawn (dashed) only when named: a band whose ends are far apart.
+    pub lower: Option<String>,
+    /// The privacy profile's band.
+    pub profile: String,
+    /// The attack-risk curve.
+    pub risk: String,
+}
+
+impl Default for Labels {
+    fn default() -> Self {
+        Labels {
+            upper: "tight ε (PLD, certified upper bound)".into(),
+            lower: None,
+            profile: "tight δ(ε) (PLD bracket)".into(),
+            risk: "bound on any attack (PLD, tightest)".into(),
+        }
+    }
+}
+
 /// One sentence: when the target ε is reached, in epochs when `steps_per_epoch` is known.
 pub fn budget_sentence(t: &Training, target: f64, steps_per_epoch: Option<f64>) -> String {
     match (t.budget_spent(target), steps_per_epoch) {
@@ -65,6 +90,7 @@ pub fn draw_training<DB: DrawingBackend>(
     t: &Training,
     target: Option<f64>,
     steps_per_epoch: Option<f64>,
+    labels: &Labels,
     th: &Theme,
 ) -> DrawResult<DB> {
     root.fill(&th.bg)?;
@@ -77,14 +103,28 @@ pub fn draw_training<DB: DrawingBackend>(
             .unwrap_or(10.0)
             .max(xs.first().copied().unwrap_or(1.0) * 10.0),
     );
-    let ys = t.rdp.iter().chain(&t.pld_upper).chain(target.iter());
+    let lower: &[f64] = if labels.lower.is_some() {
+        &t.pld_lower
+    } else {
+        &[]
+    };
+    let ys = t
+        .rdp
+        .iter()
+        .chain(&t.pld_upper)
+        .chain(lower)
+        .chain(target.iter());
     // Whole decades: plotters' log key points crowd a partial decade with labels.
     let (ylo, yhi) = super::log_range(ys.copied());
     let (ylo, yhi) = (
         10f64.powf(ylo.log10().floor()),
         10f64.powf(yhi.log10().ceil()),
     );
-    let (plot, strip) = split_legend(root, th, 3 + target.is_some() as usize);
+    let (plot, strip) = split_legend(
+        root,
+        th,
+        3 + target.is_some() as usize + labels.lower.is_some() as usize,
+    );
     let mut chart = log_chart(&plot, "ε over training", th, (xlo, xhi), (ylo, yhi))?;
     let xlabel = if steps_per_epoch.is_some() {
         "epochs"
@@ -95,7 +135,7 @@ pub fn draw_training<DB: DrawingBackend>(
     let clip = |v: f64| v.clamp(ylo, yhi);
     let mut legend = Vec::new();
     let series = [
-        ("tight ε (PLD, certified upper bound)", &t.pld_upper, 0usize),
+        (labels.upper.as_str(), &t.pld_upper, 0usize),
         ("exact RDP ε (Mironov–Talwar–Zhang)", &t.rdp, 2),
     ];
     for (name, ys, c) in series {
@@ -110,6 +150,19 @@ pub fn draw_training<DB: DrawingBackend>(
         // (No exact-RDP series for a scheme without that route: no legend entry either.)
         if ys.iter().any(|y| *y > 0.0) {
             legend.push((name.to_string(), col, Mark::Line));
+        }
+    }
+    if let Some(name) = &labels.lower {
+        let col = th.series[0];
+        let pts: Vec<(f64, f64)> = xs
+            .iter()
+            .zip(&t.pld_lower)
+            .filter(|(_, y)| **y > 0.0)
+            .map(|(&x, &y)| (x, clip(y)))
+            .collect();
+        if !pts.is_empty() {
+            dashed(&mut chart, pts, col.stroke_width(th.px(1.5)), th)?;
+            legend.push((name.clone(), col, Mark::Dashed));
         }
     }
     if let Some(e) = target {
@@ -174,6 +227,7 @@ pub fn draw_profile<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     rows: &[ProfileRow],
     delta: f64,
+    labels: &Labels,
     th: &Theme,
 ) -> DrawResult<DB> {
     root.fill(&th.bg)?;
@@ -222,7 +276,7 @@ pub fn draw_profile<DB: DrawingBackend>(
     )?;
     // (A scheme without an exact-RDP route has no such series, and no legend entry.)
     let legend = [
-        Some(("tight δ(ε) (PLD bracket)".to_string(), band, Mark::Line)),
+        Some((labels.profile.clone(), band, Mark::Line)),
         pos.iter()
             .any(|r| r.rdp > 0.0)
             .then(|| ("δ(ε) from exact RDP".to_string(), rdp, Mark::Line)),
@@ -239,6 +293,7 @@ pub fn draw_profile<DB: DrawingBackend>(
 pub fn draw_risk<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     curve: &[(f64, f64)],
+    labels: &Labels,
     th: &Theme,
 ) -> DrawResult<DB> {
     root.fill(&th.bg)?;
@@ -267,11 +322,7 @@ pub fn draw_risk<DB: DrawingBackend>(
         th,
     )?;
     let legend = vec![
-        (
-            "bound on any attack (PLD, tightest)".to_string(),
-            col,
-            Mark::Line,
-        ),
+        (labels.risk.clone(), col, Mark::Line),
         (
             "random guessing (TPR = FPR)".to_string(),
             diag,

@@ -4,8 +4,9 @@
 //! then, only when they differ from the page's defaults: `omega=…` (chart A's tCDP ω),
 //! `overlays=1` (chart B's Table 1 overlays), `cb_sigma=…&cb_eps=…` (chart D's inputs),
 //! `dataset_size=…&batch_size=…&epochs=…` (the dataset terms), `target=…` (the target ε),
-//! `group=K` (examples per user; the tight ε is user-level above 1), `adjacency=replace-one`
-//! and `embed=1` (iframe mode).
+//! `group=K` (examples per user; the tight ε is user-level above 1), `adjacency=replace-one`,
+//! `max_batch=M` (truncated Poisson's largest batch) and `embed=1` (iframe mode).
+//! `batch=` is one of poisson, shuffled, random-allocation, truncated-poisson, fixed-size.
 //! Links made before any of these existed (`v=1` with the first five) read as before.
 //!
 //! Decoding never fails as a whole: each value is read with the same parser as a typed
@@ -49,14 +50,20 @@ pub enum Batching {
     Shuffled,
     /// Random allocation (balls in bins): each example in one of ⌊1/q⌋ steps per epoch.
     RandomAllocation,
+    /// Poisson sampling with rate q over N examples, batches capped at a largest size.
+    TruncatedPoisson,
+    /// Each step a uniformly random B = q·N of the N examples (replace-one, RDP only).
+    FixedSize,
 }
 
 impl Batching {
     /// Every choice, in the control's order.
-    pub const ALL: [Batching; 3] = [
+    pub const ALL: [Batching; 5] = [
         Batching::Poisson,
         Batching::Shuffled,
         Batching::RandomAllocation,
+        Batching::TruncatedPoisson,
+        Batching::FixedSize,
     ];
 
     pub fn name(self) -> &'static str {
@@ -64,16 +71,19 @@ impl Batching {
             Batching::Poisson => "poisson",
             Batching::Shuffled => "shuffled",
             Batching::RandomAllocation => "random-allocation",
+            Batching::TruncatedPoisson => "truncated-poisson",
+            Batching::FixedSize => "fixed-size",
         }
     }
 
     /// The key of this scheme's answer in the worker's headline message (`shuffled`,
-    /// `allocation`); None for Poisson sampling, whose answer is the message itself.
+    /// `allocation`, `scheme`); None for Poisson sampling, whose answer is the message itself.
     pub fn answer_key(self) -> Option<&'static str> {
         match self {
             Batching::Poisson => None,
             Batching::Shuffled => Some("shuffled"),
             Batching::RandomAllocation => Some("allocation"),
+            Batching::TruncatedPoisson | Batching::FixedSize => Some("scheme"),
         }
     }
 
@@ -120,6 +130,9 @@ pub struct Link {
     pub group: u32,
     /// Who is a neighbour (`adjacency=replace-one`; add/remove by default).
     pub adjacency: crate::engine::Adjacency,
+    /// Truncated Poisson's largest batch (`max_batch=`); None: the default
+    /// ([`default_max_batch`]).
+    pub max_batch: Option<u64>,
 }
 
 impl Default for Link {
@@ -135,7 +148,28 @@ impl Default for Link {
             embed: false,
             group: 1,
             adjacency: crate::engine::Adjacency::AddRemove,
+            max_batch: None,
         }
+    }
+}
+
+/// Truncated Poisson's largest batch when none is given: the mean batch q·N plus four of its
+/// standard deviations, rounded up (a batch that large or larger has probability < 1e-4).
+pub fn default_max_batch(q: f64, n: f64) -> u64 {
+    let m = q * n;
+    (m + 4.0 * (m * (1.0 - q)).max(0.0).sqrt()).ceil().max(1.0) as u64
+}
+
+/// A largest batch as typed (`max_batch=`, the page's box): a whole number ≥ 1.
+pub fn parse_max_batch(t: &str) -> Result<u64, String> {
+    let x = parse_number(t).map_err(|m| format!("largest batch: {m}"))?;
+    if (1.0..=1e12).contains(&x) && x.fract() == 0.0 {
+        Ok(x as u64)
+    } else {
+        Err(format!(
+            "largest batch must be a whole number from 1 to 10¹², got {}",
+            clip(t)
+        ))
     }
 }
 
@@ -147,7 +181,7 @@ pub struct LinkError {
 }
 
 /// Every parameter the codec reads; anything else in a query is ignored.
-pub const PARAMS: [&str; 20] = [
+pub const PARAMS: [&str; 21] = [
     "v",
     "q",
     "sigma",
@@ -168,6 +202,7 @@ pub const PARAMS: [&str; 20] = [
     "target",
     "group",
     "adjacency",
+    "max_batch",
 ];
 
 /// The query (with or without its leading `?`) → the link's settings, plus one
@@ -228,6 +263,12 @@ pub fn decode(query: &str) -> (Link, Vec<LinkError>) {
                 "adjacency",
                 one_of("adjacency", t, &["add-remove", "replace-one"]),
             ),
+        }
+    }
+    if let Some(t) = get("max_batch") {
+        match parse_max_batch(t) {
+            Ok(m) => link.max_batch = Some(m),
+            Err(m) => refuse("max_batch", m),
         }
     }
     if let Some(t) = get("group") {
@@ -348,6 +389,9 @@ pub fn encode(link: &Link) -> String {
     }
     if link.adjacency != d.adjacency {
         s += &format!("&adjacency={}", link.adjacency.name());
+    }
+    if let Some(m) = link.max_batch {
+        s += &format!("&max_batch={m}");
     }
     if link.embed {
         s += "&embed=1";
@@ -568,10 +612,14 @@ mod tests {
                 1u64..1_000_000_000,
                 -12.0f64..-1.0,
             ),
-            (any::<bool>(), any::<bool>(), 0usize..3, any::<bool>()),
+            (any::<bool>(), any::<bool>(), 0usize..5, any::<bool>()),
             (1e-3f64..1e3, 1e-3f64..1e3, 0.01f64..1e5, any::<bool>()),
             (1u32..100_000_000, 1u32..1000, 1e-2f64..1e3, 1.0f64..1e5),
-            (1u32..=256, any::<bool>()),
+            (
+                1u32..=256,
+                any::<bool>(),
+                proptest::option::of(1u64..1_000_000),
+            ),
         )
             .prop_map(
                 |(
@@ -579,7 +627,7 @@ mod tests {
                     (cl, rdp, sh, ov),
                     (cs, ce, w, em),
                     (n, b, e, tg),
-                    (group, rep),
+                    (group, rep, max_batch),
                 )| {
                     let n = n.max(b) as f64;
                     // Valid terms only: T = ⌈E·N/B⌉ ≤ 10⁹.
@@ -610,6 +658,7 @@ mod tests {
                         } else {
                             crate::engine::Adjacency::AddRemove
                         },
+                        max_batch,
                     }
                 },
             )
@@ -639,10 +688,29 @@ mod tests {
         }
 
         #[test]
-        fn known_keys_with_any_value(k in 0usize..17, v in "[-+%0-9a-zA-Z.,/ ]{0,30}") {
+        fn known_keys_with_any_value(k in 0usize..PARAMS.len(), v in "[-+%0-9a-zA-Z.,/ ]{0,30}") {
             let (_, errors) = decode(&format!("{}={}", PARAMS[k], v));
             prop_assert!(errors.len() <= 1);
         }
+    }
+
+    /// #23: the batching choices and truncated Poisson's largest batch in a link.
+    #[test]
+    fn schemes_and_the_largest_batch_in_links() {
+        for b in Batching::ALL {
+            let (l, e) = decode(&format!("batch={}&max_batch=300", b.name()));
+            assert!(e.is_empty(), "{e:?}");
+            assert_eq!((l.batch, l.max_batch), (b, Some(300)));
+        }
+        let (l, e) = decode("batch=truncated-poisson&max_batch=2.5");
+        assert_eq!(l.max_batch, None, "the default stays");
+        assert_eq!(e[0].param, "max_batch");
+        assert!(e[0].message.contains("whole number"), "{}", e[0].message);
+        assert!(parse_max_batch("0").unwrap_err().contains("whole number"));
+        assert_eq!(parse_max_batch(" 320 "), Ok(320));
+        // The default: q·N plus four standard deviations (MNIST: 256 + 4·15.97 → 320).
+        assert_eq!(default_max_batch(256.0 / 60000.0, 60000.0), 320);
+        assert_eq!(default_max_batch(1.0, 10.0), 10);
     }
 
     /// Hardening round 3, #15: tiny values are written in exponent form, and read back.

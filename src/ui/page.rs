@@ -77,6 +77,8 @@ pub fn scheme_name(b: Batching) -> &'static str {
         Batching::Poisson => "Poisson sampling",
         Batching::Shuffled => "shuffled, fixed-size batches",
         Batching::RandomAllocation => "random allocation",
+        Batching::TruncatedPoisson => "truncated Poisson sampling",
+        Batching::FixedSize => "fixed-size batches sampled without replacement",
     }
 }
 
@@ -101,6 +103,8 @@ pub fn scheme_words_for(b: Batching, t: u64, e: f64) -> String {
             "random allocation (each example in one of {t} steps per epoch, {} epochs): both ends certified",
             fmt_num(e)
         ),
+        // Their words need the dataset size: Scheme::words_for.
+        Batching::TruncatedPoisson | Batching::FixedSize => scheme_name(b).to_string(),
     }
 }
 
@@ -112,6 +116,7 @@ pub fn scheme_sentence(b: Batching, sigma: f64, t: u64, e: f64, eps: f64, delta:
         Batching::RandomAllocation => {
             format!("random allocation (each example in one of {t} steps per epoch)")
         }
+        Batching::TruncatedPoisson | Batching::FixedSize => scheme_name(b).to_string(),
     };
     format!(
         "Training with noise multiplier {} and {how} for {} epochs satisfies ({}, {})-differential privacy (certified upper bound; add/remove adjacency): for any one example, adding or removing it changes the probability of any outcome by at most a factor e^{} except with probability {}.",
@@ -226,9 +231,77 @@ pub struct Scheme {
     pub sampling: Batching,
     pub group: u32,
     pub adjacency: Adjacency,
+    /// The dataset size N, when known (the page's dataset terms when they describe q, a
+    /// widget's `dataset-size`): truncated Poisson and fixed-size batches need it.
+    pub dataset_size: Option<u64>,
+    /// Truncated Poisson's largest batch as given (None: [`default_max_batch`]).
+    pub max_batch: Option<u64>,
+}
+
+/// The sizes a truncated-Poisson or fixed-size run is asked with: N, the batch size B = q·N
+/// (fixed-size) and the largest batch (truncated Poisson).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sizes {
+    pub dataset_size: u64,
+    pub batch_size: u64,
+    pub max_batch: u64,
 }
 
 impl Scheme {
+    /// A scheme of one example per user under add/remove adjacency, no sizes given.
+    pub fn of(sampling: Batching, group: u32, adjacency: Adjacency) -> Scheme {
+        Scheme {
+            sampling,
+            group,
+            adjacency,
+            dataset_size: None,
+            max_batch: None,
+        }
+    }
+
+    /// The sizes truncated Poisson and fixed-size batches are asked with, or why they cannot
+    /// be (in words, for the headline); Ok(None) for the other schemes.
+    pub fn sizes(&self, i: &Inputs) -> Result<Option<Sizes>, String> {
+        let b = self.sampling;
+        if !matches!(b, Batching::TruncatedPoisson | Batching::FixedSize) {
+            return Ok(None);
+        }
+        let name = scheme_name(b);
+        if self.group > 1 {
+            return Err(format!(
+                "{name} is accounted for one example per user (examples per user 1)"
+            ));
+        }
+        let Some(n) = self.dataset_size.filter(|&n| n >= 1) else {
+            return Err(format!(
+                "{name} needs the dataset size N: give the dataset terms (N and B with B/N = q; a widget's dataset-size)"
+            ));
+        };
+        let batch = (i.q * n as f64).round();
+        if b == Batching::FixedSize {
+            if self.adjacency != Adjacency::ReplaceOne {
+                return Err("fixed-size batches are accounted under replace-one adjacency (the dataset size is public): choose “replace one” for neighbours".into());
+            }
+            if batch < 1.0 || (batch / n as f64 - i.q).abs() > 1e-9 * i.q {
+                return Err(format!(
+                    "fixed-size batches need a whole batch size B = q·N: q·N = {} for N = {n}",
+                    fmt_num(i.q * n as f64)
+                ));
+            }
+        } else if self.adjacency != Adjacency::AddRemove {
+            return Err(
+                "truncated Poisson sampling is accounted under add/remove adjacency".into(),
+            );
+        }
+        Ok(Some(Sizes {
+            dataset_size: n,
+            batch_size: batch.max(1.0) as u64,
+            max_batch: self
+                .max_batch
+                .unwrap_or_else(|| crate::ui::link::default_max_batch(i.q, n as f64)),
+        }))
+    }
+
     /// Poisson sampling, one example per user: the exact-RDP ε and its charts apply.
     pub fn is_plain(&self) -> bool {
         self.sampling == Batching::Poisson
@@ -238,7 +311,11 @@ impl Scheme {
 
     /// Poisson sampling with K examples per user or replace-one: the worker's `user` answer.
     fn poisson_variant(&self) -> bool {
-        self.group > 1 || (self.sampling == Batching::Poisson && !self.is_plain())
+        let sized = matches!(
+            self.sampling,
+            Batching::TruncatedPoisson | Batching::FixedSize
+        );
+        (self.group > 1 && !sized) || (self.sampling == Batching::Poisson && !self.is_plain())
     }
 
     /// The key of this run's answer in the worker's headline message (None: the message).
@@ -254,15 +331,22 @@ impl Scheme {
     /// per epoch and E = ⌈T·q⌉ epochs ([`epochs_of`]).
     pub fn words(&self, i: &Inputs) -> String {
         let (t, e) = epochs_of(i);
-        self.words_for(t, e)
+        self.words_for(i, t, e)
     }
 
     /// The same with t steps per epoch and E epochs given (the page's dataset terms).
-    pub fn words_for(&self, t: u64, e: f64) -> String {
-        if self.sampling == Batching::Poisson {
-            user_words(self.group, self.adjacency)
-        } else {
-            scheme_words_for(self.sampling, t, e)
+    pub fn words_for(&self, i: &Inputs, t: u64, e: f64) -> String {
+        match (self.sampling, self.sizes(i)) {
+            (Batching::Poisson, _) => user_words(self.group, self.adjacency),
+            (Batching::TruncatedPoisson, Ok(Some(z))) => format!(
+                "truncated Poisson sampling (rate q over N = {} examples, batches capped at {}), add/remove adjacency: upper end certified with both branches (truncated or not) revealed, lower end Poisson sampling at the inclusion rate; both certified",
+                z.dataset_size, z.max_batch
+            ),
+            (Batching::FixedSize, Ok(Some(z))) => format!(
+                "fixed-size batches of B = {} of N = {} examples sampled without replacement, replace-one adjacency: certified upper bound from RDP (Wang, Balle, Kasiviswanathan); no lower bound",
+                z.batch_size, z.dataset_size
+            ),
+            (b, _) => scheme_words_for(b, t, e),
         }
     }
 
@@ -274,6 +358,38 @@ impl Scheme {
 
     /// The same with t steps per epoch and E epochs given.
     pub fn sentence_for(&self, i: &Inputs, t: u64, e: f64, eps: f64) -> String {
+        if let Ok(Some(z)) = self.sizes(i) {
+            let (how, bound, change) = if self.sampling == Batching::FixedSize {
+                (
+                    format!(
+                        "fixed-size batches of {} of {} examples sampled without replacement",
+                        z.batch_size, z.dataset_size
+                    ),
+                    "certified upper bound from RDP; replace-one adjacency",
+                    "replacing any one example by another",
+                )
+            } else {
+                (
+                    format!(
+                        "truncated Poisson sampling with rate {} over {} examples (batches capped at {})",
+                        fmt_num(i.q),
+                        z.dataset_size,
+                        z.max_batch
+                    ),
+                    "certified upper bound; add/remove adjacency",
+                    "adding or removing any one example",
+                )
+            };
+            return format!(
+                "Training with noise multiplier {}, {how} and {} steps satisfies ({}, {})-differential privacy ({bound}): {change} changes the probability of any outcome by at most a factor e^{} except with probability {}.",
+                fmt_num(i.sigma),
+                i.steps,
+                fmt_eps(eps),
+                fmt_num(i.delta),
+                fmt_eps(eps),
+                fmt_num(i.delta)
+            );
+        }
         if self.poisson_variant() {
             user_sentence(
                 i.sigma,
@@ -289,6 +405,24 @@ impl Scheme {
         }
     }
 
+    /// What the tight charts' series are for this run (their legends).
+    pub fn chart_labels(&self) -> crate::render::tight::Labels {
+        use crate::render::tight::Labels;
+        match self.sampling {
+            Batching::Shuffled => Labels {
+                upper: "upper end: no amplification (certified)".into(),
+                lower: Some("lower end: Chua et al.'s shuffled pair (certified)".into()),
+                profile: "shuffled band δ(ε): no amplification … Chua et al.".into(),
+                risk: "bound on any attack (no amplification, certified)".into(),
+            },
+            Batching::FixedSize => Labels {
+                upper: "ε from RDP (Wang et al., certified upper bound)".into(),
+                ..Labels::default()
+            },
+            _ => Labels::default(),
+        }
+    }
+
     /// Its name in a sentence.
     pub fn name(&self) -> String {
         if self.group > 1 {
@@ -299,6 +433,63 @@ impl Scheme {
             scheme_name(self.sampling).to_string()
         }
     }
+}
+
+/// "What your library reports" for a run other than Poisson sampling of one example under
+/// add/remove: which libraries account for it and how (no number of theirs is shown: we
+/// do not compute their output for these runs), then ours — `ends` is our certified
+/// (upper, lower) when known (lower None: an upper bound only), `why` the reason when not.
+/// Rows: [tool, ε, note].
+pub fn library_rows(sc: &Scheme, ends: Option<(f64, Option<f64>)>, why: &str) -> Vec<[String; 3]> {
+    let no = "—".to_string();
+    let (opacus, dpa): (&str, &str) = match (sc.sampling, sc.group > 1) {
+        (_, true) => (
+            "example-level only (add/remove); no user-level accounting",
+            "no user-level accountant; group privacy over its RDP is up to you (TF Privacy's user-level route)",
+        ),
+        (Batching::Shuffled, _) => (
+            "no shuffled-batch accounting: its accountants assume Poisson sampling (its DPDataLoader samples Poisson); the Poisson ε is not valid for shuffled batches",
+            "no event for shuffled batches; accounting them as PoissonSampledDpEvent is not valid (Chua et al., ICML 2024)",
+        ),
+        (Batching::RandomAllocation, _) => (
+            "no random-allocation accounting (Poisson sampling only)",
+            "random allocation was merged in 2026 (its PR #414); not computed here",
+        ),
+        (Batching::TruncatedPoisson, _) => (
+            "no truncated-Poisson accounting (Poisson sampling only)",
+            "TruncatedSubsampledGaussianDpEvent with its PLDAccountant; not computed here",
+        ),
+        (Batching::FixedSize, _) => (
+            "no fixed-size accounting (Poisson sampling only)",
+            "SampledWithoutReplacementDpEvent with its RdpAccountant under REPLACE_ONE; not computed here",
+        ),
+        (Batching::Poisson, _) => (
+            "add/remove adjacency only",
+            "neighboring_relation=REPLACE_ONE (its PLD and RDP accountants read σ differently there: see the README)",
+        ),
+    };
+    let ours = match ends {
+        Some((up, Some(lo))) => format!(
+            "certified upper bound; [{}, {}]: {}",
+            fmt_num(lo),
+            fmt_num(up),
+            sc.name()
+        ),
+        Some((_, None)) => format!(
+            "certified upper bound from RDP (no lower bound): {}",
+            sc.name()
+        ),
+        None => format!("unavailable: {why}"),
+    };
+    vec![
+        ["Opacus".into(), no.clone(), opacus.into()],
+        ["dp_accounting".into(), no, dpa.into()],
+        [
+            "sgm-rdp".into(),
+            ends.map_or_else(|| "—".into(), |(u, _)| format!("{u:.4}")),
+            ours,
+        ],
+    ]
 }
 
 /// An engine message (as the worker relays it) in words for the page: without the call's
@@ -538,6 +729,88 @@ mod tests {
             }),
             "When ε = 0.5 is reached is unavailable: the work budget is spent"
         );
+    }
+
+    /// #23: truncated Poisson and fixed-size batches need N (and fixed-size B = q·N whole,
+    /// replace-one); their words and sentence name the sizes and what is certified.
+    #[test]
+    fn sized_schemes_need_their_sizes() {
+        let i = Inputs::mnist();
+        let mut sc = Scheme::of(Batching::TruncatedPoisson, 1, Adjacency::AddRemove);
+        assert!(sc
+            .sizes(&i)
+            .unwrap_err()
+            .contains("needs the dataset size N"));
+        sc.dataset_size = Some(60000);
+        let z = sc.sizes(&i).unwrap().unwrap();
+        assert_eq!(
+            (z.dataset_size, z.batch_size, z.max_batch),
+            (60000, 256, 320)
+        );
+        sc.max_batch = Some(300);
+        assert_eq!(sc.sizes(&i).unwrap().unwrap().max_batch, 300);
+        assert_eq!(sc.answer_key(), Some("scheme"));
+        let w = sc.words(&i);
+        assert!(
+            w.contains("N = 60000") && w.contains("capped at 300"),
+            "{w}"
+        );
+        let st = sc.sentence(&i, 2.4079);
+        assert!(
+            st.contains("truncated Poisson sampling with rate 0.00426667 over 60000 examples (batches capped at 300) and 14063 steps satisfies (2.4079, 1e-5)")
+                && st.contains("add/remove adjacency"),
+            "{st}"
+        );
+        sc.adjacency = Adjacency::ReplaceOne;
+        assert!(sc.sizes(&i).unwrap_err().contains("add/remove"));
+        let mut f = Scheme::of(Batching::FixedSize, 1, Adjacency::AddRemove);
+        f.dataset_size = Some(60000);
+        assert!(f.sizes(&i).unwrap_err().contains("replace-one"));
+        f.adjacency = Adjacency::ReplaceOne;
+        assert_eq!(f.sizes(&i).unwrap().unwrap().batch_size, 256);
+        let st = f.sentence(&i, 24.0824);
+        assert!(
+            st.contains("fixed-size batches of 256 of 60000 examples")
+                && st.contains("certified upper bound from RDP; replace-one adjacency")
+                && st.contains("replacing any one example by another"),
+            "{st}"
+        );
+        assert!(f.words(&i).contains("no lower bound"));
+        // B = q·N must be whole; N from other terms does not describe q.
+        f.dataset_size = Some(50000);
+        assert!(f.sizes(&i).unwrap_err().contains("whole batch size"));
+        // One example per user only.
+        f.group = 2;
+        assert!(f.sizes(&i).unwrap_err().contains("one example per user"));
+        assert_eq!(f.answer_key(), Some("scheme"));
+        // The other schemes need no sizes.
+        let p = Scheme::of(Batching::Poisson, 1, Adjacency::AddRemove);
+        assert_eq!(p.sizes(&i), Ok(None));
+    }
+
+    /// #23: the library table for another run names what each library offers, no number
+    /// of theirs, and ours with what its ends are.
+    #[test]
+    fn library_rows_follow_the_scheme() {
+        let sh = Scheme::of(Batching::Shuffled, 1, Adjacency::AddRemove);
+        let r = library_rows(&sh, Some((54.045818, Some(10.861668))), "");
+        assert_eq!(r.len(), 3);
+        assert_eq!((r[0][1].as_str(), r[1][1].as_str()), ("—", "—"));
+        assert!(r[0][2].contains("not valid for shuffled"), "{}", r[0][2]);
+        assert_eq!(r[2][1], "54.0458");
+        assert!(r[2][2].contains("[10.8617, 54.0458]"), "{}", r[2][2]);
+        let f = Scheme::of(Batching::FixedSize, 1, Adjacency::ReplaceOne);
+        let r = library_rows(&f, Some((24.08, None)), "");
+        assert!(
+            r[1][2].contains("SampledWithoutReplacementDpEvent")
+                && r[2][2].contains("no lower bound")
+        );
+        let t = Scheme::of(Batching::TruncatedPoisson, 1, Adjacency::AddRemove);
+        let r = library_rows(&t, None, "the work budget is spent");
+        assert_eq!(r[2][1], "—");
+        assert!(r[2][2].ends_with("the work budget is spent"));
+        assert!(r[1][2].contains("TruncatedSubsampledGaussianDpEvent"));
+        assert!(r.iter().flatten().all(|c| !c.contains("NaN")));
     }
 
     #[test]

@@ -124,6 +124,10 @@ pub struct Settings {
     pub group: u32,
     /// The `adjacency` attribute: add-remove (default) or replace-one.
     pub adjacency: Adjacency,
+    /// The `dataset-size` attribute: N, for truncated Poisson and fixed-size batches.
+    pub dataset_size: Option<u64>,
+    /// The `max-batch` attribute: truncated Poisson's largest batch (default q·N + 4 s.d.).
+    pub max_batch: Option<u64>,
     pub errors: Vec<(String, String)>,
 }
 
@@ -139,6 +143,8 @@ impl Default for Settings {
             sampling: Batching::Poisson,
             group: 1,
             adjacency: Adjacency::AddRemove,
+            dataset_size: None,
+            max_batch: None,
             errors: Vec::new(),
         }
     }
@@ -212,9 +218,25 @@ impl Settings {
                     ("shuffle", Batching::Shuffled),
                     ("random-allocation", Batching::RandomAllocation),
                     ("balls-in-bins", Batching::RandomAllocation),
+                    ("truncated-poisson", Batching::TruncatedPoisson),
+                    ("fixed-size", Batching::FixedSize),
                 ],
             )
             .map(|b| self.sampling = b),
+            "dataset-size" => match value {
+                None => {
+                    self.dataset_size = None;
+                    Ok(())
+                }
+                Some(v) => parse_dataset_size(v).map(|n| self.dataset_size = Some(n)),
+            },
+            "max-batch" => match value {
+                None => {
+                    self.max_batch = None;
+                    Ok(())
+                }
+                Some(v) => crate::ui::link::parse_max_batch(v).map(|m| self.max_batch = Some(m)),
+            },
             "adjacency" => match value {
                 None => {
                     self.adjacency = Adjacency::AddRemove;
@@ -268,15 +290,16 @@ impl Settings {
     /// The run the tight ε is for.
     pub fn scheme(&self) -> Scheme {
         Scheme {
-            sampling: self.sampling,
-            group: self.group,
-            adjacency: self.adjacency,
+            dataset_size: self.dataset_size,
+            max_batch: self.max_batch,
+            ..Scheme::of(self.sampling, self.group, self.adjacency)
         }
     }
 
     /// The charts drawn: those asked for that the scheme has. ε vs α and bound vs exact
     /// are Poisson sampling's exact RDP; the tight charts (ε over training, profile,
-    /// attack risk) follow random allocation too; shuffled batches have none yet.
+    /// attack risk) follow every scheme of one example per user (fixed-size: ε over
+    /// training only).
     pub fn shown_charts(&self) -> Charts {
         let c = self.charts();
         match self.sampling {
@@ -287,13 +310,23 @@ impl Settings {
                 ..c
             },
             Batching::Poisson => c,
-            Batching::RandomAllocation if self.group > 1 => Charts::default(),
-            Batching::RandomAllocation => Charts {
-                epsilon: false,
-                bound: false,
-                ..c
+            // The other schemes (one example per user): their own tight charts (the shuffled
+            // band's two ends); fixed-size batches have an RDP bound only (ε over training,
+            // no profile or attack risk).
+            Batching::RandomAllocation | Batching::Shuffled | Batching::TruncatedPoisson
+                if self.group == 1 =>
+            {
+                Charts {
+                    epsilon: false,
+                    bound: false,
+                    ..c
+                }
+            }
+            Batching::FixedSize if self.group == 1 => Charts {
+                training: c.training,
+                ..Charts::default()
             },
-            Batching::Shuffled => Charts::default(),
+            _ => Charts::default(),
         }
     }
 
@@ -337,6 +370,18 @@ impl Settings {
             })
             .chain(scheme)
             .collect()
+    }
+}
+
+/// The `dataset-size` attribute: a whole number of examples, 1 … 10¹².
+pub fn parse_dataset_size(t: &str) -> Result<u64, String> {
+    match crate::ui::fields::parse_number(t) {
+        Ok(x) if (1.0..=1e12).contains(&x) && x.fract() == 0.0 => Ok(x as u64),
+        Ok(_) => Err(format!(
+            "dataset-size must be a whole number from 1 to 10¹², got {}",
+            clip(t)
+        )),
+        Err(m) => Err(format!("dataset-size: {m}")),
     }
 }
 
@@ -435,6 +480,29 @@ mod tests {
         assert!(!s.wants_tight());
     }
 
+    /// #23: `sampling` truncated-poisson / fixed-size with `dataset-size` and `max-batch`.
+    #[test]
+    fn sized_sampling_attributes() {
+        let mut s = Settings::default();
+        s.set("sampling", Some("truncated-poisson"));
+        s.set("dataset-size", Some("60000"));
+        s.set("max-batch", Some("300"));
+        assert!(s.errors.is_empty(), "{:?}", s.errors);
+        let sc = s.scheme();
+        assert_eq!((sc.dataset_size, sc.max_batch), (Some(60000), Some(300)));
+        assert_eq!(sc.sizes(&s.inputs).unwrap().unwrap().max_batch, 300);
+        assert!(s.wants_tight());
+        s.set("dataset-size", Some("6e4.5"));
+        assert_eq!(s.scheme().dataset_size, Some(60000), "the last good value");
+        assert_eq!(s.errors[0].0, "dataset-size");
+        s.set("dataset-size", None);
+        assert_eq!(s.scheme().dataset_size, None);
+        s.set("sampling", Some("fixed-size"));
+        s.set("charts", Some("training profile"));
+        let shown = s.shown_charts();
+        assert!(shown.training && !shown.profile);
+    }
+
     /// `group-size`: 1 … 256, above 1 user-level (tight charts only, the RDP ones named);
     /// a bad value is named and the last good one kept.
     #[test]
@@ -442,11 +510,7 @@ mod tests {
         let mut s = Settings::default();
         assert_eq!(
             s.scheme(),
-            Scheme {
-                sampling: Batching::Poisson,
-                group: 1,
-                adjacency: Adjacency::AddRemove,
-            }
+            Scheme::of(Batching::Poisson, 1, Adjacency::AddRemove)
         );
         assert!(s.scheme().is_plain());
         s.set("charts", Some("epsilon training"));
@@ -521,7 +585,13 @@ mod tests {
         s.set("sampling", Some("shuffled"));
         assert_eq!(
             s.messages(),
-            ["charts epsilon, training, risk: drawn for Poisson sampling only, not for shuffled, fixed-size batches"]
+            ["charts epsilon: drawn for Poisson sampling only, not for shuffled, fixed-size batches"],
+            "the band's own tight charts"
+        );
+        s.set("sampling", Some("fixed-size"));
+        assert_eq!(
+            s.messages(),
+            ["charts epsilon, risk: drawn for Poisson sampling only, not for fixed-size batches sampled without replacement"]
         );
         s.set("sampling", Some("random-allocation"));
         s.set("sampling", Some("bernoulli"));

@@ -189,6 +189,11 @@ fn wire(app: &Shared) {
             .and_then(|s| Batching::from_name(&s.value()))
             .unwrap_or_default();
         tight::set_batching(chosen);
+        // Fixed-size batches are accounted under replace-one adjacency (the dataset size is
+        // public): choosing them chooses it (the neighbours control shows it).
+        if chosen == Batching::FixedSize {
+            tight::set_adjacency(crate::engine::Adjacency::ReplaceOne);
+        }
         state::write_url(&acc.borrow().inputs);
         tight::request(acc.borrow().inputs, f64::NAN);
         request_frame(&acc);
@@ -225,6 +230,39 @@ fn wire(app: &Shared) {
             }
         },
     );
+    // Truncated Poisson's largest batch: a whole number ≥ 1, or empty for the default; a
+    // typed invalid value keeps the last valid one and says why next to the field.
+    let acc = app.clone();
+    on("max-batch", "change", move |_| {
+        let t = value("max-batch");
+        let parsed = if t.trim().is_empty() {
+            Ok(None)
+        } else {
+            crate::ui::link::parse_max_batch(&t).map(Some)
+        };
+        match parsed {
+            Ok(m) => {
+                tight::set_max_batch(m);
+                state::write_url(&acc.borrow().inputs);
+                tight::request(acc.borrow().inputs, f64::NAN);
+                request_frame(&acc);
+            }
+            Err(m) => {
+                let kept = tight::max_batch();
+                set_value(
+                    "max-batch",
+                    &kept.map(|m| m.to_string()).unwrap_or_default(),
+                );
+                set_text(
+                    "max-batch-error",
+                    &format!(
+                        "{m}; keeping {}",
+                        kept.map_or("the default".to_string(), |m| m.to_string())
+                    ),
+                );
+            }
+        }
+    });
     let a = app.clone();
     on("conversion", "change", move |_| {
         let v = by_id::<web_sys::HtmlSelectElement>("conversion")

@@ -21,6 +21,7 @@ pub fn read_url(app: &Shared) -> bool {
     super::tight::set_batching(l.batch);
     super::tight::set_group(l.group);
     super::tight::set_adjacency(l.adjacency);
+    super::tight::set_max_batch(l.max_batch);
     if let Some(b) = by_id::<web_sys::HtmlInputElement>("overlays") {
         b.set_checked(l.overlays);
     }
@@ -65,6 +66,7 @@ pub fn show_link_errors() {
             "batch" => "batching-error",
             "group" => "group-size-error",
             "adjacency" => "adjacency-error",
+            "max_batch" => "max-batch-error",
             "cb_sigma" | "cb_eps" => "cb-error",
             "dataset" => "ds-error",
             "target" => "target-error",
@@ -102,6 +104,7 @@ fn current(i: &Inputs) -> Link {
             .filter(|&e| e != link::DEFAULT_TARGET),
         group: super::tight::group(),
         adjacency: super::tight::adjacency(),
+        max_batch: super::tight::max_batch(),
     }
 }
 

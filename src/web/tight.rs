@@ -53,6 +53,8 @@ struct Tight {
     group: u32,
     /// Who is a neighbour (URL `adjacency`).
     adjacency: Adjacency,
+    /// Truncated Poisson's largest batch (URL `max_batch`; None: the default).
+    max_batch: Option<u64>,
     /// The run of the batching posted with the newest request, when it is not Poisson
     /// sampling: (batching, t steps per epoch, E epochs).
     posted_scheme: Option<SchemeRun>,
@@ -68,19 +70,45 @@ pub fn batching() -> Batching {
     TIGHT.with(|t| t.borrow().batch)
 }
 
-/// The run the page's controls describe (batching, examples per user, adjacency).
-fn scheme() -> Scheme {
-    TIGHT.with(|t| t.borrow().scheme())
+/// The run the page's controls describe for inputs `i` (batching, examples per user,
+/// adjacency, and N from the dataset terms when they describe q).
+fn scheme(i: &Inputs) -> Scheme {
+    let n = dataset_size(i);
+    TIGHT.with(|t| t.borrow().scheme(n))
+}
+
+/// The dataset size N of the dataset terms when they describe q (reads the page's boxes:
+/// call it before TIGHT is borrowed).
+fn dataset_size(i: &Inputs) -> Option<u64> {
+    crate::ui::page::matching_dataset(Some(super::field::dataset_terms()), i.q)
+        .filter(|d| d.n.fract() == 0.0 && d.n <= 1e12)
+        .map(|d| d.n as u64)
 }
 
 impl Tight {
-    fn scheme(&self) -> Scheme {
+    fn scheme(&self, dataset_size: Option<u64>) -> Scheme {
         Scheme {
-            sampling: self.batch,
-            group: self.group.max(1),
-            adjacency: self.adjacency,
+            dataset_size,
+            max_batch: self.max_batch,
+            ..Scheme::of(self.batch, self.group.max(1), self.adjacency)
         }
     }
+}
+
+/// Truncated Poisson's largest batch as set on the page (None: the default).
+pub fn max_batch() -> Option<u64> {
+    TIGHT.with(|t| t.borrow().max_batch)
+}
+
+/// The largest-batch box changed (or the link set it): asked again.
+pub fn set_max_batch(m: Option<u64>) {
+    TIGHT.with(|t| {
+        let mut t = t.borrow_mut();
+        t.max_batch = m;
+        t.asked = None;
+    });
+    set_value("max-batch", &m.map(|m| m.to_string()).unwrap_or_default());
+    set_text("max-batch-error", "");
 }
 
 /// Examples per user, as set on the page.
@@ -139,8 +167,11 @@ fn charts_note(b: Batching, k: u32, a: Adjacency) {
     set_text(
         "charts-batching",
         match b {
-            Batching::RandomAllocation => "The charts below follow random allocation (no exact-RDP curve: Poisson sampling's does not bound it); the library table is for Poisson sampling.",
-            Batching::Poisson if variant => "The charts below are for the examples per user and neighbours chosen (no exact-RDP curve: it is one example's under add/remove); the library table is for one example, add/remove.",
+            Batching::RandomAllocation => "The charts below follow random allocation (no exact-RDP curve: Poisson sampling's does not bound it); the library table says which libraries account for it.",
+            Batching::Shuffled => "The charts below follow the shuffled band: its upper end (no amplification) and lower end (Chua et al.'s pair); the library table says which libraries account for shuffling.",
+            Batching::TruncatedPoisson => "The charts below follow truncated Poisson sampling (no exact-RDP curve: Poisson sampling's does not bound it); the library table says which libraries account for it.",
+            Batching::FixedSize => "ε over training below follows fixed-size batches (RDP, replace-one); they have no privacy profile or attack-risk chart (no privacy-loss distribution is certified for them); the library table says which libraries account for them.",
+            Batching::Poisson if variant => "The charts below are for the examples per user and neighbours chosen (no exact-RDP curve: it is one example’s under add/remove); the library table says what each library offers for them.",
             _ => "The charts and the library table below are for Poisson sampling with rate q, not for the batching chosen above (its ε is the headline).",
         },
     );
@@ -159,6 +190,7 @@ pub fn set_batching(b: Batching) {
     for (id, shown) in [
         ("shuffled-box", Batching::Shuffled),
         ("allocation-box", Batching::RandomAllocation),
+        ("max-batch-row", Batching::TruncatedPoisson),
     ] {
         if let Some(e) = by_id::<web_sys::HtmlElement>(id) {
             e.set_hidden(b != shown);
@@ -310,7 +342,8 @@ fn post(i: Inputs) {
     set_text("gdp-summary", "");
     set_text("sentence-risk", "");
     // The epochs read the page's dataset boxes: before TIGHT is borrowed.
-    let sc = scheme();
+    let sc = scheme(&i);
+    let sizes = sc.sizes(&i);
     let (batch, k, adj) = (sc.sampling, sc.group, sc.adjacency);
     let epochs = (batch != Batching::Poisson).then(|| epochs_for(&i));
     let scheme = (!sc.is_plain()).then(|| {
@@ -318,10 +351,7 @@ fn post(i: Inputs) {
         (sc, t, epochs.unwrap_or(e))
     });
     if let Some((_, t, e)) = scheme.filter(|_| batch != Batching::Poisson) {
-        set_text(
-            "batching-assumed",
-            &crate::ui::page::scheme_words_for(batch, t, e),
-        );
+        set_text("batching-assumed", &sc.words_for(&i, t, e));
     }
     TIGHT.with(|t| {
         let mut t = t.borrow_mut();
@@ -340,6 +370,19 @@ fn post(i: Inputs) {
         }
         if adj != Adjacency::AddRemove {
             let _ = js_sys::Reflect::set(&msg, &"adjacency".into(), &adj.name().into());
+        }
+        // Truncated Poisson and fixed-size batches: their sizes, or why they cannot be asked.
+        let set = |k: &str, v: JsValue| {
+            let _ = js_sys::Reflect::set(&msg, &k.into(), &v);
+        };
+        match sizes {
+            Ok(Some(z)) => {
+                set("datasetSize", (z.dataset_size as f64).into());
+                set("batchSize", (z.batch_size as f64).into());
+                set("maxBatch", (z.max_batch as f64).into());
+            }
+            Ok(None) => {}
+            Err(m) => set("schemeError", m.into()),
         }
         super::worker::post(&msg);
     });
@@ -563,8 +606,9 @@ fn show_scheme(data: &JsValue) {
     // Above one example per user, or replace-one with Poisson sampling, the answer is the
     // worker's `user` (with another batching and K > 1 it says why there is none).
     let a = sc.answer_key().map(|k| get(data, k)).unwrap_or_default();
+    // Fixed-size batches: an RDP upper bound only (epsilonLower null → NaN here).
     let (up, lo) = (num(&a, "epsilon"), num(&a, "epsilonLower"));
-    let words = sc.words_for(t, e);
+    let words = sc.words_for(&i, t, e);
     let name = if sc.sampling == Batching::Poisson {
         sc.name()
     } else {
@@ -572,25 +616,25 @@ fn show_scheme(data: &JsValue) {
     };
     let b = sc.sampling;
     let el = doc().and_then(|d| d.get_element_by_id("epsilon-pld"));
-    let ok = a.is_object() && up.is_finite() && lo.is_finite();
+    let upper_only = b == Batching::FixedSize;
+    let ok = a.is_object() && up.is_finite() && (lo.is_finite() || upper_only);
     if ok {
+        let ends = if lo.is_finite() {
+            format!("[{}, {}]", fmt_eps6(lo), fmt_eps6(up))
+        } else {
+            format!("≤ {}", fmt_eps6(up))
+        };
         if let Some(el) = &el {
             el.set_text_content(Some(&crate::render::fmt_eps(up)));
             let _ = el.set_attribute("data-value", &format!("{up}"));
-            let _ = el.set_attribute(
-                "title",
-                &format!("[{}, {}]: {words}", fmt_eps6(lo), fmt_eps6(up)),
-            );
+            let _ = el.set_attribute("title", &format!("{ends}: {words}"));
         }
-        let what = if b == Batching::Shuffled {
-            "certified band"
-        } else {
-            "certified bracket"
+        let what = match b {
+            Batching::Shuffled => "certified band",
+            Batching::FixedSize => "certified upper bound from RDP, no lower bound:",
+            _ => "certified bracket",
         };
-        set_text(
-            "epsilon-pld-bracket",
-            &format!("{what} [{}, {}] for {name}", fmt_eps6(lo), fmt_eps6(up)),
-        );
+        set_text("epsilon-pld-bracket", &format!("{what} {ends} for {name}"));
         set_text("epsilon-pld-note", "");
     } else {
         let why = get(&a, "error")
@@ -611,6 +655,18 @@ fn show_scheme(data: &JsValue) {
             &format!("ε unavailable for {name} with these inputs: {why}."),
         );
     }
+    // "What your library reports" for this run: which libraries account for it, and ours.
+    let why = get(&a, "error")
+        .as_string()
+        .map(|m| reason_in_words(&m))
+        .unwrap_or_else(|| "no answer for this batching".into());
+    let rows =
+        crate::ui::page::library_rows(&sc, ok.then_some((up, lo.is_finite().then_some(lo))), &why);
+    fill_table(
+        "#library-table tbody",
+        rows.iter()
+            .map(|r| [r[0].as_str(), r[1].as_str(), r[2].as_str()]),
+    );
     TIGHT.with(|x| {
         let mut x = x.borrow_mut();
         x.scheme_last = ok.then_some((i, (sc, t, e), up, lo));
@@ -625,17 +681,23 @@ fn show_scheme(data: &JsValue) {
 /// example under add/remove (a scheme, examples per user, replace-one): that run's certified
 /// ends and what they mean, or that it is unavailable; None for the plain run.
 pub fn scheme_line(i: &Inputs) -> Option<String> {
+    let n = dataset_size(i);
     TIGHT.with(|t| {
         let t = t.borrow();
-        let sc = t.scheme();
+        let sc = t.scheme(n);
         if sc.is_plain() {
             return None;
         }
         let tail = "the epsilons below are exact RDP of one example, Poisson sampling, add/remove";
         Some(match t.scheme_last {
             Some((a, (run, st, e), up, lo)) if a == *i && run == sc => format!(
-                "# headline_epsilon = {up} (certified upper bound; [{lo}, {up}]: {}); {tail}",
-                sc.words_for(st, e)
+                "# headline_epsilon = {up} (certified upper bound; [{}, {up}]: {}); {tail}",
+                if lo.is_finite() {
+                    lo.to_string()
+                } else {
+                    "no lower bound".into()
+                },
+                sc.words_for(i, st, e)
             ),
             _ => format!(
                 "# headline_epsilon = unavailable for these inputs ({}); {tail}",
@@ -648,9 +710,10 @@ pub fn scheme_line(i: &Inputs) -> Option<String> {
 /// The sentence for the batching chosen when it is not Poisson sampling: said for its
 /// certified ε once the worker has answered for `i`, else that it is being computed.
 pub fn scheme_sentence(i: &Inputs) -> Option<String> {
+    let n = dataset_size(i);
     TIGHT.with(|t| {
         let t = t.borrow();
-        let sc = t.scheme();
+        let sc = t.scheme(n);
         if sc.is_plain() {
             return None;
         }
@@ -875,10 +938,15 @@ fn draw_tight<DB: plotters::prelude::DrawingBackend>(
     let c = t.charts.as_ref()?;
     let q = t.asked.map(|i| i.q).unwrap_or(f64::NAN);
     let delta = t.asked.map(|i| i.delta).unwrap_or(1e-5);
+    // The legends of the run the charts were asked for (a band names its two ends).
+    let l = t
+        .posted_scheme
+        .map(|(sc, _, _)| sc.chart_labels())
+        .unwrap_or_default();
     Some(match which {
-        "training" => tight::draw_training(root, &c.training, target, steps_per_epoch(q), th),
-        "profile" => tight::draw_profile(root, &c.profile, delta, th),
-        _ => tight::draw_risk(root, &c.risk, th),
+        "training" => tight::draw_training(root, &c.training, target, steps_per_epoch(q), &l, th),
+        "profile" => tight::draw_profile(root, &c.profile, delta, &l, th),
+        _ => tight::draw_risk(root, &c.risk, &l, th),
     })
 }
 

@@ -336,6 +336,19 @@ impl Widget {
             let _ =
                 js_sys::Reflect::set(&o, &"adjacency".into(), &i.settings.adjacency.name().into());
         }
+        // Truncated Poisson and fixed-size batches: their sizes, or why they cannot be asked.
+        let set = |k: &str, v: JsValue| {
+            let _ = js_sys::Reflect::set(&o, &k.into(), &v);
+        };
+        match i.settings.scheme().sizes(&m.inputs) {
+            Ok(Some(z)) => {
+                set("datasetSize", (z.dataset_size as f64).into());
+                set("batchSize", (z.batch_size as f64).into());
+                set("maxBatch", (z.max_batch as f64).into());
+            }
+            Ok(None) => {}
+            Err(m) => set("schemeError", m.into()),
+        }
         o.into()
     }
 
@@ -358,6 +371,13 @@ impl Widget {
         if let (Some(a), "headline" | "error") = (&scheme, kind.as_str()) {
             let o = js_sys::Object::new();
             let (up, lo) = (num(a, "epsilon"), num(a, "epsilonLower"));
+            // Fixed-size batches have an RDP upper bound only: 0, the trivial lower bound
+            // (the title says no lower bound is computed).
+            let lo = if lo.is_nan() && i.settings.sampling == Batching::FixedSize {
+                0.0
+            } else {
+                lo
+            };
             match get(a, "error").as_string() {
                 _ if up.is_finite() && lo.is_finite() => {
                     let _ = js_sys::Reflect::set(&o, &"epsilon".into(), &up.into());
@@ -426,6 +446,7 @@ impl Widget {
                 dark(i),
                 &i.tight,
                 &m.inputs,
+                &i.settings.scheme().chart_labels(),
             );
         }
         match (&i.model, settled) {
@@ -496,6 +517,18 @@ fn detail(m: &Model, t: &TightState, scheme: Scheme) -> JsValue {
     let _ = js_sys::Reflect::set(&o, &"sampling".into(), &scheme.sampling.name().into());
     let _ = js_sys::Reflect::set(&o, &"groupSize".into(), &scheme.group.into());
     let _ = js_sys::Reflect::set(&o, &"adjacency".into(), &scheme.adjacency.name().into());
+    // Truncated Poisson / fixed-size batches: the sizes asked with (null otherwise).
+    let z = scheme.sizes(i).ok().flatten();
+    let fixed = scheme.sampling == Batching::FixedSize;
+    for (k, v) in [
+        ("datasetSize", z.map(|z| z.dataset_size)),
+        ("maxBatch", z.filter(|_| !fixed).map(|z| z.max_batch)),
+    ] {
+        let v = v
+            .map(|v| JsValue::from_f64(v as f64))
+            .unwrap_or(JsValue::NULL);
+        let _ = js_sys::Reflect::set(&o, &k.into(), &v);
+    }
     // The tight ε (certified upper) and its bracket's lower end; null until known.
     let tight = t.for_inputs(i);
     for (k, v) in [
@@ -693,7 +726,7 @@ fn show(i: &Inner) {
         );
     }
     e.drawn_width.set(drawn);
-    show_tight_charts(e, c, dark, &i.tight, &m.inputs);
+    show_tight_charts(e, c, dark, &i.tight, &m.inputs, &s.scheme().chart_labels());
 }
 
 /// The texts: headline, context, messages, sentence, controls, link.
@@ -801,6 +834,8 @@ fn show_headline(e: &Els, acct: Accountant, m: &Model, t: &TightState, scheme: S
                     fmt_eps6(lo),
                     fmt_eps6(up)
                 )
+            } else if scheme.sampling == Batching::FixedSize {
+                format!("≤ {}: {}", fmt_eps6(up), scheme.words(&m.inputs))
             } else {
                 format!(
                     "[{}, {}]: {}",
@@ -820,7 +855,14 @@ fn show_headline(e: &Els, acct: Accountant, m: &Model, t: &TightState, scheme: S
 
 /// The tight charts (ε over training, privacy profile, attack risk) from the worker's
 /// last answer; marked stale while an answer for the current inputs is on its way.
-fn show_tight_charts(e: &Els, c: Charts, dark: bool, t: &TightState, inp: &Inputs) {
+fn show_tight_charts(
+    e: &Els,
+    c: Charts,
+    dark: bool,
+    t: &TightState,
+    inp: &Inputs,
+    labels: &tight::Labels,
+) {
     let current = t.charts_inputs.as_ref() == Some(inp);
     for (canvas, on) in [
         (&e.chart_training, c.training),
@@ -841,17 +883,17 @@ fn show_tight_charts(e: &Els, c: Charts, dark: bool, t: &TightState, inp: &Input
     let Some(tc) = &t.charts else { return };
     if c.training {
         draw_chart(&e.chart_training, dark, "widget training", 3, |root, th| {
-            tight::draw_training(root, &tc.training, None, None, th)
+            tight::draw_training(root, &tc.training, None, None, labels, th)
         });
     }
     if c.profile {
         draw_chart(&e.chart_profile, dark, "widget profile", 3, |root, th| {
-            tight::draw_profile(root, &tc.profile, inp.delta, th)
+            tight::draw_profile(root, &tc.profile, inp.delta, labels, th)
         });
     }
     if c.risk {
         draw_chart(&e.chart_risk, dark, "widget risk", 2, |root, th| {
-            tight::draw_risk(root, &tc.risk, th)
+            tight::draw_risk(root, &tc.risk, labels, th)
         });
         let s = super::tight::one_percent_sentence(&tc.risk_fpr);
         let _ = e

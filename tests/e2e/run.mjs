@@ -380,7 +380,7 @@ try {
     await page.selectOption('#batching', 'poisson');
     check(await page.evaluate(() => document.querySelector('#shuffled-box').hidden), 'back to Poisson: the box is hidden');
     const pb = await open('?batch=fixed');
-    check((await text(pb, '#batching-error')).includes("batch must be 'poisson' or 'shuffled' or 'random-allocation', got 'fixed'"), `a bad batch is named: ${await text(pb, '#batching-error')}`);
+    check((await text(pb, '#batching-error')).includes("batch must be 'poisson' or 'shuffled' or 'random-allocation' or 'truncated-poisson' or 'fixed-size', got 'fixed'"), `a bad batch is named: ${await text(pb, '#batching-error')}`);
     await pb.close();
   }
 
@@ -426,6 +426,71 @@ try {
     const back = await page.evaluate(() => ({ eps: document.querySelector('#epsilon-pld').textContent, gap: document.querySelector('#epsilon-gap').textContent, assumed: document.querySelector('#batching-assumed').textContent }));
     check(await page.evaluate(() => document.querySelector('#charts-batching').hidden), 'back to Poisson: the charts\' note is hidden');
     check(back.eps === '2.3819' && /above the tight ε/.test(back.gap) && back.assumed === 'Poisson sampling with rate q', `back to Poisson: the headline is Poisson's tight ε again (${back.eps}, "${back.gap}")`);
+  }
+
+  // 1c'''. Truncated Poisson and fixed-size batches (#23): N from the dataset terms, the
+  // largest batch from its box (default q·N + 4 s.d. = 320 for MNIST); each headline is the
+  // command line's; fixed-size chooses replace-one and is an RDP upper bound only (said so);
+  // the library table follows the scheme; what is missing is said, never a borrowed number.
+  {
+    const pt = await open('');
+    await pt.waitForFunction(() => /^2\.3819$/.test(document.querySelector('#epsilon-pld').textContent), null, { timeout: 20000 });
+    await pt.selectOption('#batching', 'truncated-poisson');
+    const run = { q: 256 / 60000, sigma: 1.1, steps: 14063, delta: 1e-5 };
+    const tp = cli('epsilon', { ...run, sampling: 'truncated-poisson', 'dataset-size': 60000, 'max-batch': 320, accountant: 'pld' });
+    await pt.waitForFunction((w) => document.querySelector('#epsilon-pld').textContent === w, tp.epsilon.toFixed(4), { timeout: 30000 }).catch(() => {});
+    const a = await pt.evaluate(() => ({
+      eps: document.querySelector('#epsilon-pld').textContent,
+      bracket: document.querySelector('#epsilon-pld-bracket').textContent,
+      sentence: document.querySelector('#sentence').textContent,
+      row: !document.querySelector('#max-batch-row').hidden,
+      lib: [...document.querySelectorAll('#library-table tbody tr')].map((r) => r.textContent).join(' | '),
+      note: document.querySelector('#charts-batching').textContent,
+    }));
+    check(a.eps === tp.epsilon.toFixed(4) && a.row && a.bracket.includes(`${tp.epsilon_lower.toFixed(6)}, ${tp.epsilon.toFixed(6)}] for truncated Poisson sampling`)
+      && a.sentence.includes('over 60000 examples (batches capped at 320) and 14063 steps satisfies') && /TruncatedSubsampledGaussianDpEvent/.test(a.lib) && !/NaN/.test(a.lib) && /follow truncated Poisson/.test(a.note),
+      `truncated Poisson: the headline is the CLI's ${tp.epsilon.toFixed(4)} ("${a.bracket}"), sentence "${a.sentence.slice(0, 100)}…", library "${a.lib.slice(0, 80)}…"`);
+    await pt.fill('#max-batch', '300');
+    await pt.keyboard.press('Tab');
+    const tp3 = cli('epsilon', { ...run, sampling: 'truncated-poisson', 'dataset-size': 60000, 'max-batch': 300, accountant: 'pld' });
+    await pt.waitForFunction((w) => document.querySelector('#epsilon-pld').textContent === w, tp3.epsilon.toFixed(4), { timeout: 30000 }).catch(() => {});
+    const u = new URL(pt.url()).searchParams;
+    check(await text(pt, '#epsilon-pld') === tp3.epsilon.toFixed(4) && u.get('batch') === 'truncated-poisson' && u.get('max_batch') === '300',
+      `largest batch 300: the CLI's ${tp3.epsilon.toFixed(4)}, shown ${await text(pt, '#epsilon-pld')}; link batch=${u.get('batch')}&max_batch=${u.get('max_batch')}`);
+    await pt.fill('#max-batch', '2.5');
+    await pt.keyboard.press('Tab');
+    check(await pt.inputValue('#max-batch') === '300' && /whole number.*keeping 300/.test(await text(pt, '#max-batch-error')) && await text(pt, '#epsilon-pld') === tp3.epsilon.toFixed(4),
+      `a bad largest batch is named, 300 kept: "${await text(pt, '#max-batch-error')}"`);
+    // Charts follow it (no exact-RDP curve): ε over training ends at the headline.
+    await pt.waitForFunction(() => !document.querySelector('figure.stale'), null, { timeout: 90000 }).catch(() => {});
+    check(await pt.evaluate(() => !document.querySelector('figure.stale') && document.querySelector('#chart-training').width > 0), 'truncated Poisson: its charts arrive');
+    // Fixed-size: replace-one is chosen with it; an RDP upper bound only.
+    await pt.selectOption('#batching', 'fixed-size');
+    const fs = cli('epsilon', { sigma: 1.1, steps: 14063, delta: 1e-5, sampling: 'fixed-size', 'dataset-size': 60000, 'batch-size': 256, adjacency: 'replace-one' });
+    await pt.waitForFunction((w) => document.querySelector('#epsilon-pld').textContent === w, fs.epsilon.toFixed(4), { timeout: 30000 }).catch(() => {});
+    await pt.waitForFunction(() => /RDP bound only/.test(document.querySelector('#profile-status').textContent + document.querySelector('#profile-summary').textContent), null, { timeout: 30000 }).catch(() => {});
+    const f = await pt.evaluate(() => ({
+      eps: document.querySelector('#epsilon-pld').textContent,
+      bracket: document.querySelector('#epsilon-pld-bracket').textContent,
+      adj: document.querySelector('#adjacency').value,
+      sentence: document.querySelector('#sentence').textContent,
+      profile: document.querySelector('#profile-status').textContent + document.querySelector('#profile-summary').textContent,
+      lib: [...document.querySelectorAll('#library-table tbody tr')].map((r) => r.textContent).join(' | '),
+    }));
+    check(f.eps === fs.epsilon.toFixed(4) && f.adj === 'replace-one' && f.bracket.startsWith(`certified upper bound from RDP, no lower bound: ≤ ${fs.epsilon.toFixed(6)} for fixed-size batches`)
+      && /replacing any one example by another/.test(f.sentence) && /RDP bound only/.test(f.profile) && /SampledWithoutReplacementDpEvent/.test(f.lib) && !/NaN/.test(f.bracket + f.lib),
+      `fixed-size: the CLI's RDP bound ${fs.epsilon.toFixed(4)} ("${f.bracket}"), adjacency ${f.adj}, profile "${f.profile.slice(0, 80)}"`);
+    await pt.selectOption('#adjacency', 'add-remove');
+    await pt.waitForFunction(() => document.querySelector('#epsilon-pld').textContent === '—', null, { timeout: 20000 }).catch(() => {});
+    check(await text(pt, '#epsilon-pld') === '—' && /replace-one adjacency/.test(await text(pt, '#epsilon-pld-note')),
+      `fixed-size under add/remove: unavailable with the reason ("${await text(pt, '#epsilon-pld-note')}")`);
+    await pt.close();
+    // Without dataset terms that describe q, N is unknown: said, no number.
+    const pn = await open('?q=0.01&sigma=1&steps=1000&delta=1e-5&batch=truncated-poisson');
+    await pn.waitForFunction(() => /needs the dataset size/.test(document.querySelector('#epsilon-pld-note').textContent), null, { timeout: 20000 }).catch(() => {});
+    check(await text(pn, '#epsilon-pld') === '—' && /needs the dataset size N/.test(await text(pn, '#epsilon-pld-note')),
+      `truncated Poisson without N: "${await text(pn, '#epsilon-pld-note')}"`);
+    await pn.close();
   }
 
   // 1c''. Examples per user (#25): K = 2 makes the headline, its sentence, the charts, μ-GDP

@@ -99,6 +99,41 @@ try {
     check((await shadowText(page, 'w1', '.rdp')).startsWith('exact RDP ε = '), `and names exact RDP next to it: "${await shadowText(page, 'w1', '.rdp')}"`);
   }
 
+  // sampling="truncated-poisson" with dataset-size (#23): the CLI's bracket for N = 10000,
+  // the default largest batch q·N + 4 s.d. = 140 (q = 0.01); the detail names the sizes.
+  {
+    const tp = cli('epsilon', { q: 0.01, sigma: 1.1, steps: 10000, delta: 1e-5, sampling: 'truncated-poisson', 'dataset-size': 10000, 'max-batch': 140, accountant: 'pld' });
+    const ev = await page.evaluate(() => new Promise((resolve) => {
+      const w = $w('w1');
+      const seen = (e) => { if (e.detail.sampling === 'truncated-poisson' && e.detail.epsilonPld !== null) { w.removeEventListener('change', seen); resolve(e.detail); } };
+      w.addEventListener('change', seen);
+      w.setAttribute('dataset-size', '10000');
+      w.setAttribute('sampling', 'truncated-poisson');
+    }));
+    check(close(ev.epsilonPld, tp.epsilon, 1e-6) && close(ev.epsilonPldLower, tp.epsilon_lower, 1e-6) && ev.datasetSize === 10000 && ev.maxBatch === 140 && ev.epsilon === null,
+      `w1 sampling="truncated-poisson" dataset-size="10000": [${ev.epsilonPldLower}, ${ev.epsilonPld}] = CLI [${tp.epsilon_lower}, ${tp.epsilon}]; detail sizes ${ev.datasetSize}, ${ev.maxBatch}`);
+    const fx = cli('epsilon', { sigma: 1.1, steps: 10000, delta: 1e-5, sampling: 'fixed-size', 'dataset-size': 10000, 'batch-size': 100, adjacency: 'replace-one' });
+    const ef = await page.evaluate(() => new Promise((resolve) => {
+      const w = $w('w1');
+      const seen = (e) => { if (e.detail.sampling === 'fixed-size' && e.detail.epsilonPld !== null) { w.removeEventListener('change', seen); resolve(e.detail); } };
+      w.addEventListener('change', seen);
+      w.setAttribute('adjacency', 'replace-one');
+      w.setAttribute('sampling', 'fixed-size');
+    }));
+    const title = await page.evaluate(() => $s('w1', '.eps-pld').title);
+    check(close(ef.epsilonPld, fx.epsilon, 1e-9) && ef.epsilonPldLower === 0 && ef.maxBatch === null && /^≤ [\d.]+: fixed-size batches of B = 100 of N = 10000/.test(title) && /no lower bound/.test(title),
+      `w1 sampling="fixed-size": the CLI's RDP bound ${fx.epsilon} (shown ${ef.epsilonPld}, lower ${ef.epsilonPldLower}); title "${title.slice(0, 90)}"`);
+    // Back to Poisson sampling (the next block starts from it).
+    await page.evaluate(() => new Promise((resolve) => {
+      const w = $w('w1');
+      const seen = (e) => { if (e.detail.sampling === 'poisson' && e.detail.adjacency === 'add-remove' && e.detail.epsilonPld !== null) { w.removeEventListener('change', seen); resolve(); } };
+      w.addEventListener('change', seen);
+      w.removeAttribute('adjacency');
+      w.removeAttribute('dataset-size');
+      w.removeAttribute('sampling');
+    }));
+  }
+
   // sampling="random-allocation" (#24): the widget shows the scheme's certified ε for
   // t = ⌊1/q⌋ = 100 steps per epoch and ⌈T·q⌉ = 100 epochs — the CLI's — with no exact-RDP
   // number (Poisson's would be borrowed) and no charts (they are Poisson's, said in words);
