@@ -500,14 +500,8 @@ fn answer(data: JsValue) {
                 let mut t = t.borrow_mut();
                 t.charts = Some(c);
             });
+            // A chart that failed stands alone: cleared, with its reason (in redraw).
             redraw();
-            // A chart that failed stands alone: cleared, with its reason.
-            let errors = get(&data, "errors");
-            for (i, which) in ["training", "profile", "risk"].into_iter().enumerate() {
-                if let Some(m) = get(&errors, which).as_string() {
-                    clear_chart(i, &reason_in_words(&m));
-                }
-            }
         }
         "gdp" => {
             let text = match get(&data, "error").as_string() {
@@ -835,6 +829,8 @@ pub(crate) struct TightCharts {
     pub risk: Vec<(f64, f64)>,
     /// Readouts at FPR = 1e-3, 1e-2, 0.1, (FPR, TPR).
     pub risk_fpr: Vec<(f64, f64)>,
+    /// Why a chart (training, profile, risk) is absent from the answer: each stands alone.
+    pub errors: [Option<String>; 3],
 }
 
 /// Read a "charts" answer (absent or malformed parts read as empty or NaN, which the
@@ -891,11 +887,13 @@ pub(crate) fn parse_answer(data: &JsValue) -> TightCharts {
         .into_iter()
         .zip(nums(&risk, "tpr"))
         .collect();
+    let errors = get(data, "errors");
     TightCharts {
         training,
         profile,
         risk: curve,
         risk_fpr,
+        errors: ["training", "profile", "risk"].map(|w| get(&errors, w).as_string()),
     }
 }
 
@@ -1000,6 +998,16 @@ pub fn redraw() {
             .map(|(f, tp)| format!("FPR {} → TPR ≤ {}", fmt_num(*f), fmt_num(*tp)))
             .collect();
         set_text("risk-readouts", &readouts.join(" · "));
+        // A chart the answer has no data for stays cleared with its reason (every redraw:
+        // a later target or theme change must not paint it empty as "no points yet").
+        for (i, why) in c.errors.iter().enumerate() {
+            if let Some(m) = why {
+                clear_chart(i, &reason_in_words(m));
+                if i == 2 {
+                    set_text("sentence-risk", "");
+                }
+            }
+        }
     });
 }
 
