@@ -503,6 +503,9 @@ pub fn reason_in_words(m: &str) -> String {
         "epsilonOverTraining: ",
         "profile: ",
         "attackRisk: ",
+        "command: ",
+        "batchLine: ",
+        "sgm-rdp: ",
     ] {
         w = w.strip_prefix(p).unwrap_or(w);
     }
@@ -584,6 +587,11 @@ mod tests {
         );
         assert_eq!(reason_in_words("profile: q must be > 0"), "q must be > 0");
         assert_eq!(reason_in_words("plain"), "plain");
+        // The worker's calls into the command line's query layer name their function.
+        assert_eq!(
+            reason_in_words("command: even one step gives epsilon = 3.92125 > target 3"),
+            "even one step gives epsilon = 3.92125 > target 3"
+        );
     }
 
     #[test]
