@@ -2,7 +2,7 @@
 //! version (its hockey-stick curve lies above the true one for every ε) and an
 //! optimistic one (below it). See the module docs of [`super`] for the argument.
 
-use super::gauss::{ln_add, ln_mass, ln_sub, Tails};
+use super::gauss::{ln_add, ln_mass, ln_sub, mass, Tails};
 
 /// Which neighbouring pair: `Remove` is P = (1−q)N(0,σ²) + qN(1,σ²) against Q = N(0,σ²)
 /// (the example is in the batch of the first dataset only), `Add` the reverse.
@@ -74,8 +74,34 @@ impl Boundary {
     }
 }
 
-/// ln P and ln Q of the event a < x ≤ b (a, b as boundaries); `ln_w` = (ln(1 − q), ln q).
-fn masses(ln_w: (f64, f64), dir: Direction, a: &Boundary, b: &Boundary) -> (f64, f64) {
+/// The smallest mixture mass taken in linear space: below it the log path keeps the
+/// relative precision subnormals would lose.
+const LINEAR_FLOOR: f64 = 1e-280;
+
+/// ln P and ln Q of the event a < x ≤ b (a, b as boundaries); `ln_w` = (ln(1 − q), ln q),
+/// `w` = (1 − q, q). Linear (two logs) where both components' masses are normal numbers,
+/// else in logs throughout.
+fn masses(
+    ln_w: (f64, f64),
+    w: (f64, f64),
+    dir: Direction,
+    a: &Boundary,
+    b: &Boundary,
+) -> (f64, f64) {
+    if let (Some(m0), Some(m1)) = (mass(a.c0, b.c0), mass(a.c1, b.c1)) {
+        let mix = if ln_w.0 == f64::NEG_INFINITY {
+            m1
+        } else {
+            w.0 * m0 + w.1 * m1
+        };
+        if m0 >= LINEAR_FLOOR && mix >= LINEAR_FLOOR {
+            let (lmix, lm0) = (mix.ln(), m0.ln());
+            return match dir {
+                Direction::Remove => (lmix, lm0),
+                Direction::Add => (lm0, lmix),
+            };
+        }
+    }
     let m0 = ln_mass(a.c0, b.c0);
     let m1 = ln_mass(a.c1, b.c1);
     let mix = if ln_w.0 == f64::NEG_INFINITY {
@@ -143,12 +169,13 @@ pub(crate) fn step_pld(q: f64, sigma: f64, dir: Direction, d: f64, lo: f64, hi: 
     #[cfg(target_arch = "wasm32")]
     let bounds: Vec<Boundary> = (0..len).map(at).collect();
     let ln_w = ((-q).ln_1p(), q.ln());
+    let w = (1.0 - q, q);
     let far_lo = Boundary::at(sigma, f64::NEG_INFINITY);
     let far_hi = Boundary::at(sigma, f64::INFINITY);
     // ln P, ln Q of the loss event (ℓ_a, ℓ_b] from its sample-space boundaries.
     let bin = |a: &Boundary, b: &Boundary| match dir {
-        Direction::Remove => masses(ln_w, dir, a, b),
-        Direction::Add => masses(ln_w, dir, b, a),
+        Direction::Remove => masses(ln_w, w, dir, a, b),
+        Direction::Add => masses(ln_w, w, dir, b, a),
     };
     let (left_p, _) = match dir {
         Direction::Remove => bin(&far_lo, &bounds[0]),
