@@ -77,6 +77,8 @@ impl Boundary {
 /// The smallest mixture mass taken in linear space: below it the log path keeps the
 /// relative precision subnormals would lose.
 const LINEAR_FLOOR: f64 = 1e-280;
+/// ln of [`LINEAR_FLOOR`] (a bin's masses taken linearly at or above it).
+const LN_LINEAR_FLOOR: f64 = -644.7;
 
 /// ln P and ln Q of the event a < x ≤ b (a, b as boundaries); `ln_w` = (ln(1 − q), ln q),
 /// `w` = (1 − q, q). Linear (two logs) where both components' masses are normal numbers,
@@ -232,8 +234,12 @@ pub(crate) fn from_bins(
     right_p: f64,
 ) -> StepPld {
     let ln_1m_e_md = (-(-d).exp_m1()).ln(); // ln(1 − e^{−Δ})
+    let e_d_m1 = d.exp_m1(); // e^Δ − 1
     let mut ln_up = vec![f64::NEG_INFINITY; len];
     ln_up[0] = left_p;
+    // The pessimistic P-masses in linear space where a bin's masses are normal numbers
+    // (most bins: one exp per mass instead of logs of sums), merged with `ln_up` at the end.
+    let mut up = vec![0.0f64; len];
     let mut atoms = vec![(f64::NEG_INFINITY, f64::NEG_INFINITY); len - 1];
     for (i, atom) in atoms.iter_mut().enumerate() {
         let (lp, lq) = bin(i);
@@ -245,14 +251,30 @@ pub(crate) fn from_bins(
             continue;
         }
         *atom = (lp, lq);
-        // e^ρ: the bin's Q-weighted mean of e^L = ΔP/ΔQ, inside [e^{ℓ_i}, e^{ℓ_{i+1}}].
-        let rho = (lp - lq).clamp(li, lj);
         // Pessimistic (connect the dots): Q-mass λ·ΔQ to ℓ_i, (1−λ)·ΔQ to ℓ_{i+1}
         // with λ = (e^{ℓ_{i+1}} − e^ρ)/(e^{ℓ_{i+1}} − e^{ℓ_i}); P-mass = Q-mass·e^ℓ.
+        // e^ρ: the bin's Q-weighted mean of e^L = ΔP/ΔQ, inside [e^{ℓ_i}, e^{ℓ_{i+1}}].
+        if lp.min(lq) >= LN_LINEAR_FLOOR && li > -100.0 && lj < 600.0 {
+            // Linear: with P' = ΔQ·e^ρ (ΔP clamped to the bin), ℓ_i gets
+            // (ΔQ·e^{ℓ_{i+1}} − P')/(e^Δ − 1) and ℓ_{i+1} gets (P' − ΔQ·e^{ℓ_i})·e^Δ/(e^Δ − 1);
+            // they add up to P'.
+            let q = lq.exp();
+            let (ei, ej) = (li.exp(), lj.exp());
+            let p = lp.exp().clamp(q * ei, q * ej);
+            up[i] += (q * ej - p).max(0.0) / e_d_m1;
+            up[i + 1] += (p - q * ei).max(0.0) * (1.0 + e_d_m1) / e_d_m1;
+            continue;
+        }
+        let rho = (lp - lq).clamp(li, lj);
         let ln_a = lq + (-(rho - lj).exp_m1()).ln() - ln_1m_e_md;
         let ln_b = lq + rho + (-(li - rho).exp_m1()).ln() - lj - ln_1m_e_md;
         ln_up[i] = ln_add(ln_up[i], ln_a + li);
         ln_up[i + 1] = ln_add(ln_up[i + 1], ln_b + lj);
+    }
+    for (l, &u) in ln_up.iter_mut().zip(&up) {
+        if u > 0.0 {
+            *l = ln_add(*l, u.ln());
+        }
     }
     // Optimistic: each bin contracted to one atom, atoms merged onto lattice points.
     let mut ln_lo = merge_atoms(&atoms, k_lo, d);
@@ -274,6 +296,84 @@ pub(crate) fn from_bins(
 /// on being merged with the next atoms; the last carry is rounded down (P-mass kept).
 /// Returns ln P-masses on the atoms.len() + 1 lattice points.
 pub(crate) fn merge_atoms(atoms: &[(f64, f64)], k_lo: i64, d: f64) -> Vec<f64> {
+    // Linear space when every atom's masses are normal numbers and e^ℓ is over the
+    // lattice (the common case: no log per merge); else logs throughout.
+    let n = atoms.len() as i64;
+    let linear = (k_lo as f64 * d) > -100.0
+        && ((k_lo + n) as f64 * d) < 600.0
+        && atoms.iter().all(|&(lp, lq)| {
+            lp == f64::NEG_INFINITY || lq == f64::NEG_INFINITY || lp.min(lq) >= LN_LINEAR_FLOOR
+        });
+    if linear {
+        merge_atoms_linear(atoms, k_lo, d)
+    } else {
+        merge_atoms_ln(atoms, k_lo, d)
+    }
+}
+
+/// [`merge_atoms`] in linear space: the same merges with Q-masses and positions e^ρ as
+/// numbers (P-mass at ℓ_t = Q-mass·e^{ℓ_t}); ln of the sums at the end.
+fn merge_atoms_linear(atoms: &[(f64, f64)], k_lo: i64, d: f64) -> Vec<f64> {
+    let mut lo = vec![0.0f64; atoms.len() + 1];
+    let x = |i: usize| ((k_lo + i as i64) as f64 * d).exp();
+    // The carry: (Q-mass, e^ρ, bin index).
+    let mut carry: Option<(f64, f64, usize)> = None;
+    let mut x_i = x(0);
+    for (i, &(lp, lq)) in atoms.iter().enumerate() {
+        let x_j = x(i + 1);
+        if lq == f64::NEG_INFINITY || lp == f64::NEG_INFINITY {
+            x_i = x_j;
+            continue;
+        }
+        let q = lq.exp();
+        let mut next = (q, (lp.exp() / q).clamp(x_i, x_j), i);
+        if let Some((cq, cm, ci)) = carry.take() {
+            let t = ci + 1;
+            let xt = x(t);
+            let left = xt - cm.min(xt);
+            let right = next.1.max(xt) - xt;
+            carry = if left <= 0.0 {
+                // The carried atom sits on ℓ_t already.
+                lo[t] += cq * xt;
+                None
+            } else if right <= 0.0 {
+                // The next atom sits on ℓ_t: it goes there whole; the carry waits.
+                lo[t] += next.0 * xt;
+                next.0 = 0.0;
+                Some((cq, cm, ci))
+            } else {
+                // Q-mass needed from the next atom to balance all of the carry at ℓ_t.
+                let need = cq * left / right;
+                if need <= next.0 {
+                    lo[t] += (cq + need) * xt;
+                    next.0 -= need;
+                    None
+                } else {
+                    // All of the next atom, and the part of the carry it balances.
+                    let used = (next.0 * right / left).min(cq);
+                    lo[t] += (used + next.0) * xt;
+                    next.0 = 0.0;
+                    let rest = cq - used;
+                    (rest > 0.0).then_some((rest, cm, ci))
+                }
+            };
+        }
+        if carry.is_none() && next.0 > 0.0 {
+            carry = Some(next);
+        }
+        x_i = x_j;
+    }
+    if let Some((cq, cm, ci)) = carry {
+        // Last atom: round down (P-mass kept) to its left lattice point.
+        lo[ci] += cq * cm;
+    }
+    lo.into_iter()
+        .map(|v| if v > 0.0 { v.ln() } else { f64::NEG_INFINITY })
+        .collect()
+}
+
+/// [`merge_atoms`] in logs (atoms below the linear floor, or e^ℓ out of range).
+fn merge_atoms_ln(atoms: &[(f64, f64)], k_lo: i64, d: f64) -> Vec<f64> {
     let mut ln_lo = vec![f64::NEG_INFINITY; atoms.len() + 1];
     let mut carry: Option<(f64, f64, usize)> = None;
     for (i, &(lp, lq)) in atoms.iter().enumerate() {
@@ -343,5 +443,52 @@ fn merge(
         next.0 = f64::NEG_INFINITY;
         let rest = ln_sub(cq, used.min(cq));
         (rest > f64::NEG_INFINITY).then_some((rest, crho, ci))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The linear merge and the log merge agree (they are the same post-processing).
+    #[test]
+    fn linear_and_log_merges_agree() {
+        let d = 1e-3;
+        let k_lo = -50;
+        // Pseudo-random atoms: some empty, positions anywhere in their bins, masses over
+        // 40 orders of magnitude.
+        let mut s = 12345u64;
+        let mut r = || {
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (s >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let atoms: Vec<(f64, f64)> = (0..4000)
+            .map(|i| {
+                if r() < 0.1 {
+                    return (f64::NEG_INFINITY, f64::NEG_INFINITY);
+                }
+                let li = (k_lo + i) as f64 * d;
+                let rho = li + r() * d;
+                let lq = -90.0 * r();
+                (lq + rho, lq)
+            })
+            .collect();
+        let a = merge_atoms_linear(&atoms, k_lo, d);
+        let b = merge_atoms_ln(&atoms, k_lo, d);
+        assert_eq!(a.len(), b.len());
+        for (i, (x, y)) in a.iter().zip(&b).enumerate() {
+            if *y == f64::NEG_INFINITY || *x == f64::NEG_INFINITY {
+                // A point only one side fills holds a rounding crumb at most.
+                assert!(x.max(*y) < -600.0 || x == y, "{i}: {x} vs {y}");
+            } else {
+                assert!((x - y).abs() <= 1e-9 * y.abs().max(1.0), "{i}: {x} vs {y}");
+            }
+        }
+        // The merged P-mass equals the atoms' (each merge keeps P-mass... up to the final
+        // round-down, which keeps P too): both paths give the same total.
+        let total = |v: &[f64]| v.iter().map(|l| l.exp()).sum::<f64>();
+        assert!((total(&a) / total(&b) - 1.0).abs() < 1e-12);
     }
 }
