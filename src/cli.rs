@@ -9,7 +9,7 @@ use std::io::{BufRead, Write};
 mod scheme;
 use scheme::{Query, Sampling};
 
-pub const USAGE: &str = "usage: sgm-rdp <rdp|epsilon|delta|calibrate|bounds|compare|profile|gdp|batch> [--q Q] [--sigma S] \
+pub const USAGE: &str = "usage: sgm-rdp <rdp|epsilon|delta|calibrate|bounds|compare|libraries|profile|gdp|batch> [--q Q] [--sigma S] \
 [--steps T] [--delta D] [--epsilon E] [--orders A,B,..] [--alpha A] [--conversion improved|classic] \
 [--accountant rdp|pld|both] \
 [--target sigma|steps] [--tpr A --fpr B | --advantage A] [--dataset-size N --batch-size B --epochs E] \
@@ -27,6 +27,8 @@ commands:
              or for an attack-risk target: --tpr A --fpr B (TPR <= A at FPR B) or --advantage A
   bounds     exact RDP next to the paper's bounds, each with its failing condition named
   compare    epsilon of every route from the three papers for the same run
+  libraries  epsilon as Opacus and dp_accounting print it for the same run (computed), next to ours;
+             with --dataset-size/--batch-size/--epochs, Opacus' q and steps from its data loader
   profile    the tight privacy profile delta(epsilon) and membership-inference bounds
   gdp        mu-GDP of the run (certified mu, its bracket, the fit's regret) and the attack trade-off
   batch      JSON lines on stdin, one JSON line out per line (no flags: every key goes in the lines)
@@ -227,6 +229,16 @@ fn own_flags(cmd: &str) -> &'static [&'static str] {
             "json",
         ],
         "bounds" => &["q", "sigma", "orders", "alpha", "json"],
+        "libraries" => &[
+            "q",
+            "sigma",
+            "steps",
+            "delta",
+            "dataset-size",
+            "batch-size",
+            "epochs",
+            "json",
+        ],
         "compare" => &[
             "q",
             "sigma",
@@ -888,6 +900,57 @@ fn command(f: &Flags, cmd: &str) -> Result<String, String> {
                     "largest alpha (Figure 1, left): cond (4) {:.4}, cond (5) {:.4}, min {:.4}, exact {:.4}\n",
                     mo.cond4, mo.cond5, mo.min, mo.exact
                 );
+                Ok(s)
+            }
+        }
+        "libraries" => {
+            let d = need(f.delta, "delta")?;
+            let (sgm, steps) = (f.sgm()?, f.steps()?);
+            let i = crate::render::Inputs {
+                q: sgm.q(),
+                sigma: sgm.sigma(),
+                steps,
+                delta: d,
+                ..crate::render::Inputs::mnist()
+            };
+            let opacus = match f.dataset {
+                [Some(n), Some(b), Some(ep)] => crate::render::library::opacus_run(n, b, ep),
+                _ => None,
+            };
+            let (oq, ot) = opacus.unwrap_or((i.q, steps));
+            let words = |r: Result<f64, engine::Error>| r.map_err(|x| x.to_string());
+            let views = crate::render::library::Views {
+                tight: Some(
+                    engine::pld::epsilon(sgm, steps, d)
+                        .map(|a| (a.epsilon.upper, a.epsilon.lower))
+                        .map_err(|x| x.to_string()),
+                ),
+                opacus_prv: Some(words(
+                    Sgm::new(oq, i.sigma).and_then(|m| engine::pld::opacus_prv_epsilon(m, ot, d)),
+                )),
+                dp_accounting_pld: Some(words(engine::pld::dp_accounting_epsilon(sgm, steps, d))),
+            };
+            let rows = crate::render::library::rows(&i, opacus, &views).map_err(e)?;
+            if f.json {
+                let rows: Vec<Value> = rows
+                    .iter()
+                    .map(|r| json!({"tool": r.tool, "epsilon": r.epsilon, "note": r.note}))
+                    .collect();
+                Ok(
+                    json!({"q": i.q, "sigma": i.sigma, "steps": steps, "delta": d,
+                    "opacus_q": oq, "opacus_steps": ot, "rows": rows})
+                    .to_string(),
+                )
+            } else {
+                let mut s = String::new();
+                for r in rows {
+                    let v = r
+                        .epsilon
+                        .map(|x| format!("{x:.4}"))
+                        .unwrap_or_else(|| "n/a".into());
+                    s += &format!("{:<48} {:>10}  {}\n", r.tool, v, r.note);
+                }
+                s += "Poisson sampling with rate q, add/remove adjacency; sigma = noise std / clipping norm\n";
                 Ok(s)
             }
         }

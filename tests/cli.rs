@@ -1428,3 +1428,54 @@ fn calibrate_lines_in_batch_match_the_command_line() {
         "{bad}"
     );
 }
+
+/// #22: `libraries` prints what each library reports for the run (computed), and with
+/// dataset terms Opacus' own q and steps from its loader.
+#[test]
+fn libraries_rows_name_each_tool() {
+    let (ok, out, err) = run(&[
+        "libraries",
+        "--q",
+        "0.0001",
+        "--sigma",
+        "1.5",
+        "--steps",
+        "10000",
+        "--delta",
+        "1e-5",
+    ]);
+    assert!(ok, "{err}");
+    assert_eq!(out.lines().count(), 7, "{out}");
+    assert!(
+        out.contains("dp_accounting PLDAccountant                          0.0232"),
+        "{out}"
+    );
+    assert!(
+        out.contains("Opacus, PrivacyEngine default (PRV accountant)       0.0299"),
+        "{out}"
+    );
+    let (ok, out, err) = run(&[
+        "libraries",
+        "--dataset-size",
+        "50000",
+        "--batch-size",
+        "512",
+        "--epochs",
+        "30",
+        "--sigma",
+        "1",
+        "--delta",
+        "1e-5",
+        "--json",
+    ]);
+    assert!(ok, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["opacus_steps"], 2940);
+    assert_eq!(v["rows"].as_array().unwrap().len(), 6);
+    assert!(v["rows"][0]["note"]
+        .as_str()
+        .unwrap()
+        .contains("1/98 and 2940 steps"));
+    let (ok, _, err) = run(&["libraries", "--q", "0.01", "--sigma", "1", "--steps", "10"]);
+    assert!(!ok && err.contains("missing --delta"), "{err}");
+}

@@ -6,7 +6,8 @@
 // blob: or inline code.
 //
 // Protocol: a client posts {client?, gen, q, sigma, steps, delta, charts?, epochs?,
-// sampling?, groupSize?, adjacency?, datasetSize?, batchSize?, maxBatch?, schemeError?}; the worker answers first {client, gen, kind: "headline", epsilon,
+// sampling?, groupSize?, adjacency?, datasetSize?, batchSize?, maxBatch?, schemeError?, library?,
+// loaderN?, loaderB?, loaderE?}; the worker answers first {client, gen, kind: "headline", epsilon,
 // epsilonLower, shuffled?, allocation?, user?, scheme?} (or {…, kind: "error", message}; with groupSize
 // K > 1, `user` is the user-level bracket {epsilon, epsilonLower, groupSize} or {error}; with epochs, the
 // band for shuffled batches or, with sampling "random-allocation", the bracket for random
@@ -38,6 +39,7 @@ const headlines = new Map();
 const charts = new Map();
 const gdps = new Map();
 const targets = new Map();
+const libraries = new Map();
 
 const messageOf = (err) => String(err && err.message ? err.message : err);
 
@@ -221,6 +223,9 @@ function invalid(data) {
     if (data[k] !== undefined && !(Number.isSafeInteger(data[k]) && data[k] >= 1)) return `'${k}' must be a whole number >= 1`;
   }
   if (data.schemeError !== undefined && typeof data.schemeError !== 'string') return "'schemeError' must be a string";
+  for (const k of ['loaderN', 'loaderB', 'loaderE']) {
+    if (data[k] !== undefined && (typeof data[k] !== 'number' || !Number.isFinite(data[k]))) return `'${k}' must be a finite number`;
+  }
   if (data.groupSize !== undefined && !(Number.isInteger(data.groupSize) && data.groupSize >= 1 && data.groupSize <= 256)) return "'groupSize' must be a whole number in [1, 256]";
   if (data.adjacency !== undefined && !['add-remove', 'replace-one'].includes(data.adjacency)) return "'adjacency' must be 'add-remove' or 'replace-one'";
   if (data.target !== undefined && (typeof data.target !== 'number' || !(data.target > 0) || !Number.isFinite(data.target))) return "'target' must be a finite number > 0";
@@ -395,6 +400,19 @@ self.onmessage = async ({ data }) => {
     : cached(charts, key, () => chartsFor(p, data.delta, h.ok));
   if (c.err !== undefined) self.postMessage({ client, gen: data.gen, kind: 'charts-error', message: c.err });
   else self.postMessage({ client, gen: data.gen, kind: 'charts', ...c.ok });
+  // "What your library reports" (asked with library: true, Poisson sampling of one example):
+  // the command line's `libraries` — each library's own output for this run, computed —
+  // with Opacus' loader terms (loaderN, loaderB, loaderE) when the page has them:
+  // {kind: "library", rows: [{tool, epsilon, note}]} (nothing when it fails).
+  if (data.library === true && !own) {
+    await new Promise((r) => setTimeout(r, 0));
+    if (!current()) return;
+    const terms = data.loaderN !== undefined
+      ? ['--dataset-size', String(data.loaderN), '--batch-size', String(data.loaderB), '--epochs', String(data.loaderE)]
+      : ['--q', String(data.q), '--steps', String(data.steps)];
+    const lib = cached(libraries, JSON.stringify([terms, data.sigma, data.delta]), () => JSON.parse(command(['libraries', ...terms, '--sigma', String(data.sigma), '--delta', String(data.delta), '--json'])));
+    if (lib.ok !== undefined) self.postMessage({ client, gen: data.gen, kind: 'library', rows: lib.ok.rows });
+  }
   // The target ε (asked with target: ε): the most steps whose certified ε meets it — the
   // very call "What do I need?"'s "Most steps" makes, so the chart's sentence and the inverse
   // mode agree: {kind: "target", target, steps} or {kind: "target", target, error}.

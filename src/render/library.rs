@@ -16,43 +16,109 @@ pub fn opacus_orders() -> Vec<f64> {
 #[derive(Debug, Clone, PartialEq)]
 pub struct LibraryRow {
     pub tool: &'static str,
-    /// The ε that tool reports (None while the tight accountant is computing).
+    /// The ε that tool reports (None while it is computed, or where it is unavailable).
     pub epsilon: Option<f64>,
     pub note: String,
 }
 
-/// The table for the current run. `pld` is the tight bracket (upper, lower) when known.
-pub fn rows(i: &Inputs, pld: Option<(f64, f64)>) -> Result<Vec<LibraryRow>, Error> {
+/// What the tight machinery computes for the library rows (the worker's, or the command
+/// line's `libraries`): each library's own output for this run, not our ε relabelled.
+/// Each is None while it is being computed ("computing…" in its row).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Views {
+    /// Our certified bracket (upper, lower) at δ.
+    pub tight: Option<Result<(f64, f64), String>>,
+    /// Opacus' PRV `get_epsilon` (its defaults) for its run ([`opacus_run`]).
+    pub opacus_prv: Option<Result<f64, String>>,
+    /// dp_accounting's `PLDAccountant` at its default grid 1e-4.
+    pub dp_accounting_pld: Option<Result<f64, String>>,
+}
+
+/// The (q, steps) Opacus accounts for a run given in dataset terms: its DPDataLoader has
+/// len = ⌈N/B⌉ batches, and it takes sample_rate = 1/len(data_loader) and one step per
+/// batch, E·len steps (whole epochs E). None when the terms are not whole numbers.
+pub fn opacus_run(n: f64, b: f64, e: f64) -> Option<(f64, u64)> {
+    let whole = |x: f64| x >= 1.0 && x.fract() == 0.0 && x <= 1e15;
+    if !(whole(n) && whole(b) && whole(e) && b <= n) {
+        return None;
+    }
+    let len = (n / b).ceil();
+    let steps = e * len;
+    (steps <= crate::engine::MAX_STEPS as f64).then(|| (1.0 / len, steps as u64))
+}
+
+/// The table for the current run. `opacus`: Opacus' own (q, steps) when the dataset terms
+/// give them ([`opacus_run`]); `views`: what the tight machinery has computed so far.
+pub fn rows(
+    i: &Inputs,
+    opacus: Option<(f64, u64)>,
+    views: &Views,
+) -> Result<Vec<LibraryRow>, Error> {
     let sgm = Sgm::new(i.q, i.sigma)?;
-    let grid = |orders: Vec<f64>| -> Result<f64, Error> {
-        Ok(Run::new(sgm, i.steps, orders)?
+    let (oq, ot) = opacus.unwrap_or((i.q, i.steps));
+    let grid = |q: f64, steps: u64, orders: Vec<f64>| -> Result<f64, Error> {
+        Ok(Run::new(Sgm::new(q, i.sigma)?, steps, orders)?
             .epsilon(i.delta, Conversion::Improved)?
             .grid_value)
     };
     let ours_rdp = Run::with_default_orders(sgm, i.steps)?
         .epsilon(i.delta, Conversion::Improved)?
         .value;
-    let tight = pld.map(|p| p.0);
+    let its_run = match opacus {
+        Some((q, t)) => format!(
+            " — for its loader's sample_rate 1/{} and {t} steps",
+            fmt_num((1.0 / q).round())
+        ),
+        None => String::new(),
+    };
+    let (opacus_prv, opacus_note) = match &views.opacus_prv {
+        Some(Ok(e)) => (
+            Some(*e),
+            format!("what its get_epsilon prints: the PRV estimate at δ − δ/1000 plus eps_error = 0.01 (computed here){its_run}"),
+        ),
+        Some(Err(m)) => (None, format!("not computed here: {m}")),
+        None => (None, "computing…".into()),
+    };
+    let (dpa, dpa_note) = match &views.dp_accounting_pld {
+        Some(Ok(e)) => (
+            Some(*e),
+            "what it prints at its default grid 1e-4: connect-the-dots on that grid, composed (computed here); on long runs with tiny q far above the tight value".to_string(),
+        ),
+        Some(Err(m)) => (None, format!("not computed here: {m}")),
+        None => (None, "computing…".into()),
+    };
+    let (tight, tight_note) = match &views.tight {
+        Some(Ok((u, l))) => (
+            Some(*u),
+            format!(
+                "certified upper bound; bracket [{}, {}]",
+                fmt6(*l),
+                fmt6(*u)
+            ),
+        ),
+        Some(Err(m)) => (None, format!("unavailable: {m}")),
+        None => (None, "computing…".into()),
+    };
     Ok(vec![
         LibraryRow {
             tool: "Opacus, PrivacyEngine default (PRV accountant)",
-            epsilon: tight,
-            note: "≈ the tight value: its ε_upper estimate is typically 0.1–3 % above it".into(),
+            epsilon: opacus_prv,
+            note: opacus_note,
         },
         LibraryRow {
             tool: "Opacus, accountant=\"rdp\"",
-            epsilon: Some(grid(opacus_orders())?),
-            note: "RDP on its 151 orders (1.1–10.9, 12–63), best order".into(),
+            epsilon: Some(grid(oq, ot, opacus_orders())?),
+            note: format!("RDP on its 151 orders (1.1–10.9, 12–63), best order{its_run}"),
         },
         LibraryRow {
             tool: "dp_accounting RdpAccountant",
-            epsilon: Some(grid(default_orders())?),
+            epsilon: Some(grid(i.q, i.steps, default_orders())?),
             note: "RDP on its 156 orders (up to 1024), best order".into(),
         },
         LibraryRow {
             tool: "dp_accounting PLDAccountant",
-            epsilon: tight,
-            note: "≈ the tight value at its default grid 1e-4; can be far above it on long runs with tiny q".into(),
+            epsilon: dpa,
+            note: dpa_note,
         },
         LibraryRow {
             tool: "sgm-rdp, exact RDP",
@@ -62,14 +128,7 @@ pub fn rows(i: &Inputs, pld: Option<(f64, f64)>) -> Result<Vec<LibraryRow>, Erro
         LibraryRow {
             tool: "sgm-rdp, tight (PLD)",
             epsilon: tight,
-            note: match pld {
-                Some((u, l)) => format!(
-                    "certified upper bound; bracket [{}, {}]",
-                    fmt6(l),
-                    fmt6(u)
-                ),
-                None => "computing…".into(),
-            },
+            note: tight_note,
         },
     ])
 }
@@ -77,8 +136,10 @@ pub fn rows(i: &Inputs, pld: Option<(f64, f64)>) -> Result<Vec<LibraryRow>, Erro
 /// Why the numbers differ, in one line.
 pub const WHY: &str =
     "RDP → (ε, δ) is a bound, 8–9 % above the tight value on typical DP-SGD runs; \
-the PLD/PRV accountants compute the tight value up to their discretization (ours is certified \
-from both sides). All assume Poisson sampling and add/remove adjacency.";
+Opacus' default prints its PRV accountant's upper bound (its estimate plus eps_error = 0.01), \
+dp_accounting's PLD accountant its connect-the-dots value at grid 1e-4 (far above the tight value \
+on long runs with tiny q); ours is certified from both sides. Their rows are their outputs, \
+computed here by their constructions. All assume Poisson sampling and add/remove adjacency.";
 
 fn fmt6(x: f64) -> String {
     if (1e-3..1e6).contains(&x) {
@@ -156,7 +217,8 @@ pub fn snippets(
                 "from opacus import PrivacyEngine\n\
                  from opacus.accountants.utils import get_noise_multiplier\n\
                  \n\
-                 # sample_rate = batch_size / dataset_size = {q}; steps = {t}\n\
+                 # Opacus takes sample_rate = 1/len(data_loader) (batch_size/dataset_size\n\
+                 # rounded to whole batches); this run: sample_rate = {q}, steps = {t}\n\
                  privacy_engine = PrivacyEngine()  # accountant=\"prv\" (the default)\n\
                  model, optimizer, data_loader = privacy_engine.make_private(\n    \
                      module=model,\n    \

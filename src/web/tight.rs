@@ -344,6 +344,7 @@ fn post(i: Inputs) {
     // The epochs read the page's dataset boxes: before TIGHT is borrowed.
     let sc = scheme(&i);
     let sizes = sc.sizes(&i);
+    let loader = loader_terms(&i);
     let (batch, k, adj) = (sc.sampling, sc.group, sc.adjacency);
     let epochs = (batch != Batching::Poisson).then(|| epochs_for(&i));
     let scheme = (!sc.is_plain()).then(|| {
@@ -375,6 +376,15 @@ fn post(i: Inputs) {
         let set = |k: &str, v: JsValue| {
             let _ = js_sys::Reflect::set(&msg, &k.into(), &v);
         };
+        // The library rows (Poisson sampling of one example): Opacus' loader terms.
+        if sc.is_plain() {
+            set("library", true.into());
+            if let Some([n, b, e]) = loader {
+                set("loaderN", n.into());
+                set("loaderB", b.into());
+                set("loaderE", e.into());
+            }
+        }
         match sizes {
             Ok(Some(z)) => {
                 set("datasetSize", (z.dataset_size as f64).into());
@@ -503,6 +513,7 @@ fn answer(data: JsValue) {
             // A chart that failed stands alone: cleared, with its reason (in redraw).
             redraw();
         }
+        "library" => show_library(&data),
         "gdp" => {
             let text = match get(&data, "error").as_string() {
                 Some(m) => format!("μ-GDP unavailable: {}", reason_in_words(&m)),
@@ -1022,11 +1033,60 @@ pub fn draw_named<DB: plotters::prelude::DrawingBackend>(
     TIGHT.with(|t| draw_tight(&t.borrow(), which, target, root, th).is_some_and(|r| r.is_ok()))
 }
 
+/// Opacus' own (q, steps) when the page's dataset terms describe the run.
+fn opacus_run(i: &Inputs) -> Option<(f64, u64)> {
+    crate::ui::page::matching_dataset(Some(super::field::dataset_terms()), i.q)
+        .filter(|d| (d.e * (d.n / d.b)).ceil() == i.steps as f64)
+        .and_then(|d| crate::render::library::opacus_run(d.n, d.b, d.e))
+}
+
+/// The dataset terms the worker passes to `libraries` for Opacus' loader: [N, B, E] when
+/// they describe the run (the same rule as [`opacus_run`]).
+pub(crate) fn loader_terms(i: &Inputs) -> Option<[f64; 3]> {
+    opacus_run(i)?;
+    crate::ui::page::matching_dataset(Some(super::field::dataset_terms()), i.q)
+        .map(|d| [d.n, d.b, d.e])
+}
+
+/// The worker's "library" answer: the rows as the command line's `libraries` computes
+/// them (each library's own output for the run), for the inputs posted.
+fn show_library(data: &JsValue) {
+    let rows: Vec<[String; 3]> = items(get(data, "rows"))
+        .iter()
+        .map(|r| {
+            let e = num(r, "epsilon");
+            [
+                get(r, "tool").as_string().unwrap_or_default(),
+                if e.is_finite() {
+                    format!("{e:.4}")
+                } else {
+                    "—".into()
+                },
+                get(r, "note").as_string().unwrap_or_default(),
+            ]
+        })
+        .collect();
+    if rows.is_empty() {
+        return;
+    }
+    fill_table(
+        "#library-table tbody",
+        rows.iter()
+            .map(|r| [r[0].as_str(), r[1].as_str(), r[2].as_str()]),
+    );
+}
+
 /// "What your library reports" (table + code), built with createElement/textContent.
 fn fill_library(i: &Inputs, pld: Option<(f64, f64)>) {
     use crate::render::library;
     let Some(d) = doc() else { return };
-    if let Ok(rows) = library::rows(i, pld) {
+    // Our tight row now; Opacus' and dp_accounting's PLD rows when the worker has computed
+    // them (its "library" answer replaces the rows).
+    let views = library::Views {
+        tight: pld.map(Ok),
+        ..library::Views::default()
+    };
+    if let Ok(rows) = library::rows(i, opacus_run(i), &views) {
         let eps: Vec<String> = rows
             .iter()
             .map(|r| {

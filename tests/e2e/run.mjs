@@ -290,6 +290,24 @@ try {
   const dpa = lib.find((r) => r[0].startsWith('dp_accounting Rdp'));
   check(lib.length === 6 && dpa && dpa[1] === mnist.grid_epsilon.toFixed(4) && lib[5][2].includes('certified'),
     `library table: ${lib.map((r) => r[0] + ' ' + r[1]).join(' | ')}`);
+  // #22: the Opacus-PRV and dp_accounting-PLD rows are what those libraries print for the
+  // run (computed; the issue's table, measured with Opacus and dp_accounting 0.6.0), ±0.001;
+  // with dataset terms Opacus' own q = 1/⌈N/B⌉ and T = E·⌈N/B⌉ from its loader.
+  for (const [query, opacus, dpa] of [
+    ['?q=0.01024&sigma=1&steps=2930&delta=1e-5', 3.2477, 3.2375],
+    ['?q=0.0001&sigma=1.5&steps=1000000&delta=1e-8', 0.3746, 0.4218],
+    ['?q=0.0001&sigma=1.5&steps=10000&delta=1e-5', 0.0301, 0.0232],
+    ['?dataset_size=50000&batch_size=512&epochs=30&sigma=1&delta=1e-5', 3.2408, 3.2375],
+  ]) {
+    const pl = await open(query);
+    await pl.waitForFunction(() => /computed here/.test(document.querySelector('#library-table').textContent), null, { timeout: 60000 }).catch(() => {});
+    const rows = await pl.$$eval('#library-table tbody tr', (trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
+    const op = rows.find((r) => r[0].startsWith('Opacus, PrivacyEngine default'));
+    const dp = rows.find((r) => r[0].startsWith('dp_accounting PLD'));
+    check(op && dp && Math.abs(Number(op[1]) - opacus) <= 1e-3 && Math.abs(Number(dp[1]) - dpa) <= 1e-3 && (!query.startsWith('?dataset') || /1\/98 and 2940 steps/.test(op[2])),
+      `library rows ${query}: Opacus ${op && op[1]} (prints ${opacus}), dp_accounting PLD ${dp && dp[1]} (prints ${dpa})`);
+    await pl.close();
+  }
   const codes = await page.$$eval('#snippets pre', (ps) => ps.map((p) => p.textContent));
   const parsed = codes.map((c) => {
     try { execFileSync('python3', ['-c', 'import ast, sys; ast.parse(sys.stdin.read())'], { input: c }); return true; } catch { return false; }
