@@ -400,19 +400,6 @@ self.onmessage = async ({ data }) => {
     : cached(charts, key, () => chartsFor(p, data.delta, h.ok));
   if (c.err !== undefined) self.postMessage({ client, gen: data.gen, kind: 'charts-error', message: c.err });
   else self.postMessage({ client, gen: data.gen, kind: 'charts', ...c.ok });
-  // "What your library reports" (asked with library: true, Poisson sampling of one example):
-  // the command line's `libraries` — each library's own output for this run, computed —
-  // with Opacus' loader terms (loaderN, loaderB, loaderE) when the page has them:
-  // {kind: "library", rows: [{tool, epsilon, note}]} (nothing when it fails).
-  if (data.library === true && !own) {
-    await new Promise((r) => setTimeout(r, 0));
-    if (!current()) return;
-    const terms = data.loaderN !== undefined
-      ? ['--dataset-size', String(data.loaderN), '--batch-size', String(data.loaderB), '--epochs', String(data.loaderE)]
-      : ['--q', String(data.q), '--steps', String(data.steps)];
-    const lib = cached(libraries, JSON.stringify([terms, data.sigma, data.delta]), () => JSON.parse(command(['libraries', ...terms, '--sigma', String(data.sigma), '--delta', String(data.delta), '--json'])));
-    if (lib.ok !== undefined) self.postMessage({ client, gen: data.gen, kind: 'library', rows: lib.ok.rows });
-  }
   // The target ε (asked with target: ε): the most steps whose certified ε meets it — the
   // very call "What do I need?"'s "Most steps" makes, so the chart's sentence and the inverse
   // mode agree: {kind: "target", target, steps} or {kind: "target", target, error}.
@@ -430,13 +417,29 @@ self.onmessage = async ({ data }) => {
   }
   // μ-GDP with its fit (asked with gdp: true; the command line's `gdp`, δ-free), after the
   // charts: {kind: "gdp", mu, muLower, regret, tradeoff} or {kind: "gdp", error}.
-  if (!data.gdp) return;
-  await new Promise((r) => setTimeout(r, 0));
-  if (!current()) return;
-  const g = own
-    ? cached(gdps, JSON.stringify(sc.key), () => JSON.parse(command(['gdp', ...sc.flags, ...(sc.stepFlags || []), '--json'])))
-    : cached(gdps, JSON.stringify([data.q, data.sigma, data.steps]), () =>
-      JSON.parse(command(['gdp', '--q', String(data.q), '--sigma', String(data.sigma), '--steps', String(data.steps), '--json'])));
-  if (g.err !== undefined) self.postMessage({ client, gen: data.gen, kind: 'gdp', error: g.err });
-  else self.postMessage({ client, gen: data.gen, kind: 'gdp', mu: g.ok.mu, muLower: g.ok.mu_lower, regret: g.ok.regret, tradeoff: g.ok.tradeoff });
+  if (data.gdp) {
+    await new Promise((r) => setTimeout(r, 0));
+    if (!current()) return;
+    const g = own
+      ? cached(gdps, JSON.stringify(sc.key), () => JSON.parse(command(['gdp', ...sc.flags, ...(sc.stepFlags || []), '--json'])))
+      : cached(gdps, JSON.stringify([data.q, data.sigma, data.steps]), () =>
+        JSON.parse(command(['gdp', '--q', String(data.q), '--sigma', String(data.sigma), '--steps', String(data.steps), '--json'])));
+    if (g.err !== undefined) self.postMessage({ client, gen: data.gen, kind: 'gdp', error: g.err });
+    else self.postMessage({ client, gen: data.gen, kind: 'gdp', mu: g.ok.mu, muLower: g.ok.mu_lower, regret: g.ok.regret, tradeoff: g.ok.tradeoff });
+  }
+  // "What your library reports" (asked with library: true, Poisson sampling of one example):
+  // the command line's `libraries` — each library's own output for this run, computed —
+  // with Opacus' loader terms (loaderN, loaderB, loaderE) when the page has them:
+  // {kind: "library", rows: [{tool, epsilon, note}]} (nothing when it fails).
+  if (data.library === true && !own) {
+    // Only once the inputs rest (0.4 s with no newer request): its compositions (dp_accounting's
+    // grid, a second tight solve) would otherwise hold up the next headline while typing.
+    await new Promise((r) => setTimeout(r, 400));
+    if (!current()) return;
+    const terms = data.loaderN !== undefined
+      ? ['--dataset-size', String(data.loaderN), '--batch-size', String(data.loaderB), '--epochs', String(data.loaderE)]
+      : ['--q', String(data.q), '--steps', String(data.steps)];
+    const lib = cached(libraries, JSON.stringify([terms, data.sigma, data.delta]), () => JSON.parse(command(['libraries', ...terms, '--sigma', String(data.sigma), '--delta', String(data.delta), '--json'])));
+    if (lib.ok !== undefined) self.postMessage({ client, gen: data.gen, kind: 'library', rows: lib.ok.rows });
+  }
 };
