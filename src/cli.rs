@@ -64,27 +64,14 @@ Unless --sampling / --adjacency say otherwise, every value is for add/remove-one
 Poisson sampling with rate q; sigma = noise std / clipping norm.
 `sgm-rdp <command> --help` lists the flags a command takes; `sgm-rdp --version`.";
 
-/// Which accountant answers: exact RDP (the default, as before), the tight PLD
-/// bracket, or both side by side.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Accountant {
-    Rdp,
-    Pld,
-    Both,
-}
+/// Which accountant answers (one type for every front end): exact RDP (the default, as
+/// before), the tight PLD bracket, or both side by side.
+pub(crate) use crate::engine::Accountant;
 
-impl std::str::FromStr for Accountant {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "rdp" => Ok(Accountant::Rdp),
-            "pld" => Ok(Accountant::Pld),
-            "both" => Ok(Accountant::Both),
-            other => Err(format!(
-                "--accountant must be 'rdp', 'pld' or 'both', got '{other}'"
-            )),
-        }
-    }
+/// `--accountant` (and `batch`'s `accountant`) as typed.
+fn parse_accountant(s: &str) -> Result<Accountant, String> {
+    Accountant::parse(s)
+        .ok_or_else(|| format!("--accountant must be 'rdp', 'pld' or 'both', got '{s}'"))
 }
 
 /// Parsed flags.
@@ -341,7 +328,7 @@ fn parse(args: &[String]) -> Result<Flags, String> {
                 f.conversion = Some(value.parse().map_err(|e: engine::Error| e.to_string())?)
             }
             "--target" => f.target = Some(value),
-            "--accountant" => f.accountant = Some(value.parse()?),
+            "--accountant" => f.accountant = Some(parse_accountant(&value)?),
             "--dataset-size" => f.dataset[0] = Some(num(key, &value)?),
             "--batch-size" => f.dataset[1] = Some(num(key, &value)?),
             "--epochs" => f.dataset[2] = Some(num(key, &value)?),
@@ -1226,7 +1213,7 @@ pub(crate) fn batch_value(line: &str) -> Result<Value, String> {
     let e = |e: engine::Error| e.to_string();
     let acct = match obj.get("accountant") {
         None | Some(Value::Null) => Accountant::Rdp,
-        Some(Value::String(s)) => s.parse()?,
+        Some(Value::String(s)) => parse_accountant(s)?,
         Some(other) => {
             return Err(format!(
                 "accountant must be \"rdp\", \"pld\" or \"both\", got {other}"

@@ -25,7 +25,7 @@ pub(crate) mod search;
 
 pub use accountant::{default_orders, Conversion, Optimum, Run};
 pub use error::Error;
-pub use params::{Adjacency, Sgm};
+pub use params::{Accountant, Adjacency, Sgm};
 
 /// Largest supported Rényi order.
 pub const MAX_ORDER: f64 = 1e6;

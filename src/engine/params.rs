@@ -110,6 +110,42 @@ pub fn check_orders(orders: &[f64]) -> Result<Vec<f64>, Error> {
     orders.iter().map(|&a| check_order(a)).collect()
 }
 
+/// Which accountant answers — the one type every front end uses (the command line's and
+/// `batch`'s `accountant`, the JS API's, the widget's `accountant` attribute, the page's
+/// `acct=` link parameter, which offers `pld` and `rdp`): exact RDP, the tight PLD bracket,
+/// or both side by side.
+/// `Default` is the tight accountant, the page's default (the command line, `batch` and the
+/// JS API take rdp when none is given, as before; the widget both).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Accountant {
+    /// Exact RDP of Mironov, Talwar, Zhang.
+    Rdp,
+    /// The tight accountant (privacy-loss distributions), a certified bracket.
+    #[default]
+    Pld,
+    /// Both: the tight ε first, exact RDP next to it.
+    Both,
+}
+
+impl Accountant {
+    /// Every choice.
+    pub const ALL: [Accountant; 3] = [Accountant::Rdp, Accountant::Pld, Accountant::Both];
+
+    /// Its name in flags, keys, attributes and links.
+    pub fn name(self) -> &'static str {
+        match self {
+            Accountant::Rdp => "rdp",
+            Accountant::Pld => "pld",
+            Accountant::Both => "both",
+        }
+    }
+
+    /// The accountant named `s` (each front end words its own refusal).
+    pub fn parse(s: &str) -> Option<Accountant> {
+        Accountant::ALL.into_iter().find(|a| a.name() == s)
+    }
+}
+
 /// Which datasets count as neighbours. σ is always the noise multiplier (noise std over
 /// the clipping norm C), as in Opacus and dp_accounting's `GaussianDpEvent`; under
 /// replace-one the sum of clipped gradients moves by up to 2C.

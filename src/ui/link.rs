@@ -21,24 +21,9 @@ use crate::ui::fields::{parse_capacity, parse_field, parse_number, parse_omega, 
 /// The link format's version (`v=`).
 pub const VERSION: &str = "1";
 
-/// Which accountant states the page's sentence (`acct=`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Acct {
-    /// The tight ε (privacy-loss distributions), the default.
-    #[default]
-    Pld,
-    /// Exact RDP.
-    Rdp,
-}
-
-impl Acct {
-    pub fn name(self) -> &'static str {
-        match self {
-            Acct::Pld => "pld",
-            Acct::Rdp => "rdp",
-        }
-    }
-}
+/// Which accountant states the page's sentence (`acct=`): the one [`Accountant`](crate::engine::Accountant) type of
+/// every front end, of which the page offers `pld` (the default) and `rdp`.
+pub use crate::engine::Accountant as Acct;
 
 /// How batches are drawn (`batch=`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -525,7 +510,10 @@ mod tests {
         assert_eq!(l.inputs.steps, 1000);
         assert_eq!(l.inputs.delta, 1e-5);
         assert_eq!(l.inputs.conversion, Conversion::Classic);
-        assert_eq!((l.acct, l.batch, l.overlays, l.embed), Default::default());
+        assert_eq!(
+            (l.acct, l.batch, l.overlays, l.embed),
+            (Acct::Pld, Batching::Poisson, false, false)
+        );
         // No query at all: the defaults, no message.
         assert_eq!(decode(""), (Link::default(), vec![]));
     }

@@ -24,16 +24,9 @@ pub enum Theme {
     Dark,
 }
 
-/// Which accountant the headline shows: `accountant="both|pld|rdp"` (default both).
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Accountant {
-    /// The tight (PLD) ε first, exact RDP next to it.
-    Both,
-    /// Only the tight ε (PLD certified upper bound).
-    Pld,
-    /// Only exact RDP (the widget before the tight accountant).
-    Rdp,
-}
+/// Which accountant the headline shows: `accountant="both|pld|rdp"` (default both; the one
+/// accountant type of every front end).
+pub use crate::engine::Accountant;
 
 /// Which charts to show: any of `epsilon bound training profile risk`, or `none`.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]

@@ -617,12 +617,8 @@ pub fn rdp(
     })
 }
 
-#[derive(Clone, Copy, PartialEq)]
-enum Acct {
-    Rdp,
-    Pld,
-    Both,
-}
+/// The one accountant type of every front end.
+use crate::engine::Accountant as Acct;
 
 impl Args {
     fn accountant(&self) -> Result<Acct, JsError> {

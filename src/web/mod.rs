@@ -806,7 +806,8 @@ fn frame(app: &Shared) {
     // What to show comes from the ui layer (tested natively); here it is written out.
     // Another batching than Poisson sampling: its own sentence (exact RDP is Poisson's).
     let tight_sentence = tight::scheme_sentence(&inputs).or(match tight::acct() {
-        Acct::Pld => tight::pld_sentence(&inputs),
+        // (The page's link offers pld and rdp; both would read as pld.)
+        Acct::Pld | Acct::Both => tight::pld_sentence(&inputs),
         Acct::Rdp => None,
     });
     let h = crate::ui::page::Headline::of(&model, Some(field::dataset_terms()), tight_sentence);
