@@ -316,22 +316,31 @@ pub(crate) fn merge_atoms(atoms: &[(f64, f64)], k_lo: i64, d: f64) -> Vec<f64> {
 fn merge_atoms_linear(atoms: &[(f64, f64)], k_lo: i64, d: f64) -> Vec<f64> {
     let mut lo = vec![0.0f64; atoms.len() + 1];
     let x = |i: usize| ((k_lo + i as i64) as f64 * d).exp();
-    // The carry: (Q-mass, e^ρ, bin index).
-    let mut carry: Option<(f64, f64, usize)> = None;
-    let mut x_i = x(0);
+    // The carry: (Q-mass, e^ρ, bin index, ρ). Where an atom sits relative to a lattice
+    // point is decided on ρ = ln(P/Q) against ℓ_t = tΔ, as the log form decides it (the
+    // same decisions on every platform; e^ρ only weighs).
+    let mut carry: Option<(f64, f64, usize, f64)> = None;
     for (i, &(lp, lq)) in atoms.iter().enumerate() {
-        let x_j = x(i + 1);
         if lq == f64::NEG_INFINITY || lp == f64::NEG_INFINITY {
-            x_i = x_j;
             continue;
         }
+        let (li, lj) = (
+            (k_lo + i as i64) as f64 * d,
+            (k_lo + i as i64 + 1) as f64 * d,
+        );
         let q = lq.exp();
-        let mut next = (q, (lp.exp() / q).clamp(x_i, x_j), i);
-        if let Some((cq, cm, ci)) = carry.take() {
+        let rho = (lp - lq).clamp(li, lj);
+        let mut next = (q, rho.exp(), i, rho);
+        if let Some((cq, cm, ci, crho)) = carry.take() {
             let t = ci + 1;
+            let lt = (k_lo + t as i64) as f64 * d;
             let xt = x(t);
-            let left = xt - cm.min(xt);
-            let right = next.1.max(xt) - xt;
+            let left = if crho >= lt { 0.0 } else { (xt - cm).max(0.0) };
+            let right = if next.3 <= lt {
+                0.0
+            } else {
+                (next.1 - xt).max(0.0)
+            };
             carry = if left <= 0.0 {
                 // The carried atom sits on ℓ_t already.
                 lo[t] += cq * xt;
@@ -340,7 +349,7 @@ fn merge_atoms_linear(atoms: &[(f64, f64)], k_lo: i64, d: f64) -> Vec<f64> {
                 // The next atom sits on ℓ_t: it goes there whole; the carry waits.
                 lo[t] += next.0 * xt;
                 next.0 = 0.0;
-                Some((cq, cm, ci))
+                Some((cq, cm, ci, crho))
             } else {
                 // Q-mass needed from the next atom to balance all of the carry at ℓ_t.
                 let need = cq * left / right;
@@ -354,16 +363,15 @@ fn merge_atoms_linear(atoms: &[(f64, f64)], k_lo: i64, d: f64) -> Vec<f64> {
                     lo[t] += (used + next.0) * xt;
                     next.0 = 0.0;
                     let rest = cq - used;
-                    (rest > 0.0).then_some((rest, cm, ci))
+                    (rest > 0.0).then_some((rest, cm, ci, crho))
                 }
             };
         }
         if carry.is_none() && next.0 > 0.0 {
             carry = Some(next);
         }
-        x_i = x_j;
     }
-    if let Some((cq, cm, ci)) = carry {
+    if let Some((cq, cm, ci, _)) = carry {
         // Last atom: round down (P-mass kept) to its left lattice point.
         lo[ci] += cq * cm;
     }
