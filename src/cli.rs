@@ -216,17 +216,7 @@ fn own_flags(cmd: &str) -> &'static [&'static str] {
             "json",
         ],
         "bounds" => &["q", "sigma", "orders", "alpha", "json"],
-        "libraries" => &[
-            "q",
-            "sigma",
-            "steps",
-            "delta",
-            "dataset-size",
-            "batch-size",
-            "epochs",
-            "json",
-        ],
-        "compare" => &[
+        "compare" | "libraries" => &[
             "q",
             "sigma",
             "steps",

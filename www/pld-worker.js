@@ -206,6 +206,16 @@ function schemeCharts(sc, headline) {
 
 const chartsC = new Map();
 
+// A batch line's answer (a scheme's headline), cached: {ok: answer} or {err: reason}.
+function lineAnswer(obj) {
+  const line = JSON.stringify(obj);
+  return cached(headlines, line, () => {
+    const a = JSON.parse(batchLine(line));
+    if (a.error !== undefined) throw new Error(a.error);
+    return a;
+  });
+}
+
 // Every message is checked before it touches the worker's state: a malformed one is
 // answered with {kind: "error", message} for its client and changes nothing else (a NaN
 // generation used to silence its client for good; a null message threw in the worker).
@@ -343,12 +353,7 @@ self.onmessage = async ({ data }) => {
     if (data.schemeError !== undefined) scheme = { error: data.schemeError, sampling: data.sampling };
     else {
       const sc = schemeOf(data);
-      const line = JSON.stringify(sc.line(data.steps));
-      const g = cached(headlines, line, () => {
-        const a = JSON.parse(batchLine(line));
-        if (a.error !== undefined) throw new Error(a.error);
-        return a;
-      });
+      const g = lineAnswer(sc.line(data.steps));
       scheme = g.err !== undefined ? { error: g.err, sampling: data.sampling } : sc.answer(g.ok);
     }
   } else if (k > 1 || (replace && poisson)) {
@@ -356,24 +361,14 @@ self.onmessage = async ({ data }) => {
       user = { error: 'user-level ε (examples per user > 1) is computed for Poisson sampling only', groupSize: k };
     } else {
       const sc = schemeOf(data);
-      const line = JSON.stringify(sc.line(data.steps));
-      const g = cached(headlines, line, () => {
-        const a = JSON.parse(batchLine(line));
-        if (a.error !== undefined) throw new Error(a.error);
-        return a;
-      });
+      const g = lineAnswer(sc.line(data.steps));
       user = g.err !== undefined ? { error: g.err, groupSize: k } : sc.answer(g.ok);
     }
   }
   if (data.epochs && !sized) {
     const t = Math.max(1, Math.floor(1 / data.q));
     const scheme = data.sampling === 'random-allocation' ? 'random-allocation' : 'shuffle';
-    const line = JSON.stringify({ sigma: data.sigma, delta: data.delta, sampling: scheme, steps_per_epoch: t, epochs: data.epochs, ...(replace ? { adjacency: 'replace-one' } : {}) });
-    const g = cached(headlines, line, () => {
-      const a = JSON.parse(batchLine(line));
-      if (a.error !== undefined) throw new Error(a.error);
-      return a;
-    });
+    const g = lineAnswer({ sigma: data.sigma, delta: data.delta, sampling: scheme, steps_per_epoch: t, epochs: data.epochs, ...(replace ? { adjacency: 'replace-one' } : {}) });
     const answer = g.err !== undefined ? { error: g.err, epochs: data.epochs, stepsPerEpoch: t } : { epsilon: g.ok.epsilon, epsilonLower: g.ok.epsilon_lower, epochs: data.epochs, stepsPerEpoch: t };
     if (scheme === 'shuffle') shuffled = answer;
     else allocation = answer;

@@ -43,6 +43,24 @@ pub fn model_for(i: &Inputs) -> Option<Model> {
     Model::from_heavy(*i, h).ok()
 }
 
+/// Truncated Poisson's and fixed-size batches' sizes on a worker request (page and
+/// widget): `datasetSize`, `batchSize`, `maxBatch`, or `schemeError`, why they cannot be
+/// asked; nothing for the other schemes.
+pub(crate) fn set_sizes(o: &js_sys::Object, sc: &crate::ui::page::Scheme, i: &Inputs) {
+    let set = |k: &str, v: JsValue| {
+        let _ = js_sys::Reflect::set(o, &k.into(), &v);
+    };
+    match sc.sizes(i) {
+        Ok(Some(z)) => {
+            set("datasetSize", (z.dataset_size as f64).into());
+            set("batchSize", (z.batch_size as f64).into());
+            set("maxBatch", (z.max_batch as f64).into());
+        }
+        Ok(None) => {}
+        Err(m) => set("schemeError", m.into()),
+    }
+}
+
 /// The run as every worker request carries it (page and widget, tight ε and the RDP
 /// model): `{q, sigma, steps, delta, omega, conversion}`.
 pub(crate) fn run_message(i: &Inputs) -> js_sys::Object {

@@ -343,7 +343,6 @@ fn post(i: Inputs) {
     set_text("sentence-risk", "");
     // The epochs read the page's dataset boxes: before TIGHT is borrowed.
     let sc = scheme(&i);
-    let sizes = sc.sizes(&i);
     let loader = loader_terms(&i);
     let (batch, k, adj) = (sc.sampling, sc.group, sc.adjacency);
     let epochs = (batch != Batching::Poisson).then(|| epochs_for(&i));
@@ -372,7 +371,6 @@ fn post(i: Inputs) {
         if adj != Adjacency::AddRemove {
             let _ = js_sys::Reflect::set(&msg, &"adjacency".into(), &adj.name().into());
         }
-        // Truncated Poisson and fixed-size batches: their sizes, or why they cannot be asked.
         let set = |k: &str, v: JsValue| {
             let _ = js_sys::Reflect::set(&msg, &k.into(), &v);
         };
@@ -385,15 +383,7 @@ fn post(i: Inputs) {
                 set("loaderE", e.into());
             }
         }
-        match sizes {
-            Ok(Some(z)) => {
-                set("datasetSize", (z.dataset_size as f64).into());
-                set("batchSize", (z.batch_size as f64).into());
-                set("maxBatch", (z.max_batch as f64).into());
-            }
-            Ok(None) => {}
-            Err(m) => set("schemeError", m.into()),
-        }
+        super::heavy::set_sizes(&msg, &sc, &i);
         super::worker::post(&msg);
     });
 }

@@ -337,18 +337,7 @@ impl Widget {
                 js_sys::Reflect::set(&o, &"adjacency".into(), &i.settings.adjacency.name().into());
         }
         // Truncated Poisson and fixed-size batches: their sizes, or why they cannot be asked.
-        let set = |k: &str, v: JsValue| {
-            let _ = js_sys::Reflect::set(&o, &k.into(), &v);
-        };
-        match i.settings.scheme().sizes(&m.inputs) {
-            Ok(Some(z)) => {
-                set("datasetSize", (z.dataset_size as f64).into());
-                set("batchSize", (z.batch_size as f64).into());
-                set("maxBatch", (z.max_batch as f64).into());
-            }
-            Ok(None) => {}
-            Err(m) => set("schemeError", m.into()),
-        }
+        super::heavy::set_sizes(&o, &i.settings.scheme(), &m.inputs);
         o.into()
     }
 
