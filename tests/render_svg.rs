@@ -357,6 +357,26 @@ fn tight_charts_draw_from_engine_data() {
         tight::draw_risk(r, &curve, &tight::Labels::default(), &Theme::light(1.0)).unwrap()
     });
     assert!(svg_r.contains("random guessing"));
+    // The charts as data (#22): one long CSV, every series, no NaN.
+    let csv = tight::charts_csv(&t, &rows, &curve);
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines[0], "chart,x_name,x,series,value");
+    let count = |p: &str| lines.iter().filter(|l| l.starts_with(p)).count();
+    assert_eq!(count("training,steps,"), 3 * t.steps.len());
+    assert_eq!(count("profile,epsilon,"), 3 * rows.len());
+    assert_eq!(count("risk,fpr,"), curve.len());
+    assert!(!csv.contains("NaN") && !csv.contains("inf"));
+    let nan = Training {
+        rdp: vec![0.0; t.steps.len()],
+        pld_lower: vec![f64::NAN; t.steps.len()],
+        ..t.clone()
+    };
+    let c2 = tight::charts_csv(&nan, &[], &[]);
+    assert_eq!(
+        c2.lines().count(),
+        1 + t.steps.len(),
+        "only the upper series: {c2}"
+    );
     // A band (#23, shuffled batches): its lower end is drawn and named, its labels replace
     // the tight accountant's.
     let band = tight::Labels {

@@ -154,6 +154,12 @@ impl Model {
     /// run's parameters and every headline number, so a file stands on its own.
     /// `tight` is the PLD bracket (upper, lower) when known; `batching` the page's choice.
     pub fn csv_with_header(&self, tight: Option<(f64, f64)>, batching: &str) -> String {
+        self.csv_header(tight, batching) + &self.csv()
+    }
+
+    /// The `# key = value` header of [`Model::csv_with_header`] alone (the tight charts' CSV
+    /// carries the same).
+    pub fn csv_header(&self, tight: Option<(f64, f64)>, batching: &str) -> String {
         let i = &self.inputs;
         let conv = i.conversion.name();
         let mut s = format!(
@@ -175,7 +181,7 @@ impl Model {
                 "# epsilon_pld = {u} (tight, certified upper bound; bracket [{l}, {u}])\n"
             );
         }
-        s + &self.csv()
+        s
     }
 
     /// CSV of the curves (alpha, per-step RDP, composed RDP, ε improved, ε classic, Theorem 11).

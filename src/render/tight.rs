@@ -186,6 +186,43 @@ pub fn draw_training<DB: DrawingBackend>(
     finish(root, &plot, strip.as_ref(), &chart, &legend, false, th)
 }
 
+/// The three tight charts' series as one long CSV (pandas: `read_csv(…, comment="#")`):
+/// `chart,x_name,x,series,value` — ε over training (x = steps; epsilon_upper, epsilon_lower,
+/// epsilon_rdp where drawn), the privacy profile (x = epsilon; delta_upper, delta_lower,
+/// delta_rdp) and the attack risk (x = fpr; tpr_max). Values that are not numbers (a series
+/// a scheme does not have) are left out, never written as NaN.
+pub fn charts_csv(t: &Training, profile: &[ProfileRow], risk: &[(f64, f64)]) -> String {
+    let mut s = String::from("chart,x_name,x,series,value\n");
+    let mut row = |chart: &str, xn: &str, x: f64, series: &str, v: f64| {
+        if x.is_finite() && v.is_finite() {
+            s += &format!("{chart},{xn},{x:e},{series},{v:e}\n");
+        }
+    };
+    for (k, &x) in t.steps.iter().enumerate() {
+        for (name, ys) in [
+            ("epsilon_upper", &t.pld_upper),
+            ("epsilon_lower", &t.pld_lower),
+            ("epsilon_rdp", &t.rdp),
+        ] {
+            // (An absent exact-RDP series arrives as zeros: not a value.)
+            if let Some(&v) = ys.get(k).filter(|v| name != "epsilon_rdp" || **v > 0.0) {
+                row("training", "steps", x, name, v);
+            }
+        }
+    }
+    for p in profile {
+        row("profile", "epsilon", p.epsilon, "delta_upper", p.upper);
+        row("profile", "epsilon", p.epsilon, "delta_lower", p.lower);
+        if p.rdp > 0.0 {
+            row("profile", "epsilon", p.epsilon, "delta_rdp", p.rdp);
+        }
+    }
+    for &(f, tpr) in risk {
+        row("risk", "fpr", f, "tpr_max", tpr);
+    }
+    s
+}
+
 /// One point of the profile with the exact-RDP δ at the same ε.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ProfileRow {

@@ -526,6 +526,19 @@ fn wire_exports(app: &Shared) {
             download_text("sgm-rdp.csv", "text/csv", &csv);
         }
     });
+    // The three tight charts as data (#22): every series, the run and its dataset terms.
+    let a = app.clone();
+    on("export-charts-csv", "click", move |_| {
+        if let Some(m) = &a.borrow().model {
+            // (The header's epsilons are Poisson sampling's of one example; `charts_for`
+            // says which run the series are for.)
+            let head = m.csv_header(tight::tight_for(&m.inputs), tight::batching().name());
+            match tight::charts_csv(&m.inputs, &head) {
+                Ok(csv) => download_text("sgm-rdp-charts.csv", "text/csv", &csv),
+                Err(why) => set_text("copy-status", &format!("charts CSV: {why}")),
+            }
+        }
+    });
     // PNG and SVG are the same picture whatever the screen: light theme, 900 × 560 CSS px
     // (the PNG at 2×: 1800 × 1120 pixels), drawn by the same code as the page's charts.
     for format in ["png", "svg"] {

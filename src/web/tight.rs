@@ -39,6 +39,8 @@ struct Tight {
     updating_timer: Option<i32>,
     /// The last "charts" answer (for the inputs in `asked`).
     charts: Option<TightCharts>,
+    /// The inputs `charts` were computed for.
+    charts_for: Option<Inputs>,
     answered: u32,
     /// The newest calibration asked for σ and for T, to the target ε and to the attack-risk
     /// target: an answer to an older one (the target or an input changed since) is dropped.
@@ -499,6 +501,7 @@ fn answer(data: JsValue) {
             TIGHT.with(|t| {
                 let mut t = t.borrow_mut();
                 t.charts = Some(c);
+                t.charts_for = t.posted;
             });
             // A chart that failed stands alone: cleared, with its reason (in redraw).
             redraw();
@@ -946,6 +949,31 @@ fn draw_tight<DB: plotters::prelude::DrawingBackend>(
         "training" => tight::draw_training(root, &c.training, target, steps_per_epoch(q), &l, th),
         "profile" => tight::draw_profile(root, &c.profile, delta, &l, th),
         _ => tight::draw_risk(root, &c.risk, &l, th),
+    })
+}
+
+/// The three tight charts' series as CSV for `i` under `header` (the run's `# key = value`
+/// lines), with what they are for; Err(why) while they are not (yet) the charts of `i`.
+pub fn charts_csv(i: &Inputs, header: &str) -> Result<String, String> {
+    let n = dataset_size(i);
+    let terms = crate::ui::page::matching_dataset(Some(super::field::dataset_terms()), i.q);
+    TIGHT.with(|t| {
+        let t = t.borrow();
+        let c = t
+            .charts
+            .as_ref()
+            .filter(|_| t.charts_for == Some(*i) && t.asked == Some(*i))
+            .ok_or("the tight charts are being computed for these inputs")?;
+        let sc = t.scheme(n);
+        let mut s = header.to_string();
+        s += &format!("# charts_for = {}\n", sc.words(i));
+        if let Some(d) = terms {
+            s += &format!(
+                "# dataset_size = {}\n# batch_size = {}\n# epochs = {}\n",
+                d.n, d.b, d.e
+            );
+        }
+        Ok(s + &tight::charts_csv(&c.training, &c.profile, &c.risk))
     })
 }
 

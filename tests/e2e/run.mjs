@@ -880,6 +880,18 @@ try {
     const [d] = await Promise.all([pg.waitForEvent('download', { timeout: 15000 }), pg.click(sel)]);
     return { name: d.suggestedFilename(), body: await readFile(await d.path()) };
   };
+  // The tight charts as data (#22): every series of the three charts, with the run.
+  {
+    await page.waitForFunction(() => !document.querySelector('figure.stale'), null, { timeout: 60000 }).catch(() => {});
+    const cc = await download(page, '#export-charts-csv');
+    const lines = cc.body.toString().split('\n').filter((l) => l);
+    const head = lines.filter((l) => l.startsWith('#')).join(' ');
+    const rows = lines.filter((l) => !l.startsWith('#'));
+    const n = (p) => rows.filter((l) => l.startsWith(p)).length;
+    check(cc.name === 'sgm-rdp-charts.csv' && rows[0] === 'chart,x_name,x,series,value' && n('training,steps,') >= 32 && n('profile,epsilon,') >= 120 && n('risk,fpr,') >= 10
+      && /noise_multiplier = /.test(head) && /charts_for = /.test(head) && !/NaN/.test(cc.body.toString()),
+      `charts CSV: ${rows.length - 1} values (training ${n('training,')}, profile ${n('profile,')}, risk ${n('risk,')}); ${head.slice(0, 120)}…`);
+  }
   const csv = await download(page, '#export-csv');
   const csvLines = csv.body.toString().split('\n');
   const csvHead = csvLines.filter((l) => l.startsWith('#')).join(' ');
