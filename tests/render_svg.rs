@@ -325,6 +325,22 @@ fn tight_charts_draw_from_engine_data() {
         .unwrap()
     });
     assert!(svg_t.matches("<polyline").count() >= 2 && svg_t.contains("tight ε (PLD"));
+    // #22: ε over training reads between decades (labels at 1, 2, 5 × 10^k on its y axis;
+    // the x axis here spans more than four decades of epochs, so its labels are decades).
+    // (plotters writes y tick labels right-aligned: three per decade, not one.)
+    let decades = (t
+        .rdp
+        .iter()
+        .chain(&t.pld_upper)
+        .fold(0.0f64, |a, &b| a.max(b))
+        / t.pld_upper.iter().fold(f64::INFINITY, |a, &b| a.min(b)))
+    .log10()
+    .ceil();
+    let y_labels = svg_t.matches("text-anchor=\"end\"").count() as f64;
+    assert!(
+        y_labels >= 2.0 * decades + 1.0,
+        "{y_labels} y labels over {decades} decades"
+    );
     let eps = [0.5, 1.0, 2.0, 3.0, 4.0];
     let prof = pld::profile(m, 14063, &eps).unwrap();
     let rows: Vec<ProfileRow> = prof

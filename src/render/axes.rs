@@ -34,7 +34,7 @@ pub(crate) fn log_range(vals: impl Iterator<Item = f64>) -> (f64, f64) {
 /// A log axis with labels at 1, 2, 5 × 10^k (only 10^k over more than four
 /// decades, or two on a narrow chart) and light lines at 1…9 × 10^k inside
 /// [lo, hi] (plotters' own log ticks skip a range's partial first decade).
-/// Every log-x chart uses it, so they share one instantiation of plotters'
+/// Every chart's x and y axes use it, so they share one instantiation of plotters'
 /// generic drawing code.
 pub(crate) fn log_axis(lo: f64, hi: f64, th: &Theme) -> WithKeyPoints<LogCoord<f64>> {
     let wide = (hi / lo).log10() > if th.legend_below { 2.0 } else { 4.0 };
@@ -60,7 +60,7 @@ pub(crate) fn log_axis(lo: f64, hi: f64, th: &Theme) -> WithKeyPoints<LogCoord<f
 
 /// Every chart: log x (see [`log_axis`]) against log y.
 pub(crate) type LogChart<'a, DB> =
-    ChartContext<'a, DB, Cartesian2d<WithKeyPoints<LogCoord<f64>>, LogCoord<f64>>>;
+    ChartContext<'a, DB, Cartesian2d<WithKeyPoints<LogCoord<f64>>, WithKeyPoints<LogCoord<f64>>>>;
 
 /// The frame every chart shares: caption, margin and label areas scaled for
 /// the screen, log axes over the given ranges.
@@ -78,7 +78,9 @@ pub(crate) fn log_chart<'a, DB: DrawingBackend>(
         .margin(th.px(10.0))
         .x_label_area_size(th.px(34.0))
         .y_label_area_size(th.px(56.0))
-        .build_cartesian_2d(log_axis(xlo, xhi, th), (ylo..yhi).log_scale())
+        // The y axis labelled like the x axis: 1, 2, 5 × 10^k on a narrow range (ε over
+        // training had labels only at 1 and 10).
+        .build_cartesian_2d(log_axis(xlo, xhi, th), log_axis(ylo, yhi, th))
 }
 
 /// Decades a log axis may span: beyond ~30 nothing is readable, and plotters' log

@@ -338,7 +338,12 @@ impl Settings {
         .filter_map(|(m, n)| m.then_some(n))
         .collect();
         let scheme = (!missing.is_empty()).then(|| {
-            if self.sampling == Batching::Poisson {
+            if self.sampling == Batching::FixedSize && self.group == 1 {
+                format!(
+                    "charts {}: not drawn for fixed-size batches, which have an RDP bound only (no privacy-loss distribution for a profile or attack risk; ε vs α and bound vs exact are Poisson sampling's)",
+                    missing.join(", ")
+                )
+            } else if self.sampling == Batching::Poisson {
                 format!(
                     "charts {}: exact RDP of one example under add/remove, not drawn for {}",
                     missing.join(", "),
@@ -584,7 +589,7 @@ mod tests {
         s.set("sampling", Some("fixed-size"));
         assert_eq!(
             s.messages(),
-            ["charts epsilon, risk: drawn for Poisson sampling only, not for fixed-size batches sampled without replacement"]
+            ["charts epsilon, risk: not drawn for fixed-size batches, which have an RDP bound only (no privacy-loss distribution for a profile or attack risk; ε vs α and bound vs exact are Poisson sampling's)"]
         );
         s.set("sampling", Some("random-allocation"));
         s.set("sampling", Some("bernoulli"));
