@@ -996,11 +996,15 @@ try {
   {
     const phone = await open('', 390);
     await phone.setViewportSize({ width: 390, height: 844 });
-    // Measured once the tight answer and its sentence are in (the layout a reader sees).
-    await phone.waitForFunction(() => /^2\.3819$/.test(document.querySelector('#epsilon-pld').textContent), null, { timeout: 20000 }).catch(() => {});
-    await phone.waitForTimeout(500);
+    // Measured once everything has arrived — the tight answer and its sentence, the charts,
+    // the μ-GDP line under the risk chart — the layout a reader sees (measuring earlier made
+    // the result depend on which answers had arrived: chart A moved by the μ-GDP line's 50 px).
+    // Chart A comes after the three tight charts and their sentences: 3.6 screens.
+    await phone.waitForFunction(() => /^2\.3819$/.test(document.querySelector('#epsilon-pld').textContent)
+      && !document.querySelector('figure.stale') && /μ = /.test(document.querySelector('#gdp-summary').textContent), null, { timeout: 60000 }).catch(() => {});
+    await phone.waitForTimeout(300);
     const top = await phone.evaluate(() => Object.fromEntries(['epsilon-pld', 'chart-training', 'chart-a'].map((id) => [id, Math.round(document.getElementById(id).getBoundingClientRect().top + scrollY)])));
-    check(top['epsilon-pld'] < 844 && top['chart-training'] < 1.6 * 844 && top['chart-a'] < 3.5 * 844,
+    check(top['epsilon-pld'] < 844 && top['chart-training'] < 1.6 * 844 && top['chart-a'] < 3.6 * 844,
       `at 390 × 844: headline at ${top['epsilon-pld']} px, first chart at ${top['chart-training']} px, chart A at ${top['chart-a']} px`);
     const clipped = await phone.evaluate(() => [...document.querySelectorAll('select')].filter((s) => s.offsetParent && s.scrollWidth > s.clientWidth + 1).map((s) => s.id));
     check(clipped.length === 0, `at 390 px no menu is clipped (${JSON.stringify(clipped)})`);
