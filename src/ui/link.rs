@@ -147,12 +147,18 @@ pub fn default_max_batch(q: f64, n: f64) -> u64 {
 
 /// A largest batch as typed (`max_batch=`, the page's box): a whole number ≥ 1.
 pub fn parse_max_batch(t: &str) -> Result<u64, String> {
-    let x = parse_number(t).map_err(|m| format!("largest batch: {m}"))?;
+    parse_count(t, "largest batch")
+}
+
+/// A count as typed (a largest batch, a widget's `dataset-size`): a whole number from 1 to
+/// 10¹², or why not, naming it.
+pub fn parse_count(t: &str, name: &str) -> Result<u64, String> {
+    let x = parse_number(t).map_err(|m| format!("{name}: {m}"))?;
     if (1.0..=1e12).contains(&x) && x.fract() == 0.0 {
         Ok(x as u64)
     } else {
         Err(format!(
-            "largest batch must be a whole number from 1 to 10¹², got {}",
+            "{name} must be a whole number from 1 to 10¹², got {}",
             clip(t)
         ))
     }

@@ -221,7 +221,8 @@ impl Settings {
                     self.dataset_size = None;
                     Ok(())
                 }
-                Some(v) => parse_dataset_size(v).map(|n| self.dataset_size = Some(n)),
+                Some(v) => crate::ui::link::parse_count(v, "dataset-size")
+                    .map(|n| self.dataset_size = Some(n)),
             },
             "max-batch" => match value {
                 None => {
@@ -368,18 +369,6 @@ impl Settings {
             })
             .chain(scheme)
             .collect()
-    }
-}
-
-/// The `dataset-size` attribute: a whole number of examples, 1 … 10¹².
-pub fn parse_dataset_size(t: &str) -> Result<u64, String> {
-    match crate::ui::fields::parse_number(t) {
-        Ok(x) if (1.0..=1e12).contains(&x) && x.fract() == 0.0 => Ok(x as u64),
-        Ok(_) => Err(format!(
-            "dataset-size must be a whole number from 1 to 10¹², got {}",
-            clip(t)
-        )),
-        Err(m) => Err(format!("dataset-size: {m}")),
     }
 }
 

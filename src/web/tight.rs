@@ -614,6 +614,11 @@ fn show_scheme(data: &JsValue) {
     };
     let b = sc.sampling;
     let el = doc().and_then(|d| d.get_element_by_id("epsilon-pld"));
+    // Why there is no answer (used when there is none).
+    let why = get(&a, "error")
+        .as_string()
+        .map(|m| reason_in_words(&m))
+        .unwrap_or_else(|| "no answer for this batching".into());
     let upper_only = b == Batching::FixedSize;
     let ok = a.is_object() && up.is_finite() && (lo.is_finite() || upper_only);
     if ok {
@@ -635,10 +640,6 @@ fn show_scheme(data: &JsValue) {
         set_text("epsilon-pld-bracket", &format!("{what} {ends} for {name}"));
         set_text("epsilon-pld-note", "");
     } else {
-        let why = get(&a, "error")
-            .as_string()
-            .map(|m| reason_in_words(&m))
-            .unwrap_or_else(|| "no answer for this batching".into());
         if let Some(el) = &el {
             el.set_text_content(Some("—"));
             let _ = el.remove_attribute("data-value");
@@ -654,17 +655,9 @@ fn show_scheme(data: &JsValue) {
         );
     }
     // "What your library reports" for this run: which libraries account for it, and ours.
-    let why = get(&a, "error")
-        .as_string()
-        .map(|m| reason_in_words(&m))
-        .unwrap_or_else(|| "no answer for this batching".into());
     let rows =
         crate::ui::page::library_rows(&sc, ok.then_some((up, lo.is_finite().then_some(lo))), &why);
-    fill_table(
-        "#library-table tbody",
-        rows.iter()
-            .map(|r| [r[0].as_str(), r[1].as_str(), r[2].as_str()]),
-    );
+    fill_library_rows(&rows);
     TIGHT.with(|x| {
         let mut x = x.borrow_mut();
         x.scheme_last = ok.then_some((i, (sc, t, e), up, lo));
@@ -1051,19 +1044,27 @@ pub fn draw_named<DB: plotters::prelude::DrawingBackend>(
     TIGHT.with(|t| draw_tight(&t.borrow(), which, target, root, th).is_some_and(|r| r.is_ok()))
 }
 
-/// Opacus' own (q, steps) when the page's dataset terms describe the run.
-fn opacus_run(i: &Inputs) -> Option<(f64, u64)> {
+/// The dataset terms [N, B, E] the worker passes to `libraries` for Opacus' loader: when
+/// they describe the run (q and T) and Opacus can take them (whole numbers).
+pub(crate) fn loader_terms(i: &Inputs) -> Option<[f64; 3]> {
     crate::ui::page::matching_dataset(Some(super::field::dataset_terms()), i.q)
         .filter(|d| (d.e * (d.n / d.b)).ceil() == i.steps as f64)
-        .and_then(|d| crate::render::library::opacus_run(d.n, d.b, d.e))
+        .filter(|d| crate::render::library::opacus_run(d.n, d.b, d.e).is_some())
+        .map(|d| [d.n, d.b, d.e])
 }
 
-/// The dataset terms the worker passes to `libraries` for Opacus' loader: [N, B, E] when
-/// they describe the run (the same rule as [`opacus_run`]).
-pub(crate) fn loader_terms(i: &Inputs) -> Option<[f64; 3]> {
-    opacus_run(i)?;
-    crate::ui::page::matching_dataset(Some(super::field::dataset_terms()), i.q)
-        .map(|d| [d.n, d.b, d.e])
+/// Opacus' own (q, steps) for the run: from its loader when [`loader_terms`] gives them.
+fn opacus_run(i: &Inputs) -> Option<(f64, u64)> {
+    loader_terms(i).and_then(|[n, b, e]| crate::render::library::opacus_run(n, b, e))
+}
+
+/// Fill the library table with rows of three texts.
+fn fill_library_rows(rows: &[[String; 3]]) {
+    fill_table(
+        "#library-table tbody",
+        rows.iter()
+            .map(|r| [r[0].as_str(), r[1].as_str(), r[2].as_str()]),
+    );
 }
 
 /// The worker's "library" answer: the rows as the command line's `libraries` computes
@@ -1084,14 +1085,9 @@ fn show_library(data: &JsValue) {
             ]
         })
         .collect();
-    if rows.is_empty() {
-        return;
+    if !rows.is_empty() {
+        fill_library_rows(&rows);
     }
-    fill_table(
-        "#library-table tbody",
-        rows.iter()
-            .map(|r| [r[0].as_str(), r[1].as_str(), r[2].as_str()]),
-    );
 }
 
 /// "What your library reports" (table + code), built with createElement/textContent.

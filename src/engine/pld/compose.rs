@@ -324,13 +324,9 @@ impl TooWide {
     };
 }
 
-/// Compose the phases at tilt λ ≥ 0 on the lattice with spacing `d`.
-pub(crate) fn compose(phases: &[Phase], lambda: f64, d: f64) -> Result<Composed, TooWide> {
-    compose_within(phases, lambda, d, MAX_FFT)
-}
-
-/// [`compose`] with the largest window `max_fft` (tests compare it with the ladder on
-/// windows larger than the engine would use).
+/// Compose the phases at tilt λ ≥ 0 on the lattice with spacing `d`, on a window of at
+/// most `max_fft` points (the engine's `MAX_FFT`; dp_accounting's reproduction and tests
+/// comparing with the ladder go wider).
 pub(crate) fn compose_within(
     phases: &[Phase],
     lambda: f64,

@@ -80,6 +80,12 @@ const LINEAR_FLOOR: f64 = 1e-280;
 /// ln of [`LINEAR_FLOOR`] (a bin's masses taken linearly at or above it).
 const LN_LINEAR_FLOOR: f64 = -644.7;
 
+/// Whether a bin [ℓ_i, ℓ_j] with masses (ln P, ln Q) is taken in linear space: both masses
+/// normal numbers and e^ℓ, Q·e^ℓ well inside the range of f64.
+fn linear_bin(lp: f64, lq: f64, li: f64, lj: f64) -> bool {
+    lp.min(lq) >= LN_LINEAR_FLOOR && li > -100.0 && lj < 600.0
+}
+
 /// ln P and ln Q of the event a < x ≤ b (a, b as boundaries); `ln_w` = (ln(1 − q), ln q),
 /// `w` = (1 − q, q). Linear (two logs) where both components' masses are normal numbers,
 /// else in logs throughout.
@@ -254,7 +260,7 @@ pub(crate) fn from_bins(
         // Pessimistic (connect the dots): Q-mass λ·ΔQ to ℓ_i, (1−λ)·ΔQ to ℓ_{i+1}
         // with λ = (e^{ℓ_{i+1}} − e^ρ)/(e^{ℓ_{i+1}} − e^{ℓ_i}); P-mass = Q-mass·e^ℓ.
         // e^ρ: the bin's Q-weighted mean of e^L = ΔP/ΔQ, inside [e^{ℓ_i}, e^{ℓ_{i+1}}].
-        if lp.min(lq) >= LN_LINEAR_FLOOR && li > -100.0 && lj < 600.0 {
+        if linear_bin(lp, lq, li, lj) {
             // Linear: with P' = ΔQ·e^ρ (ΔP clamped to the bin), ℓ_i gets
             // (ΔQ·e^{ℓ_{i+1}} − P')/(e^Δ − 1) and ℓ_{i+1} gets (P' − ΔQ·e^{ℓ_i})·e^Δ/(e^Δ − 1);
             // they add up to P'.
@@ -298,12 +304,12 @@ pub(crate) fn from_bins(
 pub(crate) fn merge_atoms(atoms: &[(f64, f64)], k_lo: i64, d: f64) -> Vec<f64> {
     // Linear space when every atom's masses are normal numbers and e^ℓ is over the
     // lattice (the common case: no log per merge); else logs throughout.
+    // (The range is the whole lattice's, empty bins included: a carry may land anywhere.)
     let n = atoms.len() as i64;
-    let linear = (k_lo as f64 * d) > -100.0
-        && ((k_lo + n) as f64 * d) < 600.0
-        && atoms.iter().all(|&(lp, lq)| {
-            lp == f64::NEG_INFINITY || lq == f64::NEG_INFINITY || lp.min(lq) >= LN_LINEAR_FLOOR
-        });
+    let (l0, l1) = (k_lo as f64 * d, (k_lo + n) as f64 * d);
+    let linear = atoms.iter().all(|&(lp, lq)| {
+        lp == f64::NEG_INFINITY || lq == f64::NEG_INFINITY || linear_bin(lp, lq, l0, l1)
+    });
     if linear {
         merge_atoms_linear(atoms, k_lo, d)
     } else {

@@ -34,7 +34,7 @@
 //!   E_P[(1 − e^{ε−ΣL})₊] for every coupling, so the result is a lower bound; losses
 //!   above the lattice are rounded down onto it and those below are dropped.
 //! * **Composition** by FFT under an exponential tilt with an explicit window; see
-//!   [`compose`]. Rounding (8u·log₂N·(1 + T‖p̃‖₂) per bin), the folded tails
+//!   [`compose::compose_within`]. Rounding (8u·log₂N·(1 + T‖p̃‖₂) per bin), the folded tails
 //!   (Chernoff's inequality, ≤ 1e-10 of the tilted mass) and the mass at +∞
 //!   (1 − (1 − p∞)^T, exactly) are added to the upper and subtracted from the lower bound.
 //!
@@ -80,7 +80,7 @@ mod truncated;
 
 pub use discretize::Direction;
 
-use self::compose::{budget, compose, tilted_mean, Composed, Phase as CPhase, Side};
+use self::compose::{budget, tilted_mean, Composed, Phase as CPhase, Side};
 use self::discretize::{loss_range, step_pld, StepPld};
 use super::accountant::{eps_from_rdp, ln_delta_from_rdp, Conversion, Run};
 use super::error::Error;
@@ -521,24 +521,16 @@ impl Lattices {
     fn compose(&self, lambda: f64) -> Result<Composed, Error> {
         let lambda = lambda.max(0.0);
         // One FFT while the window fits (fast, and the tightest for short runs); the
-        // ladder beyond.
-        match compose(&self.phases(), lambda, self.d) {
+        // ladder beyond — unless the lattice must be kept as it is (`one_fft`: its own
+        // widest window, then a refusal).
+        let max = self.one_fft.unwrap_or(compose::MAX_FFT);
+        match compose::compose_within(&self.phases(), lambda, self.d, max) {
             Ok(c) => return Ok(c),
             Err(e) if e.needed.is_infinite() => {
                 return Err(Error::PldBudget { reason: WORK_SPENT })
             }
+            Err(_) if self.one_fft.is_some() => return Err(Error::PldBudget { reason: TOO_WIDE }),
             Err(_) => {}
-        }
-        if let Some(max) = self.one_fft {
-            return compose::compose_within(&self.phases(), lambda, self.d, max).map_err(|e| {
-                Error::PldBudget {
-                    reason: if e.needed.is_infinite() {
-                        WORK_SPENT
-                    } else {
-                        TOO_WIDE
-                    },
-                }
-            });
         }
         self.ladder(lambda)
     }
