@@ -4,7 +4,7 @@
 use plotters::prelude::*;
 use sgm_rdp::render::{self, Inputs, Model, Theme};
 
-fn svg(f: impl FnOnce(&DrawingArea<SVGBackend, plotters::coord::Shift>)) -> String {
+fn svg<T>(f: impl FnOnce(&DrawingArea<SVGBackend, plotters::coord::Shift>) -> T) -> String {
     let mut s = String::new();
     {
         let root = SVGBackend::with_string(&mut s, (900, 560)).into_drawing_area();
@@ -420,6 +420,76 @@ fn tight_charts_draw_from_engine_data() {
         sentence.contains("1.0 %") || sentence.contains("1 %"),
         "{sentence}"
     );
+    // Readouts (#22): every point drawn reads out its own numbers, named as in the legend,
+    // and the drawn mapping puts each point inside the plot.
+    let k = 14063.0 / 60.0;
+    let labels = tight::Labels::default();
+    let tr = tight::training_readouts(&t, Some(k), &labels);
+    assert_eq!(tr.len(), t.steps.len());
+    let last = tr.last().unwrap();
+    let n = t.steps.len() - 1;
+    assert_eq!((last.x, last.y), (14063.0 / k, t.pld_upper[n]));
+    for want in [
+        "after 14063 steps (60 epochs): tight ε (PLD, certified upper bound) = ".to_string(),
+        format!("(bracket [{}, ", render::fmt_num(t.pld_lower[n])),
+        format!("exact RDP ε = {}", render::fmt_num(t.rdp[n])),
+    ] {
+        assert!(last.text.contains(&want), "{want} not in {}", last.text);
+    }
+    // A band names its lower end instead of a bracket; without the epochs, steps only.
+    let band_text = &tight::training_readouts(&low, None, &band)[0].text;
+    assert!(
+        band_text.starts_with("after 100 steps: upper end: no amplification = ")
+            && band_text.contains("; lower end: Chua et al. = ")
+            && !band_text.contains("bracket"),
+        "{band_text}"
+    );
+    let pr = tight::profile_readouts(&rows, &labels);
+    assert_eq!(pr.len(), rows.len());
+    assert!(
+        pr[1]
+            .text
+            .starts_with("ε = 1: tight δ(ε) (PLD bracket) δ ∈ [")
+            && pr[1].text.contains(&render::fmt_num(rows[1].upper))
+            && pr[1]
+                .text
+                .contains(&format!("δ ≤ {}", render::fmt_num(rows[1].rdp))),
+        "{}",
+        pr[1].text
+    );
+    let rr = tight::risk_readouts(&curve, &labels);
+    assert_eq!(rr.len(), curve.len());
+    assert!(
+        rr[2]
+            .text
+            .starts_with("false-positive rate 0.01: true-positive rate ≤ ")
+            && rr[2].text.contains(&render::fmt_num(curve[2].1)),
+        "{}",
+        rr[2].text
+    );
+    // Not-a-number points (a band without its lower end, a failed δ) read out nothing.
+    assert!(tight::training_readouts(&nan, None, &labels)
+        .iter()
+        .all(|p| !p.text.contains("NaN") && !p.text.contains("bracket")));
+    let mut map = None;
+    svg(|r| {
+        map = Some(tight::draw_training(r, &t, None, Some(k), &labels, &Theme::light(1.0)).unwrap())
+    });
+    let map = map.unwrap();
+    for p in &tr {
+        let (x, y) = (map.px_of_x(p.x), map.px_of_y(p.y));
+        assert!(
+            x >= map.px.0 .0 - 0.5
+                && x <= map.px.0 .1 + 0.5
+                && y >= map.px.1 .0 - 0.5
+                && y <= map.px.1 .1 + 0.5,
+            "{} at ({x}, {y}) outside {:?}",
+            p.text,
+            map.px
+        );
+    }
+    let xs: Vec<f64> = tr.iter().map(|p| p.x).collect();
+    assert_eq!(map.nearest(&xs, map.px.0 .1), tr.len() - 1);
 }
 
 #[test]

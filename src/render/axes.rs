@@ -140,6 +140,15 @@ pub(crate) fn mesh<DB: DrawingBackend>(
         .draw()
 }
 
+/// One point a chart reads out (hover, ←/→): where it is drawn, in data coordinates, and
+/// what it says in words.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReadoutPoint {
+    pub x: f64,
+    pub y: f64,
+    pub text: String,
+}
+
 /// Where a chart's plot sits on its canvas and what its log axes span: the one transform
 /// the page's hover readout and crosshair use (no margins restated outside render).
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -113,6 +113,27 @@ pub fn chart_a_ranges(m: &Model) -> ((f64, f64), (f64, f64)) {
     ((xlo, xhi), (ylo, yhi))
 }
 
+/// Chart A read out at each order: per-step and composed RDP, both conversions' ε.
+pub fn chart_a_readouts(m: &Model) -> Vec<ReadoutPoint> {
+    let t = m.inputs.steps as f64;
+    (0..m.orders.len())
+        .map(|i| {
+            let alpha = m.orders[i];
+            ReadoutPoint {
+                x: alpha,
+                y: m.eps_improved[i],
+                text: format!(
+                    "α = {alpha}: per-step RDP {:.4e}, T·RDP {:.4}, ε improved {:.4}, ε classic {:.4}",
+                    m.rdp[i],
+                    m.rdp[i] * t,
+                    m.eps_improved[i],
+                    m.eps_classic[i]
+                ),
+            }
+        })
+        .collect()
+}
+
 /// Chart A: composed RDP T·ε(α) and converted ε(α) over α, optimum marked. Returns the
 /// plot's [`Mapping`] (for the page's readout and crosshair).
 pub fn draw_eps_vs_alpha<DB: DrawingBackend>(

@@ -17,8 +17,8 @@ mod model;
 mod theme;
 pub mod tight;
 
-pub use axes::Mapping;
 pub(crate) use axes::{dashed, log_chart, log_range, mesh, DrawResult, LogChart, Points};
+pub use axes::{Mapping, ReadoutPoint};
 pub use chart_a::*;
 pub use chart_b::*;
 pub use chart_c::*;

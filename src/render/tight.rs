@@ -4,7 +4,104 @@
 
 use super::*;
 // Ours, not plotters' prelude's (two parameters).
-use super::DrawResult;
+use super::{DrawResult, Mapping, ReadoutPoint};
+use plotters::drawing::DrawingAreaErrorKind;
+
+/// A drawn chart's [`Mapping`] (the page's readouts and crosshairs), or plotters' error.
+pub type Drawn<DB> = Result<Mapping, DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;
+
+/// The legend, then the plot's mapping.
+fn drawn<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    plot: &DrawingArea<DB, Shift>,
+    strip: Option<&DrawingArea<DB, Shift>>,
+    chart: &super::axes::LogChart<DB>,
+    legend: &[(String, RGBColor, Mark)],
+    right: bool,
+    th: &Theme,
+) -> Drawn<DB> {
+    let mapping = Mapping::of(chart, th);
+    let done: DrawResult<DB> = finish(root, plot, strip, chart, legend, right, th);
+    done.map(|()| mapping)
+}
+
+/// ε over training read out at each checkpoint: where it is (steps, and epochs when
+/// `steps_per_epoch` is known) and the series drawn there, named as in the legend.
+pub fn training_readouts(
+    t: &Training,
+    steps_per_epoch: Option<f64>,
+    labels: &Labels,
+) -> Vec<ReadoutPoint> {
+    let k = steps_per_epoch.filter(|k| *k > 0.0);
+    let at = |v: &[f64], i: usize| v.get(i).copied().filter(|y| y.is_finite() && *y > 0.0);
+    (0..t.steps.len())
+        .filter_map(|i| {
+            let (s, up) = (t.steps[i], at(&t.pld_upper, i)?);
+            let mut text = match k {
+                Some(k) => format!("after {} steps ({} epochs)", fmt_num(s), fmt_num(s / k)),
+                None => format!("after {} steps", fmt_num(s)),
+            };
+            text += &format!(": {} = {}", labels.upper, fmt_num(up));
+            match (&labels.lower, at(&t.pld_lower, i)) {
+                (Some(name), Some(lo)) => text += &format!("; {name} = {}", fmt_num(lo)),
+                (None, Some(lo)) => {
+                    text += &format!(" (bracket [{}, {}])", fmt_num(lo), fmt_num(up))
+                }
+                _ => {}
+            }
+            if let Some(r) = at(&t.rdp, i) {
+                text += &format!("; exact RDP ε = {}", fmt_num(r));
+            }
+            Some(ReadoutPoint {
+                x: s / k.unwrap_or(1.0),
+                y: up,
+                text,
+            })
+        })
+        .collect()
+}
+
+/// The privacy profile read out at each ε: the band's ends and exact RDP's δ.
+pub fn profile_readouts(rows: &[ProfileRow], labels: &Labels) -> Vec<ReadoutPoint> {
+    rows.iter()
+        .filter(|r| r.epsilon > 0.0 && r.upper.is_finite())
+        .map(|r| {
+            let mut text = format!(
+                "ε = {}: {} δ ∈ [{}, {}]",
+                fmt_num(r.epsilon),
+                labels.profile,
+                fmt_num(r.lower.max(0.0)),
+                fmt_num(r.upper)
+            );
+            if r.rdp > 0.0 && r.rdp.is_finite() {
+                text += &format!("; from exact RDP δ ≤ {}", fmt_num(r.rdp));
+            }
+            ReadoutPoint {
+                x: r.epsilon,
+                y: r.upper,
+                text,
+            }
+        })
+        .collect()
+}
+
+/// The attack-risk curve read out at each false-positive rate.
+pub fn risk_readouts(curve: &[(f64, f64)], labels: &Labels) -> Vec<ReadoutPoint> {
+    curve
+        .iter()
+        .filter(|(f, t)| *f > 0.0 && t.is_finite() && *t >= 0.0)
+        .map(|&(f, t)| ReadoutPoint {
+            x: f,
+            y: t,
+            text: format!(
+                "false-positive rate {}: true-positive rate ≤ {} ({})",
+                fmt_num(f),
+                fmt_num(t),
+                labels.risk
+            ),
+        })
+        .collect()
+}
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -92,7 +189,7 @@ pub fn draw_training<DB: DrawingBackend>(
     steps_per_epoch: Option<f64>,
     labels: &Labels,
     th: &Theme,
-) -> DrawResult<DB> {
+) -> Drawn<DB> {
     root.fill(&th.bg)?;
     let k = steps_per_epoch.filter(|k| *k > 0.0).unwrap_or(1.0);
     let xs: Vec<f64> = t.steps.iter().map(|s| s / k).collect();
@@ -183,7 +280,7 @@ pub fn draw_training<DB: DrawingBackend>(
             legend.push(("budget spent".to_string(), th.series[4], Mark::Dot));
         }
     }
-    finish(root, &plot, strip.as_ref(), &chart, &legend, false, th)
+    drawn(root, &plot, strip.as_ref(), &chart, &legend, false, th)
 }
 
 /// The three tight charts' series as one long CSV (pandas: `read_csv(…, comment="#")`):
@@ -266,7 +363,7 @@ pub fn draw_profile<DB: DrawingBackend>(
     delta: f64,
     labels: &Labels,
     th: &Theme,
-) -> DrawResult<DB> {
+) -> Drawn<DB> {
     root.fill(&th.bg)?;
     let pos: Vec<&ProfileRow> = rows.iter().filter(|r| r.epsilon > 0.0).collect();
     let (xlo, xhi) = (
@@ -322,7 +419,7 @@ pub fn draw_profile<DB: DrawingBackend>(
     .into_iter()
     .flatten()
     .collect::<Vec<_>>();
-    finish(root, &plot, strip.as_ref(), &chart, &legend, true, th)
+    drawn(root, &plot, strip.as_ref(), &chart, &legend, true, th)
 }
 
 /// Chart "attack risk": the bound on a membership-inference attack's true-positive
@@ -332,7 +429,7 @@ pub fn draw_risk<DB: DrawingBackend>(
     curve: &[(f64, f64)],
     labels: &Labels,
     th: &Theme,
-) -> DrawResult<DB> {
+) -> Drawn<DB> {
     root.fill(&th.bg)?;
     let (lo, hi) = (1e-6, 1.0);
     let (plot, strip) = split_legend(root, th, 2);
@@ -366,7 +463,7 @@ pub fn draw_risk<DB: DrawingBackend>(
             Mark::Dashed,
         ),
     ];
-    finish(root, &plot, strip.as_ref(), &chart, &legend, false, th)
+    drawn(root, &plot, strip.as_ref(), &chart, &legend, false, th)
 }
 
 /// The sentence a non-specialist reads under the risk chart, from the tightest bound.

@@ -12,6 +12,7 @@ mod canvas;
 mod dom;
 mod field;
 mod heavy;
+mod readout;
 mod state;
 mod tight;
 pub mod widget;
@@ -66,9 +67,6 @@ pub struct App {
     frame_pending: bool,
     /// Charts C and D's look apart from their data at their last draw (see [`backdrop_key`]).
     backdrop: Option<BackdropKey>,
-    cursor: usize,
-    /// Chart A's plot placement and axes as last drawn (hover readout, crosshair).
-    chart_a_map: Option<render::Mapping>,
     sigma_answer: Option<f64>,
     steps_answer: Option<u64>,
     /// The inputs the inverse-mode answers are for (they are cleared when these change).
@@ -104,8 +102,6 @@ impl App {
             url_timer: None,
             frame_pending: false,
             backdrop: None,
-            cursor: 0,
-            chart_a_map: None,
             sigma_answer: None,
             steps_answer: None,
             inverse_for: None,
@@ -329,7 +325,7 @@ fn wire(app: &Shared) {
     on("dataset", "input", move |_| apply_dataset(&a, before.get()));
     wire_inverse(app);
     wire_exports(app);
-    wire_readout(app);
+    readout::wire();
     let a = app.clone();
     on_window("resize", move |_| request_frame(&a));
 }
@@ -691,83 +687,6 @@ fn export_choice() -> String {
     }
 }
 
-fn wire_readout(app: &Shared) {
-    let a = app.clone();
-    on("chart-a", "mousemove", move |ev| {
-        let Some(me) = ev.dyn_ref::<web_sys::MouseEvent>() else {
-            return;
-        };
-        let idx = {
-            let app = a.borrow();
-            match (&app.model, &app.chart_a_map) {
-                (Some(m), Some(map)) => Some(map.nearest(&m.orders, me.offset_x() as f64)),
-                _ => None,
-            }
-        };
-        if let Some(i) = idx {
-            a.borrow_mut().cursor = i;
-            show_readout(&a.borrow());
-        }
-    });
-    on("chart-a", "mouseleave", |_| {
-        show("crosshair", false);
-        show("crosshair-dot", false);
-    });
-    let a = app.clone();
-    on("chart-a", "keydown", move |ev| {
-        if let Some(k) = ev.dyn_ref::<web_sys::KeyboardEvent>() {
-            let n = a
-                .borrow()
-                .model
-                .as_ref()
-                .map(|m| m.orders.len())
-                .unwrap_or(0);
-            let c = a.borrow().cursor;
-            let next = match k.key().as_str() {
-                "ArrowRight" => (c + 1).min(n.saturating_sub(1)),
-                "ArrowLeft" => c.saturating_sub(1),
-                _ => return,
-            };
-            ev.prevent_default();
-            a.borrow_mut().cursor = next;
-            show_readout(&a.borrow());
-        }
-    });
-    let a = app.clone();
-    on("chart-a", "focus", move |_| show_readout(&a.borrow()));
-}
-
-fn show_readout(app: &App) {
-    let Some(m) = &app.model else { return };
-    let i = app.cursor.min(m.orders.len() - 1);
-    let (alpha, total) = (m.orders[i], m.rdp[i] * m.inputs.steps as f64);
-    set_text(
-        "readout",
-        &format!(
-            "α = {alpha}: per-step RDP {:.4e}, T·RDP {total:.4}, ε improved {:.4}, ε classic {:.4}",
-            m.rdp[i], m.eps_improved[i], m.eps_classic[i]
-        ),
-    );
-    // The crosshair at the order read out, on the improved ε where it is on the plot.
-    let Some(map) = app.chart_a_map else { return };
-    let on_x = alpha >= map.x.0 && alpha <= map.x.1;
-    if let Some(line) = by_id::<HtmlElement>("crosshair") {
-        let st = line.style();
-        let _ = st.set_property("left", &format!("{:.1}px", map.px_of_x(alpha)));
-        let _ = st.set_property("top", &format!("{:.1}px", map.px.1 .0));
-        let _ = st.set_property("height", &format!("{:.1}px", map.px.1 .1 - map.px.1 .0));
-        line.set_hidden(!on_x);
-    }
-    let e = m.eps_improved[i];
-    let on_y = e >= map.y.0 && e <= map.y.1;
-    if let Some(dot) = by_id::<HtmlElement>("crosshair-dot") {
-        let st = dot.style();
-        let _ = st.set_property("left", &format!("{:.1}px", map.px_of_x(alpha)));
-        let _ = st.set_property("top", &format!("{:.1}px", map.px_of_y(e)));
-        dot.set_hidden(!(on_x && on_y));
-    }
-}
-
 /// Ask for one redraw at the next animation frame (coalesces input events).
 fn request_frame(app: &Shared) {
     if app.borrow().frame_pending {
@@ -847,7 +766,10 @@ fn frame(app: &Shared) {
     draw("chart-a", dark, |root, th| {
         render::draw_eps_vs_alpha(root, &model, th).map(|m| mapping = Some(m))
     });
-    app.borrow_mut().chart_a_map = mapping;
+    match mapping {
+        Some(map) => readout::set(readout::A, map, render::chart_a_readouts(&model)),
+        None => readout::clear(readout::A),
+    }
     draw("chart-b", dark, |root, th| {
         render::draw_bound_vs_exact(root, &model, th, overlays)
     });

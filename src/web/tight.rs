@@ -4,7 +4,7 @@
 //! whose generation is the newest (stale answers are dropped).
 
 use super::dom::*;
-use super::{paint_canvas, prefers_dark};
+use super::{paint_canvas, prefers_dark, readout};
 use crate::engine::Adjacency;
 use crate::render::tight::{self, ProfileRow, Training};
 use crate::render::{fmt_num, Inputs};
@@ -287,6 +287,10 @@ pub fn request(inputs: Inputs, rdp_eps: f64) {
         }
         t.asked = Some(inputs);
         show_gap(&t);
+        // The charts' values read out are the old inputs': gone at once.
+        for n in 0..CHART_IDS.len() {
+            readout::clear(readout::TIGHT + n);
+        }
         if let Some(id) = t.post_timer.take() {
             win.clear_timeout_with_handle(id);
         }
@@ -808,6 +812,7 @@ const CHART_TEXTS: [&[&str]; 3] = [
 
 /// Clear tight chart `i` (training, profile, risk) and say why it is empty.
 fn clear_chart(i: usize, why: &str) {
+    readout::clear(readout::TIGHT + i);
     if let Some(c) = by_id::<HtmlCanvasElement>(CHART_IDS[i]) {
         // Setting the width clears the canvas.
         c.set_width(c.width());
@@ -929,15 +934,11 @@ fn draw_tight<DB: plotters::prelude::DrawingBackend>(
     target: Option<f64>,
     root: &plotters::prelude::DrawingArea<DB, super::Shift>,
     th: &crate::render::Theme,
-) -> Option<Result<(), plotters::drawing::DrawingAreaErrorKind<DB::ErrorType>>> {
+) -> Option<tight::Drawn<DB>> {
     let c = t.charts.as_ref()?;
     let q = t.asked.map(|i| i.q).unwrap_or(f64::NAN);
     let delta = t.asked.map(|i| i.delta).unwrap_or(1e-5);
-    // The legends of the run the charts were asked for (a band names its two ends).
-    let l = t
-        .posted_scheme
-        .map(|(sc, _, _)| sc.chart_labels())
-        .unwrap_or_default();
+    let l = labels(t);
     Some(match which {
         "training" => tight::draw_training(root, &c.training, target, steps_per_epoch(q), &l, th),
         "profile" => tight::draw_profile(root, &c.profile, delta, &l, th),
@@ -970,6 +971,27 @@ pub fn charts_csv(i: &Inputs, header: &str) -> Result<String, String> {
     })
 }
 
+/// What tight chart `n` (training, profile, risk) reads out, named as in its legend.
+fn readouts(t: &Tight, c: &TightCharts, n: usize) -> Vec<crate::render::ReadoutPoint> {
+    let l = labels(t);
+    match n {
+        0 => tight::training_readouts(
+            &c.training,
+            steps_per_epoch(t.asked.map(|i| i.q).unwrap_or(f64::NAN)),
+            &l,
+        ),
+        1 => tight::profile_readouts(&c.profile, &l),
+        _ => tight::risk_readouts(&c.risk, &l),
+    }
+}
+
+/// The legends of the run the charts were asked for (a band names its two ends).
+fn labels(t: &Tight) -> tight::Labels {
+    t.posted_scheme
+        .map(|(sc, _, _)| sc.chart_labels())
+        .unwrap_or_default()
+}
+
 /// Draw the three charts from the last answer (also after a theme or size change).
 pub fn redraw() {
     let dark = prefers_dark();
@@ -977,15 +999,26 @@ pub fn redraw() {
     TIGHT.with(|t| {
         let t = t.borrow();
         let Some(c) = &t.charts else { return };
-        for (id, which) in [
+        for (n, (id, which)) in [
             ("chart-training", "training"),
             ("chart-profile", "profile"),
             ("chart-risk", "risk"),
-        ] {
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let mut mapping = None;
             if let Some(canvas) = by_id::<HtmlCanvasElement>(id) {
                 paint_canvas(&canvas, dark, id, |root, th| {
-                    draw_tight(&t, which, target, root, th).unwrap_or(Ok(()))
+                    draw_tight(&t, which, target, root, th)
+                        .map(|r| r.map(|m| mapping = Some(m)))
+                        .unwrap_or(Ok(()))
                 });
+            }
+            let k = readout::TIGHT + n;
+            match (mapping, &c.errors[n]) {
+                (Some(map), None) => readout::set(k, map, readouts(&t, c, n)),
+                _ => readout::clear(k),
             }
         }
         let end = c.training.pld_upper.last().copied().unwrap_or(f64::NAN);

@@ -872,17 +872,17 @@ fn show_tight_charts(
     let Some(tc) = &t.charts else { return };
     if c.training {
         draw_chart(&e.chart_training, dark, "widget training", 3, |root, th| {
-            tight::draw_training(root, &tc.training, None, None, labels, th)
+            tight::draw_training(root, &tc.training, None, None, labels, th).map(|_| ())
         });
     }
     if c.profile {
         draw_chart(&e.chart_profile, dark, "widget profile", 3, |root, th| {
-            tight::draw_profile(root, &tc.profile, inp.delta, labels, th)
+            tight::draw_profile(root, &tc.profile, inp.delta, labels, th).map(|_| ())
         });
     }
     if c.risk {
         draw_chart(&e.chart_risk, dark, "widget risk", 2, |root, th| {
-            tight::draw_risk(root, &tc.risk, labels, th)
+            tight::draw_risk(root, &tc.risk, labels, th).map(|_| ())
         });
         let s = super::tight::one_percent_sentence(&tc.risk_fpr);
         let _ = e

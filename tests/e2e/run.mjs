@@ -750,6 +750,46 @@ try {
     check(await page.evaluate(() => document.querySelector('#crosshair').hidden), 'the crosshair goes when the pointer leaves');
   }
 
+  // 3d. Readouts on the three tight charts (#22): hover at the right edge of ε over training
+  // reads out the last checkpoint — the run's own T and the headline's certified ε — with a
+  // crosshair; End and ← on the profile move along its points; the attack chart names its
+  // rates; a change of inputs takes every value away until the new charts arrive.
+  {
+    await page.waitForFunction(() => !document.querySelector('figure.stale') && /^2\.38/.test(document.querySelector('#epsilon-pld').textContent), null, { timeout: 60000 });
+    const hint = await text(page, '#training-readout');
+    const box = await page.$eval('#chart-training', (c) => { c.scrollIntoView({ block: 'center' }); const r = c.getBoundingClientRect(); return { x: r.x, y: r.y, w: r.width, h: r.height }; });
+    await page.mouse.move(box.x + box.w - 3, box.y + box.h * 0.5);
+    await page.waitForTimeout(50);
+    const tr = await page.evaluate(() => ({
+      text: document.querySelector('#training-readout').textContent,
+      line: !document.querySelector('#crosshair-training').hidden,
+      eps: Number(document.querySelector('#epsilon-pld').dataset.value),
+    }));
+    const m = /^after 14063 steps \(60(\.\d+)? epochs\): tight ε \(PLD, certified upper bound\) = ([\d.]+) \(bracket \[([\d.]+), [\d.]+\]\); exact RDP ε = ([\d.]+)$/.exec(tr.text);
+    check(/Hover/.test(hint) && m && Math.abs(Number(m[2]) - tr.eps) <= 1e-5 * tr.eps && tr.line,
+      `ε over training reads out its last checkpoint with the headline's ε ${tr.eps} and a crosshair (${tr.text})`);
+    await page.focus('#chart-profile');
+    await page.keyboard.press('End');
+    const end = await text(page, '#profile-readout');
+    await page.keyboard.press('ArrowLeft');
+    const before = await text(page, '#profile-readout');
+    check(/^ε = [\d.e-]+: tight δ\(ε\) \(PLD bracket\) δ ∈ \[/.test(end) && /^ε = /.test(before) && before !== end,
+      `the profile reads out by keyboard: End "${end}", then ← "${before}"`);
+    await page.focus('#chart-risk');
+    await page.keyboard.press('Home');
+    const risk = await text(page, '#risk-readout');
+    check(/^false-positive rate [\d.e-]+: true-positive rate ≤ [\d.e-]+ \(bound on any attack/.test(risk), `the attack chart reads out its rates (${risk})`);
+    await page.fill('#sigma', '1.2');
+    await page.waitForFunction(() => document.querySelector('figure.stale'), null, { timeout: 5000 }).catch(() => {});
+    const gone = await page.evaluate(() => ['#training-readout', '#profile-readout', '#risk-readout'].map((id) => document.querySelector(id).textContent));
+    check(gone.every((t) => /^Hover/.test(t)), `a change of inputs takes the read-out values away (${gone.join(' | ')})`);
+    await page.fill('#sigma', '1.1');
+    await frames(page);
+    await page.$eval('#sigma', (e) => e.blur());
+    await frames(page);
+    check((await page.$eval('#preset', (e) => e.value)) === 'mnist', 'back on MNIST after the readouts');
+  }
+
   // Every chart is focusable and described by a text summary with its numbers.
   {
     const summaries = () => [...document.querySelectorAll('canvas')].map((c) => {

@@ -1,0 +1,209 @@
+//! Hover and keyboard readouts on the page's charts: chart A and the three tight charts.
+//! What each point says and where the plot sits come from render (`*_readouts`,
+//! [`Mapping`]); here the pointer and the keys pick a point, and its words and the
+//! crosshair are written. A chart without data for the inputs shown reads out nothing.
+
+use super::dom::*;
+use crate::render::{Mapping, ReadoutPoint};
+use std::cell::RefCell;
+use wasm_bindgen::JsCast;
+use web_sys::HtmlElement;
+
+/// A chart's elements: the canvas, the readout's text, the crosshair line and dot.
+pub struct Chart {
+    canvas: &'static str,
+    text: &'static str,
+    line: &'static str,
+    dot: &'static str,
+}
+
+const CHARTS: [Chart; 4] = [
+    Chart {
+        canvas: "chart-a",
+        text: "readout",
+        line: "crosshair",
+        dot: "crosshair-dot",
+    },
+    Chart {
+        canvas: "chart-training",
+        text: "training-readout",
+        line: "crosshair-training",
+        dot: "crosshair-training-dot",
+    },
+    Chart {
+        canvas: "chart-profile",
+        text: "profile-readout",
+        line: "crosshair-profile",
+        dot: "crosshair-profile-dot",
+    },
+    Chart {
+        canvas: "chart-risk",
+        text: "risk-readout",
+        line: "crosshair-risk",
+        dot: "crosshair-risk-dot",
+    },
+];
+
+/// Which chart: index into the readouts.
+pub const A: usize = 0;
+/// The tight charts in their order (training, profile, risk): `TIGHT + i`.
+pub const TIGHT: usize = 1;
+
+const HINT: &str = "Hover or use ←/→ on the chart for values.";
+
+/// A drawn chart's points and the point read out (None until the reader asks).
+struct Hover {
+    map: Mapping,
+    points: Vec<ReadoutPoint>,
+    cursor: Option<usize>,
+}
+
+thread_local! {
+    static HOVERS: RefCell<[Option<Hover>; 4]> = const { RefCell::new([None, None, None, None]) };
+}
+
+/// Chart `which` was drawn with `map` and these points: a value being read out is read
+/// again from the new points (the words always belong to the chart as drawn).
+pub fn set(which: usize, map: Mapping, points: Vec<ReadoutPoint>) {
+    let cursor = HOVERS.with(|h| {
+        let mut h = h.borrow_mut();
+        let cursor = h[which]
+            .as_ref()
+            .and_then(|o| o.cursor)
+            .map(|c| c.min(points.len().saturating_sub(1)))
+            .filter(|_| !points.is_empty());
+        h[which] = Some(Hover {
+            map,
+            points,
+            cursor,
+        });
+        cursor
+    });
+    if cursor.is_some() {
+        show(which, false);
+    }
+}
+
+/// Chart `which` has no data for the inputs shown (cleared, or being recomputed): nothing
+/// is read out; the hint stays.
+pub fn clear(which: usize) {
+    HOVERS.with(|h| h.borrow_mut()[which] = None);
+    let c = &CHARTS[which];
+    set_text(c.text, HINT);
+    mark_on(c, false);
+    hide_crosshair(c);
+}
+
+/// Class `on` while a value is read out (a phone shows the line only then).
+fn mark_on(c: &Chart, on: bool) {
+    if let Some(e) = by_id::<HtmlElement>(c.text) {
+        let _ = e.class_list().toggle_with_force("on", on);
+    }
+}
+
+fn hide_crosshair(c: &Chart) {
+    for id in [c.line, c.dot] {
+        if let Some(e) = by_id::<HtmlElement>(id) {
+            e.set_hidden(true);
+        }
+    }
+}
+
+/// Write the point under the cursor of chart `which`; `crosshair`: also place the line
+/// and dot (the pointer or the keys are on the chart).
+fn show(which: usize, crosshair: bool) {
+    let c = &CHARTS[which];
+    HOVERS.with(|h| {
+        let h = h.borrow();
+        let Some((o, i)) = h[which].as_ref().and_then(|o| o.cursor.map(|i| (o, i))) else {
+            return;
+        };
+        let Some(p) = o.points.get(i) else { return };
+        set_text(c.text, &p.text);
+        mark_on(c, true);
+        if !crosshair {
+            return;
+        }
+        let map = o.map;
+        let on_x = p.x >= map.x.0 && p.x <= map.x.1;
+        if let Some(line) = by_id::<HtmlElement>(c.line) {
+            let st = line.style();
+            let _ = st.set_property("left", &format!("{:.1}px", map.px_of_x(p.x)));
+            let _ = st.set_property("top", &format!("{:.1}px", map.px.1 .0));
+            let _ = st.set_property("height", &format!("{:.1}px", map.px.1 .1 - map.px.1 .0));
+            line.set_hidden(!on_x);
+        }
+        let on_y = p.y > 0.0 && p.y >= map.y.0 && p.y <= map.y.1;
+        if let Some(dot) = by_id::<HtmlElement>(c.dot) {
+            let st = dot.style();
+            let _ = st.set_property("left", &format!("{:.1}px", map.px_of_x(p.x)));
+            let _ = st.set_property("top", &format!("{:.1}px", map.px_of_y(p.y)));
+            dot.set_hidden(!(on_x && on_y));
+        }
+    });
+}
+
+/// Move chart `which`'s cursor with `f(cursor, number of points)`; false when it has no
+/// points.
+fn move_cursor(which: usize, f: impl FnOnce(Option<usize>, usize) -> usize) -> bool {
+    let moved = HOVERS.with(|h| {
+        let mut h = h.borrow_mut();
+        let Some(o) = h[which].as_mut().filter(|o| !o.points.is_empty()) else {
+            return false;
+        };
+        o.cursor = Some(f(o.cursor, o.points.len()).min(o.points.len() - 1));
+        true
+    });
+    if moved {
+        show(which, true);
+    }
+    moved
+}
+
+/// Hover (the nearest point in x, on the chart's log axis), ←/→ (Home/End), focus.
+pub fn wire() {
+    for (which, c) in CHARTS.iter().enumerate() {
+        on(c.canvas, "mousemove", move |ev| {
+            let Some(me) = ev.dyn_ref::<web_sys::MouseEvent>() else {
+                return;
+            };
+            let px = me.offset_x() as f64;
+            let nearest = HOVERS.with(|h| {
+                h.borrow()[which].as_ref().map(|o| {
+                    let xs: Vec<f64> = o.points.iter().map(|p| p.x).collect();
+                    o.map.nearest(&xs, px)
+                })
+            });
+            if let Some(i) = nearest {
+                move_cursor(which, |_, _| i);
+            }
+        });
+        on(c.canvas, "mouseleave", move |_| {
+            hide_crosshair(&CHARTS[which])
+        });
+        on(c.canvas, "blur", move |_| hide_crosshair(&CHARTS[which]));
+        on(c.canvas, "keydown", move |ev| {
+            let Some(k) = ev.dyn_ref::<web_sys::KeyboardEvent>() else {
+                return;
+            };
+            let key = k.key();
+            let step = |cur: Option<usize>, n: usize| -> usize {
+                match (key.as_str(), cur) {
+                    ("ArrowRight", Some(c)) => c + 1,
+                    ("ArrowLeft", Some(c)) => c.saturating_sub(1),
+                    ("End", _) => n - 1,
+                    // Home, or the first key on a chart not yet read out.
+                    _ => 0,
+                }
+            };
+            if matches!(key.as_str(), "ArrowRight" | "ArrowLeft" | "Home" | "End")
+                && move_cursor(which, step)
+            {
+                ev.prevent_default();
+            }
+        });
+        on(c.canvas, "focus", move |_| {
+            move_cursor(which, |c, _| c.unwrap_or(0));
+        });
+    }
+}
