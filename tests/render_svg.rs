@@ -101,6 +101,33 @@ fn chart_a_returns_the_mapping_its_readout_uses() {
         }
         assert_eq!(map.nearest(&[], 10.0), 0);
     }
+    // Chart A's readouts: one per order, on its improved ε, with the numbers it draws.
+    let pts = render::chart_a_readouts(&m);
+    assert_eq!(pts.len(), m.orders.len());
+    let k = m.orders.iter().position(|&a| a == 8.0).unwrap();
+    assert_eq!((pts[k].x, pts[k].y), (8.0, m.eps_improved[k]));
+    assert!(
+        pts[k].text.starts_with("α = 8: per-step RDP ")
+            && pts[k]
+                .text
+                .contains(&format!("ε improved {:.4}", m.eps_improved[k])),
+        "{}",
+        pts[k].text
+    );
+    // An export's footer (#22): the run in small print under the chart, the chart above it.
+    let mut s = String::new();
+    let map = {
+        let root = SVGBackend::with_string(&mut s, (900, 560)).into_drawing_area();
+        let th = Theme::light(1.0);
+        let area = render::with_footer(&root, "sgm-rdp · q = 0.01, σ = 1.1", &th).unwrap();
+        render::draw_eps_vs_alpha(&area, &m, &th).unwrap()
+    };
+    assert!(s.contains("sgm-rdp · q = 0.01, σ = 1.1") && s.contains("<polyline"));
+    assert!(
+        map.px.1 .1 < 560.0 - 22.0,
+        "the plot ends above the footer: {:?}",
+        map.px
+    );
     // The legend lists what is drawn: three curves and the optimum (tCDP off-plot here).
     let legend = render::legend_a(&m, &Theme::light(1.0));
     assert_eq!(legend.len(), 4);

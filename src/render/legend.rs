@@ -128,3 +128,21 @@ pub(crate) fn draw_legend<DB: DrawingBackend>(
     }
     Ok(())
 }
+
+/// An exported chart's footer: `text` (its run) in small print along the bottom of `root`;
+/// the chart is drawn on the area returned, above it.
+pub fn with_footer<DB: DrawingBackend>(
+    root: &Area<DB>,
+    text: &str,
+    th: &Theme,
+) -> Result<Area<DB>, DrawingAreaErrorKind<DB::ErrorType>> {
+    root.fill(&th.bg)?;
+    let h = root.dim_in_pixel().1 as i32;
+    let (top, bottom) = root.split_vertically(h - th.px(22.0) as i32);
+    bottom.draw(&Text::new(
+        text.to_string(),
+        (th.px(8.0) as i32, th.px(4.0) as i32),
+        th.font(11.0).color(&th.fg),
+    ))?;
+    Ok(top)
+}

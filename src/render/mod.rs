@@ -24,7 +24,7 @@ pub use chart_b::*;
 pub use chart_c::*;
 pub use chart_d::*;
 pub(crate) use legend::{finish, split_legend};
-pub use legend::{Legend, Mark};
+pub use legend::{with_footer, Legend, Mark};
 
 pub use model::*;
 pub use theme::Theme;

@@ -423,6 +423,39 @@ impl Scheme {
         }
     }
 
+    /// The line under an exported chart naming its run (an export leaves the page, so
+    /// the picture says what it is for): the inputs, their units, the scheme and adjacency.
+    pub fn export_caption(&self, i: &Inputs) -> String {
+        let adjacency = match self.adjacency {
+            Adjacency::AddRemove => "add/remove-one adjacency",
+            Adjacency::ReplaceOne => "replace-one adjacency",
+        };
+        let users = if self.group > 1 {
+            format!(", users of at most {} examples", self.group)
+        } else {
+            String::new()
+        };
+        let sizes = match self.sizes(i) {
+            Ok(Some(z)) if self.sampling == Batching::TruncatedPoisson => {
+                format!(
+                    " (N = {}, batches of at most {})",
+                    z.dataset_size, z.max_batch
+                )
+            }
+            Ok(Some(z)) => format!(" (B = {} of N = {})", z.batch_size, z.dataset_size),
+            _ => String::new(),
+        };
+        format!(
+            "sgm-rdp {} · q = {}, σ = {} (noise std / clipping norm), T = {}, δ = {:e} · {}{sizes}, {adjacency}{users}",
+            env!("CARGO_PKG_VERSION"),
+            fmt_num(i.q),
+            fmt_num(i.sigma),
+            i.steps,
+            i.delta,
+            scheme_name(self.sampling),
+        )
+    }
+
     /// Its name in a sentence.
     pub fn name(&self) -> String {
         if self.group > 1 {
@@ -737,6 +770,32 @@ mod tests {
             }),
             "When ε = 0.5 is reached is unavailable: the work budget is spent"
         );
+    }
+
+    /// #22: an exported chart names its run: inputs with units, scheme, sizes, adjacency.
+    #[test]
+    fn exported_charts_name_their_run() {
+        let i = Inputs::mnist();
+        let plain = Scheme::of(Batching::Poisson, 1, Adjacency::AddRemove).export_caption(&i);
+        assert_eq!(
+            plain,
+            format!(
+                "sgm-rdp {} · q = 0.00426667, σ = 1.1 (noise std / clipping norm), T = 14063, δ = 1e-5 · Poisson sampling, add/remove-one adjacency",
+                env!("CARGO_PKG_VERSION")
+            )
+        );
+        let users = Scheme::of(Batching::Poisson, 4, Adjacency::ReplaceOne).export_caption(&i);
+        assert!(
+            users.ends_with("Poisson sampling, replace-one adjacency, users of at most 4 examples"),
+            "{users}"
+        );
+        let truncated = Scheme {
+            dataset_size: Some(60000),
+            max_batch: Some(300),
+            ..Scheme::of(Batching::TruncatedPoisson, 1, Adjacency::AddRemove)
+        };
+        let t = truncated.export_caption(&i);
+        assert!(t.ends_with("truncated Poisson sampling (N = 60000, batches of at most 300), add/remove-one adjacency"), "{t}");
     }
 
     /// #23: truncated Poisson and fixed-size batches need N (and fixed-size B = q·N whole,

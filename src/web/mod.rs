@@ -618,6 +618,31 @@ fn draw_export<DB: plotters::prelude::DrawingBackend>(
 ) -> bool {
     let Some(m) = &app.model else { return false };
     let overlays = by_id::<HtmlInputElement>("overlays").is_some_and(|c| c.checked());
+    // The run, named under the picture (an export leaves the page).
+    let version = env!("CARGO_PKG_VERSION");
+    let caption = match (which, &app.chart_c) {
+        ("training" | "profile" | "risk", _) => tight::export_caption(),
+        ("c", Some((sigma, _))) => Some(format!(
+            "sgm-rdp {version} · σ = {} (noise std / clipping norm): Theorem 11's largest order against q",
+            fmt_num(*sigma)
+        )),
+        ("d", _) => chart_d_inputs().ok().map(|(gs, le)| {
+            format!(
+                "sgm-rdp {version} · Gaussian σ = {} (noise std / sensitivity), Laplace ε = {} (unsampled mechanisms)",
+                fmt_num(gs),
+                fmt_num(le)
+            )
+        }),
+        // Charts A and B: exact RDP, Poisson sampling of one example, add/remove.
+        _ => Some(
+            crate::ui::page::Scheme::of(Batching::Poisson, 1, crate::engine::Adjacency::AddRemove)
+                .export_caption(&m.inputs),
+        ),
+    };
+    let Some(Ok(area)) = caption.map(|c| render::with_footer(root, &c, th)) else {
+        return false;
+    };
+    let root = &area;
     match (which, &app.chart_c) {
         ("b", _) => render::draw_bound_vs_exact(root, m, th, overlays).is_ok(),
         ("c", Some((sigma, d))) => render::draw_max_alpha(root, *sigma, d, th).is_ok(),

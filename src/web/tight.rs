@@ -1066,6 +1066,19 @@ pub fn redraw() {
     });
 }
 
+/// The run the tight charts were drawn for, as an export's footer names it; None before
+/// any answer.
+pub fn export_caption() -> Option<String> {
+    let i = TIGHT.with(|t| t.borrow().asked)?;
+    // (The dataset boxes are read before TIGHT is borrowed again.)
+    let n = dataset_size(&i);
+    TIGHT.with(|t| {
+        let t = t.borrow();
+        t.charts.as_ref()?;
+        Some(t.scheme(n).export_caption(&i))
+    })
+}
+
 /// Draw the tight chart `which` (training, profile, risk) from the last answer on
 /// `root` (exports); false when there is no answer yet or drawing failed.
 pub fn draw_named<DB: plotters::prelude::DrawingBackend>(
