@@ -1,0 +1,316 @@
+//! `sgm-rdp batch`: JSON lines in, one JSON line out per line (the worker's `batchLine`
+//! and the Python package answer through it too).
+
+use super::*;
+
+/// One line of `sgm-rdp batch`: the input's fields plus results, or {"error": …}.
+pub fn batch_line(line: &str) -> String {
+    match batch_value(line) {
+        Ok(v) => v.to_string(),
+        Err(msg) => json!({ "error": msg }).to_string(),
+    }
+}
+
+pub(super) fn field(obj: &Map<String, Value>, k: &str) -> Result<Option<f64>, String> {
+    match obj.get(k) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Number(n)) => n
+            .as_f64()
+            .map(Some)
+            .ok_or_else(|| format!("{k} is not a number")),
+        Some(other) => Err(format!("{k} must be a number, got {other}")),
+    }
+}
+
+/// The keys a batch line may carry; any other key is an error naming it (an unknown
+/// key used to be echoed beside a result computed without it).
+pub(super) const BATCH_KEYS: [&str; 22] = [
+    "command",
+    "tpr",
+    "fpr",
+    "advantage",
+    "target",
+    "q",
+    "sigma",
+    "alpha",
+    "steps",
+    "delta",
+    "epsilon",
+    "accountant",
+    "group_size",
+    "sampling",
+    "adjacency",
+    "steps_per_epoch",
+    "dataset_size",
+    "batch_size",
+    "epochs",
+    "bands",
+    "max_batch",
+    "selected",
+];
+
+/// A `"command": "calibrate"` line: its keys become the command line's flags (`dataset_size`
+/// → `--dataset-size`), so the answer and the refusals are `calibrate --json`'s.
+pub(super) fn calibrate_line(obj: &Map<String, Value>) -> Result<Value, String> {
+    let mut words = vec!["calibrate".to_string()];
+    for (k, v) in obj {
+        if k == "command" {
+            continue;
+        }
+        let value = match v {
+            Value::Number(n) => n.to_string(),
+            Value::String(t) => t.clone(),
+            _ => return Err(format!("{k} must be a number or a string, got {v}")),
+        };
+        words.push(format!("--{}", k.replace('_', "-")));
+        words.push(value);
+    }
+    words.push("--json".into());
+    let out = run(&words).map_err(|m| {
+        // Name the keys as the line wrote them.
+        BATCH_KEYS.iter().fold(m, |m, k| {
+            m.replace(&format!("--{}", k.replace('_', "-")), k)
+        })
+    })?;
+    let Value::Object(mut answer) =
+        serde_json::from_str(&out).map_err(|e| format!("calibrate: {e}"))?
+    else {
+        return Err("calibrate gave no answer".into());
+    };
+    for (k, v) in obj {
+        answer.entry(k.clone()).or_insert(v.clone());
+    }
+    Ok(Value::Object(answer))
+}
+
+/// A string key of a batch line (None when absent or null).
+pub(super) fn text_field<'a>(
+    obj: &'a Map<String, Value>,
+    k: &str,
+) -> Result<Option<&'a str>, String> {
+    match obj.get(k) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(other) => Err(format!("{k} must be a string, got {other}")),
+    }
+}
+
+pub(crate) fn batch_value(line: &str) -> Result<Value, String> {
+    let v: Value = serde_json::from_str(line).map_err(|x| format!("invalid JSON: {x}"))?;
+    let Value::Object(mut obj) = v else {
+        return Err("each line must be a JSON object".into());
+    };
+    let unknown: Vec<&str> = obj
+        .keys()
+        .map(String::as_str)
+        .filter(|k| !BATCH_KEYS.contains(k))
+        .collect();
+    if !unknown.is_empty() {
+        return Err(format!(
+            "unknown key(s) {} (allowed: {})",
+            unknown.join(", "),
+            BATCH_KEYS.join(", ")
+        ));
+    }
+    let e = |e: engine::Error| e.to_string();
+    let acct = match obj.get("accountant") {
+        None | Some(Value::Null) => Accountant::Rdp,
+        Some(Value::String(s)) => parse_accountant(s)?,
+        Some(other) => {
+            return Err(format!(
+                "accountant must be \"rdp\", \"pld\" or \"both\", got {other}"
+            ))
+        }
+    };
+    let query = Query {
+        q: field(&obj, "q")?,
+        sigma: field(&obj, "sigma")?,
+        steps: field(&obj, "steps")?,
+        dataset: [
+            field(&obj, "dataset_size")?,
+            field(&obj, "batch_size")?,
+            field(&obj, "epochs")?,
+        ],
+        delta: field(&obj, "delta")?,
+        epsilon: field(&obj, "epsilon")?,
+        accountant: obj.contains_key("accountant").then_some(acct),
+        group: field(&obj, "group_size")?,
+        sampling: match text_field(&obj, "sampling")? {
+            Some(s) => Sampling::parse(s)?,
+            None => Sampling::Poisson,
+        },
+        adjacency: match text_field(&obj, "adjacency")? {
+            Some(s) => scheme::adjacency(s)?,
+            None => engine::Adjacency::AddRemove,
+        },
+        steps_per_epoch: field(&obj, "steps_per_epoch")?,
+        max_batch: field(&obj, "max_batch")?,
+        selected: field(&obj, "selected")?,
+        orders: None,
+        cli: false,
+    };
+    // A `gdp` line: μ-GDP with its fit, as the command line's `gdp --json`.
+    let gdp_line = match text_field(&obj, "command")? {
+        None | Some("epsilon" | "delta") => false,
+        Some("gdp") => {
+            for k in ["delta", "epsilon", "alpha", "accountant", "bands"] {
+                if obj.contains_key(k) {
+                    return Err(format!("{k} does not apply to a gdp line"));
+                }
+            }
+            true
+        }
+        // A calibrate line: the command line's `calibrate --json` with the line's keys as
+        // its flags (ε/δ targets, or an attack-risk target: tpr with fpr, or advantage).
+        Some("calibrate") => return calibrate_line(&obj),
+        Some(other) => {
+            return Err(format!(
+                "command must be \"gdp\" or \"calibrate\" (epsilon and delta lines need none), got \"{other}\""
+            ))
+        }
+    };
+    for k in ["tpr", "fpr", "advantage", "target"] {
+        if obj.contains_key(k) {
+            return Err(format!(
+                "{k} applies to calibrate lines (\"command\": \"calibrate\")"
+            ));
+        }
+    }
+    if gdp_line && !query.is_plain() {
+        for (k, v) in query.gdp()? {
+            obj.entry(k).or_insert(v);
+        }
+        return Ok(Value::Object(obj));
+    }
+    if !query.is_plain() {
+        if field(&obj, "alpha")?.is_some() || obj.contains_key("bands") {
+            return Err(
+                "alpha and bands apply to Poisson sampling under add/remove adjacency".into(),
+            );
+        }
+        for (k, v) in query.answer()? {
+            obj.entry(k).or_insert(v);
+        }
+        return Ok(Value::Object(obj));
+    }
+    // Users' terms (Poisson): q = B/N, T = ⌈E·N/B⌉.
+    match query.dataset {
+        [None, None, None] => {}
+        [Some(n), Some(b), Some(ep)] if query.q.is_none() && query.steps.is_none() => {
+            let (q, t) = engine::params::from_dataset(n, b, ep).map_err(e)?;
+            obj.insert("q".into(), json!(q));
+            obj.insert("steps".into(), json!(t));
+        }
+        _ => {
+            return Err(
+                "give either q and steps, or dataset_size, batch_size and epochs (all three)"
+                    .into(),
+            )
+        }
+    }
+    let q = field(&obj, "q")?.ok_or("missing q")?;
+    let sigma = field(&obj, "sigma")?.ok_or("missing sigma")?;
+    let m = Sgm::new(q, sigma).map_err(e)?;
+    if gdp_line {
+        let t = field(&obj, "steps")?.ok_or("missing steps")?;
+        let t = engine::params::steps_from_f64(t).map_err(e)?;
+        obj.insert("steps".into(), json!(t));
+        obj.extend(gdp_fields(&engine::pld::fdp::gdp(m, t).map_err(e)?));
+        return Ok(Value::Object(obj));
+    }
+    if let Some(alpha) = field(&obj, "alpha")? {
+        if obj.contains_key("accountant") || obj.contains_key("bands") {
+            return Err(
+                "accountant and bands apply to steps/delta lines, not to alpha lines".into(),
+            );
+        }
+        for k in ["steps", "delta", "epsilon"] {
+            if obj.contains_key(k) {
+                return Err(format!("an alpha line takes q, sigma, alpha only, not {k}"));
+            }
+        }
+        let log_a = engine::rdp::log_a(&m, alpha).map_err(e)?;
+        let rdp = engine::rdp::rdp(&m, alpha).map_err(e)?;
+        obj.insert("rdp".into(), json!(rdp));
+        obj.insert("log_a".into(), json!(log_a));
+        return Ok(Value::Object(obj));
+    }
+    let steps = field(&obj, "steps")?.ok_or("need alpha, or steps and delta (or epsilon)")?;
+    let mut steps = engine::params::steps_from_f64(steps).map_err(e)?;
+    // BandMF / DP-FTRL with b bands: ⌈T/b⌉ steps (the answer says so: `training_steps`).
+    if let Some(b) = field(&obj, "bands")? {
+        let b = bands_of(b).map_err(|m| m.replace("--bands", "bands"))?;
+        obj.insert("training_steps".into(), json!(steps));
+        steps = steps.div_ceil(b);
+        obj.insert("steps".into(), json!(steps));
+    }
+    // One shape for both directions: the RDP answer under `out`, the PLD bracket under
+    // `out` (accountant "pld") or `out_pld` (accountant "both"), each with `_lower`.
+    let given = (field(&obj, "delta")?, field(&obj, "epsilon")?);
+    type Pld = Option<Result<(f64, f64), String>>;
+    let mut put = |out: &str, rdp: Option<(f64, f64)>, pld: Pld| {
+        if let Some((v, a)) = rdp {
+            obj.insert(out.into(), json!(v));
+            obj.insert("alpha".into(), json!(a));
+        }
+        match pld {
+            Some(Ok((u, l))) => put_bracket(&mut obj, acct, out, u, l),
+            Some(Err(why)) => unavailable(&mut obj, &mut String::new(), true, out, &why),
+            None => {}
+        }
+    };
+    let run = || Run::with_default_orders(m, steps).map_err(e);
+    match given {
+        (Some(delta), None) => {
+            let rdp = (acct != Accountant::Pld)
+                .then(|| run()?.epsilon(delta, Conversion::Improved).map_err(e))
+                .transpose()?
+                .map(|o| (o.value, o.alpha));
+            let pld = (acct != Accountant::Rdp)
+                .then(|| pld_or_unavailable(acct, engine::pld::epsilon(m, steps, delta)))
+                .transpose()?
+                .map(|r| r.map(|p| (p.epsilon.upper, p.epsilon.lower)));
+            put("epsilon", rdp, pld);
+        }
+        (None, Some(eps)) => {
+            let rdp = (acct != Accountant::Pld)
+                .then(|| run()?.delta(eps, Conversion::Improved).map_err(e))
+                .transpose()?
+                .map(|o| (o.value, o.alpha));
+            let pld = (acct != Accountant::Rdp)
+                .then(|| pld_or_unavailable(acct, engine::pld::delta(m, steps, eps)))
+                .transpose()?
+                .map(|r| r.map(|p| (p.delta.upper, p.delta.lower)));
+            put("delta", rdp, pld);
+        }
+        (Some(_), Some(_)) => {
+            return Err("give delta (for epsilon) or epsilon (for delta), not both".into())
+        }
+        (None, None) => return Err("missing delta".into()),
+    }
+    Ok(Value::Object(obj))
+}
+
+/// `sgm-rdp batch`: JSON lines in, one JSON line out per input line, in order. Lines are
+/// read as bytes: a line that is not UTF-8 gets an `{"error": …}` line and the batch goes on.
+pub fn batch(mut input: impl BufRead, mut out: impl Write) -> std::io::Result<()> {
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        if input.read_until(b'\n', &mut buf)? == 0 {
+            break;
+        }
+        if buf.last() == Some(&b'\n') {
+            buf.pop();
+            if buf.last() == Some(&b'\r') {
+                buf.pop();
+            }
+        }
+        let reply = match std::str::from_utf8(&buf) {
+            Ok(line) => batch_line(line),
+            Err(x) => json!({ "error": format!("line is not valid UTF-8 ({x})") }).to_string(),
+        };
+        writeln!(out, "{reply}")?;
+    }
+    out.flush()
+}

@@ -1,0 +1,112 @@
+//! How an answer prints: its JSON fields and its text lines.
+
+use super::*;
+
+/// An optimum's JSON fields: `name` (ε or δ), `alpha`, `grid_<name>`, `grid_alpha`, `at_edge`.
+pub(super) fn put_optimum(obj: &mut Map<String, Value>, name: &str, o: &Optimum) {
+    for (k, v) in [
+        (name.to_string(), json!(o.value)),
+        ("alpha".into(), json!(o.alpha)),
+        (format!("grid_{name}"), json!(o.grid_value)),
+        ("grid_alpha".into(), json!(o.grid_alpha)),
+        ("at_edge".into(), json!(o.at_edge)),
+    ] {
+        obj.insert(k, v);
+    }
+}
+
+/// The PLD bracket in JSON: under `base` (accountant "pld") or `base_pld` ("both"),
+/// its lower end under the same key + `_lower` (the CLI's `--json` and `batch` alike).
+pub(super) fn put_bracket(
+    obj: &mut Map<String, Value>,
+    acct: Accountant,
+    base: &str,
+    upper: f64,
+    lower: f64,
+) {
+    let key = if acct == Accountant::Pld {
+        base.to_string()
+    } else {
+        format!("{base}_pld")
+    };
+    obj.insert(format!("{key}_lower"), json!(lower));
+    obj.insert(key, json!(upper));
+}
+
+/// A PLD answer, or — with accountant "both" only — why it is unavailable (the RDP
+/// answer beside it still stands); with accountant "pld" the error is the answer.
+pub(super) fn pld_or_unavailable<T>(
+    acct: Accountant,
+    r: Result<T, engine::Error>,
+) -> Result<Result<T, String>, String> {
+    match r {
+        Ok(v) => Ok(Ok(v)),
+        Err(x) if acct == Accountant::Both => Ok(Err(x.to_string())),
+        Err(x) => Err(x.to_string()),
+    }
+}
+
+/// "both" without a PLD answer: `<name>_pld: null` and `pld_error` in JSON, one line of
+/// words in text.
+pub(super) fn unavailable(
+    obj: &mut Map<String, Value>,
+    out: &mut String,
+    json: bool,
+    name: &str,
+    why: &str,
+) {
+    if json {
+        obj.insert(format!("{name}_pld"), Value::Null);
+        obj.insert("pld_error".into(), json!(why));
+    } else {
+        *out += &format!("{name} (PLD): unavailable: {why}\n");
+    }
+}
+
+pub(super) fn fmt_val(name: &str, v: f64) -> String {
+    if name == "epsilon" {
+        format!("{v:.6}")
+    } else {
+        format!("{v:.6e}")
+    }
+}
+
+/// The JSON fields of a μ-GDP answer.
+pub(crate) fn gdp_fields(g: &engine::pld::fdp::GdpAnswer) -> Vec<(String, Value)> {
+    [
+        ("mu", json!(g.mu.upper)),
+        ("mu_lower", json!(g.mu.lower)),
+        ("regret", json!(g.regret)),
+        ("fpr_floor", json!(g.fpr_floor)),
+        ("advantage", json!(g.advantage.upper)),
+        ("advantage_lower", json!(g.advantage.lower)),
+        (
+            "tradeoff",
+            json!(g
+                .tradeoff
+                .iter()
+                .map(|(a, b)| json!({"fpr": a, "fnr_min": b, "tpr_max": 1.0 - b}))
+                .collect::<Vec<_>>()),
+        ),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect()
+}
+
+/// The text of a μ-GDP answer; `run` names the adjacency and the sampling.
+pub(crate) fn gdp_text(g: &engine::pld::fdp::GdpAnswer, run: &str) -> String {
+    let mut s = format!(
+        "mu = {:.6} (mu-GDP, certified for tests with FPR and FNR >= {:e}; bracket [{:.6}, {:.6}]); fit: regret {:.1e}\n",
+        g.mu.upper, g.fpr_floor, g.mu.lower, g.mu.upper, g.regret
+    );
+    s += &format!(
+        "advantage (TPR - FPR) <= {:.6} (certified; bracket [{:.6}, {:.6}])\n# fpr  tpr_max (certified)\n",
+        g.advantage.upper, g.advantage.lower, g.advantage.upper
+    );
+    for (a, b) in &g.tradeoff {
+        s += &format!("{a:.6e}\t{:.6e}\n", 1.0 - b);
+    }
+    s += &format!("# {run}; sigma = noise std / clipping norm\n");
+    s
+}
