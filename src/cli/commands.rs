@@ -158,18 +158,16 @@ pub(super) fn command(f: &Flags, cmd: &str) -> Result<String, String> {
                         "profile takes --epsilon (the largest ε shown), not --orders".into(),
                     )
                 }
-                None => {
-                    let top = f.epsilon.unwrap_or(10.0);
-                    if !(top.is_finite() && top > 0.0 && top <= 1e4) {
-                        return Err(format!("--epsilon (the profile's largest epsilon) must be in (0, 1e4], got {top}"));
-                    }
-                    (0..=100).map(|i| top * i as f64 / 100.0).collect()
-                }
+                None => engine::pld::profile_grid(f.epsilon).map_err(|top| {
+                    format!(
+                        "--epsilon (the profile's largest epsilon) must be in (0, 1e4], got {top}"
+                    )
+                })?,
             };
             let pts = engine::pld::profile(m, t, &grid).map_err(e)?;
             // The attack bound from its own profile, whatever range is displayed.
             let risk = engine::pld::attack_profile(m, t).map_err(e)?;
-            let fprs = [1e-3, 1e-2, 0.1];
+            let fprs = engine::pld::DEFAULT_FPRS;
             let tprs: Vec<f64> = fprs
                 .iter()
                 .map(|&x| engine::pld::attack_tpr(&risk, x))

@@ -633,18 +633,17 @@ impl Query {
     /// not depend on the range shown).
     pub(super) fn profile(&self) -> Result<Map<String, Value>, String> {
         let e = |e: engine::Error| e.to_string();
-        let top = self.epsilon.unwrap_or(10.0);
-        if !(top.is_finite() && top > 0.0 && top <= 1e4) {
-            return Err(format!(
+        let shown_grid = pld::profile_grid(self.epsilon).map_err(|top| {
+            format!(
                 "epsilon (the profile's largest epsilon) must be in (0, 1e4], got {}",
                 show(top)
-            ));
-        }
+            )
+        })?;
         let mut out = Map::new();
         let (points, far) = self.profile_source(&mut out)?;
-        let shown = points(&grid(top, 100))?;
+        let shown = points(&shown_grid)?;
         let attack = points(&grid(far.max(1e-3) * 1.2, 200))?;
-        let risk: Vec<Value> = [1e-3, 1e-2, 0.1]
+        let risk: Vec<Value> = pld::DEFAULT_FPRS
             .iter()
             .map(|&fpr| pld::attack_tpr(&attack, fpr).map(|t| json!({"fpr": fpr, "tpr_max": t})))
             .collect::<Result<_, _>>()

@@ -835,7 +835,10 @@ pub fn attack_risk(
     #[wasm_bindgen(unchecked_param_type = "AttackRiskParams")] p: JsValue,
 ) -> Result<JsValue, JsError> {
     let a = Args::parse("attackRisk", p, &["q", "sigma", "steps", "fpr"])?;
-    let fpr = a.fpr.clone().unwrap_or_else(|| vec![1e-3, 1e-2, 0.1]);
+    let fpr = a
+        .fpr
+        .clone()
+        .unwrap_or_else(|| crate::engine::pld::DEFAULT_FPRS.to_vec());
     if fpr.is_empty() {
         return Err(JsError::new(
             "attackRisk: 'fpr' must hold at least one rate",
@@ -938,14 +941,12 @@ impl Args {
             }
             return Ok(e.clone());
         }
-        let top = self.epsilon_max.unwrap_or(10.0);
-        if !(top.is_finite() && top > 0.0 && top <= 1e4) {
-            return Err(JsError::new(&format!(
+        crate::engine::pld::profile_grid(self.epsilon_max).map_err(|top| {
+            JsError::new(&format!(
                 "{}: 'epsilonMax' must be in (0, 1e4], got {top}",
                 self.call
-            )));
-        }
-        Ok((0..=100).map(|i| top * i as f64 / 100.0).collect())
+            ))
+        })
     }
 }
 

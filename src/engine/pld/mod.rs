@@ -1060,6 +1060,21 @@ pub fn delta(sgm: Sgm, steps: u64, eps: f64) -> Result<DeltaAnswer, Error> {
     delta_phases(&[Phase::new(sgm, steps)?], eps)
 }
 
+/// The false-positive rates at which every front end (the command line's `profile`, `batch`,
+/// the JS API's `attackRisk`) reports the attack bound unless told otherwise.
+pub const DEFAULT_FPRS: [f64; 3] = [1e-3, 1e-2, 0.1];
+
+/// The privacy profile's ε values unless told otherwise: 101 equally spaced points of
+/// [0, `top`], `top` (default 10) in (0, 10⁴]; Err(top) when it is not (each front end names
+/// the flag or key in its refusal).
+pub fn profile_grid(top: Option<f64>) -> Result<Vec<f64>, f64> {
+    let top = top.unwrap_or(10.0);
+    if !(top.is_finite() && top > 0.0 && top <= 1e4) {
+        return Err(top);
+    }
+    Ok((0..=100).map(|i| top * i as f64 / 100.0).collect())
+}
+
 /// The privacy profile δ(ε) at each ε (≥ 0), with brackets.
 pub fn profile(sgm: Sgm, steps: u64, eps: &[f64]) -> Result<Vec<ProfilePoint>, Error> {
     Ok(profile_phases(&[Phase::new(sgm, steps)?], eps)?
@@ -1562,4 +1577,20 @@ fn most_steps_from(
         at(t).map(|a| a.epsilon.upper)
     })
     .map(|(t, _)| t)
+}
+
+#[cfg(test)]
+mod tests {
+    /// The defaults every front end shares: 101 points of [0, 10]; a top outside (0, 10⁴]
+    /// is handed back for the caller's refusal.
+    #[test]
+    fn the_profile_grid_every_front_end_uses() {
+        let g = super::profile_grid(None).unwrap();
+        assert_eq!((g.len(), g[0], g[100], g[1]), (101, 0.0, 10.0, 0.1));
+        assert_eq!(super::profile_grid(Some(1e4)).unwrap()[100], 1e4);
+        for bad in [0.0, -1.0, 1e4 * 1.0001, f64::NAN, f64::INFINITY] {
+            assert!(super::profile_grid(Some(bad)).is_err(), "{bad}");
+        }
+        assert!(super::DEFAULT_FPRS.windows(2).all(|w| w[0] < w[1]));
+    }
 }
