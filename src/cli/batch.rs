@@ -255,7 +255,7 @@ pub(crate) fn batch_value(line: &str) -> Result<Value, String> {
         }
         match pld {
             Some(Ok((u, l))) => put_bracket(&mut obj, acct, out, u, l),
-            Some(Err(why)) => unavailable(&mut obj, &mut String::new(), true, out, &why),
+            Some(Err(why)) => unavailable(&mut obj, &mut String::new(), out, &why),
             None => {}
         }
     };

@@ -17,24 +17,18 @@ pub(super) fn bands_of(b: f64) -> Result<u64, String> {
 
 /// The answer for the accounted ⌈T/b⌉ steps, saying so: JSON gets `bands`,
 /// `training_steps` (T) beside `steps` (the accounted ⌈T/b⌉); text gets a line.
-pub(super) fn with_bands(out: String, json: bool, b: u64, training: u64, accounted: u64) -> String {
-    if json {
-        if let Ok(Value::Object(mut o)) = serde_json::from_str::<Value>(&out) {
-            o.insert("bands".into(), json!(b));
-            o.insert("training_steps".into(), json!(training));
-            o.insert("steps".into(), json!(accounted));
-            return Value::Object(o).to_string();
-        }
-        out
-    } else {
-        format!(
-            "{out}BandMF / DP-FTRL with {b} bands: {training} training steps accounted as {accounted} steps of DP-SGD at the same q and sigma (Choquette-Choo et al., arXiv 2306.08153)\n"
-        )
-    }
+pub(super) fn with_bands(mut r: Report, b: u64, training: u64, accounted: u64) -> Report {
+    r.fields.insert("bands".into(), json!(b));
+    r.fields.insert("training_steps".into(), json!(training));
+    r.fields.insert("steps".into(), json!(accounted));
+    r.text += &format!(
+        "BandMF / DP-FTRL with {b} bands: {training} training steps accounted as {accounted} steps of DP-SGD at the same q and sigma (Choquette-Choo et al., arXiv 2306.08153)\n"
+    );
+    r
 }
 
 /// One command on parsed flags (Poisson sampling, add/remove, one example per user).
-pub(super) fn command(f: &Flags, cmd: &str) -> Result<String, String> {
+pub(super) fn command(f: &Flags, cmd: &str) -> Result<Report, String> {
     let e = |e: engine::Error| e.to_string();
     match cmd {
         "rdp" => {
@@ -45,27 +39,23 @@ pub(super) fn command(f: &Flags, cmd: &str) -> Result<String, String> {
             };
             let vals = engine::rdp::rdp_orders(&m, &orders).map_err(e)?;
             let steps = f.steps.map(|_| f.steps()).transpose()?.unwrap_or(1);
-            if f.json {
-                let rows: Vec<Value> = orders
-                    .iter()
-                    .zip(&vals)
-                    .map(|(a, r)| json!({"alpha": a, "rdp": r, "rdp_total": r * steps as f64}))
-                    .collect();
-                Ok(
-                    json!({"q": m.q(), "sigma": m.sigma(), "steps": steps, "orders": rows})
-                        .to_string(),
-                )
-            } else {
-                let mut s = format!(
-                    "# q = {}, sigma = {}, steps = {steps}\n# alpha  rdp_per_step  rdp_total\n",
-                    engine::error::show(m.q()),
-                    engine::error::show(m.sigma())
-                );
-                for (a, r) in orders.iter().zip(&vals) {
-                    s += &format!("{a}\t{r:.12e}\t{:.12e}\n", r * steps as f64);
-                }
-                Ok(s)
+            let rows: Vec<Value> = orders
+                .iter()
+                .zip(&vals)
+                .map(|(a, r)| json!({"alpha": a, "rdp": r, "rdp_total": r * steps as f64}))
+                .collect();
+            let mut s = format!(
+                "# q = {}, sigma = {}, steps = {steps}\n# alpha  rdp_per_step  rdp_total\n",
+                engine::error::show(m.q()),
+                engine::error::show(m.sigma())
+            );
+            for (a, r) in orders.iter().zip(&vals) {
+                s += &format!("{a}\t{r:.12e}\t{:.12e}\n", r * steps as f64);
             }
+            Ok(Report::new(
+                json!({"q": m.q(), "sigma": m.sigma(), "steps": steps, "orders": rows}),
+                s,
+            ))
         }
         "epsilon" => {
             let run = Run::new(f.sgm()?, f.steps()?, f.orders()).map_err(e)?;
@@ -83,36 +73,30 @@ pub(super) fn command(f: &Flags, cmd: &str) -> Result<String, String> {
             }
             if acct != Accountant::Pld {
                 let o = run.epsilon(d, f.conv()).map_err(e)?;
-                if f.json {
-                    obj.insert("conversion".into(), json!(f.conv()));
-                    put_optimum(&mut obj, "epsilon", &o);
-                } else {
-                    out += &format!(
-                        "epsilon = {:.6} at alpha = {:.4} (continuous)\nepsilon = {:.6} at alpha = {} (best of {} orders){}\n",
-                        o.value, o.alpha, o.grid_value, o.grid_alpha, run.orders().len(),
-                        if o.at_edge { "\nwarning: the optimal order is at the edge of the orders; widen --orders" } else { "" }
-                    );
-                }
+                obj.insert("conversion".into(), json!(f.conv()));
+                put_optimum(&mut obj, "epsilon", &o);
+                out += &format!(
+                    "epsilon = {:.6} at alpha = {:.4} (continuous)\nepsilon = {:.6} at alpha = {} (best of {} orders){}\n",
+                    o.value, o.alpha, o.grid_value, o.grid_alpha, run.orders().len(),
+                    if o.at_edge { "\nwarning: the optimal order is at the edge of the orders; widen --orders" } else { "" }
+                );
             }
             if acct != Accountant::Rdp {
                 match pld_or_unavailable(acct, engine::pld::epsilon(run.sgm(), run.steps(), d))? {
-                    Ok(p) if f.json => {
+                    Ok(p) => {
                         put_bracket(&mut obj, acct, "epsilon", p.epsilon.upper, p.epsilon.lower);
                         obj.insert("pld_grid".into(), json!(p.grid));
-                    }
-                    Ok(p) => {
                         out += &format!(
                             "epsilon = {:.6} (PLD, certified upper bound; bracket [{:.6}, {:.6}], worse direction: {})\n",
                             p.epsilon.upper, p.epsilon.lower, p.epsilon.upper, p.grid.worst
                         );
                     }
-                    Err(why) => unavailable(&mut obj, &mut out, f.json, "epsilon", &why),
+                    Err(why) => unavailable(&mut obj, &mut out, "epsilon", &why),
                 }
             }
-            Ok(if f.json {
-                Value::Object(obj).to_string()
-            } else {
-                out
+            Ok(Report {
+                fields: obj,
+                text: out,
             })
         }
         "delta" => {
@@ -124,30 +108,24 @@ pub(super) fn command(f: &Flags, cmd: &str) -> Result<String, String> {
             obj.insert("epsilon".into(), json!(eps));
             if acct != Accountant::Pld {
                 let o = run.delta(eps, f.conv()).map_err(e)?;
-                if f.json {
-                    put_optimum(&mut obj, "delta", &o);
-                } else {
-                    out += &format!("delta = {:.6e} at alpha = {:.4}\n", o.value, o.alpha);
-                }
+                put_optimum(&mut obj, "delta", &o);
+                out += &format!("delta = {:.6e} at alpha = {:.4}\n", o.value, o.alpha);
             }
             if acct != Accountant::Rdp {
                 match pld_or_unavailable(acct, engine::pld::delta(run.sgm(), run.steps(), eps))? {
-                    Ok(p) if f.json => {
-                        put_bracket(&mut obj, acct, "delta", p.delta.upper, p.delta.lower);
-                    }
                     Ok(p) => {
+                        put_bracket(&mut obj, acct, "delta", p.delta.upper, p.delta.lower);
                         out += &format!(
                             "delta = {:.6e} (PLD, certified upper bound; bracket [{:.6e}, {:.6e}])\n",
                             p.delta.upper, p.delta.lower, p.delta.upper
                         );
                     }
-                    Err(why) => unavailable(&mut obj, &mut out, f.json, "delta", &why),
+                    Err(why) => unavailable(&mut obj, &mut out, "delta", &why),
                 }
             }
-            Ok(if f.json {
-                Value::Object(obj).to_string()
-            } else {
-                out
+            Ok(Report {
+                fields: obj,
+                text: out,
             })
         }
         "profile" => {
@@ -173,23 +151,21 @@ pub(super) fn command(f: &Flags, cmd: &str) -> Result<String, String> {
                 .map(|&x| engine::pld::attack_tpr(&risk, x))
                 .collect::<Result<_, _>>()
                 .map_err(e)?;
-            if f.json {
-                Ok(json!({"q": m.q(), "sigma": m.sigma(), "steps": t, "profile": pts,
-                    "attack": fprs.iter().zip(&tprs).map(|(a, b)| json!({"fpr": a, "tpr_max": b})).collect::<Vec<_>>()}).to_string())
-            } else {
-                let mut s =
-                    String::from("# epsilon  delta_upper  delta_lower (PLD privacy profile)\n");
-                for p in &pts {
-                    s += &format!(
-                        "{:.4}\t{:.6e}\t{:.6e}\n",
-                        p.epsilon, p.delta.upper, p.delta.lower
-                    );
-                }
-                for (a, b) in fprs.iter().zip(&tprs) {
-                    s += &format!("# membership inference: at false-positive rate {a}, true-positive rate <= {b:.6}\n");
-                }
-                Ok(s)
+            let mut s = String::from("# epsilon  delta_upper  delta_lower (PLD privacy profile)\n");
+            for p in &pts {
+                s += &format!(
+                    "{:.4}\t{:.6e}\t{:.6e}\n",
+                    p.epsilon, p.delta.upper, p.delta.lower
+                );
             }
+            for (a, b) in fprs.iter().zip(&tprs) {
+                s += &format!("# membership inference: at false-positive rate {a}, true-positive rate <= {b:.6}\n");
+            }
+            Ok(Report::new(
+                json!({"q": m.q(), "sigma": m.sigma(), "steps": t, "profile": pts,
+                    "attack": fprs.iter().zip(&tprs).map(|(a, b)| json!({"fpr": a, "tpr_max": b})).collect::<Vec<_>>()}),
+                s,
+            ))
         }
         "gdp" => gdp(f),
         "calibrate" if f.risk.iter().any(Option::is_some) => calibrate_risk(f),
@@ -225,21 +201,19 @@ pub(super) fn command(f: &Flags, cmd: &str) -> Result<String, String> {
                         let (sig, a) =
                             engine::pld::calibrate_sigma(eps, d, need(f.q, "q")?, f.steps()?)
                                 .map_err(e)?;
-                        Ok(if f.json {
-                            json!({"sigma": sig, "epsilon": a.epsilon.upper, "epsilon_lower": a.epsilon.lower, "accountant": "pld"}).to_string()
-                        } else {
+                        Ok(Report::new(
+                            json!({"sigma": sig, "epsilon": a.epsilon.upper, "epsilon_lower": a.epsilon.lower, "accountant": "pld"}),
                             format!("sigma = {sig:.7} gives epsilon = {:.6} (PLD, certified upper bound; bracket [{:.6}, {:.6}])\n",
-                                a.epsilon.upper, a.epsilon.lower, a.epsilon.upper)
-                        })
+                                a.epsilon.upper, a.epsilon.lower, a.epsilon.upper),
+                        ))
                     }
                     "steps" => {
                         let (t, a) = engine::pld::calibrate_steps(eps, d, f.sgm()?).map_err(e)?;
-                        Ok(if f.json {
-                            json!({"steps": t, "epsilon": a.epsilon.upper, "epsilon_lower": a.epsilon.lower, "accountant": "pld"}).to_string()
-                        } else {
+                        Ok(Report::new(
+                            json!({"steps": t, "epsilon": a.epsilon.upper, "epsilon_lower": a.epsilon.lower, "accountant": "pld"}),
                             format!("steps = {t} gives epsilon = {:.6} (PLD, certified upper bound; bracket [{:.6}, {:.6}])\n",
-                                a.epsilon.upper, a.epsilon.lower, a.epsilon.upper)
-                        })
+                                a.epsilon.upper, a.epsilon.lower, a.epsilon.upper),
+                        ))
                     }
                     other => Err(format!(
                         "--target must be 'sigma' or 'steps', got '{other}'"
@@ -262,10 +236,9 @@ pub(super) fn command(f: &Flags, cmd: &str) -> Result<String, String> {
                         f.conv(),
                     )
                     .map_err(e)?;
-                    if f.json {
-                        Ok(serde_json::to_string(&c).map_err(|x| x.to_string())?)
-                    } else {
-                        Ok(format!(
+                    Ok(Report::new(
+                        serde_json::to_value(c).map_err(|x| x.to_string())?,
+                        format!(
                             "sigma = {:.7} gives epsilon = {:.6} (alpha = {:.4}){}\n",
                             c.sigma,
                             c.epsilon,
@@ -275,15 +248,14 @@ pub(super) fn command(f: &Flags, cmd: &str) -> Result<String, String> {
                             } else {
                                 ""
                             }
-                        ))
-                    }
+                        ),
+                    ))
                 }
                 "steps" => {
                     let c = calibrate::steps(eps, d, f.sgm()?, &f.orders(), f.conv()).map_err(e)?;
-                    if f.json {
-                        Ok(serde_json::to_string(&c).map_err(|x| x.to_string())?)
-                    } else {
-                        Ok(format!(
+                    Ok(Report::new(
+                        serde_json::to_value(c).map_err(|x| x.to_string())?,
+                        format!(
                             "steps = {} gives epsilon = {:.6} (alpha = {:.4}){}\n",
                             c.steps,
                             c.epsilon,
@@ -293,8 +265,8 @@ pub(super) fn command(f: &Flags, cmd: &str) -> Result<String, String> {
                             } else {
                                 ""
                             }
-                        ))
-                    }
+                        ),
+                    ))
                 }
                 other => Err(format!(
                     "--target must be 'sigma' or 'steps', got '{other}'"
@@ -317,16 +289,12 @@ pub(super) fn command(f: &Flags, cmd: &str) -> Result<String, String> {
                 rows.push((a, exact, bs));
             }
             let mo = bounds::max_order(&m);
-            if f.json {
-                let list: Vec<Value> = rows
-                    .iter()
-                    .map(|(a, ex, bs)| json!({"alpha": a, "exact": ex, "bounds": bs}))
-                    .collect();
-                Ok(
-                    json!({"q": m.q(), "sigma": m.sigma(), "orders": list, "max_alpha": mo})
-                        .to_string(),
-                )
-            } else {
+            let list: Vec<Value> = rows
+                .iter()
+                .map(|(a, ex, bs)| json!({"alpha": a, "exact": ex, "bounds": bs}))
+                .collect();
+            let fields = json!({"q": m.q(), "sigma": m.sigma(), "orders": list, "max_alpha": mo});
+            {
                 let mut s = String::new();
                 for (a, ex, bs) in rows {
                     s += &format!("alpha = {a}: exact rdp = {ex:.6e}\n");
@@ -343,7 +311,7 @@ pub(super) fn command(f: &Flags, cmd: &str) -> Result<String, String> {
                     "largest alpha (Figure 1, left): cond (4) {:.4}, cond (5) {:.4}, min {:.4}, exact {:.4}\n",
                     mo.cond4, mo.cond5, mo.min, mo.exact
                 );
-                Ok(s)
+                Ok(Report::new(fields, s))
             }
         }
         "libraries" => {
@@ -374,17 +342,13 @@ pub(super) fn command(f: &Flags, cmd: &str) -> Result<String, String> {
                 dp_accounting_pld: Some(words(engine::pld::dp_accounting_epsilon(sgm, steps, d))),
             };
             let rows = crate::render::library::rows(&i, opacus, &views).map_err(e)?;
-            if f.json {
-                let rows: Vec<Value> = rows
-                    .iter()
-                    .map(|r| json!({"tool": r.tool, "epsilon": r.epsilon, "note": r.note}))
-                    .collect();
-                Ok(
-                    json!({"q": i.q, "sigma": i.sigma, "steps": steps, "delta": d,
-                    "opacus_q": oq, "opacus_steps": ot, "rows": rows})
-                    .to_string(),
-                )
-            } else {
+            let listed: Vec<Value> = rows
+                .iter()
+                .map(|r| json!({"tool": r.tool, "epsilon": r.epsilon, "note": r.note}))
+                .collect();
+            let fields = json!({"q": i.q, "sigma": i.sigma, "steps": steps, "delta": d,
+                "opacus_q": oq, "opacus_steps": ot, "rows": listed});
+            {
                 let mut s = String::new();
                 for r in rows {
                     let v = r
@@ -394,15 +358,14 @@ pub(super) fn command(f: &Flags, cmd: &str) -> Result<String, String> {
                     s += &format!("{:<48} {:>10}  {}\n", r.tool, v, r.note);
                 }
                 s += "Poisson sampling with rate q, add/remove adjacency; sigma = noise std / clipping norm\n";
-                Ok(s)
+                Ok(Report::new(fields, s))
             }
         }
         "compare" => {
             let d = need(f.delta, "delta")?;
             let routes = engine::compare::compare(f.sgm()?, f.steps()?, d).map_err(e)?;
-            if f.json {
-                Ok(json!({"q": f.q, "sigma": f.sigma, "steps": f.steps()?, "delta": d, "routes": routes}).to_string())
-            } else {
+            let fields = json!({"q": f.q, "sigma": f.sigma, "steps": f.steps()?, "delta": d, "routes": routes});
+            {
                 let mut s = String::new();
                 for r in routes {
                     let v = r
@@ -411,7 +374,7 @@ pub(super) fn command(f: &Flags, cmd: &str) -> Result<String, String> {
                         .unwrap_or_else(|| "n/a".into());
                     s += &format!("{:<62} {:>12}  {}\n", r.name, v, r.note.unwrap_or_default());
                 }
-                Ok(s)
+                Ok(Report::new(fields, s))
             }
         }
         other => Err(format!("unknown command '{other}' ({USAGE})")),
@@ -431,23 +394,23 @@ pub(super) fn group_size(k: f64) -> Result<u32, String> {
 }
 
 /// `gdp`: μ-GDP with its bracket and fit, the advantage, and the trade-off values.
-pub(super) fn gdp(f: &Flags) -> Result<String, String> {
+pub(super) fn gdp(f: &Flags) -> Result<Report, String> {
     let (m, t) = (f.sgm()?, f.steps()?);
     let g = engine::pld::fdp::gdp(m, t).map_err(|e| e.to_string())?;
-    if f.json {
-        let mut o = serde_json::Map::new();
-        o.insert("q".into(), json!(m.q()));
-        o.insert("sigma".into(), json!(m.sigma()));
-        o.insert("steps".into(), json!(t));
-        o.extend(gdp_fields(&g));
-        return Ok(Value::Object(o).to_string());
-    }
-    Ok(gdp_text(&g, "add/remove-one adjacency, Poisson sampling"))
+    let mut o = serde_json::Map::new();
+    o.insert("q".into(), json!(m.q()));
+    o.insert("sigma".into(), json!(m.sigma()));
+    o.insert("steps".into(), json!(t));
+    o.extend(gdp_fields(&g));
+    Ok(Report {
+        fields: o,
+        text: gdp_text(&g, "add/remove-one adjacency, Poisson sampling"),
+    })
 }
 
 /// `calibrate --tpr A --fpr B` / `--advantage A`: the smallest σ (or, with --sigma or
 /// --target steps, the most steps) whose certified attack bound meets the target.
-pub(super) fn calibrate_risk(f: &Flags) -> Result<String, String> {
+pub(super) fn calibrate_risk(f: &Flags) -> Result<Report, String> {
     use engine::pld::fdp::{self, Risk};
     let (risk, target, name) = match f.risk {
         [Some(a), Some(b), None] => (Risk::tpr(b).map_err(|e| e.to_string())?, a, "tpr"),
@@ -497,17 +460,16 @@ pub(super) fn calibrate_risk(f: &Flags) -> Result<String, String> {
         Risk::Tpr { fpr } => format!("true-positive rate at false-positive rate {fpr}"),
         Risk::Advantage => "advantage (TPR - FPR)".to_string(),
     };
-    Ok(if f.json {
-        let mut o = json!({key: value, name: bound, "target": target, "accountant": "pld"});
-        if let Risk::Tpr { fpr } = risk {
-            o["fpr"] = json!(fpr);
-        }
-        o.to_string()
-    } else {
-        let shown = match value.as_f64() {
-            Some(v) if key == "sigma" => format!("{v:.7}"),
-            _ => value.to_string(),
-        };
-        format!("{key} = {shown} gives {what} <= {bound:.6} (certified, target {target}; tight accountant, add/remove-one, Poisson sampling)\n")
-    })
+    let shown = match value.as_f64() {
+        Some(v) if key == "sigma" => format!("{v:.7}"),
+        _ => value.to_string(),
+    };
+    let mut o = json!({key: value, name: bound, "target": target, "accountant": "pld"});
+    if let Risk::Tpr { fpr } = risk {
+        o["fpr"] = json!(fpr);
+    }
+    Ok(Report::new(
+        o,
+        format!("{key} = {shown} gives {what} <= {bound:.6} (certified, target {target}; tight accountant, add/remove-one, Poisson sampling)\n"),
+    ))
 }

@@ -86,28 +86,29 @@ pub fn run(args: &[String]) -> Result<String, String> {
                 ));
             }
         }
-        let a = if cmd == "calibrate" {
-            query.calibrate(f.target.as_deref())?
-        } else if cmd == "gdp" {
-            let g = query.gdp()?;
-            if !f.json {
-                return Ok(scheme::gdp_text_of(&g));
+        let report = match cmd.as_str() {
+            "calibrate" => {
+                let a = query.calibrate(f.target.as_deref())?;
+                let text = scheme::text(&a);
+                Report { fields: a, text }
             }
-            g
-        } else if cmd == "profile" {
-            let p = query.profile()?;
-            if !f.json {
-                return Ok(scheme::profile_text(&p));
+            "gdp" => {
+                let g = query.gdp()?;
+                let text = scheme::gdp_text_of(&g);
+                Report { fields: g, text }
             }
-            p
-        } else {
-            query.answer()?
+            "profile" => {
+                let p = query.profile()?;
+                let text = scheme::profile_text(&p);
+                Report { fields: p, text }
+            }
+            _ => {
+                let a = query.answer()?;
+                let text = scheme::text(&a);
+                Report { fields: a, text }
+            }
         };
-        return Ok(if f.json {
-            Value::Object(a).to_string()
-        } else {
-            scheme::text(&a)
-        });
+        return Ok(report.print(f.json));
     }
     // Users' terms: dataset size N, batch size B, epochs E → q = B/N, T = ⌈E·N/B⌉.
     if let [Some(n), Some(b), Some(e)] = f.dataset {
@@ -146,6 +147,7 @@ pub fn run(args: &[String]) -> Result<String, String> {
     let out = command(&f, cmd)?;
     Ok(match bands {
         None => out,
-        Some((b, t)) => with_bands(out, f.json, b, t, f.steps()?),
-    })
+        Some((b, t)) => with_bands(out, b, t, f.steps()?),
+    }
+    .print(f.json))
 }

@@ -2,6 +2,33 @@
 
 use super::*;
 
+/// What a command answers, built once: its JSON fields and its text lines; `--json`
+/// chooses which is printed (no command decides twice).
+#[derive(Debug, Default)]
+pub(super) struct Report {
+    pub(super) fields: Map<String, Value>,
+    pub(super) text: String,
+}
+
+impl Report {
+    /// A report from a JSON object's fields (anything else is no fields) and its text.
+    pub(super) fn new(fields: Value, text: String) -> Report {
+        let fields = match fields {
+            Value::Object(m) => m,
+            _ => Map::new(),
+        };
+        Report { fields, text }
+    }
+    /// What `--json` (or not) prints.
+    pub(super) fn print(self, json: bool) -> String {
+        if json {
+            Value::Object(self.fields).to_string()
+        } else {
+            self.text
+        }
+    }
+}
+
 /// An optimum's JSON fields: `name` (ε or δ), `alpha`, `grid_<name>`, `grid_alpha`, `at_edge`.
 pub(super) fn put_optimum(obj: &mut Map<String, Value>, name: &str, o: &Optimum) {
     for (k, v) in [
@@ -48,19 +75,10 @@ pub(super) fn pld_or_unavailable<T>(
 
 /// "both" without a PLD answer: `<name>_pld: null` and `pld_error` in JSON, one line of
 /// words in text.
-pub(super) fn unavailable(
-    obj: &mut Map<String, Value>,
-    out: &mut String,
-    json: bool,
-    name: &str,
-    why: &str,
-) {
-    if json {
-        obj.insert(format!("{name}_pld"), Value::Null);
-        obj.insert("pld_error".into(), json!(why));
-    } else {
-        *out += &format!("{name} (PLD): unavailable: {why}\n");
-    }
+pub(super) fn unavailable(obj: &mut Map<String, Value>, out: &mut String, name: &str, why: &str) {
+    obj.insert(format!("{name}_pld"), Value::Null);
+    obj.insert("pld_error".into(), json!(why));
+    *out += &format!("{name} (PLD): unavailable: {why}\n");
 }
 
 pub(super) fn fmt_val(name: &str, v: f64) -> String {
