@@ -1479,3 +1479,38 @@ fn libraries_rows_name_each_tool() {
     let (ok, _, err) = run(&["libraries", "--q", "0.01", "--sigma", "1", "--steps", "10"]);
     assert!(!ok && err.contains("missing --delta"), "{err}");
 }
+
+/// One rule for every front end (#22): a calibration decides with one accountant, so
+/// `both` is refused — for Poisson sampling and for the scheme query alike (the latter used
+/// to search on exact RDP's ε while printing both).
+#[test]
+fn calibration_takes_one_accountant_on_every_path() {
+    for extra in [
+        &[][..],
+        &["--group-size", "2"],
+        &["--adjacency", "replace-one"],
+    ] {
+        let mut args = vec![
+            "calibrate",
+            "--q",
+            "0.01",
+            "--steps",
+            "1000",
+            "--delta",
+            "1e-5",
+            "--epsilon",
+            "1",
+            "--accountant",
+            "both",
+        ];
+        args.extend(extra);
+        let (ok, _, err) = run(&args);
+        assert!(
+            !ok && err.contains("one target, one accountant"),
+            "{args:?}: {err}"
+        );
+    }
+    let line = r#"{"command":"calibrate","q":0.01,"steps":1000,"delta":1e-5,"epsilon":1,"accountant":"both","group_size":2}"#;
+    let out = sgm_rdp::cli::batch_line(line);
+    assert!(out.contains("one target, one accountant"), "{out}");
+}

@@ -59,12 +59,13 @@ const fn flag(name: &'static str, value: &'static str, help: &'static str) -> Fl
 
 /// Every flag, in the order the help lists them.
 pub(super) const FLAGS: [Flag; 24] = [
+    // (The training tools' names, shared with the JS API: engine::params::TOOL_NAMES.)
     Flag {
-        alias: Some("sample_rate"),
+        alias: Some(engine::params::TOOL_NAMES[0].0),
         ..flag("q", "Q", "sampling rate: each example is in a batch with probability q")
     },
     Flag {
-        alias: Some("noise_multiplier"),
+        alias: Some(engine::params::TOOL_NAMES[1].0),
         ..flag("sigma", "S", "noise multiplier: noise std / clipping norm")
     },
     flag("steps", "T", "training steps"),
@@ -515,6 +516,10 @@ mod tests {
             );
         }
         assert!(command_help("nosuch").is_none());
+        // The aliases are the training tools' names, one list for every front end.
+        for (tool, ours) in engine::params::TOOL_NAMES {
+            assert_eq!(flag_named(tool).map(|f| f.name), Some(ours));
+        }
     }
 
     /// lexopt's forms: `--flag=value`, a value starting with `-`, an alias, a switch; and

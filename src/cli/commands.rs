@@ -220,7 +220,7 @@ pub(super) fn command(f: &Flags, cmd: &str) -> Result<Report, String> {
                     )),
                 };
             }
-            if f.accountant == Some(Accountant::Both) {
+            if f.accountant.is_some_and(|a| a.for_calibration().is_none()) {
                 return Err(
                     "calibrate takes --accountant rdp or pld (one target, one accountant)".into(),
                 );

@@ -740,6 +740,16 @@ impl Query {
         if self.delta.is_none() {
             return Err("missing delta".into());
         }
+        // One target, one accountant (the plain query's rule too): `both` has no single ε
+        // to search on.
+        if self
+            .accountant
+            .is_some_and(|a| a.for_calibration().is_none())
+        {
+            return Err(
+                "calibrate takes accountant rdp or pld (one target, one accountant)".into(),
+            );
+        }
         let by_steps = match target {
             Some("steps") => true,
             Some("sigma") => false,

@@ -144,6 +144,25 @@ impl Accountant {
     pub fn parse(s: &str) -> Option<Accountant> {
         Accountant::ALL.into_iter().find(|a| a.name() == s)
     }
+
+    /// The accountant a calibration decides with: one target, one accountant — `both`
+    /// has no single answer to search on (None; each front end words its refusal).
+    pub fn for_calibration(self) -> Option<Accountant> {
+        (self != Accountant::Both).then_some(self)
+    }
+}
+
+/// The training tools' names for our parameters (Opacus, TF Privacy, dp_accounting:
+/// `sample_rate` for q, `noise_multiplier` for σ), accepted by every front end beside ours:
+/// the command line's flags, the JS API's keys (also in camelCase there).
+pub const TOOL_NAMES: [(&str, &str); 2] = [("sample_rate", "q"), ("noise_multiplier", "sigma")];
+
+/// Our name for `name` when it is a training tool's (see [`TOOL_NAMES`]), else `name`.
+pub fn our_name(name: &str) -> &str {
+    TOOL_NAMES
+        .iter()
+        .find(|(tool, _)| *tool == name)
+        .map_or(name, |(_, ours)| ours)
 }
 
 /// Which datasets count as neighbours. σ is always the noise multiplier (noise std over

@@ -250,10 +250,10 @@ fn thrown(e: &JsValue) -> String {
 /// Canonical key for an accepted spelling (the tools' names are aliases).
 fn canonical(k: &str) -> &str {
     match k {
-        "sample_rate" | "sampleRate" => "q",
-        "noise_multiplier" | "noiseMultiplier" => "sigma",
+        "sampleRate" => "q",
+        "noiseMultiplier" => "sigma",
         "epsilon_max" => "epsilonMax",
-        other => other,
+        other => crate::engine::params::our_name(other),
     }
 }
 
@@ -964,10 +964,9 @@ struct SigmaOut {
 
 /// Calibration takes accountant "rdp" or "pld" (one target, one accountant): true for pld.
 fn calibrate_accountant(a: &Args) -> Result<bool, JsError> {
-    match a.accountant()? {
-        Acct::Rdp => Ok(false),
-        Acct::Pld => Ok(true),
-        Acct::Both => Err(JsError::new(&format!(
+    match a.accountant()?.for_calibration() {
+        Some(acct) => Ok(acct == Acct::Pld),
+        None => Err(JsError::new(&format!(
             "{}: 'accountant' must be \"rdp\" or \"pld\" here (one target, one accountant)",
             a.call
         ))),
