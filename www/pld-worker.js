@@ -35,6 +35,8 @@ const newestCalibration = new Map();
 // One turn of the task queue: messages posted meanwhile are delivered first.
 const yieldToQueue = () => new Promise((r) => setTimeout(r, 0));
 const CACHE = 64;
+// The rest after the charts before the target's solve and μ-GDP (ms).
+const AFTER_CHARTS_MS = 150;
 const headlines = new Map();
 const charts = new Map();
 const gdps = new Map();
@@ -398,9 +400,12 @@ self.onmessage = async ({ data }) => {
   // The target ε (asked with target: ε): the most steps whose certified ε meets it — the
   // very call "What do I need?"'s "Most steps" makes, so the chart's sentence and the inverse
   // mode agree: {kind: "target", target, steps} or {kind: "target", target, error}.
+  // The target's solve and μ-GDP come after a short rest (a newer request meanwhile skips
+  // them): a synchronous solve cannot be interrupted, and while σ is typed the next
+  // headline would otherwise wait for the previous run's target and μ-GDP.
+  await new Promise((r) => setTimeout(r, AFTER_CHARTS_MS));
+  if (!current()) return;
   if (data.target !== undefined) {
-    await new Promise((r) => setTimeout(r, 0));
-    if (!current()) return;
     const tk = JSON.stringify([data.q, data.sigma, data.delta, data.target, own && sc.key]);
     // A scheme: its most steps (random allocation: whole epochs) by the command line's calibrate.
     const r = cached(targets, tk, () => (own

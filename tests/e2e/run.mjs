@@ -340,6 +340,8 @@ try {
     await page.waitForFunction(() => !document.querySelector('#tight').classList.contains('updating') && /^2\.38/.test(document.querySelector('#epsilon-pld').textContent), null, { timeout: 20000 });
     const staleSeen = await page.evaluate(() => document.querySelectorAll('figure.stale').length);
     await page.waitForFunction(() => !document.querySelector('figure.stale'), null, { timeout: 60000 });
+    // (The target's sentence follows the charts after the worker's short rest.)
+    await page.waitForFunction(() => /2\.381\d\d at the end/.test(document.querySelector('#training-statement').textContent), null, { timeout: 20000 }).catch(() => {});
     check(/2\.381\d\d at the end/.test(await text(page, '#training-statement')),
       `the charts follow the inputs (stale while recomputed: ${staleSeen} figures marked; then ${await text(page, '#training-statement')})`);
   }
