@@ -609,3 +609,74 @@ fn chart_a_draws_a_curve_that_enters_from_the_top() {
     });
     assert!(drawn, "improved-conversion curve missing");
 }
+
+/// The tight charts' data as the page's worker gets it (#20: the grids are decided in Rust,
+/// one call): ε over training at 16 log-spaced checkpoints ending at the run with the
+/// headline's tighter bracket, the profile's 60 rows (PLD bracket below exact RDP's δ, each
+/// RDP δ the single-ε `Run::delta`), the attack bound the command line's `profile` prints.
+#[test]
+fn tight_chart_data_is_the_engines() {
+    use sgm_rdp::engine::{pld, Conversion, Run, Sgm};
+    use sgm_rdp::render::tight;
+    let m = Sgm::new(256.0 / 60000.0, 1.1).unwrap();
+    let (t, d) = (14063u64, 1e-5);
+    let head = pld::epsilon(m, t, d).unwrap().epsilon;
+    let c = tight::charts_data(m, t, d, Some((head.upper, head.lower)));
+    let tr = c.training.unwrap();
+    assert_eq!(tr.steps.len(), 16);
+    assert_eq!((tr.steps[0], tr.steps[15]), (1.0, t as f64));
+    assert!(tr.steps.windows(2).all(|w| w[0] < w[1]));
+    assert_eq!(
+        (tr.pld_upper[15], tr.pld_lower[15]),
+        (head.upper, head.lower),
+        "the run's own bracket is the headline's (tighter than the chart's)"
+    );
+    for i in 0..16 {
+        assert!(tr.pld_lower[i] <= tr.pld_upper[i] && tr.pld_upper[i] <= tr.rdp[i] * (1.0 + 1e-12));
+        assert!(
+            tr.pld_upper[i] - tr.pld_lower[i] <= 0.01 * tr.pld_upper[i] + 1e-4,
+            "{i}"
+        );
+    }
+    let rows = c.profile.unwrap();
+    assert_eq!(rows.len(), 60);
+    assert!((rows[59].epsilon - 2.5 * head.upper).abs() < 1e-9 * head.upper);
+    let run = Run::with_default_orders(m, t).unwrap();
+    for r in rows.iter().step_by(7) {
+        assert!(
+            r.lower <= r.upper && r.upper <= r.rdp * (1.0 + 1e-9),
+            "{r:?}"
+        );
+        assert_eq!(
+            r.rdp,
+            run.delta(r.epsilon, Conversion::Improved).unwrap().value
+        );
+    }
+    let risk = c.risk.unwrap();
+    assert_eq!(risk.fpr, pld::DEFAULT_FPRS);
+    let cli = sgm_rdp::cli::run(
+        &[
+            "profile",
+            "--q",
+            &(256.0f64 / 60000.0).to_string(),
+            "--sigma",
+            "1.1",
+            "--steps",
+            "14063",
+            "--json",
+        ]
+        .map(String::from),
+    )
+    .unwrap();
+    let v: serde_json::Value = serde_json::from_str(&cli).unwrap();
+    for (i, a) in v["attack"].as_array().unwrap().iter().enumerate() {
+        assert_eq!(
+            a["tpr_max"].as_f64().unwrap(),
+            risk.tpr[i],
+            "FPR {}",
+            risk.fpr[i]
+        );
+    }
+    assert_eq!(risk.curve.len(), 60);
+    assert!(risk.curve.windows(2).all(|w| w[0].1 <= w[1].1 + 1e-15));
+}

@@ -27,7 +27,7 @@
 // The page's exact-RDP model at small σ ({kind: "rdp", client, gen, q, sigma, steps, delta,
 // conversion, omega}) is answered with {kind: "rdp", gen, rdp, value, alpha, …, compare}
 // (or {…, error}), then {kind: "chart-c", sigma, chartC} when chart C's σ is new.
-import init, { epsilon, delta, epsilonOverTraining, profile, attackRisk, calibrateSigma, calibrateSteps, compare, heavyModel, heavyChartC, batchLine, command } from './sgm-rdp-worker.js';
+import init, { epsilon, calibrateSigma, calibrateSteps, compare, heavyModel, heavyChartC, batchLine, command, tightCharts } from './sgm-rdp-worker.js';
 
 const ready = init({ module_or_path: new URL('./sgm-rdp-worker_bg.wasm', import.meta.url) });
 const newest = new Map();
@@ -77,25 +77,15 @@ const charted = (errors) => (name, f) => {
   }
 };
 
+// The three tight charts of a Poisson run of one example: one call into the engine, which
+// decides the grids (16 checkpoints, the profile up to 2.5 × the largest ε shown, the attack
+// rates) and joins the headline's tighter bracket at the run's last step. Each chart stands
+// alone (hardening round 3, #11): one that fails is reported in `errors` under its name and
+// the others are still drawn; only when all three fail is the whole answer an error.
 function chartsFor(p, d, headline) {
-  const errors = {};
-  const part = charted(errors);
-  const training = part('training', () => {
-    const tr = epsilonOverTraining({ ...p, delta: d, points: 16 });
-    // The last checkpoint is the run itself: the headline's tighter bracket (both certified).
-    const last = tr.steps.length - 1;
-    if (headline && tr.steps[last] === p.steps) {
-      tr.pldUpper[last] = Math.min(tr.pldUpper[last], headline.epsilon);
-      tr.pldLower[last] = Math.max(tr.pldLower[last], headline.epsilonLower);
-    }
-    return tr;
-  });
-  const top = Math.max(...(training ? training.pldUpper : [headline ? headline.epsilon : 1]), 1e-3) * 2.5;
-  const prof = part('profile', () => profile({ ...p, epsilons: Array.from({ length: 60 }, (_, i) => top * (i + 1) / 60) })
-    .map((pt) => ({ ...pt, rdp: delta({ ...p, epsilon: pt.epsilon }).delta })));
-  const risk = part('risk', () => attackRisk(p));
-  if (!training && !prof && !risk) throw new Error(errors.training);
-  return { training, profile: prof, risk, errors };
+  const c = tightCharts({ ...p, delta: d }, headline ? headline.epsilon : NaN, headline ? headline.epsilonLower : NaN);
+  if (!c.training && !c.profile && !c.risk) throw new Error(c.errors.training);
+  return c;
 }
 
 // A run the command line names by a scheme (the page's batching control, its examples-per-user

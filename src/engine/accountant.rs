@@ -242,16 +242,30 @@ impl Run {
 
     /// Smallest δ for which the run is (ε, δ)-DP, over orders and continuous α.
     pub fn delta(&self, eps: f64, conv: Conversion) -> Result<Optimum, Error> {
-        let eps = check_epsilon(eps)?;
+        Ok(self.deltas(&[eps], conv)?.remove(0))
+    }
+
+    /// [`Run::delta`] at each ε, from one per-step curve and one quadrature lattice (its
+    /// cached nodes serve every continuous refinement): a privacy profile's RDP curve.
+    pub fn deltas(&self, eps: &[f64], conv: Conversion) -> Result<Vec<Optimum>, Error> {
+        let eps: Vec<f64> = eps
+            .iter()
+            .map(|&e| check_epsilon(e))
+            .collect::<Result<_, _>>()?;
         let lat = self.lattice();
         let per_step = self.curve_on(&lat);
         let t = self.steps as f64;
-        let f = |a: f64, r: f64| ln_delta_from_rdp(t * r, a, eps, conv);
-        let g = |a: f64| ln_delta_from_rdp(t * lat.rdp(a), a, eps, conv);
-        let mut opt = minimize(&self.orders, &per_step, f, g);
-        opt.value = opt.value.exp().min(1.0);
-        opt.grid_value = opt.grid_value.exp().min(1.0);
-        Ok(opt)
+        Ok(eps
+            .iter()
+            .map(|&eps| {
+                let f = |a: f64, r: f64| ln_delta_from_rdp(t * r, a, eps, conv);
+                let g = |a: f64| ln_delta_from_rdp(t * lat.rdp(a), a, eps, conv);
+                let mut opt = minimize(&self.orders, &per_step, f, g);
+                opt.value = opt.value.exp().min(1.0);
+                opt.grid_value = opt.grid_value.exp().min(1.0);
+                opt
+            })
+            .collect())
     }
 }
 

@@ -486,3 +486,140 @@ fn pct(x: f64) -> String {
         format!("{} %", fmt_num(p))
     }
 }
+
+/// The training chart's bracket width (relative): below a pixel on its log axis.
+pub const CHART_TOL: f64 = 5e-3;
+
+/// `points` log-spaced step counts from 1 to `steps` (fewer when they coincide): where ε
+/// over training is computed.
+pub fn checkpoints(steps: u64, points: usize) -> Vec<u64> {
+    let n = points.max(2);
+    let mut s: Vec<u64> = (0..n)
+        .map(|i| {
+            let f = i as f64 / (n - 1) as f64;
+            (steps as f64).powf(f).round().max(1.0) as u64
+        })
+        .collect();
+    s.dedup();
+    s
+}
+
+/// ε over training for Poisson sampling (add/remove): the PLD bracket at each checkpoint to
+/// [`CHART_TOL`] (each certified) and exact RDP's ε from one per-step curve; `run_bracket`,
+/// the headline's tighter bracket for the whole run, replaces the last checkpoint's ends
+/// where tighter (both certified).
+pub fn training_data(
+    sgm: Sgm,
+    steps: u64,
+    delta: f64,
+    points: usize,
+    run_bracket: Option<(f64, f64)>,
+) -> Result<Training, Error> {
+    let at = checkpoints(steps, points);
+    let brackets = crate::engine::pld::checkpoints_tol(sgm, &at, delta, CHART_TOL)?;
+    let run = Run::with_default_orders(sgm, 1)?;
+    let curve = run.rdp_curve();
+    let rdp = at
+        .iter()
+        .map(|&s| {
+            run.with_steps(s)
+                .and_then(|r| r.epsilon_from_curve(&curve, delta, Conversion::Improved))
+                .map(|o| o.value)
+        })
+        .collect::<Result<Vec<f64>, Error>>()?;
+    let mut t = Training {
+        steps: at.iter().map(|&s| s as f64).collect(),
+        pld_upper: brackets.iter().map(|b| b.upper).collect(),
+        pld_lower: brackets.iter().map(|b| b.lower).collect(),
+        rdp,
+    };
+    if let (Some((u, l)), Some(&last)) = (run_bracket, at.last()) {
+        if last == steps {
+            let n = at.len() - 1;
+            t.pld_upper[n] = t.pld_upper[n].min(u);
+            t.pld_lower[n] = t.pld_lower[n].max(l);
+        }
+    }
+    Ok(t)
+}
+
+/// The privacy profile chart's rows: 60 ε on (0, `top`], the PLD bracket on δ and exact
+/// RDP's δ (one curve for all of them).
+pub fn profile_data(sgm: Sgm, steps: u64, top: f64) -> Result<Vec<ProfileRow>, Error> {
+    let eps: Vec<f64> = (1..=60).map(|i| top * i as f64 / 60.0).collect();
+    let pts = crate::engine::pld::profile(sgm, steps, &eps)?;
+    let rdp = Run::with_default_orders(sgm, steps)?.deltas(&eps, Conversion::Improved)?;
+    Ok(pts
+        .iter()
+        .zip(rdp)
+        .map(|(p, r)| ProfileRow {
+            epsilon: p.epsilon,
+            upper: p.delta.upper,
+            lower: p.delta.lower,
+            rdp: r.value,
+        })
+        .collect())
+}
+
+/// The attack-risk chart: the TPR bound at `fprs` and as a curve on 60 FPRs from 1e-6 to 1,
+/// from the run's own attack profile ([`crate::engine::pld::attack_profile`], the command
+/// line's `profile` reads the same).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Risk {
+    pub fpr: Vec<f64>,
+    pub tpr: Vec<f64>,
+    pub curve: Vec<(f64, f64)>,
+}
+
+pub fn risk_data(sgm: Sgm, steps: u64, fprs: &[f64]) -> Result<Risk, Error> {
+    use crate::engine::pld::{attack_profile, attack_tpr};
+    let prof = attack_profile(sgm, steps)?;
+    let tpr = fprs
+        .iter()
+        .map(|&f| attack_tpr(&prof, f))
+        .collect::<Result<Vec<_>, _>>()?;
+    let curve = (0..60)
+        .map(|i| {
+            let f = 10f64.powf(-6.0 + 6.0 * i as f64 / 59.0);
+            (f, attack_tpr(&prof, f).unwrap_or(1.0))
+        })
+        .collect();
+    Ok(Risk {
+        fpr: fprs.to_vec(),
+        tpr,
+        curve,
+    })
+}
+
+/// The three tight charts of a Poisson run of one example (add/remove), each standing alone
+/// (a part that fails carries its reason; the others are still drawn): ε over training at
+/// 16 checkpoints, the profile up to 2.5 × the largest certified ε shown (at least 2.5e-3),
+/// the attack risk at [`crate::engine::pld::DEFAULT_FPRS`]. What the page's worker answers.
+pub struct ChartsData {
+    pub training: Result<Training, Error>,
+    pub profile: Result<Vec<ProfileRow>, Error>,
+    pub risk: Result<Risk, Error>,
+}
+
+pub fn charts_data(
+    sgm: Sgm,
+    steps: u64,
+    delta: f64,
+    run_bracket: Option<(f64, f64)>,
+) -> ChartsData {
+    let training = training_data(sgm, steps, delta, 16, run_bracket);
+    let shown = match &training {
+        Ok(t) => t
+            .pld_upper
+            .iter()
+            .copied()
+            .fold(f64::NEG_INFINITY, f64::max),
+        Err(_) => run_bracket.map_or(1.0, |(u, _)| u),
+    };
+    let top = shown.max(1e-3) * 2.5;
+    ChartsData {
+        training,
+        profile: profile_data(sgm, steps, top),
+        risk: risk_data(sgm, steps, &crate::engine::pld::DEFAULT_FPRS),
+    }
+}

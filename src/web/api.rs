@@ -844,28 +844,17 @@ pub fn attack_risk(
             "attackRisk: 'fpr' must hold at least one rate",
         ));
     }
-    let m = a.sgm()?;
-    let t = a.steps()?;
-    let prof = pld::attack_profile(m, t).map_err(|e| a.fail(e))?;
-    let tpr = fpr
-        .iter()
-        .map(|&f| pld::attack_tpr(&prof, f))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| a.fail(e))?;
-    let curve = (0..60)
-        .map(|i| {
-            let f = 10f64.powf(-6.0 + 6.0 * i as f64 / 59.0);
-            RiskPoint {
-                fpr: f,
-                tpr: pld::attack_tpr(&prof, f).unwrap_or(1.0),
-            }
-        })
-        .collect();
-    out(&RiskOut { fpr, tpr, curve })
+    let r = crate::render::tight::risk_data(a.sgm()?, a.steps()?, &fpr).map_err(|e| a.fail(e))?;
+    out(&RiskOut {
+        fpr: r.fpr,
+        tpr: r.tpr,
+        curve: r
+            .curve
+            .into_iter()
+            .map(|(fpr, tpr)| RiskPoint { fpr, tpr })
+            .collect(),
+    })
 }
-
-/// The training chart's bracket width (relative): below a pixel on its log axis.
-const CHART_TOL: f64 = 5e-3;
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -895,29 +884,13 @@ pub fn epsilon_over_training(
         )));
     }
     let (m, t, d) = (a.sgm()?, a.steps()?, a.need("delta", a.delta)?);
-    let mut steps: Vec<u64> = (0..points as usize)
-        .map(|i| {
-            let f = i as f64 / (points - 1.0);
-            ((t as f64).powf(f)).round().max(1.0) as u64
-        })
-        .collect();
-    steps.dedup();
-    let brackets = pld::checkpoints_tol(m, &steps, d, CHART_TOL).map_err(|e| a.fail(e))?;
-    let run = Run::with_default_orders(m, 1).map_err(|e| a.fail(e))?;
-    let curve = run.rdp_curve();
-    let mut rdp = Vec::with_capacity(steps.len());
-    for &s in &steps {
-        let o = run
-            .with_steps(s)
-            .and_then(|r| r.epsilon_from_curve(&curve, d, Conversion::Improved))
-            .map_err(|e| a.fail(e))?;
-        rdp.push(o.value);
-    }
+    let tr = crate::render::tight::training_data(m, t, d, points as usize, None)
+        .map_err(|e| a.fail(e))?;
     out(&TrainingOut {
-        steps: steps.iter().map(|&s| s as f64).collect(),
-        pld_upper: brackets.iter().map(|b| b.upper).collect(),
-        pld_lower: brackets.iter().map(|b| b.lower).collect(),
-        rdp,
+        steps: tr.steps,
+        pld_upper: tr.pld_upper,
+        pld_lower: tr.pld_lower,
+        rdp: tr.rdp,
     })
 }
 
@@ -1136,6 +1109,57 @@ pub fn compare(
     let routes = engine::compare::compare(a.sgm()?, a.steps()?, a.need("delta", a.delta)?)
         .map_err(|e| a.fail(e))?;
     out(&routes)
+}
+
+/// The page worker's three tight charts for a Poisson run of one example
+/// ([`crate::render::tight::charts_data`]: the grids are decided there): `{q, sigma, steps,
+/// delta}` and the headline's bracket (`upper`, `lower`; NaN when there is none) →
+/// `{training: {steps, pldUpper, pldLower, rdp}?, profile: [{epsilon, delta: {upper,
+/// lower}, rdp}]?, risk: {fpr, tpr, curve: [{fpr, tpr}]}?, errors: {training?, profile?,
+/// risk?}}` (a part that fails is absent, its reason under `errors`).
+#[cfg(feature = "worker")]
+#[wasm_bindgen(js_name = tightCharts, skip_typescript)]
+pub fn tight_charts(p: JsValue, upper: f64, lower: f64) -> Result<JsValue, JsError> {
+    use crate::render::tight;
+    use serde_json::{json, Value};
+    let a = Args::parse("tightCharts", p, &["q", "sigma", "steps", "delta"])?;
+    let (m, t, d) = (a.sgm()?, a.steps()?, a.need("delta", a.delta)?);
+    let run = (upper.is_finite() && lower.is_finite()).then_some((upper, lower));
+    let c = tight::charts_data(m, t, d, run);
+    let mut o = serde_json::Map::new();
+    let mut errors = serde_json::Map::new();
+    let mut part = |name: &str, v: Result<Value, crate::engine::Error>| match v {
+        Ok(v) => {
+            o.insert(name.into(), v);
+        }
+        Err(e) => {
+            errors.insert(name.into(), json!(e.to_string()));
+        }
+    };
+    part(
+        "training",
+        c.training.map(|t| {
+            json!({"steps": t.steps, "pldUpper": t.pld_upper, "pldLower": t.pld_lower, "rdp": t.rdp})
+        }),
+    );
+    part(
+        "profile",
+        c.profile.map(|rows| {
+            json!(rows
+                .iter()
+                .map(|r| json!({"epsilon": r.epsilon, "delta": {"upper": r.upper, "lower": r.lower}, "rdp": r.rdp}))
+                .collect::<Vec<_>>())
+        }),
+    );
+    part(
+        "risk",
+        c.risk.map(|r| {
+            json!({"fpr": r.fpr, "tpr": r.tpr,
+                "curve": r.curve.iter().map(|(f, t)| json!({"fpr": f, "tpr": t})).collect::<Vec<_>>()})
+        }),
+    );
+    o.insert("errors".into(), Value::Object(errors));
+    out(&Value::Object(o))
 }
 
 /// The page worker's half of the RDP model at small σ (internal to pld-worker.js, so only
