@@ -3,7 +3,8 @@
 //! Three layers, dependencies pointing one way:
 //! [`engine`] (pure numerics) ← [`render`] (plotters charts on any backend) ← [`ui`]
 //! (fields and parsing, no DOM) ← `web`
-//! (wasm-bindgen/DOM glue, compiled only for wasm32).
+//! (wasm-bindgen/DOM glue, compiled only for wasm32). Front ends on the same layers:
+//! [`cli`] (the command line and `batch`) and `api` (the JS API, wasm32).
 //!
 //! No `unwrap`/`expect` outside tests (clippy refuses them, below): every input reaches a
 //! typed error or a default, never a panic.
@@ -25,11 +26,10 @@ pub mod cli;
 #[cfg(all(target_arch = "wasm32", not(feature = "worker"), not(feature = "api")))]
 pub mod web;
 
-/// The JS API without the page (no plotters canvas, no DOM): `--features api` is
+/// The JS API, a front end beside the command line (no DOM): `--features api` is
 /// `sgm-rdp.js`, the public JS API; `--features worker` the same over the whole engine, which
-/// pld-worker.js and sgm-rdp-async.js load.
-#[cfg(all(target_arch = "wasm32", any(feature = "worker", feature = "api")))]
-#[path = "web/api.rs"]
+/// pld-worker.js and sgm-rdp-async.js load; the page's own wasm (`page`) leaves it out.
+#[cfg(all(target_arch = "wasm32", not(feature = "page")))]
 pub mod api;
 
 /// The wasm build's allocator: talc, a drop-in replacement for Rust's default dlmalloc that

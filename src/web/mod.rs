@@ -4,10 +4,6 @@
 //! animation frame; `change` events write the URL. Errors from the engine are
 //! shown next to the field (as text, never HTML) and the last good state stays.
 
-// The JS API: in the page's own wasm (`page`) it is left out (the page never calls it;
-// sgm-rdp.js is its own module).
-#[cfg(not(feature = "page"))]
-pub mod api;
 mod canvas;
 mod dom;
 mod field;
