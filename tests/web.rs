@@ -128,8 +128,8 @@ async fn bad_input_keeps_last_good_state() {
 
 // ---- <sgm-rdp-calculator>'s contents (widget.rs) and the JS API (api.rs) ----
 
-use sgm_rdp::engine::{Conversion, Run, Sgm};
 use sgm_rdp::api;
+use sgm_rdp::engine::{Conversion, Run, Sgm};
 use sgm_rdp::web::widget::Widget;
 use wasm_bindgen::JsValue;
 

@@ -264,3 +264,85 @@ impl<B: DrawingBackend> DrawingBackend for Measured<B> {
         Ok((w.ceil() as u32, style.size().ceil() as u32))
     }
 }
+
+// ---- Painting the page's and the widget's canvases (sized to the device's pixels, the
+// theme of the page) ----
+
+use super::dom::{by_id, window};
+use crate::render::Theme;
+use crate::ui::layout::NARROW;
+use plotters::coord::Shift;
+use plotters::prelude::{DrawingArea, IntoDrawingArea};
+use std::cell::RefCell;
+
+/// Draw on `canvas` with a chart function that returns plotters' `Result`; a failure is
+/// logged once per chart name (never silent, never a flood while a slider moves).
+pub(crate) fn paint_canvas<E: std::fmt::Display>(
+    canvas: &HtmlCanvasElement,
+    dark: bool,
+    name: &'static str,
+    f: impl FnOnce(&DrawingArea<MeasuredCanvas, Shift>, &Theme) -> Result<(), E>,
+) {
+    thread_local! {
+        static LOGGED: RefCell<Vec<&'static str>> = const { RefCell::new(Vec::new()) };
+    }
+    let mut failure = None;
+    paint(canvas, dark, |root, th| match f(root, th) {
+        Ok(()) => true,
+        Err(e) => {
+            failure = Some(e.to_string());
+            false
+        }
+    });
+    if let Some(e) = failure {
+        LOGGED.with(|l| {
+            let mut l = l.borrow_mut();
+            if !l.contains(&name) {
+                l.push(name);
+                web_sys::console::error_1(&format!("sgm-rdp: drawing {name} failed: {e}").into());
+            }
+        });
+    }
+}
+
+/// Draw on the page canvas `id`; a failure is logged once with the chart's id.
+pub(crate) fn draw<E: std::fmt::Display>(
+    id: &'static str,
+    dark: bool,
+    f: impl FnOnce(&DrawingArea<MeasuredCanvas, Shift>, &Theme) -> Result<(), E>,
+) {
+    if let Some(canvas) = by_id::<HtmlCanvasElement>(id) {
+        paint_canvas(&canvas, dark, id, f);
+    }
+}
+
+/// Size `canvas`'s backing store to its CSS size × devicePixelRatio, then draw.
+pub(crate) fn paint(
+    canvas: &HtmlCanvasElement,
+    dark: bool,
+    f: impl FnOnce(&DrawingArea<MeasuredCanvas, Shift>, &Theme) -> bool,
+) {
+    let dpr = window()
+        .map(|w| w.device_pixel_ratio())
+        .unwrap_or(1.0)
+        .max(1.0);
+    let (w, h) = (
+        canvas.client_width().max(200) as f64,
+        canvas.client_height().max(150) as f64,
+    );
+    let (pw, ph) = ((w * dpr).round() as u32, (h * dpr).round() as u32);
+    if canvas.width() != pw || canvas.height() != ph {
+        canvas.set_width(pw);
+        canvas.set_height(ph);
+    }
+    let Some(backend) = MeasuredCanvas::new(canvas.clone()) else {
+        return;
+    };
+    let th = if dark {
+        Theme::dark(dpr)
+    } else {
+        Theme::light(dpr)
+    }
+    .narrow(w < NARROW);
+    f(&backend.into_drawing_area(), &th);
+}

@@ -185,3 +185,8 @@ pub fn dataset_terms() -> crate::ui::link::Dataset {
         e: num("ds-e"),
     }
 }
+
+/// The target ε of "What do I need?", or why it is refused.
+pub(crate) fn parse_target() -> Result<f64, String> {
+    crate::ui::link::parse_target(&super::dom::value("target-eps"))
+}

@@ -17,7 +17,7 @@ mod worker;
 use crate::render::{self, fmt_num, Inputs, Model, Theme};
 pub(crate) use crate::ui::layout::{EXPORT_PNG_SCALE, EXPORT_SIZE, NARROW};
 use crate::ui::link::{Acct, Batching};
-use canvas::{Measured, MeasuredCanvas};
+use canvas::{draw, Measured, MeasuredCanvas};
 use dom::*;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -389,7 +389,7 @@ fn wire_inverse(app: &Shared) {
     on("target-eps", "input", move |_| {
         clear_inverse(&a);
         // A valid target goes to the training chart's sentence and to the link at once.
-        if parse_target().is_ok() {
+        if field::parse_target().is_ok() {
             tight::repost();
             state::write_url(&a.borrow().inputs);
         }
@@ -411,7 +411,7 @@ fn wire_inverse(app: &Shared) {
         let a = app.clone();
         on(&format!("solve-{which}"), "click", move |_| {
             let i = a.borrow().inputs;
-            match parse_target() {
+            match field::parse_target() {
                 Ok(t) => {
                     // An input change before the answer arrives cancels it (see `frame`).
                     a.borrow_mut().inverse_for = Some(i);
@@ -498,11 +498,6 @@ pub(crate) fn set_inverse_answer(which: &str, v: f64) {
         a.steps_answer = Some(v as u64);
         show("apply-steps", true);
     }
-}
-
-/// The target ε of "What do I need?", or why it is refused.
-pub(crate) fn parse_target() -> Result<f64, String> {
-    crate::ui::link::parse_target(&value("target-eps"))
 }
 
 fn wire_exports(app: &Shared) {
@@ -927,76 +922,4 @@ fn draw_chart_c(app: &App, dark: bool) {
             render::draw_max_alpha(root, *s, d, th)
         });
     }
-}
-
-/// Draw on `canvas` with a chart function that returns plotters' `Result`; a failure is
-/// logged once per chart name (never silent, never a flood while a slider moves).
-pub(crate) fn paint_canvas<E: std::fmt::Display>(
-    canvas: &HtmlCanvasElement,
-    dark: bool,
-    name: &'static str,
-    f: impl FnOnce(&DrawingArea<MeasuredCanvas, Shift>, &Theme) -> Result<(), E>,
-) {
-    thread_local! {
-        static LOGGED: RefCell<Vec<&'static str>> = const { RefCell::new(Vec::new()) };
-    }
-    let mut failure = None;
-    paint(canvas, dark, |root, th| match f(root, th) {
-        Ok(()) => true,
-        Err(e) => {
-            failure = Some(e.to_string());
-            false
-        }
-    });
-    if let Some(e) = failure {
-        LOGGED.with(|l| {
-            let mut l = l.borrow_mut();
-            if !l.contains(&name) {
-                l.push(name);
-                web_sys::console::error_1(&format!("sgm-rdp: drawing {name} failed: {e}").into());
-            }
-        });
-    }
-}
-
-/// Draw on the page canvas `id`; a failure is logged once with the chart's id.
-fn draw<E: std::fmt::Display>(
-    id: &'static str,
-    dark: bool,
-    f: impl FnOnce(&DrawingArea<MeasuredCanvas, Shift>, &Theme) -> Result<(), E>,
-) {
-    if let Some(canvas) = by_id::<HtmlCanvasElement>(id) {
-        paint_canvas(&canvas, dark, id, f);
-    }
-}
-
-/// Size `canvas`'s backing store to its CSS size × devicePixelRatio, then draw.
-fn paint(
-    canvas: &HtmlCanvasElement,
-    dark: bool,
-    f: impl FnOnce(&DrawingArea<MeasuredCanvas, Shift>, &Theme) -> bool,
-) {
-    let dpr = window()
-        .map(|w| w.device_pixel_ratio())
-        .unwrap_or(1.0)
-        .max(1.0);
-    let (w, h) = (
-        canvas.client_width().max(200) as f64,
-        canvas.client_height().max(150) as f64,
-    );
-    let (pw, ph) = ((w * dpr).round() as u32, (h * dpr).round() as u32);
-    if canvas.width() != pw || canvas.height() != ph {
-        canvas.set_width(pw);
-        canvas.set_height(ph);
-    }
-    let Some(backend) = MeasuredCanvas::new(canvas.clone()) else {
-        return;
-    };
-    let th = if dark {
-        Theme::dark(dpr)
-    } else {
-        Theme::light(dpr)
-    }
-    .narrow(w < NARROW);
-    f(&backend.into_drawing_area(), &th);
 }

@@ -99,7 +99,7 @@ fn current(i: &Inputs) -> Link {
         embed: doc()
             .and_then(|d| d.body())
             .is_some_and(|b| b.class_list().contains("embed")),
-        target: super::parse_target()
+        target: super::field::parse_target()
             .ok()
             .filter(|&e| e != link::DEFAULT_TARGET),
         group: super::tight::group(),

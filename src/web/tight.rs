@@ -3,8 +3,9 @@
 //! keeps the last answer drawn and marked "updating…" meanwhile, and draws the answer
 //! whose generation is the newest (stale answers are dropped).
 
+use super::canvas::paint_canvas;
 use super::dom::*;
-use super::{paint_canvas, prefers_dark, readout};
+use super::readout;
 use crate::engine::Adjacency;
 use crate::render::tight::{self, ProfileRow, Training};
 use crate::render::{fmt_num, Inputs};
@@ -923,7 +924,7 @@ fn steps_per_epoch(q: f64) -> Option<f64> {
 
 /// The target ε of "What do I need?", when it is a valid one.
 fn target_eps() -> Option<f64> {
-    super::parse_target().ok()
+    super::field::parse_target().ok()
 }
 
 /// Draw the tight chart `which` (training, profile, risk) from the last answer — the

@@ -11,12 +11,13 @@
 //! the element (set an attribute) while a render is in progress; no RefCell
 //! borrow is held while JavaScript runs.
 
+use super::canvas::paint_canvas;
 use super::canvas::MeasuredCanvas;
 use super::dom::{get, num};
 use super::field::{Control, Listener};
 use super::state::Field;
 use super::tight::{fmt_eps6, parse_answer, TightCharts};
-use super::{paint_canvas, Shift};
+use super::Shift;
 use crate::engine::Conversion;
 use crate::render::{self, fmt_num, tight, Inputs, Model};
 use crate::ui::link::Batching;
