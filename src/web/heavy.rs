@@ -121,30 +121,25 @@ pub fn request(i: Inputs, model: bool) {
     });
 }
 
-/// The worker's "rdp" answer: store it, hand chart C and the comparison to the page,
-/// and redraw. Returns false when it is not for the newest request.
-pub fn answer(data: &JsValue) -> bool {
+/// The worker's "rdp" answer: store it; for the page, its comparison rows and whether it
+/// brought the small-σ model (then a redraw). None when it is not for the newest request.
+pub fn answer(data: &JsValue) -> Option<(JsValue, bool)> {
     let gen = num(data, "gen") as u32;
-    let Some((i, model)) = STATE.with(|s| {
+    let (i, model) = STATE.with(|s| {
         let s = s.borrow();
         (s.gen == gen).then_some(s.asked).flatten()
-    }) else {
-        return false;
-    };
+    })?;
     if let Some(m) = get(data, "error").as_string() {
         set_text("computing", "");
         set_text("sentence", &format!("cannot compute: {m}"));
-        return false;
+        return None;
     }
-    if !model {
-        super::heavy_answered(&get(data, "compare"), false);
-        return true;
+    if model {
+        let heavy = parse(data);
+        STATE.with(|s| s.borrow_mut().answer = Some((i, heavy)));
+        set_text("computing", "");
     }
-    let heavy = parse(data);
-    STATE.with(|s| s.borrow_mut().answer = Some((i, heavy)));
-    set_text("computing", "");
-    super::heavy_answered(&get(data, "compare"), true);
-    true
+    Some((get(data, "compare"), model))
 }
 
 /// The model's RDP part from a worker answer (`heavyModel`'s fields).
@@ -163,8 +158,8 @@ pub(crate) fn parse(data: &JsValue) -> Heavy {
 }
 
 /// The worker's chart C data for a small σ (`{sigma, chartC: [q, cond4, cond5, min,
-/// exact] × n}`), sent after the model since it can take longer.
-pub fn chart_c_answer(data: &JsValue) {
+/// exact] × n}`), sent after the model since it can take longer: (σ, the rows), or None.
+pub fn chart_c_answer(data: &JsValue) -> Option<(f64, Vec<(f64, MaxOrder)>)> {
     let sigma = num(data, "sigma");
     let chart_c: Vec<(f64, MaxOrder)> = nums(data, "chartC")
         .chunks_exact(5)
@@ -178,7 +173,5 @@ pub fn chart_c_answer(data: &JsValue) {
             (r[0], m)
         })
         .collect();
-    if !chart_c.is_empty() {
-        super::chart_c_answered(sigma, chart_c);
-    }
+    (!chart_c.is_empty()).then_some((sigma, chart_c))
 }

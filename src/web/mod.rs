@@ -15,7 +15,7 @@ pub mod widget;
 mod worker;
 
 use crate::render::{self, fmt_num, Inputs, Model, Theme};
-pub(crate) use crate::ui::layout::{EXPORT_PNG_SCALE, EXPORT_SIZE, NARROW};
+pub(crate) use crate::ui::layout::{EXPORT_PNG_SCALE, EXPORT_SIZE};
 use crate::ui::link::{Acct, Batching};
 use canvas::{draw, Measured, MeasuredCanvas};
 use dom::*;
@@ -104,7 +104,8 @@ impl App {
             last_frame_ms: 0.0,
         }));
         APP.with(|a| *a.borrow_mut() = Some(app.clone()));
-        if state::read_url(&app) {
+        let embed = state::read_url(&mut app.borrow_mut().inputs);
+        if embed {
             watch_height();
         }
         CONTROLS.with(|cs| {
@@ -117,7 +118,9 @@ impl App {
         sync_inputs(&inputs);
         state::show_link_errors();
         wire(&app);
-        tight::start();
+        tight::start(worker::start(|ev: web_sys::MessageEvent| {
+            on_worker(ev.data())
+        }));
         request_frame(&app);
     }
 }
@@ -480,13 +483,13 @@ fn wire_inverse(app: &Shared) {
 /// Whether the inverse mode's question was asked for the inputs shown now: an answer
 /// that arrives after an input changed (before the frame that cancels it) is for other
 /// inputs and is dropped (hardening round 3: it used to be stored as the new inputs').
-pub(crate) fn inverse_asked_for_shown() -> bool {
+fn inverse_asked_for_shown() -> bool {
     APP.with(|a| a.borrow().clone())
         .is_some_and(|app| app.borrow().inverse_for == Some(app.borrow().inputs))
 }
 
 /// An inverse-mode answer from the tight accountant: keep it for Apply and show Apply.
-pub(crate) fn set_inverse_answer(which: &str, v: f64) {
+fn set_inverse_answer(which: &str, v: f64) {
     let Some(app) = APP.with(|a| a.borrow().clone()) else {
         return;
     };
@@ -879,7 +882,29 @@ fn debounce(
 }
 
 /// Chart C's data for a small σ from the worker: drawn if σ is still the page's.
-pub(crate) fn chart_c_answered(sigma: f64, data: Vec<(f64, crate::engine::bounds::MaxOrder)>) {
+/// Every answer of the page's worker, routed: the small-σ model's and chart C's to
+/// `heavy`, the rest to `tight`; what they hand back is applied to the page here.
+fn on_worker(data: JsValue) {
+    match dom::get(&data, "kind").as_string().as_deref() {
+        Some("rdp") => {
+            if let Some((compare, model)) = heavy::answer(&data) {
+                heavy_answered(&compare, model);
+            }
+        }
+        Some("chart-c") => {
+            if let Some((sigma, rows)) = heavy::chart_c_answer(&data) {
+                chart_c_answered(sigma, rows);
+            }
+        }
+        _ => {
+            if let Some((which, v)) = tight::answer(data, inverse_asked_for_shown()) {
+                set_inverse_answer(which, v);
+            }
+        }
+    }
+}
+
+fn chart_c_answered(sigma: f64, data: Vec<(f64, crate::engine::bounds::MaxOrder)>) {
     let Some(app) = APP.with(|a| a.borrow().clone()) else {
         return;
     };
@@ -892,7 +917,7 @@ pub(crate) fn chart_c_answered(sigma: f64, data: Vec<(f64, crate::engine::bounds
 
 /// The worker's comparison rows for the current inputs, three texts each (route,
 /// ε or "n/a", note); then a redraw when it also brought the small-σ model.
-pub(crate) fn heavy_answered(compare: &JsValue, model: bool) {
+fn heavy_answered(compare: &JsValue, model: bool) {
     if js_sys::Array::is_array(compare) {
         let rows: Vec<[String; 3]> = js_sys::Array::from(compare)
             .iter()

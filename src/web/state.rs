@@ -3,20 +3,19 @@
 
 use super::dom::*;
 use super::field::dataset_terms;
-use super::Shared;
 use crate::render::Inputs;
 use crate::ui::link::{self, Dataset, Link};
 
 pub use crate::ui::fields::{parse_field, preset, Field};
 
-/// Read the link into the app and the controls; each refused value is named next to its
-/// control (the default kept). Returns whether the link asks for iframe mode.
-pub fn read_url(app: &Shared) -> bool {
+/// Read the link into the page's inputs and the controls; each refused value is named next
+/// to its control (the default kept). Returns whether the link asks for iframe mode.
+pub fn read_url(inputs: &mut Inputs) -> bool {
     let search = window()
         .and_then(|w| w.location().search().ok())
         .unwrap_or_default();
     let (l, errors) = link::decode(&search);
-    app.borrow_mut().inputs = l.inputs;
+    *inputs = l.inputs;
     super::tight::set_acct(l.acct);
     super::tight::set_batching(l.batch);
     super::tight::set_group(l.group);

@@ -15,7 +15,7 @@ use crate::ui::page::Scheme;
 use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use web_sys::{HtmlCanvasElement, MessageEvent};
+use web_sys::HtmlCanvasElement;
 
 /// Quiet time before a request is posted (the slider is still moving before that).
 const REST_MS: i32 = 80;
@@ -251,9 +251,10 @@ thread_local! {
 }
 
 /// Start the worker (once). Without one (very old browsers) the tight numbers stay "—".
-pub fn start() {
+/// `worker`: whether the page's worker started (the page routes its answers here).
+pub fn start(worker: bool) {
     // The link's `acct` and `batch` were set when the page read its link.
-    if !super::worker::start(|ev: MessageEvent| answer(ev.data())) {
+    if !worker {
         set_text("epsilon-pld-note", "the tight accountant needs Web Workers");
         return;
     }
@@ -447,23 +448,18 @@ fn show_gap(t: &Tight) {
 }
 
 /// A message from the worker.
-fn answer(data: JsValue) {
+/// A worker answer for the tight accountant (every kind but the small-σ model's);
+/// `inverse_current`: whether the inverse mode's question is for the inputs shown. Returns
+/// the inverse mode's answer to keep for Apply (`"sigma"` or `"steps"`, the value), if any.
+pub fn answer(data: JsValue, inverse_current: bool) -> Option<(&'static str, f64)> {
     let gen = num(&data, "gen") as u32;
     let kind = get(&data, "kind").as_string().unwrap_or_default();
-    if kind == "rdp" {
-        super::heavy::answer(&data);
-        return;
-    }
-    if kind == "chart-c" {
-        super::heavy::chart_c_answer(&data);
-        return;
-    }
     let (current, fresh) = TIGHT.with(|t| {
         let t = t.borrow();
         (t.gen, t.posted.is_some() && t.posted == t.asked)
     });
     if (gen != current || !fresh) && !kind.starts_with("calibrate") {
-        return; // for inputs no longer shown: a newer request is on its way
+        return None; // for inputs no longer shown: a newer request is on its way
     }
     match kind.as_str() {
         "headline" => {
@@ -528,8 +524,8 @@ fn answer(data: JsValue) {
             TIGHT.with(|t| t.borrow_mut().most = Some((e, most)));
             redraw();
         }
-        "calibrated" => calibrated(&data),
-        "calibrate-error" if is_current_calibration(&data) && super::inverse_asked_for_shown() => {
+        "calibrated" if inverse_current => return calibrated(&data),
+        "calibrate-error" if is_current_calibration(&data) && inverse_current => {
             let which = get(&data, "which").as_string().unwrap_or_default();
             set_text(&format!("{which}-answer"), "");
             set_text(
@@ -558,6 +554,7 @@ fn answer(data: JsValue) {
         }
         _ => {}
     }
+    None
 }
 
 /// The certified band for shuffled batches from an answer, when it carries one: upper end
@@ -933,7 +930,7 @@ fn draw_tight<DB: plotters::prelude::DrawingBackend>(
     t: &Tight,
     which: &str,
     target: Option<f64>,
-    root: &plotters::prelude::DrawingArea<DB, super::Shift>,
+    root: &plotters::prelude::DrawingArea<DB, plotters::coord::Shift>,
     th: &crate::render::Theme,
 ) -> Option<tight::Drawn<DB>> {
     let c = t.charts.as_ref()?;
@@ -1084,7 +1081,7 @@ pub fn export_caption() -> Option<String> {
 /// `root` (exports); false when there is no answer yet or drawing failed.
 pub fn draw_named<DB: plotters::prelude::DrawingBackend>(
     which: &str,
-    root: &plotters::prelude::DrawingArea<DB, super::Shift>,
+    root: &plotters::prelude::DrawingArea<DB, plotters::coord::Shift>,
     th: &crate::render::Theme,
 ) -> bool {
     let target = target_eps();
@@ -1319,14 +1316,14 @@ fn is_current_calibration(data: &JsValue) -> bool {
 }
 
 /// A calibration answer from the worker (for the inputs it was asked with).
-fn calibrated(data: &JsValue) {
-    if !is_current_calibration(data) || !super::inverse_asked_for_shown() {
-        return;
+fn calibrated(data: &JsValue) -> Option<(&'static str, f64)> {
+    if !is_current_calibration(data) {
+        return None;
     }
     let which = get(data, "which").as_string().unwrap_or_default();
     let (v, e) = (num(data, "value"), num(data, "epsilon"));
     if !(v.is_finite() && e.is_finite()) {
-        return;
+        return None;
     }
     let tight = get(data, "accountant").as_string().as_deref() != Some("rdp");
     let eps = if which.starts_with("risk-") {
@@ -1358,12 +1355,12 @@ fn calibrated(data: &JsValue) {
         },
         "",
     );
-    super::set_inverse_answer(
+    Some((
         if which.ends_with("sigma") {
             "sigma"
         } else {
             "steps"
         },
         v,
-    );
+    ))
 }

@@ -17,12 +17,12 @@ use super::dom::{get, num};
 use super::field::{Control, Listener};
 use super::state::Field;
 use super::tight::{fmt_eps6, parse_answer, TightCharts};
-use super::Shift;
 use crate::engine::Conversion;
 use crate::render::{self, fmt_num, tight, Inputs, Model};
 use crate::ui::link::Batching;
 use crate::ui::page::epochs_of;
 use crate::ui::widget::Scheme;
+use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::cell::RefCell;
 use std::rc::{Rc, Weak};
@@ -907,7 +907,7 @@ fn draw_chart<E: std::fmt::Display>(
     }
     let w = px as f64;
     // Narrow: the legend moves under the plot (see `paint`); make room for it.
-    let legend = if w < super::NARROW {
+    let legend = if w < crate::ui::layout::NARROW {
         render::Theme::light(1.0).legend_strip(rows) as f64
     } else {
         0.0

@@ -1,0 +1,130 @@
+//! The layers point one way — engine ← render ← ui ← web, with the front ends (cli, api)
+//! beside web — and src/web's modules import each other without a cycle, its root (mod.rs)
+//! importing them and none importing it (#20). Read from the sources, so a new import that
+//! breaks either rule fails here.
+
+use std::collections::BTreeMap;
+use std::fs;
+
+fn sources(dir: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for e in fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(sources(p.to_str().unwrap()));
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push((p.display().to_string(), fs::read_to_string(&p).unwrap()));
+        }
+    }
+    out
+}
+
+/// Code lines only (comments and doc comments mention other layers freely).
+fn code(text: &str) -> String {
+    text.lines()
+        .filter(|l| !l.trim_start().starts_with("//"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn each_layer_imports_only_the_layers_below() {
+    let below: [(&str, &[&str]); 3] = [
+        (
+            "src/engine",
+            &[
+                "crate::render",
+                "crate::ui",
+                "crate::web",
+                "crate::cli",
+                "crate::api",
+            ],
+        ),
+        (
+            "src/render",
+            &["crate::ui", "crate::web", "crate::cli", "crate::api"],
+        ),
+        ("src/ui", &["crate::web", "crate::cli", "crate::api"]),
+    ];
+    for (dir, forbidden) in below {
+        for (path, text) in sources(dir) {
+            let text = code(&text);
+            for f in forbidden {
+                assert!(
+                    !text.contains(f),
+                    "{path} imports {f}: the layers point one way"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn src_web_has_no_import_cycle() {
+    let files = sources("src/web");
+    let name = |p: &str| {
+        std::path::Path::new(p)
+            .file_stem()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned()
+    };
+    let modules: Vec<String> = files
+        .iter()
+        .map(|(p, _)| name(p))
+        .filter(|n| n != "mod")
+        .collect();
+    let mut uses: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for (path, text) in &files {
+        let me = name(path);
+        if me == "mod" {
+            continue;
+        }
+        let text = code(text);
+        assert!(
+            !text.contains("crate::web"),
+            "{path} reaches into the page's root (crate::web)"
+        );
+        let mut deps = Vec::new();
+        for (i, _) in text.match_indices("super::") {
+            let rest = &text[i + 7..];
+            let word: String = rest
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '{')
+                .collect();
+            // `use super::{a, b}`: every name in the braces.
+            let names: Vec<String> = if word.starts_with('{') {
+                rest[1..rest.find('}').unwrap()]
+                    .split(',')
+                    .map(|s| s.trim().split("::").next().unwrap().to_string())
+                    .collect()
+            } else {
+                vec![word]
+            };
+            for n in names {
+                assert!(
+                    modules.contains(&n),
+                    "{path} uses super::{n}: only sibling modules, never the root's items"
+                );
+                if n != me && !deps.contains(&n) {
+                    deps.push(n);
+                }
+            }
+        }
+        uses.insert(me, deps);
+    }
+    // Acyclic: repeatedly remove modules whose imports are all removed.
+    let mut left = uses.clone();
+    while !left.is_empty() {
+        let ready: Vec<String> = left
+            .iter()
+            .filter(|(_, d)| d.iter().all(|x| !left.contains_key(x)))
+            .map(|(m, _)| m.clone())
+            .collect();
+        assert!(!ready.is_empty(), "import cycle among {:?}", left);
+        for m in ready {
+            left.remove(&m);
+        }
+    }
+    assert!(uses.len() >= 8, "{uses:?}");
+}
