@@ -5,7 +5,7 @@
 // from the page's own origin, so the strict CSP (default-src 'self') allows it without
 // blob: or inline code.
 //
-// Protocol: a client posts {client?, gen, q, sigma, steps, delta, charts?, epochs?,
+// Protocol (ui::protocol, version 1): a client posts {v?, client?, gen, q, sigma, steps, delta, charts?, epochs?,
 // sampling?, groupSize?, adjacency?, datasetSize?, batchSize?, maxBatch?, schemeError?, library?,
 // loaderN?, loaderB?, loaderE?}; the worker answers first {client, gen, kind: "headline", epsilon,
 // epsilonLower, shuffled?, allocation?, user?, scheme?} (or {…, kind: "error", message}; with groupSize
@@ -34,6 +34,9 @@ const newest = new Map();
 const newestCalibration = new Map();
 // One turn of the task queue: messages posted meanwhile are delivered first.
 const yieldToQueue = () => new Promise((r) => setTimeout(r, 0));
+// The protocol's version (ui::protocol::VERSION): a request may carry it as `v` and must
+// then match; every answer carries it.
+const VERSION = 1;
 const CACHE = 64;
 // The rest after the charts before the target's solve and μ-GDP (ms).
 const AFTER_CHARTS_MS = 150;
@@ -42,6 +45,9 @@ const charts = new Map();
 const gdps = new Map();
 const targets = new Map();
 const libraries = new Map();
+
+// Every answer, with the protocol's version.
+const reply = (answer) => self.postMessage({ v: VERSION, ...answer });
 
 const messageOf = (err) => String(err && err.message ? err.message : err);
 
@@ -213,6 +219,7 @@ function lineAnswer(obj) {
 // generation used to silence its client for good; a null message threw in the worker).
 function invalid(data) {
   if (data === null || typeof data !== 'object') return 'a message must be an object';
+  if (data.v !== undefined && data.v !== VERSION) return `protocol version ${String(data.v).slice(0, 20)} is not this worker's (${VERSION}): reload the page`;
   if (data.client !== undefined && typeof data.client !== 'string') return "'client' must be a string";
   if (!Number.isSafeInteger(data.gen) || data.gen < 0) return `'gen' must be a whole number >= 0, got ${String(data.gen).slice(0, 40)}`;
   const need = data.kind === 'calibrate' ? ['q', 'delta', 'target'] : ['q', 'sigma', 'steps', 'delta'];
@@ -239,7 +246,7 @@ self.onmessage = async ({ data }) => {
   if (bad !== null) {
     const client = data !== null && typeof data === 'object' && typeof data.client === 'string' ? data.client : 'page';
     const gen = data !== null && typeof data === 'object' && Number.isSafeInteger(data.gen) ? data.gen : -1;
-    self.postMessage({ client, gen, kind: data && data.kind === 'calibrate' ? 'calibrate-error' : 'error', which: data && data.which, message: `worker: ${bad}` });
+    reply({ client, gen, kind: data && data.kind === 'calibrate' ? 'calibrate-error' : 'error', which: data && data.which, message: `worker: ${bad}` });
     return;
   }
   const client = data.client ?? 'page';
@@ -254,7 +261,7 @@ self.onmessage = async ({ data }) => {
       try {
         m = heavyModel({ ...run, conversion: data.conversion }, data.omega);
       } catch (err) {
-        self.postMessage({ client, gen: data.gen, kind: 'rdp', error: messageOf(err) });
+        reply({ client, gen: data.gen, kind: 'rdp', error: messageOf(err) });
         return;
       }
     }
@@ -266,11 +273,11 @@ self.onmessage = async ({ data }) => {
     } catch {
       rows = null;
     }
-    self.postMessage({ client, gen: data.gen, kind: 'rdp', ...m, compare: rows });
+    reply({ client, gen: data.gen, kind: 'rdp', ...m, compare: rows });
     await new Promise((r) => setTimeout(r, 0));
     if (data.gen !== newest.get(client) || data.chartC === false) return;
     const c = cached(chartsC, data.sigma, () => Array.from(heavyChartC(data.sigma)));
-    if (c.ok) self.postMessage({ client, kind: 'chart-c', sigma: data.sigma, chartC: c.ok });
+    if (c.ok) reply({ client, kind: 'chart-c', sigma: data.sigma, chartC: c.ok });
     return;
   }
   if (data.kind === 'calibrate') {
@@ -291,7 +298,7 @@ self.onmessage = async ({ data }) => {
         const sigmaOf = data.which === 'risk-sigma';
         const r = JSON.parse(command(['calibrate', '--q', String(data.q), ...(sigmaOf ? ['--steps', String(data.steps)] : ['--sigma', String(data.sigma)]),
           '--tpr', String(data.target), '--fpr', String(data.fpr), '--json']));
-        self.postMessage({ client, gen: data.gen, kind: 'calibrated', which: data.which, accountant: 'pld', value: sigmaOf ? r.sigma : r.steps, epsilon: r.tpr, fpr: data.fpr });
+        reply({ client, gen: data.gen, kind: 'calibrated', which: data.which, accountant: 'pld', value: sigmaOf ? r.sigma : r.steps, epsilon: r.tpr, fpr: data.fpr });
         return;
       }
       // User-level (groupSize K > 1) or replace-one: the command line's calibrate
@@ -307,9 +314,9 @@ self.onmessage = async ({ data }) => {
         : data.which === 'sigma'
           ? calibrateSigma({ ...p, steps: data.steps })
           : calibrateSteps({ ...p, sigma: data.sigma });
-      self.postMessage({ client, gen: data.gen, kind: 'calibrated', which: data.which, accountant: acct, value: data.which === 'sigma' ? r.sigma : r.steps, epsilon: r.epsilon });
+      reply({ client, gen: data.gen, kind: 'calibrated', which: data.which, accountant: acct, value: data.which === 'sigma' ? r.sigma : r.steps, epsilon: r.epsilon });
     } catch (err) {
-      self.postMessage({ client, gen: data.gen, kind: 'calibrate-error', which: data.which, message: messageOf(err) });
+      reply({ client, gen: data.gen, kind: 'calibrate-error', which: data.which, message: messageOf(err) });
     }
     return;
   }
@@ -367,10 +374,10 @@ self.onmessage = async ({ data }) => {
   }
   const h = cached(headlines, key, () => epsilon({ ...p, delta: data.delta, accountant: 'pld' }));
   if (h.err !== undefined) {
-    self.postMessage({ client, gen: data.gen, kind: 'error', message: h.err, shuffled, allocation, user, scheme });
+    reply({ client, gen: data.gen, kind: 'error', message: h.err, shuffled, allocation, user, scheme });
     return;
   }
-  self.postMessage({ client, gen: data.gen, kind: 'headline', epsilon: h.ok.epsilon, epsilonLower: h.ok.epsilonLower, shuffled, allocation, user, scheme });
+  reply({ client, gen: data.gen, kind: 'headline', epsilon: h.ok.epsilon, epsilonLower: h.ok.epsilonLower, shuffled, allocation, user, scheme });
   if (data.charts === false) return;
   // Let a newer request pre-empt the (slower) charts.
   await new Promise((r) => setTimeout(r, 0));
@@ -385,8 +392,8 @@ self.onmessage = async ({ data }) => {
   const c = own
     ? cached(charts, JSON.stringify(sc.key), () => schemeCharts(sc, own))
     : cached(charts, key, () => chartsFor(p, data.delta, h.ok));
-  if (c.err !== undefined) self.postMessage({ client, gen: data.gen, kind: 'charts-error', message: c.err });
-  else self.postMessage({ client, gen: data.gen, kind: 'charts', ...c.ok });
+  if (c.err !== undefined) reply({ client, gen: data.gen, kind: 'charts-error', message: c.err });
+  else reply({ client, gen: data.gen, kind: 'charts', ...c.ok });
   // The target ε (asked with target: ε): the most steps whose certified ε meets it — the
   // very call "What do I need?"'s "Most steps" makes, so the chart's sentence and the inverse
   // mode agree: {kind: "target", target, steps} or {kind: "target", target, error}.
@@ -401,7 +408,7 @@ self.onmessage = async ({ data }) => {
     const r = cached(targets, tk, () => (own
       ? sc.most(data.target)
       : calibrateSteps({ q: data.q, sigma: data.sigma, delta: data.delta, epsilon: data.target, accountant: 'pld' }).steps));
-    self.postMessage(r.err !== undefined
+    reply(r.err !== undefined
       ? { client, gen: data.gen, kind: 'target', target: data.target, error: r.err }
       : { client, gen: data.gen, kind: 'target', target: data.target, steps: r.ok });
   }
@@ -414,8 +421,8 @@ self.onmessage = async ({ data }) => {
       ? cached(gdps, JSON.stringify(sc.key), () => JSON.parse(command(['gdp', ...sc.flags, ...(sc.stepFlags || []), '--json'])))
       : cached(gdps, JSON.stringify([data.q, data.sigma, data.steps]), () =>
         JSON.parse(command(['gdp', '--q', String(data.q), '--sigma', String(data.sigma), '--steps', String(data.steps), '--json'])));
-    if (g.err !== undefined) self.postMessage({ client, gen: data.gen, kind: 'gdp', error: g.err });
-    else self.postMessage({ client, gen: data.gen, kind: 'gdp', mu: g.ok.mu, muLower: g.ok.mu_lower, regret: g.ok.regret, tradeoff: g.ok.tradeoff });
+    if (g.err !== undefined) reply({ client, gen: data.gen, kind: 'gdp', error: g.err });
+    else reply({ client, gen: data.gen, kind: 'gdp', mu: g.ok.mu, muLower: g.ok.mu_lower, regret: g.ok.regret, tradeoff: g.ok.tradeoff });
   }
   // "What your library reports" (asked with library: true, Poisson sampling of one example):
   // the command line's `libraries` — each library's own output for this run, computed —
@@ -430,6 +437,6 @@ self.onmessage = async ({ data }) => {
       ? ['--dataset-size', String(data.loaderN), '--batch-size', String(data.loaderB), '--epochs', String(data.loaderE)]
       : ['--q', String(data.q), '--steps', String(data.steps)];
     const lib = cached(libraries, JSON.stringify([terms, data.sigma, data.delta]), () => JSON.parse(command(['libraries', ...terms, '--sigma', String(data.sigma), '--delta', String(data.delta), '--json'])));
-    if (lib.ok !== undefined) self.postMessage({ client, gen: data.gen, kind: 'library', rows: lib.ok.rows });
+    if (lib.ok !== undefined) reply({ client, gen: data.gen, kind: 'library', rows: lib.ok.rows });
   }
 };

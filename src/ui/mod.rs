@@ -6,4 +6,5 @@ pub mod fields;
 pub mod layout;
 pub mod link;
 pub mod page;
+pub mod protocol;
 pub mod widget;

@@ -43,41 +43,6 @@ pub fn model_for(i: &Inputs) -> Option<Model> {
     Model::from_heavy(*i, h).ok()
 }
 
-/// Truncated Poisson's and fixed-size batches' sizes on a worker request (page and
-/// widget): `datasetSize`, `batchSize`, `maxBatch`, or `schemeError`, why they cannot be
-/// asked; nothing for the other schemes.
-pub(crate) fn set_sizes(o: &js_sys::Object, sc: &crate::ui::page::Scheme, i: &Inputs) {
-    let set = |k: &str, v: JsValue| {
-        let _ = js_sys::Reflect::set(o, &k.into(), &v);
-    };
-    match sc.sizes(i) {
-        Ok(Some(z)) => {
-            set("datasetSize", (z.dataset_size as f64).into());
-            set("batchSize", (z.batch_size as f64).into());
-            set("maxBatch", (z.max_batch as f64).into());
-        }
-        Ok(None) => {}
-        Err(m) => set("schemeError", m.into()),
-    }
-}
-
-/// The run as every worker request carries it (page and widget, tight ε and the RDP
-/// model): `{q, sigma, steps, delta, omega, conversion}`.
-pub(crate) fn run_message(i: &Inputs) -> js_sys::Object {
-    let o = js_sys::Object::new();
-    for (k, v) in [
-        ("q", i.q.into()),
-        ("sigma", i.sigma.into()),
-        ("steps", (i.steps as f64).into()),
-        ("delta", i.delta.into()),
-        ("omega", i.omega.into()),
-        ("conversion", JsValue::from(i.conversion.name())),
-    ] {
-        let _ = js_sys::Reflect::set(&o, &k.into(), &v);
-    }
-    o
-}
-
 /// Ask the worker for the comparison and chart C for `i`, and for the model too when
 /// `model` (small σ): once per distinct request; the newest request wins.
 pub fn request(i: Inputs, model: bool) {
@@ -89,15 +54,7 @@ pub fn request(i: Inputs, model: bool) {
         }
         s.asked = Some((i, model));
         s.gen += 1;
-        let msg = run_message(&i);
-        for (k, v) in [
-            ("gen", JsValue::from(s.gen)),
-            ("kind", "rdp".into()),
-            ("client", "page-rdp".into()),
-            ("model", model.into()),
-        ] {
-            let _ = js_sys::Reflect::set(&msg, &k.into(), &v);
-        }
+        let msg = super::worker::object(&crate::ui::protocol::rdp(&i, s.gen, model));
         if !super::worker::post(&msg) {
             set_text(
                 "sentence",

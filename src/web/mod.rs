@@ -885,13 +885,17 @@ fn debounce(
 /// Every answer of the page's worker, routed: the small-σ model's and chart C's to
 /// `heavy`, the rest to `tight`; what they hand back is applied to the page here.
 fn on_worker(data: JsValue) {
-    match dom::get(&data, "kind").as_string().as_deref() {
-        Some("rdp") => {
+    use crate::ui::protocol::Kind;
+    let kind = dom::get(&data, "kind")
+        .as_string()
+        .and_then(|k| Kind::parse(&k));
+    match kind {
+        Some(Kind::Rdp) => {
             if let Some((compare, model)) = heavy::answer(&data) {
                 heavy_answered(&compare, model);
             }
         }
-        Some("chart-c") => {
+        Some(Kind::ChartC) => {
             if let Some((sigma, rows)) = heavy::chart_c_answer(&data) {
                 chart_c_answered(sigma, rows);
             }

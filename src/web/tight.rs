@@ -12,6 +12,7 @@ use crate::render::{fmt_num, Inputs};
 use crate::ui::link::{Acct, Batching};
 use crate::ui::page::reason_in_words;
 use crate::ui::page::Scheme;
+use crate::ui::protocol::{self, Value};
 use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -321,19 +322,6 @@ fn mark_charts(stale: bool) {
     }
 }
 
-/// The worker's request object: the generation and the run.
-fn message(gen: u32, i: &Inputs) -> js_sys::Object {
-    let msg = super::heavy::run_message(i);
-    let _ = js_sys::Reflect::set(&msg, &"gen".into(), &gen.into());
-    // μ-GDP with its fit, after the charts (a message of its own, kind "gdp").
-    let _ = js_sys::Reflect::set(&msg, &"gdp".into(), &true.into());
-    // The target ε: when it is reached (kind "target", the same solve as "Most steps").
-    if let Some(e) = target_eps() {
-        let _ = js_sys::Reflect::set(&msg, &"target".into(), &e.into());
-    }
-    msg
-}
-
 /// The target ε changed: ask again for the inputs shown (the worker's caches answer the
 /// headline and charts at once; the target's solve is new).
 pub fn repost() {
@@ -352,8 +340,9 @@ fn post(i: Inputs) {
     // The epochs read the page's dataset boxes: before TIGHT is borrowed.
     let sc = scheme(&i);
     let loader = loader_terms(&i);
-    let (batch, k, adj) = (sc.sampling, sc.group, sc.adjacency);
+    let batch = sc.sampling;
     let epochs = (batch != Batching::Poisson).then(|| epochs_for(&i));
+    let target = target_eps();
     let scheme = (!sc.is_plain()).then(|| {
         let (t, e) = crate::ui::page::epochs_of(&i);
         (sc, t, epochs.unwrap_or(e))
@@ -368,31 +357,22 @@ fn post(i: Inputs) {
         t.posted = Some(i);
         t.posted_scheme = scheme;
         t.most = None;
-        let msg = message(t.gen, &i);
-        if let Some(e) = epochs {
-            let _ = js_sys::Reflect::set(&msg, &"epochs".into(), &e.into());
-            let _ = js_sys::Reflect::set(&msg, &"sampling".into(), &batch.name().into());
-        }
-        if k > 1 {
-            let _ = js_sys::Reflect::set(&msg, &"groupSize".into(), &k.into());
-        }
-        if adj != Adjacency::AddRemove {
-            let _ = js_sys::Reflect::set(&msg, &"adjacency".into(), &adj.name().into());
-        }
-        let set = |k: &str, v: JsValue| {
-            let _ = js_sys::Reflect::set(&msg, &k.into(), &v);
+        let ask = protocol::Tight {
+            charts: true,
+            // μ-GDP with its fit, after the charts.
+            gdp: true,
+            // The target ε: when it is reached (the same solve as "Most steps").
+            target,
+            // The library rows (Poisson sampling of one example): Opacus' loader terms.
+            library: sc.is_plain().then_some(loader),
         };
-        // The library rows (Poisson sampling of one example): Opacus' loader terms.
-        if sc.is_plain() {
-            set("library", true.into());
-            if let Some([n, b, e]) = loader {
-                set("loaderN", n.into());
-                set("loaderB", b.into());
-                set("loaderE", e.into());
-            }
-        }
-        super::heavy::set_sizes(&msg, &sc, &i);
-        super::worker::post(&msg);
+        super::worker::post_fields(&protocol::tight(
+            &i,
+            Some(t.gen),
+            &sc,
+            epochs.unwrap_or(f64::NAN),
+            ask,
+        ));
     });
 }
 
@@ -453,16 +433,17 @@ fn show_gap(t: &Tight) {
 /// the inverse mode's answer to keep for Apply (`"sigma"` or `"steps"`, the value), if any.
 pub fn answer(data: JsValue, inverse_current: bool) -> Option<(&'static str, f64)> {
     let gen = num(&data, "gen") as u32;
-    let kind = get(&data, "kind").as_string().unwrap_or_default();
+    let kind = protocol::Kind::parse(&get(&data, "kind").as_string().unwrap_or_default())?;
     let (current, fresh) = TIGHT.with(|t| {
         let t = t.borrow();
         (t.gen, t.posted.is_some() && t.posted == t.asked)
     });
-    if (gen != current || !fresh) && !kind.starts_with("calibrate") {
+    if (gen != current || !fresh) && !kind.is_calibration() {
         return None; // for inputs no longer shown: a newer request is on its way
     }
-    match kind.as_str() {
-        "headline" => {
+    use protocol::Kind;
+    match kind {
+        Kind::Headline => {
             let (up, lo) = (num(&data, "epsilon"), num(&data, "epsilonLower"));
             if let Some(e) = doc().and_then(|d| d.get_element_by_id("epsilon-pld")) {
                 e.set_text_content(Some(&crate::render::fmt_eps(up)));
@@ -496,7 +477,7 @@ pub fn answer(data: JsValue, inverse_current: bool) -> Option<(&'static str, f64
             show_scheme(&data);
             set_class("tight", "updating", false);
         }
-        "charts" => {
+        Kind::Charts => {
             let c = parse_answer(&data);
             mark_charts(false);
             TIGHT.with(|t| {
@@ -507,15 +488,15 @@ pub fn answer(data: JsValue, inverse_current: bool) -> Option<(&'static str, f64
             // A chart that failed stands alone: cleared, with its reason (in redraw).
             redraw();
         }
-        "library" => show_library(&data),
-        "gdp" => {
+        Kind::Library => show_library(&data),
+        Kind::Gdp => {
             let text = match get(&data, "error").as_string() {
                 Some(m) => format!("μ-GDP unavailable: {}", reason_in_words(&m)),
                 None => gdp_text(&data),
             };
             set_text("gdp-summary", &text);
         }
-        "target" => {
+        Kind::Target => {
             let e = num(&data, "target");
             let most = match get(&data, "error").as_string() {
                 Some(m) => Err(reason_in_words(&m)),
@@ -524,8 +505,8 @@ pub fn answer(data: JsValue, inverse_current: bool) -> Option<(&'static str, f64
             TIGHT.with(|t| t.borrow_mut().most = Some((e, most)));
             redraw();
         }
-        "calibrated" if inverse_current => return calibrated(&data),
-        "calibrate-error" if is_current_calibration(&data) && inverse_current => {
+        Kind::Calibrated if inverse_current => return calibrated(&data),
+        Kind::CalibrateError if is_current_calibration(&data) && inverse_current => {
             let which = get(&data, "which").as_string().unwrap_or_default();
             set_text(&format!("{which}-answer"), "");
             set_text(
@@ -537,7 +518,7 @@ pub fn answer(data: JsValue, inverse_current: bool) -> Option<(&'static str, f64
                 &reason_in_words(&get(&data, "message").as_string().unwrap_or_default()),
             );
         }
-        "error" => {
+        Kind::Error => {
             let m = get(&data, "message").as_string().unwrap_or_default();
             TIGHT.with(|t| t.borrow_mut().answered = gen);
             unavailable(&m);
@@ -547,7 +528,7 @@ pub fn answer(data: JsValue, inverse_current: bool) -> Option<(&'static str, f64
             show_allocation(&data);
             show_scheme(&data);
         }
-        "charts-error" => {
+        Kind::ChartsError => {
             let m = get(&data, "message").as_string().unwrap_or_default();
             clear_charts(&reason_in_words(&m));
             set_class("tight", "updating", false);
@@ -1248,7 +1229,7 @@ pub fn calibrate_risk(which: &str, i: Inputs, tpr: f64, fpr: f64) {
     post_calibration(
         which,
         i,
-        &[("target", tpr.into()), ("fpr", fpr.into())],
+        vec![("target", Value::Num(tpr)), ("fpr", Value::Num(fpr))],
         "risk-error",
     );
 }
@@ -1261,7 +1242,10 @@ pub fn calibrate(which: &str, i: Inputs, target: f64) {
     post_calibration(
         which,
         i,
-        &[("target", target.into()), ("accountant", acct.into())],
+        vec![
+            ("target", Value::Num(target)),
+            ("accountant", Value::Text(acct.into())),
+        ],
         "target-error",
     );
 }
@@ -1269,29 +1253,15 @@ pub fn calibrate(which: &str, i: Inputs, target: f64) {
 /// One calibration request to the worker (`kind` "calibrate", its `which`, the run shown
 /// with its examples per user and adjacency, and `extra`); `error_id` says when there is
 /// no worker. The worker echoes `gen`: here the calibration's sequence number.
-fn post_calibration(which: &str, i: Inputs, extra: &[(&str, JsValue)], error_id: &str) {
+fn post_calibration(which: &str, i: Inputs, extra: protocol::Fields, error_id: &str) {
     let (group, adj) = (group(), adjacency()); // before TIGHT is borrowed mutably
     TIGHT.with(|t| {
         let mut t = t.borrow_mut();
         let k = slot(which);
         t.calib[k] += 1;
-        let msg = message(t.calib[k], &i);
-        let set = |key: &str, v: &JsValue| {
-            let _ = js_sys::Reflect::set(&msg, &key.into(), v);
-        };
-        set("kind", &"calibrate".into());
-        set("which", &which.into());
-        for (key, v) in extra {
-            set(key, v);
-        }
         // User-level or replace-one: calibrated for that run (the tight accountant).
-        if group > 1 {
-            set("groupSize", &group.into());
-        }
-        if adj != Adjacency::AddRemove {
-            set("adjacency", &adj.name().into());
-        }
-        if super::worker::post(&msg) {
+        let fields = protocol::calibrate(&i, t.calib[k], which, extra, group, adj);
+        if super::worker::post_fields(&fields) {
             set_text(&format!("{which}-answer"), "computing…");
         } else {
             set_text(error_id, "the calculator's worker is not available");

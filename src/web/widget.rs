@@ -260,7 +260,7 @@ impl Widget {
         if !super::heavy::is_heavy(&inp) || done {
             return JsValue::UNDEFINED;
         }
-        super::heavy::run_message(&inp).into()
+        super::worker::object(&crate::ui::protocol::run(&inp, None)).into()
     }
 
     /// The worker's answer to the last `heavyRequest` (widget.js drops older ones):
@@ -314,32 +314,26 @@ impl Widget {
         let Some(m) = &i.model else {
             return JsValue::UNDEFINED;
         };
-        let o = super::heavy::run_message(&m.inputs);
         // Tight charts only for a widget near the viewport (hardening round 3, #4: two hundred
         // widgets far from the screen each had the worker compute three charts); widget.js
-        // asks again when it comes near.
+        // asks again when it comes near. μ-GDP with its fit goes under the risk chart (after
+        // the charts). Another scheme: the worker's batch line for t = ⌊1/q⌋ and E = ⌈T·q⌉
+        // (as the page); user-level, replace-one, and the sizes of truncated Poisson and
+        // fixed-size batches (or why they cannot be asked).
         let charts = i.settings.shown_charts().tight() && !i.offscreen;
-        let _ = js_sys::Reflect::set(&o, &"charts".into(), &charts.into());
-        // μ-GDP with its fit goes under the risk chart (after the charts).
-        let gdp = charts && i.settings.shown_charts().risk;
-        let _ = js_sys::Reflect::set(&o, &"gdp".into(), &gdp.into());
-        // Another scheme: the worker's batch line for t = ⌊1/q⌋ and E = ⌈T·q⌉ (as the page).
-        if i.settings.sampling != Batching::Poisson {
-            let _ = js_sys::Reflect::set(&o, &"epochs".into(), &epochs_of(&m.inputs).1.into());
-            let _ =
-                js_sys::Reflect::set(&o, &"sampling".into(), &i.settings.sampling.name().into());
-        }
-        // User-level: the worker's `user` answer (the command line's --group-size).
-        if i.settings.group > 1 {
-            let _ = js_sys::Reflect::set(&o, &"groupSize".into(), &i.settings.group.into());
-        }
-        if i.settings.adjacency != crate::engine::Adjacency::AddRemove {
-            let _ =
-                js_sys::Reflect::set(&o, &"adjacency".into(), &i.settings.adjacency.name().into());
-        }
-        // Truncated Poisson and fixed-size batches: their sizes, or why they cannot be asked.
-        super::heavy::set_sizes(&o, &i.settings.scheme(), &m.inputs);
-        o.into()
+        let ask = crate::ui::protocol::Tight {
+            charts,
+            gdp: charts && i.settings.shown_charts().risk,
+            ..Default::default()
+        };
+        let fields = crate::ui::protocol::tight(
+            &m.inputs,
+            None,
+            &i.settings.scheme(),
+            epochs_of(&m.inputs).1,
+            ask,
+        );
+        super::worker::object(&fields).into()
     }
 
     /// The worker's answer for the last `tightRequest` (widget.js drops older ones):

@@ -40,3 +40,23 @@ pub fn post(msg: &JsValue) -> bool {
         None => false,
     })
 }
+
+/// A request's fields ([`crate::ui::protocol`]) as the JS object the worker reads.
+pub fn object(fields: &crate::ui::protocol::Fields) -> js_sys::Object {
+    use crate::ui::protocol::Value;
+    let o = js_sys::Object::new();
+    for (k, v) in fields {
+        let v = match v {
+            Value::Num(x) => JsValue::from_f64(*x),
+            Value::Text(t) => JsValue::from_str(t),
+            Value::Bool(b) => JsValue::from_bool(*b),
+        };
+        let _ = js_sys::Reflect::set(&o, &(*k).into(), &v);
+    }
+    o
+}
+
+/// Post a request ([`crate::ui::protocol`]); false as for [`post`].
+pub fn post_fields(fields: &crate::ui::protocol::Fields) -> bool {
+    post(&object(fields).into())
+}

@@ -219,6 +219,8 @@ try {
         last.set(c, gen);
         w.postMessage({ client: c, gen, charts: false, ...run });
       }
+      // Another protocol version is refused by name (ui::protocol::VERSION = 1).
+      w.postMessage({ v: 2, client: 'other-version', gen: 1, q: 0.01, sigma: 1, steps: 10, delta: 1e-5 });
       const deadline = performance.now() + 30000;
       const answered = () => clients.every((c) => got.some((g) => g.client === c && g.gen === last.get(c) && (g.kind === 'headline' || g.kind === 'error')));
       while (!answered() && performance.now() < deadline) await new Promise((res) => setTimeout(res, 50));
@@ -230,6 +232,10 @@ try {
         const later = got.filter((g) => g.client === c && g.at > fin.at && (g.kind === 'headline' || g.kind === 'error'));
         if (later.length) problems.push(`client ${c}: ${later.length} answer(s) after its newest (gens ${later.map((g) => g.gen).join(',')})`);
       }
+      const refused = got.find((g) => g.client === 'other-version');
+      if (!refused || refused.kind !== 'error' || !/protocol version 2/.test(refused.message)) problems.push(`a request of protocol version 2 was not refused by name: ${JSON.stringify(refused)}`);
+      const unversioned = got.filter((g) => g.v !== 1);
+      if (unversioned.length) problems.push(`${unversioned.length} answer(s) without the protocol's version`);
       for (const g of got.filter((g) => g.kind === 'headline')) {
         const runs = sent.get(`${g.client}|${g.gen}`);
         if (!runs) { problems.push(`an answer for a generation never sent: ${g.client}|${g.gen}`); continue; }
