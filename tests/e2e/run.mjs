@@ -352,7 +352,7 @@ try {
       const box = document.querySelector('#sigma');
       const pld = document.querySelector('#epsilon-pld');
       const head = [], charts = [];
-      for (let i = 0; i < 8; i++) {
+      for (let i = 0; i < 20; i++) {
         const before = pld.getAttribute('data-value');
         box.value = String(1.13 + i * 0.01);
         box.dispatchEvent(new Event('input', { bubbles: true }));
@@ -363,10 +363,10 @@ try {
         while (document.querySelector('figure.stale') && performance.now() - t0 < 30000) await new Promise((r) => setTimeout(r, 5));
         charts.push(performance.now() - t0);
       }
-      const stat = (xs) => { const s = [...xs].sort((a, b) => a - b); return { p50: s[Math.floor(s.length / 2)], max: s[s.length - 1] }; };
+      const stat = (xs) => { const s = [...xs].sort((a, b) => a - b); return { p50: s[Math.floor(s.length / 2)], p95: s[Math.ceil(0.95 * s.length) - 1], max: s[s.length - 1] }; };
       return { headline: stat(head), charts: stat(charts) };
     });
-    console.log(`bench tight (page, MNIST-like, σ typed): new #epsilon-pld p50 ${tight.headline.p50.toFixed(0)} ms, max of 8 ${tight.headline.max.toFixed(0)} ms; three tight charts p50 ${tight.charts.p50.toFixed(0)} ms, max ${tight.charts.max.toFixed(0)} ms (from the input event, incl. the 80 ms rest)`);
+    console.log(`bench tight (page, MNIST-like, σ typed, 20 values): new #epsilon-pld p50 ${tight.headline.p50.toFixed(0)} ms, p95 ${tight.headline.p95.toFixed(0)} ms; three tight charts p50 ${tight.charts.p50.toFixed(0)} ms, p95 ${tight.charts.p95.toFixed(0)} ms (goal 150 / 300 ms; from the input event, incl. the 80 ms rest)`);
     await writeFile(join(OUT, 'bench-tight-updates.json'), JSON.stringify(tight, null, 2));
     // Structural: every typed σ got its own tight ε before the loop's 20 s cap (the time
     // itself is the benchmark line above; it used to be a 2 s pass/fail bar).
