@@ -1117,46 +1117,54 @@ pub fn compare(
 /// `{training: {steps, pldUpper, pldLower, rdp}?, profile: [{epsilon, delta: {upper,
 /// lower}, rdp}]?, risk: {fpr, tpr, curve: [{fpr, tpr}]}?, errors: {training?, profile?,
 /// risk?}}` (a part that fails is absent, its reason under `errors`).
+/// `part`: "training", "profile-risk" (ε over training apart from the profile and the risk,
+/// computed side by side by two workers), anything else all three.
 #[cfg(feature = "worker")]
 #[wasm_bindgen(js_name = tightCharts, skip_typescript)]
-pub fn tight_charts(p: JsValue, upper: f64, lower: f64) -> Result<JsValue, JsError> {
-    use crate::render::tight;
+pub fn tight_charts(p: JsValue, upper: f64, lower: f64, part: &str) -> Result<JsValue, JsError> {
+    use crate::render::tight::{self, Parts};
     use serde_json::{json, Value};
     let a = Args::parse("tightCharts", p, &["q", "sigma", "steps", "delta"])?;
     let (m, t, d) = (a.sgm()?, a.steps()?, a.need("delta", a.delta)?);
     let run = (upper.is_finite() && lower.is_finite()).then_some((upper, lower));
-    let c = tight::charts_data(m, t, d, run);
+    let parts = match part {
+        "training" => Parts::Training,
+        "profile-risk" => Parts::ProfileRisk,
+        _ => Parts::All,
+    };
+    let c = tight::charts_data(m, t, d, run, parts);
     let mut o = serde_json::Map::new();
     let mut errors = serde_json::Map::new();
-    let mut part = |name: &str, v: Result<Value, crate::engine::Error>| match v {
-        Ok(v) => {
+    let mut part = |name: &str, v: Option<Result<Value, crate::engine::Error>>| match v {
+        Some(Ok(v)) => {
             o.insert(name.into(), v);
         }
-        Err(e) => {
+        Some(Err(e)) => {
             errors.insert(name.into(), json!(e.to_string()));
         }
+        None => {}
     };
     part(
         "training",
-        c.training.map(|t| {
+        c.training.map(|r| r.map(|t| {
             json!({"steps": t.steps, "pldUpper": t.pld_upper, "pldLower": t.pld_lower, "rdp": t.rdp})
-        }),
+        })),
     );
     part(
         "profile",
-        c.profile.map(|rows| {
+        c.profile.map(|r| r.map(|rows| {
             json!(rows
                 .iter()
                 .map(|r| json!({"epsilon": r.epsilon, "delta": {"upper": r.upper, "lower": r.lower}, "rdp": r.rdp}))
                 .collect::<Vec<_>>())
-        }),
+        })),
     );
     part(
         "risk",
-        c.risk.map(|r| {
+        c.risk.map(|r| r.map(|r| {
             json!({"fpr": r.fpr, "tpr": r.tpr,
                 "curve": r.curve.iter().map(|(f, t)| json!({"fpr": f, "tpr": t})).collect::<Vec<_>>()})
-        }),
+        })),
     );
     o.insert("errors".into(), Value::Object(errors));
     out(&Value::Object(o))

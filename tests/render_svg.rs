@@ -621,8 +621,8 @@ fn tight_chart_data_is_the_engines() {
     let m = Sgm::new(256.0 / 60000.0, 1.1).unwrap();
     let (t, d) = (14063u64, 1e-5);
     let head = pld::epsilon(m, t, d).unwrap().epsilon;
-    let c = tight::charts_data(m, t, d, Some((head.upper, head.lower)));
-    let tr = c.training.unwrap();
+    let c = tight::charts_data(m, t, d, Some((head.upper, head.lower)), tight::Parts::All);
+    let tr = c.training.unwrap().unwrap();
     assert_eq!(tr.steps.len(), 16);
     assert_eq!((tr.steps[0], tr.steps[15]), (1.0, t as f64));
     assert!(tr.steps.windows(2).all(|w| w[0] < w[1]));
@@ -638,7 +638,7 @@ fn tight_chart_data_is_the_engines() {
             "{i}"
         );
     }
-    let rows = c.profile.unwrap();
+    let rows = c.profile.unwrap().unwrap();
     assert_eq!(rows.len(), 60);
     assert!((rows[59].epsilon - 2.5 * head.upper).abs() < 1e-9 * head.upper);
     let run = Run::with_default_orders(m, t).unwrap();
@@ -652,7 +652,7 @@ fn tight_chart_data_is_the_engines() {
             run.delta(r.epsilon, Conversion::Improved).unwrap().value
         );
     }
-    let risk = c.risk.unwrap();
+    let risk = c.risk.unwrap().unwrap();
     assert_eq!(risk.fpr, pld::DEFAULT_FPRS);
     let cli = sgm_rdp::cli::run(
         &[
@@ -679,4 +679,23 @@ fn tight_chart_data_is_the_engines() {
     }
     assert_eq!(risk.curve.len(), 60);
     assert!(risk.curve.windows(2).all(|w| w[0].1 <= w[1].1 + 1e-15));
+    // The two halves the worker computes side by side are the whole's.
+    let a = tight::charts_data(
+        m,
+        t,
+        d,
+        Some((head.upper, head.lower)),
+        tight::Parts::Training,
+    );
+    let b = tight::charts_data(
+        m,
+        t,
+        d,
+        Some((head.upper, head.lower)),
+        tight::Parts::ProfileRisk,
+    );
+    assert!(a.profile.is_none() && a.risk.is_none() && b.training.is_none());
+    assert_eq!(a.training.unwrap().unwrap(), tr);
+    assert_eq!(b.profile.unwrap().unwrap(), rows);
+    assert_eq!(b.risk.unwrap().unwrap(), risk);
 }

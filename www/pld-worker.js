@@ -88,10 +88,65 @@ const charted = (errors) => (name, f) => {
 // rates) and joins the headline's tighter bracket at the run's last step. Each chart stands
 // alone (hardening round 3, #11): one that fails is reported in `errors` under its name and
 // the others are still drawn; only when all three fail is the whole answer an error.
-function chartsFor(p, d, headline) {
-  const c = tightCharts({ ...p, delta: d }, headline ? headline.epsilon : NaN, headline ? headline.epsilonLower : NaN);
+async function chartsFor(p, d, headline) {
+  const run = { ...p, delta: d };
+  const [up, lo] = headline ? [headline.epsilon, headline.epsilonLower] : [NaN, NaN];
+  // The profile and the risk on the helper (another core) while ε over training is
+  // computed here; without a helper (or the headline the profile's range needs), in turn.
+  const side = helper && headline ? askHelper({ run, up, lo }) : null;
+  let c;
+  if (side) {
+    const a = tightCharts(run, up, lo, 'training');
+    const b = (await side) ?? tightCharts(run, up, lo, 'profile-risk');
+    c = { training: a.training, profile: b.profile, risk: b.risk, errors: { ...a.errors, ...b.errors } };
+  } else {
+    c = tightCharts(run, up, lo, 'all');
+  }
   if (!c.training && !c.profile && !c.risk) throw new Error(c.errors.training);
   return c;
+}
+
+// The helper: this same script as a nested worker (`?helper`), answering only
+// {id, run, up, lo} with the profile and the risk ({id, result}, result null when it
+// failed). Where a worker cannot start one (a cross-origin script from a widget's blob:
+// worker, older browsers) there is none and the charts are computed in turn.
+const isHelper = new URL(import.meta.url).searchParams.has('helper');
+let helper = null;
+let helperSeq = 0;
+const helping = new Map();
+if (!isHelper && typeof Worker !== 'undefined') {
+  try {
+    helper = new Worker(new URL('./pld-worker.js?helper', import.meta.url), { type: 'module' });
+    helper.onmessage = ({ data }) => {
+      const done = helping.get(data.id);
+      helping.delete(data.id);
+      if (done) done(data.result ?? null);
+    };
+    helper.onerror = () => {
+      helper = null;
+      for (const done of helping.values()) done(null);
+      helping.clear();
+    };
+  } catch {
+    helper = null;
+  }
+}
+function askHelper(req) {
+  return new Promise((done) => {
+    const id = ++helperSeq;
+    helping.set(id, done);
+    helper.postMessage({ id, ...req });
+  });
+}
+async function help({ data }) {
+  await ready;
+  let result = null;
+  try {
+    result = tightCharts(data.run, data.up, data.lo, 'profile-risk');
+  } catch {
+    result = null;
+  }
+  self.postMessage({ id: data.id, result });
 }
 
 // A run the command line names by a scheme (the page's batching control, its examples-per-user
@@ -241,7 +296,26 @@ function invalid(data) {
   return null;
 }
 
-self.onmessage = async ({ data }) => {
+// A small LRU for answers computed asynchronously (the charts: the helper's half is awaited).
+async function cachedAsync(map, key, compute) {
+  if (map.has(key)) {
+    const v = map.get(key);
+    map.delete(key);
+    map.set(key, v);
+    return v;
+  }
+  let v;
+  try {
+    v = { ok: await compute() };
+  } catch (err) {
+    v = { err: messageOf(err) };
+  }
+  map.set(key, v);
+  if (map.size > CACHE) map.delete(map.keys().next().value);
+  return v;
+}
+
+self.onmessage = isHelper ? help : async ({ data }) => {
   const bad = invalid(data);
   if (bad !== null) {
     const client = data !== null && typeof data === 'object' && typeof data.client === 'string' ? data.client : 'page';
@@ -391,7 +465,9 @@ self.onmessage = async ({ data }) => {
   const sc = own && schemeOf(data);
   const c = own
     ? cached(charts, JSON.stringify(sc.key), () => schemeCharts(sc, own))
-    : cached(charts, key, () => chartsFor(p, data.delta, h.ok));
+    : await cachedAsync(charts, key, () => chartsFor(p, data.delta, h.ok));
+  // (While the helper's half was awaited, a newer request may have come.)
+  if (!current()) return;
   if (c.err !== undefined) reply({ client, gen: data.gen, kind: 'charts-error', message: c.err });
   else reply({ client, gen: data.gen, kind: 'charts', ...c.ok });
   // The target ε (asked with target: ε): the most steps whose certified ε meets it — the

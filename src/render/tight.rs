@@ -593,12 +593,28 @@ pub fn risk_data(sgm: Sgm, steps: u64, fprs: &[f64]) -> Result<Risk, Error> {
 
 /// The three tight charts of a Poisson run of one example (add/remove), each standing alone
 /// (a part that fails carries its reason; the others are still drawn): ε over training at
-/// 16 checkpoints, the profile up to 2.5 × the largest certified ε shown (at least 2.5e-3),
-/// the attack risk at [`crate::engine::pld::DEFAULT_FPRS`]. What the page's worker answers.
+/// 16 checkpoints, the profile up to [`profile_top`], the attack risk at
+/// [`crate::engine::pld::DEFAULT_FPRS`]. What the page's worker answers; a part not asked
+/// ([`Parts`]) is None.
 pub struct ChartsData {
-    pub training: Result<Training, Error>,
-    pub profile: Result<Vec<ProfileRow>, Error>,
-    pub risk: Result<Risk, Error>,
+    pub training: Option<Result<Training, Error>>,
+    pub profile: Option<Result<Vec<ProfileRow>, Error>>,
+    pub risk: Option<Result<Risk, Error>>,
+}
+
+/// Which of the charts to compute: all, or ε over training apart from the profile and the
+/// risk (the worker computes the two halves side by side).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Parts {
+    All,
+    Training,
+    ProfileRisk,
+}
+
+/// The profile's largest ε: 2.5 × the largest certified ε over training — the run's own
+/// (`run_upper`, the headline's) when known — at least 2.5e-3.
+pub fn profile_top(run_upper: f64) -> f64 {
+    run_upper.max(1e-3) * 2.5
 }
 
 pub fn charts_data(
@@ -606,20 +622,23 @@ pub fn charts_data(
     steps: u64,
     delta: f64,
     run_bracket: Option<(f64, f64)>,
+    parts: Parts,
 ) -> ChartsData {
-    let training = training_data(sgm, steps, delta, 16, run_bracket);
-    let shown = match &training {
-        Ok(t) => t
+    let training =
+        (parts != Parts::ProfileRisk).then(|| training_data(sgm, steps, delta, 16, run_bracket));
+    let shown = match (run_bracket, &training) {
+        (Some((u, _)), _) => u,
+        (None, Some(Ok(t))) => t
             .pld_upper
             .iter()
             .copied()
             .fold(f64::NEG_INFINITY, f64::max),
-        Err(_) => run_bracket.map_or(1.0, |(u, _)| u),
+        _ => 1.0,
     };
-    let top = shown.max(1e-3) * 2.5;
+    let rest = parts != Parts::Training;
     ChartsData {
         training,
-        profile: profile_data(sgm, steps, top),
-        risk: risk_data(sgm, steps, &crate::engine::pld::DEFAULT_FPRS),
+        profile: rest.then(|| profile_data(sgm, steps, profile_top(shown))),
+        risk: rest.then(|| risk_data(sgm, steps, &crate::engine::pld::DEFAULT_FPRS)),
     }
 }
