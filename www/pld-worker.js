@@ -339,11 +339,11 @@ self.onmessage = isHelper ? help : async ({ data }) => {
         return;
       }
     }
-    // The comparison table's rows as texts: route, ε (or n/a), note.
+    // The comparison table's rows: route, ε (null: the route does not apply), note; the
+    // page words them.
     let rows = null;
     if (data.compare !== false) try {
-      const eps = (e) => (e === null ? 'n/a' : e > 1e6 ? '> 10⁶ — no meaningful guarantee' : e.toFixed(4));
-      rows = compare(run).map((r) => [r.name, eps(r.epsilon), r.note ?? '']);
+      rows = compare(run).map((r) => [r.name, r.epsilon, r.note ?? '']);
     } catch {
       rows = null;
     }

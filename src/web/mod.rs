@@ -919,8 +919,8 @@ fn chart_c_answered(sigma: f64, data: Vec<(f64, crate::engine::bounds::MaxOrder)
     draw_chart_c(&app.borrow(), prefers_dark());
 }
 
-/// The worker's comparison rows for the current inputs, three texts each (route,
-/// ε or "n/a", note); then a redraw when it also brought the small-σ model.
+/// The worker's comparison rows for the current inputs (route, ε or null where the route
+/// does not apply, note), worded here; then a redraw when it also brought the small-σ model.
 fn heavy_answered(compare: &JsValue, model: bool) {
     if js_sys::Array::is_array(compare) {
         let rows: Vec<[String; 3]> = js_sys::Array::from(compare)
@@ -928,7 +928,11 @@ fn heavy_answered(compare: &JsValue, model: bool) {
             .map(|r| {
                 let r = js_sys::Array::from(&r);
                 let t = |k| r.get(k).as_string().unwrap_or_default();
-                [t(0), t(1), t(2)]
+                let eps = r
+                    .get(1)
+                    .as_f64()
+                    .map_or_else(|| "n/a".to_string(), render::fmt_eps);
+                [t(0), eps, t(2)]
             })
             .collect();
         fill_table(
