@@ -51,23 +51,28 @@ const reply = (answer) => self.postMessage({ v: VERSION, ...answer });
 
 const messageOf = (err) => String(err && err.message ? err.message : err);
 
-// A small LRU: the newest 64 runs.
-function cached(map, key, compute) {
-  if (map.has(key)) {
-    const v = map.get(key);
-    map.delete(key);
-    map.set(key, v);
-    return v;
-  }
-  let v;
-  try {
-    v = { ok: compute() };
-  } catch (err) {
-    v = { err: messageOf(err) };
-  }
+// A small LRU: the newest 64 runs. `recall` moves a hit to the newest end; `remember`
+// stores an answer ({ok} or {err}) and drops the oldest beyond 64.
+function recall(map, key) {
+  if (!map.has(key)) return undefined;
+  const v = map.get(key);
+  map.delete(key);
+  map.set(key, v);
+  return v;
+}
+function remember(map, key, v) {
   map.set(key, v);
   if (map.size > CACHE) map.delete(map.keys().next().value);
   return v;
+}
+function cached(map, key, compute) {
+  const hit = recall(map, key);
+  if (hit) return hit;
+  try {
+    return remember(map, key, { ok: compute() });
+  } catch (err) {
+    return remember(map, key, { err: messageOf(err) });
+  }
 }
 
 // Each chart stands alone (hardening round 3, #11): one that fails is reported in
@@ -296,23 +301,15 @@ function invalid(data) {
   return null;
 }
 
-// A small LRU for answers computed asynchronously (the charts: the helper's half is awaited).
+// The same for answers computed asynchronously (the charts: the helper's half is awaited).
 async function cachedAsync(map, key, compute) {
-  if (map.has(key)) {
-    const v = map.get(key);
-    map.delete(key);
-    map.set(key, v);
-    return v;
-  }
-  let v;
+  const hit = recall(map, key);
+  if (hit) return hit;
   try {
-    v = { ok: await compute() };
+    return remember(map, key, { ok: await compute() });
   } catch (err) {
-    v = { err: messageOf(err) };
+    return remember(map, key, { err: messageOf(err) });
   }
-  map.set(key, v);
-  if (map.size > CACHE) map.delete(map.keys().next().value);
-  return v;
 }
 
 self.onmessage = isHelper ? help : async ({ data }) => {
