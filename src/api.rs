@@ -845,15 +845,21 @@ pub fn attack_risk(
         ));
     }
     let r = crate::render::tight::risk_data(a.sgm()?, a.steps()?, &fpr).map_err(|e| a.fail(e))?;
-    out(&RiskOut {
-        fpr: r.fpr,
-        tpr: r.tpr,
-        curve: r
-            .curve
-            .into_iter()
-            .map(|(fpr, tpr)| RiskPoint { fpr, tpr })
-            .collect(),
-    })
+    out(&RiskOut::from(r))
+}
+
+impl From<crate::render::tight::Risk> for RiskOut {
+    fn from(r: crate::render::tight::Risk) -> Self {
+        RiskOut {
+            fpr: r.fpr,
+            tpr: r.tpr,
+            curve: r
+                .curve
+                .into_iter()
+                .map(|(fpr, tpr)| RiskPoint { fpr, tpr })
+                .collect(),
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -886,12 +892,18 @@ pub fn epsilon_over_training(
     let (m, t, d) = (a.sgm()?, a.steps()?, a.need("delta", a.delta)?);
     let tr = crate::render::tight::training_data(m, t, d, points as usize, None)
         .map_err(|e| a.fail(e))?;
-    out(&TrainingOut {
-        steps: tr.steps,
-        pld_upper: tr.pld_upper,
-        pld_lower: tr.pld_lower,
-        rdp: tr.rdp,
-    })
+    out(&TrainingOut::from(tr))
+}
+
+impl From<crate::render::tight::Training> for TrainingOut {
+    fn from(t: crate::render::tight::Training) -> Self {
+        TrainingOut {
+            steps: t.steps,
+            pld_upper: t.pld_upper,
+            pld_lower: t.pld_lower,
+            rdp: t.rdp,
+        }
+    }
 }
 
 impl Args {
@@ -1123,7 +1135,6 @@ pub fn compare(
 #[wasm_bindgen(js_name = tightCharts, skip_typescript)]
 pub fn tight_charts(p: JsValue, upper: f64, lower: f64, part: &str) -> Result<JsValue, JsError> {
     use crate::render::tight::{self, Parts};
-    use serde_json::{json, Value};
     let a = Args::parse("tightCharts", p, &["q", "sigma", "steps", "delta"])?;
     let (m, t, d) = (a.sgm()?, a.steps()?, a.need("delta", a.delta)?);
     let run = (upper.is_finite() && lower.is_finite()).then_some((upper, lower));
@@ -1133,41 +1144,55 @@ pub fn tight_charts(p: JsValue, upper: f64, lower: f64, part: &str) -> Result<Js
         _ => Parts::All,
     };
     let c = tight::charts_data(m, t, d, run, parts);
-    let mut o = serde_json::Map::new();
-    let mut errors = serde_json::Map::new();
-    let mut part = |name: &str, v: Option<Result<Value, crate::engine::Error>>| match v {
-        Some(Ok(v)) => {
-            o.insert(name.into(), v);
-        }
-        Some(Err(e)) => {
-            errors.insert(name.into(), json!(e.to_string()));
-        }
-        None => {}
+    // A part that failed is absent, its reason under `errors`; one not asked, absent too.
+    let mut errors = std::collections::BTreeMap::new();
+    fn keep<T>(
+        errors: &mut std::collections::BTreeMap<&'static str, String>,
+        name: &'static str,
+        r: Option<Result<T, crate::engine::Error>>,
+    ) -> Option<T> {
+        r?.map_err(|e| errors.insert(name, e.to_string())).ok()
+    }
+    let charts = ChartsOut {
+        training: keep(&mut errors, "training", c.training).map(TrainingOut::from),
+        profile: keep(&mut errors, "profile", c.profile).map(|rows| {
+            rows.into_iter()
+                .map(|r| ProfileRowOut {
+                    epsilon: r.epsilon,
+                    delta: pld::Bracket {
+                        upper: r.upper,
+                        lower: r.lower,
+                    },
+                    rdp: r.rdp,
+                })
+                .collect()
+        }),
+        risk: keep(&mut errors, "risk", c.risk).map(RiskOut::from),
+        errors,
     };
-    part(
-        "training",
-        c.training.map(|r| r.map(|t| {
-            json!({"steps": t.steps, "pldUpper": t.pld_upper, "pldLower": t.pld_lower, "rdp": t.rdp})
-        })),
-    );
-    part(
-        "profile",
-        c.profile.map(|r| r.map(|rows| {
-            json!(rows
-                .iter()
-                .map(|r| json!({"epsilon": r.epsilon, "delta": {"upper": r.upper, "lower": r.lower}, "rdp": r.rdp}))
-                .collect::<Vec<_>>())
-        })),
-    );
-    part(
-        "risk",
-        c.risk.map(|r| r.map(|r| {
-            json!({"fpr": r.fpr, "tpr": r.tpr,
-                "curve": r.curve.iter().map(|(f, t)| json!({"fpr": f, "tpr": t})).collect::<Vec<_>>()})
-        })),
-    );
-    o.insert("errors".into(), Value::Object(errors));
-    out(&Value::Object(o))
+    out(&charts)
+}
+
+/// [`tight_charts`]' answer.
+#[cfg(feature = "worker")]
+#[derive(Serialize)]
+struct ChartsOut {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    training: Option<TrainingOut>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    profile: Option<Vec<ProfileRowOut>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    risk: Option<RiskOut>,
+    errors: std::collections::BTreeMap<&'static str, String>,
+}
+
+/// A profile row as the page reads it: ε, the bracket on δ, exact RDP's δ.
+#[cfg(feature = "worker")]
+#[derive(Serialize)]
+struct ProfileRowOut {
+    epsilon: f64,
+    delta: pld::Bracket,
+    rdp: f64,
 }
 
 /// The page worker's half of the RDP model at small σ (internal to pld-worker.js, so only
