@@ -115,23 +115,26 @@ pub fn chart_a_ranges(m: &Model) -> ((f64, f64), (f64, f64)) {
 
 /// Chart A read out at each order: per-step and composed RDP, both conversions' ε.
 pub fn chart_a_readouts(m: &Model) -> Vec<ReadoutPoint> {
-    let t = m.inputs.steps as f64;
     (0..m.orders.len())
-        .map(|i| {
-            let alpha = m.orders[i];
-            ReadoutPoint {
-                x: alpha,
-                y: m.eps_improved[i],
-                text: format!(
-                    "α = {alpha}: per-step RDP {:.4e}, T·RDP {:.4}, ε improved {:.4}, ε classic {:.4}",
-                    m.rdp[i],
-                    m.rdp[i] * t,
-                    m.eps_improved[i],
-                    m.eps_classic[i]
-                ),
-            }
-        })
+        .filter_map(|i| chart_a_readout(m, i))
         .collect()
+}
+
+/// Chart A read out at order `i` (None past the last): what the page words on demand, so a
+/// frame does not word every order.
+pub fn chart_a_readout(m: &Model, i: usize) -> Option<ReadoutPoint> {
+    let alpha = *m.orders.get(i)?;
+    Some(ReadoutPoint {
+        x: alpha,
+        y: m.eps_improved[i],
+        text: format!(
+            "α = {alpha}: per-step RDP {:.4e}, T·RDP {:.4}, ε improved {:.4}, ε classic {:.4}",
+            m.rdp[i],
+            m.rdp[i] * m.inputs.steps as f64,
+            m.eps_improved[i],
+            m.eps_classic[i]
+        ),
+    })
 }
 
 /// Chart A: composed RDP T·ε(α) and converted ε(α) over α, optimum marked. Returns the
@@ -140,7 +143,7 @@ pub fn draw_eps_vs_alpha<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     m: &Model,
     th: &Theme,
-) -> Result<Mapping, DrawingAreaErrorKind<DB::ErrorType>> {
+) -> Drawn<DB> {
     root.fill(&th.bg)?;
     let ((xlo, xhi), (ylo, yhi)) = chart_a_ranges(m);
     let series = series_a(m);
@@ -179,7 +182,5 @@ pub fn draw_eps_vs_alpha<DB: DrawingBackend>(
         th.px(5.0),
         th.series[4].filled(),
     )))?;
-    let mapping = Mapping::of(&chart, th);
-    finish(root, &plot, strip.as_ref(), &chart, &legend, true, th)?;
-    Ok(mapping)
+    drawn(root, &plot, strip.as_ref(), &chart, &legend, true, th)
 }

@@ -129,6 +129,23 @@ pub(crate) fn draw_legend<DB: DrawingBackend>(
     Ok(())
 }
 
+/// A drawn chart's [`Mapping`] (the page's readouts and crosshairs), or plotters' error.
+pub type Drawn<DB> = Result<Mapping, DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;
+
+/// [`finish`] (the legend), then the plot's mapping: how every chart that reads out ends.
+pub(crate) fn drawn<DB: DrawingBackend>(
+    root: &Area<DB>,
+    plot: &Area<DB>,
+    strip: Option<&Area<DB>>,
+    chart: &LogChart<DB>,
+    legend: &[(String, RGBColor, Mark)],
+    right: bool,
+    th: &Theme,
+) -> Drawn<DB> {
+    let mapping = Mapping::of(chart, th);
+    finish(root, plot, strip, chart, legend, right, th).map(|()| mapping)
+}
+
 /// An exported chart's footer: `text` (its run) in small print along the bottom of `root`;
 /// the chart is drawn on the area returned, above it.
 pub fn with_footer<DB: DrawingBackend>(

@@ -23,8 +23,8 @@ pub use chart_a::*;
 pub use chart_b::*;
 pub use chart_c::*;
 pub use chart_d::*;
-pub(crate) use legend::{finish, split_legend};
-pub use legend::{with_footer, Legend, Mark};
+pub(crate) use legend::{drawn, finish, split_legend};
+pub use legend::{with_footer, Drawn, Legend, Mark};
 
 pub use model::*;
 pub use theme::Theme;

@@ -4,26 +4,8 @@
 
 use super::*;
 // Ours, not plotters' prelude's (two parameters).
-use super::{DrawResult, Mapping, ReadoutPoint};
-use plotters::drawing::DrawingAreaErrorKind;
-
-/// A drawn chart's [`Mapping`] (the page's readouts and crosshairs), or plotters' error.
-pub type Drawn<DB> = Result<Mapping, DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;
-
-/// The legend, then the plot's mapping.
-fn drawn<DB: DrawingBackend>(
-    root: &DrawingArea<DB, Shift>,
-    plot: &DrawingArea<DB, Shift>,
-    strip: Option<&DrawingArea<DB, Shift>>,
-    chart: &super::axes::LogChart<DB>,
-    legend: &[(String, RGBColor, Mark)],
-    right: bool,
-    th: &Theme,
-) -> Drawn<DB> {
-    let mapping = Mapping::of(chart, th);
-    let done: DrawResult<DB> = finish(root, plot, strip, chart, legend, right, th);
-    done.map(|()| mapping)
-}
+pub use super::Drawn;
+use super::ReadoutPoint;
 
 /// ε over training read out at each checkpoint: where it is (steps, and epochs when
 /// `steps_per_epoch` is known) and the series drawn there, named as in the legend.

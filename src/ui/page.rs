@@ -445,15 +445,14 @@ impl Scheme {
             Ok(Some(z)) => format!(" (B = {} of N = {})", z.batch_size, z.dataset_size),
             _ => String::new(),
         };
-        format!(
-            "sgm-rdp {} · q = {}, σ = {} (noise std / clipping norm), T = {}, δ = {:e} · {}{sizes}, {adjacency}{users}",
-            env!("CARGO_PKG_VERSION"),
+        signed(&format!(
+            "q = {}, σ = {} (noise std / clipping norm), T = {}, δ = {:e} · {}{sizes}, {adjacency}{users}",
             fmt_num(i.q),
             fmt_num(i.sigma),
             i.steps,
             i.delta,
             scheme_name(self.sampling),
-        )
+        ))
     }
 
     /// Its name in a sentence.
@@ -466,6 +465,28 @@ impl Scheme {
             scheme_name(self.sampling).to_string()
         }
     }
+}
+
+/// An export's footer: the version, then what the chart is for.
+fn signed(what: &str) -> String {
+    format!("sgm-rdp {} · {what}", env!("CARGO_PKG_VERSION"))
+}
+
+/// Chart C's export footer: Figure 1 (left) for noise multiplier σ.
+pub fn export_caption_c(sigma: f64) -> String {
+    signed(&format!(
+        "σ = {} (noise std / clipping norm): Theorem 11's largest order against q",
+        fmt_num(sigma)
+    ))
+}
+
+/// Chart D's export footer: the unsampled Gaussian and Laplace mechanisms compared.
+pub fn export_caption_d(gaussian_sigma: f64, laplace_eps: f64) -> String {
+    signed(&format!(
+        "Gaussian σ = {} (noise std / sensitivity), Laplace ε = {} (unsampled mechanisms)",
+        fmt_num(gaussian_sigma),
+        fmt_num(laplace_eps)
+    ))
 }
 
 /// "What your library reports" for a run other than Poisson sampling of one example under
@@ -796,6 +817,20 @@ mod tests {
         };
         let t = truncated.export_caption(&i);
         assert!(t.ends_with("truncated Poisson sampling (N = 60000, batches of at most 300), add/remove-one adjacency"), "{t}");
+    }
+
+    /// Charts C and D's exports name their own parameters, with units.
+    #[test]
+    fn charts_c_and_d_name_their_parameters() {
+        let v = env!("CARGO_PKG_VERSION");
+        assert_eq!(
+            export_caption_c(1.1),
+            format!("sgm-rdp {v} · σ = 1.1 (noise std / clipping norm): Theorem 11's largest order against q")
+        );
+        assert_eq!(
+            export_caption_d(1.0, 0.5),
+            format!("sgm-rdp {v} · Gaussian σ = 1 (noise std / sensitivity), Laplace ε = 0.5 (unsampled mechanisms)")
+        );
     }
 
     /// #23: truncated Poisson and fixed-size batches need N (and fixed-size B = q·N whole,

@@ -613,20 +613,13 @@ fn draw_export<DB: plotters::prelude::DrawingBackend>(
     let Some(m) = &app.model else { return false };
     let overlays = by_id::<HtmlInputElement>("overlays").is_some_and(|c| c.checked());
     // The run, named under the picture (an export leaves the page).
-    let version = env!("CARGO_PKG_VERSION");
+    use crate::ui::page::{export_caption_c, export_caption_d};
     let caption = match (which, &app.chart_c) {
         ("training" | "profile" | "risk", _) => tight::export_caption(),
-        ("c", Some((sigma, _))) => Some(format!(
-            "sgm-rdp {version} · σ = {} (noise std / clipping norm): Theorem 11's largest order against q",
-            fmt_num(*sigma)
-        )),
-        ("d", _) => chart_d_inputs().ok().map(|(gs, le)| {
-            format!(
-                "sgm-rdp {version} · Gaussian σ = {} (noise std / sensitivity), Laplace ε = {} (unsampled mechanisms)",
-                fmt_num(gs),
-                fmt_num(le)
-            )
-        }),
+        ("c", Some((sigma, _))) => Some(export_caption_c(*sigma)),
+        ("d", _) => chart_d_inputs()
+            .ok()
+            .map(|(gs, le)| export_caption_d(gs, le)),
         // Charts A and B: exact RDP, Poisson sampling of one example, add/remove.
         _ => Some(
             crate::ui::page::Scheme::of(Batching::Poisson, 1, crate::engine::Adjacency::AddRemove)
@@ -786,7 +779,18 @@ fn frame(app: &Shared) {
         render::draw_eps_vs_alpha(root, &model, th).map(|m| mapping = Some(m))
     });
     match mapping {
-        Some(map) => readout::set(readout::A, map, render::chart_a_readouts(&model)),
+        // (Worded when read out: a frame while a slider moves words nothing.)
+        Some(map) => {
+            let at = model
+                .orders
+                .iter()
+                .copied()
+                .zip(model.eps_improved.iter().copied());
+            let m = model.clone();
+            readout::set(readout::A, map, at.collect(), move |i| {
+                render::chart_a_readout(&m, i)
+            });
+        }
         None => readout::clear(readout::A),
     }
     draw("chart-b", dark, |root, th| {
@@ -881,7 +885,6 @@ fn debounce(
     *slot(&mut app.borrow_mut()) = id;
 }
 
-/// Chart C's data for a small σ from the worker: drawn if σ is still the page's.
 /// Every answer of the page's worker, routed: the small-σ model's and chart C's to
 /// `heavy`, the rest to `tight`; what they hand back is applied to the page here.
 fn on_worker(data: JsValue) {
@@ -908,6 +911,7 @@ fn on_worker(data: JsValue) {
     }
 }
 
+/// Chart C's data for a small σ from the worker: drawn if σ is still the page's.
 fn chart_c_answered(sigma: f64, data: Vec<(f64, crate::engine::bounds::MaxOrder)>) {
     let Some(app) = APP.with(|a| a.borrow().clone()) else {
         return;

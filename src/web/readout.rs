@@ -51,10 +51,12 @@ pub const TIGHT: usize = 1;
 
 const HINT: &str = "Hover or use ←/→ on the chart for values.";
 
-/// A drawn chart's points and the point read out (None until the reader asks).
+/// A drawn chart's points (where each is, in data coordinates), what point `i` says (worded
+/// on demand), and the point read out (None until the reader asks).
 struct Hover {
     map: Mapping,
-    points: Vec<ReadoutPoint>,
+    at: Vec<(f64, f64)>,
+    point: Box<dyn Fn(usize) -> Option<ReadoutPoint>>,
     cursor: Option<usize>,
 }
 
@@ -62,19 +64,32 @@ thread_local! {
     static HOVERS: RefCell<[Option<Hover>; 4]> = const { RefCell::new([None, None, None, None]) };
 }
 
-/// Chart `which` was drawn with `map` and these points: a value being read out is read
-/// again from the new points (the words always belong to the chart as drawn).
-pub fn set(which: usize, map: Mapping, points: Vec<ReadoutPoint>) {
+/// Chart `which` was drawn with `map` and these points.
+pub fn set_points(which: usize, map: Mapping, points: Vec<ReadoutPoint>) {
+    let at = points.iter().map(|p| (p.x, p.y)).collect();
+    set(which, map, at, move |i| points.get(i).cloned());
+}
+
+/// Chart `which` was drawn with `map`, its points `at`, point `i` worded by `point(i)`: a
+/// value being read out is read again from the new points (the words always belong to the
+/// chart as drawn).
+pub fn set(
+    which: usize,
+    map: Mapping,
+    at: Vec<(f64, f64)>,
+    point: impl Fn(usize) -> Option<ReadoutPoint> + 'static,
+) {
     let cursor = HOVERS.with(|h| {
         let mut h = h.borrow_mut();
         let cursor = h[which]
             .as_ref()
             .and_then(|o| o.cursor)
-            .map(|c| c.min(points.len().saturating_sub(1)))
-            .filter(|_| !points.is_empty());
+            .map(|c| c.min(at.len().saturating_sub(1)))
+            .filter(|_| !at.is_empty());
         h[which] = Some(Hover {
             map,
-            points,
+            at,
+            point: Box::new(point),
             cursor,
         });
         cursor
@@ -118,7 +133,7 @@ fn show(which: usize, crosshair: bool) {
         let Some((o, i)) = h[which].as_ref().and_then(|o| o.cursor.map(|i| (o, i))) else {
             return;
         };
-        let Some(p) = o.points.get(i) else { return };
+        let Some(p) = (o.point)(i) else { return };
         set_text(c.text, &p.text);
         mark_on(c, true);
         if !crosshair {
@@ -148,10 +163,10 @@ fn show(which: usize, crosshair: bool) {
 fn move_cursor(which: usize, f: impl FnOnce(Option<usize>, usize) -> usize) -> bool {
     let moved = HOVERS.with(|h| {
         let mut h = h.borrow_mut();
-        let Some(o) = h[which].as_mut().filter(|o| !o.points.is_empty()) else {
+        let Some(o) = h[which].as_mut().filter(|o| !o.at.is_empty()) else {
             return false;
         };
-        o.cursor = Some(f(o.cursor, o.points.len()).min(o.points.len() - 1));
+        o.cursor = Some(f(o.cursor, o.at.len()).min(o.at.len() - 1));
         true
     });
     if moved {
@@ -170,7 +185,7 @@ pub fn wire() {
             let px = me.offset_x() as f64;
             let nearest = HOVERS.with(|h| {
                 h.borrow()[which].as_ref().map(|o| {
-                    let xs: Vec<f64> = o.points.iter().map(|p| p.x).collect();
+                    let xs: Vec<f64> = o.at.iter().map(|p| p.0).collect();
                     o.map.nearest(&xs, px)
                 })
             });

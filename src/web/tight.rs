@@ -996,7 +996,7 @@ pub fn redraw() {
             }
             let k = readout::TIGHT + n;
             match (mapping, &c.errors[n]) {
-                (Some(map), None) => readout::set(k, map, readouts(&t, c, n)),
+                (Some(map), None) => readout::set_points(k, map, readouts(&t, c, n)),
                 _ => readout::clear(k),
             }
         }
