@@ -7,4 +7,5 @@ pub mod layout;
 pub mod link;
 pub mod page;
 pub mod protocol;
+pub mod session;
 pub mod widget;

@@ -12,12 +12,60 @@ use crate::ui::page::Scheme;
 /// every answer too.
 pub const VERSION: u32 = 1;
 
-/// A field's value.
+/// A field's value — of a request, or anywhere in an answer (web turns the worker's JS
+/// object into this tree once, and everything read from it is read here, natively tested).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Value {
+    Null,
     Num(f64),
     Text(String),
     Bool(bool),
+    List(Vec<Value>),
+    Obj(Vec<(String, Value)>),
+}
+
+const NULL: Value = Value::Null;
+
+impl Value {
+    /// Field `k` of an object (Null when absent or not an object).
+    pub fn get(&self, k: &str) -> &Value {
+        match self {
+            Value::Obj(f) => f.iter().find(|(n, _)| n == k).map_or(&NULL, |(_, v)| v),
+            _ => &NULL,
+        }
+    }
+    /// This value as a number (NaN when it is not one: charts skip it, texts say "—").
+    pub fn as_num(&self) -> f64 {
+        match self {
+            Value::Num(x) => *x,
+            _ => f64::NAN,
+        }
+    }
+    /// Field `k` as a number ([`Value::as_num`]).
+    pub fn num(&self, k: &str) -> f64 {
+        self.get(k).as_num()
+    }
+    /// Field `k` as text, when it is text.
+    pub fn text(&self, k: &str) -> Option<&str> {
+        match self.get(k) {
+            Value::Text(t) => Some(t),
+            _ => None,
+        }
+    }
+    /// Field `k` as a list (empty when it is not one).
+    pub fn items(&self, k: &str) -> &[Value] {
+        match self.get(k) {
+            Value::List(l) => l,
+            _ => &[],
+        }
+    }
+    /// Field `k` as a list of numbers.
+    pub fn nums(&self, k: &str) -> Vec<f64> {
+        self.items(k).iter().map(Value::as_num).collect()
+    }
+    pub fn is_obj(&self) -> bool {
+        matches!(self, Value::Obj(_))
+    }
 }
 
 /// A request: its fields, in order.

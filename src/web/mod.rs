@@ -14,9 +14,12 @@ mod tight;
 pub mod widget;
 mod worker;
 
+use crate::engine::Adjacency;
 use crate::render::{self, fmt_num, Inputs, Model, Theme};
 pub(crate) use crate::ui::layout::{EXPORT_PNG_SCALE, EXPORT_SIZE};
 use crate::ui::link::{Acct, Batching};
+use crate::ui::protocol::Value;
+use crate::ui::session::{Effect, Page, Timer};
 use canvas::{draw, Measured, MeasuredCanvas};
 use dom::*;
 use plotters::coord::Shift;
@@ -53,9 +56,10 @@ pub fn mount() {
     }
 }
 
-/// The page's state.
+/// The page: its model ([`Page`]: every choice, and what was asked and answered for
+/// which inputs) and what only the DOM side keeps (the drawn model, timers).
 pub struct App {
-    pub inputs: Inputs,
+    pub page: Page,
     pub model: Option<Model>,
     chart_c: Option<(f64, Vec<(f64, crate::engine::bounds::MaxOrder)>)>,
     compare_timer: Option<i32>,
@@ -63,10 +67,8 @@ pub struct App {
     frame_pending: bool,
     /// Charts C and D's look apart from their data at their last draw (see [`backdrop_key`]).
     backdrop: Option<BackdropKey>,
-    sigma_answer: Option<f64>,
-    steps_answer: Option<u64>,
-    /// The inputs the inverse-mode answers are for (they are cleared when these change).
-    inverse_for: Option<Inputs>,
+    /// The pending timers of the page model ([`Timer`]: post, updating).
+    timers: [Option<i32>; 2],
     /// Milliseconds of the last recompute + redraw (read by the e2e benchmark).
     pub last_frame_ms: f64,
 }
@@ -91,21 +93,33 @@ pub fn last_frame_ms() -> f64 {
 impl App {
     fn mount() {
         let app = Rc::new(RefCell::new(App {
-            inputs: Inputs::mnist(),
+            page: Page::default(),
             model: None,
             chart_c: None,
             compare_timer: None,
             url_timer: None,
             frame_pending: false,
             backdrop: None,
-            sigma_answer: None,
-            steps_answer: None,
-            inverse_for: None,
+            timers: [None, None],
             last_frame_ms: 0.0,
         }));
         APP.with(|a| *a.borrow_mut() = Some(app.clone()));
-        let embed = state::read_url(&mut app.borrow_mut().inputs);
-        if embed {
+        let (link, errors) = state::read_url();
+        app.borrow_mut().page = Page::new(link);
+        let mut fx = Vec::new();
+        {
+            let mut a = app.borrow_mut();
+            let p = &mut a.page;
+            fx.extend(p.set_acct(link.acct));
+            fx.extend(p.set_batching(link.batch));
+            fx.extend(p.set_group(link.group));
+            fx.extend(p.set_adjacency(link.adjacency));
+            fx.extend(p.set_max_batch(link.max_batch));
+            // The boxes of "What do I need?" hold the link's target or their default.
+            p.link.target = field::parse_target().ok();
+        }
+        run(&app, fx);
+        if link.embed {
             watch_height();
         }
         CONTROLS.with(|cs| {
@@ -114,9 +128,9 @@ impl App {
                 .filter_map(field::Control::by_id)
                 .collect()
         });
-        let inputs = app.borrow().inputs;
+        let inputs = app.borrow().page.inputs();
         sync_inputs(&inputs);
-        state::show_link_errors();
+        state::show_link_errors(errors);
         wire(&app);
         tight::start(worker::start(|ev: web_sys::MessageEvent| {
             on_worker(ev.data())
@@ -167,67 +181,61 @@ fn wire(app: &Shared) {
         }
         for id in [f.id().to_string(), format!("{}-range", f.id())] {
             let a = app.clone();
-            on(&id, "change", move |_| state::write_url(&a.borrow().inputs));
+            on(&id, "change", move |_| state::write_url(&a.borrow().page));
         }
     }
-    let acc = app.clone();
+    let a = app.clone();
     on("accountant", "change", move |_| {
         let rdp = by_id::<web_sys::HtmlSelectElement>("accountant")
             .is_some_and(|s| s.value() == Acct::Rdp.name());
-        tight::set_acct(if rdp { Acct::Rdp } else { Acct::Pld });
-        state::write_url(&acc.borrow().inputs);
-        request_frame(&acc);
+        let fx = a
+            .borrow_mut()
+            .page
+            .set_acct(if rdp { Acct::Rdp } else { Acct::Pld });
+        chosen(&a, fx);
     });
-    let acc = app.clone();
+    let a = app.clone();
     on("batching", "change", move |_| {
-        let chosen = by_id::<web_sys::HtmlSelectElement>("batching")
+        let b = by_id::<web_sys::HtmlSelectElement>("batching")
             .and_then(|s| Batching::from_name(&s.value()))
             .unwrap_or_default();
-        tight::set_batching(chosen);
+        let mut fx = a.borrow_mut().page.set_batching(b);
         // Fixed-size batches are accounted under replace-one adjacency (the dataset size is
         // public): choosing them chooses it (the neighbours control shows it).
-        if chosen == Batching::FixedSize {
-            tight::set_adjacency(crate::engine::Adjacency::ReplaceOne);
+        if b == Batching::FixedSize {
+            fx.extend(a.borrow_mut().page.set_adjacency(Adjacency::ReplaceOne));
         }
-        state::write_url(&acc.borrow().inputs);
-        tight::request(acc.borrow().inputs, f64::NAN);
-        request_frame(&acc);
+        chosen(&a, fx);
     });
-    let acc = app.clone();
+    let a = app.clone();
     on("adjacency", "change", move |_| {
-        let a = by_id::<web_sys::HtmlSelectElement>("adjacency")
-            .and_then(|s| crate::engine::Adjacency::parse(&s.value()))
+        let adj = by_id::<web_sys::HtmlSelectElement>("adjacency")
+            .and_then(|s| Adjacency::parse(&s.value()))
             .unwrap_or_default();
-        tight::set_adjacency(a);
-        state::write_url(&acc.borrow().inputs);
-        tight::request(acc.borrow().inputs, f64::NAN);
-        request_frame(&acc);
+        let fx = a.borrow_mut().page.set_adjacency(adj);
+        chosen(&a, fx);
     });
     // Examples per user: a whole number 1 … 256, committed when valid (a typed invalid
     // value keeps the last valid one and says why next to the field).
-    let acc = app.clone();
+    let a = app.clone();
     on(
         "group-size",
         "change",
         move |_| match crate::ui::link::parse_group(&value("group-size")) {
             Ok(k) => {
-                tight::set_group(k);
-                state::write_url(&acc.borrow().inputs);
-                tight::request(acc.borrow().inputs, f64::NAN);
-                request_frame(&acc);
+                let fx = a.borrow_mut().page.set_group(k);
+                chosen(&a, fx);
             }
             Err(m) => {
-                set_value("group-size", &tight::group().to_string());
-                set_text(
-                    "group-size-error",
-                    &format!("{m}; keeping {}", tight::group()),
-                );
+                let kept = a.borrow().page.link.group.max(1);
+                set_value("group-size", &kept.to_string());
+                set_text("group-size-error", &format!("{m}; keeping {kept}"));
             }
         },
     );
     // Truncated Poisson's largest batch: a whole number ≥ 1, or empty for the default; a
     // typed invalid value keeps the last valid one and says why next to the field.
-    let acc = app.clone();
+    let a = app.clone();
     on("max-batch", "change", move |_| {
         let t = value("max-batch");
         let parsed = if t.trim().is_empty() {
@@ -237,13 +245,11 @@ fn wire(app: &Shared) {
         };
         match parsed {
             Ok(m) => {
-                tight::set_max_batch(m);
-                state::write_url(&acc.borrow().inputs);
-                tight::request(acc.borrow().inputs, f64::NAN);
-                request_frame(&acc);
+                let fx = a.borrow_mut().page.set_max_batch(m);
+                chosen(&a, fx);
             }
             Err(m) => {
-                let kept = tight::max_batch();
+                let kept = a.borrow().page.link.max_batch;
                 set_value(
                     "max-batch",
                     &kept.map(|m| m.to_string()).unwrap_or_default(),
@@ -265,9 +271,9 @@ fn wire(app: &Shared) {
             .unwrap_or_default();
         // The menu offers only the two names; anything else keeps the conversion.
         if let Ok(c) = v.parse() {
-            a.borrow_mut().inputs.conversion = c;
+            a.borrow_mut().page.link.inputs.conversion = c;
         }
-        state::write_url(&a.borrow().inputs);
+        state::write_url(&a.borrow().page);
         request_frame(&a);
     });
     let a = app.clone();
@@ -275,11 +281,11 @@ fn wire(app: &Shared) {
         let v = by_id::<web_sys::HtmlSelectElement>("preset")
             .map(|s| s.value())
             .unwrap_or_default();
-        let conversion = a.borrow().inputs.conversion;
+        let conversion = a.borrow().page.link.inputs.conversion;
         if let Some(p) = state::preset(&v, conversion) {
-            a.borrow_mut().inputs = p;
+            a.borrow_mut().page.set_inputs(p);
             sync_inputs(&p);
-            state::write_url(&p);
+            state::write_url(&a.borrow().page);
             request_frame(&a);
         }
     });
@@ -294,7 +300,7 @@ fn wire(app: &Shared) {
                 &a,
                 |a| &mut a.url_timer,
                 300,
-                |a| state::write_url(&a.borrow().inputs),
+                |a| state::write_url(&a.borrow().page),
             );
         });
     }
@@ -305,7 +311,7 @@ fn wire(app: &Shared) {
         move |_| match crate::ui::fields::parse_omega(&value("omega")) {
             Ok(w) => {
                 set_error("omega", "");
-                a.borrow_mut().inputs.omega = w;
+                a.borrow_mut().page.link.inputs.omega = w;
                 request_frame(&a);
             }
             Err(m) => set_error("omega", &m),
@@ -317,7 +323,7 @@ fn wire(app: &Shared) {
     let before = Rc::new(std::cell::Cell::new(None));
     let (a, b) = (app.clone(), before.clone());
     on("dataset", "focusin", move |_| {
-        let i = a.borrow().inputs;
+        let i = a.borrow().page.inputs();
         b.set(Some((i.q, i.steps)));
     });
     let a = app.clone();
@@ -333,57 +339,106 @@ fn wire(app: &Shared) {
 /// back to `before`, their values before the edit).
 fn apply_dataset(a: &Shared, before: Option<(f64, u64)>) {
     let d = field::dataset_terms();
-    match crate::engine::params::from_dataset(d.n, d.b, d.e) {
+    a.borrow_mut().page.set_dataset(d);
+    let qt = match crate::engine::params::from_dataset(d.n, d.b, d.e) {
         Ok((q, t)) => {
             set_text("ds-error", "");
             set_text(
                 "ds-derived",
                 &format!("q = {}, T = ⌈E·N/B⌉ = {t}", fmt_num(q)),
             );
-            let mut i = a.borrow().inputs;
-            i.q = q;
-            i.steps = t;
-            a.borrow_mut().inputs = i;
-            sync_inputs(&i);
-            request_frame(a);
+            Some((q, t))
         }
         Err(e) => {
-            if let Some((q, t)) = before {
-                let mut i = a.borrow().inputs;
-                (i.q, i.steps) = (q, t);
-                a.borrow_mut().inputs = i;
-                sync_inputs(&i);
-                request_frame(a);
-            }
             set_text("ds-error", &e.to_string());
+            before
         }
+    };
+    if let Some((q, t)) = qt {
+        let mut i = a.borrow().page.inputs();
+        (i.q, i.steps) = (q, t);
+        a.borrow_mut().page.set_inputs(i);
+        sync_inputs(&i);
+        request_frame(a);
     }
 }
 
 fn apply(app: &Shared, f: Field, v: f64) {
     set_error(f.id(), "");
-    let mut i = app.borrow().inputs;
+    let mut i = app.borrow().page.inputs();
     f.set(&mut i, v);
-    app.borrow_mut().inputs = i;
+    app.borrow_mut().page.set_inputs(i);
     request_frame(app);
 }
 
-/// The inverse mode's answers and Apply buttons go (the target or an input changed, or a
-/// solve failed): an answer is never shown for other inputs than its own.
-fn clear_inverse(app: &Shared) {
-    tight::cancel_calibration();
-    let mut a = app.borrow_mut();
-    (a.sigma_answer, a.steps_answer, a.inverse_for) = (None, None, None);
-    for id in [
-        "sigma-answer",
-        "steps-answer",
-        "risk-sigma-answer",
-        "risk-steps-answer",
-    ] {
-        set_text(id, "");
+/// A control of the run's batching, users or accountant changed: its writes, the link,
+/// the tight accountant asked again, a redraw.
+fn chosen(a: &Shared, fx: Vec<Effect>) {
+    run(a, fx);
+    state::write_url(&a.borrow().page);
+    let (i, eps) = {
+        let b = a.borrow();
+        (
+            b.page.inputs(),
+            b.model.as_ref().map_or(f64::NAN, |m| m.opt.value),
+        )
+    };
+    let fx = a.borrow_mut().page.request(i, eps);
+    run(a, fx);
+    request_frame(a);
+}
+
+/// Carry out the page model's effects (no borrow of the app is held: an effect may
+/// update it again).
+fn run(app: &Shared, fx: Vec<Effect>) {
+    for e in fx {
+        match e {
+            Effect::Op(op) => tight::apply_op(op),
+            Effect::Post(fields, pending) => {
+                let ok = worker::post_fields(&fields);
+                match pending {
+                    Some((answer, _)) if ok => set_text(answer, "computing…"),
+                    Some((_, error)) if !ok => {
+                        set_text(error, "the calculator's worker is not available")
+                    }
+                    _ => {}
+                }
+            }
+            Effect::Start(timer, ms) => {
+                let k = timer as usize;
+                if let (Some(w), Some(id)) = (window(), app.borrow_mut().timers[k].take()) {
+                    w.clear_timeout_with_handle(id);
+                }
+                let a = app.clone();
+                let id = after(ms, move || {
+                    a.borrow_mut().timers[k] = None;
+                    let fx = match timer {
+                        Timer::Post => a.borrow_mut().page.post(),
+                        Timer::Updating => a.borrow_mut().page.updating_due(),
+                    };
+                    run(&a, fx);
+                });
+                app.borrow_mut().timers[k] = id;
+            }
+            Effect::Stale(on) => tight::mark_charts(on),
+            Effect::ClearChart(n) => tight::clear_chart(n),
+            Effect::ClearReadouts => tight::clear_readouts(),
+            Effect::Redraw => redraw_tight(app),
+            Effect::Snippets(s) => tight::fill_snippets(&s),
+        }
     }
-    show("apply-sigma", false);
-    show("apply-steps", false);
+}
+
+/// The tight charts drawn from the model, then their texts.
+fn redraw_tight(app: &Shared) {
+    tight::redraw(&app.borrow().page);
+    let fx = app.borrow().page.chart_texts();
+    run(app, fx);
+}
+
+fn clear_inverse(a: &Shared) {
+    let fx = a.borrow_mut().page.clear_inverse();
+    run(a, fx);
 }
 
 fn wire_inverse(app: &Shared) {
@@ -392,9 +447,11 @@ fn wire_inverse(app: &Shared) {
     on("target-eps", "input", move |_| {
         clear_inverse(&a);
         // A valid target goes to the training chart's sentence and to the link at once.
-        if field::parse_target().is_ok() {
-            tight::repost();
-            state::write_url(&a.borrow().inputs);
+        let target = field::parse_target().ok();
+        let fx = a.borrow_mut().page.set_target(target);
+        run(&a, fx);
+        if target.is_some() {
+            state::write_url(&a.borrow().page);
         }
     });
     on("target-eps", "keydown", move |e| {
@@ -409,16 +466,18 @@ fn wire_inverse(app: &Shared) {
         }
     });
     // Both accountants solve in the worker (a solve at small σ can take a second); the
-    // answer arrives in `set_inverse_answer`.
+    // answer arrives through the page model.
     for which in ["sigma", "steps"] {
         let a = app.clone();
         on(&format!("solve-{which}"), "click", move |_| {
-            let i = a.borrow().inputs;
             match field::parse_target() {
                 Ok(t) => {
-                    // An input change before the answer arrives cancels it (see `frame`).
-                    a.borrow_mut().inverse_for = Some(i);
-                    tight::calibrate(which, i, t);
+                    // An input change before the answer arrives cancels it.
+                    let fx = a
+                        .borrow_mut()
+                        .page
+                        .calibrate(which, vec![("target", Value::Num(t))]);
+                    run(&a, fx);
                 }
                 Err(m) => {
                     clear_inverse(&a);
@@ -432,15 +491,17 @@ fn wire_inverse(app: &Shared) {
     for which in ["risk-sigma", "risk-steps"] {
         let a = app.clone();
         on(&format!("solve-{which}"), "click", move |_| {
-            let i = a.borrow().inputs;
             let rates = crate::ui::page::parse_rate(&value("risk-tpr"), "TPR").and_then(|t| {
                 crate::ui::page::parse_rate(&value("risk-fpr"), "FPR").map(|f| (t, f))
             });
             match rates {
                 Ok((tpr, fpr)) => {
                     set_text("risk-error", "");
-                    a.borrow_mut().inverse_for = Some(i);
-                    tight::calibrate_risk(which, i, tpr, fpr);
+                    let fx = a.borrow_mut().page.calibrate(
+                        which,
+                        vec![("target", Value::Num(tpr)), ("fpr", Value::Num(fpr))],
+                    );
+                    run(&a, fx);
                 }
                 Err(m) => {
                     set_text(&format!("{which}-answer"), "");
@@ -456,60 +517,29 @@ fn wire_inverse(app: &Shared) {
             set_text("risk-error", "");
         });
     }
-    let a = app.clone();
-    on("apply-sigma", "click", move |_| {
-        let s = a.borrow().sigma_answer;
-        if let Some(s) = s {
-            a.borrow_mut().inputs.sigma = s;
-            let i = a.borrow().inputs;
-            sync_inputs(&i);
-            state::write_url(&i);
-            request_frame(&a);
-        }
-    });
-    let a = app.clone();
-    on("apply-steps", "click", move |_| {
-        let s = a.borrow().steps_answer;
-        if let Some(t) = s {
-            a.borrow_mut().inputs.steps = t;
-            let i = a.borrow().inputs;
-            sync_inputs(&i);
-            state::write_url(&i);
-            request_frame(&a);
-        }
-    });
-}
-
-/// Whether the inverse mode's question was asked for the inputs shown now: an answer
-/// that arrives after an input changed (before the frame that cancels it) is for other
-/// inputs and is dropped (hardening round 3: it used to be stored as the new inputs').
-fn inverse_asked_for_shown() -> bool {
-    APP.with(|a| a.borrow().clone())
-        .is_some_and(|app| app.borrow().inverse_for == Some(app.borrow().inputs))
-}
-
-/// An inverse-mode answer from the tight accountant: keep it for Apply and show Apply.
-fn set_inverse_answer(which: &str, v: f64) {
-    let Some(app) = APP.with(|a| a.borrow().clone()) else {
-        return;
-    };
-    let mut a = app.borrow_mut();
-    if which == "sigma" {
-        a.sigma_answer = Some(v);
-        show("apply-sigma", true);
-    } else {
-        a.steps_answer = Some(v as u64);
-        show("apply-steps", true);
+    for which in ["sigma", "steps"] {
+        let a = app.clone();
+        on(&format!("apply-{which}"), "click", move |_| {
+            let applied = a.borrow().page.applied(which);
+            if let Some(i) = applied {
+                a.borrow_mut().page.set_inputs(i);
+                sync_inputs(&i);
+                state::write_url(&a.borrow().page);
+                request_frame(&a);
+            }
+        });
     }
 }
 
 fn wire_exports(app: &Shared) {
     let a = app.clone();
     on("export-csv", "click", move |_| {
-        if let Some(m) = &a.borrow().model {
-            let csv = m.csv_with_header(tight::tight_for(&m.inputs), tight::batching().name());
+        let app = a.borrow();
+        if let Some(m) = &app.model {
+            let p = &app.page;
+            let csv = m.csv_with_header(p.tight_for(&m.inputs), p.link.batch.name());
             // Another run than Poisson sampling of one example: its headline first.
-            let csv = match tight::scheme_line(&m.inputs) {
+            let csv = match p.scheme_line(&m.inputs) {
                 Some(l) => format!("{l}\n{csv}"),
                 None => csv,
             };
@@ -519,11 +549,13 @@ fn wire_exports(app: &Shared) {
     // The three tight charts as data (#22): every series, the run and its dataset terms.
     let a = app.clone();
     on("export-charts-csv", "click", move |_| {
-        if let Some(m) = &a.borrow().model {
+        let app = a.borrow();
+        if let Some(m) = &app.model {
             // (The header's epsilons are Poisson sampling's of one example; `charts_for`
             // says which run the series are for.)
-            let head = m.csv_header(tight::tight_for(&m.inputs), tight::batching().name());
-            match tight::charts_csv(&m.inputs, &head) {
+            let p = &app.page;
+            let head = m.csv_header(p.tight_for(&m.inputs), p.link.batch.name());
+            match p.charts_csv(&head) {
                 Ok(csv) => download_text("sgm-rdp-charts.csv", "text/csv", &csv),
                 Err(why) => set_text("copy-status", &format!("charts CSV: {why}")),
             }
@@ -575,7 +607,7 @@ fn wire_exports(app: &Shared) {
     let a = app.clone();
     on("copy-link", "click", move |_| {
         // The link holds the current state (the debounced URL write may be pending).
-        state::write_url(&a.borrow().inputs);
+        state::write_url(&a.borrow().page);
         let url = window()
             .and_then(|w| w.location().href().ok())
             .unwrap_or_default();
@@ -615,7 +647,7 @@ fn draw_export<DB: plotters::prelude::DrawingBackend>(
     // The run, named under the picture (an export leaves the page).
     use crate::ui::page::{export_caption_c, export_caption_d};
     let caption = match (which, &app.chart_c) {
-        ("training" | "profile" | "risk", _) => tight::export_caption(),
+        ("training" | "profile" | "risk", _) => app.page.export_caption(),
         ("c", Some((sigma, _))) => Some(export_caption_c(*sigma)),
         ("d", _) => chart_d_inputs()
             .ok()
@@ -637,7 +669,7 @@ fn draw_export<DB: plotters::prelude::DrawingBackend>(
         ("d", _) => {
             chart_d_inputs().is_ok_and(|(gs, le)| render::draw_capacity(root, gs, le, th).is_ok())
         }
-        ("training" | "profile" | "risk", _) => tight::draw_named(which, root, th),
+        ("training" | "profile" | "risk", _) => tight::draw_named(&app.page, which, root, th),
         _ => render::draw_eps_vs_alpha(root, m, th).is_ok(),
     }
 }
@@ -725,7 +757,7 @@ fn now_ms() -> f64 {
 /// Recompute and redraw everything from the state.
 fn frame(app: &Shared) {
     let t0 = now_ms();
-    let inputs = app.borrow().inputs;
+    let inputs = app.borrow().page.inputs();
     // Small σ: the model comes from the worker (the last one stays drawn meanwhile).
     let computed = if heavy::is_heavy(&inputs) {
         match heavy::model_for(&inputs) {
@@ -749,18 +781,16 @@ fn frame(app: &Shared) {
     };
     // What to show comes from the ui layer (tested natively); here it is written out.
     // Another batching than Poisson sampling: its own sentence (exact RDP is Poisson's).
-    let tight_sentence = tight::scheme_sentence(&inputs).or(match tight::acct() {
-        // (The page's link offers pld and rdp; both would read as pld.)
-        Acct::Pld | Acct::Both => tight::pld_sentence(&inputs),
-        Acct::Rdp => None,
-    });
-    let h = crate::ui::page::Headline::of(&model, Some(field::dataset_terms()), tight_sentence);
+    let h = {
+        let p = &app.borrow().page;
+        crate::ui::page::Headline::of(&model, Some(p.link.dataset), p.tight_sentence(&inputs))
+    };
     set_text("epsilon", &h.epsilon);
-    tight::request(inputs, model.opt.value);
+    let fx = app.borrow_mut().page.request(inputs, model.opt.value);
+    run(app, fx);
     set_text("delta-out", &h.delta);
-    if app.borrow().inverse_for.is_some_and(|x| x != inputs) {
-        clear_inverse(app);
-    }
+    let fx = app.borrow_mut().page.inputs_changed();
+    run(app, fx);
     if let Some(sel) = by_id::<web_sys::HtmlSelectElement>("preset") {
         sel.set_value(h.preset);
     }
@@ -813,7 +843,7 @@ fn frame(app: &Shared) {
         app,
         |a| &mut a.url_timer,
         300,
-        |a| state::write_url(&a.borrow().inputs),
+        |a| state::write_url(&a.borrow().page),
     );
     if new_look {
         draw_chart_c(&app.borrow(), dark);
@@ -861,7 +891,7 @@ fn schedule_worker(app: &Shared) {
         app,
         |a| &mut a.compare_timer,
         150,
-        |a| heavy::request(a.borrow().inputs, false),
+        |a| heavy::request(a.borrow().page.inputs(), false),
     );
 }
 
@@ -904,9 +934,11 @@ fn on_worker(data: JsValue) {
             }
         }
         _ => {
-            if let Some((which, v)) = tight::answer(data, inverse_asked_for_shown()) {
-                set_inverse_answer(which, v);
-            }
+            let Some(app) = APP.with(|a| a.borrow().clone()) else {
+                return;
+            };
+            let fx = app.borrow_mut().page.answer(&worker::from_js(&data));
+            run(&app, fx);
         }
     }
 }
@@ -916,7 +948,7 @@ fn chart_c_answered(sigma: f64, data: Vec<(f64, crate::engine::bounds::MaxOrder)
     let Some(app) = APP.with(|a| a.borrow().clone()) else {
         return;
     };
-    if app.borrow().inputs.sigma != sigma {
+    if app.borrow().page.inputs().sigma != sigma {
         return;
     }
     app.borrow_mut().chart_c = Some((sigma, data));

@@ -2,25 +2,19 @@
 //! format and its checks (tested natively).
 
 use super::dom::*;
-use super::field::dataset_terms;
-use crate::render::Inputs;
 use crate::ui::link::{self, Dataset, Link};
+use crate::ui::session::Page;
 
 pub use crate::ui::fields::{parse_field, preset, Field};
 
-/// Read the link into the page's inputs and the controls; each refused value is named next
-/// to its control (the default kept). Returns whether the link asks for iframe mode.
-pub fn read_url(inputs: &mut Inputs) -> bool {
+/// Read the link: its values go into the controls the page model does not write (the rest
+/// follow from the model); returns it with each refused value's parameter and reason (the
+/// default kept), shown by [`show_link_errors`] once the controls are synced.
+pub fn read_url() -> (Link, Vec<(&'static str, String)>) {
     let search = window()
         .and_then(|w| w.location().search().ok())
         .unwrap_or_default();
     let (l, errors) = link::decode(&search);
-    *inputs = l.inputs;
-    super::tight::set_acct(l.acct);
-    super::tight::set_batching(l.batch);
-    super::tight::set_group(l.group);
-    super::tight::set_adjacency(l.adjacency);
-    super::tight::set_max_batch(l.max_batch);
     if let Some(b) = by_id::<web_sys::HtmlInputElement>("overlays") {
         b.set_checked(l.overlays);
     }
@@ -43,19 +37,15 @@ pub fn read_url(inputs: &mut Inputs) -> bool {
             let _ = b.class_list().add_1("embed");
         }
     }
-    // After the boxes hold the kept values, say which link values were refused.
-    let pending: Vec<_> = errors.into_iter().map(|e| (e.param, e.message)).collect();
-    PENDING.with(|p| *p.borrow_mut() = pending);
-    l.embed
-}
-
-thread_local! {
-    static PENDING: std::cell::RefCell<Vec<(&'static str, String)>> = Default::default();
+    (
+        l,
+        errors.into_iter().map(|e| (e.param, e.message)).collect(),
+    )
 }
 
 /// Show the refused link values next to their controls (once the controls are synced).
-pub fn show_link_errors() {
-    for (param, msg) in PENDING.with(|p| std::mem::take(&mut *p.borrow_mut())) {
+pub fn show_link_errors(errors: Vec<(&'static str, String)>) {
+    for (param, msg) in errors {
         let id = match param {
             "q" | "sigma" | "steps" | "delta" | "omega" => {
                 set_error(param, &msg);
@@ -77,20 +67,19 @@ pub fn show_link_errors() {
     }
 }
 
-/// The link for what the controls show now.
-fn current(i: &Inputs) -> Link {
+/// The link for the page now: the model's choices, with chart B's overlays, chart D's
+/// boxes and iframe mode as the page shows them.
+fn current(page: &Page) -> Link {
     let d = Link::default();
-    let t = dataset_terms();
+    let l = &page.link;
     // Terms that describe no valid run are left out of the link.
+    let t = l.dataset;
     let dataset = if crate::engine::params::from_dataset(t.n, t.b, t.e).is_ok() {
         t
     } else {
         d.dataset
     };
     Link {
-        inputs: *i,
-        acct: super::tight::acct(),
-        batch: super::tight::batching(),
         overlays: by_id::<web_sys::HtmlInputElement>("overlays").is_some_and(|b| b.checked()),
         capacity: crate::ui::fields::parse_capacity(&value("cb-sigma"), &value("cb-eps"))
             .unwrap_or(d.capacity),
@@ -98,19 +87,16 @@ fn current(i: &Inputs) -> Link {
         embed: doc()
             .and_then(|d| d.body())
             .is_some_and(|b| b.class_list().contains("embed")),
-        target: super::field::parse_target()
-            .ok()
-            .filter(|&e| e != link::DEFAULT_TARGET),
-        group: super::tight::group(),
-        adjacency: super::tight::adjacency(),
-        max_batch: super::tight::max_batch(),
+        target: l.target.filter(|&e| e != link::DEFAULT_TARGET),
+        group: l.group.max(1),
+        ..*l
     }
 }
 
 /// Write the state into the URL (debounced while typing; at once on `change`).
-pub fn write_url(i: &Inputs) {
+pub fn write_url(page: &Page) {
     let Some(w) = window() else { return };
-    let url = format!("?{}", link::encode(&current(i)));
+    let url = format!("?{}", link::encode(&current(page)));
     if let Ok(h) = w.history() {
         let _ = h.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
     }

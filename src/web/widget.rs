@@ -16,11 +16,12 @@ use super::canvas::MeasuredCanvas;
 use super::dom::{get, num};
 use super::field::{Control, Listener};
 use super::state::Field;
-use super::tight::{fmt_eps6, parse_answer, TightCharts};
+use super::worker::from_js;
 use crate::engine::Conversion;
 use crate::render::{self, fmt_num, tight, Inputs, Model};
 use crate::ui::link::Batching;
 use crate::ui::page::epochs_of;
+use crate::ui::session::{fmt_eps6, gdp_text, one_percent_sentence, TightCharts};
 use crate::ui::widget::Scheme;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -396,14 +397,14 @@ impl Widget {
                 true
             }
             "charts" => {
-                t.charts = Some(parse_answer(&data));
+                t.charts = Some(TightCharts::parse(&from_js(&data)));
                 t.charts_inputs = Some(m.inputs);
                 false
             }
             "gdp" => {
                 let text = match get(&data, "error").as_string() {
                     Some(m) => format!("μ-GDP unavailable: {m}"),
-                    None => super::tight::gdp_text(&data),
+                    None => gdp_text(&from_js(&data)),
                 };
                 t.gdp = Some((m.inputs, text));
                 false
@@ -879,7 +880,7 @@ fn show_tight_charts(
         draw_chart(&e.chart_risk, dark, "widget risk", 2, |root, th| {
             tight::draw_risk(root, &tc.risk, labels, th).map(|_| ())
         });
-        let s = super::tight::one_percent_sentence(&tc.risk_fpr);
+        let s = one_percent_sentence(&tc.risk_fpr);
         let _ = e
             .chart_risk
             .set_attribute("aria-label", &format!("membership-inference risk: {s}"));

@@ -1,0 +1,1488 @@
+//! The page model (#20): the page's choices (its [`Link`]: inputs, accountant, batching,
+//! examples per user, adjacency, sizes, dataset terms, target) and what the worker was
+//! asked and has answered, for which inputs — one value, changed only by the updates here.
+//! Each update returns the [`Effect`]s web carries out: writes to elements by id (text,
+//! never HTML), worker posts, timers, chart redraws. An answer is used only for the inputs
+//! it was computed for; what is shown for other inputs is replaced or said to be
+//! unavailable with the reason. No DOM: tested natively (see the tests below).
+
+use crate::engine::Adjacency;
+use crate::render::library;
+use crate::render::tight::{self as tc, ProfileRow, Training};
+use crate::render::{fmt_eps, fmt_num, Inputs};
+use crate::ui::link::{self, Acct, Batching, Dataset, Link};
+use crate::ui::page::{self, reason_in_words, Scheme};
+use crate::ui::protocol::{self, Fields, Kind, Value};
+
+/// Quiet time before a request is posted (the slider is still moving before that).
+pub const REST_MS: i32 = 80;
+/// After this long without an answer the old numbers are marked as updating.
+pub const UPDATING_MS: i32 = 150;
+
+/// One write to the page, by element id (text content and attributes: nothing here
+/// reaches innerHTML).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Op {
+    Text(&'static str, String),
+    /// A box's or a menu's value.
+    Value(&'static str, String),
+    Hidden(&'static str, bool),
+    Class(&'static str, &'static str, bool),
+    Attr(&'static str, &'static str, String),
+    NoAttr(&'static str, &'static str),
+    /// A table body's rows (selector, three cells each).
+    Rows(&'static str, Vec<[String; 3]>),
+}
+
+/// The page's timers (one of each at a time: starting one replaces it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Timer {
+    /// Post the request for the inputs shown ([`Page::post`]).
+    Post,
+    /// Mark the old numbers as updating ([`Page::updating_due`]).
+    Updating,
+}
+
+/// What web does after an update.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Effect {
+    Op(Op),
+    /// A request to the worker; for a calibration, (the element that says "computing…"
+    /// once it is posted, the one that says the worker is missing when it cannot be).
+    Post(Fields, Option<(&'static str, &'static str)>),
+    Start(Timer, i32),
+    /// The three tight charts' figures marked stale (being recomputed) or not.
+    Stale(bool),
+    /// Tight chart `n`'s canvas and read-out cleared (its texts come as ops).
+    ClearChart(usize),
+    /// The read-out values of the three tight charts removed (the inputs changed).
+    ClearReadouts,
+    /// Draw the tight charts from [`Page::charts`] and write [`Page::chart_texts`].
+    Redraw,
+    /// The library snippets (title, code), rebuilt.
+    Snippets(Vec<(String, String)>),
+}
+
+fn text(id: &'static str, s: impl Into<String>) -> Effect {
+    Effect::Op(Op::Text(id, s.into()))
+}
+
+/// The worker's "charts" answer: ε over training, the privacy profile, attack risk.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct TightCharts {
+    pub training: Training,
+    pub profile: Vec<ProfileRow>,
+    /// The TPR bound's curve, (FPR, TPR).
+    pub risk: Vec<(f64, f64)>,
+    /// Readouts at FPR = 1e-3, 1e-2, 0.1, (FPR, TPR).
+    pub risk_fpr: Vec<(f64, f64)>,
+    /// Why a chart (training, profile, risk) is absent from the answer: each stands alone.
+    pub errors: [Option<String>; 3],
+}
+
+impl TightCharts {
+    /// Read a "charts" answer (absent or malformed parts read as empty or NaN, which the
+    /// charts skip).
+    pub fn parse(data: &Value) -> TightCharts {
+        let tr = data.get("training");
+        let risk = data.get("risk");
+        let errors = data.get("errors");
+        TightCharts {
+            training: Training {
+                steps: tr.nums("steps"),
+                pld_upper: tr.nums("pldUpper"),
+                pld_lower: tr.nums("pldLower"),
+                rdp: tr.nums("rdp"),
+            },
+            profile: data
+                .items("profile")
+                .iter()
+                .map(|p| ProfileRow {
+                    epsilon: p.num("epsilon"),
+                    upper: p.get("delta").num("upper"),
+                    lower: p.get("delta").num("lower"),
+                    rdp: p.num("rdp"),
+                })
+                .collect(),
+            risk: risk
+                .items("curve")
+                .iter()
+                .map(|p| (p.num("fpr"), p.num("tpr")))
+                .collect(),
+            risk_fpr: risk.nums("fpr").into_iter().zip(risk.nums("tpr")).collect(),
+            errors: ["training", "profile", "risk"].map(|w| errors.text(w).map(String::from)),
+        }
+    }
+}
+
+/// The worker's μ-GDP answer in words (page and widget).
+pub fn gdp_text(data: &Value) -> String {
+    if let Some(m) = data.text("error") {
+        return format!("μ-GDP unavailable: {}", reason_in_words(m));
+    }
+    let tradeoff: Vec<(f64, f64)> = data
+        .items("tradeoff")
+        .iter()
+        .map(|p| (p.num("fpr"), p.num("tpr_max")))
+        .collect();
+    page::gdp_sentence(
+        data.num("mu"),
+        data.num("muLower"),
+        data.num("regret"),
+        &tradeoff,
+    )
+}
+
+/// The attack-risk sentence at a false-positive rate of 1 % (from the readouts).
+pub fn one_percent_sentence(risk_fpr: &[(f64, f64)]) -> String {
+    risk_fpr
+        .iter()
+        .find(|(f, _)| (*f - 0.01).abs() < 1e-12)
+        .map(|&(f, tp)| tc::risk_sentence(f, tp))
+        .unwrap_or_default()
+}
+
+/// ε with six decimals (a bracket's ends), in words beyond a million.
+pub fn fmt_eps6(e: f64) -> String {
+    if e > 1e6 {
+        fmt_num(e)
+    } else {
+        format!("{e:.6}")
+    }
+}
+
+/// A run other than Poisson sampling of one example per user under add/remove, as posted:
+/// (the run, t steps per epoch, E epochs).
+type SchemeRun = (Scheme, u64, f64);
+
+/// The three tight charts' canvases, in order (training, profile, risk).
+pub const CHART_IDS: [&str; 3] = ["chart-training", "chart-profile", "chart-risk"];
+
+/// The texts under each tight chart.
+const CHART_TEXTS: [&[&str]; 3] = [
+    &["training-statement"],
+    &["profile-summary", "profile-status"],
+    &["risk-sentence", "risk-readouts"],
+];
+
+/// The calibrations of "What do I need?", each with its own sequence.
+const WHICH: [&str; 4] = ["sigma", "steps", "risk-sigma", "risk-steps"];
+
+/// The element that shows calibration `which`'s answer.
+fn answer_id(which: &str) -> &'static str {
+    match which {
+        "sigma" => "sigma-answer",
+        "steps" => "steps-answer",
+        "risk-sigma" => "risk-sigma-answer",
+        _ => "risk-steps-answer",
+    }
+}
+
+/// The element that shows calibration `which`'s refusal.
+fn error_id(which: &str) -> &'static str {
+    if which.starts_with("risk-") {
+        "risk-error"
+    } else {
+        "target-error"
+    }
+}
+
+/// What the tight accountant was asked and answered.
+#[derive(Debug, Clone, Default)]
+struct Tight {
+    gen: u32,
+    /// The inputs the page shows (the newest asked for).
+    asked: Option<Inputs>,
+    /// The inputs of the newest request posted (generation `gen`): an answer is used only
+    /// while they are still the inputs shown (`asked`), so an answer that arrives after
+    /// the inputs changed but before the next request is posted is dropped, not shown as
+    /// the new inputs' (hardening round 3, #2).
+    posted: Option<Inputs>,
+    /// A request waits for the inputs to rest.
+    post_pending: bool,
+    updating_pending: bool,
+    rdp_eps: f64,
+    /// The last "charts" answer and the inputs it was computed for.
+    charts: Option<(Inputs, TightCharts)>,
+    /// The generation last answered (headline or refusal).
+    answered: u32,
+    /// The last tight ε (upper, lower) and the inputs it is for.
+    last: Option<(Inputs, f64, f64)>,
+    /// The run of the batching posted with the newest request, when it is not Poisson
+    /// sampling of one example under add/remove.
+    posted_scheme: Option<SchemeRun>,
+    /// That run's last answer for the inputs posted: (inputs, run, upper, lower).
+    scheme_last: Option<(Inputs, SchemeRun, f64, f64)>,
+    /// The most steps whose certified ε meets the target (the target, the answer or its
+    /// reason), for the inputs posted: the ε-over-training sentence.
+    most: Option<(f64, Result<u64, String>)>,
+}
+
+/// "What do I need?": the newest calibration of each kind, and the answers kept for Apply.
+#[derive(Debug, Clone, Default)]
+struct Inverse {
+    seq: [u32; 4],
+    /// The inputs the answers are for (they go when these change).
+    asked_for: Option<Inputs>,
+    sigma: Option<f64>,
+    steps: Option<u64>,
+}
+
+/// The page's state.
+#[derive(Debug, Clone, Default)]
+pub struct Page {
+    /// Every choice the page shows (what its link carries).
+    pub link: Link,
+    tight: Tight,
+    inverse: Inverse,
+}
+
+impl Page {
+    pub fn new(link: Link) -> Page {
+        Page {
+            link,
+            ..Page::default()
+        }
+    }
+
+    pub fn inputs(&self) -> Inputs {
+        self.link.inputs
+    }
+
+    /// The dataset terms when they describe rate q.
+    pub fn dataset_for(&self, q: f64) -> Option<Dataset> {
+        page::matching_dataset(Some(self.link.dataset), q)
+    }
+
+    /// The dataset size N of the dataset terms when they describe q.
+    fn dataset_size(&self, i: &Inputs) -> Option<u64> {
+        self.dataset_for(i.q)
+            .filter(|d| d.n.fract() == 0.0 && d.n <= 1e12)
+            .map(|d| d.n as u64)
+    }
+
+    /// The run the page's controls describe for inputs `i`.
+    pub fn scheme(&self, i: &Inputs) -> Scheme {
+        Scheme {
+            dataset_size: self.dataset_size(i),
+            max_batch: self.link.max_batch,
+            ..Scheme::of(self.link.batch, self.link.group.max(1), self.link.adjacency)
+        }
+    }
+
+    /// Epochs for the bound without amplification: the dataset terms' E when they describe
+    /// this run (T = ⌈E·N/B⌉), else ⌈T·q⌉ (each example is in at most that many batches).
+    fn epochs_for(&self, i: &Inputs) -> f64 {
+        match self.dataset_for(i.q) {
+            Some(d) if d.e > 0.0 && (d.e * (d.n / d.b)).ceil() == i.steps as f64 => d.e.ceil(),
+            _ => page::epochs_of(i).1,
+        }
+    }
+
+    /// " ≈ E epochs" for `steps` of the inputs shown, when the dataset terms describe them.
+    fn in_epochs(&self, i: &Inputs, steps: u64) -> String {
+        page::in_epochs(Some(self.link.dataset), i, steps)
+    }
+
+    /// Steps per epoch (N/B) when the dataset terms describe rate q.
+    pub fn steps_per_epoch(&self, q: f64) -> Option<f64> {
+        self.dataset_for(q).map(|d| d.n / d.b)
+    }
+
+    /// The dataset terms [N, B, E] Opacus' loader takes for the run: when they describe it
+    /// (q and T) and are whole numbers.
+    pub fn loader_terms(&self, i: &Inputs) -> Option<[f64; 3]> {
+        self.dataset_for(i.q)
+            .filter(|d| (d.e * (d.n / d.b)).ceil() == i.steps as f64)
+            .filter(|d| library::opacus_run(d.n, d.b, d.e).is_some())
+            .map(|d| [d.n, d.b, d.e])
+    }
+
+    /// The tight ε bracket (upper, lower) for `i`, when the worker has answered for it.
+    pub fn tight_for(&self, i: &Inputs) -> Option<(f64, f64)> {
+        self.tight
+            .last
+            .filter(|(a, _, _)| a == i)
+            .map(|(_, u, l)| (u, l))
+    }
+
+    /// The sentence for the inputs shown under the headline, when it is not exact RDP's: a
+    /// batching or a run other than the plain one says its own (or that it is computed);
+    /// else the tight ε's once known for the inputs (unless exact RDP was chosen).
+    pub fn tight_sentence(&self, i: &Inputs) -> Option<String> {
+        self.scheme_sentence(i).or(match self.link.acct {
+            Acct::Pld | Acct::Both => self.tight_for(i).map(|(e, _)| {
+                crate::render::sentence_for(i, e, "tight (privacy-loss distribution)")
+            }),
+            Acct::Rdp => None,
+        })
+    }
+
+    // ---- the controls ----
+
+    /// A new value of a run's input (q, σ, T, δ, the conversion, ω).
+    pub fn set_inputs(&mut self, i: Inputs) {
+        self.link.inputs = i;
+    }
+
+    /// The dataset terms as typed (NaN where a box holds no number).
+    pub fn set_dataset(&mut self, d: Dataset) {
+        self.link.dataset = d;
+    }
+
+    /// The accountant chosen (URL `acct`).
+    pub fn set_acct(&mut self, a: Acct) -> Vec<Effect> {
+        self.link.acct = a;
+        vec![
+            text("accountant-error", ""),
+            Effect::Op(Op::Value("accountant", a.name().into())),
+        ]
+    }
+
+    /// Truncated Poisson's largest batch (URL `max_batch`; None: the default).
+    pub fn set_max_batch(&mut self, m: Option<u64>) -> Vec<Effect> {
+        self.link.max_batch = m;
+        self.tight.asked = None;
+        vec![
+            Effect::Op(Op::Value(
+                "max-batch",
+                m.map(|m| m.to_string()).unwrap_or_default(),
+            )),
+            text("max-batch-error", ""),
+        ]
+    }
+
+    /// Who is a neighbour: replace-one is the worker's `--adjacency replace-one` (tight;
+    /// exact RDP here is add/remove's).
+    pub fn set_adjacency(&mut self, a: Adjacency) -> Vec<Effect> {
+        self.link.adjacency = a;
+        self.tight.asked = None;
+        let mut fx = vec![
+            Effect::Op(Op::Value("adjacency", a.name().into())),
+            text("adjacency-error", ""),
+        ];
+        fx.extend(self.who_and_note());
+        fx
+    }
+
+    /// Examples per user: above 1 the tight ε, its charts, target and μ-GDP are user-level.
+    pub fn set_group(&mut self, k: u32) -> Vec<Effect> {
+        self.link.group = k.max(1);
+        self.tight.asked = None;
+        let mut fx = vec![
+            Effect::Op(Op::Value("group-size", self.link.group.to_string())),
+            text("group-size-error", ""),
+        ];
+        fx.extend(self.who_and_note());
+        fx
+    }
+
+    /// How batches are drawn: the box of the scheme chosen is shown (shuffled: its
+    /// certified band; random allocation: its bracket; truncated Poisson: its largest batch).
+    pub fn set_batching(&mut self, b: Batching) -> Vec<Effect> {
+        self.link.batch = b;
+        self.tight.asked = None;
+        let mut fx = self.who_and_note();
+        for (id, shown) in [
+            ("shuffled-box", Batching::Shuffled),
+            ("allocation-box", Batching::RandomAllocation),
+            ("max-batch-row", Batching::TruncatedPoisson),
+        ] {
+            fx.push(Effect::Op(Op::Hidden(id, b != shown)));
+        }
+        fx.push(text(
+            "batching-assumed",
+            if b == Batching::Poisson {
+                "Poisson sampling with rate q"
+            } else {
+                "Poisson sampling with rate q — not how these batches are drawn (see below)"
+            },
+        ));
+        fx.push(text("batching-error", ""));
+        fx.push(Effect::Op(Op::Value("batching", b.name().into())));
+        fx
+    }
+
+    /// The line under the headline (who is protected, and how) and the note above the
+    /// tight charts (which run they are for).
+    fn who_and_note(&self) -> Vec<Effect> {
+        let (b, k, a) = (self.link.batch, self.link.group.max(1), self.link.adjacency);
+        let variant = k > 1 || a == Adjacency::ReplaceOne;
+        vec![
+            text("adjacency-assumed", page::adjacency_words(k, a)),
+            Effect::Op(Op::Hidden(
+                "charts-batching",
+                b == Batching::Poisson && !variant,
+            )),
+            text("charts-batching", match b {
+                Batching::RandomAllocation => "The charts below follow random allocation (no exact-RDP curve: Poisson sampling's does not bound it); the library table says which libraries account for it.",
+                Batching::Shuffled => "The charts below follow the shuffled band: its upper end (no amplification) and lower end (Chua et al.'s pair); the library table says which libraries account for shuffling.",
+                Batching::TruncatedPoisson => "The charts below follow truncated Poisson sampling (no exact-RDP curve: Poisson sampling's does not bound it); the library table says which libraries account for it.",
+                Batching::FixedSize => "ε over training below follows fixed-size batches (RDP, replace-one); they have no privacy profile or attack-risk chart (no privacy-loss distribution is certified for them); the library table says which libraries account for them.",
+                Batching::Poisson if variant => "The charts below are for the examples per user and neighbours chosen (no exact-RDP curve: it is one example’s under add/remove); the library table says what each library offers for them.",
+                _ => "The charts and the library table below are for Poisson sampling with rate q, not for the batching chosen above (its ε is the headline).",
+            }),
+        ]
+    }
+
+    // ---- the tight accountant ----
+
+    /// The inputs shown (with exact RDP's ε for them, NaN when not known): the gap is
+    /// said, and once they are new the request is posted when they rest.
+    pub fn request(&mut self, inputs: Inputs, rdp_eps: f64) -> Vec<Effect> {
+        let t = &mut self.tight;
+        t.rdp_eps = rdp_eps;
+        if t.asked == Some(inputs) {
+            return vec![self.gap()];
+        }
+        t.asked = Some(inputs);
+        t.post_pending = true;
+        // The charts' values read out are the old inputs': gone at once.
+        let mut fx = vec![
+            self.gap(),
+            Effect::ClearReadouts,
+            Effect::Start(Timer::Post, REST_MS),
+        ];
+        if !self.tight.updating_pending {
+            self.tight.updating_pending = true;
+            fx.push(Effect::Start(Timer::Updating, UPDATING_MS));
+        }
+        fx
+    }
+
+    /// The target ε changed (its box, valid): the ε-over-training sentence follows, and the
+    /// inputs shown are asked again (the worker's caches answer at once; the target's solve
+    /// is new).
+    pub fn set_target(&mut self, target: Option<f64>) -> Vec<Effect> {
+        if self.link.target == target {
+            return Vec::new();
+        }
+        self.link.target = target;
+        match self.tight.asked {
+            Some(_) if target.is_some() => self.post(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The rest timer fired (or the target changed): post the request for the inputs shown.
+    pub fn post(&mut self) -> Vec<Effect> {
+        let Some(i) = self.tight.asked else {
+            return Vec::new();
+        };
+        let sc = self.scheme(&i);
+        let batch = sc.sampling;
+        let epochs = (batch != Batching::Poisson).then(|| self.epochs_for(&i));
+        let scheme = (!sc.is_plain()).then(|| {
+            let (t, e) = page::epochs_of(&i);
+            (sc, t, epochs.unwrap_or(e))
+        });
+        // μ and the attack bound belong to the inputs they were computed for: gone until
+        // the new ones arrive.
+        let mut fx = vec![
+            Effect::Stale(true),
+            text("gdp-summary", ""),
+            text("sentence-risk", ""),
+        ];
+        if let Some((_, t, e)) = scheme.filter(|_| batch != Batching::Poisson) {
+            fx.push(text("batching-assumed", sc.words_for(&i, t, e)));
+        }
+        let ask = protocol::Tight {
+            charts: true,
+            // μ-GDP with its fit, after the charts.
+            gdp: true,
+            // The target ε: when it is reached (the same solve as "Most steps").
+            target: self.link.target,
+            // The library rows (Poisson sampling of one example): Opacus' loader terms.
+            library: sc.is_plain().then_some(self.loader_terms(&i)),
+        };
+        let t = &mut self.tight;
+        t.post_pending = false;
+        t.gen += 1;
+        t.posted = Some(i);
+        t.posted_scheme = scheme;
+        t.most = None;
+        fx.push(Effect::Post(
+            protocol::tight(&i, Some(t.gen), &sc, epochs.unwrap_or(f64::NAN), ask),
+            None,
+        ));
+        fx
+    }
+
+    /// The updating timer fired: the old numbers are marked while the answer is awaited.
+    pub fn updating_due(&mut self) -> Vec<Effect> {
+        let t = &mut self.tight;
+        t.updating_pending = false;
+        if t.answered != t.gen || t.post_pending {
+            vec![Effect::Op(Op::Class("tight", "updating", true))]
+        } else {
+            Vec::new()
+        }
+    }
+
+    /// The gap between exact RDP and the tight ε, when the tight ε is for the inputs shown.
+    fn gap(&self) -> Effect {
+        let t = &self.tight;
+        if self.link.batch != Batching::Poisson {
+            return text(
+                "epsilon-gap",
+                "(Poisson sampling's: not a bound for the batching chosen)",
+            );
+        }
+        if self.link.group > 1 || self.link.adjacency != Adjacency::AddRemove {
+            return text(
+                "epsilon-gap",
+                "(one example's under add/remove: not a bound for the examples per user or neighbours chosen)",
+            );
+        }
+        let pld = t
+            .last
+            .filter(|(i, _, _)| Some(*i) == t.asked)
+            .map(|(_, u, _)| u);
+        text(
+            "epsilon-gap",
+            match pld {
+                Some(p) if p > 0.0 && t.rdp_eps.is_finite() => {
+                    format!(
+                        "(+{:.1} % above the tight ε)",
+                        100.0 * (t.rdp_eps / p - 1.0)
+                    )
+                }
+                _ => String::new(),
+            },
+        )
+    }
+
+    /// An answer of the worker for the tight accountant (every kind but the small-σ
+    /// model's): used only when it is for the inputs shown (a calibration: when it is the
+    /// newest of its kind, asked for the inputs shown).
+    pub fn answer(&mut self, data: &Value) -> Vec<Effect> {
+        let Some(kind) = data.text("kind").and_then(Kind::parse) else {
+            return Vec::new();
+        };
+        let gen = data.num("gen");
+        let t = &self.tight;
+        let fresh = t.posted.is_some() && t.posted == t.asked;
+        if (gen != t.gen as f64 || !fresh) && !kind.is_calibration() {
+            return Vec::new(); // for inputs no longer shown: a newer request is on its way
+        }
+        let mut fx = Vec::new();
+        match kind {
+            Kind::Headline => {
+                let (up, lo) = (data.num("epsilon"), data.num("epsilonLower"));
+                fx.extend(headline_value(
+                    &fmt_eps(up),
+                    Some(up),
+                    format!("certified bracket [{lo:.6}, {up:.6}]"),
+                ));
+                fx.push(text(
+                    "epsilon-pld-bracket",
+                    format!("certified bracket [{}, {}]", fmt_eps6(lo), fmt_eps6(up)),
+                ));
+                fx.push(text("epsilon-pld-note", ""));
+                fx.extend(shuffled(data));
+                fx.extend(allocation(data));
+                let t = &mut self.tight;
+                t.answered = t.gen;
+                t.last = t.posted.map(|i| (i, up, lo));
+                fx.push(self.gap());
+                if let Some(i) = self.tight.posted {
+                    fx.extend(self.library(&i, Some((up, lo))));
+                    if self.link.acct == Acct::Pld {
+                        if let Some(s) = self.tight_sentence(&i) {
+                            fx.push(text("sentence", s));
+                        }
+                    }
+                }
+                fx.extend(self.show_scheme(data));
+                fx.push(Effect::Op(Op::Class("tight", "updating", false)));
+            }
+            Kind::Charts => {
+                let c = TightCharts::parse(data);
+                let t = &mut self.tight;
+                t.charts = t.posted.map(|i| (i, c));
+                // A chart that failed stands alone: cleared, with its reason (in the redraw).
+                fx.push(Effect::Stale(false));
+                fx.push(Effect::Redraw);
+            }
+            Kind::Library => fx.extend(library_answer(data)),
+            Kind::Gdp => fx.push(text("gdp-summary", gdp_text(data))),
+            Kind::Target => {
+                let e = data.num("target");
+                let most = match data.text("error") {
+                    Some(m) => Err(reason_in_words(m)),
+                    None => Ok(data.num("steps") as u64),
+                };
+                self.tight.most = Some((e, most));
+                fx.push(Effect::Redraw);
+            }
+            Kind::Calibrated => fx.extend(self.calibrated(data)),
+            Kind::CalibrateError => {
+                if self.is_current_calibration(data) {
+                    let which = data.text("which").unwrap_or_default();
+                    fx.push(text(answer_id(which), ""));
+                    fx.push(text(
+                        error_id(which),
+                        reason_in_words(data.text("message").unwrap_or_default()),
+                    ));
+                }
+            }
+            Kind::Error => {
+                let t = &mut self.tight;
+                t.answered = t.gen;
+                fx.extend(self.unavailable(data.text("message").unwrap_or_default()));
+                // The shuffled band and the allocation's bracket stand on their own
+                // (hardening round 3, #12), and lead the headline when chosen.
+                fx.extend(shuffled(data));
+                fx.extend(allocation(data));
+                fx.extend(self.show_scheme(data));
+            }
+            Kind::ChartsError => {
+                let why = reason_in_words(data.text("message").unwrap_or_default());
+                fx.extend(self.clear_charts(&why));
+                fx.push(Effect::Op(Op::Class("tight", "updating", false)));
+            }
+            Kind::Rdp | Kind::ChartC => {}
+        }
+        fx
+    }
+
+    /// With a batching or a run other than the plain one, the headline is that run's
+    /// certified ε (shuffled: the band's upper end; random allocation: its bracket's), with
+    /// what its ends mean, and the sentence is said for it; a refusal shows "—" with its
+    /// reason.
+    fn show_scheme(&mut self, data: &Value) -> Vec<Effect> {
+        let (Some(i), Some((sc, t, e))) = (self.tight.posted, self.tight.posted_scheme) else {
+            return Vec::new();
+        };
+        // Above one example per user, or replace-one with Poisson sampling, the answer is
+        // the worker's `user` (with another batching and K > 1 it says why there is none).
+        let a = sc.answer_key().map_or(&Value::Null, |k| data.get(k));
+        // Fixed-size batches: an RDP upper bound only (epsilonLower null → NaN here).
+        let (up, lo) = (a.num("epsilon"), a.num("epsilonLower"));
+        let words = sc.words_for(&i, t, e);
+        let b = sc.sampling;
+        let name = if b == Batching::Poisson {
+            sc.name()
+        } else {
+            page::scheme_name(b).to_string()
+        };
+        // Why there is no answer (used when there is none).
+        let why = a
+            .text("error")
+            .map(reason_in_words)
+            .unwrap_or_else(|| "no answer for this batching".into());
+        let upper_only = b == Batching::FixedSize;
+        let ok = a.is_obj() && up.is_finite() && (lo.is_finite() || upper_only);
+        let mut fx = if ok {
+            let ends = if lo.is_finite() {
+                format!("[{}, {}]", fmt_eps6(lo), fmt_eps6(up))
+            } else {
+                format!("≤ {}", fmt_eps6(up))
+            };
+            let what = match b {
+                Batching::Shuffled => "certified band",
+                Batching::FixedSize => "certified upper bound from RDP, no lower bound:",
+                _ => "certified bracket",
+            };
+            let mut fx = headline_value(&fmt_eps(up), Some(up), format!("{ends}: {words}"));
+            fx.push(text(
+                "epsilon-pld-bracket",
+                format!("{what} {ends} for {name}"),
+            ));
+            fx.push(text("epsilon-pld-note", ""));
+            fx
+        } else {
+            let mut fx = headline_value("—", None, format!("unavailable: {why}"));
+            fx.push(text(
+                "epsilon-pld-bracket",
+                format!("no certified bound for {name}"),
+            ));
+            fx.push(text(
+                "epsilon-pld-note",
+                format!("ε unavailable for {name} with these inputs: {why}."),
+            ));
+            fx
+        };
+        // "What your library reports" for this run: which libraries account for it, and ours.
+        let rows = page::library_rows(&sc, ok.then_some((up, lo.is_finite().then_some(lo))), &why);
+        fx.push(Effect::Op(Op::Rows(LIBRARY_TABLE, rows)));
+        self.tight.scheme_last = ok.then_some((i, (sc, t, e), up, lo));
+        fx.push(self.gap());
+        if let Some(s) = self.scheme_sentence(&i) {
+            fx.push(text("sentence", s));
+        }
+        fx
+    }
+
+    /// The CSV's first line when the headline is for another run than Poisson sampling of
+    /// one example under add/remove: that run's certified ends and what they mean, or that
+    /// it is unavailable; None for the plain run.
+    pub fn scheme_line(&self, i: &Inputs) -> Option<String> {
+        let sc = self.scheme(i);
+        if sc.is_plain() {
+            return None;
+        }
+        let tail = "the epsilons below are exact RDP of one example, Poisson sampling, add/remove";
+        Some(match self.tight.scheme_last {
+            Some((a, (run, st, e), up, lo)) if a == *i && run == sc => format!(
+                "# headline_epsilon = {up} (certified upper bound; [{}, {up}]: {}); {tail}",
+                if lo.is_finite() {
+                    lo.to_string()
+                } else {
+                    "no lower bound".into()
+                },
+                sc.words_for(i, st, e)
+            ),
+            _ => format!(
+                "# headline_epsilon = unavailable for these inputs ({}); {tail}",
+                sc.words(i)
+            ),
+        })
+    }
+
+    /// The sentence for a run other than the plain one: said for its certified ε once the
+    /// worker has answered for `i`, else that it is being computed.
+    fn scheme_sentence(&self, i: &Inputs) -> Option<String> {
+        let sc = self.scheme(i);
+        if sc.is_plain() {
+            return None;
+        }
+        Some(match self.tight.scheme_last {
+            Some((a, (run, st, e), up, _)) if a == *i && run == sc => sc.sentence_for(i, st, e, up),
+            _ => format!(
+                "The ε for {} is computed by the tight accountant (see above).",
+                if sc.sampling == Batching::Poisson {
+                    page::adjacency_words(sc.group, sc.adjacency)
+                } else {
+                    page::scheme_name(sc.sampling).to_string()
+                }
+            ),
+        })
+    }
+
+    /// The tight accountant cannot answer for the inputs shown: nothing of an earlier run
+    /// stays — the headline reads "—" with the reason, the gap and the library's tight rows
+    /// go, the sentence is exact RDP's, and the three charts are cleared with the reason
+    /// (hardening round 3, #1).
+    fn unavailable(&mut self, m: &str) -> Vec<Effect> {
+        let why = reason_in_words(m);
+        let mut fx = headline_value("—", None, format!("unavailable: {why}"));
+        fx.push(text(
+            "epsilon-pld-bracket",
+            "no certified bracket for these inputs",
+        ));
+        fx.push(text(
+            "epsilon-pld-note",
+            format!("tight ε unavailable for these inputs: {why}. The exact-RDP ε applies."),
+        ));
+        self.tight.last = None;
+        fx.push(self.gap());
+        // The library rows come with a tight answer (computing them here would put the
+        // exact-RDP grids of a small-σ run on the main thread): emptied, with the reason.
+        fx.push(Effect::Op(Op::Rows(
+            LIBRARY_TABLE,
+            vec![["—".into(), "unavailable".into(), why.clone()]],
+        )));
+        let (asked, rdp) = (self.tight.asked, self.tight.rdp_eps);
+        if let Some(i) = asked {
+            if self.link.acct == Acct::Pld && rdp.is_finite() {
+                fx.push(text(
+                    "sentence",
+                    crate::render::sentence_for(&i, rdp, "exact RDP"),
+                ));
+            }
+        }
+        fx.extend(self.clear_charts(&why));
+        fx.push(Effect::Op(Op::Class("tight", "updating", false)));
+        fx
+    }
+
+    /// Clear the three tight charts and say why they are empty.
+    fn clear_charts(&mut self, why: &str) -> Vec<Effect> {
+        self.tight.charts = None;
+        let mut fx = vec![text("gdp-summary", ""), text("sentence-risk", "")];
+        for n in 0..CHART_IDS.len() {
+            fx.extend(clear_chart(n, why));
+        }
+        fx.push(Effect::Stale(false));
+        fx
+    }
+
+    // ---- the tight charts ----
+
+    /// The last charts answer, when it is for the inputs shown (exports and the CSV).
+    pub fn charts(&self) -> Option<&TightCharts> {
+        self.shown_charts()
+            .filter(|(i, _)| Some(*i) == self.tight.asked)
+            .map(|(_, c)| c)
+    }
+
+    /// The charts drawn on the page and the inputs they are for: the last answer, kept
+    /// (its figures marked stale) while the inputs shown are being computed.
+    pub fn shown_charts(&self) -> Option<(Inputs, &TightCharts)> {
+        self.tight.charts.as_ref().map(|(i, c)| (*i, c))
+    }
+
+    /// The legends of the run the charts were asked for (a band names its two ends).
+    pub fn labels(&self) -> tc::Labels {
+        self.tight
+            .posted_scheme
+            .map(|(sc, _, _)| sc.chart_labels())
+            .unwrap_or_default()
+    }
+
+    /// What tight chart `n` (training, profile, risk) reads out, named as in its legend.
+    pub fn readouts(&self, n: usize) -> Vec<crate::render::ReadoutPoint> {
+        let Some((i, c)) = self.shown_charts() else {
+            return Vec::new();
+        };
+        let l = self.labels();
+        match n {
+            0 => tc::training_readouts(&c.training, self.steps_per_epoch(i.q), &l),
+            1 => tc::profile_readouts(&c.profile, &l),
+            _ => tc::risk_readouts(&c.risk, &l),
+        }
+    }
+
+    /// The texts under the three tight charts (after they are drawn); a chart the answer
+    /// has no data for stays cleared with its reason (every redraw: a later target or
+    /// theme change must not paint it empty as "no points yet").
+    pub fn chart_texts(&self) -> Vec<Effect> {
+        let Some((i, c)) = self.shown_charts() else {
+            return Vec::new();
+        };
+        let end = c.training.pld_upper.last().copied().unwrap_or(f64::NAN);
+        let statement = match (self.link.target, &self.tight.most) {
+            (Some(e), Some((m_e, most))) if *m_e == e => page::budget_sentence(
+                e,
+                most.as_ref().copied().map_err(|w| w.as_str()),
+                i.steps,
+                end,
+                &|m| self.in_epochs(&i, m),
+            ),
+            (Some(e), _) => format!("When ε = {} is reached: computing…", fmt_num(e)),
+            _ => "Set a target ε (in “What do I need?”) to see when it is reached.".into(),
+        };
+        let risk = one_percent_sentence(&c.risk_fpr);
+        let readouts: Vec<String> = c
+            .risk_fpr
+            .iter()
+            .map(|(f, tp)| format!("FPR {} → TPR ≤ {}", fmt_num(*f), fmt_num(*tp)))
+            .collect();
+        let mut fx = vec![
+            text("training-statement", statement),
+            text("profile-summary", tc::summary_profile(&c.profile, i.delta)),
+            text("profile-status", ""),
+            text("risk-sentence", risk.clone()),
+            // The attack bound under the plain-language sentence too (same run, same numbers).
+            text("sentence-risk", risk),
+            text("risk-readouts", readouts.join(" · ")),
+        ];
+        for (n, why) in c.errors.iter().enumerate() {
+            if let Some(m) = why {
+                fx.extend(clear_chart(n, &reason_in_words(m)));
+                if n == 2 {
+                    fx.push(text("sentence-risk", ""));
+                }
+            }
+        }
+        fx
+    }
+
+    /// The three tight charts' series as CSV for the inputs shown under `header` (the run's
+    /// `# key = value` lines), with what they are for; Err(why) while they are not (yet)
+    /// the charts of these inputs.
+    pub fn charts_csv(&self, header: &str) -> Result<String, String> {
+        let i = self.inputs();
+        let c = self
+            .charts()
+            .filter(|_| self.tight.asked == Some(i))
+            .ok_or("the tight charts are being computed for these inputs")?;
+        let mut s = header.to_string();
+        s += &format!("# charts_for = {}\n", self.scheme(&i).words(&i));
+        if let Some(d) = self.dataset_for(i.q) {
+            s += &format!(
+                "# dataset_size = {}\n# batch_size = {}\n# epochs = {}\n",
+                d.n, d.b, d.e
+            );
+        }
+        Ok(s + &tc::charts_csv(&c.training, &c.profile, &c.risk))
+    }
+
+    /// The run the tight charts were drawn for, as an export's footer names it; None before
+    /// any answer.
+    pub fn export_caption(&self) -> Option<String> {
+        self.charts()?;
+        let i = self.inputs();
+        Some(self.scheme(&i).export_caption(&i))
+    }
+
+    // ---- "What your library reports" ----
+
+    /// The table with our tight row (Opacus' and dp_accounting's rows once the worker has
+    /// computed them: its "library" answer replaces the rows) and the snippets.
+    fn library(&self, i: &Inputs, pld: Option<(f64, f64)>) -> Vec<Effect> {
+        let views = library::Views {
+            tight: pld.map(Ok),
+            ..library::Views::default()
+        };
+        let opacus = self
+            .loader_terms(i)
+            .and_then(|[n, b, e]| library::opacus_run(n, b, e));
+        let mut fx = Vec::new();
+        if let Ok(rows) = library::rows(i, opacus, &views) {
+            let rows = rows
+                .iter()
+                .map(|r| {
+                    let e = r
+                        .epsilon
+                        .map(|e| format!("{e:.4}"))
+                        .unwrap_or_else(|| "…".into());
+                    [r.tool.to_string(), e, r.note.clone()]
+                })
+                .collect();
+            fx.push(Effect::Op(Op::Rows(LIBRARY_TABLE, rows)));
+        }
+        fx.push(text("library-why", library::WHY));
+        let dataset = self.dataset_for(i.q).map(|d| (d.n as u64, d.b as u64));
+        let target = self.link.target.unwrap_or(link::DEFAULT_TARGET);
+        fx.push(Effect::Snippets(
+            library::snippets(i, target, dataset)
+                .into_iter()
+                .map(|(t, c)| (t.to_string(), c))
+                .collect(),
+        ));
+        fx
+    }
+
+    // ---- "What do I need?" ----
+
+    /// Solve for `which` ("sigma", "steps") to the target ε with the chosen accountant, or
+    /// ("risk-sigma", "risk-steps") to an attack-risk target (`extra`: its TPR and FPR), for
+    /// the inputs shown, in the worker.
+    pub fn calibrate(&mut self, which: &str, extra: Fields) -> Vec<Effect> {
+        let i = self.inputs();
+        let k = WHICH.iter().position(|w| *w == which).unwrap_or(3);
+        self.inverse.seq[k] += 1;
+        self.inverse.asked_for = Some(i);
+        let mut extra = extra;
+        if k < 2 {
+            extra.push(("accountant", Value::Text(self.link.acct.name().into())));
+        }
+        vec![Effect::Post(
+            protocol::calibrate(
+                &i,
+                self.inverse.seq[k],
+                WHICH[k],
+                extra,
+                self.link.group.max(1),
+                self.link.adjacency,
+            ),
+            Some((answer_id(which), error_id(which))),
+        )]
+    }
+
+    /// The inverse mode's answers and Apply buttons go (the target or an input changed, or
+    /// a solve failed): an answer is never shown for other inputs than its own, and answers
+    /// still on their way are dropped.
+    pub fn clear_inverse(&mut self) -> Vec<Effect> {
+        let v = &mut self.inverse;
+        for s in v.seq.iter_mut() {
+            *s += 1;
+        }
+        (v.sigma, v.steps, v.asked_for) = (None, None, None);
+        let mut fx: Vec<Effect> = WHICH.iter().map(|w| text(answer_id(w), "")).collect();
+        fx.push(Effect::Op(Op::Hidden("apply-sigma", true)));
+        fx.push(Effect::Op(Op::Hidden("apply-steps", true)));
+        fx
+    }
+
+    /// After the inputs changed: the inverse mode's answers for other inputs go.
+    pub fn inputs_changed(&mut self) -> Vec<Effect> {
+        match self.inverse.asked_for {
+            Some(a) if a != self.inputs() => self.clear_inverse(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Whether `data` answers the newest calibration of its kind, asked for the inputs shown.
+    fn is_current_calibration(&self, data: &Value) -> bool {
+        let which = data.text("which").unwrap_or_default();
+        WHICH.iter().position(|w| *w == which).is_some_and(|k| {
+            data.num("gen") == self.inverse.seq[k] as f64
+                && self.inverse.asked_for == Some(self.inputs())
+        })
+    }
+
+    /// A calibration's answer: shown, and kept for Apply.
+    fn calibrated(&mut self, data: &Value) -> Vec<Effect> {
+        if !self.is_current_calibration(data) {
+            return Vec::new();
+        }
+        let which = data.text("which").unwrap_or_default();
+        let (v, e) = (data.num("value"), data.num("epsilon"));
+        if !(v.is_finite() && e.is_finite()) {
+            return Vec::new();
+        }
+        let tight = data.text("accountant") != Some("rdp");
+        let eps = if which.starts_with("risk-") {
+            format!(
+                "TPR ≤ {} at FPR {}, certified",
+                fmt_num(e),
+                fmt_num(data.num("fpr"))
+            )
+        } else if tight {
+            format!("tight ε ≤ {e:.4}")
+        } else {
+            format!("ε = {e:.4}")
+        };
+        let sigma = which.ends_with("sigma");
+        let shown = if sigma {
+            self.inverse.sigma = Some(v);
+            format!("σ = {v:.6} ({eps})")
+        } else {
+            self.inverse.steps = Some(v as u64);
+            let i = self.inputs();
+            format!("T = {v}{} ({eps})", self.in_epochs(&i, v as u64))
+        };
+        vec![
+            text(answer_id(which), shown),
+            text(error_id(which), ""),
+            Effect::Op(Op::Hidden(
+                if sigma { "apply-sigma" } else { "apply-steps" },
+                false,
+            )),
+        ]
+    }
+
+    /// Apply's inputs: the inputs shown with the σ or T found, when one is kept.
+    pub fn applied(&self, which: &str) -> Option<Inputs> {
+        let mut i = self.inputs();
+        match which {
+            "sigma" => i.sigma = self.inverse.sigma?,
+            _ => i.steps = self.inverse.steps?,
+        }
+        Some(i)
+    }
+}
+
+/// The table "What your library reports" fills.
+pub const LIBRARY_TABLE: &str = "#library-table tbody";
+
+/// The headline's tight ε: its text, value (None: unavailable) and title.
+fn headline_value(shown: &str, value: Option<f64>, title: String) -> Vec<Effect> {
+    let id = "epsilon-pld";
+    vec![
+        text(id, shown),
+        Effect::Op(match value {
+            Some(v) => Op::Attr(id, "data-value", format!("{v}")),
+            None => Op::NoAttr(id, "data-value"),
+        }),
+        Effect::Op(Op::Attr(id, "title", title)),
+    ]
+}
+
+/// Clear tight chart `n` (training, profile, risk) and say why it is empty.
+fn clear_chart(n: usize, why: &str) -> Vec<Effect> {
+    let mut fx = vec![Effect::ClearChart(n)];
+    for id in CHART_TEXTS[n] {
+        fx.push(text(id, format!("unavailable for these inputs: {why}.")));
+    }
+    fx
+}
+
+/// The certified band for shuffled batches from an answer, when it carries one: upper end
+/// no amplification, lower end Chua et al.'s pair (the command line's `--sampling shuffle`);
+/// said plainly when the Poisson ε of the same answer lies below the lower end.
+fn shuffled(data: &Value) -> Vec<Effect> {
+    let sh = data.get("shuffled");
+    if !sh.is_obj() {
+        return Vec::new();
+    }
+    let (su, sl) = (sh.num("epsilon"), sh.num("epsilonLower"));
+    let err = sh.text("error");
+    let (shown, low) = match err {
+        Some(m) => (format!("— ({m})"), "—".into()),
+        None => (fmt_eps(su), fmt_eps(sl)),
+    };
+    // The Poisson ε of this answer (absent when it failed).
+    let p = data.num("epsilon");
+    let id = "epsilon-shuffled";
+    vec![
+        text(id, shown),
+        Effect::Op(Op::Attr(id, "data-value", format!("{su}"))),
+        Effect::Op(Op::Attr(
+            id,
+            "title",
+            format!("certified band [{}, {}]", fmt_eps6(sl), fmt_eps6(su)),
+        )),
+        text("epsilon-shuffled-lower", low),
+        text("shuffled-epochs", fmt_num(sh.num("epochs"))),
+        text(
+            "shuffled-vs-poisson",
+            if err.is_none() && p < sl {
+                format!("The Poisson-sampled ε for the same q and steps, {}, is below this lower end, so it cannot be claimed for shuffled training.", fmt_eps(p))
+            } else {
+                String::new()
+            },
+        ),
+    ]
+}
+
+/// The certified bracket for random allocation from an answer, when it carries one (the
+/// command line's `--sampling random-allocation`); a refusal is shown with its reason.
+fn allocation(data: &Value) -> Vec<Effect> {
+    let al = data.get("allocation");
+    if !al.is_obj() {
+        return Vec::new();
+    }
+    let (up, lo) = (al.num("epsilon"), al.num("epsilonLower"));
+    let (shown, low) = match al.text("error") {
+        Some(m) => (format!("— ({})", reason_in_words(m)), "—".into()),
+        None => (fmt_eps(up), fmt_eps(lo)),
+    };
+    vec![
+        text("epsilon-allocation", shown),
+        Effect::Op(Op::Attr(
+            "epsilon-allocation",
+            "data-value",
+            format!("{up}"),
+        )),
+        text("epsilon-allocation-lower", low),
+        text("allocation-epochs", fmt_num(al.num("epochs"))),
+        text("allocation-t", fmt_num(al.num("stepsPerEpoch"))),
+    ]
+}
+
+/// The worker's "library" answer: the rows as the command line's `libraries` computes them
+/// (each library's own output for the run), for the inputs posted.
+fn library_answer(data: &Value) -> Vec<Effect> {
+    let rows: Vec<[String; 3]> = data
+        .items("rows")
+        .iter()
+        .map(|r| {
+            let e = r.num("epsilon");
+            [
+                r.text("tool").unwrap_or_default().to_string(),
+                if e.is_finite() {
+                    format!("{e:.4}")
+                } else {
+                    "—".into()
+                },
+                r.text("note").unwrap_or_default().to_string(),
+            ]
+        })
+        .collect();
+    if rows.is_empty() {
+        Vec::new()
+    } else {
+        vec![Effect::Op(Op::Rows(LIBRARY_TABLE, rows))]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn obj(fields: &[(&str, Value)]) -> Value {
+        Value::Obj(
+            fields
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.clone()))
+                .collect(),
+        )
+    }
+
+    fn num(x: f64) -> Value {
+        Value::Num(x)
+    }
+
+    fn kind(k: Kind) -> (&'static str, Value) {
+        ("kind", Value::Text(k.name().into()))
+    }
+
+    /// The request posted among effects, with its generation.
+    fn posted(fx: &[Effect]) -> Option<(Fields, f64)> {
+        fx.iter().find_map(|e| match e {
+            Effect::Post(f, None) => {
+                let gen = f.iter().find(|(k, _)| *k == "gen").map(|(_, v)| v.as_num());
+                Some((f.clone(), gen.unwrap_or(f64::NAN)))
+            }
+            _ => None,
+        })
+    }
+
+    fn texts(fx: &[Effect], id: &str) -> Vec<String> {
+        fx.iter()
+            .filter_map(|e| match e {
+                Effect::Op(Op::Text(i, t)) if *i == id => Some(t.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn headline(gen: f64, up: f64, lo: f64) -> Value {
+        obj(&[
+            kind(Kind::Headline),
+            ("gen", num(gen)),
+            ("epsilon", num(up)),
+            ("epsilonLower", num(lo)),
+        ])
+    }
+
+    /// Show inputs `i` and let them rest: the request is posted; its generation.
+    fn ask(p: &mut Page, i: Inputs, rdp: f64) -> f64 {
+        p.set_inputs(i);
+        let fx = p.request(i, rdp);
+        assert!(fx.contains(&Effect::Start(Timer::Post, REST_MS)), "{fx:?}");
+        posted(&p.post()).expect("a request").1
+    }
+
+    fn sigma(s: f64) -> Inputs {
+        Inputs {
+            sigma: s,
+            ..Inputs::mnist()
+        }
+    }
+
+    /// #20's critical failure: PageDown on σ made the tight accountant fail, and the headline
+    /// kept the previous run's "certified" ε with a gap computed against it. Now the refusal
+    /// for the inputs shown replaces every tight number: "—" with the reason, no value, no
+    /// gap, exact RDP's sentence, the charts cleared with the reason.
+    #[test]
+    fn a_refusal_leaves_nothing_of_the_previous_run() {
+        let mut p = Page::default();
+        let g = ask(&mut p, sigma(1.0), 1.2);
+        let fx = p.answer(&headline(g, 1.0, 0.999));
+        assert_eq!(texts(&fx, "epsilon-gap"), ["(+20.0 % above the tight ε)"]);
+        assert!(fx.contains(&Effect::Op(Op::Attr(
+            "epsilon-pld",
+            "data-value",
+            "1".into()
+        ))));
+        assert_eq!(p.tight_for(&sigma(1.0)), Some((1.0, 0.999)));
+        let g2 = ask(&mut p, sigma(0.1), 27807.5);
+        assert!(g2 > g);
+        // No tight ε is claimed for the new inputs while they are computed.
+        assert_eq!(p.tight_for(&sigma(0.1)), None);
+        let fx = p.answer(&obj(&[
+            kind(Kind::Error),
+            ("gen", num(g2)),
+            ("message", Value::Text("PLD accountant: budget".into())),
+        ]));
+        assert_eq!(texts(&fx, "epsilon-pld"), ["—"]);
+        assert!(fx.contains(&Effect::Op(Op::NoAttr("epsilon-pld", "data-value"))));
+        assert_eq!(texts(&fx, "epsilon-gap"), [""]);
+        let sentence = texts(&fx, "sentence");
+        assert!(
+            sentence.len() == 1 && sentence[0].contains("exact RDP"),
+            "{sentence:?}"
+        );
+        assert!(texts(&fx, "epsilon-pld-note")[0].contains("The exact-RDP ε applies"));
+        for n in 0..3 {
+            assert!(fx.contains(&Effect::ClearChart(n)));
+        }
+        assert!(p.shown_charts().is_none() && p.tight_for(&sigma(1.0)).is_none());
+        assert!(fx.contains(&Effect::Op(Op::Class("tight", "updating", false))));
+    }
+
+    /// #20's race: an answer for σ = 1.52 arriving after σ = 1.4 was typed (before its
+    /// request is posted, or after) is not stored as 1.4's.
+    #[test]
+    fn an_answer_for_older_inputs_is_dropped() {
+        let mut p = Page::default();
+        let g = ask(&mut p, sigma(1.52), f64::NAN);
+        // σ = 1.4 typed: shown, not yet posted.
+        p.set_inputs(sigma(1.4));
+        p.request(sigma(1.4), f64::NAN);
+        assert!(p.answer(&headline(g, 0.7, 0.69)).is_empty());
+        assert_eq!(p.tight_for(&sigma(1.4)), None);
+        assert_eq!(p.tight_for(&sigma(1.52)), None);
+        // Posted: the older generation is still dropped, the newer one is kept.
+        let g2 = posted(&p.post()).unwrap().1;
+        assert!(p.answer(&headline(g, 0.7, 0.69)).is_empty());
+        assert!(!p.answer(&headline(g2, 0.8, 0.79)).is_empty());
+        assert_eq!(p.tight_for(&sigma(1.4)), Some((0.8, 0.79)));
+        // Charts of an older generation are dropped too.
+        let charts = obj(&[kind(Kind::Charts), ("gen", num(g))]);
+        assert!(p.answer(&charts).is_empty() && p.shown_charts().is_none());
+    }
+
+    /// The charts are for the inputs they were computed for: kept drawn (marked stale)
+    /// while new inputs are computed, but never exported or written to CSV as theirs.
+    #[test]
+    fn charts_belong_to_their_inputs() {
+        let mut p = Page::default();
+        let g = ask(&mut p, sigma(1.0), f64::NAN);
+        let charts = obj(&[
+            kind(Kind::Charts),
+            ("gen", num(g)),
+            (
+                "training",
+                obj(&[
+                    ("steps", Value::List(vec![num(1.0), num(2.0)])),
+                    ("pldUpper", Value::List(vec![num(0.5), num(1.0)])),
+                ]),
+            ),
+        ]);
+        let fx = p.answer(&charts);
+        assert!(fx.contains(&Effect::Redraw) && fx.contains(&Effect::Stale(false)));
+        assert_eq!(p.charts().unwrap().training.pld_upper, [0.5, 1.0]);
+        assert!(p.charts_csv("").is_ok() && p.export_caption().is_some());
+        let fx = p.request(sigma(2.0), f64::NAN);
+        assert!(fx.contains(&Effect::ClearReadouts));
+        p.set_inputs(sigma(2.0));
+        assert!(p.shown_charts().is_some(), "kept drawn, marked stale");
+        assert!(p.charts().is_none() && p.export_caption().is_none());
+        assert!(p.charts_csv("").is_err());
+        assert!(p.post().contains(&Effect::Stale(true)));
+    }
+
+    /// The target ε is part of the model: in the link, in the request, and the
+    /// ε-over-training sentence uses the one solve the worker answered for it.
+    #[test]
+    fn the_target_is_asked_with_the_run_and_read_once() {
+        let mut p = Page::default();
+        let g = ask(&mut p, Inputs::mnist(), f64::NAN);
+        let fx = p.set_target(Some(2.0));
+        let (f, g2) = posted(&fx).expect("asked again");
+        assert!(g2 > g && f.contains(&("target", Value::Num(2.0))));
+        assert_eq!(p.link.target, Some(2.0));
+        assert!(
+            p.set_target(Some(2.0)).is_empty(),
+            "unchanged: nothing asked"
+        );
+        p.answer(&obj(&[
+            kind(Kind::Charts),
+            ("gen", num(g2)),
+            (
+                "training",
+                obj(&[
+                    ("steps", Value::List(vec![num(7000.0), num(14063.0)])),
+                    ("pldUpper", Value::List(vec![num(1.5), num(2.5)])),
+                ]),
+            ),
+        ]));
+        let statement = |p: &Page| texts(&p.chart_texts(), "training-statement")[0].clone();
+        assert!(statement(&p).contains("computing"), "{}", statement(&p));
+        p.answer(&obj(&[
+            kind(Kind::Target),
+            ("gen", num(g2)),
+            ("target", num(2.0)),
+            ("steps", num(9000.0)),
+        ]));
+        assert!(statement(&p).contains("9000"), "{}", statement(&p));
+        // An answer for another target than the one shown is not used.
+        p.set_target(Some(3.0));
+        assert!(statement(&p).contains("computing"));
+    }
+
+    /// "What do I need?": an answer is shown and kept for Apply only while it is the newest
+    /// of its kind and the inputs are the ones it was asked for.
+    #[test]
+    fn a_calibration_answers_only_its_own_question() {
+        let mut p = Page::default();
+        p.set_inputs(Inputs::mnist());
+        let fx = p.calibrate("sigma", vec![("target", Value::Num(1.0))]);
+        let Some(Effect::Post(f, Some(("sigma-answer", "target-error")))) = fx.first() else {
+            panic!("{fx:?}")
+        };
+        assert!(f.contains(&("accountant", Value::Text("pld".into()))));
+        let gen = f.iter().find(|(k, _)| *k == "gen").unwrap().1.as_num();
+        let answer = obj(&[
+            kind(Kind::Calibrated),
+            ("gen", num(gen)),
+            ("which", Value::Text("sigma".into())),
+            ("value", num(1.7)),
+            ("epsilon", num(0.99)),
+        ]);
+        // The inputs changed meanwhile: dropped, and nothing to apply.
+        p.set_inputs(sigma(3.0));
+        assert!(!p.inputs_changed().is_empty());
+        assert!(p.answer(&answer).is_empty() && p.applied("sigma").is_none());
+        // Asked again for the inputs shown: its own answer is shown and applies.
+        p.calibrate("sigma", vec![("target", Value::Num(1.0))]);
+        let mut again = answer.clone();
+        if let Value::Obj(f) = &mut again {
+            f[1].1 = num(gen + 2.0);
+        }
+        let fx = p.answer(&again);
+        assert_eq!(
+            texts(&fx, "sigma-answer"),
+            ["σ = 1.700000 (tight ε ≤ 0.9900)"]
+        );
+        assert!(fx.contains(&Effect::Op(Op::Hidden("apply-sigma", false))));
+        assert_eq!(p.applied("sigma").map(|i| i.sigma), Some(1.7));
+        assert!(p.applied("steps").is_none());
+    }
+
+    /// A batching other than Poisson sampling leads the headline with its own certified
+    /// answer, says what its ends mean, and is named in the CSV's first line.
+    #[test]
+    fn a_scheme_leads_the_headline_with_its_own_answer() {
+        let mut p = Page::default();
+        p.set_batching(Batching::Shuffled);
+        let g = ask(&mut p, Inputs::mnist(), 1.2);
+        let band = obj(&[
+            ("epsilon", num(8.0)),
+            ("epsilonLower", num(1.5)),
+            ("epochs", num(60.0)),
+        ]);
+        let fx = p.answer(&obj(&[
+            kind(Kind::Headline),
+            ("gen", num(g)),
+            ("epsilon", num(1.0)),
+            ("epsilonLower", num(0.99)),
+            ("shuffled", band),
+        ]));
+        let bracket = texts(&fx, "epsilon-pld-bracket");
+        assert!(
+            bracket
+                .last()
+                .unwrap()
+                .starts_with("certified band [1.500000, 8.000000]"),
+            "{bracket:?}"
+        );
+        assert_eq!(texts(&fx, "epsilon-pld").last().unwrap(), "8.0000");
+        assert!(texts(&fx, "shuffled-vs-poisson")[0].contains("cannot be claimed"));
+        assert_eq!(
+            texts(&fx, "epsilon-gap").last().unwrap(),
+            "(Poisson sampling's: not a bound for the batching chosen)"
+        );
+        let line = p.scheme_line(&Inputs::mnist()).unwrap();
+        assert!(
+            line.starts_with("# headline_epsilon = 8 (certified upper bound; [1.5, 8]"),
+            "{line}"
+        );
+        // A scheme without its answer says so, with the reason.
+        let g2 = ask(&mut p, sigma(2.0), 0.5);
+        let fx = p.answer(&obj(&[
+            kind(Kind::Headline),
+            ("gen", num(g2)),
+            ("epsilon", num(0.4)),
+            ("epsilonLower", num(0.39)),
+            (
+                "shuffled",
+                obj(&[("error", Value::Text("too wide".into()))]),
+            ),
+        ]));
+        assert_eq!(texts(&fx, "epsilon-pld").last().unwrap(), "—");
+        assert!(p.scheme_line(&sigma(2.0)).unwrap().contains("unavailable"));
+    }
+
+    /// Answers are read from the protocol's tree: absent parts read as empty or NaN.
+    #[test]
+    fn malformed_answers_read_as_nothing() {
+        let c = TightCharts::parse(&Value::Null);
+        assert!(
+            c.training.steps.is_empty() && c.profile.is_empty() && c.errors == [None, None, None]
+        );
+        let v = obj(&[("a", Value::Text("x".into()))]);
+        assert!(v.num("a").is_nan() && v.text("b").is_none() && v.items("a").is_empty());
+        let mut p = Page::default();
+        assert!(p
+            .answer(&obj(&[("kind", Value::Text("nonsense".into()))]))
+            .is_empty());
+        assert!(p.answer(&Value::Null).is_empty());
+    }
+}
