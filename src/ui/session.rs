@@ -6,10 +6,11 @@
 //! it was computed for; what is shown for other inputs is replaced or said to be
 //! unavailable with the reason. No DOM: tested natively (see the tests below).
 
-use crate::engine::Adjacency;
+use crate::engine::{bounds::MaxOrder, Adjacency, Optimum};
 use crate::render::library;
 use crate::render::tight::{self as tc, ProfileRow, Training};
 use crate::render::{fmt_eps, fmt_num, Inputs};
+use crate::render::{Heavy, Model, HEAVY_SIGMA};
 use crate::ui::link::{self, Acct, Batching, Dataset, Link};
 use crate::ui::page::{self, reason_in_words, Scheme};
 use crate::ui::protocol::{self, Fields, Kind, Value};
@@ -41,15 +42,19 @@ pub enum Timer {
     Post,
     /// Mark the old numbers as updating ([`Page::updating_due`]).
     Updating,
+    /// Say the small-σ model is being computed ([`Page::computing_due`]).
+    Computing,
 }
+
+/// After this long without the small-σ model the page says it is computing.
+pub const COMPUTING_MS: i32 = 150;
 
 /// What web does after an update.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Effect {
     Op(Op),
-    /// A request to the worker; for a calibration, (the element that says "computing…"
-    /// once it is posted, the one that says the worker is missing when it cannot be).
-    Post(Fields, Option<(&'static str, &'static str)>),
+    /// A request to the worker, and what to write when it is posted or cannot be.
+    Post(Fields, Option<Posting>),
     Start(Timer, i32),
     /// The three tight charts' figures marked stale (being recomputed) or not.
     Stale(bool),
@@ -61,6 +66,19 @@ pub enum Effect {
     Redraw,
     /// The library snippets (title, code), rebuilt.
     Snippets(Vec<(String, String)>),
+    /// Recompute and redraw the page (the small-σ model arrived).
+    Frame,
+    /// Draw chart C from [`Page::chart_c`].
+    ChartC,
+}
+
+/// What a request's post says: "computing…" in `computing` once posted; `message` in
+/// `failed` when there is no worker to post to.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Posting {
+    pub computing: Option<&'static str>,
+    pub failed: &'static str,
+    pub message: &'static str,
 }
 
 fn text(id: &'static str, s: impl Into<String>) -> Effect {
@@ -228,6 +246,39 @@ struct Inverse {
     steps: Option<u64>,
 }
 
+/// Exact RDP computed in the worker: the small-σ model (below [`HEAVY_SIGMA`] one model
+/// costs 6 ms to 1.2 s in wasm), the comparison table and chart C (~1000 RDP evaluations).
+#[derive(Debug, Clone, Default)]
+struct Rdp {
+    gen: u32,
+    /// The last request's inputs and whether it asked for the model.
+    asked: Option<(Inputs, bool)>,
+    model: Option<(Inputs, Heavy)>,
+    computing_pending: bool,
+    /// Chart C's data (it depends on σ only) and its σ.
+    chart_c: Option<(f64, Vec<(f64, MaxOrder)>)>,
+}
+
+/// Whether the page computes exact RDP's model for `i` in the worker.
+pub fn is_heavy(i: &Inputs) -> bool {
+    i.sigma < HEAVY_SIGMA
+}
+
+/// The small-σ model's RDP part from a worker answer (`heavyModel`'s fields).
+pub fn parse_heavy(data: &Value) -> Heavy {
+    Heavy {
+        rdp: data.nums("rdp"),
+        opt: Optimum {
+            value: data.num("value"),
+            alpha: data.num("alpha"),
+            grid_alpha: data.num("gridAlpha"),
+            grid_value: data.num("gridValue"),
+            at_edge: matches!(data.get("atEdge"), Value::Bool(true)),
+        },
+        tcdp_rho: Some(data.num("tcdpRho")).filter(|r| !r.is_nan()),
+    }
+}
+
 /// The page's state.
 #[derive(Debug, Clone, Default)]
 pub struct Page {
@@ -235,6 +286,7 @@ pub struct Page {
     pub link: Link,
     tight: Tight,
     inverse: Inverse,
+    rdp: Rdp,
 }
 
 impl Page {
@@ -423,6 +475,124 @@ impl Page {
                 _ => "The charts and the library table below are for Poisson sampling with rate q, not for the batching chosen above (its ε is the headline).",
             }),
         ]
+    }
+
+    // ---- exact RDP in the worker ----
+
+    /// The small-σ model for `i`, when the worker has answered for exactly these inputs.
+    pub fn heavy_model(&self, i: &Inputs) -> Option<Model> {
+        let (a, h) = self.rdp.model.as_ref()?;
+        (a == i).then(|| Model::from_heavy(*i, h.clone()).ok())?
+    }
+
+    /// Ask the worker for the comparison and chart C for `i`, and for the model too when
+    /// `model` or σ is small: once per distinct request; the newest request wins.
+    pub fn ask_rdp(&mut self, i: Inputs, model: bool) -> Vec<Effect> {
+        let model = model || is_heavy(&i);
+        let r = &mut self.rdp;
+        if matches!(r.asked, Some((a, m)) if a == i && (m || !model)) {
+            return Vec::new();
+        }
+        r.asked = Some((i, model));
+        r.gen += 1;
+        let mut fx = vec![Effect::Post(
+            protocol::rdp(&i, r.gen, model),
+            Some(Posting {
+                computing: None,
+                failed: "sentence",
+                message: "small σ needs the page's worker, which is not available",
+            }),
+        )];
+        if model && !r.computing_pending {
+            r.computing_pending = true;
+            fx.push(Effect::Start(Timer::Computing, COMPUTING_MS));
+        }
+        fx
+    }
+
+    /// The computing timer fired: say so while the model asked is not here.
+    pub fn computing_due(&mut self) -> Vec<Effect> {
+        let r = &mut self.rdp;
+        r.computing_pending = false;
+        let pending = matches!(r.asked, Some((a, true))
+            if r.model.as_ref().map(|(b, _)| *b) != Some(a));
+        if pending {
+            vec![text("computing", "computing exact RDP for small σ…")]
+        } else {
+            Vec::new()
+        }
+    }
+
+    /// The worker's "rdp" answer for the newest request: the comparison rows (route, ε or
+    /// null where the route does not apply, note), and the small-σ model (then a frame).
+    fn rdp_answer(&mut self, data: &Value) -> Vec<Effect> {
+        let r = &mut self.rdp;
+        let Some((i, model)) = r.asked.filter(|_| data.num("gen") == r.gen as f64) else {
+            return Vec::new();
+        };
+        if let Some(m) = data.text("error") {
+            return vec![
+                text("computing", ""),
+                text("sentence", format!("cannot compute: {m}")),
+            ];
+        }
+        let mut fx = Vec::new();
+        if let Value::List(rows) = data.get("compare") {
+            let rows = rows
+                .iter()
+                .map(|row| {
+                    let cell = |k: usize| match row {
+                        Value::List(c) => c.get(k).cloned().unwrap_or(Value::Null),
+                        _ => Value::Null,
+                    };
+                    let words = |k| match cell(k) {
+                        Value::Text(t) => t,
+                        _ => String::new(),
+                    };
+                    let eps = match cell(1) {
+                        Value::Num(e) => fmt_eps(e),
+                        _ => "n/a".into(),
+                    };
+                    [words(0), eps, words(2)]
+                })
+                .collect();
+            fx.push(Effect::Op(Op::Rows("#compare-table tbody", rows)));
+        }
+        if model {
+            r.model = Some((i, parse_heavy(data)));
+            fx.push(text("computing", ""));
+            fx.push(Effect::Frame);
+        }
+        fx
+    }
+
+    /// Chart C's data for a small σ from the worker (`{sigma, chartC: [q, cond4, cond5, min,
+    /// exact] × n}`): kept and drawn if σ is still the page's.
+    fn chart_c_answer(&mut self, data: &Value) -> Vec<Effect> {
+        let sigma = data.num("sigma");
+        let rows: Vec<(f64, MaxOrder)> = data
+            .nums("chartC")
+            .chunks_exact(5)
+            .map(|r| {
+                let m = MaxOrder {
+                    cond4: r[1],
+                    cond5: r[2],
+                    min: r[3],
+                    exact: r[4],
+                };
+                (r[0], m)
+            })
+            .collect();
+        if rows.is_empty() || self.inputs().sigma != sigma {
+            return Vec::new();
+        }
+        self.rdp.chart_c = Some((sigma, rows));
+        vec![Effect::ChartC]
+    }
+
+    /// Chart C's data: σ and, per q, the largest orders of Theorem 11's conditions.
+    pub fn chart_c(&self) -> Option<(f64, &[(f64, MaxOrder)])> {
+        self.rdp.chart_c.as_ref().map(|(s, d)| (*s, d.as_slice()))
     }
 
     // ---- the tight accountant ----
@@ -644,6 +814,16 @@ impl Page {
             Kind::Rdp | Kind::ChartC => {}
         }
         fx
+    }
+
+    /// Any answer of the page's worker: exact RDP's (the small-σ model, the comparison,
+    /// chart C) or the tight accountant's ([`Page::answer`]).
+    pub fn worker_answer(&mut self, data: &Value) -> Vec<Effect> {
+        match data.text("kind").and_then(Kind::parse) {
+            Some(Kind::Rdp) => self.rdp_answer(data),
+            Some(Kind::ChartC) => self.chart_c_answer(data),
+            _ => self.answer(data),
+        }
     }
 
     /// With a batching or a run other than the plain one, the headline is that run's
@@ -978,7 +1158,11 @@ impl Page {
                 self.link.group.max(1),
                 self.link.adjacency,
             ),
-            Some((answer_id(which), error_id(which))),
+            Some(Posting {
+                computing: Some(answer_id(which)),
+                failed: error_id(which),
+                message: "the calculator's worker is not available",
+            }),
         )]
     }
 
@@ -1384,9 +1568,11 @@ mod tests {
         let mut p = Page::default();
         p.set_inputs(Inputs::mnist());
         let fx = p.calibrate("sigma", vec![("target", Value::Num(1.0))]);
-        let Some(Effect::Post(f, Some(("sigma-answer", "target-error")))) = fx.first() else {
+        let Some(Effect::Post(f, Some(posting))) = fx.first() else {
             panic!("{fx:?}")
         };
+        assert_eq!(posting.computing, Some("sigma-answer"));
+        assert_eq!(posting.failed, "target-error");
         assert!(f.contains(&("accountant", Value::Text("pld".into()))));
         let gen = f.iter().find(|(k, _)| *k == "gen").unwrap().1.as_num();
         let answer = obj(&[
@@ -1468,6 +1654,65 @@ mod tests {
         ]));
         assert_eq!(texts(&fx, "epsilon-pld").last().unwrap(), "—");
         assert!(p.scheme_line(&sigma(2.0)).unwrap().contains("unavailable"));
+    }
+
+    /// Exact RDP from the worker (small σ): an answer is used for the newest request only,
+    /// its model only for the inputs it was computed for; chart C only for σ shown.
+    #[test]
+    fn the_small_sigma_model_belongs_to_its_inputs() {
+        let mut p = Page::default();
+        let small = sigma(0.05);
+        p.set_inputs(small);
+        let fx = p.ask_rdp(small, false);
+        assert!(fx.contains(&Effect::Start(Timer::Computing, COMPUTING_MS)));
+        let (f, g) = match &fx[0] {
+            Effect::Post(f, Some(_)) => (f.clone(), f[1].1.as_num()),
+            e => panic!("{e:?}"),
+        };
+        assert!(
+            f.contains(&("model", Value::Bool(true))),
+            "small σ asks for the model"
+        );
+        assert!(p.ask_rdp(small, true).is_empty(), "asked once");
+        let answer = |gen: f64| {
+            obj(&[
+                kind(Kind::Rdp),
+                ("gen", num(gen)),
+                ("rdp", Value::List(vec![num(1.0); 3])),
+                ("value", num(5.0)),
+                (
+                    "compare",
+                    Value::List(vec![Value::List(vec![
+                        Value::Text("route".into()),
+                        Value::Null,
+                        Value::Text("note".into()),
+                    ])]),
+                ),
+            ])
+        };
+        assert!(p.worker_answer(&answer(g - 1.0)).is_empty());
+        assert_eq!(
+            p.computing_due(),
+            vec![text("computing", "computing exact RDP for small σ…")]
+        );
+        let fx = p.worker_answer(&answer(g));
+        assert!(fx.contains(&Effect::Frame));
+        assert!(fx.contains(&Effect::Op(Op::Rows(
+            "#compare-table tbody",
+            vec![["route".into(), "n/a".into(), "note".into()]]
+        ))));
+        assert!(p.computing_due().is_empty());
+        assert!(p.heavy_model(&sigma(0.06)).is_none());
+        let c = |s: f64| {
+            obj(&[
+                kind(Kind::ChartC),
+                ("sigma", num(s)),
+                ("chartC", Value::List(vec![num(0.1); 5])),
+            ])
+        };
+        assert!(p.worker_answer(&c(0.07)).is_empty() && p.chart_c().is_none());
+        assert_eq!(p.worker_answer(&c(0.05)), vec![Effect::ChartC]);
+        assert_eq!(p.chart_c().map(|(s, d)| (s, d.len())), Some((0.05, 1)));
     }
 
     /// Answers are read from the protocol's tree: absent parts read as empty or NaN.

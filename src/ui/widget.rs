@@ -8,6 +8,114 @@ use crate::ui::fields::{parse_field, Field};
 use crate::ui::link::Batching;
 use crate::ui::page::epochs_of;
 pub use crate::ui::page::Scheme;
+use crate::ui::protocol::Value;
+use crate::ui::session::{gdp_text, TightCharts};
+
+/// The tight accountant's last answer (from the page's shared worker, via widget.js).
+#[derive(Default)]
+pub struct TightState {
+    /// The inputs the answer is for; an answer for other inputs is shown marked stale.
+    pub inputs: Option<Inputs>,
+    /// Certified (upper, lower) ε.
+    pub eps: Option<(f64, f64)>,
+    /// Why there is no tight ε for `inputs` (no worker, budget exceeded).
+    pub error: Option<String>,
+    pub charts: Option<TightCharts>,
+    /// The inputs `charts` are for (they arrive after the headline).
+    pub charts_inputs: Option<Inputs>,
+    /// μ-GDP with its fit in words (under the risk chart), and the inputs it is for.
+    pub gdp: Option<(Inputs, String)>,
+}
+
+impl TightState {
+    /// The certified (upper, lower) ε for `i`, if known.
+    pub fn for_inputs(&self, i: &Inputs) -> Option<(f64, f64)> {
+        self.eps.filter(|_| self.inputs.as_ref() == Some(i))
+    }
+
+    /// Read the worker's answer for the values shown `i` of run `scheme`: the headline
+    /// (`{kind: "headline", epsilon, epsilonLower}`, or `{kind: "error", message}`, also
+    /// sent by widget.js when there is no worker), the charts, μ-GDP. Another run than the
+    /// plain one reads its own answer, which stands whether or not Poisson's failed.
+    pub fn answer(&mut self, data: &Value, i: Inputs, scheme: &Scheme) -> Answered {
+        let kind = data.text("kind").unwrap_or_default();
+        let own = scheme.answer_key().map(|k| data.get(k));
+        // (upper, lower) or the reason there is none, for a headline or an error.
+        let headline = match (own, kind) {
+            (Some(a), "headline" | "error") => {
+                let (up, lo) = (a.num("epsilon"), a.num("epsilonLower"));
+                // Fixed-size batches have an RDP upper bound only: 0, the trivial lower
+                // bound (the title says no lower bound is computed).
+                let lo = if lo.is_nan() && scheme.sampling == Batching::FixedSize {
+                    0.0
+                } else {
+                    lo
+                };
+                Some(if up.is_finite() && lo.is_finite() {
+                    Ok((up, lo))
+                } else {
+                    Err(a
+                        .text("error")
+                        .unwrap_or("the worker gave no answer for this scheme")
+                        .to_string())
+                })
+            }
+            (None, "headline") => {
+                let (up, lo) = (data.num("epsilon"), data.num("epsilonLower"));
+                if !(up.is_finite() && lo.is_finite()) {
+                    return Answered::Nothing;
+                }
+                Some(Ok((up, lo)))
+            }
+            (None, "error") => Some(Err(data.text("message").unwrap_or_default().to_string())),
+            _ => None,
+        };
+        match (headline, kind) {
+            (Some(Ok(eps)), _) => {
+                self.eps = Some(eps);
+                self.error = None;
+                self.inputs = Some(i);
+                Answered::Headline
+            }
+            (Some(Err(msg)), _) => {
+                self.error = Some(msg.chars().take(200).collect());
+                self.eps = None;
+                self.charts = None;
+                self.inputs = Some(i);
+                Answered::Headline
+            }
+            (None, "charts") => {
+                self.charts = Some(TightCharts::parse(data));
+                self.charts_inputs = Some(i);
+                Answered::Charts
+            }
+            (None, "gdp") => {
+                let text = match data.text("error") {
+                    Some(m) => format!("μ-GDP unavailable: {m}"),
+                    None => gdp_text(data),
+                };
+                self.gdp = Some((i, text));
+                Answered::Charts
+            }
+            (None, "charts-error") => {
+                Answered::ChartsError(data.text("message").unwrap_or_default().to_string())
+            }
+            _ => Answered::Nothing,
+        }
+    }
+}
+
+/// What a tight answer changed for a widget.
+#[derive(Debug, PartialEq)]
+pub enum Answered {
+    /// The headline is settled (a number or why there is none).
+    Headline,
+    /// The charts or μ-GDP.
+    Charts,
+    /// The charts failed (logged).
+    ChartsError(String),
+    Nothing,
+}
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Mode {
@@ -413,6 +521,57 @@ pub fn calculator_url(text: &str) -> Result<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn obj(fields: Vec<(&str, Value)>) -> Value {
+        Value::Obj(fields.into_iter().map(|(k, v)| (k.into(), v)).collect())
+    }
+
+    /// A widget reads the answer of the run it shows: Poisson's headline, another scheme's
+    /// own answer (which stands when Poisson's failed), fixed-size batches' upper bound
+    /// with the trivial lower end, and why there is none.
+    #[test]
+    fn a_widget_reads_its_own_runs_answer() {
+        let i = Inputs::mnist();
+        let plain = Scheme::of(Batching::Poisson, 1, Adjacency::AddRemove);
+        let head = |extra: Vec<(&str, Value)>| {
+            let mut f = vec![
+                ("kind", Value::Text("headline".into())),
+                ("epsilon", Value::Num(1.0)),
+                ("epsilonLower", Value::Num(0.99)),
+            ];
+            f.extend(extra);
+            obj(f)
+        };
+        let mut t = TightState::default();
+        assert_eq!(t.answer(&head(vec![]), i, &plain), Answered::Headline);
+        assert_eq!(t.for_inputs(&i), Some((1.0, 0.99)));
+        assert_eq!(t.for_inputs(&Inputs { sigma: 2.0, ..i }), None);
+        let shuffled = Scheme::of(Batching::Shuffled, 1, Adjacency::AddRemove);
+        let band = obj(vec![
+            ("epsilon", Value::Num(8.0)),
+            ("epsilonLower", Value::Num(1.5)),
+        ]);
+        let error = obj(vec![
+            ("kind", Value::Text("error".into())),
+            ("shuffled", band.clone()),
+        ]);
+        assert_eq!(t.answer(&error, i, &shuffled), Answered::Headline);
+        assert_eq!(t.eps, Some((8.0, 1.5)));
+        let fixed = Scheme::of(Batching::FixedSize, 1, Adjacency::ReplaceOne);
+        let upper_only = head(vec![("scheme", obj(vec![("epsilon", Value::Num(4.0))]))]);
+        assert_eq!(t.answer(&upper_only, i, &fixed), Answered::Headline);
+        assert_eq!(t.eps, Some((4.0, 0.0)));
+        assert_eq!(t.answer(&head(vec![]), i, &shuffled), Answered::Headline);
+        assert_eq!(t.eps, None);
+        assert_eq!(
+            t.error.as_deref(),
+            Some("the worker gave no answer for this scheme")
+        );
+        let charts = obj(vec![("kind", Value::Text("charts".into()))]);
+        assert_eq!(t.answer(&charts, i, &plain), Answered::Charts);
+        assert_eq!(t.charts_inputs, Some(i));
+        assert_eq!(t.answer(&Value::Null, i, &plain), Answered::Nothing);
+    }
 
     #[test]
     fn attributes_parse_or_name_the_problem() {

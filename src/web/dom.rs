@@ -166,25 +166,3 @@ pub fn fill_table<'a>(selector: &str, rows: impl IntoIterator<Item = [&'a str; 3
         let _ = body.append_child(&tr);
     }
 }
-
-/// `o[k]` of a JS object (a worker's answer), undefined when absent or unreadable.
-pub(crate) fn get(o: &JsValue, k: &str) -> JsValue {
-    js_sys::Reflect::get(o, &JsValue::from_str(k)).unwrap_or(JsValue::UNDEFINED)
-}
-
-/// `o[k]` as a number; NaN when absent or not a number.
-pub(crate) fn num(o: &JsValue, k: &str) -> f64 {
-    get(o, k).as_f64().unwrap_or(f64::NAN)
-}
-
-/// `o[k]` as numbers; empty when not an array (non-numbers read as NaN).
-pub(crate) fn nums(o: &JsValue, k: &str) -> Vec<f64> {
-    let v = get(o, k);
-    if !js_sys::Array::is_array(&v) {
-        return Vec::new();
-    }
-    js_sys::Array::from(&v)
-        .iter()
-        .map(|x| x.as_f64().unwrap_or(f64::NAN))
-        .collect()
-}

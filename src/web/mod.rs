@@ -7,7 +7,6 @@
 mod canvas;
 mod dom;
 mod field;
-mod heavy;
 mod readout;
 mod state;
 mod tight;
@@ -19,7 +18,7 @@ use crate::render::{self, fmt_num, Inputs, Model, Theme};
 pub(crate) use crate::ui::layout::{EXPORT_PNG_SCALE, EXPORT_SIZE};
 use crate::ui::link::{Acct, Batching};
 use crate::ui::protocol::Value;
-use crate::ui::session::{Effect, Page, Timer};
+use crate::ui::session::{is_heavy, Effect, Page, Timer};
 use canvas::{draw, Measured, MeasuredCanvas};
 use dom::*;
 use plotters::coord::Shift;
@@ -61,14 +60,13 @@ pub fn mount() {
 pub struct App {
     pub page: Page,
     pub model: Option<Model>,
-    chart_c: Option<(f64, Vec<(f64, crate::engine::bounds::MaxOrder)>)>,
     compare_timer: Option<i32>,
     url_timer: Option<i32>,
     frame_pending: bool,
     /// Charts C and D's look apart from their data at their last draw (see [`backdrop_key`]).
     backdrop: Option<BackdropKey>,
     /// The pending timers of the page model ([`Timer`]: post, updating).
-    timers: [Option<i32>; 2],
+    timers: [Option<i32>; 3],
     /// Milliseconds of the last recompute + redraw (read by the e2e benchmark).
     pub last_frame_ms: f64,
 }
@@ -95,12 +93,11 @@ impl App {
         let app = Rc::new(RefCell::new(App {
             page: Page::default(),
             model: None,
-            chart_c: None,
             compare_timer: None,
             url_timer: None,
             frame_pending: false,
             backdrop: None,
-            timers: [None, None],
+            timers: [None, None, None],
             last_frame_ms: 0.0,
         }));
         APP.with(|a| *a.borrow_mut() = Some(app.clone()));
@@ -394,14 +391,16 @@ fn run(app: &Shared, fx: Vec<Effect>) {
     for e in fx {
         match e {
             Effect::Op(op) => tight::apply_op(op),
-            Effect::Post(fields, pending) => {
+            Effect::Post(fields, posting) => {
                 let ok = worker::post_fields(&fields);
-                match pending {
-                    Some((answer, _)) if ok => set_text(answer, "computing…"),
-                    Some((_, error)) if !ok => {
-                        set_text(error, "the calculator's worker is not available")
+                match posting {
+                    Some(p) if ok => {
+                        if let Some(id) = p.computing {
+                            set_text(id, "computing…");
+                        }
                     }
-                    _ => {}
+                    Some(p) => set_text(p.failed, p.message),
+                    None => {}
                 }
             }
             Effect::Start(timer, ms) => {
@@ -415,6 +414,7 @@ fn run(app: &Shared, fx: Vec<Effect>) {
                     let fx = match timer {
                         Timer::Post => a.borrow_mut().page.post(),
                         Timer::Updating => a.borrow_mut().page.updating_due(),
+                        Timer::Computing => a.borrow_mut().page.computing_due(),
                     };
                     run(&a, fx);
                 });
@@ -425,6 +425,8 @@ fn run(app: &Shared, fx: Vec<Effect>) {
             Effect::ClearReadouts => tight::clear_readouts(),
             Effect::Redraw => redraw_tight(app),
             Effect::Snippets(s) => tight::fill_snippets(&s),
+            Effect::Frame => request_frame(app),
+            Effect::ChartC => draw_chart_c(&app.borrow(), prefers_dark()),
         }
     }
 }
@@ -646,9 +648,9 @@ fn draw_export<DB: plotters::prelude::DrawingBackend>(
     let overlays = by_id::<HtmlInputElement>("overlays").is_some_and(|c| c.checked());
     // The run, named under the picture (an export leaves the page).
     use crate::ui::page::{export_caption_c, export_caption_d};
-    let caption = match (which, &app.chart_c) {
+    let caption = match (which, app.page.chart_c()) {
         ("training" | "profile" | "risk", _) => app.page.export_caption(),
-        ("c", Some((sigma, _))) => Some(export_caption_c(*sigma)),
+        ("c", Some((sigma, _))) => Some(export_caption_c(sigma)),
         ("d", _) => chart_d_inputs()
             .ok()
             .map(|(gs, le)| export_caption_d(gs, le)),
@@ -662,9 +664,9 @@ fn draw_export<DB: plotters::prelude::DrawingBackend>(
         return false;
     };
     let root = &area;
-    match (which, &app.chart_c) {
+    match (which, app.page.chart_c()) {
         ("b", _) => render::draw_bound_vs_exact(root, m, th, overlays).is_ok(),
-        ("c", Some((sigma, d))) => render::draw_max_alpha(root, *sigma, d, th).is_ok(),
+        ("c", Some((sigma, d))) => render::draw_max_alpha(root, sigma, d, th).is_ok(),
         ("c", None) => false,
         ("d", _) => {
             chart_d_inputs().is_ok_and(|(gs, le)| render::draw_capacity(root, gs, le, th).is_ok())
@@ -759,11 +761,13 @@ fn frame(app: &Shared) {
     let t0 = now_ms();
     let inputs = app.borrow().page.inputs();
     // Small σ: the model comes from the worker (the last one stays drawn meanwhile).
-    let computed = if heavy::is_heavy(&inputs) {
-        match heavy::model_for(&inputs) {
+    let computed = if is_heavy(&inputs) {
+        let known = app.borrow().page.heavy_model(&inputs);
+        match known {
             Some(m) => Ok(m),
             None => {
-                heavy::request(inputs, true);
+                let fx = app.borrow_mut().page.ask_rdp(inputs, true);
+                run(app, fx);
                 return;
             }
         }
@@ -891,7 +895,11 @@ fn schedule_worker(app: &Shared) {
         app,
         |a| &mut a.compare_timer,
         150,
-        |a| heavy::request(a.borrow().page.inputs(), false),
+        |a| {
+            let i = a.borrow().page.inputs();
+            let fx = a.borrow_mut().page.ask_rdp(i, false);
+            run(a, fx);
+        },
     );
 }
 
@@ -915,80 +923,20 @@ fn debounce(
     *slot(&mut app.borrow_mut()) = id;
 }
 
-/// Every answer of the page's worker, routed: the small-σ model's and chart C's to
-/// `heavy`, the rest to `tight`; what they hand back is applied to the page here.
+/// Every answer of the page's worker, read by the page model.
 fn on_worker(data: JsValue) {
-    use crate::ui::protocol::Kind;
-    let kind = dom::get(&data, "kind")
-        .as_string()
-        .and_then(|k| Kind::parse(&k));
-    match kind {
-        Some(Kind::Rdp) => {
-            if let Some((compare, model)) = heavy::answer(&data) {
-                heavy_answered(&compare, model);
-            }
-        }
-        Some(Kind::ChartC) => {
-            if let Some((sigma, rows)) = heavy::chart_c_answer(&data) {
-                chart_c_answered(sigma, rows);
-            }
-        }
-        _ => {
-            let Some(app) = APP.with(|a| a.borrow().clone()) else {
-                return;
-            };
-            let fx = app.borrow_mut().page.answer(&worker::from_js(&data));
-            run(&app, fx);
-        }
-    }
-}
-
-/// Chart C's data for a small σ from the worker: drawn if σ is still the page's.
-fn chart_c_answered(sigma: f64, data: Vec<(f64, crate::engine::bounds::MaxOrder)>) {
     let Some(app) = APP.with(|a| a.borrow().clone()) else {
         return;
     };
-    if app.borrow().page.inputs().sigma != sigma {
-        return;
-    }
-    app.borrow_mut().chart_c = Some((sigma, data));
-    draw_chart_c(&app.borrow(), prefers_dark());
-}
-
-/// The worker's comparison rows for the current inputs (route, ε or null where the route
-/// does not apply, note), worded here; then a redraw when it also brought the small-σ model.
-fn heavy_answered(compare: &JsValue, model: bool) {
-    if js_sys::Array::is_array(compare) {
-        let rows: Vec<[String; 3]> = js_sys::Array::from(compare)
-            .iter()
-            .map(|r| {
-                let r = js_sys::Array::from(&r);
-                let t = |k| r.get(k).as_string().unwrap_or_default();
-                let eps = r
-                    .get(1)
-                    .as_f64()
-                    .map_or_else(|| "n/a".to_string(), render::fmt_eps);
-                [t(0), eps, t(2)]
-            })
-            .collect();
-        fill_table(
-            "#compare-table tbody",
-            rows.iter()
-                .map(|[a, b, c]| [a.as_str(), b.as_str(), c.as_str()]),
-        );
-    }
-    if model {
-        if let Some(app) = APP.with(|a| a.borrow().clone()) {
-            request_frame(&app);
-        }
-    }
+    let fx = app.borrow_mut().page.worker_answer(&worker::from_js(&data));
+    run(&app, fx);
 }
 
 fn draw_chart_c(app: &App, dark: bool) {
-    if let Some((s, d)) = &app.chart_c {
-        set_text("chart-c-summary", &render::summary_c(*s, d));
+    if let Some((s, d)) = app.page.chart_c() {
+        set_text("chart-c-summary", &render::summary_c(s, d));
         draw("chart-c", dark, |root, th| {
-            render::draw_max_alpha(root, *s, d, th)
+            render::draw_max_alpha(root, s, d, th)
         });
     }
 }

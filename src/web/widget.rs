@@ -13,7 +13,6 @@
 
 use super::canvas::paint_canvas;
 use super::canvas::MeasuredCanvas;
-use super::dom::{get, num};
 use super::field::{Control, Listener};
 use super::state::Field;
 use super::worker::from_js;
@@ -21,8 +20,8 @@ use crate::engine::Conversion;
 use crate::render::{self, fmt_num, tight, Inputs, Model};
 use crate::ui::link::Batching;
 use crate::ui::page::epochs_of;
-use crate::ui::session::{fmt_eps6, gdp_text, one_percent_sentence, TightCharts};
-use crate::ui::widget::Scheme;
+use crate::ui::session::{fmt_eps6, is_heavy, one_percent_sentence, parse_heavy};
+use crate::ui::widget::{Answered, Scheme, TightState};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::cell::RefCell;
@@ -80,29 +79,6 @@ struct Inner {
     /// kept current, the charts are drawn when it comes near.
     offscreen: bool,
     els: Els,
-}
-
-/// The tight accountant's last answer (from the page's shared worker, via widget.js).
-#[derive(Default)]
-struct TightState {
-    /// The inputs the answer is for; an answer for other inputs is shown marked stale.
-    inputs: Option<Inputs>,
-    /// Certified (upper, lower) ε.
-    eps: Option<(f64, f64)>,
-    /// Why there is no tight ε for `inputs` (no worker, budget exceeded).
-    error: Option<String>,
-    charts: Option<TightCharts>,
-    /// The inputs `charts` are for (they arrive after the headline).
-    charts_inputs: Option<Inputs>,
-    /// μ-GDP with its fit in words (under the risk chart), and the inputs it is for.
-    gdp: Option<(Inputs, String)>,
-}
-
-impl TightState {
-    /// The certified (upper, lower) ε for `i`, if known.
-    fn for_inputs(&self, i: &Inputs) -> Option<(f64, f64)> {
-        self.eps.filter(|_| self.inputs.as_ref() == Some(i))
-    }
 }
 
 /// One `<sgm-rdp-calculator>`'s contents (created by widget.js per connection).
@@ -211,7 +187,7 @@ impl Widget {
         if fresh {
             // Small σ: the model's RDP part comes from the page's worker (widget.js asks
             // `heavyRequest`); until then the last numbers stay, marked as computing.
-            let computed = if super::heavy::is_heavy(&inputs) {
+            let computed = if is_heavy(&inputs) {
                 match i.heavy.as_ref().filter(|(a, _)| *a == inputs) {
                     Some((_, h)) => Model::from_heavy(inputs, h.clone()),
                     None => {
@@ -258,7 +234,7 @@ impl Widget {
         let i = self.inner.borrow();
         let inp = i.settings.inputs;
         let done = i.model.as_ref().map(|m| m.inputs == inp).unwrap_or(false);
-        if !super::heavy::is_heavy(&inp) || done {
+        if !is_heavy(&inp) || done {
             return JsValue::UNDEFINED;
         }
         super::worker::object(&crate::ui::protocol::run(&inp, None)).into()
@@ -270,14 +246,15 @@ impl Widget {
     pub fn heavy_answer(&self, data: JsValue) -> JsValue {
         {
             let mut i = self.inner.borrow_mut();
-            if let Some(m) = get(&data, "error").as_string() {
+            let data = from_js(&data);
+            if let Some(m) = data.text("error") {
                 let mut msgs = i.settings.messages();
                 msgs.push(format!("cannot compute: {m}"));
                 set_lines(&i.els.messages, &msgs);
                 return JsValue::UNDEFINED;
             }
             let inputs = i.settings.inputs;
-            i.heavy = Some((inputs, super::heavy::parse(&data)));
+            i.heavy = Some((inputs, parse_heavy(&data)));
         }
         self.render()
     }
@@ -348,78 +325,19 @@ impl Widget {
         let Some(m) = &i.model else {
             return JsValue::UNDEFINED;
         };
-        let mut kind = get(&data, "kind").as_string().unwrap_or_default();
-        let t = &mut i.tight;
-        // Another scheme: its own answer, which stands whether or not Poisson's failed.
-        let scheme = i.settings.scheme().answer_key().map(|k| get(&data, k));
-        let mut data = data;
-        if let (Some(a), "headline" | "error") = (&scheme, kind.as_str()) {
-            let o = js_sys::Object::new();
-            let (up, lo) = (num(a, "epsilon"), num(a, "epsilonLower"));
-            // Fixed-size batches have an RDP upper bound only: 0, the trivial lower bound
-            // (the title says no lower bound is computed).
-            let lo = if lo.is_nan() && i.settings.sampling == Batching::FixedSize {
-                0.0
-            } else {
-                lo
-            };
-            match get(a, "error").as_string() {
-                _ if up.is_finite() && lo.is_finite() => {
-                    let _ = js_sys::Reflect::set(&o, &"epsilon".into(), &up.into());
-                    let _ = js_sys::Reflect::set(&o, &"epsilonLower".into(), &lo.into());
-                    kind = "headline".into();
-                }
-                m => {
-                    let m = m.unwrap_or_else(|| "the worker gave no answer for this scheme".into());
-                    let _ = js_sys::Reflect::set(&o, &"message".into(), &m.into());
-                    kind = "error".into();
-                }
-            }
-            data = o.into();
-        }
-        let settled = match kind.as_str() {
-            "headline" => {
-                let (up, lo) = (num(&data, "epsilon"), num(&data, "epsilonLower"));
-                if !(up.is_finite() && lo.is_finite()) {
-                    return JsValue::UNDEFINED;
-                }
-                t.eps = Some((up, lo));
-                t.error = None;
-                t.inputs = Some(m.inputs);
-                true
-            }
-            "error" => {
-                let msg = get(&data, "message").as_string().unwrap_or_default();
-                t.error = Some(msg.chars().take(200).collect());
-                t.eps = None;
-                t.charts = None;
-                t.inputs = Some(m.inputs);
-                true
-            }
-            "charts" => {
-                t.charts = Some(TightCharts::parse(&from_js(&data)));
-                t.charts_inputs = Some(m.inputs);
-                false
-            }
-            "gdp" => {
-                let text = match get(&data, "error").as_string() {
-                    Some(m) => format!("μ-GDP unavailable: {m}"),
-                    None => gdp_text(&from_js(&data)),
-                };
-                t.gdp = Some((m.inputs, text));
-                false
-            }
-            "charts-error" => {
+        let settled = match i
+            .tight
+            .answer(&from_js(&data), m.inputs, &i.settings.scheme())
+        {
+            Answered::Headline => true,
+            Answered::Charts => false,
+            Answered::ChartsError(msg) => {
                 web_sys::console::error_1(
-                    &format!(
-                        "sgm-rdp-calculator: tight charts: {}",
-                        get(&data, "message").as_string().unwrap_or_default()
-                    )
-                    .into(),
+                    &format!("sgm-rdp-calculator: tight charts: {msg}").into(),
                 );
                 false
             }
-            _ => return JsValue::UNDEFINED,
+            Answered::Nothing => return JsValue::UNDEFINED,
         };
         // Redraw only what the answer changes (the headline, or the tight charts).
         if settled {
