@@ -3,13 +3,13 @@
 //! good value kept). No DOM: tested natively; `web::widget` only applies them.
 
 use crate::engine::{Adjacency, Conversion};
-use crate::render::Inputs;
+use crate::render::{fmt_eps, fmt_num, Inputs, Model};
 use crate::ui::fields::{parse_field, Field};
 use crate::ui::link::Batching;
 use crate::ui::page::epochs_of;
 pub use crate::ui::page::Scheme;
 use crate::ui::protocol::Value;
-use crate::ui::session::{gdp_text, TightCharts};
+use crate::ui::session::{fmt_eps6, gdp_text, TightCharts};
 
 /// The tight accountant's last answer (from the page's shared worker, via widget.js).
 #[derive(Default)]
@@ -518,12 +518,211 @@ pub fn calculator_url(text: &str) -> Result<String, String> {
     Ok(t.to_string())
 }
 
+/// What a widget's texts say for its model and tight state (web writes them).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Texts {
+    /// The refused attributes, and why the tight ε is unavailable.
+    pub messages: Vec<String>,
+    /// Which headline parts show: the tight ε, exact RDP's.
+    pub pld: bool,
+    pub rdp: bool,
+    pub rdp_label: &'static str,
+    pub eps: String,
+    pub alpha: String,
+    /// The tight ε, its title (what its ends mean), and whether it is for other inputs.
+    pub eps_pld: String,
+    pub eps_pld_title: String,
+    pub stale: bool,
+    /// The run in words under the headline.
+    pub context: String,
+    /// The full mode's sentence (None in the compact mode).
+    pub sentence: Option<String>,
+}
+
+/// The widget's texts. The headline shows the tight ε, exact RDP's, or both (the
+/// `accountant` attribute); another run than the plain one its certified ε only (exact RDP
+/// here is one example's under Poisson sampling). A tight ε for other inputs stays shown,
+/// marked stale, until the worker answers.
+pub fn texts(s: &Settings, m: &Model, t: &TightState) -> Texts {
+    let inp = &m.inputs;
+    let scheme = s.scheme();
+    let tight = t.for_inputs(inp);
+    let current = t.inputs.as_ref() == Some(inp);
+    let mut messages = s.messages();
+    if let (Some(err), true) = (&t.error, current) {
+        if s.accountant != Accountant::Rdp {
+            messages.push(format!(
+                "tight accountant: {err} (the exact-RDP ε still applies)"
+            ));
+        }
+    }
+    let (pld, rdp) = match s.accountant {
+        _ if !scheme.is_plain() => (true, false),
+        Accountant::Both => (true, true),
+        Accountant::Pld => (true, false),
+        Accountant::Rdp => (false, true),
+    };
+    let (eps_pld, eps_pld_title) = match (t.eps, &t.error) {
+        (Some((up, lo)), _) => (
+            fmt_eps(up),
+            if scheme.is_plain() {
+                format!(
+                    "certified bracket [{}, {}] (privacy-loss distribution)",
+                    fmt_eps6(lo),
+                    fmt_eps6(up)
+                )
+            } else if scheme.sampling == Batching::FixedSize {
+                format!("≤ {}: {}", fmt_eps6(up), scheme.words(inp))
+            } else {
+                format!(
+                    "[{}, {}]: {}",
+                    fmt_eps6(lo),
+                    fmt_eps6(up),
+                    scheme.words(inp)
+                )
+            },
+        ),
+        (None, Some(err)) if current => ("—".to_string(), err.clone()),
+        _ => ("…".to_string(), "computing the tight ε".to_string()),
+    };
+    let context = format!(
+        "δ = {:e} after {} steps at q = {}, σ = {}{}{}",
+        inp.delta,
+        inp.steps,
+        fmt_num(inp.q),
+        fmt_num(inp.sigma),
+        if inp.conversion == Conversion::Classic {
+            " (classic conversion)"
+        } else {
+            ""
+        },
+        if scheme.is_plain() {
+            String::new()
+        } else {
+            format!("; {}", scheme.words(inp))
+        }
+    );
+    let sentence = (s.mode == Mode::Full).then(|| match (scheme.is_plain(), tight) {
+        (true, Some((up, _))) if s.accountant != Accountant::Rdp => {
+            crate::render::sentence_for(inp, up, "tight (privacy-loss distribution)")
+        }
+        (true, _) => m.sentence(),
+        (false, Some((up, _))) => scheme.sentence(inp, up),
+        (false, None) => format!(
+            "The ε for {} is being computed or unavailable (see above).",
+            scheme.name()
+        ),
+    });
+    Texts {
+        messages,
+        pld,
+        rdp,
+        rdp_label: if pld { "exact RDP ε = " } else { "ε = " },
+        eps: format!("{:.4}", m.opt.value),
+        alpha: format!("{:.2}", m.opt.alpha),
+        eps_pld,
+        eps_pld_title,
+        stale: !current,
+        context,
+        sentence,
+    }
+}
+
+/// The `change` event's detail. With another run than Poisson sampling of one example per
+/// user, `epsilon` and `alpha` (exact RDP of one example under Poisson sampling, not a
+/// bound for it) are null and `epsilonPld`, `epsilonPldLower` are the run's certified
+/// ends; `sampling`, `groupSize` and `adjacency` name it; truncated Poisson and fixed-size
+/// batches give the sizes asked with (null otherwise).
+pub fn detail(m: &Model, t: &TightState, scheme: Scheme) -> Vec<(&'static str, Value)> {
+    let i = &m.inputs;
+    let plain = scheme.is_plain();
+    let num = |v: Option<f64>| v.map_or(Value::Null, Value::Num);
+    let z = scheme.sizes(i).ok().flatten();
+    let fixed = scheme.sampling == Batching::FixedSize;
+    // The tight ε (certified upper) and its bracket's lower end; null until known.
+    let tight = t.for_inputs(i);
+    vec![
+        ("q", Value::Num(i.q)),
+        ("sigma", Value::Num(i.sigma)),
+        ("steps", Value::Num(i.steps as f64)),
+        ("delta", Value::Num(i.delta)),
+        ("epsilon", num(plain.then_some(m.opt.value))),
+        ("alpha", num(plain.then_some(m.opt.alpha))),
+        ("conversion", Value::Text(i.conversion.name().into())),
+        ("sampling", Value::Text(scheme.sampling.name().into())),
+        ("groupSize", Value::Num(scheme.group.into())),
+        ("adjacency", Value::Text(scheme.adjacency.name().into())),
+        ("datasetSize", num(z.map(|z| z.dataset_size as f64))),
+        (
+            "maxBatch",
+            num(z.filter(|_| !fixed).map(|z| z.max_batch as f64)),
+        ),
+        ("epsilonPld", num(tight.map(|e| e.0))),
+        ("epsilonPldLower", num(tight.map(|e| e.1))),
+    ]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn obj(fields: Vec<(&str, Value)>) -> Value {
         Value::Obj(fields.into_iter().map(|(k, v)| (k.into(), v)).collect())
+    }
+
+    /// The headline's texts follow the tight state: "…" while computing, the number with
+    /// what its ends mean, "—" with the reason (and a message) for the inputs shown, and a
+    /// number for other inputs is marked stale. The detail names the run and nulls what is
+    /// not a bound for it.
+    #[test]
+    fn a_widget_says_what_its_numbers_are() {
+        let m = Model::compute(Inputs::mnist()).unwrap();
+        let s = Settings::default();
+        let plain = s.scheme();
+        let mut t = TightState::default();
+        let w = texts(&s, &m, &t);
+        assert_eq!((w.eps_pld.as_str(), w.stale), ("…", true));
+        assert!(w.pld && w.rdp && w.rdp_label == "exact RDP ε = ");
+        let head = obj(vec![
+            ("kind", Value::Text("headline".into())),
+            ("epsilon", Value::Num(2.38)),
+            ("epsilonLower", Value::Num(2.37)),
+        ]);
+        t.answer(&head, m.inputs, &plain);
+        let w = texts(&s, &m, &t);
+        assert_eq!((w.eps_pld.as_str(), w.stale), ("2.3800", false));
+        assert!(w
+            .eps_pld_title
+            .starts_with("certified bracket [2.370000, 2.380000]"));
+        let other = Model::compute(Inputs {
+            sigma: 2.0,
+            ..Inputs::mnist()
+        })
+        .unwrap();
+        assert!(texts(&s, &other, &t).stale);
+        let d = detail(&m, &t, plain);
+        assert!(d.contains(&("epsilonPld", Value::Num(2.38))));
+        assert!(d.contains(&("epsilon", Value::Num(m.opt.value))));
+        let shuffled = Scheme::of(Batching::Shuffled, 1, Adjacency::AddRemove);
+        let d = detail(&m, &t, shuffled);
+        assert!(
+            d.contains(&("epsilon", Value::Null))
+                && d.contains(&("sampling", Value::Text("shuffled".into())))
+        );
+        let err = obj(vec![
+            ("kind", Value::Text("error".into())),
+            ("message", Value::Text("budget".into())),
+        ]);
+        t.answer(&err, m.inputs, &plain);
+        let w = texts(&s, &m, &t);
+        assert_eq!(
+            (w.eps_pld.as_str(), w.eps_pld_title.as_str()),
+            ("—", "budget")
+        );
+        assert!(w
+            .messages
+            .iter()
+            .any(|l| l.contains("the exact-RDP ε still applies")));
     }
 
     /// A widget reads the answer of the run it shows: Poisson's headline, another scheme's

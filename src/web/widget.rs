@@ -16,11 +16,9 @@ use super::canvas::MeasuredCanvas;
 use super::field::{Control, Listener};
 use super::state::Field;
 use super::worker::from_js;
-use crate::engine::Conversion;
-use crate::render::{self, fmt_num, tight, Inputs, Model};
-use crate::ui::link::Batching;
+use crate::render::{self, tight, Inputs, Model};
 use crate::ui::page::epochs_of;
-use crate::ui::session::{fmt_eps6, is_heavy, one_percent_sentence, parse_heavy};
+use crate::ui::session::{is_heavy, one_percent_sentence, parse_heavy};
 use crate::ui::widget::{Answered, Scheme, TightState};
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -397,51 +395,9 @@ fn calculator_link(base: &str, i: &Inputs, acct: Accountant) -> Option<(String, 
     Some((open, u.href()))
 }
 
-/// The `change` detail. With another scheme than Poisson sampling of one example per
-/// user, `epsilon` and `alpha` (exact RDP of one example under Poisson sampling, not a
-/// bound for it) are null and `epsilonPld`, `epsilonPldLower` are the run's certified
-/// ends; `sampling` and `groupSize` name it.
+/// The `change` detail ([`crate::ui::widget::detail`]) as a JS object.
 fn detail(m: &Model, t: &TightState, scheme: Scheme) -> JsValue {
-    let o = js_sys::Object::new();
-    let i = &m.inputs;
-    let poisson = scheme.is_plain();
-    for (k, v) in [
-        ("q", Some(i.q)),
-        ("sigma", Some(i.sigma)),
-        ("steps", Some(i.steps as f64)),
-        ("delta", Some(i.delta)),
-        ("epsilon", poisson.then_some(m.opt.value)),
-        ("alpha", poisson.then_some(m.opt.alpha)),
-    ] {
-        let v = v.map(JsValue::from_f64).unwrap_or(JsValue::NULL);
-        let _ = js_sys::Reflect::set(&o, &k.into(), &v);
-    }
-    let _ = js_sys::Reflect::set(&o, &"conversion".into(), &i.conversion.name().into());
-    let _ = js_sys::Reflect::set(&o, &"sampling".into(), &scheme.sampling.name().into());
-    let _ = js_sys::Reflect::set(&o, &"groupSize".into(), &scheme.group.into());
-    let _ = js_sys::Reflect::set(&o, &"adjacency".into(), &scheme.adjacency.name().into());
-    // Truncated Poisson / fixed-size batches: the sizes asked with (null otherwise).
-    let z = scheme.sizes(i).ok().flatten();
-    let fixed = scheme.sampling == Batching::FixedSize;
-    for (k, v) in [
-        ("datasetSize", z.map(|z| z.dataset_size)),
-        ("maxBatch", z.filter(|_| !fixed).map(|z| z.max_batch)),
-    ] {
-        let v = v
-            .map(|v| JsValue::from_f64(v as f64))
-            .unwrap_or(JsValue::NULL);
-        let _ = js_sys::Reflect::set(&o, &k.into(), &v);
-    }
-    // The tight ε (certified upper) and its bracket's lower end; null until known.
-    let tight = t.for_inputs(i);
-    for (k, v) in [
-        ("epsilonPld", tight.map(|e| e.0)),
-        ("epsilonPldLower", tight.map(|e| e.1)),
-    ] {
-        let v = v.map(JsValue::from_f64).unwrap_or(JsValue::NULL);
-        let _ = js_sys::Reflect::set(&o, &k.into(), &v);
-    }
-    o.into()
+    super::worker::object(&crate::ui::widget::detail(m, t, scheme)).into()
 }
 
 fn build(d: &Document, root: &web_sys::ShadowRoot) -> Result<Els, JsValue> {
@@ -638,51 +594,22 @@ fn show_text(i: &Inner) {
     let e = &i.els;
     let s = &i.settings;
     let inp = &m.inputs;
-    let tight = i.tight.for_inputs(inp);
-    let mut messages = s.messages();
-    if let (Some(err), true) = (&i.tight.error, i.tight.inputs.as_ref() == Some(inp)) {
-        if s.accountant != Accountant::Rdp {
-            messages.push(format!(
-                "tight accountant: {err} (the exact-RDP ε still applies)"
-            ));
-        }
-    }
-    set_lines(&e.messages, &messages);
-    show_headline(e, s.accountant, m, &i.tight, s.scheme());
-    e.context.set_text_content(Some(&format!(
-        "δ = {:e} after {} steps at q = {}, σ = {}{}{}",
-        inp.delta,
-        inp.steps,
-        fmt_num(inp.q),
-        fmt_num(inp.sigma),
-        if inp.conversion == Conversion::Classic {
-            " (classic conversion)"
-        } else {
-            ""
-        },
-        if s.scheme().is_plain() {
-            String::new()
-        } else {
-            format!("; {}", s.scheme().words(inp))
-        }
-    )));
-    let full = s.mode == Mode::Full;
-    e.controls.set_hidden(!full);
-    e.sentence.set_hidden(!full);
-    if full {
-        let sc = s.scheme();
-        let sentence = match (sc.is_plain(), tight) {
-            (true, Some((up, _))) if s.accountant != Accountant::Rdp => {
-                render::sentence_for(inp, up, "tight (privacy-loss distribution)")
-            }
-            (true, _) => m.sentence(),
-            (false, Some((up, _))) => sc.sentence(inp, up),
-            (false, None) => format!(
-                "The ε for {} is being computed or unavailable (see above).",
-                sc.name()
-            ),
-        };
-        e.sentence.set_text_content(Some(&sentence));
+    let w = crate::ui::widget::texts(s, m, &i.tight);
+    set_lines(&e.messages, &w.messages);
+    e.pld_part.set_hidden(!w.pld);
+    e.rdp_part.set_hidden(!w.rdp);
+    e.sep.set_hidden(!(w.pld && w.rdp));
+    e.rdp_label.set_text_content(Some(w.rdp_label));
+    e.eps.set_text_content(Some(&w.eps));
+    e.alpha.set_text_content(Some(&w.alpha));
+    e.eps_pld.set_text_content(Some(&w.eps_pld));
+    let _ = e.eps_pld.set_attribute("title", &w.eps_pld_title);
+    let _ = e.pld_part.class_list().toggle_with_force("stale", w.stale);
+    e.context.set_text_content(Some(&w.context));
+    e.controls.set_hidden(w.sentence.is_none());
+    e.sentence.set_hidden(w.sentence.is_none());
+    if let Some(sentence) = &w.sentence {
+        e.sentence.set_text_content(Some(sentence));
         for c in &e.boxes {
             c.show(c.f.get(inp));
         }
@@ -707,53 +634,6 @@ fn show_text(i: &Inner) {
             e.foot.set_hidden(false);
         }
     }
-}
-
-/// The headline: tight ε, exact RDP ε, or both (the `accountant` attribute). A tight ε
-/// for other inputs stays shown, marked stale, until the worker answers.
-fn show_headline(e: &Els, acct: Accountant, m: &Model, t: &TightState, scheme: Scheme) {
-    // Another run: its certified ε only (exact RDP here is one example's, Poisson sampling).
-    let (pld, rdp) = match acct {
-        _ if !scheme.is_plain() => (true, false),
-        Accountant::Both => (true, true),
-        Accountant::Pld => (true, false),
-        Accountant::Rdp => (false, true),
-    };
-    e.pld_part.set_hidden(!pld);
-    e.rdp_part.set_hidden(!rdp);
-    e.sep.set_hidden(!(pld && rdp));
-    e.rdp_label
-        .set_text_content(Some(if pld { "exact RDP ε = " } else { "ε = " }));
-    e.eps.set_text_content(Some(&format!("{:.4}", m.opt.value)));
-    e.alpha
-        .set_text_content(Some(&format!("{:.2}", m.opt.alpha)));
-    let current = t.inputs.as_ref() == Some(&m.inputs);
-    let (text, title) = match (t.eps, &t.error) {
-        (Some((up, lo)), _) => (
-            render::fmt_eps(up),
-            if scheme.is_plain() {
-                format!(
-                    "certified bracket [{}, {}] (privacy-loss distribution)",
-                    fmt_eps6(lo),
-                    fmt_eps6(up)
-                )
-            } else if scheme.sampling == Batching::FixedSize {
-                format!("≤ {}: {}", fmt_eps6(up), scheme.words(&m.inputs))
-            } else {
-                format!(
-                    "[{}, {}]: {}",
-                    fmt_eps6(lo),
-                    fmt_eps6(up),
-                    scheme.words(&m.inputs)
-                )
-            },
-        ),
-        (None, Some(err)) if current => ("—".to_string(), err.clone()),
-        _ => ("…".to_string(), "computing the tight ε".to_string()),
-    };
-    e.eps_pld.set_text_content(Some(&text));
-    let _ = e.eps_pld.set_attribute("title", &title);
-    let _ = e.pld_part.class_list().toggle_with_force("stale", !current);
 }
 
 /// The tight charts (ε over training, privacy profile, attack risk) from the worker's
