@@ -273,19 +273,16 @@ use crate::render::Theme;
 use crate::ui::layout::NARROW;
 use plotters::coord::Shift;
 use plotters::prelude::{DrawingArea, IntoDrawingArea};
-use std::cell::RefCell;
 
 /// Draw on `canvas` with a chart function that returns plotters' `Result`; a failure is
-/// logged once per chart name (never silent, never a flood while a slider moves).
+/// logged once per canvas (never silent, never a flood while a slider moves: the canvas
+/// keeps a `data-failed` mark).
 pub(crate) fn paint_canvas<E: std::fmt::Display>(
     canvas: &HtmlCanvasElement,
     dark: bool,
     name: &'static str,
     f: impl FnOnce(&DrawingArea<MeasuredCanvas, Shift>, &Theme) -> Result<(), E>,
 ) {
-    thread_local! {
-        static LOGGED: RefCell<Vec<&'static str>> = const { RefCell::new(Vec::new()) };
-    }
     let mut failure = None;
     paint(canvas, dark, |root, th| match f(root, th) {
         Ok(()) => true,
@@ -295,13 +292,10 @@ pub(crate) fn paint_canvas<E: std::fmt::Display>(
         }
     });
     if let Some(e) = failure {
-        LOGGED.with(|l| {
-            let mut l = l.borrow_mut();
-            if !l.contains(&name) {
-                l.push(name);
-                web_sys::console::error_1(&format!("sgm-rdp: drawing {name} failed: {e}").into());
-            }
-        });
+        if !canvas.has_attribute("data-failed") {
+            let _ = canvas.set_attribute("data-failed", "");
+            web_sys::console::error_1(&format!("sgm-rdp: drawing {name} failed: {e}").into());
+        }
     }
 }
 

@@ -65,8 +65,14 @@ pub struct App {
     frame_pending: bool,
     /// Charts C and D's look apart from their data at their last draw (see [`backdrop_key`]).
     backdrop: Option<BackdropKey>,
-    /// The pending timers of the page model ([`Timer`]: post, updating).
+    /// The pending timers of the page model ([`Timer`]: post, updating, computing).
     timers: [Option<i32>; 3],
+    /// The four field controls, found once at mount.
+    controls: Vec<field::Control>,
+    /// What the charts read out (shared with their listeners).
+    readouts: readout::Shared,
+    /// The page's worker (None: the browser cannot start one).
+    worker: Option<web_sys::Worker>,
     /// Milliseconds of the last recompute + redraw (read by the e2e benchmark).
     pub last_frame_ms: f64,
 }
@@ -98,6 +104,12 @@ impl App {
             frame_pending: false,
             backdrop: None,
             timers: [None, None, None],
+            controls: Field::ALL
+                .into_iter()
+                .filter_map(field::Control::by_id)
+                .collect(),
+            readouts: Default::default(),
+            worker: None,
             last_frame_ms: 0.0,
         }));
         APP.with(|a| *a.borrow_mut() = Some(app.clone()));
@@ -119,19 +131,13 @@ impl App {
         if link.embed {
             watch_height();
         }
-        CONTROLS.with(|cs| {
-            *cs.borrow_mut() = Field::ALL
-                .into_iter()
-                .filter_map(field::Control::by_id)
-                .collect()
-        });
         let inputs = app.borrow().page.inputs();
-        sync_inputs(&inputs);
+        sync_inputs(&app, &inputs);
         state::show_link_errors(errors);
         wire(&app);
-        tight::start(worker::start(|ev: web_sys::MessageEvent| {
-            on_worker(ev.data())
-        }));
+        let w = worker::start(|ev: web_sys::MessageEvent| on_worker(ev.data()));
+        tight::start(w.is_some());
+        app.borrow_mut().worker = w;
         request_frame(&app);
     }
 }
@@ -151,18 +157,11 @@ fn watch_height() {
     cb.forget();
 }
 
-thread_local! {
-    /// The page's four field controls, found once at mount.
-    static CONTROLS: RefCell<Vec<field::Control>> = const { RefCell::new(Vec::new()) };
-}
-
 /// Put the state's values into every box and slider.
-fn sync_inputs(i: &Inputs) {
-    CONTROLS.with(|cs| {
-        for c in cs.borrow().iter() {
-            c.show(c.f.get(i));
-        }
-    });
+fn sync_inputs(app: &Shared, i: &Inputs) {
+    for c in &app.borrow().controls {
+        c.show(c.f.get(i));
+    }
     if let Some(sel) = by_id::<web_sys::HtmlSelectElement>("conversion") {
         sel.set_value(i.conversion.name());
     }
@@ -172,7 +171,8 @@ fn wire(app: &Shared) {
     for f in Field::ALL {
         // The shared control: slider, arrow keys and box → state (the page keeps its
         // listeners for its lifetime).
-        if let Some(c) = CONTROLS.with(|cs| cs.borrow().iter().find(|c| c.f == f).cloned()) {
+        let control = app.borrow().controls.iter().find(|c| c.f == f).cloned();
+        if let Some(c) = control {
             let a = app.clone();
             std::mem::forget(c.wire(Rc::new(move |v| apply(&a, f, v))));
         }
@@ -281,7 +281,7 @@ fn wire(app: &Shared) {
         let conversion = a.borrow().page.link.inputs.conversion;
         if let Some(p) = state::preset(&v, conversion) {
             a.borrow_mut().page.set_inputs(p);
-            sync_inputs(&p);
+            sync_inputs(&a, &p);
             state::write_url(&a.borrow().page);
             request_frame(&a);
         }
@@ -327,7 +327,7 @@ fn wire(app: &Shared) {
     on("dataset", "input", move |_| apply_dataset(&a, before.get()));
     wire_inverse(app);
     wire_exports(app);
-    readout::wire();
+    readout::wire(&app.borrow().readouts);
     let a = app.clone();
     on_window("resize", move |_| request_frame(&a));
 }
@@ -355,7 +355,7 @@ fn apply_dataset(a: &Shared, before: Option<(f64, u64)>) {
         let mut i = a.borrow().page.inputs();
         (i.q, i.steps) = (q, t);
         a.borrow_mut().page.set_inputs(i);
-        sync_inputs(&i);
+        sync_inputs(a, &i);
         request_frame(a);
     }
 }
@@ -392,7 +392,7 @@ fn run(app: &Shared, fx: Vec<Effect>) {
         match e {
             Effect::Op(op) => tight::apply_op(op),
             Effect::Post(fields, posting) => {
-                let ok = worker::post_fields(&fields);
+                let ok = worker::post_fields(app.borrow().worker.as_ref(), &fields);
                 match posting {
                     Some(p) if ok => {
                         if let Some(id) = p.computing {
@@ -421,8 +421,8 @@ fn run(app: &Shared, fx: Vec<Effect>) {
                 app.borrow_mut().timers[k] = id;
             }
             Effect::Stale(on) => tight::mark_charts(on),
-            Effect::ClearChart(n) => tight::clear_chart(n),
-            Effect::ClearReadouts => tight::clear_readouts(),
+            Effect::ClearChart(n) => tight::clear_chart(&app.borrow().readouts, n),
+            Effect::ClearReadouts => tight::clear_readouts(&app.borrow().readouts),
             Effect::Redraw => redraw_tight(app),
             Effect::Snippets(s) => tight::fill_snippets(&s),
             Effect::Frame => request_frame(app),
@@ -433,7 +433,9 @@ fn run(app: &Shared, fx: Vec<Effect>) {
 
 /// The tight charts drawn from the model, then their texts.
 fn redraw_tight(app: &Shared) {
-    tight::redraw(&app.borrow().page);
+    let a = app.borrow();
+    tight::redraw(&a.page, &a.readouts);
+    drop(a);
     let fx = app.borrow().page.chart_texts();
     run(app, fx);
 }
@@ -525,7 +527,7 @@ fn wire_inverse(app: &Shared) {
             let applied = a.borrow().page.applied(which);
             if let Some(i) = applied {
                 a.borrow_mut().page.set_inputs(i);
-                sync_inputs(&i);
+                sync_inputs(&a, &i);
                 state::write_url(&a.borrow().page);
                 request_frame(&a);
             }
@@ -821,11 +823,12 @@ fn frame(app: &Shared) {
                 .copied()
                 .zip(model.eps_improved.iter().copied());
             let m = model.clone();
-            readout::set(readout::A, map, at.collect(), move |i| {
+            let r = app.borrow().readouts.clone();
+            readout::set(&r, readout::A, map, at.collect(), move |i| {
                 render::chart_a_readout(&m, i)
             });
         }
-        None => readout::clear(readout::A),
+        None => readout::clear(&app.borrow().readouts, readout::A),
     }
     draw("chart-b", dark, |root, th| {
         render::draw_bound_vs_exact(root, &model, th, overlays)

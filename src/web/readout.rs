@@ -6,6 +6,7 @@
 use super::dom::*;
 use crate::render::{Mapping, ReadoutPoint};
 use std::cell::RefCell;
+use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use web_sys::HtmlElement;
 
@@ -60,27 +61,30 @@ struct Hover {
     cursor: Option<usize>,
 }
 
-thread_local! {
-    static HOVERS: RefCell<[Option<Hover>; 4]> = const { RefCell::new([None, None, None, None]) };
-}
+/// What each chart reads out (the page owns it; the listeners share it).
+#[derive(Default)]
+pub struct Readouts([Option<Hover>; 4]);
+
+pub type Shared = Rc<RefCell<Readouts>>;
 
 /// Chart `which` was drawn with `map` and these points.
-pub fn set_points(which: usize, map: Mapping, points: Vec<ReadoutPoint>) {
+pub fn set_points(r: &Shared, which: usize, map: Mapping, points: Vec<ReadoutPoint>) {
     let at = points.iter().map(|p| (p.x, p.y)).collect();
-    set(which, map, at, move |i| points.get(i).cloned());
+    set(r, which, map, at, move |i| points.get(i).cloned());
 }
 
 /// Chart `which` was drawn with `map`, its points `at`, point `i` worded by `point(i)`: a
 /// value being read out is read again from the new points (the words always belong to the
 /// chart as drawn).
 pub fn set(
+    r: &Shared,
     which: usize,
     map: Mapping,
     at: Vec<(f64, f64)>,
     point: impl Fn(usize) -> Option<ReadoutPoint> + 'static,
 ) {
-    let cursor = HOVERS.with(|h| {
-        let mut h = h.borrow_mut();
+    let cursor = {
+        let h = &mut r.borrow_mut().0;
         let cursor = h[which]
             .as_ref()
             .and_then(|o| o.cursor)
@@ -93,16 +97,16 @@ pub fn set(
             cursor,
         });
         cursor
-    });
+    };
     if cursor.is_some() {
-        show(which, false);
+        show(r, which, false);
     }
 }
 
 /// Chart `which` has no data for the inputs shown (cleared, or being recomputed): nothing
 /// is read out; the hint stays.
-pub fn clear(which: usize) {
-    HOVERS.with(|h| h.borrow_mut()[which] = None);
+pub fn clear(r: &Shared, which: usize) {
+    r.borrow_mut().0[which] = None;
     let c = &CHARTS[which];
     set_text(c.text, HINT);
     mark_on(c, false);
@@ -126,10 +130,10 @@ fn hide_crosshair(c: &Chart) {
 
 /// Write the point under the cursor of chart `which`; `crosshair`: also place the line
 /// and dot (the pointer or the keys are on the chart).
-fn show(which: usize, crosshair: bool) {
+fn show(r: &Shared, which: usize, crosshair: bool) {
     let c = &CHARTS[which];
-    HOVERS.with(|h| {
-        let h = h.borrow();
+    {
+        let h = &r.borrow().0;
         let Some((o, i)) = h[which].as_ref().and_then(|o| o.cursor.map(|i| (o, i))) else {
             return;
         };
@@ -155,48 +159,50 @@ fn show(which: usize, crosshair: bool) {
             let _ = st.set_property("top", &format!("{:.1}px", map.px_of_y(p.y)));
             dot.set_hidden(!(on_x && on_y));
         }
-    });
+    }
 }
 
 /// Move chart `which`'s cursor with `f(cursor, number of points)`; false when it has no
 /// points.
-fn move_cursor(which: usize, f: impl FnOnce(Option<usize>, usize) -> usize) -> bool {
-    let moved = HOVERS.with(|h| {
-        let mut h = h.borrow_mut();
-        let Some(o) = h[which].as_mut().filter(|o| !o.at.is_empty()) else {
-            return false;
-        };
-        o.cursor = Some(f(o.cursor, o.at.len()).min(o.at.len() - 1));
-        true
-    });
+fn move_cursor(r: &Shared, which: usize, f: impl FnOnce(Option<usize>, usize) -> usize) -> bool {
+    let moved = match r.borrow_mut().0[which]
+        .as_mut()
+        .filter(|o| !o.at.is_empty())
+    {
+        Some(o) => {
+            o.cursor = Some(f(o.cursor, o.at.len()).min(o.at.len() - 1));
+            true
+        }
+        None => false,
+    };
     if moved {
-        show(which, true);
+        show(r, which, true);
     }
     moved
 }
 
 /// Hover (the nearest point in x, on the chart's log axis), ←/→ (Home/End), focus.
-pub fn wire() {
+pub fn wire(r: &Shared) {
     for (which, c) in CHARTS.iter().enumerate() {
+        let h = r.clone();
         on(c.canvas, "mousemove", move |ev| {
             let Some(me) = ev.dyn_ref::<web_sys::MouseEvent>() else {
                 return;
             };
             let px = me.offset_x() as f64;
-            let nearest = HOVERS.with(|h| {
-                h.borrow()[which].as_ref().map(|o| {
-                    let xs: Vec<f64> = o.at.iter().map(|p| p.0).collect();
-                    o.map.nearest(&xs, px)
-                })
+            let nearest = h.borrow().0[which].as_ref().map(|o| {
+                let xs: Vec<f64> = o.at.iter().map(|p| p.0).collect();
+                o.map.nearest(&xs, px)
             });
             if let Some(i) = nearest {
-                move_cursor(which, |_, _| i);
+                move_cursor(&h, which, |_, _| i);
             }
         });
         on(c.canvas, "mouseleave", move |_| {
             hide_crosshair(&CHARTS[which])
         });
         on(c.canvas, "blur", move |_| hide_crosshair(&CHARTS[which]));
+        let h = r.clone();
         on(c.canvas, "keydown", move |ev| {
             let Some(k) = ev.dyn_ref::<web_sys::KeyboardEvent>() else {
                 return;
@@ -212,13 +218,14 @@ pub fn wire() {
                 }
             };
             if matches!(key.as_str(), "ArrowRight" | "ArrowLeft" | "Home" | "End")
-                && move_cursor(which, step)
+                && move_cursor(&h, which, step)
             {
                 ev.prevent_default();
             }
         });
+        let h = r.clone();
         on(c.canvas, "focus", move |_| {
-            move_cursor(which, |c, _| c.unwrap_or(0));
+            move_cursor(&h, which, |c, _| c.unwrap_or(0));
         });
     }
 }

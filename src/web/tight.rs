@@ -61,15 +61,15 @@ pub fn mark_charts(stale: bool) {
 }
 
 /// The read-out values of the three tight charts go (the inputs changed).
-pub fn clear_readouts() {
+pub fn clear_readouts(r: &readout::Shared) {
     for n in 0..CHART_IDS.len() {
-        readout::clear(readout::TIGHT + n);
+        readout::clear(r, readout::TIGHT + n);
     }
 }
 
 /// Clear tight chart `n`'s canvas and read-out (its texts say why, from the model).
-pub fn clear_chart(n: usize) {
-    readout::clear(readout::TIGHT + n);
+pub fn clear_chart(r: &readout::Shared, n: usize) {
+    readout::clear(r, readout::TIGHT + n);
     if let Some(c) = by_id::<HtmlCanvasElement>(CHART_IDS[n]) {
         // Setting the width clears the canvas.
         c.set_width(c.width());
@@ -102,7 +102,7 @@ fn draw_tight<DB: plotters::prelude::DrawingBackend>(
 
 /// Draw the three charts from the last answer (also after a theme or size change); their
 /// texts come from the model after.
-pub fn redraw(page: &Page) {
+pub fn redraw(page: &Page, r: &readout::Shared) {
     if page.shown_charts().is_none() {
         return;
     }
@@ -125,8 +125,8 @@ pub fn redraw(page: &Page) {
             mapping,
             page.shown_charts().and_then(|(_, c)| c.errors[n].as_ref()),
         ) {
-            (Some(map), None) => readout::set_points(k, map, page.readouts(n)),
-            _ => readout::clear(k),
+            (Some(map), None) => readout::set_points(r, k, map, page.readouts(n)),
+            _ => readout::clear(r, k),
         }
     }
 }

@@ -4,42 +4,32 @@
 //! `heavy`, which both post; where its answers go is the caller's callback.
 
 use crate::ui::protocol::Value;
-use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{MessageEvent, Worker, WorkerOptions, WorkerType};
 
-thread_local! {
-    static WORKER: RefCell<Option<Worker>> = const { RefCell::new(None) };
-}
-
-/// Start the worker with `on_message` for its answers; false when the browser cannot.
-pub fn start(on_message: impl FnMut(MessageEvent) + 'static) -> bool {
+/// Start the worker with `on_message` for its answers; None when the browser cannot.
+pub fn start(on_message: impl FnMut(MessageEvent) + 'static) -> Option<Worker> {
     let opts = WorkerOptions::new();
     opts.set_type(WorkerType::Module);
-    let Ok(w) = Worker::new_with_options("pld-worker.js", &opts) else {
-        return false;
-    };
+    let w = Worker::new_with_options("pld-worker.js", &opts).ok()?;
     let on_msg = Closure::<dyn FnMut(MessageEvent)>::new(on_message);
     w.set_onmessage(Some(on_msg.as_ref().unchecked_ref()));
     // Page-lifetime listener (the worker lives as long as the page).
     on_msg.forget();
-    WORKER.with(|k| *k.borrow_mut() = Some(w));
-    true
+    Some(w)
 }
 
 /// Post `msg` to the worker; false when there is none or posting failed (logged).
-pub fn post(msg: &JsValue) -> bool {
-    WORKER.with(|k| match &*k.borrow() {
-        Some(w) => match w.post_message(msg) {
-            Ok(()) => true,
-            Err(e) => {
-                web_sys::console::error_2(&"sgm-rdp: posting to the worker failed".into(), &e);
-                false
-            }
-        },
+pub fn post(worker: Option<&Worker>, msg: &JsValue) -> bool {
+    match worker.map(|w| w.post_message(msg)) {
+        Some(Ok(())) => true,
+        Some(Err(e)) => {
+            web_sys::console::error_2(&"sgm-rdp: posting to the worker failed".into(), &e);
+            false
+        }
         None => false,
-    })
+    }
 }
 
 /// A request's fields ([`crate::ui::protocol`]) as the JS object the worker reads.
@@ -95,6 +85,6 @@ pub fn from_js(v: &JsValue) -> Value {
 }
 
 /// Post a request ([`crate::ui::protocol`]); false as for [`post`].
-pub fn post_fields(fields: &crate::ui::protocol::Fields) -> bool {
-    post(&object(fields).into())
+pub fn post_fields(worker: Option<&Worker>, fields: &crate::ui::protocol::Fields) -> bool {
+    post(worker, &object(fields).into())
 }
