@@ -2,8 +2,8 @@
 //!
 //! plotters measures text in the browser by inserting a `<span>` with an inline
 //! `style` attribute, which a strict Content-Security-Policy (`default-src
-//! 'self'`) blocks (console error, wrong label sizes). [`Measured`] wraps a
-//! backend, delegates all drawing to it and answers `estimate_text_size` with
+//! 'self'`) blocks (console error, wrong label sizes). [`Surface`] delegates all
+//! drawing to its backend and answers `estimate_text_size` with
 //! `CanvasRenderingContext2d::measureText` instead.
 //!
 //! Canvas (the page and widget) and SVG (exports) are one type, [`Surface`], so
@@ -18,16 +18,20 @@ use plotters_canvas::CanvasBackend;
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
-pub struct Measured<B> {
-    inner: B,
+/// A canvas on the page, or an SVG document being written (exports), with the 2D context
+/// that measures its text.
+pub struct Surface<'a> {
+    inner: Backend<'a>,
     ctx: CanvasRenderingContext2d,
 }
 
-/// A canvas on the page, or an SVG document being written (exports).
-pub enum Surface<'a> {
+enum Backend<'a> {
     Canvas(CanvasBackend),
     Svg(SVGBackend<'a>),
 }
+
+/// The page's and the widget's canvases.
+pub type MeasuredCanvas = Surface<'static>;
 
 /// A drawing error of either surface, as text.
 #[derive(Debug)]
@@ -55,31 +59,67 @@ fn lift<T, E: std::error::Error + Send + Sync>(
 /// Call the same method on whichever surface it is.
 macro_rules! each {
     ($s:expr, $b:ident => $call:expr) => {
-        match $s {
-            Surface::Canvas($b) => lift($call),
-            Surface::Svg($b) => lift($call),
+        match &mut $s.inner {
+            Backend::Canvas($b) => lift($call),
+            Backend::Svg($b) => lift($call),
         }
     };
 }
 
+fn context_2d(canvas: &HtmlCanvasElement) -> Option<CanvasRenderingContext2d> {
+    canvas
+        .get_context("2d")
+        .ok()??
+        .dyn_into::<CanvasRenderingContext2d>()
+        .ok()
+}
+
+impl Surface<'static> {
+    /// Draw on `canvas`, measuring text with its own context.
+    pub fn canvas(canvas: HtmlCanvasElement) -> Option<Self> {
+        let ctx = context_2d(&canvas)?;
+        Some(Surface {
+            inner: Backend::Canvas(CanvasBackend::with_canvas_object(canvas)?),
+            ctx,
+        })
+    }
+}
+
+impl<'a> Surface<'a> {
+    /// Write SVG, measuring text on a detached canvas.
+    pub fn svg(svg: SVGBackend<'a>) -> Option<Self> {
+        let canvas = web_sys::window()?
+            .document()?
+            .create_element("canvas")
+            .ok()?;
+        let ctx = context_2d(canvas.dyn_ref::<HtmlCanvasElement>()?)?;
+        Some(Surface {
+            inner: Backend::Svg(svg),
+            ctx,
+        })
+    }
+}
+
+type R = Result<(), DrawingErrorKind<SurfaceError>>;
+
 impl DrawingBackend for Surface<'_> {
     type ErrorType = SurfaceError;
     fn get_size(&self) -> (u32, u32) {
-        match self {
-            Surface::Canvas(b) => b.get_size(),
-            Surface::Svg(b) => b.get_size(),
+        match &self.inner {
+            Backend::Canvas(b) => b.get_size(),
+            Backend::Svg(b) => b.get_size(),
         }
     }
-    fn ensure_prepared(&mut self) -> R<Self> {
+    fn ensure_prepared(&mut self) -> R {
         each!(self, b => b.ensure_prepared())
     }
-    fn present(&mut self) -> R<Self> {
+    fn present(&mut self) -> R {
         each!(self, b => b.present())
     }
-    fn draw_pixel(&mut self, p: BackendCoord, c: BackendColor) -> R<Self> {
+    fn draw_pixel(&mut self, p: BackendCoord, c: BackendColor) -> R {
         each!(self, b => b.draw_pixel(p, c))
     }
-    fn draw_line<S: BackendStyle>(&mut self, a: BackendCoord, c: BackendCoord, s: &S) -> R<Self> {
+    fn draw_line<S: BackendStyle>(&mut self, a: BackendCoord, c: BackendCoord, s: &S) -> R {
         each!(self, b => b.draw_line(a, c, s))
     }
     fn draw_rect<S: BackendStyle>(
@@ -88,44 +128,51 @@ impl DrawingBackend for Surface<'_> {
         c: BackendCoord,
         s: &S,
         fill: bool,
-    ) -> R<Self> {
+    ) -> R {
         each!(self, b => b.draw_rect(a, c, s, fill))
     }
     fn draw_path<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
         &mut self,
         p: I,
         s: &S,
-    ) -> R<Self> {
+    ) -> R {
         each!(self, b => b.draw_path(p, s))
     }
-    fn draw_circle<S: BackendStyle>(
-        &mut self,
-        c: BackendCoord,
-        r: u32,
-        s: &S,
-        fill: bool,
-    ) -> R<Self> {
+    fn draw_circle<S: BackendStyle>(&mut self, c: BackendCoord, r: u32, s: &S, fill: bool) -> R {
         each!(self, b => b.draw_circle(c, r, s, fill))
     }
     fn fill_polygon<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
         &mut self,
         v: I,
         s: &S,
-    ) -> R<Self> {
+    ) -> R {
         each!(self, b => b.fill_polygon(v, s))
     }
-    fn draw_text<T: BackendTextStyle>(
-        &mut self,
-        text: &str,
-        style: &T,
-        pos: BackendCoord,
-    ) -> R<Self> {
-        match self {
-            Surface::Canvas(b) => lift(b.draw_text(text, style, pos)),
+    fn draw_text<T: BackendTextStyle>(&mut self, text: &str, style: &T, pos: BackendCoord) -> R {
+        match &mut self.inner {
+            Backend::Canvas(b) => lift(b.draw_text(text, style, pos)),
             // plotters' SVG backend writes font-size = size / 1.24; undo it, so an SVG
             // export's text is the size the canvas draws (11 px labels stay 11 px).
-            Surface::Svg(b) => lift(b.draw_text(text, &SvgSized(style), pos)),
+            Backend::Svg(b) => lift(b.draw_text(text, &SvgSized(style), pos)),
         }
+    }
+    fn estimate_text_size<T: BackendTextStyle>(
+        &self,
+        text: &str,
+        style: &T,
+    ) -> Result<(u32, u32), DrawingErrorKind<SurfaceError>> {
+        self.ctx.set_font(&format!(
+            "{} {}px {}",
+            style.style().as_str(),
+            style.size(),
+            style.family().as_str()
+        ));
+        let w = self
+            .ctx
+            .measure_text(text)
+            .map(|m| m.width())
+            .unwrap_or(text.len() as f64 * style.size() * 0.6);
+        Ok((w.ceil() as u32, style.size().ceil() as u32))
     }
 }
 
@@ -162,106 +209,6 @@ impl<T: BackendTextStyle> BackendTextStyle for SvgSized<'_, T> {
         draw: F,
     ) -> Result<Result<(), E>, Self::FontError> {
         self.0.draw(text, pos, draw)
-    }
-}
-
-pub type MeasuredCanvas = Measured<Surface<'static>>;
-
-fn context_2d(canvas: &HtmlCanvasElement) -> Option<CanvasRenderingContext2d> {
-    canvas
-        .get_context("2d")
-        .ok()??
-        .dyn_into::<CanvasRenderingContext2d>()
-        .ok()
-}
-
-impl Measured<Surface<'static>> {
-    pub fn new(canvas: HtmlCanvasElement) -> Option<Self> {
-        let ctx = context_2d(&canvas)?;
-        Some(Measured {
-            inner: Surface::Canvas(CanvasBackend::with_canvas_object(canvas)?),
-            ctx,
-        })
-    }
-}
-
-impl<B> Measured<B> {
-    /// Wrap `inner`, measuring text on a detached canvas.
-    pub fn detached(inner: B) -> Option<Self> {
-        let canvas = web_sys::window()?
-            .document()?
-            .create_element("canvas")
-            .ok()?;
-        let ctx = context_2d(canvas.dyn_ref::<HtmlCanvasElement>()?)?;
-        Some(Measured { inner, ctx })
-    }
-}
-
-type R<B> = Result<(), DrawingErrorKind<<B as DrawingBackend>::ErrorType>>;
-
-impl<B: DrawingBackend> DrawingBackend for Measured<B> {
-    type ErrorType = B::ErrorType;
-    fn get_size(&self) -> (u32, u32) {
-        self.inner.get_size()
-    }
-    fn ensure_prepared(&mut self) -> R<B> {
-        self.inner.ensure_prepared()
-    }
-    fn present(&mut self) -> R<B> {
-        self.inner.present()
-    }
-    fn draw_pixel(&mut self, p: BackendCoord, c: BackendColor) -> R<B> {
-        self.inner.draw_pixel(p, c)
-    }
-    fn draw_line<S: BackendStyle>(&mut self, a: BackendCoord, b: BackendCoord, s: &S) -> R<B> {
-        self.inner.draw_line(a, b, s)
-    }
-    fn draw_rect<S: BackendStyle>(
-        &mut self,
-        a: BackendCoord,
-        b: BackendCoord,
-        s: &S,
-        fill: bool,
-    ) -> R<B> {
-        self.inner.draw_rect(a, b, s, fill)
-    }
-    fn draw_path<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
-        &mut self,
-        p: I,
-        s: &S,
-    ) -> R<B> {
-        self.inner.draw_path(p, s)
-    }
-    fn draw_circle<S: BackendStyle>(&mut self, c: BackendCoord, r: u32, s: &S, fill: bool) -> R<B> {
-        self.inner.draw_circle(c, r, s, fill)
-    }
-    fn fill_polygon<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
-        &mut self,
-        v: I,
-        s: &S,
-    ) -> R<B> {
-        self.inner.fill_polygon(v, s)
-    }
-    fn draw_text<T: BackendTextStyle>(&mut self, text: &str, style: &T, pos: BackendCoord) -> R<B> {
-        self.inner.draw_text(text, style, pos)
-    }
-    fn estimate_text_size<T: BackendTextStyle>(
-        &self,
-        text: &str,
-        style: &T,
-    ) -> Result<(u32, u32), DrawingErrorKind<B::ErrorType>> {
-        self.ctx.set_font(&format!(
-            "{} {}px {}",
-            style.style().as_str(),
-            style.size(),
-            style.family().as_str()
-        ));
-        let w = self
-            .ctx
-            .measure_text(text)
-            .map(|m| m.width())
-            .unwrap_or(text.len() as f64 * style.size() * 0.6);
-        Ok((w.ceil() as u32, style.size().ceil() as u32))
     }
 }
 
@@ -329,7 +276,7 @@ pub(crate) fn paint(
         canvas.set_width(pw);
         canvas.set_height(ph);
     }
-    let Some(backend) = MeasuredCanvas::new(canvas.clone()) else {
+    let Some(backend) = Surface::canvas(canvas.clone()) else {
         return;
     };
     let th = if dark {

@@ -19,7 +19,7 @@ pub(crate) use crate::ui::layout::{EXPORT_PNG_SCALE, EXPORT_SIZE};
 use crate::ui::link::{Acct, Batching};
 use crate::ui::protocol::Value;
 use crate::ui::session::{is_heavy, Effect, Page, Timer};
-use canvas::{draw, Measured, MeasuredCanvas};
+use canvas::{draw, Surface};
 use dom::*;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -577,13 +577,10 @@ fn wire_exports(app: &Shared) {
                 export_png(&which, &app)
             } else {
                 let mut s = String::new();
-                let drawn = Measured::detached(canvas::Surface::Svg(SVGBackend::with_string(
-                    &mut s,
-                    (w, h),
-                )))
-                .is_some_and(|svg| {
-                    draw_export(&which, &svg.into_drawing_area(), &Theme::light(1.0), &app)
-                });
+                let drawn =
+                    Surface::svg(SVGBackend::with_string(&mut s, (w, h))).is_some_and(|svg| {
+                        draw_export(&which, &svg.into_drawing_area(), &Theme::light(1.0), &app)
+                    });
                 if drawn {
                     download_text(&format!("sgm-rdp-chart-{which}.svg"), "image/svg+xml", &s);
                 }
@@ -689,7 +686,7 @@ fn export_png(which: &str, app: &App) -> bool {
     };
     canvas.set_width(EXPORT_PNG_SCALE * w);
     canvas.set_height(EXPORT_PNG_SCALE * h);
-    let drawn = MeasuredCanvas::new(canvas.clone()).is_some_and(|b| {
+    let drawn = Surface::canvas(canvas.clone()).is_some_and(|b| {
         draw_export(
             which,
             &b.into_drawing_area(),

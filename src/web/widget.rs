@@ -16,10 +16,9 @@ use super::canvas::MeasuredCanvas;
 use super::field::{Control, Listener};
 use super::state::Field;
 use super::worker::from_js;
-use crate::render::{self, tight, Inputs, Model};
-use crate::ui::page::epochs_of;
-use crate::ui::session::{is_heavy, one_percent_sentence, parse_heavy};
-use crate::ui::widget::{Answered, Scheme, TightState};
+use crate::render::{self, tight, Inputs};
+use crate::ui::session::one_percent_sentence;
+use crate::ui::widget::{Answered, Computed, State};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::cell::RefCell;
@@ -63,19 +62,7 @@ struct Els {
 }
 
 struct Inner {
-    /// From the attributes, and from the full mode's controls as the reader uses them.
-    settings: Settings,
-    model: Option<Model>,
-    /// The worker's RDP part of the model at small σ, for the inputs it was asked with.
-    heavy: Option<(Inputs, render::Heavy)>,
-    tight: TightState,
-    /// The run the model and the tight state are for (a `sampling` or `group-size` change
-    /// recomputes).
-    shown_scheme: Scheme,
-    host_dark: bool,
-    /// Far from the viewport (widget.js's IntersectionObserver): numbers and text are
-    /// kept current, the charts are drawn when it comes near.
-    offscreen: bool,
+    state: State,
     els: Els,
 }
 
@@ -136,13 +123,7 @@ impl Widget {
             .ok_or_else(|| JsError::new("sgm-rdp-calculator: no document"))?;
         let els = build(&d, &root).map_err(|_| JsError::new("sgm-rdp-calculator: cannot build"))?;
         let inner = Rc::new(RefCell::new(Inner {
-            settings: Settings::default(),
-            model: None,
-            heavy: None,
-            tight: TightState::default(),
-            shown_scheme: Settings::default().scheme(),
-            host_dark: false,
-            offscreen: false,
+            state: State::default(),
             els,
         }));
         let listeners = wire(&inner, &request);
@@ -154,88 +135,66 @@ impl Widget {
 
     /// An attribute changed (`null`: removed); the next `render` shows it.
     pub fn attr(&self, name: &str, value: Option<String>) {
-        self.inner.borrow_mut().settings.set(name, value.as_deref());
+        self.inner
+            .borrow_mut()
+            .state
+            .settings
+            .set(name, value.as_deref());
     }
 
     /// The host page's colour scheme (used when `theme` is `auto`).
     #[wasm_bindgen(js_name = setHostDark)]
     pub fn set_host_dark(&self, dark: bool) {
-        self.inner.borrow_mut().host_dark = dark;
+        self.inner.borrow_mut().state.host_dark = dark;
     }
 
     /// Whether the widget is far from the viewport (its charts wait until it is near).
     #[wasm_bindgen(js_name = setOffscreen)]
     pub fn set_offscreen(&self, off: bool) {
-        self.inner.borrow_mut().offscreen = off;
+        self.inner.borrow_mut().state.offscreen = off;
     }
 
     /// Recompute if the settings changed and redraw at the current size.
     /// Returns the `change` event's detail when it recomputed, else `undefined`.
     pub fn render(&self) -> JsValue {
         let mut i = self.inner.borrow_mut();
-        let inputs = i.settings.inputs;
-        let scheme = i.settings.scheme();
-        let fresh = i.model.as_ref().map(|m| m.inputs != inputs).unwrap_or(true)
-            || i.shown_scheme != scheme;
-        if i.shown_scheme != scheme {
-            // The tight answer belongs to the run it was asked for.
-            i.tight = TightState::default();
-            i.shown_scheme = scheme;
-        }
-        if fresh {
+        let fresh = match i.state.compute() {
+            Computed::Fresh => true,
+            Computed::Same => false,
             // Small σ: the model's RDP part comes from the page's worker (widget.js asks
             // `heavyRequest`); until then the last numbers stay, marked as computing.
-            let computed = if is_heavy(&inputs) {
-                match i.heavy.as_ref().filter(|(a, _)| *a == inputs) {
-                    Some((_, h)) => Model::from_heavy(inputs, h.clone()),
-                    None => {
-                        i.els
-                            .context
-                            .set_text_content(Some("computing exact RDP for small σ…"));
-                        return JsValue::UNDEFINED;
-                    }
-                }
-            } else {
-                Model::compute(inputs)
-            };
-            match computed {
-                Ok(m) => i.model = Some(m),
-                Err(e) => {
-                    // Every field is valid on its own; the engine refused the mix.
-                    let mut msgs = i.settings.messages();
-                    msgs.push(format!("cannot compute: {e}"));
-                    set_lines(&i.els.messages, &msgs);
-                    return JsValue::UNDEFINED;
-                }
+            Computed::Waiting => {
+                i.els
+                    .context
+                    .set_text_content(Some("computing exact RDP for small σ…"));
+                return JsValue::UNDEFINED;
             }
-        }
+            Computed::Refused(msgs) => {
+                set_lines(&i.els.messages, &msgs);
+                return JsValue::UNDEFINED;
+            }
+        };
         show(&i);
-        match (&i.model, fresh) {
-            (Some(m), true) => detail(m, &i.tight, i.settings.scheme()),
-            _ => JsValue::UNDEFINED,
+        if fresh {
+            detail(&i.state)
+        } else {
+            JsValue::UNDEFINED
         }
     }
 
     /// The current values (the last `change` detail), or `undefined` before the first render.
     pub fn value(&self) -> JsValue {
-        let i = self.inner.borrow();
-        match &i.model {
-            Some(m) => detail(m, &i.tight, i.settings.scheme()),
-            None => JsValue::UNDEFINED,
-        }
+        detail(&self.inner.borrow().state)
     }
 
     /// The worker request for the model at small σ, `{q, sigma, steps, delta,
     /// conversion, omega}`, when the inputs shown need one; else `undefined`.
     #[wasm_bindgen(js_name = heavyRequest)]
     pub fn heavy_request(&self) -> JsValue {
-        let i = self.inner.borrow();
-        let inp = i.settings.inputs;
-        let done = i.model.as_ref().map(|m| m.inputs == inp).unwrap_or(false);
-        if !is_heavy(&inp) || done {
-            return JsValue::UNDEFINED;
+        match self.inner.borrow().state.heavy_request() {
+            Some(f) => super::worker::object(&f).into(),
+            None => JsValue::UNDEFINED,
         }
-        super::worker::object(&crate::ui::protocol::run(&inp, None)).into()
     }
 
     /// The worker's answer to the last `heavyRequest` (widget.js drops older ones):
@@ -244,15 +203,10 @@ impl Widget {
     pub fn heavy_answer(&self, data: JsValue) -> JsValue {
         {
             let mut i = self.inner.borrow_mut();
-            let data = from_js(&data);
-            if let Some(m) = data.text("error") {
-                let mut msgs = i.settings.messages();
-                msgs.push(format!("cannot compute: {m}"));
+            if let Err(msgs) = i.state.heavy_answer(&from_js(&data)) {
                 set_lines(&i.els.messages, &msgs);
                 return JsValue::UNDEFINED;
             }
-            let inputs = i.settings.inputs;
-            i.heavy = Some((inputs, parse_heavy(&data)));
         }
         self.render()
     }
@@ -266,19 +220,14 @@ impl Widget {
     /// Whether the widget needs the tight accountant (headline or a chart).
     #[wasm_bindgen(js_name = wantsTight)]
     pub fn wants_tight(&self) -> bool {
-        self.inner.borrow().settings.wants_tight()
+        self.inner.borrow().state.settings.wants_tight()
     }
 
     /// Whether the widget shows tight charts, is near the viewport, and has none for the
     /// values shown (widget.js then asks the worker for them).
     #[wasm_bindgen(js_name = needsTightCharts)]
     pub fn needs_tight_charts(&self) -> bool {
-        let i = self.inner.borrow();
-        i.settings.shown_charts().tight()
-            && !i.offscreen
-            && i.model
-                .as_ref()
-                .is_some_and(|m| i.tight.charts_inputs != Some(m.inputs))
+        self.inner.borrow().state.needs_tight_charts()
     }
 
     /// The worker request for the values shown, `{q, sigma, steps, delta, charts}`
@@ -286,30 +235,10 @@ impl Widget {
     /// the viewport.
     #[wasm_bindgen(js_name = tightRequest)]
     pub fn tight_request(&self) -> JsValue {
-        let i = self.inner.borrow();
-        let Some(m) = &i.model else {
-            return JsValue::UNDEFINED;
-        };
-        // Tight charts only for a widget near the viewport (hardening round 3, #4: two hundred
-        // widgets far from the screen each had the worker compute three charts); widget.js
-        // asks again when it comes near. μ-GDP with its fit goes under the risk chart (after
-        // the charts). Another scheme: the worker's batch line for t = ⌊1/q⌋ and E = ⌈T·q⌉
-        // (as the page); user-level, replace-one, and the sizes of truncated Poisson and
-        // fixed-size batches (or why they cannot be asked).
-        let charts = i.settings.shown_charts().tight() && !i.offscreen;
-        let ask = crate::ui::protocol::Tight {
-            charts,
-            gdp: charts && i.settings.shown_charts().risk,
-            ..Default::default()
-        };
-        let fields = crate::ui::protocol::tight(
-            &m.inputs,
-            None,
-            &i.settings.scheme(),
-            epochs_of(&m.inputs).1,
-            ask,
-        );
-        super::worker::object(&fields).into()
+        match self.inner.borrow().state.tight_request() {
+            Some(f) => super::worker::object(&f).into(),
+            None => JsValue::UNDEFINED,
+        }
     }
 
     /// The worker's answer for the last `tightRequest` (widget.js drops older ones):
@@ -318,15 +247,8 @@ impl Widget {
     /// `{kind: "charts-error", message}`. Returns the `change` detail once the headline
     /// is settled (a number or an error), else `undefined`.
     pub fn tight(&self, data: JsValue) -> JsValue {
-        let mut guard = self.inner.borrow_mut();
-        let i = &mut *guard;
-        let Some(m) = &i.model else {
-            return JsValue::UNDEFINED;
-        };
-        let settled = match i
-            .tight
-            .answer(&from_js(&data), m.inputs, &i.settings.scheme())
-        {
+        let i = &mut *self.inner.borrow_mut();
+        let settled = match i.state.tight_answer(&from_js(&data)) {
             Answered::Headline => true,
             Answered::Charts => false,
             Answered::ChartsError(msg) => {
@@ -340,19 +262,10 @@ impl Widget {
         // Redraw only what the answer changes (the headline, or the tight charts).
         if settled {
             show_text(i);
+            detail(&i.state)
         } else {
-            show_tight_charts(
-                &i.els,
-                i.settings.shown_charts(),
-                dark(i),
-                &i.tight,
-                &m.inputs,
-                &i.settings.scheme().chart_labels(),
-            );
-        }
-        match (&i.model, settled) {
-            (Some(m), true) => detail(m, &i.tight, i.settings.scheme()),
-            _ => JsValue::UNDEFINED,
+            show_tight_charts(i);
+            JsValue::UNDEFINED
         }
     }
 }
@@ -395,9 +308,12 @@ fn calculator_link(base: &str, i: &Inputs, acct: Accountant) -> Option<(String, 
     Some((open, u.href()))
 }
 
-/// The `change` detail ([`crate::ui::widget::detail`]) as a JS object.
-fn detail(m: &Model, t: &TightState, scheme: Scheme) -> JsValue {
-    super::worker::object(&crate::ui::widget::detail(m, t, scheme)).into()
+/// The `change` detail ([`State::detail`]) as a JS object, `undefined` before a model.
+fn detail(s: &State) -> JsValue {
+    match s.detail() {
+        Some(f) => super::worker::object(&f).into(),
+        None => JsValue::UNDEFINED,
+    }
 }
 
 fn build(d: &Document, root: &web_sys::ShadowRoot) -> Result<Els, JsValue> {
@@ -520,7 +436,7 @@ fn wire(inner: &Rc<RefCell<Inner>>, request: &js_sys::Function) -> Vec<Listener>
 
 fn update(w: &Weak<RefCell<Inner>>, f: Field, v: f64, request: &js_sys::Function) {
     let Some(inner) = w.upgrade() else { return };
-    f.set(&mut inner.borrow_mut().settings.inputs, v);
+    f.set(&mut inner.borrow_mut().state.settings.inputs, v);
     // Borrow released: JS runs next.
     let _ = request.call0(&JsValue::NULL);
 }
@@ -536,25 +452,17 @@ fn set_lines(target: &HtmlElement, lines: &[String]) {
     }
 }
 
-fn dark(i: &Inner) -> bool {
-    match i.settings.theme {
-        Theme::Auto => i.host_dark,
-        Theme::Light => false,
-        Theme::Dark => true,
-    }
-}
-
 /// Put the model into the shadow tree and draw the visible charts.
 fn show(i: &Inner) {
-    let Some(m) = &i.model else { return };
+    let Some(m) = &i.state.model else { return };
     show_text(i);
     let e = &i.els;
-    let s = &i.settings;
-    let dark = dark(i);
+    let s = &i.state.settings;
+    let dark = i.state.dark();
     let _ = e
         .container
         .set_attribute("data-theme", if dark { "dark" } else { "light" });
-    if i.offscreen {
+    if i.state.offscreen {
         // Drawn when it scrolls near (widget.js renders it again then).
         e.drawn_width.set(0);
         return;
@@ -585,16 +493,16 @@ fn show(i: &Inner) {
         );
     }
     e.drawn_width.set(drawn);
-    show_tight_charts(e, c, dark, &i.tight, &m.inputs, &s.scheme().chart_labels());
+    show_tight_charts(i);
 }
 
 /// The texts: headline, context, messages, sentence, controls, link.
 fn show_text(i: &Inner) {
-    let Some(m) = &i.model else { return };
+    let Some(m) = &i.state.model else { return };
     let e = &i.els;
-    let s = &i.settings;
+    let s = &i.state.settings;
     let inp = &m.inputs;
-    let w = crate::ui::widget::texts(s, m, &i.tight);
+    let w = crate::ui::widget::texts(s, m, &i.state.tight);
     set_lines(&e.messages, &w.messages);
     e.pld_part.set_hidden(!w.pld);
     e.rdp_part.set_hidden(!w.rdp);
@@ -638,14 +546,12 @@ fn show_text(i: &Inner) {
 
 /// The tight charts (ε over training, privacy profile, attack risk) from the worker's
 /// last answer; marked stale while an answer for the current inputs is on its way.
-fn show_tight_charts(
-    e: &Els,
-    c: Charts,
-    dark: bool,
-    t: &TightState,
-    inp: &Inputs,
-    labels: &tight::Labels,
-) {
+fn show_tight_charts(i: &Inner) {
+    let Some(m) = &i.state.model else { return };
+    let (e, t, inp) = (&i.els, &i.state.tight, &m.inputs);
+    let c = i.state.settings.shown_charts();
+    let dark = i.state.dark();
+    let labels = &i.state.settings.scheme().chart_labels();
     let current = t.charts_inputs.as_ref() == Some(inp);
     for (canvas, on) in [
         (&e.chart_training, c.training),
