@@ -128,3 +128,18 @@ fn src_web_has_no_import_cycle() {
     }
     assert!(uses.len() >= 8, "{uses:?}");
 }
+
+/// The web layer is DOM adapters only (#20): the page's state is the page model in
+/// `ui::session` (one `thread_local!` holds the mounted page), and src/web stays within
+/// 2.8k lines — decisions, texts and protocol live in `ui`, where they are tested natively.
+#[test]
+fn web_is_adapters_with_one_thread_local() {
+    let web = sources("src/web");
+    let locals: usize = web
+        .iter()
+        .map(|(_, t)| code(t).matches("thread_local!").count())
+        .sum();
+    assert_eq!(locals, 1, "src/web keeps its state in one thread-local");
+    let lines: usize = web.iter().map(|(_, t)| t.lines().count()).sum();
+    assert!(lines <= 2800, "src/web is {lines} lines (at most 2800)");
+}

@@ -8,4 +8,5 @@ pub mod link;
 pub mod page;
 pub mod protocol;
 pub mod session;
+pub mod view;
 pub mod widget;

@@ -6,6 +6,7 @@ use crate::engine::Adjacency;
 use crate::render::{fmt_eps, fmt_num, summary_a, summary_b, Inputs, Model};
 use crate::ui::fields::preset_of;
 use crate::ui::link::{Batching, Dataset};
+use crate::ui::view::Op;
 
 /// The dataset terms when they describe the run: B/N = q (to rounding), so an epoch is
 /// N/B steps. None when the terms are for another run (or not numbers).
@@ -43,6 +44,21 @@ pub struct Headline {
 }
 
 impl Headline {
+    /// Its writes, element by element.
+    pub fn ops(self) -> Vec<Op> {
+        vec![
+            Op::Text("epsilon", self.epsilon),
+            Op::Text("delta-out", self.delta),
+            Op::Value("preset", self.preset.into()),
+            Op::Text("delta-warning", self.delta_warning),
+            Op::Text("alpha-opt", self.alpha),
+            Op::Hidden("edge-warning", !self.at_edge),
+            Op::Text("sentence", self.sentence),
+            Op::Text("chart-a-summary", self.summary_a),
+            Op::Text("chart-b-summary", self.summary_b),
+        ]
+    }
+
     /// `tight_sentence`: the tight accountant's sentence for these inputs, if it has
     /// answered and the reader did not choose exact RDP.
     pub fn of(m: &Model, dataset: Option<Dataset>, tight_sentence: Option<String>) -> Headline {

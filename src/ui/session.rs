@@ -20,20 +20,7 @@ pub const REST_MS: i32 = 80;
 /// After this long without an answer the old numbers are marked as updating.
 pub const UPDATING_MS: i32 = 150;
 
-/// One write to the page, by element id (text content and attributes: nothing here
-/// reaches innerHTML).
-#[derive(Debug, Clone, PartialEq)]
-pub enum Op {
-    Text(&'static str, String),
-    /// A box's or a menu's value.
-    Value(&'static str, String),
-    Hidden(&'static str, bool),
-    Class(&'static str, &'static str, bool),
-    Attr(&'static str, &'static str, String),
-    NoAttr(&'static str, &'static str),
-    /// A table body's rows (selector, three cells each).
-    Rows(&'static str, Vec<[String; 3]>),
-}
+pub use crate::ui::view::Op;
 
 /// The page's timers (one of each at a time: starting one replaces it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -1097,6 +1084,24 @@ impl Page {
         Some(self.scheme(&i).export_caption(&i))
     }
 
+    /// The footer line of chart `which`'s export (the run it is for, as an export leaves the
+    /// page); None while it has nothing to show. Charts A and B are exact RDP of one example
+    /// under Poisson sampling for `drawn`, the inputs of the model drawn; chart D is for
+    /// its own two inputs (`capacity`, when valid).
+    pub fn export_caption_for(
+        &self,
+        which: &str,
+        drawn: &Inputs,
+        capacity: Option<(f64, f64)>,
+    ) -> Option<String> {
+        match which {
+            "training" | "profile" | "risk" => self.export_caption(),
+            "c" => self.chart_c().map(|(s, _)| page::export_caption_c(s)),
+            "d" => capacity.map(|(g, l)| page::export_caption_d(g, l)),
+            _ => Some(Scheme::of(Batching::Poisson, 1, Adjacency::AddRemove).export_caption(drawn)),
+        }
+    }
+
     // ---- "What your library reports" ----
 
     /// The table with our tight row (Opacus' and dp_accounting's rows once the worker has
@@ -1247,6 +1252,31 @@ impl Page {
             _ => i.steps = self.inverse.steps?,
         }
         Some(i)
+    }
+}
+
+/// The chart chosen in the export menu: one of its values, else chart A.
+pub fn export_choice(v: &str) -> &'static str {
+    ["a", "b", "c", "d", "training", "profile", "risk"]
+        .into_iter()
+        .find(|c| *c == v)
+        .unwrap_or("a")
+}
+
+/// What an export of chart `which` as `format` ("png" or "svg") says when `done` or not:
+/// PNG and SVG are the same picture whatever the screen, light theme, [`EXPORT_SIZE`]
+/// (the PNG at [`EXPORT_PNG_SCALE`]×).
+pub fn export_status(which: &str, format: &str, done: bool) -> String {
+    use crate::ui::layout::{EXPORT_PNG_SCALE, EXPORT_SIZE};
+    let (w, h) = EXPORT_SIZE;
+    match (done, format) {
+        (false, _) => format!("chart {which} has nothing to export yet"),
+        (true, "png") => format!(
+            "chart {which}: PNG, {} × {} px (light theme)",
+            EXPORT_PNG_SCALE * w,
+            EXPORT_PNG_SCALE * h
+        ),
+        _ => format!("chart {which}: SVG, {w} × {h} (light theme)"),
     }
 }
 
@@ -1713,6 +1743,40 @@ mod tests {
         assert!(p.worker_answer(&c(0.07)).is_empty() && p.chart_c().is_none());
         assert_eq!(p.worker_answer(&c(0.05)), vec![Effect::ChartC]);
         assert_eq!(p.chart_c().map(|(s, d)| (s, d.len())), Some((0.05, 1)));
+    }
+
+    /// An export names its chart and run: a menu value it does not offer is chart A; the
+    /// tight charts' footer only once they are the inputs shown's; chart C's once its data
+    /// is here; chart D's for valid inputs only.
+    #[test]
+    fn exports_name_their_chart_and_run() {
+        assert_eq!(export_choice("risk"), "risk");
+        assert_eq!(export_choice("<img src=x>"), "a");
+        assert_eq!(
+            export_status("b", "svg", true),
+            "chart b: SVG, 900 × 560 (light theme)"
+        );
+        assert_eq!(
+            export_status("a", "png", true),
+            "chart a: PNG, 1800 × 1120 px (light theme)"
+        );
+        assert_eq!(
+            export_status("c", "png", false),
+            "chart c has nothing to export yet"
+        );
+        let mut p = Page::default();
+        let i = Inputs::mnist();
+        assert!(p
+            .export_caption_for("a", &i, None)
+            .unwrap()
+            .contains("Poisson sampling"));
+        assert!(p.export_caption_for("training", &i, None).is_none());
+        assert!(p.export_caption_for("c", &i, None).is_none());
+        assert!(p.export_caption_for("d", &i, None).is_none());
+        assert!(p.export_caption_for("d", &i, Some((1.0, 2.0))).is_some());
+        let g = ask(&mut p, i, f64::NAN);
+        p.answer(&obj(&[kind(Kind::Charts), ("gen", num(g))]));
+        assert!(p.export_caption_for("profile", &i, None).is_some());
     }
 
     /// Answers are read from the protocol's tree: absent parts read as empty or NaN.

@@ -43,11 +43,7 @@ pub fn set_error(id: &str, msg: &str) {
             if msg.is_empty() { "false" } else { "true" },
         );
         if let Some(p) = e.parent_element() {
-            let _ = if msg.is_empty() {
-                p.class_list().remove_1("invalid")
-            } else {
-                p.class_list().add_1("invalid")
-            };
+            let _ = p.class_list().toggle_with_force("invalid", !msg.is_empty());
         }
     }
 }
@@ -165,4 +161,26 @@ pub fn fill_table<'a>(selector: &str, rows: impl IntoIterator<Item = [&'a str; 3
         }
         let _ = body.append_child(&tr);
     }
+}
+
+/// Copy `text` to the clipboard and say `copied` in `#copy-status`; where the page may not
+/// use the clipboard (plain http, iframes) or writing fails, `select` selects the text for
+/// Ctrl+C and says so.
+pub fn copy(text: &str, copied: &'static str, select: impl FnOnce() + 'static) {
+    // navigator.clipboard exists only in secure contexts.
+    let clipboard = window()
+        .filter(|w| w.is_secure_context())
+        .map(|w| w.navigator())
+        .filter(|n| js_sys::Reflect::get(n, &"clipboard".into()).is_ok_and(|c| c.is_object()))
+        .map(|n| n.clipboard());
+    let Some(c) = clipboard else {
+        select();
+        return;
+    };
+    let ok =
+        wasm_bindgen::closure::Closure::once(move |_: JsValue| set_text("copy-status", copied));
+    let err = wasm_bindgen::closure::Closure::once(move |_: JsValue| select());
+    let _ = c.write_text(text).then2(&ok, &err);
+    ok.forget();
+    err.forget();
 }

@@ -18,7 +18,7 @@ use crate::render::{self, fmt_num, Inputs, Model, Theme};
 pub(crate) use crate::ui::layout::{EXPORT_PNG_SCALE, EXPORT_SIZE};
 use crate::ui::link::{Acct, Batching};
 use crate::ui::protocol::Value;
-use crate::ui::session::{is_heavy, Effect, Page, Timer};
+use crate::ui::session::{export_choice, export_status, is_heavy, Effect, Page, Timer};
 use canvas::{draw, Surface};
 use dom::*;
 use plotters::coord::Shift;
@@ -177,22 +177,21 @@ fn wire(app: &Shared) {
             std::mem::forget(c.wire(Rc::new(move |v| apply(&a, f, v))));
         }
         for id in [f.id().to_string(), format!("{}-range", f.id())] {
-            let a = app.clone();
-            on(&id, "change", move |_| state::write_url(&a.borrow().page));
+            on_app(app, &id, "change", move |a| {
+                state::write_url(&a.borrow().page)
+            });
         }
     }
-    let a = app.clone();
-    on("accountant", "change", move |_| {
+    on_app(app, "accountant", "change", move |a| {
         let rdp = by_id::<web_sys::HtmlSelectElement>("accountant")
             .is_some_and(|s| s.value() == Acct::Rdp.name());
         let fx = a
             .borrow_mut()
             .page
             .set_acct(if rdp { Acct::Rdp } else { Acct::Pld });
-        chosen(&a, fx);
+        chosen(a, fx);
     });
-    let a = app.clone();
-    on("batching", "change", move |_| {
+    on_app(app, "batching", "change", move |a| {
         let b = by_id::<web_sys::HtmlSelectElement>("batching")
             .and_then(|s| Batching::from_name(&s.value()))
             .unwrap_or_default();
@@ -202,15 +201,14 @@ fn wire(app: &Shared) {
         if b == Batching::FixedSize {
             fx.extend(a.borrow_mut().page.set_adjacency(Adjacency::ReplaceOne));
         }
-        chosen(&a, fx);
+        chosen(a, fx);
     });
-    let a = app.clone();
-    on("adjacency", "change", move |_| {
+    on_app(app, "adjacency", "change", move |a| {
         let adj = by_id::<web_sys::HtmlSelectElement>("adjacency")
             .and_then(|s| Adjacency::parse(&s.value()))
             .unwrap_or_default();
         let fx = a.borrow_mut().page.set_adjacency(adj);
-        chosen(&a, fx);
+        chosen(a, fx);
     });
     // Examples per user: a whole number 1 … 256, committed when valid (a typed invalid
     // value keeps the last valid one and says why next to the field).
@@ -232,8 +230,7 @@ fn wire(app: &Shared) {
     );
     // Truncated Poisson's largest batch: a whole number ≥ 1, or empty for the default; a
     // typed invalid value keeps the last valid one and says why next to the field.
-    let a = app.clone();
-    on("max-batch", "change", move |_| {
+    on_app(app, "max-batch", "change", move |a| {
         let t = value("max-batch");
         let parsed = if t.trim().is_empty() {
             Ok(None)
@@ -243,7 +240,7 @@ fn wire(app: &Shared) {
         match parsed {
             Ok(m) => {
                 let fx = a.borrow_mut().page.set_max_batch(m);
-                chosen(&a, fx);
+                chosen(a, fx);
             }
             Err(m) => {
                 let kept = a.borrow().page.link.max_batch;
@@ -261,8 +258,7 @@ fn wire(app: &Shared) {
             }
         }
     });
-    let a = app.clone();
-    on("conversion", "change", move |_| {
+    on_app(app, "conversion", "change", move |a| {
         let v = by_id::<web_sys::HtmlSelectElement>("conversion")
             .map(|s| s.value())
             .unwrap_or_default();
@@ -271,30 +267,27 @@ fn wire(app: &Shared) {
             a.borrow_mut().page.link.inputs.conversion = c;
         }
         state::write_url(&a.borrow().page);
-        request_frame(&a);
+        request_frame(a);
     });
-    let a = app.clone();
-    on("preset", "change", move |_| {
+    on_app(app, "preset", "change", move |a| {
         let v = by_id::<web_sys::HtmlSelectElement>("preset")
             .map(|s| s.value())
             .unwrap_or_default();
         let conversion = a.borrow().page.link.inputs.conversion;
         if let Some(p) = state::preset(&v, conversion) {
             a.borrow_mut().page.set_inputs(p);
-            sync_inputs(&a, &p);
+            sync_inputs(a, &p);
             state::write_url(&a.borrow().page);
-            request_frame(&a);
+            request_frame(a);
         }
     });
-    let a = app.clone();
-    on("overlays", "change", move |_| request_frame(&a));
+    on_app(app, "overlays", "change", request_frame);
     for id in ["cb-sigma", "cb-eps"] {
-        let a = app.clone();
-        on(id, "input", move |_| {
+        on_app(app, id, "input", move |a| {
             // Typing names a bad value or clears the message (a redraw alone keeps a link's).
             set_text("cb-error", draw_chart_d(prefers_dark()).err().unwrap_or(""));
             debounce(
-                &a,
+                a,
                 |a| &mut a.url_timer,
                 300,
                 |a| state::write_url(&a.borrow().page),
@@ -323,8 +316,9 @@ fn wire(app: &Shared) {
         let i = a.borrow().page.inputs();
         b.set(Some((i.q, i.steps)));
     });
-    let a = app.clone();
-    on("dataset", "input", move |_| apply_dataset(&a, before.get()));
+    on_app(app, "dataset", "input", move |a| {
+        apply_dataset(a, before.get())
+    });
     wire_inverse(app);
     wire_exports(app);
     readout::wire(&app.borrow().readouts);
@@ -383,6 +377,12 @@ fn chosen(a: &Shared, fx: Vec<Effect>) {
     let fx = a.borrow_mut().page.request(i, eps);
     run(a, fx);
     request_frame(a);
+}
+
+/// A page-lifetime listener that gets the app (the event itself unused).
+fn on_app(app: &Shared, id: &str, event: &str, f: impl Fn(&Shared) + 'static) {
+    let a = app.clone();
+    on(id, event, move |_| f(&a));
 }
 
 /// Carry out the page model's effects (no borrow of the app is held: an effect may
@@ -447,13 +447,12 @@ fn clear_inverse(a: &Shared) {
 
 fn wire_inverse(app: &Shared) {
     // A new target makes the answers stale; Enter solves for both.
-    let a = app.clone();
-    on("target-eps", "input", move |_| {
-        clear_inverse(&a);
+    on_app(app, "target-eps", "input", move |a| {
+        clear_inverse(a);
         // A valid target goes to the training chart's sentence and to the link at once.
         let target = field::parse_target().ok();
         let fx = a.borrow_mut().page.set_target(target);
-        run(&a, fx);
+        run(a, fx);
         if target.is_some() {
             state::write_url(&a.borrow().page);
         }
@@ -472,8 +471,7 @@ fn wire_inverse(app: &Shared) {
     // Both accountants solve in the worker (a solve at small σ can take a second); the
     // answer arrives through the page model.
     for which in ["sigma", "steps"] {
-        let a = app.clone();
-        on(&format!("solve-{which}"), "click", move |_| {
+        on_app(app, &format!("solve-{which}"), "click", move |a| {
             match field::parse_target() {
                 Ok(t) => {
                     // An input change before the answer arrives cancels it.
@@ -481,10 +479,10 @@ fn wire_inverse(app: &Shared) {
                         .borrow_mut()
                         .page
                         .calibrate(which, vec![("target", Value::Num(t))]);
-                    run(&a, fx);
+                    run(a, fx);
                 }
                 Err(m) => {
-                    clear_inverse(&a);
+                    clear_inverse(a);
                     set_text("target-error", &m);
                 }
             }
@@ -493,8 +491,7 @@ fn wire_inverse(app: &Shared) {
     // An attack-risk target (TPR ≤ a at FPR b): the same worker, the command line's
     // `calibrate --tpr --fpr`; a bad rate is named next to the fields.
     for which in ["risk-sigma", "risk-steps"] {
-        let a = app.clone();
-        on(&format!("solve-{which}"), "click", move |_| {
+        on_app(app, &format!("solve-{which}"), "click", move |a| {
             let rates = crate::ui::page::parse_rate(&value("risk-tpr"), "TPR").and_then(|t| {
                 crate::ui::page::parse_rate(&value("risk-fpr"), "FPR").map(|f| (t, f))
             });
@@ -505,7 +502,7 @@ fn wire_inverse(app: &Shared) {
                         which,
                         vec![("target", Value::Num(tpr)), ("fpr", Value::Num(fpr))],
                     );
-                    run(&a, fx);
+                    run(a, fx);
                 }
                 Err(m) => {
                     set_text(&format!("{which}-answer"), "");
@@ -515,29 +512,26 @@ fn wire_inverse(app: &Shared) {
         });
     }
     for id in ["risk-tpr", "risk-fpr"] {
-        let a = app.clone();
-        on(id, "input", move |_| {
-            clear_inverse(&a);
+        on_app(app, id, "input", move |a| {
+            clear_inverse(a);
             set_text("risk-error", "");
         });
     }
     for which in ["sigma", "steps"] {
-        let a = app.clone();
-        on(&format!("apply-{which}"), "click", move |_| {
+        on_app(app, &format!("apply-{which}"), "click", move |a| {
             let applied = a.borrow().page.applied(which);
             if let Some(i) = applied {
                 a.borrow_mut().page.set_inputs(i);
-                sync_inputs(&a, &i);
+                sync_inputs(a, &i);
                 state::write_url(&a.borrow().page);
-                request_frame(&a);
+                request_frame(a);
             }
         });
     }
 }
 
 fn wire_exports(app: &Shared) {
-    let a = app.clone();
-    on("export-csv", "click", move |_| {
+    on_app(app, "export-csv", "click", move |a| {
         let app = a.borrow();
         if let Some(m) = &app.model {
             let p = &app.page;
@@ -551,8 +545,7 @@ fn wire_exports(app: &Shared) {
         }
     });
     // The three tight charts as data (#22): every series, the run and its dataset terms.
-    let a = app.clone();
-    on("export-charts-csv", "click", move |_| {
+    on_app(app, "export-charts-csv", "click", move |a| {
         let app = a.borrow();
         if let Some(m) = &app.model {
             // (The header's epsilons are Poisson sampling's of one example; `charts_for`
@@ -568,71 +561,38 @@ fn wire_exports(app: &Shared) {
     // PNG and SVG are the same picture whatever the screen: light theme, 900 × 560 CSS px
     // (the PNG at 2×: 1800 × 1120 pixels), drawn by the same code as the page's charts.
     for format in ["png", "svg"] {
-        let a = app.clone();
-        on(&format!("export-{format}"), "click", move |_| {
-            let which = export_choice();
+        on_app(app, &format!("export-{format}"), "click", move |a| {
+            let which = export_choice(
+                &by_id::<web_sys::HtmlSelectElement>("export-chart")
+                    .map(|s| s.value())
+                    .unwrap_or_default(),
+            );
             let app = a.borrow();
             let (w, h) = EXPORT_SIZE;
             let done = if format == "png" {
-                export_png(&which, &app)
+                export_png(which, &app)
             } else {
                 let mut s = String::new();
                 let drawn =
                     Surface::svg(SVGBackend::with_string(&mut s, (w, h))).is_some_and(|svg| {
-                        draw_export(&which, &svg.into_drawing_area(), &Theme::light(1.0), &app)
+                        draw_export(which, &svg.into_drawing_area(), &Theme::light(1.0), &app)
                     });
                 if drawn {
                     download_text(&format!("sgm-rdp-chart-{which}.svg"), "image/svg+xml", &s);
                 }
                 drawn
             };
-            set_text(
-                "copy-status",
-                &if done {
-                    match format {
-                        "png" => {
-                            format!(
-                                "chart {which}: PNG, {} × {} px (light theme)",
-                                EXPORT_PNG_SCALE * w,
-                                EXPORT_PNG_SCALE * h
-                            )
-                        }
-                        _ => format!("chart {which}: SVG, {w} × {h} (light theme)"),
-                    }
-                } else {
-                    format!("chart {which} has nothing to export yet")
-                },
-            );
+            set_text("copy-status", &export_status(which, format, done));
         });
     }
-    let a = app.clone();
-    on("copy-link", "click", move |_| {
+    on_app(app, "copy-link", "click", move |a| {
         // The link holds the current state (the debounced URL write may be pending).
         state::write_url(&a.borrow().page);
         let url = window()
             .and_then(|w| w.location().href().ok())
             .unwrap_or_default();
-        // navigator.clipboard exists only in secure contexts (not on plain http, and it
-        // may be blocked in iframes): then the link is selected in a box for Ctrl+C.
-        let clipboard = window()
-            .filter(|w| w.is_secure_context())
-            .map(|w| w.navigator())
-            .filter(|n| {
-                js_sys::Reflect::get(n, &"clipboard".into())
-                    .map(|c| c.is_object())
-                    .unwrap_or(false)
-            })
-            .map(|n| n.clipboard());
-        let Some(c) = clipboard else {
-            select_link(&url);
-            return;
-        };
-        let p = c.write_text(&url);
-        let ok = Closure::once(move |_: JsValue| set_text("copy-status", "link copied"));
-        let err = Closure::once(move |_: JsValue| select_link(&url));
-        let _ = p.then2(&ok, &err);
-        ok.forget();
-        err.forget();
+        let shown = url.clone();
+        copy(&url, "link copied", move || select_link(&shown));
     });
 }
 
@@ -646,19 +606,9 @@ fn draw_export<DB: plotters::prelude::DrawingBackend>(
     let Some(m) = &app.model else { return false };
     let overlays = by_id::<HtmlInputElement>("overlays").is_some_and(|c| c.checked());
     // The run, named under the picture (an export leaves the page).
-    use crate::ui::page::{export_caption_c, export_caption_d};
-    let caption = match (which, app.page.chart_c()) {
-        ("training" | "profile" | "risk", _) => app.page.export_caption(),
-        ("c", Some((sigma, _))) => Some(export_caption_c(sigma)),
-        ("d", _) => chart_d_inputs()
-            .ok()
-            .map(|(gs, le)| export_caption_d(gs, le)),
-        // Charts A and B: exact RDP, Poisson sampling of one example, add/remove.
-        _ => Some(
-            crate::ui::page::Scheme::of(Batching::Poisson, 1, crate::engine::Adjacency::AddRemove)
-                .export_caption(&m.inputs),
-        ),
-    };
+    let caption = app
+        .page
+        .export_caption_for(which, &m.inputs, chart_d_inputs().ok());
     let Some(Ok(area)) = caption.map(|c| render::with_footer(root, &c, th)) else {
         return false;
     };
@@ -717,21 +667,6 @@ fn select_link(url: &str) {
     );
 }
 
-/// "a", "b" or "c" from the export selector (never anything else).
-fn export_choice() -> String {
-    let v = by_id::<web_sys::HtmlSelectElement>("export-chart")
-        .map(|s| s.value())
-        .unwrap_or_default();
-    if matches!(
-        v.as_str(),
-        "b" | "c" | "d" | "training" | "profile" | "risk"
-    ) {
-        v
-    } else {
-        "a".to_string()
-    }
-}
-
 /// Ask for one redraw at the next animation frame (coalesces input events).
 fn request_frame(app: &Shared) {
     if app.borrow().frame_pending {
@@ -788,21 +723,13 @@ fn frame(app: &Shared) {
         let p = &app.borrow().page;
         crate::ui::page::Headline::of(&model, Some(p.link.dataset), p.tight_sentence(&inputs))
     };
-    set_text("epsilon", &h.epsilon);
+    for op in h.ops() {
+        tight::apply_op(op);
+    }
     let fx = app.borrow_mut().page.request(inputs, model.opt.value);
     run(app, fx);
-    set_text("delta-out", &h.delta);
     let fx = app.borrow_mut().page.inputs_changed();
     run(app, fx);
-    if let Some(sel) = by_id::<web_sys::HtmlSelectElement>("preset") {
-        sel.set_value(h.preset);
-    }
-    set_text("delta-warning", &h.delta_warning);
-    set_text("alpha-opt", &h.alpha);
-    show("edge-warning", h.at_edge);
-    set_text("sentence", &h.sentence);
-    set_text("chart-a-summary", &h.summary_a);
-    set_text("chart-b-summary", &h.summary_b);
     let dark = prefers_dark();
     let overlays = by_id::<HtmlInputElement>("overlays")
         .map(|c| c.checked())

@@ -198,32 +198,24 @@ pub fn start(worker: bool) {
     }
 }
 
-/// Copy a snippet: the clipboard where the page may use it, else select the text for
-/// Ctrl+C (plain http, iframes), saying which.
+/// Copy a snippet, or select it for Ctrl+C where the clipboard is not available.
 fn copy_text(pre: &web_sys::Element) {
     let text = pre.text_content().unwrap_or_default();
-    let clip = window().map(|w| w.navigator().clipboard());
-    let secure = window().map(|w| w.is_secure_context()).unwrap_or(false);
-    match clip {
-        Some(c) if secure => {
-            let _ = c.write_text(&text);
-            set_text("copy-status", "code copied");
-        }
-        _ => {
-            if let (Some(sel), Some(d)) = (
-                window().and_then(|w| w.get_selection().ok().flatten()),
-                doc(),
-            ) {
-                if let Ok(range) = d.create_range() {
-                    let _ = range.select_node_contents(pre);
-                    let _ = sel.remove_all_ranges();
-                    let _ = sel.add_range(&range);
-                }
+    let pre = pre.clone();
+    copy(&text, "code copied", move || {
+        if let (Some(sel), Some(d)) = (
+            window().and_then(|w| w.get_selection().ok().flatten()),
+            doc(),
+        ) {
+            if let Ok(range) = d.create_range() {
+                let _ = range.select_node_contents(&pre);
+                let _ = sel.remove_all_ranges();
+                let _ = sel.add_range(&range);
             }
-            set_text(
-                "copy-status",
-                "code selected: press Ctrl+C (the clipboard is not available here)",
-            );
         }
-    }
+        set_text(
+            "copy-status",
+            "code selected: press Ctrl+C (the clipboard is not available here)",
+        );
+    });
 }
