@@ -1304,3 +1304,117 @@ pub fn command(args: JsValue) -> Result<String, JsError> {
     }
     crate::cli::run(&words).map_err(|e| fail(&e))
 }
+
+// ---- The page's worker: what it computes beyond Poisson sampling's headline and charts
+// (`crate::cli::worker`, tested natively); www/pld-worker.js only schedules and caches. ----
+
+/// A worker request as a JSON value (None when it cannot be read as one).
+#[cfg(feature = "worker")]
+fn request(data: &JsValue) -> Option<serde_json::Value> {
+    serde_wasm_bindgen::from_value(data.clone()).ok()
+}
+
+#[cfg(feature = "worker")]
+fn thrown_as(r: Result<serde_json::Value, String>) -> Result<JsValue, JsError> {
+    out(&r.map_err(|e| JsError::new(&e))?)
+}
+
+/// Why the worker refuses a request (null: it is well formed).
+#[cfg(feature = "worker")]
+#[wasm_bindgen(js_name = workerCheck, skip_typescript)]
+pub fn worker_check(data: JsValue) -> Option<String> {
+    match request(&data) {
+        Some(d) => crate::cli::worker::check(&d).err(),
+        None => Some("a message must be an object of numbers and strings".into()),
+    }
+}
+
+/// A run request's answers beside Poisson sampling's headline, and whether one is the
+/// run's own (`own`).
+#[cfg(feature = "worker")]
+#[wasm_bindgen(js_name = workerSide, skip_typescript)]
+pub fn worker_side(data: JsValue) -> Result<JsValue, JsError> {
+    let d = request(&data).ok_or_else(|| JsError::new("workerSide: unreadable request"))?;
+    out(&crate::cli::worker::side_answers(&d))
+}
+
+/// Run `f` on the run's own scheme (given its side answers); throws when it has none.
+#[cfg(feature = "worker")]
+fn own<T>(
+    data: &JsValue,
+    side: &JsValue,
+    f: impl FnOnce(&crate::cli::worker::SchemeRun, &serde_json::Value, &serde_json::Value) -> T,
+) -> Result<T, JsError> {
+    let (d, s) = request(data)
+        .zip(request(side))
+        .ok_or_else(|| JsError::new("worker: unreadable request"))?;
+    let sc = crate::cli::worker::scheme_of(&d, &s)
+        .ok_or_else(|| JsError::new("worker: the run has no scheme of its own"))?;
+    Ok(f(&sc, &d, &s))
+}
+
+/// The own scheme's three charts (each standing alone; throws when none can be drawn).
+#[cfg(feature = "worker")]
+#[wasm_bindgen(js_name = workerSchemeCharts, skip_typescript)]
+pub fn worker_scheme_charts(data: JsValue, side: JsValue) -> Result<JsValue, JsError> {
+    thrown_as(own(&data, &side, |sc, _, s| {
+        let top = crate::cli::worker::own_answer(s)
+            .and_then(|a| a["epsilon"].as_f64())
+            .unwrap_or(f64::NAN);
+        sc.charts(top)
+    })?)
+}
+
+/// The most steps whose certified ε meets the request's target: the run's own scheme's,
+/// else Poisson sampling's (the command line's calibrate, as "Most steps" asks it).
+#[cfg(feature = "worker")]
+#[wasm_bindgen(js_name = workerTarget, skip_typescript)]
+pub fn worker_target(data: JsValue, side: JsValue) -> Result<f64, JsError> {
+    let (d, s) = request(&data)
+        .zip(request(&side))
+        .ok_or_else(|| JsError::new("worker: unreadable request"))?;
+    let target = d["target"].as_f64().unwrap_or(f64::NAN);
+    let delta = d["delta"].as_f64().unwrap_or(f64::NAN);
+    let steps = match crate::cli::worker::scheme_of(&d, &s) {
+        Some(sc) => sc.most_steps(target, delta),
+        None => {
+            let mut c = d.clone();
+            c["which"] = "steps".into();
+            c["accountant"] = "pld".into();
+            crate::cli::worker::calibrate(&c)
+                .and_then(|r| r["value"].as_f64().ok_or_else(|| "no steps".to_string()))
+                .map(|v| v as u64)
+        }
+    };
+    steps.map(|s| s as f64).map_err(|e| JsError::new(&e))
+}
+
+/// μ-GDP with its fit for the run (its own scheme's, else Poisson sampling's).
+#[cfg(feature = "worker")]
+#[wasm_bindgen(js_name = workerGdp, skip_typescript)]
+pub fn worker_gdp(data: JsValue, side: JsValue) -> Result<JsValue, JsError> {
+    let (d, s) = request(&data)
+        .zip(request(&side))
+        .ok_or_else(|| JsError::new("worker: unreadable request"))?;
+    let g = match crate::cli::worker::scheme_of(&d, &s) {
+        Some(sc) => sc.gdp(),
+        None => crate::cli::worker::poisson_gdp(&d),
+    };
+    thrown_as(g.map(|g| crate::cli::worker::gdp_answer(&g)))
+}
+
+/// "What your library reports": the command line's `libraries` for the run.
+#[cfg(feature = "worker")]
+#[wasm_bindgen(js_name = workerLibrary, skip_typescript)]
+pub fn worker_library(data: JsValue) -> Result<JsValue, JsError> {
+    let d = request(&data).ok_or_else(|| JsError::new("worker: unreadable request"))?;
+    thrown_as(crate::cli::worker::library(&d))
+}
+
+/// "What do I need?": the command line's calibrate for the request's `which`.
+#[cfg(feature = "worker")]
+#[wasm_bindgen(js_name = workerCalibrate, skip_typescript)]
+pub fn worker_calibrate(data: JsValue) -> Result<JsValue, JsError> {
+    let d = request(&data).ok_or_else(|| JsError::new("worker: unreadable request"))?;
+    thrown_as(crate::cli::worker::calibrate(&d))
+}

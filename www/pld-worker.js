@@ -27,7 +27,7 @@
 // The page's exact-RDP model at small σ ({kind: "rdp", client, gen, q, sigma, steps, delta,
 // conversion, omega}) is answered with {kind: "rdp", gen, rdp, value, alpha, …, compare}
 // (or {…, error}), then {kind: "chart-c", sigma, chartC} when chart C's σ is new.
-import init, { epsilon, calibrateSigma, calibrateSteps, compare, heavyModel, heavyChartC, batchLine, command, tightCharts } from './sgm-rdp-worker.js';
+import init, { epsilon, compare, heavyModel, heavyChartC, tightCharts, workerCheck, workerSide, workerSchemeCharts, workerTarget, workerGdp, workerLibrary, workerCalibrate } from './sgm-rdp-worker.js';
 
 const ready = init({ module_or_path: new URL('./sgm-rdp-worker_bg.wasm', import.meta.url) });
 const newest = new Map();
@@ -154,151 +154,19 @@ async function help({ data }) {
   self.postMessage({ id: data.id, result });
 }
 
-// A run the command line names by a scheme (the page's batching control, its examples-per-user
-// field, a widget's attributes): random allocation (t = ⌊1/q⌋ steps per epoch, E epochs) or
-// user-level Poisson sampling (K examples per user). `line(n)`: its batch line at n epochs
-// (allocation) or n steps (user-level); `flags`: its command-line flags for profile, gdp
-// and calibrate; `checkpoints`: the n of ε over training; `steps(n)`: n in steps.
-function schemeOf(data) {
-  const t = Math.max(1, Math.floor(1 / data.q));
-  const { sigma, delta } = data;
-  if (data.sampling === 'random-allocation') {
-    const n = data.epochs;
-    return {
-      key: ['random-allocation', t, n, sigma, delta],
-      line: (e) => ({ sigma, delta, sampling: 'random-allocation', steps_per_epoch: t, epochs: e }),
-      flags: ['--sampling', 'random-allocation', '--steps-per-epoch', String(t), '--epochs', String(n), '--sigma', String(sigma)],
-      checkpoints: [...new Set(Array.from({ length: 12 }, (_, i) => Math.max(1, Math.round(n ** ((i + 1) / 12)))))],
-      steps: (e) => e * t,
-      // The most whole epochs, in steps (the command line's calibrate).
-      most: (target) => JSON.parse(command(['calibrate', '--sampling', 'random-allocation', '--steps-per-epoch', String(t), '--sigma', String(sigma),
-        '--delta', String(delta), '--epsilon', String(target), '--target', 'steps', '--json'])).epochs * t,
-      answer: (a) => ({ epsilon: a.epsilon, epsilonLower: a.epsilon_lower, epochs: n, stepsPerEpoch: t }),
-    };
-  }
-  // Truncated Poisson (rate q over N examples, batches capped) and fixed-size batches (B of
-  // N without replacement, replace-one, RDP only): the sizes come from the page's Rust side.
-  if (data.sampling === 'truncated-poisson' || data.sampling === 'fixed-size') {
-    const T = data.steps;
-    const fixed = data.sampling === 'fixed-size';
-    const sizes = fixed
-      ? { dataset_size: data.datasetSize, batch_size: data.batchSize, adjacency: 'replace-one' }
-      : { q: data.q, dataset_size: data.datasetSize, max_batch: data.maxBatch, accountant: 'pld' };
-    const sizeFlags = fixed
-      ? ['--dataset-size', String(data.datasetSize), '--batch-size', String(data.batchSize), '--adjacency', 'replace-one']
-      : ['--q', String(data.q), '--dataset-size', String(data.datasetSize), '--max-batch', String(data.maxBatch)];
-    return {
-      key: [data.sampling, data.q, data.datasetSize, data.batchSize, data.maxBatch, sigma, T, delta],
-      line: (n) => ({ sigma, delta, steps: n, sampling: data.sampling, ...sizes }),
-      flags: ['--sampling', data.sampling, ...sizeFlags, '--sigma', String(sigma)],
-      stepFlags: ['--steps', String(T)],
-      checkpoints: [...new Set(Array.from({ length: 12 }, (_, i) => Math.max(1, Math.round(T ** ((i + 1) / 12)))))],
-      steps: (n) => n,
-      most: (target) => JSON.parse(command(['calibrate', '--sampling', data.sampling, ...sizeFlags, '--sigma', String(sigma),
-        ...(fixed ? [] : ['--accountant', 'pld']), '--delta', String(delta), '--epsilon', String(target), '--target', 'steps', '--json'])).steps,
-      // Fixed-size batches: an RDP upper bound only (no lower end, no profile).
-      noProfile: fixed && 'the privacy profile and attack risk need a privacy-loss distribution; fixed-size batches have an RDP bound only (Wang, Balle, Kasiviswanathan)',
-      answer: (a) => ({ epsilon: a.epsilon, epsilonLower: a.epsilon_lower ?? null, sampling: data.sampling }),
-    };
-  }
-  if (data.sampling === 'shuffled') {
-    // Shuffled batches: the band of `--sampling shuffle` (t = ⌊1/q⌋ per epoch, E epochs).
-    const n = data.epochs;
-    return {
-      key: ['shuffle', t, n, sigma, delta, data.adjacency ?? 'add-remove'],
-      line: (e) => ({ sigma, delta, sampling: 'shuffle', steps_per_epoch: t, epochs: e, ...(data.adjacency === 'replace-one' ? { adjacency: 'replace-one' } : {}) }),
-      flags: ['--sampling', 'shuffle', '--steps-per-epoch', String(t), '--epochs', String(n), '--sigma', String(sigma), ...(data.adjacency === 'replace-one' ? ['--adjacency', 'replace-one'] : [])],
-      checkpoints: [...new Set(Array.from({ length: 12 }, (_, i) => Math.max(1, Math.round(n ** ((i + 1) / 12)))))],
-      steps: (e) => e * t,
-      most: (target) => JSON.parse(command(['calibrate', '--sampling', 'shuffle', '--steps-per-epoch', String(t), '--sigma', String(sigma),
-        ...(data.adjacency === 'replace-one' ? ['--adjacency', 'replace-one'] : []),
-        '--delta', String(delta), '--epsilon', String(target), '--target', 'steps', '--json'])).steps,
-      answer: (a) => ({ epsilon: a.epsilon, epsilonLower: a.epsilon_lower, epochs: n, stepsPerEpoch: t }),
-    };
-  }
-  const k = data.groupSize ?? 1;
-  const adj = data.adjacency ?? 'add-remove';
-  const T = data.steps;
-  return {
-    key: ['user', k, adj, data.q, sigma, T, delta],
-    line: (n) => ({ q: data.q, sigma, delta, steps: n, group_size: k, adjacency: adj, accountant: 'pld' }),
-    flags: ['--q', String(data.q), '--sigma', String(sigma), '--group-size', String(k), '--adjacency', adj],
-    stepFlags: ['--steps', String(T)],
-    checkpoints: [...new Set(Array.from({ length: 12 }, (_, i) => Math.max(1, Math.round(T ** ((i + 1) / 12)))))],
-    steps: (n) => n,
-    most: (target) => JSON.parse(command(['calibrate', '--q', String(data.q), '--sigma', String(sigma), '--group-size', String(k), '--adjacency', adj, '--accountant', 'pld',
-      '--delta', String(delta), '--epsilon', String(target), '--target', 'steps', '--json'])).steps,
-    answer: (a) => ({ epsilon: a.epsilon, epsilonLower: a.epsilon_lower, groupSize: k, adjacency: adj }),
-  };
-}
-
-// A scheme's charts: ε over training (12 checkpoints, each the command line's batch line),
-// its privacy profile and the attack-risk curve (the command line's `profile` for it), in
-// chartsFor's shape; no exact-RDP series (Poisson sampling's example-level RDP does not
-// bound these runs).
-function schemeCharts(sc, headline) {
-  const errors = {};
-  const part = charted(errors);
-  const training = part('training', () => {
-    const tr = { steps: [], pldUpper: [], pldLower: [], rdp: [] };
-    for (const n of sc.checkpoints) {
-      const a = JSON.parse(batchLine(JSON.stringify(sc.line(n))));
-      if (a.error !== undefined) throw new Error(a.error);
-      tr.steps.push(sc.steps(n));
-      tr.pldUpper.push(a.epsilon);
-      tr.pldLower.push(a.epsilon_lower);
-    }
-    return tr;
-  });
-  const top = Math.max(...(training ? training.pldUpper : [headline ? headline.epsilon : 1]), 1e-3) * 2.5;
-  const p = part('profile', () => {
-    if (sc.noProfile) throw new Error(sc.noProfile);
-    return JSON.parse(command(['profile', ...sc.flags, ...(sc.stepFlags || []), '--epsilon', String(top), '--json']));
-  });
-  if (p === undefined) errors.risk = errors.profile;
-  const prof = p && p.profile.map((pt) => ({ epsilon: pt.epsilon, delta: pt.delta }));
-  const risk = p && { curve: p.attack_curve, fpr: p.attack.map((r) => r.fpr), tpr: p.attack.map((r) => r.tpr_max) };
-  if (!training && !prof) throw new Error(errors.training);
-  return { training, profile: prof, risk, errors };
-}
-
+// What is computed beyond Poisson sampling's headline and charts — the schemes' answers,
+// charts, most steps and μ-GDP, the library rows, the calibrations, the check of every
+// request — is decided in Rust (src/cli/worker.rs, through the command line's own query
+// layer, tested natively); this script only schedules (newest request per client and kind,
+// the helper worker) and caches.
 const chartsC = new Map();
+const sides = new Map();
 
-// A batch line's answer (a scheme's headline), cached: {ok: answer} or {err: reason}.
-function lineAnswer(obj) {
-  const line = JSON.stringify(obj);
-  return cached(headlines, line, () => {
-    const a = JSON.parse(batchLine(line));
-    if (a.error !== undefined) throw new Error(a.error);
-    return a;
-  });
-}
-
-// Every message is checked before it touches the worker's state: a malformed one is
-// answered with {kind: "error", message} for its client and changes nothing else (a NaN
-// generation used to silence its client for good; a null message threw in the worker).
+// Every message is checked (workerCheck) before it touches the worker's state: a malformed
+// one is answered with {kind: "error", message} for its client and changes nothing else.
 function invalid(data) {
   if (data === null || typeof data !== 'object') return 'a message must be an object';
-  if (data.v !== undefined && data.v !== VERSION) return `protocol version ${String(data.v).slice(0, 20)} is not this worker's (${VERSION}): reload the page`;
-  if (data.client !== undefined && typeof data.client !== 'string') return "'client' must be a string";
-  if (!Number.isSafeInteger(data.gen) || data.gen < 0) return `'gen' must be a whole number >= 0, got ${String(data.gen).slice(0, 40)}`;
-  const need = data.kind === 'calibrate' ? ['q', 'delta', 'target'] : ['q', 'sigma', 'steps', 'delta'];
-  for (const k of need) {
-    if (typeof data[k] !== 'number' || !Number.isFinite(data[k])) return `'${k}' must be a finite number, got ${typeof data[k] === 'string' ? `the string '${data[k].slice(0, 40)}'` : String(data[k]).slice(0, 40)}`;
-  }
-  if (data.epochs !== undefined && (typeof data.epochs !== 'number' || !Number.isFinite(data.epochs))) return "'epochs' must be a finite number";
-  if (data.sampling !== undefined && !['poisson', 'shuffled', 'random-allocation', 'truncated-poisson', 'fixed-size'].includes(data.sampling)) return "'sampling' must be 'poisson', 'shuffled', 'random-allocation', 'truncated-poisson' or 'fixed-size'";
-  for (const k of ['datasetSize', 'batchSize', 'maxBatch']) {
-    if (data[k] !== undefined && !(Number.isSafeInteger(data[k]) && data[k] >= 1)) return `'${k}' must be a whole number >= 1`;
-  }
-  if (data.schemeError !== undefined && typeof data.schemeError !== 'string') return "'schemeError' must be a string";
-  for (const k of ['loaderN', 'loaderB', 'loaderE']) {
-    if (data[k] !== undefined && (typeof data[k] !== 'number' || !Number.isFinite(data[k]))) return `'${k}' must be a finite number`;
-  }
-  if (data.groupSize !== undefined && !(Number.isInteger(data.groupSize) && data.groupSize >= 1 && data.groupSize <= 256)) return "'groupSize' must be a whole number in [1, 256]";
-  if (data.adjacency !== undefined && !['add-remove', 'replace-one'].includes(data.adjacency)) return "'adjacency' must be 'add-remove' or 'replace-one'";
-  if (data.target !== undefined && (typeof data.target !== 'number' || !(data.target > 0) || !Number.isFinite(data.target))) return "'target' must be a finite number > 0";
-  return null;
+  return workerCheck(data) ?? null;
 }
 
 // The same for answers computed asynchronously (the charts: the helper's half is awaited).
@@ -313,6 +181,7 @@ async function cachedAsync(map, key, compute) {
 }
 
 self.onmessage = isHelper ? help : async ({ data }) => {
+  await ready;
   const bad = invalid(data);
   if (bad !== null) {
     const client = data !== null && typeof data === 'object' && typeof data.client === 'string' ? data.client : 'page';
@@ -359,33 +228,7 @@ self.onmessage = isHelper ? help : async ({ data }) => {
     await yieldToQueue();
     if (data.gen !== newestCalibration.get(slot)) return;
     try {
-      // accountant 'pld' (certified tight ε) or 'rdp' (exact RDP with data.conversion).
-      const k = data.groupSize ?? 1;
-      // An attack-risk target (which "risk-sigma" | "risk-steps"): TPR ≤ target at FPR fpr,
-      // the command line's calibrate --tpr --fpr (one example per user).
-      if (data.which === 'risk-sigma' || data.which === 'risk-steps') {
-        if (k > 1 || (data.adjacency ?? 'add-remove') !== 'add-remove') throw new Error('attack-risk targets are calibrated for one example per user under add/remove adjacency');
-        if (!(typeof data.fpr === 'number' && data.fpr > 0 && data.fpr < 1)) throw new Error("'fpr' must be a number in (0, 1)");
-        const sigmaOf = data.which === 'risk-sigma';
-        const r = JSON.parse(command(['calibrate', '--q', String(data.q), ...(sigmaOf ? ['--steps', String(data.steps)] : ['--sigma', String(data.sigma)]),
-          '--tpr', String(data.target), '--fpr', String(data.fpr), '--json']));
-        reply({ client, gen: data.gen, kind: 'calibrated', which: data.which, accountant: 'pld', value: sigmaOf ? r.sigma : r.steps, epsilon: r.tpr, fpr: data.fpr });
-        return;
-      }
-      // User-level (groupSize K > 1) or replace-one: the command line's calibrate
-      // --group-size K --adjacency …, tight (no exact-RDP route for these).
-      const adj = data.adjacency ?? 'add-remove';
-      const acct = data.accountant === 'rdp' && k === 1 && adj === 'add-remove' ? 'rdp' : 'pld';
-      const p = { q: data.q, delta: data.delta, epsilon: data.target, accountant: acct, conversion: data.conversion };
-      const user = (which) => JSON.parse(command(['calibrate', '--q', String(data.q), '--group-size', String(k), '--adjacency', adj, '--accountant', 'pld',
-        '--delta', String(data.delta), '--epsilon', String(data.target), '--target', which,
-        ...(which === 'sigma' ? ['--steps', String(data.steps)] : ['--sigma', String(data.sigma)]), '--json']));
-      const r = k > 1 || adj !== 'add-remove'
-        ? user(data.which)
-        : data.which === 'sigma'
-          ? calibrateSigma({ ...p, steps: data.steps })
-          : calibrateSteps({ ...p, sigma: data.sigma });
-      reply({ client, gen: data.gen, kind: 'calibrated', which: data.which, accountant: acct, value: data.which === 'sigma' ? r.sigma : r.steps, epsilon: r.epsilon });
+      reply({ client, gen: data.gen, kind: 'calibrated', ...workerCalibrate(data) });
     } catch (err) {
       reply({ client, gen: data.gen, kind: 'calibrate-error', which: data.which, message: messageOf(err) });
     }
@@ -399,50 +242,14 @@ self.onmessage = isHelper ? help : async ({ data }) => {
   const p = { q: data.q, sigma: data.sigma, steps: data.steps };
   // The key is the parsed numbers (validated above), never a string a caller chose.
   const key = JSON.stringify([data.q, data.sigma, data.steps, data.delta]);
-  // The page's batching control, t = ⌊1/q⌋ steps per epoch and E epochs from the page (each
-  // through the command line's batch line, so the same numbers; computed first: each stands
-  // even when the Poisson answer fails).
-  // Shuffled, fixed-size batches (sampling 'shuffled', or epochs alone): the certified band of
-  // `--sampling shuffle`: upper end no amplification (the Gaussian mechanism over E epochs),
-  // lower end Chua et al.'s shuffled pair.
-  // Random allocation ('random-allocation'): the certified bracket of `--sampling
-  // random-allocation` (each example in one of the t steps of every epoch).
-  let shuffled;
-  let allocation;
-  // User-level (groupSize K > 1) and/or replace-one adjacency with Poisson sampling: the
-  // tight bracket of `--group-size K --adjacency …`.
-  let user;
-  // Truncated Poisson or fixed-size batches ('truncated-poisson', 'fixed-size', with the sizes
-  // datasetSize, batchSize, maxBatch, or schemeError: why the page cannot ask): `scheme`.
-  let scheme;
-  const k = data.groupSize ?? 1;
-  const replace = data.adjacency === 'replace-one';
-  const poisson = data.sampling === undefined || data.sampling === 'poisson';
-  const sized = data.sampling === 'truncated-poisson' || data.sampling === 'fixed-size';
-  if (sized) {
-    if (data.schemeError !== undefined) scheme = { error: data.schemeError, sampling: data.sampling };
-    else {
-      const sc = schemeOf(data);
-      const g = lineAnswer(sc.line(data.steps));
-      scheme = g.err !== undefined ? { error: g.err, sampling: data.sampling } : sc.answer(g.ok);
-    }
-  } else if (k > 1 || (replace && poisson)) {
-    if (data.sampling === 'shuffled' || data.sampling === 'random-allocation') {
-      user = { error: 'user-level ε (examples per user > 1) is computed for Poisson sampling only', groupSize: k };
-    } else {
-      const sc = schemeOf(data);
-      const g = lineAnswer(sc.line(data.steps));
-      user = g.err !== undefined ? { error: g.err, groupSize: k } : sc.answer(g.ok);
-    }
-  }
-  if (data.epochs && !sized) {
-    const t = Math.max(1, Math.floor(1 / data.q));
-    const scheme = data.sampling === 'random-allocation' ? 'random-allocation' : 'shuffle';
-    const g = lineAnswer({ sigma: data.sigma, delta: data.delta, sampling: scheme, steps_per_epoch: t, epochs: data.epochs, ...(replace ? { adjacency: 'replace-one' } : {}) });
-    const answer = g.err !== undefined ? { error: g.err, epochs: data.epochs, stepsPerEpoch: t } : { epsilon: g.ok.epsilon, epsilonLower: g.ok.epsilon_lower, epochs: data.epochs, stepsPerEpoch: t };
-    if (scheme === 'shuffle') shuffled = answer;
-    else allocation = answer;
-  }
+  // The answers beside Poisson sampling's (a scheme's band or bracket, user-level,
+  // replace-one, truncated Poisson, fixed-size), each through the command line's batch line
+  // and computed first: each stands even when the Poisson answer fails.
+  const sideKey = JSON.stringify([data.q, data.sigma, data.steps, data.delta, data.sampling, data.epochs, data.groupSize,
+    data.adjacency, data.datasetSize, data.batchSize, data.maxBatch, data.schemeError]);
+  const sd = cached(sides, sideKey, () => workerSide(data));
+  const side = sd.ok ?? {};
+  const { shuffled, allocation, user, scheme } = side;
   const h = cached(headlines, key, () => epsilon({ ...p, delta: data.delta, accountant: 'pld' }));
   if (h.err !== undefined) {
     reply({ client, gen: data.gen, kind: 'error', message: h.err, shuffled, allocation, user, scheme });
@@ -453,15 +260,11 @@ self.onmessage = isHelper ? help : async ({ data }) => {
   // Let a newer request pre-empt the (slower) charts.
   await new Promise((r) => setTimeout(r, 0));
   if (!current()) return;
-  // Random allocation or a user-level run chosen: its own charts, target and μ-GDP (the
-  // Poisson ones of one example per user do not apply).
-  // Shuffled batches: the band's own charts (both ends); truncated Poisson and fixed-size
-  // batches: theirs.
-  const ok = (a) => (a && a.error === undefined ? a : null);
-  const own = ok(allocation) || ok(shuffled) || ok(scheme) || ok(user);
-  const sc = own && schemeOf(data);
+  // A scheme or a user-level run chosen: its own charts, target and μ-GDP (the Poisson
+  // ones of one example per user do not apply).
+  const own = side.own === true;
   const c = own
-    ? cached(charts, JSON.stringify(sc.key), () => schemeCharts(sc, own))
+    ? cached(charts, sideKey, () => workerSchemeCharts(data, side))
     : await cachedAsync(charts, key, () => chartsFor(p, data.delta, h.ok));
   // (While the helper's half was awaited, a newer request may have come.)
   if (!current()) return;
@@ -476,11 +279,7 @@ self.onmessage = isHelper ? help : async ({ data }) => {
   await new Promise((r) => setTimeout(r, AFTER_CHARTS_MS));
   if (!current()) return;
   if (data.target !== undefined) {
-    const tk = JSON.stringify([data.q, data.sigma, data.delta, data.target, own && sc.key]);
-    // A scheme: its most steps (random allocation: whole epochs) by the command line's calibrate.
-    const r = cached(targets, tk, () => (own
-      ? sc.most(data.target)
-      : calibrateSteps({ q: data.q, sigma: data.sigma, delta: data.delta, epsilon: data.target, accountant: 'pld' }).steps));
+    const r = cached(targets, JSON.stringify([sideKey, data.target]), () => workerTarget(data, side));
     reply(r.err !== undefined
       ? { client, gen: data.gen, kind: 'target', target: data.target, error: r.err }
       : { client, gen: data.gen, kind: 'target', target: data.target, steps: r.ok });
@@ -490,12 +289,9 @@ self.onmessage = isHelper ? help : async ({ data }) => {
   if (data.gdp) {
     await new Promise((r) => setTimeout(r, 0));
     if (!current()) return;
-    const g = own
-      ? cached(gdps, JSON.stringify(sc.key), () => JSON.parse(command(['gdp', ...sc.flags, ...(sc.stepFlags || []), '--json'])))
-      : cached(gdps, JSON.stringify([data.q, data.sigma, data.steps]), () =>
-        JSON.parse(command(['gdp', '--q', String(data.q), '--sigma', String(data.sigma), '--steps', String(data.steps), '--json'])));
+    const g = cached(gdps, JSON.stringify([sideKey, own]), () => workerGdp(data, side));
     if (g.err !== undefined) reply({ client, gen: data.gen, kind: 'gdp', error: g.err });
-    else reply({ client, gen: data.gen, kind: 'gdp', mu: g.ok.mu, muLower: g.ok.mu_lower, regret: g.ok.regret, tradeoff: g.ok.tradeoff });
+    else reply({ client, gen: data.gen, kind: 'gdp', ...g.ok });
   }
   // "What your library reports" (asked with library: true, Poisson sampling of one example):
   // the command line's `libraries` — each library's own output for this run, computed —
@@ -506,10 +302,7 @@ self.onmessage = isHelper ? help : async ({ data }) => {
     // grid, a second tight solve) would otherwise hold up the next headline while typing.
     await new Promise((r) => setTimeout(r, 400));
     if (!current()) return;
-    const terms = data.loaderN !== undefined
-      ? ['--dataset-size', String(data.loaderN), '--batch-size', String(data.loaderB), '--epochs', String(data.loaderE)]
-      : ['--q', String(data.q), '--steps', String(data.steps)];
-    const lib = cached(libraries, JSON.stringify([terms, data.sigma, data.delta]), () => JSON.parse(command(['libraries', ...terms, '--sigma', String(data.sigma), '--delta', String(data.delta), '--json'])));
+    const lib = cached(libraries, JSON.stringify([data.q, data.sigma, data.steps, data.delta, data.loaderN, data.loaderB, data.loaderE]), () => workerLibrary(data));
     if (lib.ok !== undefined) reply({ client, gen: data.gen, kind: 'library', rows: lib.ok.rows });
   }
 };

@@ -15,10 +15,9 @@ mod batch;
 mod commands;
 mod report;
 mod scheme;
+pub mod worker;
 
 use args::*;
-// (The JS API reads a batch line as a value.)
-#[cfg(target_arch = "wasm32")]
 pub(crate) use batch::batch_value;
 pub use batch::{batch, batch_line};
 use commands::*;

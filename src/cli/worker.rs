@@ -1,0 +1,824 @@
+//! What the page's worker computes beyond Poisson sampling's headline and charts (#20):
+//! the runs the page and the widgets ask by scheme — shuffled batches, random allocation,
+//! truncated Poisson, fixed-size batches, user-level and replace-one — each through this
+//! command line's own query layer (its batch lines and commands, so the worker answers
+//! what the command line answers), with their chart grids, the target's most steps, μ-GDP,
+//! the library rows and the calibrations; and the check of every request. www/pld-worker.js
+//! only schedules (the newest request per client and kind, caches, the helper worker);
+//! what is computed, and how it is asked, is decided here and tested natively.
+
+use super::{batch_value, run};
+use crate::ui::protocol::VERSION;
+use serde_json::{json, Map, Value};
+
+fn num(d: &Value, k: &str) -> f64 {
+    d.get(k).and_then(Value::as_f64).unwrap_or(f64::NAN)
+}
+
+fn text<'a>(d: &'a Value, k: &str) -> Option<&'a str> {
+    d.get(k).and_then(Value::as_str)
+}
+
+/// A value as JavaScript's `String(x)` shows it (a refusal names what it got), clipped.
+fn shown(v: Option<&Value>) -> String {
+    let s = match v {
+        None => "undefined".to_string(),
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Number(n)) => match n.as_f64() {
+            Some(x) if x.fract() == 0.0 && x.abs() < 1e21 => format!("{}", x as i64),
+            _ => n.to_string(),
+        },
+        Some(Value::Object(_)) => "[object Object]".into(),
+        Some(v) => v.to_string(),
+    };
+    s.chars().take(40).collect()
+}
+
+fn finite(v: Option<&Value>) -> bool {
+    v.and_then(Value::as_f64).is_some_and(f64::is_finite)
+}
+
+fn whole(v: Option<&Value>) -> Option<f64> {
+    v.and_then(Value::as_f64)
+        .filter(|x| x.fract() == 0.0 && x.abs() <= 9_007_199_254_740_991.0)
+}
+
+/// Why a request cannot be answered, if it cannot: checked before it touches the worker's
+/// state, so a malformed message is answered with the reason for its client and changes
+/// nothing else (a NaN generation used to silence its client for good).
+pub fn check(d: &Value) -> Result<(), String> {
+    if !d.is_object() {
+        return Err("a message must be an object".into());
+    }
+    if let Some(v) = d.get("v") {
+        if v.as_f64() != Some(f64::from(VERSION)) {
+            return Err(format!(
+                "protocol version {} is not this worker's ({VERSION}): reload the page",
+                shown(Some(v))
+            ));
+        }
+    }
+    if d.get("client").is_some_and(|c| !c.is_string()) {
+        return Err("'client' must be a string".into());
+    }
+    if !whole(d.get("gen")).is_some_and(|g| g >= 0.0) {
+        return Err(format!(
+            "'gen' must be a whole number >= 0, got {}",
+            shown(d.get("gen"))
+        ));
+    }
+    let need: &[&str] = if text(d, "kind") == Some("calibrate") {
+        &["q", "delta", "target"]
+    } else {
+        &["q", "sigma", "steps", "delta"]
+    };
+    for k in need {
+        if !finite(d.get(*k)) {
+            let got = match d.get(*k) {
+                Some(Value::String(s)) => {
+                    format!("the string '{}'", s.chars().take(40).collect::<String>())
+                }
+                v => shown(v),
+            };
+            return Err(format!("'{k}' must be a finite number, got {got}"));
+        }
+    }
+    let present = |k: &str| d.get(k).is_some_and(|v| !v.is_null());
+    if present("epochs") && !finite(d.get("epochs")) {
+        return Err("'epochs' must be a finite number".into());
+    }
+    if present("sampling") && !SAMPLINGS.contains(&text(d, "sampling").unwrap_or("")) {
+        return Err("'sampling' must be 'poisson', 'shuffled', 'random-allocation', 'truncated-poisson' or 'fixed-size'".into());
+    }
+    for k in ["datasetSize", "batchSize", "maxBatch"] {
+        if present(k) && !whole(d.get(k)).is_some_and(|x| x >= 1.0) {
+            return Err(format!("'{k}' must be a whole number >= 1"));
+        }
+    }
+    if present("schemeError") && text(d, "schemeError").is_none() {
+        return Err("'schemeError' must be a string".into());
+    }
+    for k in ["loaderN", "loaderB", "loaderE"] {
+        if present(k) && !finite(d.get(k)) {
+            return Err(format!("'{k}' must be a finite number"));
+        }
+    }
+    if present("groupSize")
+        && !whole(d.get("groupSize")).is_some_and(|k| (1.0..=256.0).contains(&k))
+    {
+        return Err("'groupSize' must be a whole number in [1, 256]".into());
+    }
+    if present("adjacency") && !matches!(text(d, "adjacency"), Some("add-remove" | "replace-one")) {
+        return Err("'adjacency' must be 'add-remove' or 'replace-one'".into());
+    }
+    if present("target") && !(finite(d.get("target")) && num(d, "target") > 0.0) {
+        return Err("'target' must be a finite number > 0".into());
+    }
+    Ok(())
+}
+
+const SAMPLINGS: [&str; 5] = [
+    "poisson",
+    "shuffled",
+    "random-allocation",
+    "truncated-poisson",
+    "fixed-size",
+];
+
+/// Run one command of this command line (its `--json` output).
+fn command(words: &[String]) -> Result<Value, String> {
+    let out = run(words)?;
+    serde_json::from_str(&out).map_err(|e| format!("unreadable answer: {e}"))
+}
+
+fn words(w: &[&str]) -> Vec<String> {
+    w.iter().map(|s| s.to_string()).collect()
+}
+
+/// One batch line's answer, or its refusal.
+fn line_answer(line: &Value) -> Result<Value, String> {
+    let a = batch_value(&line.to_string())?;
+    match a.get("error").and_then(Value::as_str) {
+        Some(e) => Err(e.to_string()),
+        None => Ok(a),
+    }
+}
+
+/// How a scheme's ε-over-training steps are counted: `n` epochs of t steps, or steps.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Unit {
+    Epochs(u64),
+    Steps,
+}
+
+/// A run the command line names by a scheme: its batch line at n (epochs or steps), its
+/// flags for `profile`, `gdp` and `calibrate`, and ε over training's checkpoints.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SchemeRun {
+    /// The batch line's fields apart from the count (`epochs` or `steps`).
+    line: Map<String, Value>,
+    /// What the count is, and its value for the whole run.
+    unit: Unit,
+    total: u64,
+    /// The command line's flags for the run apart from its length, and its length's.
+    flags: Vec<String>,
+    step_flags: Vec<String>,
+    /// Why the run has no privacy profile (fixed-size batches: RDP only).
+    no_profile: Option<&'static str>,
+    /// The extra fields of its answer (`epochs`/`stepsPerEpoch`, `groupSize`, `sampling`).
+    extra: Map<String, Value>,
+}
+
+fn obj(v: Value) -> Map<String, Value> {
+    match v {
+        Value::Object(m) => m,
+        _ => Map::new(),
+    }
+}
+
+impl SchemeRun {
+    /// The scheme of a request: its `sampling` with its epochs and sizes, or Poisson
+    /// sampling with K examples per user and/or replace-one adjacency.
+    pub fn of(d: &Value) -> SchemeRun {
+        let (q, sigma, delta) = (num(d, "q"), num(d, "sigma"), num(d, "delta"));
+        let t = (1.0 / q).floor().max(1.0) as u64;
+        let steps = num(d, "steps").max(0.0) as u64;
+        let epochs = num(d, "epochs").max(0.0) as u64;
+        let adj = text(d, "adjacency").unwrap_or("add-remove");
+        let s = |x: f64| x.to_string();
+        match text(d, "sampling") {
+            Some(sampling @ ("random-allocation" | "shuffled")) => {
+                let name = if sampling == "shuffled" {
+                    "shuffle"
+                } else {
+                    sampling
+                };
+                let replace = adj == "replace-one";
+                let mut line = obj(
+                    json!({"sigma": sigma, "delta": delta, "sampling": name, "steps_per_epoch": t}),
+                );
+                let mut flags = words(&["--sampling", name, "--steps-per-epoch"]);
+                flags.extend([
+                    t.to_string(),
+                    "--epochs".into(),
+                    epochs.to_string(),
+                    "--sigma".into(),
+                    s(sigma),
+                ]);
+                if replace {
+                    line.insert("adjacency".into(), json!("replace-one"));
+                    flags.extend(words(&["--adjacency", "replace-one"]));
+                }
+                SchemeRun {
+                    line,
+                    unit: Unit::Epochs(t),
+                    total: epochs,
+                    flags,
+                    step_flags: Vec::new(),
+                    no_profile: None,
+                    extra: obj(json!({"epochs": epochs, "stepsPerEpoch": t})),
+                }
+            }
+            Some(sampling @ ("truncated-poisson" | "fixed-size")) => {
+                let fixed = sampling == "fixed-size";
+                let (n, b, m) = (
+                    num(d, "datasetSize"),
+                    num(d, "batchSize"),
+                    num(d, "maxBatch"),
+                );
+                let (line, sizes) = if fixed {
+                    (
+                        json!({"sigma": sigma, "delta": delta, "sampling": sampling, "dataset_size": n, "batch_size": b, "adjacency": "replace-one"}),
+                        vec![
+                            "--dataset-size".into(),
+                            s(n),
+                            "--batch-size".into(),
+                            s(b),
+                            "--adjacency".into(),
+                            "replace-one".into(),
+                        ],
+                    )
+                } else {
+                    (
+                        json!({"sigma": sigma, "delta": delta, "sampling": sampling, "q": q, "dataset_size": n, "max_batch": m, "accountant": "pld"}),
+                        vec![
+                            "--q".into(),
+                            s(q),
+                            "--dataset-size".into(),
+                            s(n),
+                            "--max-batch".into(),
+                            s(m),
+                        ],
+                    )
+                };
+                let mut flags = words(&["--sampling", sampling]);
+                flags.extend(sizes);
+                flags.extend(["--sigma".into(), s(sigma)]);
+                SchemeRun {
+                    line: obj(line),
+                    unit: Unit::Steps,
+                    total: steps,
+                    flags,
+                    step_flags: vec!["--steps".into(), steps.to_string()],
+                    no_profile: fixed.then_some("the privacy profile and attack risk need a privacy-loss distribution; fixed-size batches have an RDP bound only (Wang, Balle, Kasiviswanathan)"),
+                    extra: obj(json!({"sampling": sampling})),
+                }
+            }
+            _ => {
+                let k = num(d, "groupSize").max(1.0) as u64;
+                SchemeRun {
+                    line: obj(
+                        json!({"q": q, "sigma": sigma, "delta": delta, "group_size": k, "adjacency": adj, "accountant": "pld"}),
+                    ),
+                    unit: Unit::Steps,
+                    total: steps,
+                    flags: vec![
+                        "--q".into(),
+                        s(q),
+                        "--sigma".into(),
+                        s(sigma),
+                        "--group-size".into(),
+                        k.to_string(),
+                        "--adjacency".into(),
+                        adj.into(),
+                    ],
+                    step_flags: vec!["--steps".into(), steps.to_string()],
+                    no_profile: None,
+                    extra: obj(json!({"groupSize": k, "adjacency": adj})),
+                }
+            }
+        }
+    }
+
+    /// Its batch line at n epochs or steps.
+    fn line(&self, n: u64) -> Value {
+        let mut l = self.line.clone();
+        let key = match self.unit {
+            Unit::Epochs(_) => "epochs",
+            Unit::Steps => "steps",
+        };
+        l.insert(key.into(), json!(n));
+        Value::Object(l)
+    }
+
+    /// n (epochs or steps) in steps.
+    fn steps(&self, n: u64) -> u64 {
+        match self.unit {
+            Unit::Epochs(t) => n * t,
+            Unit::Steps => n,
+        }
+    }
+
+    /// ε over training's checkpoints: 12 points geometric in the run's length.
+    fn checkpoints(&self) -> Vec<u64> {
+        let mut c: Vec<u64> = (1..=12)
+            .map(|i| ((self.total as f64).powf(i as f64 / 12.0).round() as u64).max(1))
+            .collect();
+        c.dedup();
+        c
+    }
+
+    /// The run's certified answer (its batch line for the whole run), with what it is.
+    pub fn answer(&self) -> Result<Value, String> {
+        let a = line_answer(&self.line(self.total))?;
+        let mut out = obj(
+            json!({"epsilon": a["epsilon"], "epsilonLower": a.get("epsilon_lower").cloned().unwrap_or(Value::Null)}),
+        );
+        out.extend(self.extra.clone());
+        Ok(Value::Object(out))
+    }
+
+    /// The scheme's charts, in the Poisson charts' shape: ε over training (each checkpoint
+    /// its batch line), its privacy profile and the attack-risk curve (the command line's
+    /// `profile`, up to 2.5 × the largest ε shown); no exact-RDP series (Poisson sampling's
+    /// example-level RDP does not bound these runs). Each chart stands alone: one that
+    /// fails is named in `errors`; only when none can be drawn is the answer a refusal.
+    pub fn charts(&self, headline_upper: f64) -> Result<Value, String> {
+        let mut errors = Map::new();
+        let training = (|| -> Result<Value, String> {
+            let (mut st, mut up, mut lo) = (Vec::new(), Vec::new(), Vec::new());
+            for n in self.checkpoints() {
+                let a = line_answer(&self.line(n))?;
+                st.push(self.steps(n));
+                up.push(a["epsilon"].clone());
+                lo.push(a.get("epsilon_lower").cloned().unwrap_or(Value::Null));
+            }
+            Ok(json!({"steps": st, "pldUpper": up, "pldLower": lo, "rdp": []}))
+        })();
+        let largest = match &training {
+            Ok(t) => t["pldUpper"]
+                .as_array()
+                .map(|v| {
+                    v.iter()
+                        .filter_map(Value::as_f64)
+                        .fold(f64::NEG_INFINITY, f64::max)
+                })
+                .unwrap_or(f64::NAN),
+            Err(_) => headline_upper,
+        };
+        let top = (if largest.is_finite() { largest } else { 1.0 }).max(1e-3) * 2.5;
+        let profile = match self.no_profile {
+            Some(why) => Err(why.to_string()),
+            None => {
+                let mut w = words(&["profile"]);
+                w.extend(self.flags.iter().cloned());
+                w.extend(self.step_flags.iter().cloned());
+                w.extend(["--epsilon".into(), top.to_string(), "--json".into()]);
+                command(&w)
+            }
+        };
+        let (prof, risk) = match &profile {
+            Ok(p) => {
+                let attack = p["attack"].as_array().cloned().unwrap_or_default();
+                (
+                    json!(p["profile"].as_array().map(|v| v
+                        .iter()
+                        .map(|pt| json!({"epsilon": pt["epsilon"], "delta": pt["delta"]}))
+                        .collect::<Vec<_>>())),
+                    json!({
+                        "curve": p["attack_curve"],
+                        "fpr": attack.iter().map(|r| r["fpr"].clone()).collect::<Vec<_>>(),
+                        "tpr": attack.iter().map(|r| r["tpr_max"].clone()).collect::<Vec<_>>(),
+                    }),
+                )
+            }
+            Err(e) => {
+                errors.insert("profile".into(), json!(e));
+                errors.insert("risk".into(), json!(e));
+                (Value::Null, Value::Null)
+            }
+        };
+        let training = match training {
+            Ok(t) => t,
+            Err(e) if profile.is_err() => return Err(e),
+            Err(e) => {
+                errors.insert("training".into(), json!(e));
+                Value::Null
+            }
+        };
+        Ok(json!({"training": training, "profile": prof, "risk": risk, "errors": errors}))
+    }
+
+    /// The most steps whose certified ε meets `target` (random allocation and shuffled
+    /// batches: whole epochs, in steps): the command line's calibrate.
+    pub fn most_steps(&self, target: f64, delta: f64) -> Result<u64, String> {
+        let mut w = words(&["calibrate"]);
+        let flags: Vec<String> = match self.unit {
+            // (The run's own epochs are what is asked for: not a flag of the calibration.)
+            Unit::Epochs(_) => {
+                let mut f = self.flags.clone();
+                if let Some(i) = f.iter().position(|x| x == "--epochs") {
+                    f.drain(i..i + 2);
+                }
+                f
+            }
+            Unit::Steps => self.flags.clone(),
+        };
+        w.extend(flags);
+        if self.line.get("accountant").is_some() {
+            w.extend(words(&["--accountant", "pld"]));
+        }
+        w.extend([
+            "--delta".into(),
+            delta.to_string(),
+            "--epsilon".into(),
+            target.to_string(),
+            "--target".into(),
+            "steps".into(),
+            "--json".into(),
+        ]);
+        let r = command(&w)?;
+        match (self.unit, r["epochs"].as_f64(), r["steps"].as_f64()) {
+            (Unit::Epochs(t), Some(e), _) if self.line["sampling"] == "random-allocation" => {
+                Ok(e as u64 * t)
+            }
+            (_, _, Some(s)) => Ok(s as u64),
+            _ => Err("the calibration gave no steps".into()),
+        }
+    }
+
+    /// μ-GDP with its fit for the run (the command line's `gdp`, δ-free).
+    pub fn gdp(&self) -> Result<Value, String> {
+        let mut w = words(&["gdp"]);
+        w.extend(self.flags.iter().cloned());
+        w.extend(self.step_flags.iter().cloned());
+        w.push("--json".into());
+        command(&w)
+    }
+}
+
+/// The answers a run request carries beside Poisson sampling's headline, each standing on
+/// its own (computed first: each stands even when the Poisson answer fails):
+/// * `shuffled`: with `epochs`, the band of `--sampling shuffle` (upper end no
+///   amplification, lower end Chua et al.'s pair), t = ⌊1/q⌋ steps per epoch;
+/// * `allocation`: with sampling `random-allocation`, its certified bracket;
+/// * `user`: K examples per user and/or replace-one with Poisson sampling;
+/// * `scheme`: truncated Poisson or fixed-size batches (sizes given, or `schemeError`).
+///
+/// `own` says whether one of them is the run's own answer (its charts, target and μ-GDP
+/// are then the scheme's).
+pub fn side_answers(d: &Value) -> Value {
+    let sampling = text(d, "sampling").unwrap_or("poisson");
+    let k = num(d, "groupSize").max(1.0) as u64;
+    let replace = text(d, "adjacency") == Some("replace-one");
+    let sized = matches!(sampling, "truncated-poisson" | "fixed-size");
+    let mut out = Map::new();
+    let of = |extra: Value| -> Value {
+        let sc = SchemeRun::of(d);
+        sc.answer().unwrap_or_else(|e| {
+            let mut m = obj(extra);
+            m.insert("error".into(), json!(e));
+            Value::Object(m)
+        })
+    };
+    if sized {
+        let a = match text(d, "schemeError") {
+            Some(e) => json!({"error": e, "sampling": sampling}),
+            None => of(json!({"sampling": sampling})),
+        };
+        out.insert("scheme".into(), a);
+    } else if k > 1 || (replace && sampling == "poisson") {
+        let a = if matches!(sampling, "shuffled" | "random-allocation") {
+            json!({"error": "user-level ε (examples per user > 1) is computed for Poisson sampling only", "groupSize": k})
+        } else {
+            of(json!({"groupSize": k}))
+        };
+        out.insert("user".into(), a);
+    }
+    if num(d, "epochs") > 0.0 && !sized {
+        let mut req = d.clone();
+        if sampling != "random-allocation" {
+            req["sampling"] = json!("shuffled");
+        }
+        let t = (1.0 / num(d, "q")).floor().max(1.0) as u64;
+        let e = num(d, "epochs");
+        let a = SchemeRun::of(&req)
+            .answer()
+            .unwrap_or_else(|m| json!({"error": m, "epochs": e, "stepsPerEpoch": t}));
+        let key = if sampling == "random-allocation" {
+            "allocation"
+        } else {
+            "shuffled"
+        };
+        out.insert(key.into(), a);
+    }
+    let own = out.values().any(|a| a.get("error").is_none());
+    out.insert("own".into(), json!(own));
+    Value::Object(out)
+}
+
+/// The run's own scheme when one of its side answers (`side`, from [`side_answers`]) is
+/// the run's: then its charts, target and μ-GDP are the scheme's (None: Poisson sampling of
+/// one example, whose charts the worker computes directly).
+pub fn scheme_of(d: &Value, side: &Value) -> Option<SchemeRun> {
+    if side["own"] != true {
+        return None;
+    }
+    let mut req = d.clone();
+    let sampling = text(d, "sampling").unwrap_or("poisson");
+    let sized = matches!(sampling, "truncated-poisson" | "fixed-size");
+    let user = side.get("user").is_some_and(|u| u.get("error").is_none());
+    if num(d, "epochs") > 0.0 && !sized && !user && sampling != "random-allocation" {
+        req["sampling"] = json!("shuffled");
+    }
+    Some(SchemeRun::of(&req))
+}
+
+/// The run's own answer among its side answers (its ε sizes the profile's range).
+pub fn own_answer(side: &Value) -> Option<&Value> {
+    ["allocation", "shuffled", "scheme", "user"]
+        .iter()
+        .filter_map(|k| side.get(*k))
+        .find(|a| a.get("error").is_none())
+}
+
+/// μ-GDP as the worker answers it: {mu, muLower, regret, tradeoff}.
+pub fn gdp_answer(g: &Value) -> Value {
+    json!({"mu": g["mu"], "muLower": g["mu_lower"], "regret": g["regret"], "tradeoff": g["tradeoff"]})
+}
+
+/// μ-GDP of Poisson sampling of one example (the command line's `gdp`).
+pub fn poisson_gdp(d: &Value) -> Result<Value, String> {
+    command(&words(&[
+        "gdp",
+        "--q",
+        &num(d, "q").to_string(),
+        "--sigma",
+        &num(d, "sigma").to_string(),
+        "--steps",
+        &num(d, "steps").to_string(),
+        "--json",
+    ]))
+}
+
+/// "What your library reports" for Poisson sampling of one example: the command line's
+/// `libraries`, with Opacus' loader terms when the page has them.
+pub fn library(d: &Value) -> Result<Value, String> {
+    let mut w = words(&["libraries"]);
+    if finite(d.get("loaderN")) {
+        for (flag, k) in [
+            ("--dataset-size", "loaderN"),
+            ("--batch-size", "loaderB"),
+            ("--epochs", "loaderE"),
+        ] {
+            w.extend([flag.to_string(), num(d, k).to_string()]);
+        }
+    } else {
+        w.extend([
+            "--q".into(),
+            num(d, "q").to_string(),
+            "--steps".into(),
+            num(d, "steps").to_string(),
+        ]);
+    }
+    w.extend([
+        "--sigma".into(),
+        num(d, "sigma").to_string(),
+        "--delta".into(),
+        num(d, "delta").to_string(),
+        "--json".into(),
+    ]);
+    command(&w)
+}
+
+/// "What do I need?" (`which`: sigma, steps, risk-sigma, risk-steps): the command line's
+/// calibrate — to the target ε with the accountant asked (exact RDP only for one example
+/// under add/remove), or to an attack-risk target (TPR ≤ target at FPR `fpr`). The answer
+/// is {which, accountant, value, epsilon (the TPR for a risk target), fpr?}.
+pub fn calibrate(d: &Value) -> Result<Value, String> {
+    let which = text(d, "which").unwrap_or("");
+    let k = num(d, "groupSize").max(1.0) as u64;
+    let adj = text(d, "adjacency").unwrap_or("add-remove");
+    let (q, delta, target) = (num(d, "q"), num(d, "delta"), num(d, "target"));
+    let s = |x: f64| x.to_string();
+    if which == "risk-sigma" || which == "risk-steps" {
+        if k > 1 || adj != "add-remove" {
+            return Err("attack-risk targets are calibrated for one example per user under add/remove adjacency".into());
+        }
+        let fpr = num(d, "fpr");
+        if !(fpr > 0.0 && fpr < 1.0) {
+            return Err("'fpr' must be a number in (0, 1)".into());
+        }
+        let sigma_of = which == "risk-sigma";
+        let mut w = vec!["calibrate".into(), "--q".into(), s(q)];
+        w.extend(if sigma_of {
+            ["--steps".into(), s(num(d, "steps"))]
+        } else {
+            ["--sigma".into(), s(num(d, "sigma"))]
+        });
+        w.extend([
+            "--tpr".into(),
+            s(target),
+            "--fpr".into(),
+            s(fpr),
+            "--json".into(),
+        ]);
+        let r = command(&w)?;
+        return Ok(
+            json!({"which": which, "accountant": "pld", "value": if sigma_of { &r["sigma"] } else { &r["steps"] }, "epsilon": r["tpr"], "fpr": fpr}),
+        );
+    }
+    if which != "sigma" && which != "steps" {
+        return Err("'which' must be 'sigma', 'steps', 'risk-sigma' or 'risk-steps'".into());
+    }
+    let acct = if text(d, "accountant") == Some("rdp") && k == 1 && adj == "add-remove" {
+        "rdp"
+    } else {
+        "pld"
+    };
+    let mut w = vec!["calibrate".into(), "--q".into(), s(q)];
+    if k > 1 || adj != "add-remove" {
+        w.extend([
+            "--group-size".into(),
+            k.to_string(),
+            "--adjacency".into(),
+            adj.into(),
+        ]);
+    }
+    w.extend([
+        "--accountant".into(),
+        acct.into(),
+        "--delta".into(),
+        s(delta),
+        "--epsilon".into(),
+        s(target),
+        "--target".into(),
+        which.into(),
+    ]);
+    w.extend(if which == "sigma" {
+        ["--steps".into(), s(num(d, "steps"))]
+    } else {
+        ["--sigma".into(), s(num(d, "sigma"))]
+    });
+    if let Some(c) = text(d, "conversion") {
+        if acct == "rdp" {
+            w.extend(["--conversion".into(), c.into()]);
+        }
+    }
+    w.push("--json".into());
+    let r = command(&w)?;
+    Ok(json!({"which": which, "accountant": acct, "value": r[which], "epsilon": r["epsilon"]}))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn req(extra: Value) -> Value {
+        let mut d =
+            json!({"v": 1, "gen": 3, "q": 0.01, "sigma": 1.0, "steps": 1000, "delta": 1e-5});
+        for (k, v) in obj(extra) {
+            d[k] = v;
+        }
+        d
+    }
+
+    /// Every malformed request is refused by name, before it touches the worker's state.
+    #[test]
+    fn requests_are_checked_by_name() {
+        assert!(check(&req(json!({}))).is_ok());
+        for (bad, named) in [
+            (json!({"v": 2}), "protocol version 2"),
+            (
+                json!({"gen": 1.5}),
+                "'gen' must be a whole number >= 0, got 1.5",
+            ),
+            (json!({"gen": -1}), "'gen'"),
+            (
+                json!({"q": "0.01"}),
+                "'q' must be a finite number, got the string '0.01'",
+            ),
+            (
+                json!({"sigma": null}),
+                "'sigma' must be a finite number, got null",
+            ),
+            (json!({"sampling": "shuffle"}), "'sampling' must be"),
+            (
+                json!({"datasetSize": 0}),
+                "'datasetSize' must be a whole number >= 1",
+            ),
+            (
+                json!({"groupSize": 300}),
+                "'groupSize' must be a whole number in [1, 256]",
+            ),
+            (json!({"adjacency": "swap"}), "'adjacency'"),
+            (json!({"target": 0}), "'target' must be a finite number > 0"),
+            (json!({"client": 3}), "'client' must be a string"),
+        ] {
+            let e = check(&req(bad.clone())).unwrap_err();
+            assert!(e.contains(named), "{bad}: {e}");
+        }
+        assert!(check(&json!([1])).unwrap_err().contains("object"));
+        let cal = json!({"kind": "calibrate", "gen": 1, "q": 0.01, "delta": 1e-5, "target": 1.0});
+        assert!(check(&cal).is_ok(), "a calibration needs no σ or steps");
+    }
+
+    /// A scheme's answers are the command line's batch lines for the same run: the band
+    /// for shuffled batches, user-level and replace-one brackets, a sized scheme's refusal.
+    #[test]
+    fn side_answers_are_the_command_lines() {
+        let d = req(json!({"epochs": 10, "sampling": "shuffled"}));
+        let side = side_answers(&d);
+        let line = json!({"sigma": 1.0, "delta": 1e-5, "sampling": "shuffle", "steps_per_epoch": 100, "epochs": 10});
+        let cli = batch_value(&line.to_string()).unwrap();
+        assert_eq!(side["shuffled"]["epsilon"], cli["epsilon"]);
+        assert_eq!(side["shuffled"]["epsilonLower"], cli["epsilon_lower"]);
+        assert_eq!(side["own"], true);
+        let sc = scheme_of(&d, &side).unwrap();
+        assert_eq!(own_answer(&side), Some(&side["shuffled"]));
+        assert_eq!(sc.checkpoints().last(), Some(&10));
+        assert_eq!(sc.steps(10), 1000);
+        let user = side_answers(&req(json!({"groupSize": 2})));
+        let line = json!({"q": 0.01, "sigma": 1.0, "delta": 1e-5, "steps": 1000, "group_size": 2, "adjacency": "add-remove", "accountant": "pld"});
+        assert_eq!(
+            user["user"]["epsilon"],
+            batch_value(&line.to_string()).unwrap()["epsilon"]
+        );
+        let refused = side_answers(&req(
+            json!({"sampling": "fixed-size", "schemeError": "needs N"}),
+        ));
+        assert_eq!(refused["scheme"]["error"], "needs N");
+        assert_eq!(refused["own"], false);
+        let plain = req(json!({}));
+        assert!(
+            scheme_of(&plain, &side_answers(&plain)).is_none(),
+            "Poisson sampling of one example"
+        );
+        let both = side_answers(&req(
+            json!({"groupSize": 2, "sampling": "shuffled", "epochs": 10}),
+        ));
+        assert!(both["user"]["error"]
+            .as_str()
+            .unwrap()
+            .contains("Poisson sampling only"));
+    }
+
+    /// A scheme's charts, most steps and μ-GDP: its own grid, the calibration's answer
+    /// meets the target, and fixed-size batches say why they have no profile.
+    #[test]
+    fn scheme_charts_target_and_gdp() {
+        let d = req(json!({"groupSize": 2, "steps": 200}));
+        let sc = scheme_of(&d, &side_answers(&d)).unwrap();
+        let c = sc.charts(f64::NAN).unwrap();
+        let up = c["training"]["pldUpper"].as_array().unwrap();
+        assert_eq!(up.len(), sc.checkpoints().len());
+        assert!(
+            up.windows(2).all(|w| w[0].as_f64() <= w[1].as_f64()),
+            "ε grows with steps"
+        );
+        assert!(c["profile"].as_array().is_some_and(|p| !p.is_empty()) && c["errors"] == json!({}));
+        let last = up.last().unwrap().as_f64().unwrap();
+        let most = sc.most_steps(last, 1e-5).unwrap();
+        assert!(most >= 200 && most < 400, "{most}");
+        assert!(sc.gdp().unwrap()["mu"].as_f64().unwrap() > 0.0);
+        let fixed = req(
+            json!({"sampling": "fixed-size", "datasetSize": 10000, "batchSize": 100, "adjacency": "replace-one", "steps": 100}),
+        );
+        let sc = scheme_of(&fixed, &side_answers(&fixed)).unwrap();
+        let c = sc.charts(f64::NAN).unwrap();
+        assert!(c["errors"]["profile"]
+            .as_str()
+            .unwrap()
+            .contains("RDP bound only"));
+        assert!(c["training"]["pldLower"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(Value::is_null));
+    }
+
+    /// Calibrations name their accountant: exact RDP only where it bounds the run; a risk
+    /// target needs one example under add/remove.
+    #[test]
+    fn calibrations_are_the_command_lines() {
+        let cal = |extra: Value| {
+            let mut d = json!({"kind": "calibrate", "gen": 1, "q": 0.01, "sigma": 1.0, "steps": 1000, "delta": 1e-5, "target": 2.0, "accountant": "rdp"});
+            for (k, v) in obj(extra) {
+                d[k] = v;
+            }
+            calibrate(&d)
+        };
+        let r = cal(json!({"which": "sigma"})).unwrap();
+        assert_eq!(r["accountant"], "rdp");
+        let sigma = r["value"].as_f64().unwrap();
+        assert!(
+            sigma > 0.5 && sigma < 2.0 && r["epsilon"].as_f64().unwrap() <= 2.0,
+            "{r}"
+        );
+        let t = cal(json!({"which": "steps", "groupSize": 2})).unwrap();
+        assert_eq!(t["accountant"], "pld");
+        assert!(t["value"].as_f64().unwrap() >= 1.0, "{t}");
+        assert!(t["epsilon"].as_f64().unwrap() <= 2.0);
+        let risk = cal(json!({"which": "risk-sigma", "target": 0.1, "fpr": 0.01})).unwrap();
+        assert_eq!(risk["fpr"], 0.01);
+        assert!(
+            risk["value"].as_f64().unwrap() > 0.0 && risk["epsilon"].as_f64().unwrap() <= 0.1,
+            "{risk}"
+        );
+        assert!(cal(json!({"which": "risk-steps", "target": 0.1, "fpr": 2.0})).is_err());
+        assert!(
+            cal(json!({"which": "risk-steps", "target": 0.1, "fpr": 0.01, "groupSize": 2}))
+                .is_err()
+        );
+    }
+}
