@@ -769,7 +769,7 @@ mod tests {
         assert!(c["profile"].as_array().is_some_and(|p| !p.is_empty()) && c["errors"] == json!({}));
         let last = up.last().unwrap().as_f64().unwrap();
         let most = sc.most_steps(last, 1e-5).unwrap();
-        assert!(most >= 200 && most < 400, "{most}");
+        assert!((200..400).contains(&most), "{most}");
         assert!(sc.gdp().unwrap()["mu"].as_f64().unwrap() > 0.0);
         let fixed = req(
             json!({"sampling": "fixed-size", "datasetSize": 10000, "batchSize": 100, "adjacency": "replace-one", "steps": 100}),
