@@ -91,16 +91,17 @@ fn the_second_grid_answers_certified_brackets() {
         "second grid: answered {} of 54; missing {missing:?}",
         54 - missing.len()
     );
-    // 50 of 54 since later passes also tilt at the bracket found and refine as far as the
-    // work left affords (47 before, 2026-11-24): the misses are q = 1e-5 at σ = 0.5 (no
-    // lower bound above 0) and σ = 0.75 at T = 10⁶ (1.09 % wide when the budget is spent).
+    // 51 of 54 since the mixture's tail bounds each component (a per-step range ~10×
+    // shorter at q = 1e-5) and the cut lattices stay cut for up to four refinements (50 on
+    // 2026-11-25, 47 on 2026-11-24): the misses are q = 1e-5 at σ = 0.5, where the range at
+    // the spacing a lower bound needs has more points than the budget.
     assert!(
-        missing.len() <= 4,
+        missing.len() <= 3,
         "only {} of 54 answered: {missing:?}",
         54 - missing.len()
     );
     for &(q, s, t) in &missing {
-        assert!(q <= 1e-5 && s <= 0.75, "q={q} s={s} T={t} must answer");
+        assert!(q <= 1e-5 && s <= 0.5, "q={q} s={s} T={t} must answer");
     }
 }
 
@@ -135,21 +136,21 @@ fn the_issue_grid_answers_certified_brackets() {
             Err(e) => panic!("q={q} s={s} T={t}: unexpected error {e}"),
         }
     }
-    // Measured on this engine: 104 of 112 answer, 97 within the 0.1 % rule (100 and 92
-    // before later passes also tilted at the bracket found — exact RDP can be 7× the tight
-    // ε at small q — refined as far as the work left affords, and cut their lattices for a
-    // lower bound while none was found, 2026-11-24). The misses are q ≤ 1e-4 at
-    // σ = 0.6 (a per-step loss tail too long for one lattice), q ≤ 1e-5 runs whose tiny ε
-    // (≲ 1e-3) lives in losses far below one lattice step, where the optimistic lattice
-    // loses them, and three T = 10⁸ runs beyond the work budget. Everything that answered
-    // before the ladder still does.
+    // Measured on this engine (2026-11-26): 106 of 112 answer, 99 within the 0.1 % rule
+    // (104 and 97 before the mixture's tail bound each component and the cut lattices stayed
+    // cut for up to four refinements: q = 1e-6 and 1e-5 at σ = 0.6, T = 10⁴ now answer,
+    // [0.000711, 0.000714] and [0.014121, 0.014152]). The misses are q ≤ 1e-5 at σ = 0.6 and
+    // T ≥ 10⁶ and four T = 10⁸ runs: the lower bound needs a spacing well below q near the
+    // loss's minimum (the optimistic lattice merges the heavy atom there with the tail above
+    // it), which a range this long cannot afford on one lattice. Everything that answered
+    // before still does.
     eprintln!("answered {answered} of 112, {tight} within the width rule; missing {missing:?}");
     eprintln!("wider than the rule (q, sigma, T, lower, upper): {loose:?}");
     assert!(
-        answered >= 104,
+        answered >= 106,
         "only {answered} of 112 answered: {missing:?}"
     );
-    assert!(tight >= 97, "only {tight} within the width rule");
+    assert!(tight >= 99, "only {tight} within the width rule");
     for &(q, s, t) in &missing {
         assert!(
             q <= 1e-4 || t == 100_000_000,

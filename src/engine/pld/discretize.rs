@@ -129,9 +129,18 @@ pub(crate) fn loss_range(q: f64, sigma: f64, dir: Direction, eta: f64) -> (f64, 
     let z = z_of_tail(eta);
     match dir {
         Direction::Remove => {
-            // x ∼ mixture: P(x > 1 + σz) ≤ η and P(x < −σz) ≤ η.
+            // x ∼ (1 − q)N(0, σ²) + qN(1, σ²): P(x < −σz) ≤ η, and above x₀ each component
+            // holds at most η/2 — (1 − q)Φ̄(x₀/σ) ≤ η/2 and q·Φ̄((x₀ − 1)/σ) ≤ η/2 — so P(x > x₀)
+            // ≤ η. (Bounding the mixture by its N(1, σ²) component alone, x₀ = 1 + σz, made the
+            // range ~10× too long at q = 1e-6: losses to 0.4 where 0.034 holds all but η.)
             let lo = loss_remove(q, sigma, -sigma * z);
-            let hi = loss_remove(q, sigma, 1.0 + sigma * z);
+            // (Each at a thousandth of η: the range's end stays far beyond the mass that
+            // matters, so the +∞ charge and the optimistic rounding-down stay negligible.)
+            let e = 5e-4 * eta;
+            let x0 = (sigma * z_of_tail(e))
+                .max(1.0 + sigma * z_of_tail((e / q).min(0.25)))
+                .min(1.0 + sigma * z);
+            let hi = loss_remove(q, sigma, x0);
             (lo, hi)
         }
         Direction::Add => {

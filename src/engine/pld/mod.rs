@@ -100,7 +100,7 @@ const WORK_SPENT: &str = "the work budget of one call (about a second) is spent"
 /// Times the grid may be coarsened (×2.5 each) when the window does not fit the FFT.
 const COARSEN: usize = 3;
 /// Grid refinements after the first try.
-const REFINE: usize = 2;
+const REFINE: usize = 4;
 /// Largest number of lattice points per step.
 const MAX_STEP_POINTS: f64 = 1_048_576.0;
 /// FFT work per call (Σ N·log₂N plus lattice points and tilt solves; see
@@ -849,6 +849,7 @@ fn epsilon_phases_at(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAn
     let eta = eta_for(delta, t, eps_rdp, alpha);
     let eta_law = eta_budget(delta, t, eps_rdp, alpha);
     let mut best: Option<EpsilonAnswer> = None;
+    let mut cut = false;
     for pass in 0..=REFINE {
         let left = compose::work_left();
         // While no lower bound above 0 has been found (small q: the ε is made of losses of
@@ -857,11 +858,11 @@ fn epsilon_phases_at(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAn
         // ends (the pessimistic remainder goes to +∞ and is charged, ≤ 1e-3·δ in all; the
         // optimistic one is rounded down onto the last point), and the much shorter range
         // affords a spacing of the order of those losses.
-        let eta = if best.is_some_and(|b| b.epsilon.lower <= 0.0) {
-            eta.max(1e-3 * delta / t)
-        } else {
-            eta
-        };
+        // Once cut, the lattices stay cut: the lower bound was found on the shorter range, and
+        // the next, finer pass needs it even more (q = 1e-5, σ = 0.6: the full range at the
+        // spacing that narrows the bracket is wider than the largest FFT).
+        cut |= best.is_some_and(|b| b.epsilon.lower <= 0.0);
+        let eta = if cut { eta.max(1e-3 * delta / t) } else { eta };
         let attempt = |d: f64| -> Result<(f64, f64, usize, &'static str), Error> {
             // Remove first; the add direction is first tried on a lattice four times
             // as coarse: if even its (looser) upper bound is below the remove direction's,
