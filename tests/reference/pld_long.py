@@ -47,6 +47,10 @@ RUNS = [
     (1e-5, 1.0, 100, 1e-5, 2e-6, 2),
     (1e-4, 0.6, 100, 1e-5, 1e-5, 2),
     (1e-5, 1.5, 1_000_000, 1e-5, 5e-6, 2),
+    # Answered since the mixture's tail bounds each component and cut lattices stay cut
+    # (2026-11-26).
+    (1e-5, 0.6, 10_000, 1e-5, 4e-6, 2),
+    (1e-6, 0.6, 10_000, 1e-5, 4e-7, 2),
 ]
 
 
