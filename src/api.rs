@@ -1338,69 +1338,38 @@ pub fn worker_side(data: JsValue) -> Result<JsValue, JsError> {
     out(&crate::cli::worker::side_answers(&d))
 }
 
-/// Run `f` on the run's own scheme (given its side answers); throws when it has none.
+/// `f` of a request and its side answers, as the worker answers it.
 #[cfg(feature = "worker")]
-fn own<T>(
+fn with_side(
     data: &JsValue,
     side: &JsValue,
-    f: impl FnOnce(&crate::cli::worker::SchemeRun, &serde_json::Value, &serde_json::Value) -> T,
-) -> Result<T, JsError> {
+    f: fn(&serde_json::Value, &serde_json::Value) -> Result<serde_json::Value, String>,
+) -> Result<JsValue, JsError> {
     let (d, s) = request(data)
         .zip(request(side))
         .ok_or_else(|| JsError::new("worker: unreadable request"))?;
-    let sc = crate::cli::worker::scheme_of(&d, &s)
-        .ok_or_else(|| JsError::new("worker: the run has no scheme of its own"))?;
-    Ok(f(&sc, &d, &s))
+    thrown_as(f(&d, &s))
 }
 
 /// The own scheme's three charts (each standing alone; throws when none can be drawn).
 #[cfg(feature = "worker")]
 #[wasm_bindgen(js_name = workerSchemeCharts, skip_typescript)]
 pub fn worker_scheme_charts(data: JsValue, side: JsValue) -> Result<JsValue, JsError> {
-    thrown_as(own(&data, &side, |sc, _, s| {
-        let top = crate::cli::worker::own_answer(s)
-            .and_then(|a| a["epsilon"].as_f64())
-            .unwrap_or(f64::NAN);
-        sc.charts(top)
-    })?)
+    with_side(&data, &side, crate::cli::worker::scheme_charts)
 }
 
-/// The most steps whose certified ε meets the request's target: the run's own scheme's,
-/// else Poisson sampling's (the command line's calibrate, as "Most steps" asks it).
+/// The most steps whose certified ε meets the request's target (`cli::worker::most_steps`).
 #[cfg(feature = "worker")]
 #[wasm_bindgen(js_name = workerTarget, skip_typescript)]
-pub fn worker_target(data: JsValue, side: JsValue) -> Result<f64, JsError> {
-    let (d, s) = request(&data)
-        .zip(request(&side))
-        .ok_or_else(|| JsError::new("worker: unreadable request"))?;
-    let target = d["target"].as_f64().unwrap_or(f64::NAN);
-    let delta = d["delta"].as_f64().unwrap_or(f64::NAN);
-    let steps = match crate::cli::worker::scheme_of(&d, &s) {
-        Some(sc) => sc.most_steps(target, delta),
-        None => {
-            let mut c = d.clone();
-            c["which"] = "steps".into();
-            c["accountant"] = "pld".into();
-            crate::cli::worker::calibrate(&c)
-                .and_then(|r| r["value"].as_f64().ok_or_else(|| "no steps".to_string()))
-                .map(|v| v as u64)
-        }
-    };
-    steps.map(|s| s as f64).map_err(|e| JsError::new(&e))
+pub fn worker_target(data: JsValue, side: JsValue) -> Result<JsValue, JsError> {
+    with_side(&data, &side, crate::cli::worker::most_steps)
 }
 
 /// μ-GDP with its fit for the run (its own scheme's, else Poisson sampling's).
 #[cfg(feature = "worker")]
 #[wasm_bindgen(js_name = workerGdp, skip_typescript)]
 pub fn worker_gdp(data: JsValue, side: JsValue) -> Result<JsValue, JsError> {
-    let (d, s) = request(&data)
-        .zip(request(&side))
-        .ok_or_else(|| JsError::new("worker: unreadable request"))?;
-    let g = match crate::cli::worker::scheme_of(&d, &s) {
-        Some(sc) => sc.gdp(),
-        None => crate::cli::worker::poisson_gdp(&d),
-    };
-    thrown_as(g.map(|g| crate::cli::worker::gdp_answer(&g)))
+    with_side(&data, &side, crate::cli::worker::gdp)
 }
 
 /// "What your library reports": the command line's `libraries` for the run.

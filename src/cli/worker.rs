@@ -533,12 +533,49 @@ pub fn own_answer(side: &Value) -> Option<&Value> {
 }
 
 /// μ-GDP as the worker answers it: {mu, muLower, regret, tradeoff}.
-pub fn gdp_answer(g: &Value) -> Value {
+fn gdp_answer(g: &Value) -> Value {
     json!({"mu": g["mu"], "muLower": g["mu_lower"], "regret": g["regret"], "tradeoff": g["tradeoff"]})
 }
 
+/// The own scheme's three charts (see [`SchemeRun::charts`]; the profile's range from its
+/// answer's ε when ε over training has none).
+pub fn scheme_charts(d: &Value, side: &Value) -> Result<Value, String> {
+    let sc = scheme_of(d, side).ok_or("the run has no scheme of its own")?;
+    let top = own_answer(side)
+        .and_then(|a| a["epsilon"].as_f64())
+        .unwrap_or(f64::NAN);
+    sc.charts(top)
+}
+
+/// The most steps whose certified ε meets the request's `target`: the run's own scheme's,
+/// else Poisson sampling's (the calibration "Most steps" asks: one solve for both).
+pub fn most_steps(d: &Value, side: &Value) -> Result<Value, String> {
+    let steps = match scheme_of(d, side) {
+        Some(sc) => sc.most_steps(num(d, "target"), num(d, "delta"))?,
+        None => {
+            let mut c = d.clone();
+            c["which"] = json!("steps");
+            c["accountant"] = json!("pld");
+            calibrate(&c)?["value"]
+                .as_f64()
+                .ok_or("the calibration gave no steps")? as u64
+        }
+    };
+    Ok(json!(steps))
+}
+
+/// μ-GDP with its fit for the run, as the worker answers it ({mu, muLower, regret,
+/// tradeoff}): its own scheme's, else Poisson sampling's.
+pub fn gdp(d: &Value, side: &Value) -> Result<Value, String> {
+    let g = match scheme_of(d, side) {
+        Some(sc) => sc.gdp()?,
+        None => poisson_gdp(d)?,
+    };
+    Ok(gdp_answer(&g))
+}
+
 /// μ-GDP of Poisson sampling of one example (the command line's `gdp`).
-pub fn poisson_gdp(d: &Value) -> Result<Value, String> {
+fn poisson_gdp(d: &Value) -> Result<Value, String> {
     command(&words(&[
         "gdp",
         "--q",
@@ -768,9 +805,22 @@ mod tests {
         );
         assert!(c["profile"].as_array().is_some_and(|p| !p.is_empty()) && c["errors"] == json!({}));
         let last = up.last().unwrap().as_f64().unwrap();
-        let most = sc.most_steps(last, 1e-5).unwrap();
+        let mut asked = d.clone();
+        asked["target"] = json!(last);
+        let side = side_answers(&d);
+        let most = most_steps(&asked, &side).unwrap().as_u64().unwrap();
         assert!((200..400).contains(&most), "{most}");
-        assert!(sc.gdp().unwrap()["mu"].as_f64().unwrap() > 0.0);
+        assert!(gdp(&d, &side).unwrap()["mu"].as_f64().unwrap() > 0.0);
+        assert!(scheme_charts(&d, &side).unwrap()["training"]["steps"]
+            .as_array()
+            .is_some());
+        // Poisson sampling of one example: its own most steps and μ-GDP.
+        let plain = req(json!({"target": 1.0}));
+        let side = side_answers(&plain);
+        assert!(scheme_charts(&plain, &side).is_err());
+        let steps = most_steps(&plain, &side).unwrap().as_f64().unwrap();
+        assert!(steps >= 1.0, "{steps}");
+        assert!(gdp(&plain, &side).unwrap()["muLower"].as_f64().is_some());
         let fixed = req(
             json!({"sampling": "fixed-size", "datasetSize": 10000, "batchSize": 100, "adjacency": "replace-one", "steps": 100}),
         );
