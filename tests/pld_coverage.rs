@@ -65,8 +65,8 @@ fn solve_all(runs: &[(f64, f64, u64)]) -> Vec<Solved> {
 
 /// The issue's second, finer grid of large-dataset runs — q ∈ {1e-5, 1e-4, 1e-3},
 /// σ ∈ {0.5, 0.75, 1, 1.25, 1.5, 2}, T ∈ {10⁴, 10⁵, 10⁶}, δ = 1e-5 — where 26 of 54 refused
-/// when the issue was filed. Measured 2026-11-24: 47 answer; the misses are q = 1e-5 at
-/// σ = 0.5 (every T) and at T = 10⁶ (σ ≠ 1).
+/// when the issue was filed. Measured 2026-11-26: 51 answer; the misses are q = 1e-5 at
+/// σ = 0.5 (every T).
 #[test]
 fn the_second_grid_answers_certified_brackets() {
     let mut runs = Vec::new();
