@@ -271,9 +271,10 @@ fn q_one_is_the_gaussian_mechanism_in_closed_form() {
 /// "Gaussian Differential Privacy", JRSS-B 2022, Thm. 5: T steps of the SGM with q√T → ν
 /// are μ-GDP with μ = ν·√(e^{1/σ²} − 1)), a closed form independent of our lattices: where
 /// the tight accountant answers, its bracket must hold the limit's ε (to the limit's own
-/// accuracy at these q√T, 2 % or 2e-6). The runs it refuses stay refused rather than
-/// answered wrongly: q = 1e-9, σ = 1, T = 10⁹ once answered [0, 0] under an experimental
-/// re-tilt (2026-11-26, not kept), where δ(0) of the limit is 1.65e-5 > δ.
+/// accuracy at these q√T, 2 % or 2e-6; for σ ≤ 1 the per-step loss's heavy tail makes the
+/// limit itself a few % off, so the runs here have q√T ≤ 1e-3 or σ ≥ 2). The runs it refuses
+/// stay refused rather than answered wrongly: q = 1e-9, σ = 1, T = 10⁹ once answered [0, 0]
+/// under an experimental re-tilt (2026-11-26, not kept), where δ(0) of the limit is 1.65e-5.
 #[test]
 fn tiny_rates_agree_with_the_gaussian_limit() {
     fn phi(x: f64) -> f64 {
@@ -297,6 +298,10 @@ fn tiny_rates_agree_with_the_gaussian_limit() {
     };
     let runs = [
         (1e-7f64, 1.0f64, 1_000_000u64),
+        // Once answered [0, 0] — the lattice lost 6e-9 of P per step to cancellation at
+        // Δ = 1e-8, 99.7 % over 10⁹ steps — where the limit's ε is 5.7e-6
+        // (`discretize::charge_missing_mass`).
+        (1e-8, 10.0, 1_000_000_000),
         (1e-6, 2.0, 1_000_000),
         (1e-6, 1.0, 1_000_000),
         (1e-5, 3.0, 1_000_000),
@@ -326,5 +331,5 @@ fn tiny_rates_agree_with_the_gaussian_limit() {
             Err(e) => panic!("q={q} s={s} T={t}: {e}"),
         }
     }
-    assert!(answered >= 6, "only {answered} of 9 answered");
+    assert!(answered >= 7, "only {answered} of 10 answered");
 }

@@ -208,7 +208,37 @@ pub(crate) fn step_pld(q: f64, sigma: f64, dir: Direction, d: f64, lo: f64, hi: 
     let bin_i = |i: usize| all[i];
     #[cfg(target_arch = "wasm32")]
     let bin_i = |i: usize| bin(&bounds[i], &bounds[i + 1]);
-    from_bins(d, k_lo, len, bin_i, left_p, right_p)
+    let mut s = from_bins(d, k_lo, len, bin_i, left_p, right_p);
+    charge_missing_mass(&mut s);
+    s
+}
+
+/// The pessimistic lattice must carry all of P. Its masses are sums of Gaussian interval
+/// masses, each with a small relative error, and where a bin's losses sit far below Δ's
+/// rounding scale the connect-the-dots split of a bin cancels (its ends are differences of
+/// nearly equal numbers, relative error ~u/Δ): at q = 1e-8, σ = 10, Δ = 1e-8 each step
+/// lost 6e-9 of P, which T = 10⁹ steps turned into 99.7 % of the composed mass, and the
+/// "upper" bound fell below the truth (ε = 0 where the central limit gives 5.7e-6). A
+/// lattice whose total (Neumaier's compensated sum) falls short of 1 is scaled up to 1 —
+/// the shortfall spread over its points as the errors are, relative to each mass.
+fn charge_missing_mass(s: &mut StepPld) {
+    let (mut sum, mut comp) = (0.0f64, 0.0f64);
+    for x in s.ln_up.iter().chain([&s.ln_inf]).map(|l| l.exp()) {
+        let t = sum + x;
+        comp += if sum.abs() >= x.abs() {
+            (sum - t) + x
+        } else {
+            (x - t) + sum
+        };
+        sum = t;
+    }
+    let deficit = 1.0 - (sum + comp);
+    if deficit > 0.0 && deficit < 1.0 {
+        let shift = -(-deficit).ln_1p();
+        for l in s.ln_up.iter_mut() {
+            *l += shift;
+        }
+    }
 }
 
 /// `f(0), …, f(n − 1)`, a large lattice's two halves on two threads (the points are
