@@ -209,7 +209,12 @@ pub(crate) fn step_pld(q: f64, sigma: f64, dir: Direction, d: f64, lo: f64, hi: 
     #[cfg(target_arch = "wasm32")]
     let bin_i = |i: usize| bin(&bounds[i], &bounds[i + 1]);
     let mut s = from_bins(d, k_lo, len, bin_i, left_p, right_p);
-    charge_missing_mass(&mut s);
+    // (The split's relative error is ~u/Δ per step: above Δ = 1e-4 even 10⁹ steps keep it
+    // below 1e-3 of δ, and the check would cost MNIST's 12k-point lattices a tenth of a
+    // millisecond each.)
+    if d < 1e-4 {
+        charge_missing_mass(&mut s);
+    }
     s
 }
 
