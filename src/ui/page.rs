@@ -598,7 +598,10 @@ pub fn budget_sentence(
 ) -> String {
     let t = fmt_num(target);
     match most {
-        Err(why) => format!("When ε = {t} is reached is unavailable: {why}"),
+        Err(why) => format!(
+            "When ε = {t} is reached is unavailable: {}.",
+            why.trim_end_matches('.')
+        ),
         Ok(m) if m < run_steps => format!(
             "ε ≤ {t} holds for the first {m} steps{} and not after (PLD, certified; the same solve as “Most steps”).",
             epochs(m)
@@ -805,7 +808,7 @@ mod tests {
             budget_sentence(0.5, Err("the work budget is spent"), 10, 1.0, &|_| {
                 String::new()
             }),
-            "When ε = 0.5 is reached is unavailable: the work budget is spent"
+            "When ε = 0.5 is reached is unavailable: the work budget is spent."
         );
     }
 

@@ -1338,10 +1338,37 @@ pub fn checkpoints_tol(
     } else {
         tol.clamp(TOL, MAX_WIDTH / 2.0)
     };
-    checkpoints
+    let solved = checkpoints
         .iter()
         .map(|&t| epsilon_phases_at(&[Phase::new(sgm, t)?], delta, tol).map(|a| a.epsilon))
-        .collect()
+        .collect::<Result<Vec<Bracket>, Error>>()?;
+    monotone(checkpoints, &solved)
+}
+
+/// ε grows with the steps (the first T steps' outputs are a post-processing of the first
+/// T' ≥ T), so every later checkpoint's certified upper bound bounds an earlier one, and
+/// every earlier lower bound a later one: each bracket is tightened by the others (q = 1e-7,
+/// σ = 5: the chart's upper bound at 6·10⁵ steps, 6e-5, is bounded by 2.5·10⁶ steps' 1.1e-5).
+/// Brackets that then do not overlap prove one wrong, and refuse ([`overlap`]).
+fn monotone(steps: &[u64], b: &[Bracket]) -> Result<Vec<Bracket>, Error> {
+    let mut out = Vec::with_capacity(b.len());
+    for &t in steps {
+        let upper = steps
+            .iter()
+            .zip(b)
+            .filter(|(&u, _)| u >= t)
+            .map(|(_, x)| x.upper)
+            .fold(f64::INFINITY, f64::min);
+        let lower = steps
+            .iter()
+            .zip(b)
+            .filter(|(&u, _)| u <= t)
+            .map(|(_, x)| x.lower)
+            .fold(0.0, f64::max);
+        overlap(upper, lower)?;
+        out.push(Bracket { upper, lower });
+    }
+    Ok(out)
 }
 
 /// The checkpoints on one lattice spacing.
@@ -1604,6 +1631,24 @@ fn most_steps_from(
 
 #[cfg(test)]
 mod tests {
+    use super::{monotone, Bracket, Error};
+
+    /// ε grows with the steps: each checkpoint's bracket is tightened by the others', and
+    /// brackets that then cross refuse.
+    #[test]
+    fn checkpoints_tighten_each_other_and_refuse_when_they_cross() {
+        let b = |upper, lower| Bracket { upper, lower };
+        let out = monotone(&[10, 20, 30], &[b(3.0, 0.5), b(1.0, 0.2), b(2.0, 0.9)]).unwrap();
+        assert_eq!(out, vec![b(1.0, 0.5), b(1.0, 0.5), b(2.0, 0.9)]);
+        // Unsorted checkpoints are compared by their steps, not their order.
+        let out = monotone(&[30, 10], &[b(2.0, 0.9), b(3.0, 0.5)]).unwrap();
+        assert_eq!(out, vec![b(2.0, 0.9), b(2.0, 0.5)]);
+        assert!(matches!(
+            monotone(&[10, 20], &[b(1.0, 0.5), b(0.4, 0.1)]),
+            Err(Error::PldBudget { .. })
+        ));
+    }
+
     /// The defaults every front end shares: 101 points of [0, 10]; a top outside (0, 10⁴]
     /// is handed back for the caller's refusal.
     #[test]
