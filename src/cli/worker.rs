@@ -485,11 +485,7 @@ pub fn side_answers(d: &Value) -> Value {
         };
         out.insert("user".into(), a);
     }
-    if num(d, "epochs") > 0.0 && !sized {
-        let mut req = d.clone();
-        if sampling != "random-allocation" {
-            req["sampling"] = json!("shuffled");
-        }
+    if let Some(req) = epochs_run(d) {
         let t = (1.0 / num(d, "q")).floor().max(1.0) as u64;
         let e = num(d, "epochs");
         let a = SchemeRun::of(&req)
@@ -514,14 +510,26 @@ pub fn scheme_of(d: &Value, side: &Value) -> Option<SchemeRun> {
     if side["own"] != true {
         return None;
     }
-    let mut req = d.clone();
-    let sampling = text(d, "sampling").unwrap_or("poisson");
-    let sized = matches!(sampling, "truncated-poisson" | "fixed-size");
     let user = side.get("user").is_some_and(|u| u.get("error").is_none());
-    if num(d, "epochs") > 0.0 && !sized && !user && sampling != "random-allocation" {
+    Some(match epochs_run(d).filter(|_| !user) {
+        Some(req) => SchemeRun::of(&req),
+        None => SchemeRun::of(d),
+    })
+}
+
+/// With `epochs` (and no sized scheme), the request of the epoch-based run it names: random
+/// allocation as asked, else the shuffled band (the page's batching control, t = ⌊1/q⌋).
+fn epochs_run(d: &Value) -> Option<Value> {
+    let sampling = text(d, "sampling").unwrap_or("poisson");
+    let epochs = num(d, "epochs") > 0.0;
+    if !epochs || matches!(sampling, "truncated-poisson" | "fixed-size") {
+        return None;
+    }
+    let mut req = d.clone();
+    if sampling != "random-allocation" {
         req["sampling"] = json!("shuffled");
     }
-    Some(SchemeRun::of(&req))
+    Some(req)
 }
 
 /// The run's own answer among its side answers (its ε sizes the profile's range).
