@@ -351,6 +351,7 @@ impl Law {
             ln_up: std::mem::take(&mut c.ln_up),
             ln_inf: f64::NEG_INFINITY,
             ln_lo,
+            tail: None,
         };
         let phase = [CPhase {
             pld: &step,
@@ -663,6 +664,7 @@ impl Law {
             ln_up: upper.ln_up,
             ln_inf: upper.ln_inf,
             ln_lo: lower.ln_lo,
+            tail: None,
         })
     }
 }

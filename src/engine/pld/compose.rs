@@ -280,8 +280,22 @@ pub(crate) fn tilted_mean(phases: &[Phase], lambda: f64, d: f64) -> (f64, f64) {
     let mut v = 0.0;
     for ph in phases {
         let t = tilt(ph.pld.k_lo, &ph.pld.ln_up, lambda, d);
-        m += ph.steps * t.mean;
-        v += ph.steps * t.var;
+        let (mean, var) = match &ph.pld.tail {
+            None => (t.mean, t.var),
+            // A coarse tail: the mixture of the two parts' tilted laws (in units of Δ).
+            Some(c) => {
+                let f = c.f as f64;
+                let u = tilt(c.k_lo, &c.ln_up, lambda, d * f);
+                let w = 1.0 / (1.0 + (t.ln_m - u.ln_m).exp());
+                let (wt, wu) = if w.is_nan() { (0.5, 0.5) } else { (1.0 - w, w) };
+                let mean = wt * t.mean + wu * f * u.mean;
+                let var = wt * (t.var + (t.mean - mean).powi(2))
+                    + wu * (f * f * u.var + (f * u.mean - mean).powi(2));
+                (mean, var)
+            }
+        };
+        m += ph.steps * mean;
+        v += ph.steps * var;
     }
     (m, v * d)
 }

@@ -240,6 +240,8 @@ struct Meas {
     f: i64,
     inf: f64,
     ln_lost: f64,
+    /// A tail longer than this goes to a coarser lattice.
+    cap: usize,
 }
 
 impl Meas {
@@ -512,7 +514,7 @@ fn settle(m: &mut Meas, lambda: f64, eta: f64) {
     // A tail that keeps growing (the FFT's rounding floor rides along at its top, too
     // heavy to send to +∞ early in a long run) goes to a coarser lattice; its tilted
     // share is that floor, so the coarser lattice costs next to nothing.
-    if m.tail.len() > 4 * TAIL_LEN {
+    if m.tail.len() > m.cap {
         let g = (m.tail.len() / TAIL_LEN).next_power_of_two() as i64;
         m.tail = coarsen(&m.tail, g, lambda);
         m.f *= g;
@@ -548,14 +550,38 @@ fn from_step(pld: &StepPld, lambda: f64, d: f64, eta: f64) -> Meas {
     }
     let n_all = core.len();
     core = core.slice(a, n_all);
-    // The tail's factor from the span above the central 1 − 1e-4 of the tilted mass.
-    let b0 = spill_point(&core, 1e-4);
-    let f = tail_factor(core.len() - b0);
+    // The tail's factor from the span above the central 1 − 1e-4 of the tilted mass, or
+    // the lattice's own coarse part.
+    let (f, tail) = match &pld.tail {
+        Some(c) => {
+            let big = d * c.f as f64;
+            let (up, ln_s_up) = from_logs(&c.ln_up, c.k_lo, lambda, big, 1.0 + 64.0 * U);
+            let (lo, ln_s_lo) = from_logs(&c.ln_lo, c.k_lo, lambda, big, 1.0 - 64.0 * U);
+            let mut t = Part {
+                d: big,
+                k0: c.k_lo,
+                up,
+                lo,
+                ln_s_up,
+                ln_s_lo,
+            };
+            t.tidy();
+            (c.f, t)
+        }
+        None => {
+            let b0 = spill_point(&core, 1e-4);
+            let f = tail_factor(core.len() - b0);
+            (f, Part::empty(d * f as f64))
+        }
+    };
+    // (A lattice's own coarse part keeps its spacing: it was chosen for the answer.)
+    let cap = (4 * TAIL_LEN).max(pld.tail.as_ref().map_or(0, |c| c.ln_up.len()));
     let mut m = Meas {
         core,
-        tail: Part::empty(d * f as f64),
+        tail,
         f,
         inf: pld.ln_inf.exp() * (1.0 + 64.0 * U),
+        cap,
         ln_lost: if below > 0.0 {
             below.ln() + ln_s_up + (1.0 + 4.0 * n_all as f64 * U).ln()
         } else {
@@ -624,6 +650,7 @@ fn product(x: &Meas, y: &Meas, square: bool, lambda: f64, eta: f64) -> Result<Me
         f,
         inf: x.inf + y.inf,
         ln_lost,
+        cap: x.cap.max(y.cap),
     };
     settle(&mut m, lambda, eta);
     Ok(m)
@@ -640,6 +667,7 @@ fn regrid(m: &Meas, g: i64, lambda: f64) -> Meas {
         f: m.f,
         inf: m.inf,
         ln_lost: m.ln_lost,
+        cap: m.cap,
     }
 }
 
@@ -875,8 +903,45 @@ mod tests {
 #[cfg(test)]
 mod agreement {
     use super::super::compose::{compose_within, Phase};
-    use super::super::discretize::{loss_range, step_pld, Direction};
+    use super::super::discretize::{loss_range, step_pld, step_pld_split, Direction};
     use super::*;
+
+    /// A two-resolution per-step lattice (fine near the loss's minimum, coarse above),
+    /// composed on the ladder, and the one-resolution lattice composed in one FFT give
+    /// intersecting brackets on δ(ε) (both are certified), and the ladder's is narrow.
+    #[test]
+    fn two_resolution_lattices_compose_consistently() {
+        for (q, s, t, d, f, lambda, eps) in [
+            (1e-3, 0.8, 1_000u64, 1e-4, 16i64, 5.0, [0.1, 0.2, 0.4]),
+            (1e-3, 1.0, 10_000, 2e-4, 8, 8.0, [0.1, 0.3, 0.5]),
+        ] {
+            let (lo, hi) = loss_range(q, s, Direction::Remove, 1e-12);
+            let one = step_pld(q, s, Direction::Remove, d, lo, hi);
+            let two = step_pld_split(q, s, Direction::Remove, d, (lo, lo + 2000.0 * d, hi), f);
+            let a = compose_within(
+                &[Phase {
+                    pld: &one,
+                    steps: t as f64,
+                }],
+                lambda,
+                d,
+                1 << 21,
+            )
+            .unwrap();
+            let b = compose(&[(&two, t)], lambda, d, 1e-12).unwrap();
+            for e in eps {
+                let ((au, al), (bu, bl)) = (a.delta(e), b.delta(e));
+                assert!(
+                    bu >= al * (1.0 - 1e-9) && bl <= au * (1.0 + 1e-9),
+                    "q={q} s={s} T={t} ε {e}: two resolutions [{bl:e}, {bu:e}] one [{al:e}, {au:e}]"
+                );
+                assert!(
+                    bu <= 1.2 * au && bl >= 0.8 * al,
+                    "q={q} s={s} T={t} ε {e}: [{bl:e}, {bu:e}] vs [{al:e}, {au:e}]"
+                );
+            }
+        }
+    }
 
     /// The ladder and the one-FFT composition of the same per-step lattices give brackets
     /// on δ(ε) that intersect (both are certified), over runs whose tails grow long enough

@@ -53,6 +53,25 @@
 //!   When the budget cannot reach the accuracy (very small σ with long runs), the
 //!   bracket is still certified, only wider; above 1 % the call returns
 //!   [`Error::PldBudget`] and callers fall back to the RDP answer.
+//!
+//! # Small q: two resolutions
+//! For small q almost all of one step's P sits on losses of the order of the bulk scale
+//! b = q·√(e^{1/σ²} − 1) (the losses' standard deviation under Q), while the range the +∞
+//! budget leaves runs to losses of order 0.1–1 (the mixture's N(1, σ²) component).
+//! * A lattice coarser than b/16 merges the bulk into a few points for the lower bound,
+//!   which loses its spread: at q = 1e-6, σ = 0.6 the lower lattice's per-step standard
+//!   deviation was 6.5e-10 against the true 4e-6, and no lower bound above 0 was found.
+//!   So Δ ≤ b/16 from the first pass (not below 1e-17·T, where the bins' rounding ~u/Δ
+//!   starts to show over T steps).
+//! * Such a Δ over the whole range is 10⁶–10⁷ points. Where the range needs more than
+//!   2¹⁷, a plain SGM step's remove-direction lattice has two resolutions
+//!   ([`discretize::step_pld_split`]): Δ on its first 2¹⁶ points, then fΔ (f a power of
+//!   two) to the range's end, with fΔ at most a 256th of both the ε known so far and the
+//!   central limit's spread √T·b, and at most 2¹⁴ coarse points. Connect-the-dots and the
+//!   contraction argue per bin, so bins of two widths keep both bounds; the coarse part's
+//!   spacing matters because the rare large losses that land on it move ε by about it
+//!   (at q = 1e-6, σ = 0.6, T = 10⁶ a coarse spacing of 1e-3 put the upper bound at 0.039
+//!   where ε is 0.0098). Such lattices compose on the ladder, whose tail they become.
 
 // Random allocation (balls in bins): the law of a mean of log-normals, whole engine only.
 #[cfg(full_engine)]
@@ -116,6 +135,15 @@ const COARSEN: usize = 3;
 const REFINE: usize = 4;
 /// Largest number of lattice points per step.
 const MAX_STEP_POINTS: f64 = 1_048_576.0;
+/// A plain SGM step whose range needs more points than this is put on two resolutions
+/// ([`discretize::step_pld_split`]): CORE_POINTS at Δ, then a coarse lattice (its spacing
+/// a power of two times Δ, at most the `tail_d` of [`Lattices::build`]).
+#[cfg(full_engine)]
+const SPLIT_POINTS: f64 = 131_072.0;
+#[cfg(full_engine)]
+const CORE_POINTS: f64 = 65_536.0;
+#[cfg(full_engine)]
+const TAIL_POINTS: f64 = 16_384.0;
 /// FFT work per call (Σ N·log₂N plus lattice points and tilt solves; see
 /// `compose::budget`): at most ~0.95 s natively (measured over the 112-run grid and
 /// its 54-run second grid: the slowest calls are refusals that spend it all). The whole
@@ -451,14 +479,16 @@ struct Lattices {
 
 impl Lattices {
     /// `eta`: the P-mass per step the lattices' range may cut; `eta_law`: the same budget
-    /// for a random allocation's law (uncapped, [`eta_for`]).
+    /// for a random allocation's law (uncapped, [`eta_for`]); `tail_d`: the largest spacing
+    /// a plain SGM step's coarse continuation may have (None: one resolution, as
+    /// dp_accounting's grid is).
     #[cfg_attr(not(full_engine), allow(unused_variables))]
     fn build(
         phases: &[Phase],
         dir: Direction,
         d: f64,
-        eta: f64,
-        eta_law: f64,
+        (eta, eta_law): (f64, f64),
+        tail_d: Option<f64>,
     ) -> Result<Lattices, Error> {
         let mut steps = Vec::with_capacity(phases.len());
         for ph in phases {
@@ -487,13 +517,40 @@ impl Lattices {
             };
             #[cfg(not(full_engine))]
             let (lo, hi) = loss_range(q, s, dir, eta);
-            if (hi - lo) / d > MAX_STEP_POINTS {
+            // A long range of a plain SGM step (small q) on two resolutions: Δ on the first
+            // CORE_POINTS points, a coarse lattice above.
+            #[cfg(full_engine)]
+            let split = match tail_d {
+                Some(big)
+                    if ph.is_sgm() && dir == Direction::Remove && (hi - lo) / d > SPLIT_POINTS =>
+                {
+                    // f: the largest power of two with fΔ ≤ tail_d (at least 2), unless the
+                    // coarse part would then need more than TAIL_POINTS points.
+                    let b = lo + CORE_POINTS * d;
+                    let big = big.max((hi - b) / TAIL_POINTS);
+                    let f = 2f64.powf((big / d).log2().floor()).max(2.0);
+                    Some((b, f as i64))
+                }
+                _ => None,
+            };
+            #[cfg(not(full_engine))]
+            let split: Option<(f64, i64)> = None;
+            let points = match split {
+                Some((b, f)) => (b - lo) / d + (hi - b) / (d * f as f64),
+                None => (hi - lo) / d,
+            };
+            if points > MAX_STEP_POINTS {
                 return Err(Error::PldBudget {
                     reason: "the loss range needs more lattice points than the budget",
                 });
             }
-            if !compose::spend(POINT_WORK * (hi - lo) / d) {
+            if !compose::spend(POINT_WORK * points) {
                 return Err(Error::PldBudget { reason: WORK_SPENT });
+            }
+            #[cfg(full_engine)]
+            if let Some((b, f)) = split {
+                steps.push(discretize::step_pld_split(q, s, dir, d, (lo, b, hi), f));
+                continue;
             }
             #[cfg(full_engine)]
             if let Some(m) = &mix {
@@ -537,6 +594,10 @@ impl Lattices {
         // ladder beyond — unless the lattice must be kept as it is (`one_fft`: its own
         // widest window, then a refusal).
         let max = self.one_fft.unwrap_or(compose::MAX_FFT);
+        // (A two-resolution lattice composes on the ladder only.)
+        if self.steps.iter().any(|s| s.tail.is_some()) {
+            return self.ladder(lambda);
+        }
         match compose::compose_within(&self.phases(), lambda, self.d, max) {
             Ok(c) => return Ok(c),
             Err(e) if e.needed.is_infinite() => {
@@ -590,7 +651,7 @@ impl Lattices {
             .steps
             .iter()
             .zip(&self.counts)
-            .map(|(p, &t)| t * (p.k_lo + p.ln_up.len() as i64 - 1) as f64 * self.d)
+            .map(|(p, &t)| t * p.k_top() as f64 * self.d)
             .sum();
         let eps = eps.min(m0 + 0.9 * (top - m0));
         let (mut lo, mut hi) = (0.0, f64::INFINITY);
@@ -696,6 +757,35 @@ fn eta_for(delta: f64, t: f64, eps: f64, alpha: f64) -> f64 {
 fn eta_budget(delta: f64, t: f64, eps: f64, alpha: f64) -> f64 {
     let rel = (0.05 * TOL * eps * (alpha - 1.0).max(1.0)).clamp(1e-7 * TOL, 0.05 * TOL);
     (rel * delta / t).max(1e-300)
+}
+
+/// The scale of the losses that carry almost all of P in one step of the smallest-q phase:
+/// their standard deviation under Q, √χ² = q·√(e^{1/σ²} − 1) (plain SGM phases only; the
+/// page's own wasm, without the two-resolution lattices, keeps its one spacing rule).
+#[cfg(not(full_engine))]
+fn bulk_scale(_: &[Phase]) -> Option<f64> {
+    None
+}
+
+#[cfg(full_engine)]
+fn bulk_scale(phases: &[Phase]) -> Option<f64> {
+    phases
+        .iter()
+        .filter(|p| p.is_sgm())
+        .map(|p| p.sgm.q() * (1.0 / (p.sgm.sigma() * p.sgm.sigma())).exp_m1().sqrt())
+        .min_by(f64::total_cmp)
+}
+
+/// A lattice whose spacing is above a sixteenth of [`bulk_scale`] merges those losses into a
+/// few points for the lower bound, which then loses their spread (q = 1e-6, σ = 0.6: a
+/// per-step standard deviation of 6.5e-10 against the true 4e-6).
+const BULK_SHARE: f64 = 16.0;
+
+/// The spacing that resolves the bulk ([`BULK_SHARE`]), but not below 1e-17·T (nor 1e-9): a
+/// bin's connect-the-dots split has relative rounding error ~u/Δ, and at q = 1e-8, σ = 10,
+/// T = 10⁹ a spacing of 1e-9 gave an upper bound 5× that of 1e-8.
+fn bulk_spacing(bulk: f64, t: f64) -> f64 {
+    (bulk / BULK_SHARE).max(1e-17 * t).max(1e-9)
 }
 
 fn initial_spacing(eps: f64, alpha: f64, t: f64, tol: f64) -> f64 {
@@ -860,6 +950,12 @@ fn epsilon_phases_at(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAn
         }
     };
     let mut d = initial_spacing(eps_rdp, alpha, t, tol);
+    // Small q: a spacing that resolves the losses carrying almost all of P from the start
+    // (without it the first pass finds no lower bound, and costs what the next one needs).
+    if let Some(b) = bulk_scale(&phases) {
+        d = d.min(bulk_spacing(b, t));
+    }
+    let mut prev_d = d;
     let eta = eta_for(delta, t, eps_rdp, alpha);
     let eta_law = eta_budget(delta, t, eps_rdp, alpha);
     let mut best: Option<EpsilonAnswer> = None;
@@ -877,13 +973,18 @@ fn epsilon_phases_at(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAn
         // spacing that narrows the bracket is wider than the largest FFT).
         cut |= best.is_some_and(|b| b.epsilon.lower <= 0.0);
         let eta = if cut { eta.max(1e-3 * delta / t) } else { eta };
+        // A coarse continuation's spacing: a 256th of the ε known so far and of the central
+        // limit's spread of the composed small losses, √T·bulk (the rare large losses that
+        // land on it move ε by their spacing, so it must be small beside ε).
+        let known = best.map_or(eps_rdp, |b| b.epsilon.upper);
+        let tail_d = bulk_scale(&phases).map(|b| known.min(b * t.sqrt()) / 256.0);
         let attempt = |d: f64| -> Result<(f64, f64, usize, &'static str), Error> {
             // Remove first; the add direction is first tried on a lattice four times
             // as coarse: if even its (looser) upper bound is below the remove direction's,
             // it cannot change the answer (true_add ≤ its upper ≤ remove's upper, and
             // the lower bound of the maximum is at least remove's lower).
             let guess = eps_rdp * 0.93;
-            let rem = Lattices::build(&phases, Direction::Remove, d, eta, eta_law)?;
+            let rem = Lattices::build(&phases, Direction::Remove, d, (eta, eta_law), tail_d)?;
             let (mut u, mut l, mut n) = eps_direction(&rem, delta, guess, alpha, tol)?;
             // Exact RDP can sit far above the tight ε (q = 1e-5, σ = 1.5, T = 10⁶: 0.133
             // against 0.0197), and a composition tilted there can resolve the wrong tail: a
@@ -906,11 +1007,11 @@ fn epsilon_phases_at(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAn
                 overlap(u.min(u2), l.max(l2))?;
                 return Ok((u.min(u2), l.max(l2), n.max(n2), "remove"));
             }
-            let coarse = Lattices::build(&phases, Direction::Add, 4.0 * d, eta, eta_law)?;
+            let coarse = Lattices::build(&phases, Direction::Add, 4.0 * d, (eta, eta_law), tail_d)?;
             let (cu, _, cn) = eps_direction(&coarse, delta, u, alpha, tol)?;
             up.2 = up.2.max(cn);
             if cu > up.0 {
-                let add = Lattices::build(&phases, Direction::Add, d, eta, eta_law)?;
+                let add = Lattices::build(&phases, Direction::Add, d, (eta, eta_law), tail_d)?;
                 let (u, l, n) = eps_direction(&add, delta, cu, alpha, tol)?;
                 if u > up.0 {
                     up.0 = u;
@@ -923,13 +1024,17 @@ fn epsilon_phases_at(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAn
         };
         let mut up = attempt(d);
         // A window too wide for the FFT on the first pass: a coarser grid (the bracket
-        // widens like Δ², the window shrinks like 1/Δ) may still be within MAX_WIDTH.
+        // widens like Δ², the window shrinks like 1/Δ) may still be within MAX_WIDTH. On a
+        // refinement, a spacing halfway (geometrically) to the last pass's.
         let mut tries = 0;
-        while pass == 0
-            && tries < COARSEN
+        while tries < COARSEN
             && matches!(up, Err(Error::PldBudget { reason }) if reason == TOO_WIDE)
         {
-            d *= 2.5;
+            match best {
+                None => d *= 2.5,
+                Some(_) if tries < 2 => d = (d * prev_d).sqrt(),
+                Some(_) => break,
+            }
             tries += 1;
             up = attempt(d);
         }
@@ -986,6 +1091,10 @@ fn epsilon_phases_at(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAn
         let wanted = (d * (0.85 * (tol / width).sqrt()).max(0.1))
             .min((upper / 200.0).max(ABS_TOL))
             .max(1e-9);
+        let wanted = match bulk_scale(&phases) {
+            Some(b) if lower <= 0.0 => wanted.min(bulk_spacing(b, t)),
+            _ => wanted,
+        };
         // Refine only as far as the work left affords: a pass's work grows like 1/Δ
         // (lattice points and window), so from this pass's cost the finest spacing that
         // fits half of what is left follows (a margin: the window grows faster than 1/Δ near the
@@ -996,7 +1105,9 @@ fn epsilon_phases_at(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAn
         let fits = d * spent / (0.5 * compose::work_left()).max(1e-300);
         // (When not even 5 % finer looks affordable, the refinement asked is still tried:
         // the estimate is rough, and a pass that runs out keeps the bracket found.)
-        d = if fits < 0.95 * d {
+        prev_d = d;
+        // (Without a lower bound there is nothing to keep: the spacing that can find one.)
+        d = if fits < 0.95 * d && lower > 0.0 {
             wanted.max(fits)
         } else {
             wanted
@@ -1042,7 +1153,7 @@ pub fn dp_accounting_epsilon(sgm: Sgm, steps: u64, delta: f64) -> Result<f64, Er
     let eta = (-50f64).exp();
     let mut upper = 0.0f64;
     for &dir in directions(&phases) {
-        let mut lat = Lattices::build(&phases, dir, DP_ACCOUNTING_GRID, eta, eta)?;
+        let mut lat = Lattices::build(&phases, dir, DP_ACCOUNTING_GRID, (eta, eta), None)?;
         lat.one_fft = Some(DP_ACCOUNTING_FFT);
         let (u, _, _) = eps_direction(&lat, delta, eps_rdp, alpha, TOL)?;
         upper = upper.max(u);
@@ -1244,7 +1355,7 @@ fn profile_at(
 ) -> Result<Vec<(ProfilePoint, Grid)>, Error> {
     let mut out = zero_points(eps, d);
     for &dir in directions(live) {
-        let lat = Lattices::build(live, dir, d, eta, eta)?;
+        let lat = Lattices::build(live, dir, d, (eta, eta), None)?;
         let mut comps: Vec<Composed> = Vec::new();
         for (e, slot) in eps.iter().zip(out.iter_mut()) {
             let hit = comps.iter().position(|c| {
@@ -1388,7 +1499,7 @@ fn checkpoints_at(
         checkpoints.len()
     ];
     for dir in [Direction::Remove, Direction::Add] {
-        let mut lat = Lattices::build(&[Phase::new(sgm, tmax)?], dir, d, eta, eta)?;
+        let mut lat = Lattices::build(&[Phase::new(sgm, tmax)?], dir, d, (eta, eta), None)?;
         for (slot, &t) in out.iter_mut().zip(checkpoints) {
             lat.counts[0] = t as f64;
             let (e_rdp, a) = rdp_epsilon(&[Phase::new(sgm, t)?], delta);

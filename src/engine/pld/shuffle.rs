@@ -233,6 +233,7 @@ fn lower_step(atoms: &[(f64, f64)], d: f64) -> StepPld {
         ln_up: ln_lo.clone(),
         ln_inf: f64::NEG_INFINITY,
         ln_lo,
+        tail: None,
     }
 }
 

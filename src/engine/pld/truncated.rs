@@ -55,6 +55,7 @@ pub(crate) fn mix_steps(a: &StepPld, wa: f64, b: &StepPld, wb: f64) -> StepPld {
         ln_up,
         ln_inf: ln_add(la + a.ln_inf, lb + b.ln_inf),
         ln_lo,
+        tail: None,
     }
 }
 
