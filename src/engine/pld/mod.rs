@@ -76,6 +76,7 @@
 // Random allocation (balls in bins): the law of a mean of log-normals, whole engine only.
 #[cfg(full_engine)]
 mod allocation;
+mod bernstein;
 mod compose;
 mod discretize;
 // What the guarantee means (μ-GDP, attack-risk calibration) and user-level privacy
@@ -949,6 +950,24 @@ fn epsilon_phases_at(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAn
             (e, a, if exact { e } else { f64::INFINITY })
         }
     };
+    // Bernstein's inequality bounds ε from the loss's first two moments: where that alone is
+    // within the absolute goal (tiny q, large σ: the lattices' tilt runs away there) it is
+    // the answer, [0, bound]; elsewhere it caps the upper end as exact RDP does.
+    let bern = bernstein::epsilon(&phases, delta);
+    if let Some(b) = bern.filter(|&b| b <= ABS_TOL) {
+        return Ok(EpsilonAnswer {
+            epsilon: Bracket {
+                upper: b,
+                lower: 0.0,
+            },
+            grid: Grid {
+                spacing: 0.0,
+                fft_len: 0,
+                worst: "either (Bernstein's bound)",
+            },
+        });
+    }
+    let cap = cap.min(bern.unwrap_or(f64::INFINITY));
     let mut d = initial_spacing(eps_rdp, alpha, t, tol);
     // Small q: a spacing that resolves the losses carrying almost all of P from the start
     // (without it the first pass finds no lower bound, and costs what the next one needs).
