@@ -133,7 +133,7 @@ fn the_issue_grid_answers_certified_brackets() {
             Err(e) => panic!("q={q} s={s} T={t}: unexpected error {e}"),
         }
     }
-    // Measured on this engine (2026-11-26): 108 of 112 answer, 101 within the 0.1 % rule
+    // Measured on this engine (2026-11-26): 108 of 112 answer, 102 within the 0.1 % rule
     // (106 and 99 before small q got two-resolution lattices — a fine one near the loss's
     // minimum, a coarse one above — and a spacing that resolves the bulk of one step's losses
     // from the first pass: q ≤ 1e-5 at σ = 0.6, T = 10⁶ now answer, [0.009777, 0.009790] and
@@ -146,7 +146,7 @@ fn the_issue_grid_answers_certified_brackets() {
         answered >= 108,
         "only {answered} of 112 answered: {missing:?}"
     );
-    assert!(tight >= 101, "only {tight} within the width rule");
+    assert!(tight >= 102, "only {tight} within the width rule");
     for &(q, s, t) in &missing {
         assert!(
             q <= 1e-4 && s <= 1.0 && t == 100_000_000,
@@ -376,4 +376,77 @@ fn tiny_rates_agree_with_the_gaussian_limit() {
         }
     }
     assert!(answered >= 7, "only {answered} of 10 answered");
+}
+
+/// A seeded sweep over the issue's whole domain — q ∈ [1e-9, 1], σ ∈ [0.3, 10³],
+/// T ∈ [1, 10⁹], δ ∈ [1e-15, 0.1], log-uniform — keeping the runs whose exact-RDP ε is
+/// ≤ 10³ (the domain's condition). Every answer is a certified bracket below exact RDP and
+/// within the accepted width; the refusals are typed. Measured 2026-11-26 (this engine):
+/// 139 of the 160 draws in the domain answer. The 21 misses are runs with q ≤ 1e-5 and
+/// T ≥ 10⁶ (15; σ ≤ 0.6 or σ ≥ 20 for most), tiny q at σ < 0.5, and T ≥ 5·10⁸ with
+/// tiny δ: a step's losses far below any affordable spacing, or a composed loss too wide.
+#[test]
+fn a_seeded_sweep_of_the_domain() {
+    let mut s = 0x5eed_2026_1126u64;
+    let mut u = || {
+        s = s
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (s >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let mut runs = Vec::new();
+    while runs.len() < 160 {
+        let q = 10f64.powf(-9.0 * u());
+        let sigma = 10f64.powf(-0.52 + 3.52 * u());
+        let t = 10f64.powf(9.0 * u()).round().max(1.0) as u64;
+        let d = 10f64.powf(-15.0 + 14.0 * u());
+        let rdp = Run::with_default_orders(sgm(q, sigma), t)
+            .unwrap()
+            .epsilon(d, Conversion::Improved)
+            .unwrap()
+            .value;
+        if rdp <= 1e3 {
+            runs.push((q, sigma, t, d, rdp));
+        }
+    }
+    let (a, b) = runs.split_at(runs.len() / 2);
+    let work = |part: &[(f64, f64, u64, f64, f64)]| -> Vec<String> {
+        let mut missing = Vec::new();
+        for &(q, s, t, d, rdp) in part {
+            match pld::epsilon(sgm(q, s), t, d) {
+                Ok(a) => {
+                    let b = a.epsilon;
+                    assert!(
+                        0.0 <= b.lower && b.lower <= b.upper && b.upper <= rdp * (1.0 + 1e-12),
+                        "q={q} s={s} T={t} delta={d}: {b:?} vs exact RDP {rdp}"
+                    );
+                    let w = b.upper - b.lower;
+                    assert!(
+                        w <= 0.01 * b.upper + 1e-12 || w <= 1e-4,
+                        "q={q} s={s} T={t} delta={d}: {b:?}"
+                    );
+                }
+                Err(Error::PldBudget { .. }) => {
+                    missing.push(format!("q={q:.3e} s={s:.3} T={t} d={d:.1e}"))
+                }
+                Err(e) => panic!("q={q} s={s} T={t} delta={d}: unexpected error {e}"),
+            }
+        }
+        missing
+    };
+    let (mut missing, rest) = std::thread::scope(|sc| {
+        let h = sc.spawn(|| work(a));
+        let rb = work(b);
+        (h.join().unwrap(), rb)
+    });
+    missing.extend(rest);
+    eprintln!(
+        "domain sweep: {} of 160 answered; missing {missing:?}",
+        160 - missing.len()
+    );
+    assert!(
+        missing.len() <= 21,
+        "{} of 160 refused: {missing:?}",
+        missing.len()
+    );
 }

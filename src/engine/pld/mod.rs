@@ -65,7 +65,7 @@
 //!   starts to show over T steps).
 //! * Such a Δ over the whole range is 10⁶–10⁷ points. Where the range needs more than
 //!   2¹⁷, a plain SGM step's remove-direction lattice has two resolutions
-//!   ([`discretize::step_pld_split`]): Δ on its first 2¹⁶ points, then fΔ (f a power of
+//!   ([`discretize::step_pld_split`]): Δ on its first 2¹⁴ points, then fΔ (f a power of
 //!   two) to the range's end, with fΔ at most a 256th of both the ε known so far and the
 //!   central limit's spread √T·b, and at most 2¹⁴ coarse points. Connect-the-dots and the
 //!   contraction argue per bin, so bins of two widths keep both bounds; the coarse part's
@@ -142,7 +142,7 @@ const MAX_STEP_POINTS: f64 = 1_048_576.0;
 #[cfg(full_engine)]
 const SPLIT_POINTS: f64 = 131_072.0;
 #[cfg(full_engine)]
-const CORE_POINTS: f64 = 65_536.0;
+const CORE_POINTS: f64 = 16_384.0;
 #[cfg(full_engine)]
 const TAIL_POINTS: f64 = 16_384.0;
 /// FFT work per call (Σ N·log₂N plus lattice points and tilt solves; see
@@ -957,7 +957,7 @@ fn epsilon_phases_at(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAn
     if let Some(b) = bern.filter(|&b| b <= ABS_TOL) {
         return Ok(EpsilonAnswer {
             epsilon: Bracket {
-                upper: b,
+                upper: b.min(cap.max(0.0)),
                 lower: 0.0,
             },
             grid: Grid {
