@@ -608,6 +608,7 @@ mod tests {
     use super::*;
 
     /// δ(ε) of a lattice PLD's pessimistic and optimistic measures, the coarse part included.
+    #[cfg(full_engine)]
     fn delta_of(s: &StepPld, d: f64, eps: f64) -> (f64, f64) {
         let mut pts: Vec<(f64, f64, f64)> = (0..s.ln_up.len())
             .map(|i| ((s.k_lo + i as i64) as f64 * d, s.ln_up[i], s.ln_lo[i]))
@@ -634,6 +635,7 @@ mod tests {
     /// as the one-resolution lattice does, and its pessimistic curve lies above that one's
     /// (a coarser bin's connect-the-dots is a coarsening of the finer lattice's).
     #[test]
+    #[cfg(full_engine)]
     fn two_resolution_lattice_brackets_the_exact_step() {
         use super::super::gauss::ln_phi_bar;
         for (q, s, d, f) in [
