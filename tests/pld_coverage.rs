@@ -66,7 +66,7 @@ fn solve_all(runs: &[(f64, f64, u64)]) -> Vec<Solved> {
 /// The issue's second, finer grid of large-dataset runs — q ∈ {1e-5, 1e-4, 1e-3},
 /// σ ∈ {0.5, 0.75, 1, 1.25, 1.5, 2}, T ∈ {10⁴, 10⁵, 10⁶}, δ = 1e-5 — where 26 of 54 refused
 /// when the issue was filed. Measured 2026-11-26: all 54 answer (51 before small q got
-/// two-resolution lattices), 51 within the width rule.
+/// two-resolution lattices), all 54 within the width rule.
 #[test]
 fn the_second_grid_answers_certified_brackets() {
     let mut runs = Vec::new();
@@ -90,16 +90,9 @@ fn the_second_grid_answers_certified_brackets() {
         }
     }
     eprintln!("second grid: all 54 answered; wider than the rule: {loose:?}");
-    // Measured: three, all at σ = 0.5 (q = 1e-5 at T = 10⁵ and 10⁶: 0.22 % and 0.57 %; q = 1e-4
-    // at T = 10⁶: 0.15 %), where the work budget ends the refinement.
-    assert!(
-        loose.len() <= 3,
-        "{} wider than the rule: {loose:?}",
-        loose.len()
-    );
-    for &(q, s, t, _, _) in &loose {
-        assert!(s <= 0.5, "q={q} s={s} T={t} must be within the width rule");
-    }
+    // Measured: none (three at σ = 0.5 before a composed tail kept its own spacing when the
+    // ladder coarsens the core; 0.22 %, 0.57 % and 0.15 % wide).
+    assert!(loose.is_empty(), "wider than the rule: {loose:?}");
 }
 
 #[test]
@@ -382,9 +375,10 @@ fn tiny_rates_agree_with_the_gaussian_limit() {
 /// T ∈ [1, 10⁹], δ ∈ [1e-15, 0.1], log-uniform — keeping the runs whose exact-RDP ε is
 /// ≤ 10³ (the domain's condition). Every answer is a certified bracket below exact RDP and
 /// within the accepted width; the refusals are typed. Measured 2026-11-26 (this engine):
-/// 139 of the 160 draws in the domain answer. The 21 misses are runs with q ≤ 1e-5 and
-/// T ≥ 10⁶ (15; σ ≤ 0.6 or σ ≥ 20 for most), tiny q at σ < 0.5, and T ≥ 5·10⁸ with
-/// tiny δ: a step's losses far below any affordable spacing, or a composed loss too wide.
+/// 143 of the 160 draws in the domain answer (136 at a77c0fa, the stop before). The 17
+/// misses are runs with q ≤ 1e-5 and T ≥ 10⁶ (σ ≤ 0.6 or σ ≥ 20 for most), tiny q at
+/// σ < 0.5, and T ≥ 5·10⁸ with tiny δ: a step's losses far below any affordable spacing, or
+/// a composed loss too wide.
 #[test]
 fn a_seeded_sweep_of_the_domain() {
     let mut s = 0x5eed_2026_1126u64;
@@ -445,7 +439,7 @@ fn a_seeded_sweep_of_the_domain() {
         160 - missing.len()
     );
     assert!(
-        missing.len() <= 21,
+        missing.len() <= 17,
         "{} of 160 refused: {missing:?}",
         missing.len()
     );
