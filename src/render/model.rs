@@ -209,7 +209,7 @@ impl Model {
 pub fn sentence_for(i: &Inputs, e: f64, accountant: &str) -> String {
     // e^ε overflows f64 beyond 709 and means nothing long before: say so in words.
     let factor = if e <= 30.0 {
-        format!("e^{e:.4} ≈ {:.3}", e.exp())
+        format!("e^{} ≈ {:.3}", fmt_eps(e), e.exp())
     } else {
         format!(
             "e^{} ≈ 10^{:.0} — so large that this is no meaningful guarantee",
@@ -225,21 +225,24 @@ pub fn sentence_for(i: &Inputs, e: f64, accountant: &str) -> String {
         i.sigma,
         fmt_num(i.q),
         i.steps,
-        if e <= 30.0 {
-            format!("{e:.4}")
-        } else {
-            fmt_num(e)
-        },
+        if e <= 30.0 { fmt_eps(e) } else { fmt_num(e) },
         i.delta,
         i.delta
     )
 }
 
 /// An ε as the headlines show it: 4 decimals, or above 10⁶ stated in words (it promises
-/// nothing, and its digits mean nothing).
+/// nothing, and its digits mean nothing), or below 10⁻³ (where 4 decimals would print an
+/// upper bound as 0.0000 or drop its digits) two significant digits, rounded up: an upper
+/// bound stays one (1.87e-5 → "1.9e-5").
 pub fn fmt_eps(e: f64) -> String {
     if e > 1e6 {
         "> 10⁶ — no meaningful guarantee".into()
+    } else if e > 0.0 && e < 1e-3 {
+        let k = e.log10().floor() as i32 - 1;
+        let m = (e / 10f64.powi(k) * (1.0 - 1e-12)).ceil();
+        let (m, k) = if m >= 100.0 { (10.0, k + 1) } else { (m, k) };
+        format!("{:.1}e{}", m / 10.0, k + 1)
     } else {
         format!("{e:.4}")
     }
@@ -283,4 +286,31 @@ pub fn summary_b(m: &Model) -> String {
 /// The default α grid (re-exported for the web layer).
 pub fn orders() -> Vec<f64> {
     default_orders()
+}
+
+#[cfg(test)]
+mod eps_text {
+    use super::fmt_eps;
+
+    /// Below 10⁻³ an ε is shown with two significant digits, never below the value (it is an
+    /// upper bound); elsewhere with four decimals.
+    #[test]
+    fn small_epsilons_keep_their_digits_and_stay_upper_bounds() {
+        assert_eq!(fmt_eps(1.87e-5), "1.9e-5");
+        assert_eq!(fmt_eps(1.9e-5), "1.9e-5");
+        assert_eq!(fmt_eps(9.99e-4), "1.0e-3");
+        assert_eq!(fmt_eps(2e-4), "2.0e-4");
+        assert_eq!(fmt_eps(0.0), "0.0000");
+        assert_eq!(fmt_eps(2.3819), "2.3819");
+        let mut e = 1.234e-12;
+        while e < 1e-3 {
+            let shown: f64 = fmt_eps(e).parse().unwrap();
+            assert!(
+                shown >= e && shown <= e * 1.11,
+                "{e:e} shown as {}",
+                fmt_eps(e)
+            );
+            e *= 1.37;
+        }
+    }
 }
