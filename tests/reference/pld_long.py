@@ -52,6 +52,9 @@ RUNS = [
     # (q = 1e-6, σ = 0.6, T = 10⁴ answers too, [0.000711, 0.000714]; dp_accounting at the
     # grids it needs, 4e-7 and finer, took more than 12 GB and was stopped.)
     (1e-5, 0.6, 10_000, 1e-5, 4e-6, 2),
+    # Answered since small q has two resolutions and a spacing that resolves one step's
+    # bulk from the first pass (2026-11-26): exact RDP 1.873, tight 0.0704.
+    (1e-5, 0.5, 10_000, 1e-5, 2e-5, 2),
 ]
 
 
