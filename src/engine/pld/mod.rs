@@ -61,8 +61,9 @@
 //! * A lattice coarser than b/16 merges the bulk into a few points for the lower bound,
 //!   which loses its spread: at q = 1e-6, σ = 0.6 the lower lattice's per-step standard
 //!   deviation was 6.5e-10 against the true 4e-6, and no lower bound above 0 was found.
-//!   So Δ ≤ b/16 from the first pass (not below 1e-17·T, where the bins' rounding ~u/Δ
-//!   starts to show over T steps).
+//!   So Δ ≤ b/16 from the first pass where that is below 1e-4 (and on any pass that found
+//!   no lower bound), but not below 1e-17·T, where the bins' rounding ~u/Δ starts to show
+//!   over T steps.
 //! * Such a Δ over the whole range is 10⁶–10⁷ points. Where the range needs more than
 //!   2¹⁷, a plain SGM step's remove-direction lattice has two resolutions
 //!   ([`discretize::step_pld_split`]): Δ on its first 2¹⁴ points, then fΔ (f a power of
