@@ -444,3 +444,18 @@ fn a_seeded_sweep_of_the_domain() {
         missing.len()
     );
 }
+
+/// The δ side (the privacy profile, `sgm-rdp delta`) reaches small q too: where one step's
+/// range needs more points than the budget, the profile's lattices take two resolutions.
+/// q = 1e-5, σ = 0.5, T = 10⁶ at ε = 0.5 was refused ("the loss range needs more lattice
+/// points than the budget"); its bracket must agree with the ε side's: ε(1e-5) ≤ 0.4943 < 0.5,
+/// so δ(0.5) ≤ 1e-5, and a certified lower end above 1e-5 would contradict it.
+#[test]
+fn the_delta_side_answers_small_q() {
+    let (q, s, t) = (1e-5, 0.5, 1_000_000u64);
+    let e = pld::epsilon(sgm(q, s), t, 1e-5).unwrap().epsilon;
+    assert!(e.upper < 0.5, "{e:?}");
+    let d = pld::delta(sgm(q, s), t, 0.5).unwrap().delta;
+    assert!(d.lower <= 1e-5 && d.lower <= d.upper, "{d:?}");
+    assert!(d.upper <= 1e-5 * 1.01 && d.lower > 0.5e-5, "{d:?}");
+}

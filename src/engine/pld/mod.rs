@@ -117,6 +117,7 @@ pub const MAX_WIDTH: f64 = 0.01;
 pub const ABS_WIDTH: f64 = 1e-4;
 const ABS_TOL: f64 = 2e-5;
 const TOO_WIDE: &str = "the composed loss is too wide for the largest FFT";
+const TOO_MANY_POINTS: &str = "the loss range needs more lattice points than the budget";
 const WORK_SPENT: &str = "the work budget of one call (about a second) is spent";
 const DISAGREE: &str = "two of its certified brackets disagree (a numerical failure of the composition), so none is given";
 
@@ -543,7 +544,7 @@ impl Lattices {
             };
             if points > MAX_STEP_POINTS {
                 return Err(Error::PldBudget {
-                    reason: "the loss range needs more lattice points than the budget",
+                    reason: TOO_MANY_POINTS,
                 });
             }
             if !compose::spend(POINT_WORK * points) {
@@ -1330,10 +1331,13 @@ fn profile_of(phases: &[Phase], eps: &[f64]) -> Result<Vec<(ProfilePoint, Grid)>
         })
         .sum::<f64>()
         .sqrt();
+    // Small q: the two-resolution lattices where the range is long, their coarse spacing
+    // a 256th of the largest ε asked and of the central limit's spread (as for ε).
+    let tail_d = bulk_scale(&live).map(|b| emax.max(1e-6).min(b * t.sqrt()) / 256.0);
     let got = coarsening(
         initial_spacing(emid.max(1e-2).max(0.3 * clt.min(1.0)), alpha, t, TOL),
         2 * COARSEN,
-        |d| profile_at(&live, &near, d, eta, alpha),
+        |d| profile_at(&live, &near, d, (eta, tail_d), alpha),
     )?;
     let mut it = got.into_iter();
     for (slot, &f) in out.iter_mut().zip(&far) {
@@ -1372,12 +1376,19 @@ fn profile_at(
     live: &[Phase],
     eps: &[f64],
     d: f64,
-    eta: f64,
+    (eta, tail_d): (f64, Option<f64>),
     alpha: f64,
 ) -> Result<Vec<(ProfilePoint, Grid)>, Error> {
     let mut out = zero_points(eps, d);
     for &dir in directions(live) {
-        let lat = Lattices::build(live, dir, d, (eta, eta), None)?;
+        // (One resolution while the range fits the point budget: the profile's spacing is
+        // not chosen for the bulk, and there the finer single lattice is the tighter.)
+        let lat = match Lattices::build(live, dir, d, (eta, eta), None) {
+            Err(Error::PldBudget { reason }) if reason == TOO_MANY_POINTS && tail_d.is_some() => {
+                Lattices::build(live, dir, d, (eta, eta), tail_d)?
+            }
+            r => r?,
+        };
         let mut comps: Vec<Composed> = Vec::new();
         for (e, slot) in eps.iter().zip(out.iter_mut()) {
             let hit = comps.iter().position(|c| {
