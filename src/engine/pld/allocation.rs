@@ -618,7 +618,7 @@ impl Law {
         let (k_lo, len) = lattice(d, lo, hi);
         if len as f64 > super::MAX_STEP_POINTS {
             return Err(Error::PldBudget {
-                reason: "the loss range needs more lattice points than the budget",
+                reason: super::TOO_MANY_POINTS,
             });
         }
         // Bins (ℓ_i, ℓ_{i+1}] of both measures, and what falls left or right of the range.

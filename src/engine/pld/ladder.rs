@@ -98,6 +98,21 @@ impl Part {
         }
     }
 
+    /// A lattice PLD's ln P-masses (pessimistic, optimistic) at k_lo, … on spacing d, tilted,
+    /// each scaled up (down) by its rounding.
+    fn tilted((ln_up, ln_lo): (&[f64], &[f64]), k_lo: i64, lambda: f64, d: f64) -> Part {
+        let (up, ln_s_up) = from_logs(ln_up, k_lo, lambda, d, 1.0 + 64.0 * U);
+        let (lo, ln_s_lo) = from_logs(ln_lo, k_lo, lambda, d, 1.0 - 64.0 * U);
+        Part {
+            d,
+            k0: k_lo,
+            up,
+            lo,
+            ln_s_up,
+            ln_s_lo,
+        }
+    }
+
     fn len(&self) -> usize {
         self.up.len()
     }
@@ -530,16 +545,8 @@ fn settle(m: &mut Meas, lambda: f64, eta: f64) {
 
 /// The per-step lattice as a two-resolution measure.
 fn from_step(pld: &StepPld, lambda: f64, d: f64, eta: f64) -> Meas {
-    let (up, ln_s_up) = from_logs(&pld.ln_up, pld.k_lo, lambda, d, 1.0 + 64.0 * U);
-    let (lo, ln_s_lo) = from_logs(&pld.ln_lo, pld.k_lo, lambda, d, 1.0 - 64.0 * U);
-    let mut core = Part {
-        d,
-        k0: pld.k_lo,
-        up,
-        lo,
-        ln_s_up,
-        ln_s_lo,
-    };
+    let mut core = Part::tilted((&pld.ln_up, &pld.ln_lo), pld.k_lo, lambda, d);
+    let ln_s_up = core.ln_s_up;
     // Below: exact tilted prefix sums to the ledger.
     let total: f64 = core.up.iter().sum();
     let mut below = 0.0;
@@ -554,17 +561,7 @@ fn from_step(pld: &StepPld, lambda: f64, d: f64, eta: f64) -> Meas {
     // the lattice's own coarse part.
     let (f, tail) = match &pld.tail {
         Some(c) => {
-            let big = d * c.f as f64;
-            let (up, ln_s_up) = from_logs(&c.ln_up, c.k_lo, lambda, big, 1.0 + 64.0 * U);
-            let (lo, ln_s_lo) = from_logs(&c.ln_lo, c.k_lo, lambda, big, 1.0 - 64.0 * U);
-            let mut t = Part {
-                d: big,
-                k0: c.k_lo,
-                up,
-                lo,
-                ln_s_up,
-                ln_s_lo,
-            };
+            let mut t = Part::tilted((&c.ln_up, &c.ln_lo), c.k_lo, lambda, d * c.f as f64);
             t.tidy();
             (c.f, t)
         }

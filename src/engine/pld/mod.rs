@@ -975,7 +975,8 @@ fn epsilon_phases_at(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAn
     // (without it the first pass finds no lower bound, and costs what the next one needs) —
     // where that spacing is below 1e-4 (at MNIST's q it is 2.9e-4 and the lower bound holds
     // without it: the chart's coarser checkpoints would only get slower).
-    if let Some(b) = bulk_scale(&phases).filter(|&b| b / BULK_SHARE < 1e-4) {
+    let bulk = bulk_scale(&phases);
+    if let Some(b) = bulk.filter(|&b| b / BULK_SHARE < 1e-4) {
         d = d.min(bulk_spacing(b, t));
     }
     let mut prev_d = d;
@@ -1000,7 +1001,7 @@ fn epsilon_phases_at(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAn
         // limit's spread of the composed small losses, √T·bulk (the rare large losses that
         // land on it move ε by their spacing, so it must be small beside ε).
         let known = best.map_or(eps_rdp, |b| b.epsilon.upper);
-        let tail_d = bulk_scale(&phases).map(|b| known.min(b * t.sqrt()) / 256.0);
+        let tail_d = bulk.map(|b| known.min(b * t.sqrt()) / 256.0);
         let attempt = |d: f64| -> Result<(f64, f64, usize, &'static str), Error> {
             // Remove first; the add direction is first tried on a lattice four times
             // as coarse: if even its (looser) upper bound is below the remove direction's,
@@ -1114,7 +1115,7 @@ fn epsilon_phases_at(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAn
         let wanted = (d * (0.85 * (tol / width).sqrt()).max(0.1))
             .min((upper / 200.0).max(ABS_TOL))
             .max(1e-9);
-        let wanted = match bulk_scale(&phases) {
+        let wanted = match bulk {
             Some(b) if lower <= 0.0 => wanted.min(bulk_spacing(b, t)),
             _ => wanted,
         };
