@@ -331,6 +331,41 @@ fn tiny_losses_answer_with_bernstein_bound() {
     }
 }
 
+/// Tiny q with large σ over millions of steps: exact RDP (orders capped at 1024) sits 20–1000×
+/// above the answer, and the lattices' tilt, aimed there, ran away to its cap ("too wide for
+/// the largest FFT": eight draws of the domain sweep below, 2026-11-26). The grid is now
+/// steered by the tighter of RDP and Bernstein's bound. Each bracket must hold the central
+/// limit's ε (μ-GDP with μ = q·√(T(e^{1/σ²} − 1)), a closed form sharing no code with the
+/// lattices; the truth to ~1 % at these T) within the slack of the test below, and meet the
+/// width rule.
+#[test]
+fn tiny_q_large_sigma_runs_answer_near_the_gaussian_limit() {
+    for (q, s, t, d) in [
+        (2.296e-9, 9.494, 285_321_979u64, 1.5e-8),
+        (1.718e-6, 495.309, 56_005_068, 3.4e-14),
+        (2.703e-7, 2.011, 24_026_701, 4.2e-15),
+        (2.140e-7, 37.943, 386_836_755, 2.0e-10),
+        (2.566e-7, 19.838, 44_995_716, 1.4e-12),
+        (1.839e-6, 20.521, 14_036_780, 1.4e-14),
+        (1.840e-6, 230.321, 6_356_167, 1.3e-15),
+        (9.722e-6, 149.588, 3_072_953, 3.4e-14),
+        (7.835e-7, 61.608, 343_431_229, 3.6e-12),
+    ] {
+        let b = pld::epsilon(sgm(q, s), t, d)
+            .unwrap_or_else(|e| panic!("q={q} s={s} T={t} delta={d}: {e}"))
+            .epsilon;
+        let mu = q * (t as f64 * ((1.0 / (s * s)).exp() - 1.0)).sqrt();
+        let limit = gdp_eps(mu, d);
+        let slack = 0.02 * limit + 2e-6;
+        assert!(
+            b.lower <= limit + slack && b.upper >= limit - slack,
+            "q={q} s={s} T={t} delta={d}: {b:?} against the limit {limit:e}"
+        );
+        assert!(tight_enough(&b), "q={q} s={s} T={t} delta={d}: {b:?}");
+        assert!(b.upper <= rdp_eps(q, s, t, d), "{b:?}");
+    }
+}
+
 #[test]
 fn tiny_rates_agree_with_the_gaussian_limit() {
     let runs = [
@@ -368,17 +403,18 @@ fn tiny_rates_agree_with_the_gaussian_limit() {
             Err(e) => panic!("q={q} s={s} T={t}: {e}"),
         }
     }
-    assert!(answered >= 7, "only {answered} of 10 answered");
+    eprintln!("gaussian limit: {answered} of 10 answered");
+    assert!(answered >= 8, "only {answered} of 10 answered");
 }
 
 /// A seeded sweep over the issue's whole domain — q ∈ [1e-9, 1], σ ∈ [0.3, 10³],
 /// T ∈ [1, 10⁹], δ ∈ [1e-15, 0.1], log-uniform — keeping the runs whose exact-RDP ε is
 /// ≤ 10³ (the domain's condition). Every answer is a certified bracket below exact RDP and
 /// within the accepted width; the refusals are typed. Measured 2026-11-26 (this engine):
-/// 143 of the 160 draws in the domain answer (136 at a77c0fa, the stop before). The 17
-/// misses are runs with q ≤ 1e-5 and T ≥ 10⁶ (σ ≤ 0.6 or σ ≥ 20 for most), tiny q at
-/// σ < 0.5, and T ≥ 5·10⁸ with tiny δ: a step's losses far below any affordable spacing, or
-/// a composed loss too wide.
+/// 152 of the 160 draws in the domain answer (143 at 99779de, 136 at a77c0fa). The 8 misses:
+/// five runs with q ≤ 4e-7 or σ ≤ 0.33 at σ < 0.62 (a step's losses far below any affordable
+/// spacing), two at T ≥ 10⁸ with q ~ 1e-5 (the add direction's lattice), and q = 1.8e-9,
+/// σ = 1.23, T = 7.3·10⁸ (no lower bound above 0: the spacing cannot go below 1e-17·T).
 #[test]
 fn a_seeded_sweep_of_the_domain() {
     let mut s = 0x5eed_2026_1126u64;
@@ -439,7 +475,7 @@ fn a_seeded_sweep_of_the_domain() {
         160 - missing.len()
     );
     assert!(
-        missing.len() <= 17,
+        missing.len() <= 8,
         "{} of 160 refused: {missing:?}",
         missing.len()
     );

@@ -970,6 +970,10 @@ fn epsilon_phases_at(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAn
         });
     }
     let cap = cap.min(bern.unwrap_or(f64::INFINITY));
+    // The tighter of the two upper bounds steers the grid and the tilt (with RDP's orders
+    // capped, its ε can be 100× the answer at tiny q and large σ, and a tilt aimed there ran
+    // away to its cap).
+    let eps_rdp = eps_rdp.min(bern.unwrap_or(f64::INFINITY));
     let mut d = initial_spacing(eps_rdp, alpha, t, tol);
     // Small q: a spacing that resolves the losses carrying almost all of P from the start
     // (without it the first pass finds no lower bound, and costs what the next one needs) —
