@@ -323,6 +323,9 @@ pub(crate) struct Composed {
     /// Tilted mean and standard deviation of the composed loss, in ε units.
     pub center: f64,
     pub spread: f64,
+    /// Read for the reversed pair (λ ≤ −1, [`Composed::delta_reversed`]): `u_up`, `v_up`
+    /// then hold prefix sums, and there is no lower measure.
+    reversed: bool,
 }
 
 /// Why a composition could not be done within the budget.
@@ -384,6 +387,7 @@ pub(crate) fn compose_within(
         ln_alias_lo: ALIAS.ln() + pw.ln_scale_lo,
         center: pw.mean * d,
         spread: pw.var.sqrt() * d,
+        reversed: false,
     })
 }
 
@@ -753,6 +757,28 @@ fn suffix(a: &[f64], lambda: f64, d: f64) -> (Vec<f64>, Vec<f64>) {
     (u, v)
 }
 
+/// Prefix sums of the tilted masses a (tilt λ ≤ −1): U(j) = Σ_{j'≤j} a(j')e^{λ(j−j')Δ} and
+/// V with λ + 1 (both weights ≤ 1), for [`Composed::delta_reversed`]; one trailing zero
+/// keeps the arrays' length that of the suffix sums'.
+#[cfg(full_engine)]
+fn prefix(a: &[f64], lambda: f64, d: f64) -> (Vec<f64>, Vec<f64>) {
+    let (fu, fv) = ((lambda * d).exp(), ((lambda + 1.0) * d).exp());
+    let (mut u, mut v) = (
+        Vec::with_capacity(a.len() + 1),
+        Vec::with_capacity(a.len() + 1),
+    );
+    let (mut su, mut sv) = (0.0, 0.0);
+    for &x in a {
+        su = x + fu * su;
+        sv = x + fv * sv;
+        u.push(su);
+        v.push(sv);
+    }
+    u.push(0.0);
+    v.push(0.0);
+    (u, v)
+}
+
 /// The first lattice index above ε, ⌊ε/Δ⌋ + 1, saturating far below i64's range (an ε of
 /// 1e19 on a fine lattice would overflow; anything that large is above every window).
 fn lattice_above(eps: f64, d: f64) -> i64 {
@@ -797,8 +823,12 @@ impl Composed {
         ln_lost: f64,
         (center, spread): (f64, f64),
     ) -> Composed {
-        let (u_up, v_up) = suffix(up.0, lambda, d);
-        let (u_lo, v_lo) = suffix(lo.0, lambda, d);
+        let reversed = lambda < 0.0;
+        let ((u_up, v_up), (u_lo, v_lo)) = if reversed {
+            (prefix(up.0, lambda, d), (vec![0.0], vec![0.0]))
+        } else {
+            (suffix(up.0, lambda, d), suffix(lo.0, lambda, d))
+        };
         Composed {
             d,
             lambda,
@@ -814,6 +844,7 @@ impl Composed {
             ln_alias_lo: f64::NEG_INFINITY,
             center,
             spread,
+            reversed,
         }
     }
 
@@ -853,7 +884,11 @@ impl Composed {
 
     /// (δ_upper, δ_lower) at ε, for ε inside the window. δ(ε) = E_P[(1 − e^{ε−L})₊]
     /// over the composed loss L = Σ K Δ > ε, untilted: p_T(K) = p̃_T(K)·M^T·e^{−λKΔ}.
+    /// A reversed composition gives the reversed pair's upper δ and 0.
     pub fn delta(&self, eps: f64) -> (f64, f64) {
+        if self.reversed {
+            return (self.delta_reversed(eps), 0.0);
+        }
         let n = self.u_up.len() - 1;
         let k = lattice_above(eps, self.d).max(self.k0);
         if k >= self.k0 + n as i64 {
@@ -875,6 +910,32 @@ impl Composed {
         let lo =
             (core(&self.u_lo, &self.v_lo, self.ln_scale_lo) - self.alias_term(eps, false)).max(0.0);
         (up.min(1.0), lo.min(1.0))
+    }
+
+    /// The reversed pair's δ at ε, an upper bound, from a composition of the pair's P-masses
+    /// tilted by λ = −(1 + θ), θ ≥ 0 ([`super`]'s "reversed pair"): δ_rev(ε) =
+    /// E_P[(e^{−L} − e^ε)₊] = Σ_{KΔ < −ε} p(K)(e^{−KΔ} − e^ε), and the removed moment M
+    /// charged as M·e^{−θε} ((e^{−x} − e^ε)₊ ≤ e^{−(1+θ)x − θε} for every x).
+    fn delta_reversed(&self, eps: f64) -> f64 {
+        let n = self.u_up.len() - 1;
+        // K: the largest lattice index with KΔ < −ε, within the window.
+        let k = (lattice_above(-eps, self.d) - 1).min(self.k0 + n as i64 - 1);
+        let theta = -(1.0 + self.lambda);
+        let charge = (self.ln_alias_up - theta * eps).exp();
+        if k < self.k0 || n == 0 {
+            return charge.min(1.0);
+        }
+        let j = (k - self.k0) as usize;
+        let kd = k as f64 * self.d;
+        // Σ_{K'≤K} p(K')(e^{−K'Δ} − e^ε) = e^{S − (λ+1)KΔ}·(V_K − e^{ε + KΔ}·U_K).
+        let c = (eps + kd).exp();
+        let s = self.v_up[j] - c * self.u_up[j];
+        let window = if s > 0.0 {
+            (s.ln() + self.ln_scale_up - (self.lambda + 1.0) * kd).exp()
+        } else {
+            0.0
+        };
+        (window + charge).min(1.0)
     }
 
     /// Mass missing from (upper) or folded into (lower) the window, as an exponential
@@ -938,6 +999,41 @@ mod tests {
                         "{name} len {len} t {t}: {got} vs {exact}"
                     );
                 }
+            }
+        }
+    }
+
+    /// The reversed reading's prefix sums give the direct sum Σ_{KΔ < −ε} p(K)(e^{−KΔ} − e^ε)
+    /// plus the ledger's charge M·e^{−θε}, at tilts λ ≤ −1 and ε inside, at the ends of and
+    /// beyond the window.
+    #[cfg(full_engine)]
+    #[test]
+    fn reversed_reading_is_the_direct_sum() {
+        let (d, k0) = (0.01, -250i64);
+        let ln_p: Vec<f64> = (0..400)
+            .map(|i| -0.5 * ((i as f64 - 180.0) / 40.0).powi(2) - 7.0)
+            .collect();
+        for lambda in [-1.0, -1.7, -6.0] {
+            let tilted = tilted_logs(&ln_p, k0, lambda, d);
+            let mx = tilted.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+            let a: Vec<f64> = tilted.iter().map(|&x| (x - mx).exp()).collect();
+            let ln_lost = -30.0;
+            let c =
+                Composed::from_parts(d, lambda, k0, (&a, mx), (&a, mx), 0.0, ln_lost, (0.0, 1.0));
+            for eps in [0.0f64, 0.004, 0.5, 0.73, 1.2, 2.49, 2.5, 3.0] {
+                let direct: f64 = (0..400)
+                    .map(|i| {
+                        let l = (k0 + i as i64) as f64 * d;
+                        ln_p[i].exp() * ((-l).exp() - eps.exp()).max(0.0)
+                    })
+                    .sum::<f64>()
+                    + (ln_lost + (1.0 + lambda) * eps).exp();
+                let (got, lower) = c.delta(eps);
+                assert_eq!(lower, 0.0);
+                assert!(
+                    (got - direct).abs() <= 1e-12 * direct.max(1e-300),
+                    "λ {lambda} ε {eps}: {got:e} vs {direct:e}"
+                );
             }
         }
     }

@@ -69,6 +69,12 @@ const TAIL_LEN: usize = 1 << 11;
 pub(crate) const MAX_LEN: usize = 1 << 19;
 /// Exponential moment removed below a window per truncation, relative to the measure's.
 const LOST_REL: f64 = 1e-16;
+/// A reversed composition's top cut per settle, relative to the measure's tilted moment. It
+/// must clear the FFT's rounding floor at the top (~1e-14 of the moment per level); its share
+/// of the composed moment is then ≲ 2·TOP_REL·T (the per-step cut is used T times), and the
+/// ledger, charged at e^{−θε} as δ itself falls, moves δ by about that share times
+/// θ·σ_T·√(2π) (σ_T the composed loss's tilted spread): ≲ 1e-4 of δ up to T = 10⁹.
+const TOP_REL: f64 = 1e-13;
 /// The re-discretizations' bias budget relative to the per-step lattice's: the
 /// 2^j-step PLD may be put on spacing D when (T/2^j)·D² ≤ REBIN·T·Δ²·2^{−(L−j)/2}
 /// (L = log₂T), so their sum is ≤ 3.5·REBIN times the per-step lattice's bias.
@@ -489,6 +495,28 @@ fn to_infinity(p: &mut Part, lambda: f64, budget: f64) -> f64 {
     acc * (1.0 + 4.0 * (p.len() + 1) as f64 * U)
 }
 
+/// Remove the top of `p` while its tilted `up` moment stays within e^{ln_budget}; returns
+/// the ln of what was removed (−∞ for nothing), rounded up.
+fn top_to_ledger(p: &mut Part, ln_budget: f64) -> f64 {
+    let budget = (ln_budget - p.ln_s_up).exp();
+    let mut acc = 0.0;
+    let mut keep = p.len();
+    for i in (0..p.len()).rev() {
+        if acc + p.up[i] > budget {
+            break;
+        }
+        acc += p.up[i];
+        keep = i;
+    }
+    p.up.truncate(keep);
+    p.lo.truncate(keep);
+    if acc > 0.0 {
+        acc.ln() + p.ln_s_up + (4.0 * (p.len() + 1) as f64 * U).ln_1p()
+    } else {
+        f64::NEG_INFINITY
+    }
+}
+
 /// Settle a measure whose core is `core` (already cut below) and whose tail candidates
 /// are `tail` (on f·d): send `up`'s mass at the top (tail first, then core) to +∞
 /// within the budget, spill the core above its τ-point into the tail, move tail mass
@@ -496,10 +524,29 @@ fn to_infinity(p: &mut Part, lambda: f64, budget: f64) -> f64 {
 /// hold it.
 fn settle(m: &mut Meas, lambda: f64, eta: f64) {
     let f = m.f;
-    let sent = to_infinity(&mut m.tail, lambda, eta);
-    m.inf += sent;
-    if m.tail.is_empty() {
-        m.inf += to_infinity(&mut m.core, lambda, (eta - sent).max(0.0));
+    if lambda < 0.0 {
+        // Reversed (λ ≤ −1): nothing goes to +∞ (it would lower the reversed δ); the top of
+        // the tail (then of the core) whose tilted moment is within TOP_REL of the whole goes
+        // to the ledger instead. Without it the tail doubled at every squaring (the FFT's
+        // rounding floor rides at its top), its cap then coarsened it to spacings of 10 and
+        // more, and connect-the-dots at that spacing and λ < 0 moves weight e^{|λ|·fΔ} down.
+        let ln_budget = TOP_REL.ln() + m.ln_moment();
+        let mut gone = top_to_ledger(&mut m.tail, ln_budget);
+        if m.tail.is_empty() {
+            let left = if gone > f64::NEG_INFINITY {
+                ln_budget + (-(gone - ln_budget).exp()).ln_1p()
+            } else {
+                ln_budget
+            };
+            gone = ln_add(gone, top_to_ledger(&mut m.core, left));
+        }
+        m.ln_lost = ln_add(m.ln_lost, gone);
+    } else {
+        let sent = to_infinity(&mut m.tail, lambda, eta);
+        m.inf += sent;
+        if m.tail.is_empty() {
+            m.inf += to_infinity(&mut m.core, lambda, (eta - sent).max(0.0));
+        }
     }
     m.tail.tidy();
     m.core.tidy();
@@ -543,8 +590,9 @@ fn settle(m: &mut Meas, lambda: f64, eta: f64) {
     }
 }
 
-/// The per-step lattice as a two-resolution measure.
-fn from_step(pld: &StepPld, lambda: f64, d: f64, eta: f64) -> Meas {
+/// The per-step lattice as a two-resolution measure; `edge`: for a reversed composition
+/// (λ ≤ −1), ln of the per-step moment bound of the mass below the lattice (module docs).
+fn from_step(pld: &StepPld, lambda: f64, d: f64, eta: f64, edge: f64) -> Meas {
     let mut core = Part::tilted((&pld.ln_up, &pld.ln_lo), pld.k_lo, lambda, d);
     let ln_s_up = core.ln_s_up;
     // Below: exact tilted prefix sums to the ledger.
@@ -585,6 +633,14 @@ fn from_step(pld: &StepPld, lambda: f64, d: f64, eta: f64) -> Meas {
             f64::NEG_INFINITY
         },
     };
+    if lambda < 0.0 {
+        // Reversed: the mass above the lattice (losses ≥ its top) and below it go to the
+        // ledger with their moment bounds, not to +∞ (which would lower the reversed δ).
+        let top = pld.k_top() as f64 * d;
+        let inf = pld.ln_inf + lambda * top + (64.0 * U).ln_1p();
+        m.ln_lost = ln_add(m.ln_lost, ln_add(inf, edge));
+        m.inf = 0.0;
+    }
     settle(&mut m, lambda, eta);
     m
 }
@@ -689,10 +745,15 @@ fn align(x: &Meas, d: f64, lambda: f64) -> Meas {
 }
 
 /// One phase: the per-step lattice composed `steps` times.
-fn power(pld: &StepPld, steps: u64, lambda: f64, d0: f64, eta: f64) -> Result<Meas, TooWide> {
+fn power(
+    pld: &StepPld,
+    steps: u64,
+    lambda: f64,
+    (d0, eta, edge): (f64, f64, f64),
+) -> Result<Meas, TooWide> {
     let levels = 64 - steps.leading_zeros() as i32; // L + 1
     let per = eta / (2.0 * levels as f64);
-    let mut base = from_step(pld, lambda, d0, per / steps as f64);
+    let mut base = from_step(pld, lambda, d0, per / steps as f64, edge);
     let mut acc: Option<Meas> = None;
     let mut j = 0;
     loop {
@@ -731,12 +792,36 @@ pub(crate) fn compose(
     d: f64,
     eta: f64,
 ) -> Result<Composed, TooWide> {
+    compose_with(phases, lambda, (d, eta), &[])
+}
+
+/// The reversed pair's composition ([`super`]'s "reversed pair"): the phases' lattices
+/// composed at tilt λ ≤ −1, nothing sent to +∞ (the tops go to the ledger, [`TOP_REL`]),
+/// the mass below each phase's lattice charged per step by `edges` (ln of its moment bound
+/// at λ); read by [`Composed::delta`] as the reversed pair's upper δ.
+pub(crate) fn compose_reversed(
+    phases: &[(&StepPld, u64)],
+    lambda: f64,
+    d: f64,
+    edges: &[f64],
+) -> Result<Composed, TooWide> {
+    debug_assert!(lambda <= -1.0 && edges.len() == phases.len());
+    compose_with(phases, lambda, (d, 0.0), edges)
+}
+
+fn compose_with(
+    phases: &[(&StepPld, u64)],
+    lambda: f64,
+    (d, eta): (f64, f64),
+    edges: &[f64],
+) -> Result<Composed, TooWide> {
     let mut total: Option<Meas> = None;
-    for &(pld, steps) in phases {
+    for (i, &(pld, steps)) in phases.iter().enumerate() {
         if steps == 0 {
             continue;
         }
-        let p = power(pld, steps, lambda, d, eta / phases.len() as f64)?;
+        let edge = edges.get(i).copied().unwrap_or(f64::NEG_INFINITY);
+        let p = power(pld, steps, lambda, (d, eta / phases.len() as f64, edge))?;
         total = Some(match total {
             None => p,
             Some(t) => {
@@ -746,7 +831,13 @@ pub(crate) fn compose(
             }
         });
     }
-    let m = total.ok_or(TooWide { needed: 0.0 })?;
+    let mut m = total.ok_or(TooWide { needed: 0.0 })?;
+    if lambda < 0.0 {
+        // The reversed δ at ε ≥ 0 counts losses below −ε only: the tail's points at losses
+        // ≥ 0 weigh (e^{−L} − e^ε)₊ = 0 there, and are left out.
+        let n = (-m.tail.k0).clamp(0, m.tail.len() as i64) as usize;
+        m.tail = m.tail.slice(0, n);
+    }
     // Read on the core's lattice: the tail placed exactly onto it.
     let back = m.tail.refine(m.f);
     let all = add(&m.core, &back, 1.0);
@@ -867,7 +958,7 @@ mod tests {
         ] {
             let (lo, hi) = loss_range(q, s, Direction::Remove, 1e-14);
             let pld = step_pld(q, s, Direction::Remove, d, lo, hi);
-            let m = from_step(&pld, lambda, d, 1e-16);
+            let m = from_step(&pld, lambda, d, 1e-16, f64::NEG_INFINITY);
             let sq = product(&m, &m, true, lambda, 1e-16).unwrap();
             // Direct: P-masses of the squared upper and lower lattices.
             let n = pld.ln_up.len();

@@ -67,12 +67,48 @@
 //! * Such a Δ over the whole range is 10⁶–10⁷ points. Where the range needs more than
 //!   2¹⁷, a plain SGM step's remove-direction lattice has two resolutions
 //!   ([`discretize::step_pld_split`]): Δ on its first 2¹⁴ points, then fΔ (f a power of
-//!   two) to the range's end, with fΔ at most a 256th of both the ε known so far and the
+//!   two) to the range's end, with fΔ at most a 4096th of both the ε known so far and the
 //!   central limit's spread √T·b, and at most 2¹⁴ coarse points. Connect-the-dots and the
 //!   contraction argue per bin, so bins of two widths keep both bounds; the coarse part's
 //!   spacing matters because the rare large losses that land on it move ε by about it
 //!   (at q = 1e-6, σ = 0.6, T = 10⁶ a coarse spacing of 1e-3 put the upper bound at 0.039
-//!   where ε is 0.0098). Such lattices compose on the ladder, whose tail they become.
+//!   where ε is 0.0098). Such lattices compose on the ladder, whose tail they become. A
+//!   finer coarse part also narrows long runs' brackets (a 256th left q = 1e-5, σ = 0.6,
+//!   T = 10⁸ 1.4 % wide, a 4096th 0.5 %); we think because the ladder then spills more of a
+//!   step's core into its tail (the share 0.01/f²), and the FFT's rounding floor, added at
+//!   every point of a core, shrinks with it — measured, not proven.
+//!
+//! # The reversed pair: the add direction from the remove lattices
+//! The add pair (Q, P) is the remove pair (P, Q) reversed, and so are their T-fold products.
+//! Its hockey stick in terms of the remove pair's loss L = ln(P/Q) under P is
+//!   δ_add(ε) = E_Q[(1 − e^ε·P/Q)₊] = E_P[(e^{−L} − e^ε)₊],
+//! which counts the remove pair's composed losses below −ε. The add pair's own per-step loss
+//! has its long tail *below* (a coarse part there would need a mirrored ladder): at q = 1e-4,
+//! σ = 0.6, T = 10⁸ its lattice was 83,000 points where the remove pair's two resolutions are
+//! 16,900, and the add direction spent the call's budget. So where the remove lattices have
+//! two resolutions, the add pair is read from them ([`eps_reversed`]):
+//! * **Domination carries over.** Connect-the-dots and the ladder's re-discretizations build a
+//!   pair (P', Q') of which (P, Q) is a post-processing; then (Q, P) is one of (Q', P') too,
+//!   and the FFT's added mass only raises δ_add (monotone in every atom's mass). Only the
+//!   upper measure is used: the lower end of the answer is the remove pair's (the answer is
+//!   the larger of the two directions, and a lower bound on one is a lower bound on it).
+//! * **Tilt λ = −(1 + θ), θ ≥ 0**, aimed so the tilted mean is at −ε. Every mass taken out
+//!   of the measure goes to the ledger of removed exponential moment M (untilted Σ p·e^{λL}),
+//!   never to +∞ (moving mass up lowers δ_add), and is charged as M·e^{−θε}: for every x,
+//!   (e^{−x} − e^ε)₊ ≤ e^{−(1+θ)x − θε} (where the left side is positive, e^{−x−ε} ≥ 1).
+//!   For λ ≤ −1, x^{1+λ}-moments of a dominating pair are the larger (convexity), so the
+//!   ledger's product rule holds as for λ ≥ 0. Into the ledger go: each step's mass above its
+//!   lattice (losses ≥ the top, moment ≤ p∞·e^{λ·top}) and below it (≤ η at losses ≥ ln(1−q),
+//!   moment ≤ η·e^{λ ln(1−q)}); the ladder's cuts below a window; and the tops of its
+//!   measures (`ladder::TOP_REL` of the moment per settle; without the cut the FFT's rounding
+//!   floor at the top doubled the tail at every squaring).
+//! * **Read** by prefix sums ([`compose::Composed::delta`]): Σ_{KΔ<−ε} p(K)(e^{−KΔ} − e^ε).
+//!   Composed losses ≥ 0 weigh 0 for every ε ≥ 0 and are left out at the end.
+//! * The add loss is at most −ln(1 − q) per step, so δ_add = 0 from ε = Σ T(−ln(1−q)) on:
+//!   where that is below the remove pair's upper end, nothing is composed.
+//!
+//! Checked against the add pair's own lattices where both fit, and against Gaussian tails
+//! (the exact add-pair profile) for one step (`tests/pld_coverage.rs`).
 
 // Random allocation (balls in bins): the law of a mean of log-normals, whole engine only.
 #[cfg(full_engine)]
@@ -147,6 +183,10 @@ const SPLIT_POINTS: f64 = 131_072.0;
 const CORE_POINTS: f64 = 16_384.0;
 #[cfg(full_engine)]
 const TAIL_POINTS: f64 = 16_384.0;
+/// A remove lattice longer than this also reads the add pair ([`eps_reversed`]); shorter
+/// ones (MNIST's: 12k points) compose the add pair's own lattice, in one FFT.
+#[cfg(full_engine)]
+const REVERSE_POINTS: usize = 32_768;
 /// FFT work per call (Σ N·log₂N plus lattice points and tilt solves; see
 /// `compose::budget`): at most ~0.95 s natively (measured over the issue's 112-run grid and
 /// its 54-run second grid: the slowest calls are refusals that spend it all). The whole
@@ -478,6 +518,11 @@ struct Lattices {
     /// Compose in one FFT of up to this many points only (no ladder: it would
     /// re-discretize the lattice).
     one_fft: Option<usize>,
+    /// Per phase, for the reversed pair ([`eps_reversed`]): ln of the P-mass per step below
+    /// the lattice (at most the range's cut η) and the infimum of its losses (ln(1 − q) for a
+    /// plain SGM step; −∞, which makes the charge infinite, where not known).
+    #[cfg_attr(not(full_engine), allow(dead_code))]
+    below: Vec<(f64, f64)>,
 }
 
 impl Lattices {
@@ -574,12 +619,23 @@ impl Lattices {
             }
             steps.push(step_pld(q, s, dir, d, lo, hi));
         }
+        let below = phases
+            .iter()
+            .map(|p| {
+                let floor = match (p.is_sgm(), dir) {
+                    (true, Direction::Remove) => (-p.sgm.q()).ln_1p(),
+                    _ => f64::NEG_INFINITY,
+                };
+                (eta.ln(), floor)
+            })
+            .collect();
         Ok(Lattices {
             d,
             steps,
             counts: phases.iter().map(|p| p.steps as f64).collect(),
             eta_total: eta * total_steps(phases),
             one_fft: None,
+            below,
         })
     }
 
@@ -633,6 +689,87 @@ impl Lattices {
                 Error::PldBudget { reason: TOO_WIDE }
             }
         })
+    }
+
+    /// The reversed pair's composition at tilt λ = −(1 + θ) on the ladder.
+    #[cfg(full_engine)]
+    fn ladder_reversed(&self, theta: f64) -> Result<Composed, Error> {
+        let lambda = -(1.0 + theta.max(0.0));
+        let phases: Vec<(&StepPld, u64)> = self
+            .steps
+            .iter()
+            .zip(&self.counts)
+            .map(|(p, &t)| (p, t as u64))
+            .collect();
+        // The mass below a lattice sits at losses ≥ its infimum: moment ≤ η·e^{λ·inf} (λ < 0).
+        let edges: Vec<f64> = self
+            .below
+            .iter()
+            .map(|&(ln_eta, floor)| ln_eta - lambda * -floor)
+            .collect();
+        ladder::compose_reversed(&phases, lambda, self.d, &edges).map_err(|e| {
+            if e.needed.is_infinite() {
+                Error::PldBudget { reason: WORK_SPENT }
+            } else {
+                Error::PldBudget { reason: TOO_WIDE }
+            }
+        })
+    }
+
+    /// The θ ≥ 0 whose tilt λ = −(1 + θ) puts the composed loss's tilted mean at −ε (the
+    /// reversed pair's answer sits at the remove pair's loss −ε), as [`Self::tilt_for`].
+    #[cfg(full_engine)]
+    fn tilt_reversed(&self, eps: f64, start: f64) -> f64 {
+        let phases = self.phases();
+        let at = |th: f64| {
+            let (m, v) = tilted_mean(&phases, -(1.0 + th), self.d);
+            (m * self.d, v * self.d)
+        };
+        let (m0, _) = at(0.0);
+        let target = -eps;
+        if m0 <= target {
+            return 0.0;
+        }
+        // The composed loss is at least Σ T·(first lattice point): aim above it.
+        let bottom: f64 = self
+            .steps
+            .iter()
+            .zip(&self.counts)
+            .map(|(p, &t)| t * p.k_lo as f64 * self.d)
+            .sum();
+        let target = target.max(m0 + 0.9 * (bottom - m0));
+        let (mut lo, mut hi) = (0.0, f64::INFINITY);
+        let mut th = start.max(0.0);
+        for _ in 0..40 {
+            if !compose::has_work() {
+                return th;
+            }
+            let (m, slope) = at(th);
+            if (m - target).abs() < 0.5 * (slope * self.d).max(0.0).sqrt().max(self.d) {
+                return th;
+            }
+            if m > target {
+                lo = th;
+            } else {
+                hi = th;
+            }
+            let newton = th + (m - target) / slope.max(1e-300);
+            th = if newton > lo && newton < hi {
+                if hi.is_finite() {
+                    newton
+                } else {
+                    newton.min(8.0 * th.max(0.5))
+                }
+            } else if hi.is_finite() {
+                0.5 * (lo + hi)
+            } else {
+                2.0 * th.max(0.5)
+            };
+            if th > 1e7 {
+                return 1e7;
+            }
+        }
+        th
     }
 
     /// The tilt whose tilted mean is ε (λ ≥ 0), to within half a tilted standard
@@ -743,6 +880,80 @@ fn eps_on(c: &Composed, delta: f64) -> Result<(f64, f64), Side> {
         }
     }
     Ok((upper, a))
+}
+
+/// The reversed pair's certified upper ε(δ) from one composition: the smallest ε in the
+/// window's range with δ_upper(ε) ≤ δ (any such ε is an upper bound: the true δ falls), or
+/// None when even the window's far end is above δ (a steeper tilt is needed).
+#[cfg(full_engine)]
+fn eps_on_reversed(c: &Composed, delta: f64) -> Option<f64> {
+    let (lo, _) = c.window_range();
+    let up = |e: f64| c.delta(e).0;
+    let (mut a, mut b) = (0.0, (-lo).max(0.0));
+    if up(a) <= delta {
+        return Some(0.0);
+    }
+    if up(b) > delta {
+        return None;
+    }
+    for _ in 0..100 {
+        let m = 0.5 * (a + b);
+        if up(m) > delta {
+            a = m;
+        } else {
+            b = m;
+        }
+    }
+    Some(b)
+}
+
+/// The add pair's ε(δ), an upper bound, read from the remove pair's lattices ("the reversed
+/// pair" in the module docs): tilted where the answer is guessed, re-tilted at the answer
+/// found; stops as soon as it is at most `enough` (the remove pair's upper end: the larger
+/// of the two is the answer). Returns (upper, window length).
+#[cfg(full_engine)]
+fn eps_reversed(
+    lat: &Lattices,
+    delta: f64,
+    guess: f64,
+    enough: f64,
+) -> Result<(f64, usize), Error> {
+    // The add pair's loss is at most −ln(1 − q) per step, so δ_add(ε) = 0 from ε = Σ T·(−ln(1 − q))
+    // on: where that is at most `enough` the add pair cannot be the larger (short runs at small
+    // q, where a tilt aimed beyond it runs away).
+    let top: f64 = (lat.below.iter().zip(&lat.counts))
+        .map(|(&(_, floor), &t)| -t * floor)
+        .sum();
+    if top <= enough {
+        return Ok((top, 0));
+    }
+    let mut theta = lat.tilt_reversed(guess, 1.0);
+    let mut best: Option<(f64, usize)> = None;
+    for _ in 0..6 {
+        let c = lat.ladder_reversed(theta)?;
+        let n = c.window_len();
+        match eps_on_reversed(&c, delta) {
+            Some(u) => {
+                let b = best.map_or((u, n), |(bu, bn)| (bu.min(u), bn.max(n)));
+                best = Some(b);
+                if b.0 <= enough || (-u - c.center).abs() <= 1.5 * c.spread {
+                    break;
+                }
+                let t2 = lat.tilt_reversed(u, theta);
+                if (t2 - theta).abs() <= 1e-6 * theta.max(1.0) {
+                    break;
+                }
+                theta = t2;
+            }
+            None => {
+                let (lo, _) = c.window_range();
+                theta = lat.tilt_reversed(-lo + 3.0 * c.spread, theta.max(0.5) * 1.5);
+            }
+        }
+    }
+    best.ok_or(Error::PldBudget {
+        reason: "no tilt brought the answer inside the FFT window",
+    })
 }
 
 /// The P-mass per step that may be sent to +∞ (it raises δ by at most T·η). Near the
@@ -1001,11 +1212,12 @@ fn epsilon_phases_at(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAn
         // spacing that narrows the bracket is wider than the largest FFT).
         cut |= best.is_some_and(|b| b.epsilon.lower <= 0.0);
         let eta = if cut { eta.max(1e-3 * delta / t) } else { eta };
-        // A coarse continuation's spacing: a 256th of the ε known so far and of the central
+        // A coarse continuation's spacing: a 4096th of the ε known so far and of the central
         // limit's spread of the composed small losses, √T·bulk (the rare large losses that
-        // land on it move ε by their spacing, so it must be small beside ε).
+        // land on it move ε by their spacing, so it must be small beside ε; and a 256th left
+        // q = 1e-5, σ = 0.6, T = 10⁸ at [1.4987, 1.5201], a 4096th gives [1.5062, 1.5140]).
         let known = best.map_or(eps_rdp, |b| b.epsilon.upper);
-        let tail_d = bulk.map(|b| known.min(b * t.sqrt()) / 256.0);
+        let tail_d = bulk.map(|b| known.min(b * t.sqrt()) / 4096.0);
         let attempt = |d: f64| -> Result<(f64, f64, usize, &'static str), Error> {
             // Remove first; the add direction is first tried on a lattice four times
             // as coarse: if even its (looser) upper bound is below the remove direction's,
@@ -1034,6 +1246,23 @@ fn epsilon_phases_at(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAn
                 let (u2, l2, n2) = eps_direction(&rem, delta, u, alpha, tol)?;
                 overlap(u.min(u2), l.max(l2))?;
                 return Ok((u.min(u2), l.max(l2), n.max(n2), "remove"));
+            }
+            // A two-resolution or long remove lattice (small q) reads the add pair too,
+            // reversed: the add pair's own lattice has its long tail below, where no coarse
+            // part goes (q = 1e-6, σ = 1, T = 10⁸: 99,000 points, and the budget ran out).
+            #[cfg(full_engine)]
+            if rem
+                .steps
+                .iter()
+                .any(|s| s.tail.is_some() || s.ln_up.len() > REVERSE_POINTS)
+            {
+                let (ua, na) = eps_reversed(&rem, delta, u, up.0)?;
+                up.2 = up.2.max(na);
+                if ua > up.0 {
+                    up.0 = ua;
+                    up.3 = "add";
+                }
+                return Ok(up);
             }
             let coarse = Lattices::build(&phases, Direction::Add, 4.0 * d, (eta, eta_law), tail_d)?;
             let (cu, _, cn) = eps_direction(&coarse, delta, u, alpha, tol)?;
@@ -1796,6 +2025,67 @@ mod tests {
             monotone(&[10, 20], &[b(1.0, 0.5), b(0.4, 0.1)]),
             Err(Error::PldBudget { .. })
         ));
+    }
+
+    /// The reversed reading of the remove lattices ([`super::eps_reversed`]) against two
+    /// references that share none of its code path:
+    /// * one step: the add pair's exact profile from Gaussian tails, δ_add(ε) =
+    ///   Q(−L > ε) − e^ε·P(−L > ε) with x ∼ N(0, σ²) under Q — the reversed upper ε must have
+    ///   δ_add ≤ δ there, and be within 1e-3 of the exact ε(δ) (bisection on the closed form);
+    /// * T steps: the add pair's own lattices composed on the one-FFT path — the reversed
+    ///   upper end must be at least their lower end and within 0.1 % of their upper end.
+    #[cfg(full_engine)]
+    #[test]
+    fn the_reversed_reading_agrees_with_the_add_pair() {
+        use super::{eps_direction, eps_reversed, Direction, Lattices, Phase};
+        use crate::engine::Sgm;
+        let phi_bar = |z: f64| 0.5 * libm::erfc(z / std::f64::consts::SQRT_2);
+        let exact_add = |q: f64, s: f64, e: f64| {
+            // −L(x) > ε ⇔ L(x) < −ε ⇔ x < x_a (L increasing in x).
+            let xa = 0.5 + s * s * (((-e).exp() - (1.0 - q)) / q).ln();
+            let qm = 1.0 - phi_bar(xa / s);
+            let pm = (1.0 - q) * qm + q * (1.0 - phi_bar((xa - 1.0) / s));
+            qm - e.exp() * pm
+        };
+        for (q, s, t, delta) in [
+            (0.01, 1.0, 1u64, 1e-3),
+            (0.2, 0.8, 1, 1e-5),
+            (0.01, 1.0, 1000, 1e-5),
+            (1e-3, 0.8, 10_000, 1e-6),
+        ] {
+            super::budget(super::WORK);
+            let ph = [Phase::new(Sgm::new(q, s).unwrap(), t).unwrap()];
+            let d = 2e-4;
+            let eta = 1e-16;
+            let rem = Lattices::build(&ph, Direction::Remove, d, (eta, eta), None).unwrap();
+            let (u, _) = eps_reversed(&rem, delta, 0.5, 0.0).unwrap();
+            if t == 1 {
+                assert!(
+                    exact_add(q, s, u) <= delta * (1.0 + 1e-9),
+                    "{q} {s}: δ({u}) > {delta}"
+                );
+                let (mut a, mut b) = (0.0, -(-q).ln_1p());
+                for _ in 0..200 {
+                    let m = 0.5 * (a + b);
+                    if exact_add(q, s, m) > delta {
+                        a = m;
+                    } else {
+                        b = m;
+                    }
+                }
+                assert!(
+                    u - b <= 1e-3 * b + 1e-9,
+                    "{q} {s}: reversed {u} vs exact {b}"
+                );
+            } else {
+                let add = Lattices::build(&ph, Direction::Add, d, (eta, eta), None).unwrap();
+                let (au, al, _) = eps_direction(&add, delta, u, 2.0, super::TOL).unwrap();
+                assert!(
+                    u >= al && u <= au * (1.0 + 1e-3),
+                    "{q} {s} {t}: {u} vs [{al}, {au}]"
+                );
+            }
+        }
     }
 
     /// The defaults every front end shares: 101 points of [0, 10]; a top outside (0, 10⁴]
