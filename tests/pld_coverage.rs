@@ -495,4 +495,18 @@ fn the_delta_side_answers_small_q() {
     let d = pld::delta(sgm(q, s), t, 0.5).unwrap().delta;
     assert!(d.lower <= 1e-5 && d.lower <= d.upper, "{d:?}");
     assert!(d.upper <= 1e-5 * 1.01 && d.lower > 0.5e-5, "{d:?}");
+    // The add pair read from the remove lattices, reversed, on the δ side too: these two were
+    // refused ("needs more lattice points than the budget", "the work budget … is spent").
+    // Just above the ε side's upper end, δ must be at most 1e-5 — so the lower end must be —
+    // and the upper end within 10 % of it.
+    for (q, s, t, at) in [
+        (1e-6, 0.6, 1_000_000u64, 0.0098),
+        (1e-4, 0.6, 100_000_000, 23.5),
+    ] {
+        let e = pld::epsilon(sgm(q, s), t, 1e-5).unwrap().epsilon;
+        assert!(e.upper < at, "{e:?}");
+        let d = pld::delta(sgm(q, s), t, at).unwrap().delta;
+        assert!(d.lower <= 1e-5 && d.lower <= d.upper, "q={q}: {d:?}");
+        assert!(d.upper <= 1.1e-5, "q={q}: {d:?}");
+    }
 }

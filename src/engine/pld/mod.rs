@@ -691,6 +691,24 @@ impl Lattices {
         })
     }
 
+    /// Whether the add pair is read from these (remove) lattices, reversed: where one has two
+    /// resolutions or more than [`REVERSE_POINTS`] points.
+    #[cfg(full_engine)]
+    fn reads_reversed(&self) -> bool {
+        self.steps
+            .iter()
+            .any(|s| s.tail.is_some() || s.ln_up.len() > REVERSE_POINTS)
+    }
+
+    /// Σ T·(−ln(1 − q)) over the phases: the add pair's largest composed loss (+∞ where a
+    /// phase is not a plain SGM one).
+    #[cfg(full_engine)]
+    fn add_loss_top(&self) -> f64 {
+        (self.below.iter().zip(&self.counts))
+            .map(|(&(_, floor), &t)| -t * floor)
+            .sum()
+    }
+
     /// The reversed pair's composition at tilt λ = −(1 + θ) on the ladder.
     #[cfg(full_engine)]
     fn ladder_reversed(&self, theta: f64) -> Result<Composed, Error> {
@@ -921,9 +939,7 @@ fn eps_reversed(
     // The add pair's loss is at most −ln(1 − q) per step, so δ_add(ε) = 0 from ε = Σ T·(−ln(1 − q))
     // on: where that is at most `enough` the add pair cannot be the larger (short runs at small
     // q, where a tilt aimed beyond it runs away).
-    let top: f64 = (lat.below.iter().zip(&lat.counts))
-        .map(|(&(_, floor), &t)| -t * floor)
-        .sum();
+    let top = lat.add_loss_top();
     if top <= enough {
         return Ok((top, 0));
     }
@@ -1251,11 +1267,7 @@ fn epsilon_phases_at(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAn
             // reversed: the add pair's own lattice has its long tail below, where no coarse
             // part goes (q = 1e-6, σ = 1, T = 10⁸: 99,000 points, and the budget ran out).
             #[cfg(full_engine)]
-            if rem
-                .steps
-                .iter()
-                .any(|s| s.tail.is_some() || s.ln_up.len() > REVERSE_POINTS)
-            {
+            if rem.reads_reversed() {
                 let (ua, na) = eps_reversed(&rem, delta, u, up.0)?;
                 up.2 = up.2.max(na);
                 if ua > up.0 {
@@ -1614,7 +1626,19 @@ fn profile_at(
     alpha: f64,
 ) -> Result<Vec<(ProfilePoint, Grid)>, Error> {
     let mut out = zero_points(eps, d);
+    #[cfg(full_engine)]
+    let mut rem: Option<Lattices> = None;
     for &dir in directions(live) {
+        // The add pair from the remove lattices, reversed, where those have two resolutions
+        // or are long (as for ε: the add pair's own lattice has its long tail below).
+        #[cfg(full_engine)]
+        if let Some(r) = rem
+            .as_ref()
+            .filter(|r| dir == Direction::Add && r.reads_reversed())
+        {
+            profile_reversed(r, eps, &mut out)?;
+            continue;
+        }
         // (One resolution while the range fits the point budget: the profile's spacing is
         // not chosen for the bulk, and there the finer single lattice is the tighter.)
         let lat = match Lattices::build(live, dir, d, (eta, eta), None) {
@@ -1662,8 +1686,57 @@ fn profile_at(
             slot.0.delta.lower = slot.0.delta.lower.max(l);
             slot.1.fft_len = slot.1.fft_len.max(c.window_len());
         }
+        #[cfg(full_engine)]
+        if dir == Direction::Remove {
+            rem = Some(lat);
+        }
     }
     Ok(out)
+}
+
+/// The add pair's upper δ at each ε from the remove lattices, reversed ([`eps_reversed`]),
+/// raised into `out` (whose lower ends, the remove pair's, stay: the answer is the larger).
+#[cfg(full_engine)]
+fn profile_reversed(
+    rem: &Lattices,
+    eps: &[f64],
+    out: &mut [(ProfilePoint, Grid)],
+) -> Result<(), Error> {
+    let top = rem.add_loss_top();
+    let mut comps: Vec<Composed> = Vec::new();
+    for (e, slot) in eps.iter().zip(out.iter_mut()) {
+        // δ_add = 0 from ε = Σ T(−ln(1 − q)) on.
+        if *e >= top {
+            continue;
+        }
+        let hit = comps.iter().position(|c| {
+            let (lo, hi) = c.good_range();
+            -*e >= lo && -*e <= hi
+        });
+        let idx = match hit {
+            Some(i) => i,
+            None if comps.len() < 12 => {
+                let theta = rem.tilt_reversed(*e, 1.0);
+                comps.push(rem.ladder_reversed(theta)?);
+                comps.len() - 1
+            }
+            // (Every tilt gives a certified upper δ, the nearest the tightest.)
+            None => comps
+                .iter()
+                .enumerate()
+                .min_by(|(_, a), (_, b)| (a.center + e).abs().total_cmp(&(b.center + e).abs()))
+                .map(|(i, _)| i)
+                .unwrap_or(0),
+        };
+        let c = &comps[idx];
+        let u = c.delta(*e).0;
+        if u > slot.0.delta.upper {
+            slot.0.delta.upper = u;
+            slot.1.worst = "add";
+        }
+        slot.1.fft_len = slot.1.fft_len.max(c.window_len());
+    }
+    Ok(())
 }
 
 /// ε (bracket) at δ after each number of steps in `checkpoints` (ascending or not):
