@@ -331,6 +331,80 @@ fn tiny_losses_answer_with_bernstein_bound() {
     }
 }
 
+/// A few steps at tiny q and tiny δ: the answer lies far out in one step's coarse tail, and
+/// reading the composition on the fine lattice asked for 7.7·10⁷ points (0.75 GB) and was
+/// refused (q = 6.5e-8, σ = 0.43, T = 4, δ = 2.37e-14, a 300-draw sweep, 2026-11-26); it is now
+/// read on the tail's lattice. T = 1 against the exact one-step profile from Gaussian tails,
+/// δ(ε) = P(L > ε) − e^ε·Q(L > ε) — above δ at the lower end, at most δ at the upper end —
+/// and longer runs in order.
+#[test]
+fn few_steps_far_in_the_tail() {
+    let phi_bar = |z: f64| 0.5 * libm::erfc(z / std::f64::consts::SQRT_2);
+    let (q, s, d) = (6.492e-8, 0.4346, 2.37e-14);
+    let exact = |e: f64| {
+        let x = 0.5 + s * s * ((e.exp() - (1.0 - q)) / q).ln();
+        (1.0 - q) * phi_bar(x / s) + q * phi_bar((x - 1.0) / s) - e.exp() * phi_bar(x / s)
+    };
+    let mut last = pld::Bracket {
+        upper: 0.0,
+        lower: 0.0,
+    };
+    for t in [1u64, 2, 4, 16] {
+        let b = pld::epsilon(sgm(q, s), t, d)
+            .unwrap_or_else(|e| panic!("T={t}: {e}"))
+            .epsilon;
+        assert!(
+            tight_enough(&b) && b.upper <= rdp_eps(q, s, t, d),
+            "T={t}: {b:?}"
+        );
+        assert!(
+            b.upper >= last.lower && b.lower >= last.lower,
+            "T={t}: {b:?} after {last:?}"
+        );
+        if t == 1 {
+            assert!(
+                exact(b.upper) <= d * (1.0 + 1e-6),
+                "δ({}) = {:e}",
+                b.upper,
+                exact(b.upper)
+            );
+            assert!(
+                exact(b.lower) >= d * (1.0 - 1e-6),
+                "δ({}) = {:e}",
+                b.lower,
+                exact(b.lower)
+            );
+        }
+        last = b;
+    }
+}
+
+/// Where the lattices give up but Bernstein's bound is itself within the absolute rule
+/// (≤ 1e-4), it is the answer: q = 9.5e-7, σ = 88.9, T = 91, δ = 1.4e-15 was refused ("no tilt
+/// brought the answer inside the FFT window"). The bound must stay above one step's exact ε
+/// (ε grows with T; the one-step profile from Gaussian tails, by bisection).
+#[test]
+fn bernstein_answers_where_the_lattices_give_up() {
+    let phi_bar = |z: f64| 0.5 * libm::erfc(z / std::f64::consts::SQRT_2);
+    let (q, s, t, d) = (9.482e-7, 88.9, 91u64, 1.39e-15);
+    let b = pld::epsilon(sgm(q, s), t, d).unwrap().epsilon;
+    assert!(b.lower == 0.0 && b.upper <= 1e-4, "{b:?}");
+    let exact = |e: f64| {
+        let x = 0.5 + s * s * ((e.exp() - (1.0 - q)) / q).ln();
+        (1.0 - q) * phi_bar(x / s) + q * phi_bar((x - 1.0) / s) - e.exp() * phi_bar(x / s)
+    };
+    let (mut lo, mut hi) = (0.0, 1.0);
+    for _ in 0..200 {
+        let m = 0.5 * (lo + hi);
+        if exact(m) > d {
+            lo = m;
+        } else {
+            hi = m;
+        }
+    }
+    assert!(b.upper >= hi, "{b:?} below one step's ε {hi:e}");
+}
+
 /// Tiny q with large σ over millions of steps: exact RDP (orders capped at 1024) sits 20–1000×
 /// above the answer, and the lattices' tilt, aimed there, ran away to its cap ("too wide for
 /// the largest FFT": eight draws of the domain sweep below, 2026-11-26). The grid is now

@@ -1129,7 +1129,33 @@ pub fn epsilon_phases(phases: &[Phase], delta: f64) -> Result<EpsilonAnswer, Err
 }
 
 /// [`epsilon_phases`] aiming for a bracket of relative width `tol` (≥ TOL).
+/// Where the lattices cannot answer within the budget but Bernstein's bound is itself within
+/// the absolute width rule (ABS_WIDTH), [0, bound] is the answer (tiny q at large σ over few
+/// steps: q = 9.5e-7, σ = 88.9, T = 91, δ = 1.4e-15 — the bound 4.3e-5 — was refused).
 fn epsilon_phases_at(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAnswer, Error> {
+    match epsilon_lattices(phases, delta, tol) {
+        Err(Error::PldBudget { reason }) => {
+            let live: Vec<Phase> = phases.iter().copied().filter(|p| p.sgm.q() > 0.0).collect();
+            match bernstein::epsilon(&live, delta) {
+                Some(b) if b <= ABS_WIDTH => Ok(EpsilonAnswer {
+                    epsilon: Bracket {
+                        upper: b,
+                        lower: 0.0,
+                    },
+                    grid: Grid {
+                        spacing: 0.0,
+                        fft_len: 0,
+                        worst: "either (Bernstein's bound)",
+                    },
+                }),
+                _ => Err(Error::PldBudget { reason }),
+            }
+        }
+        r => r,
+    }
+}
+
+fn epsilon_lattices(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAnswer, Error> {
     check_phases(phases)?;
     budget(WORK);
     let delta = check_delta(delta)?;
