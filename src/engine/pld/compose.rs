@@ -325,6 +325,7 @@ pub(crate) struct Composed {
     pub spread: f64,
     /// Read for the reversed pair (λ ≤ −1, [`Composed::delta_reversed`]): `u_up`, `v_up`
     /// then hold prefix sums, and there is no lower measure.
+    #[cfg_attr(not(full_engine), allow(dead_code))]
     reversed: bool,
 }
 
@@ -886,6 +887,7 @@ impl Composed {
     /// over the composed loss L = Σ K Δ > ε, untilted: p_T(K) = p̃_T(K)·M^T·e^{−λKΔ}.
     /// A reversed composition gives the reversed pair's upper δ and 0.
     pub fn delta(&self, eps: f64) -> (f64, f64) {
+        #[cfg(full_engine)]
         if self.reversed {
             return (self.delta_reversed(eps), 0.0);
         }
@@ -916,6 +918,7 @@ impl Composed {
     /// tilted by λ = −(1 + θ), θ ≥ 0 ([`super`]'s "reversed pair"): δ_rev(ε) =
     /// E_P[(e^{−L} − e^ε)₊] = Σ_{KΔ < −ε} p(K)(e^{−KΔ} − e^ε), and the removed moment M
     /// charged as M·e^{−θε} ((e^{−x} − e^ε)₊ ≤ e^{−(1+θ)x − θε} for every x).
+    #[cfg(full_engine)]
     fn delta_reversed(&self, eps: f64) -> f64 {
         let n = self.u_up.len() - 1;
         // K: the largest lattice index with KΔ < −ε, within the window.
