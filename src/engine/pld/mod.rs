@@ -183,10 +183,6 @@ const SPLIT_POINTS: f64 = 131_072.0;
 const CORE_POINTS: f64 = 16_384.0;
 #[cfg(full_engine)]
 const TAIL_POINTS: f64 = 16_384.0;
-/// A remove lattice longer than this also reads the add pair ([`eps_reversed`]); shorter
-/// ones (MNIST's: 12k points) compose the add pair's own lattice, in one FFT.
-#[cfg(full_engine)]
-const REVERSE_POINTS: usize = 32_768;
 /// FFT work per call (Σ N·log₂N plus lattice points and tilt solves; see
 /// `compose::budget`): at most ~0.95 s natively (measured over the 112-run grid and
 /// its 54-run second grid: the slowest calls are refusals that spend it all). The whole
@@ -692,12 +688,12 @@ impl Lattices {
     }
 
     /// Whether the add pair is read from these (remove) lattices, reversed: where one has two
-    /// resolutions or more than [`REVERSE_POINTS`] points.
+    /// resolutions (plain SGM steps only). Elsewhere the add pair's own lattice is the faster
+    /// (q = 1e-4, σ = 1, T = 10⁵: 48 ms against 69 ms reversed, on lattices of 40k and 85k
+    /// points).
     #[cfg(full_engine)]
     fn reads_reversed(&self) -> bool {
-        self.steps
-            .iter()
-            .any(|s| s.tail.is_some() || s.ln_up.len() > REVERSE_POINTS)
+        self.steps.iter().any(|s| s.tail.is_some())
     }
 
     /// Σ T·(−ln(1 − q)) over the phases: the add pair's largest composed loss (+∞ where a
@@ -1289,9 +1285,9 @@ fn epsilon_lattices(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAns
                 overlap(u.min(u2), l.max(l2))?;
                 return Ok((u.min(u2), l.max(l2), n.max(n2), "remove"));
             }
-            // A two-resolution or long remove lattice (small q) reads the add pair too,
-            // reversed: the add pair's own lattice has its long tail below, where no coarse
-            // part goes (q = 1e-6, σ = 1, T = 10⁸: 99,000 points, and the budget ran out).
+            // A two-resolution remove lattice (small q) reads the add pair too, reversed: the
+            // add pair's own lattice has its long tail below, where no coarse part goes (q =
+            // 1e-4, σ = 0.6, T = 10⁸: 83,000 points, and the budget ran out).
             #[cfg(full_engine)]
             if rem.reads_reversed() {
                 let (ua, na) = eps_reversed(&rem, delta, u, up.0)?;
