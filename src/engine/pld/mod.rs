@@ -752,38 +752,7 @@ impl Lattices {
             .map(|(p, &t)| t * p.k_lo as f64 * self.d)
             .sum();
         let target = target.max(m0 + 0.9 * (bottom - m0));
-        let (mut lo, mut hi) = (0.0, f64::INFINITY);
-        let mut th = start.max(0.0);
-        for _ in 0..40 {
-            if !compose::has_work() {
-                return th;
-            }
-            let (m, slope) = at(th);
-            if (m - target).abs() < 0.5 * (slope * self.d).max(0.0).sqrt().max(self.d) {
-                return th;
-            }
-            if m > target {
-                lo = th;
-            } else {
-                hi = th;
-            }
-            let newton = th + (m - target) / slope.max(1e-300);
-            th = if newton > lo && newton < hi {
-                if hi.is_finite() {
-                    newton
-                } else {
-                    newton.min(8.0 * th.max(0.5))
-                }
-            } else if hi.is_finite() {
-                0.5 * (lo + hi)
-            } else {
-                2.0 * th.max(0.5)
-            };
-            if th > 1e7 {
-                return 1e7;
-            }
-        }
-        th
+        solve_tilt(at, target, start, -1.0, self.d)
     }
 
     /// The tilt whose tilted mean is ε (λ ≥ 0), to within half a tilted standard
@@ -808,41 +777,50 @@ impl Lattices {
             .map(|(p, &t)| t * p.k_top() as f64 * self.d)
             .sum();
         let eps = eps.min(m0 + 0.9 * (top - m0));
-        let (mut lo, mut hi) = (0.0, f64::INFINITY);
-        let mut l = start.max(0.0);
-        for _ in 0..40 {
-            if !compose::has_work() {
-                return l;
-            }
-            let (m, slope) = at(l);
-            if (m - eps).abs() < 0.5 * (slope * self.d).max(0.0).sqrt().max(self.d) {
-                return l;
-            }
-            if m < eps {
-                lo = l;
-            } else {
-                hi = l;
-            }
-            let newton = l + (eps - m) / slope.max(1e-300);
-            l = if newton > lo && newton < hi {
-                // Unbracketed above, a step grows the tilt at most 8× (a heavy tail makes the
-                // slope tiny there, and one step used to jump to the cap).
-                if hi.is_finite() {
-                    newton
-                } else {
-                    newton.min(8.0 * l.max(0.5))
-                }
-            } else if hi.is_finite() {
-                0.5 * (lo + hi)
-            } else {
-                2.0 * l.max(0.5)
-            };
-            if l > 1e7 {
-                return 1e7;
-            }
-        }
-        l
+        solve_tilt(at, eps, start, 1.0, self.d)
     }
+}
+
+/// The tilt x ≥ 0 whose tilted mean m(x) (`at` gives it and its slope, in ε units) is
+/// `target` to within half a tilted standard deviation; `dir` = +1 where m grows with x, −1
+/// where it falls. Newton's method from `start`, safeguarded by bisection; unbracketed above, a
+/// step grows the tilt at most 8× (a heavy tail makes the slope tiny there, and one step used
+/// to jump to the cap, 1e7). The tilt only steers precision: every tilt gives valid bounds.
+fn solve_tilt(at: impl Fn(f64) -> (f64, f64), target: f64, start: f64, dir: f64, d: f64) -> f64 {
+    let (mut lo, mut hi) = (0.0, f64::INFINITY);
+    let mut x = start.max(0.0);
+    for _ in 0..40 {
+        if !compose::has_work() {
+            return x;
+        }
+        let (m, slope) = at(x);
+        if (m - target).abs() < 0.5 * (slope * d).max(0.0).sqrt().max(d) {
+            return x;
+        }
+        // err > 0: the tilt must grow.
+        let err = dir * (target - m);
+        if err > 0.0 {
+            lo = x;
+        } else {
+            hi = x;
+        }
+        let newton = x + err / slope.max(1e-300);
+        x = if newton > lo && newton < hi {
+            if hi.is_finite() {
+                newton
+            } else {
+                newton.min(8.0 * x.max(0.5))
+            }
+        } else if hi.is_finite() {
+            0.5 * (lo + hi)
+        } else {
+            2.0 * x.max(0.5)
+        };
+        if x > 1e7 {
+            return 1e7;
+        }
+    }
+    x
 }
 
 /// ε(δ) of one composition, solved over its whole window (every ε in the window gets
