@@ -672,19 +672,15 @@ impl Lattices {
     /// The composition by repeated squaring on evolving lattices ([`ladder`]).
     #[cfg(full_engine)]
     fn ladder(&self, lambda: f64) -> Result<Composed, Error> {
-        let phases: Vec<(&StepPld, u64)> = self
-            .steps
-            .iter()
-            .zip(&self.counts)
+        ladder::compose(&self.ladder_phases(), lambda, self.d, self.eta_total).map_err(ladder_error)
+    }
+
+    /// The phases as the ladder takes them: (lattice, steps).
+    #[cfg(full_engine)]
+    fn ladder_phases(&self) -> Vec<(&StepPld, u64)> {
+        (self.steps.iter().zip(&self.counts))
             .map(|(p, &t)| (p, t as u64))
-            .collect();
-        ladder::compose(&phases, lambda, self.d, self.eta_total).map_err(|e| {
-            if e.needed.is_infinite() {
-                Error::PldBudget { reason: WORK_SPENT }
-            } else {
-                Error::PldBudget { reason: TOO_WIDE }
-            }
-        })
+            .collect()
     }
 
     /// Whether the add pair is read from these (remove) lattices, reversed: where one has two
@@ -709,25 +705,14 @@ impl Lattices {
     #[cfg(full_engine)]
     fn ladder_reversed(&self, theta: f64) -> Result<Composed, Error> {
         let lambda = -(1.0 + theta.max(0.0));
-        let phases: Vec<(&StepPld, u64)> = self
-            .steps
-            .iter()
-            .zip(&self.counts)
-            .map(|(p, &t)| (p, t as u64))
-            .collect();
         // The mass below a lattice sits at losses ≥ its infimum: moment ≤ η·e^{λ·inf} (λ < 0).
         let edges: Vec<f64> = self
             .below
             .iter()
             .map(|&(ln_eta, floor)| ln_eta - lambda * -floor)
             .collect();
-        ladder::compose_reversed(&phases, lambda, self.d, &edges).map_err(|e| {
-            if e.needed.is_infinite() {
-                Error::PldBudget { reason: WORK_SPENT }
-            } else {
-                Error::PldBudget { reason: TOO_WIDE }
-            }
-        })
+        ladder::compose_reversed(&self.ladder_phases(), lambda, self.d, &edges)
+            .map_err(ladder_error)
     }
 
     /// The θ ≥ 0 whose tilt λ = −(1 + θ) puts the composed loss's tilted mean at −ε (the
@@ -778,6 +763,16 @@ impl Lattices {
             .sum();
         let eps = eps.min(m0 + 0.9 * (top - m0));
         solve_tilt(at, eps, start, 1.0, self.d)
+    }
+}
+
+/// The typed refusal of a ladder that ran out of work or of FFT length.
+#[cfg(full_engine)]
+fn ladder_error(e: compose::TooWide) -> Error {
+    if e.needed.is_infinite() {
+        Error::PldBudget { reason: WORK_SPENT }
+    } else {
+        Error::PldBudget { reason: TOO_WIDE }
     }
 }
 
