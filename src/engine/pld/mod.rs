@@ -514,11 +514,12 @@ struct Lattices {
     /// Compose in one FFT of up to this many points only (no ladder: it would
     /// re-discretize the lattice).
     one_fft: Option<usize>,
-    /// Per phase, for the reversed pair ([`eps_reversed`]): ln of the P-mass per step below
-    /// the lattice (at most the range's cut η) and the infimum of its losses (ln(1 − q) for a
-    /// plain SGM step; −∞, which makes the charge infinite, where not known).
+    /// Per phase, for the reversed pair ([`eps_reversed`]): the infimum of its losses,
+    /// ln(1 − q) for a plain SGM step (−∞, which makes the reversed charge infinite, where
+    /// not known). The P-mass per step below a lattice is at most the range's cut η =
+    /// eta_total / Σ steps.
     #[cfg_attr(not(full_engine), allow(dead_code))]
-    below: Vec<(f64, f64)>,
+    floors: Vec<f64>,
 }
 
 impl Lattices {
@@ -615,14 +616,11 @@ impl Lattices {
             }
             steps.push(step_pld(q, s, dir, d, lo, hi));
         }
-        let below = phases
+        let floors = phases
             .iter()
-            .map(|p| {
-                let floor = match (p.is_sgm(), dir) {
-                    (true, Direction::Remove) => (-p.sgm.q()).ln_1p(),
-                    _ => f64::NEG_INFINITY,
-                };
-                (eta.ln(), floor)
+            .map(|p| match (p.is_sgm(), dir) {
+                (true, Direction::Remove) => (-p.sgm.q()).ln_1p(),
+                _ => f64::NEG_INFINITY,
             })
             .collect();
         Ok(Lattices {
@@ -631,7 +629,7 @@ impl Lattices {
             counts: phases.iter().map(|p| p.steps as f64).collect(),
             eta_total: eta * total_steps(phases),
             one_fft: None,
-            below,
+            floors,
         })
     }
 
@@ -696,8 +694,8 @@ impl Lattices {
     /// phase is not a plain SGM one).
     #[cfg(full_engine)]
     fn add_loss_top(&self) -> f64 {
-        (self.below.iter().zip(&self.counts))
-            .map(|(&(_, floor), &t)| -t * floor)
+        (self.floors.iter().zip(&self.counts))
+            .map(|(&floor, &t)| -t * floor)
             .sum()
     }
 
@@ -706,10 +704,11 @@ impl Lattices {
     fn ladder_reversed(&self, theta: f64) -> Result<Composed, Error> {
         let lambda = -(1.0 + theta.max(0.0));
         // The mass below a lattice sits at losses ≥ its infimum: moment ≤ η·e^{λ·inf} (λ < 0).
+        let ln_eta = (self.eta_total / self.counts.iter().sum::<f64>()).ln();
         let edges: Vec<f64> = self
-            .below
+            .floors
             .iter()
-            .map(|&(ln_eta, floor)| ln_eta - lambda * -floor)
+            .map(|&floor| ln_eta + lambda * floor)
             .collect();
         ladder::compose_reversed(&self.ladder_phases(), lambda, self.d, &edges)
             .map_err(ladder_error)
@@ -831,19 +830,10 @@ fn eps_on(c: &Composed, delta: f64) -> Result<(f64, f64), Side> {
     // and δ_true decreases); bisection keeps such a point b.
     let up = |e: f64| c.delta(e).0;
     let lo_curve = |e: f64| c.delta(e).1;
-    let (mut a, mut b) = (0.0, hi);
-    if up(a) <= delta {
+    if up(0.0) <= delta {
         return Ok((0.0, 0.0));
     }
-    for _ in 0..100 {
-        let m = 0.5 * (a + b);
-        if up(m) > delta {
-            a = m;
-        } else {
-            b = m;
-        }
-    }
-    let upper = b;
+    let upper = upper_crossing(up, delta, hi);
     // Lower: any ε with δ_lower(ε) > δ is a certified lower bound (δ_true ≥ δ_lower, so
     // δ_true > δ there and at every smaller ε). Far below the tilt the lower curve only
     // sees the window's masses and may dip, so start from the upper answer and step
@@ -876,13 +866,20 @@ fn eps_on(c: &Composed, delta: f64) -> Result<(f64, f64), Side> {
 fn eps_on_reversed(c: &Composed, delta: f64) -> Option<f64> {
     let (lo, _) = c.window_range();
     let up = |e: f64| c.delta(e).0;
-    let (mut a, mut b) = (0.0, (-lo).max(0.0));
-    if up(a) <= delta {
+    let far = (-lo).max(0.0);
+    if up(0.0) <= delta {
         return Some(0.0);
     }
-    if up(b) > delta {
+    if up(far) > delta {
         return None;
     }
+    Some(upper_crossing(up, delta, far))
+}
+
+/// Bisection on [0, b] (up(0) > δ) keeping a point with up ≤ δ: where `up` bounds a falling
+/// δ(ε) from above, that point is a certified upper ε(δ).
+fn upper_crossing(up: impl Fn(f64) -> f64, delta: f64, mut b: f64) -> f64 {
+    let mut a = 0.0;
     for _ in 0..100 {
         let m = 0.5 * (a + b);
         if up(m) > delta {
@@ -891,7 +888,7 @@ fn eps_on_reversed(c: &Composed, delta: f64) -> Option<f64> {
             b = m;
         }
     }
-    Some(b)
+    b
 }
 
 /// The add pair's ε(δ), an upper bound, read from the remove pair's lattices ("the reversed
@@ -1106,21 +1103,26 @@ fn epsilon_phases_at(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAn
         Err(Error::PldBudget { reason }) => {
             let live: Vec<Phase> = phases.iter().copied().filter(|p| p.sgm.q() > 0.0).collect();
             match bernstein::epsilon(&live, delta) {
-                Some(b) if b <= ABS_WIDTH => Ok(EpsilonAnswer {
-                    epsilon: Bracket {
-                        upper: b,
-                        lower: 0.0,
-                    },
-                    grid: Grid {
-                        spacing: 0.0,
-                        fft_len: 0,
-                        worst: "either (Bernstein's bound)",
-                    },
-                }),
+                Some(b) if b <= ABS_WIDTH => Ok(bernstein_answer(b)),
                 _ => Err(Error::PldBudget { reason }),
             }
         }
         r => r,
+    }
+}
+
+/// The answer [0, b] from Bernstein's bound b alone.
+fn bernstein_answer(b: f64) -> EpsilonAnswer {
+    EpsilonAnswer {
+        epsilon: Bracket {
+            upper: b,
+            lower: 0.0,
+        },
+        grid: Grid {
+            spacing: 0.0,
+            fft_len: 0,
+            worst: "either (Bernstein's bound)",
+        },
     }
 }
 
@@ -1179,17 +1181,7 @@ fn epsilon_lattices(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAns
     // the answer, [0, bound]; elsewhere it caps the upper end as exact RDP does.
     let bern = bernstein::epsilon(&phases, delta);
     if let Some(b) = bern.filter(|&b| b <= ABS_TOL) {
-        return Ok(EpsilonAnswer {
-            epsilon: Bracket {
-                upper: b.min(cap.max(0.0)),
-                lower: 0.0,
-            },
-            grid: Grid {
-                spacing: 0.0,
-                fft_len: 0,
-                worst: "either (Bernstein's bound)",
-            },
-        });
+        return Ok(bernstein_answer(b.min(cap.max(0.0))));
     }
     let cap = cap.min(bern.unwrap_or(f64::INFINITY));
     // The tighter of the two upper bounds steers the grid and the tilt (with RDP's orders

@@ -290,7 +290,7 @@ fn lower_lattices(sh: &Shuffle, epochs: &[(u64, f64, f64)], d: f64) -> [Lattices
             counts: epochs.iter().map(|x| x.2).collect(),
             eta_total: 0.0,
             one_fft: None,
-            below: Vec::new(),
+            floors: Vec::new(),
         }
     })
 }
