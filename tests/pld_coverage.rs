@@ -19,6 +19,18 @@ fn rdp_eps(q: f64, s: f64, t: u64, d: f64) -> f64 {
         .value
 }
 
+/// Φ̄(z), the standard normal's upper tail.
+fn phi_bar(z: f64) -> f64 {
+    0.5 * libm::erfc(z / std::f64::consts::SQRT_2)
+}
+
+/// One step's exact remove-pair profile from Gaussian tails: δ(ε) = P(L > ε) − e^ε·Q(L > ε),
+/// L > ε where the sample x exceeds ½ + σ²·ln((e^ε − (1 − q))/q).
+fn one_step_remove_delta(q: f64, s: f64, e: f64) -> f64 {
+    let x = 0.5 + s * s * ((e.exp() - (1.0 - q)) / q).ln();
+    (1.0 - q) * phi_bar(x / s) + q * phi_bar((x - 1.0) / s) - e.exp() * phi_bar(x / s)
+}
+
 /// The width rule of the issue: ≤ 0.1 % of ε, or ≤ 1e-4 absolute where ε < 0.1.
 fn tight_enough(b: &pld::Bracket) -> bool {
     let w = b.upper - b.lower;
@@ -285,7 +297,6 @@ fn gdp_eps(mu: f64, delta: f64) -> f64 {
 /// brought the answer inside the FFT window"; a domain sweep, 2026-11-26).
 #[test]
 fn tiny_losses_answer_with_bernstein_bound() {
-    let phi_bar = |z: f64| 0.5 * libm::erfc(z / std::f64::consts::SQRT_2);
     for (q, s, t, d) in [
         (1.15e-7, 642.0, 129_672_271u64, 2.7e-15),
         (2.17e-9, 90.9, 1, 3.9e-15),
@@ -302,9 +313,7 @@ fn tiny_losses_answer_with_bernstein_bound() {
         );
         if t == 1 {
             let e = b.upper;
-            let x = 0.5 + s * s * ((e.exp() - (1.0 - q)) / q).ln();
-            let rem =
-                (1.0 - q) * phi_bar(x / s) + q * phi_bar((x - 1.0) / s) - e.exp() * phi_bar(x / s);
+            let rem = one_step_remove_delta(q, s, e);
             assert!(
                 rem <= d * (1.0 + 1e-9),
                 "q={q} s={s}: δ({e:e}) = {rem:e} > {d:e}"
@@ -339,12 +348,8 @@ fn tiny_losses_answer_with_bernstein_bound() {
 /// and longer runs in order.
 #[test]
 fn few_steps_far_in_the_tail() {
-    let phi_bar = |z: f64| 0.5 * libm::erfc(z / std::f64::consts::SQRT_2);
     let (q, s, d) = (6.492e-8, 0.4346, 2.37e-14);
-    let exact = |e: f64| {
-        let x = 0.5 + s * s * ((e.exp() - (1.0 - q)) / q).ln();
-        (1.0 - q) * phi_bar(x / s) + q * phi_bar((x - 1.0) / s) - e.exp() * phi_bar(x / s)
-    };
+    let exact = |e: f64| one_step_remove_delta(q, s, e);
     let mut last = pld::Bracket {
         upper: 0.0,
         lower: 0.0,
@@ -385,14 +390,10 @@ fn few_steps_far_in_the_tail() {
 /// (ε grows with T; the one-step profile from Gaussian tails, by bisection).
 #[test]
 fn bernstein_answers_where_the_lattices_give_up() {
-    let phi_bar = |z: f64| 0.5 * libm::erfc(z / std::f64::consts::SQRT_2);
     let (q, s, t, d) = (9.482e-7, 88.9, 91u64, 1.39e-15);
     let b = pld::epsilon(sgm(q, s), t, d).unwrap().epsilon;
     assert!(b.lower == 0.0 && b.upper <= 1e-4, "{b:?}");
-    let exact = |e: f64| {
-        let x = 0.5 + s * s * ((e.exp() - (1.0 - q)) / q).ln();
-        (1.0 - q) * phi_bar(x / s) + q * phi_bar((x - 1.0) / s) - e.exp() * phi_bar(x / s)
-    };
+    let exact = |e: f64| one_step_remove_delta(q, s, e);
     let (mut lo, mut hi) = (0.0, 1.0);
     for _ in 0..200 {
         let m = 0.5 * (lo + hi);
