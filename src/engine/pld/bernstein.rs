@@ -30,9 +30,16 @@
 use super::discretize::{loss_range, Direction};
 use super::Phase;
 
-/// The bound's upper ε at δ for the phases (plain SGM phases under add/remove adjacency
-/// only; None otherwise, or when a moment overflows).
+/// The bound's upper ε at δ for the phases, the larger of the two directions (plain SGM
+/// phases under add/remove adjacency only; None otherwise, or when a moment overflows).
 pub(crate) fn epsilon(phases: &[Phase], delta: f64) -> Option<f64> {
+    let r = epsilon_in(phases, delta, Direction::Remove)?;
+    let a = epsilon_in(phases, delta, Direction::Add)?;
+    Some(r.max(a))
+}
+
+/// The bound's upper ε at δ for one direction's pair.
+pub(crate) fn epsilon_in(phases: &[Phase], delta: f64, dir: Direction) -> Option<f64> {
     if phases.is_empty() || !phases.iter().all(Phase::is_sgm) {
         return None;
     }
@@ -40,8 +47,7 @@ pub(crate) fn epsilon(phases: &[Phase], delta: f64) -> Option<f64> {
     // The cut's share of δ: 1e-3 (remove only; the add loss is bounded).
     let eta = 1e-3 * delta / t_all;
     let delta_b = delta * (1.0 - 1e-3);
-    let mut best: Option<f64> = None;
-    for dir in [Direction::Remove, Direction::Add] {
+    {
         let (mut mean, mut var, mut reach) = (0.0f64, 0.0f64, 0.0f64);
         for p in phases {
             let (q, s) = (p.sgm.q(), p.sgm.sigma());
@@ -65,12 +71,8 @@ pub(crate) fn epsilon(phases: &[Phase], delta: f64) -> Option<f64> {
         let a = reach * ln / 3.0;
         let tt = a + (a * a + 2.0 * ln * var).sqrt();
         let eps = mean + tt;
-        if !eps.is_finite() {
-            return None;
-        }
-        best = Some(best.map_or(eps, |e: f64| e.max(eps)));
+        eps.is_finite().then_some(eps)
     }
-    best
 }
 
 #[cfg(test)]
