@@ -441,6 +441,31 @@ fn tiny_q_large_sigma_runs_answer_near_the_gaussian_limit() {
     }
 }
 
+/// Tiny q over very many steps at moderate σ: a step's losses (std ~2e-9) are far below the
+/// finest lattice spacing the rounding allows (1e-17·T), and the lattices find no lower end
+/// above 0. The linear statistic Σx_i (a Gaussian mixture pair in closed form, a
+/// post-processing: `engine::pld::linear`) gives one; these two runs were refused without it.
+/// Its lower end must sit below the central limit's ε (μ-GDP, close to the truth here) and the
+/// upper end above it.
+#[test]
+fn tiny_q_runs_get_a_lower_end_from_a_linear_statistic() {
+    for (q, s, t, d) in [
+        (2e-9, 1.232, 500_000_000u64, 8e-8),
+        (1.814e-9, 1.232, 551_267_916, 8e-8),
+    ] {
+        let b = pld::epsilon(sgm(q, s), t, d)
+            .unwrap_or_else(|e| panic!("q={q} s={s} T={t} delta={d}: {e}"))
+            .epsilon;
+        let mu = q * (t as f64 * ((1.0 / (s * s)).exp() - 1.0)).sqrt();
+        let limit = gdp_eps(mu, d);
+        assert!(
+            b.lower > 0.5 * limit && b.lower <= 1.02 * limit && b.upper >= 0.98 * limit,
+            "q={q} s={s} T={t} delta={d}: {b:?} against the limit {limit:e}"
+        );
+        assert!(tight_enough(&b), "q={q} s={s} T={t} delta={d}: {b:?}");
+    }
+}
+
 #[test]
 fn tiny_rates_agree_with_the_gaussian_limit() {
     let runs = [

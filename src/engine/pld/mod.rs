@@ -128,6 +128,9 @@ pub mod group;
 // (see the README's "The tight accountant"); the wasm keeps the one-FFT composition.
 #[cfg(full_engine)]
 mod ladder;
+// A linear test statistic's certified lower ε, where the lattices find none (native only).
+#[cfg(full_engine)]
+mod linear;
 // Shuffled fixed-size batches: a certified band; truncated Poisson sampling (native
 // only, like the above).
 #[cfg(full_engine)]
@@ -458,6 +461,23 @@ fn gaussian_mu(phases: &[Phase]) -> Option<f64> {
             .sum::<f64>()
             .sqrt()
     })
+}
+
+/// The central limit's ε at δ for plain SGM phases: μ-GDP with μ² = Σ T·q²·(e^{1/σ²} − 1)
+/// (an estimate, not a bound: it only steers).
+fn central_limit_epsilon(phases: &[Phase], delta: f64) -> Option<f64> {
+    if !phases.iter().all(Phase::is_sgm) {
+        return None;
+    }
+    let mu2: f64 = phases
+        .iter()
+        .map(|p| {
+            let (q, s) = (p.sgm.q(), p.sgm.sigma());
+            p.steps as f64 * q * q * (1.0 / (s * s)).exp_m1()
+        })
+        .sum();
+    let e = gauss::epsilon_bracket(mu2.sqrt(), delta).upper;
+    (e.is_finite() && e > 0.0).then_some(e)
 }
 
 /// The composed phases' RDP curve on the default orders: (orders, Σ T·ε(α)).
@@ -1185,6 +1205,7 @@ fn epsilon_lattices(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAns
     // the answer, [0, bound]; elsewhere it caps the upper end as exact RDP does.
     let bern = bernstein::epsilon(&phases, delta);
     // The add pair's own (it can rule that pair out without composing it).
+    #[cfg(full_engine)]
     let bern_add = bernstein::epsilon_in(&phases, delta, Direction::Add).unwrap_or(f64::INFINITY);
     if let Some(b) = bern.filter(|&b| b <= ABS_TOL) {
         return Ok(bernstein_answer(b.min(cap.max(0.0))));
@@ -1204,6 +1225,7 @@ fn epsilon_lattices(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAns
         d = d.min(bulk_spacing(b, t));
     }
     let mut prev_d = d;
+    let clt = bulk.and_then(|_| central_limit_epsilon(&phases, delta));
     let eta = eta_for(delta, t, eps_rdp, alpha);
     let eta_law = eta_budget(delta, t, eps_rdp, alpha);
     let mut best: Option<EpsilonAnswer> = None;
@@ -1234,7 +1256,17 @@ fn epsilon_lattices(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAns
             // the lower bound of the maximum is at least remove's lower).
             // A refinement tilts at the bracket found (one composition where the RDP guess
             // took two: q = 1e-6, σ = 1, T = 10⁸ then ran out of work before the add pair).
-            let guess = best.map_or(eps_rdp * 0.93, |b| b.epsilon.upper);
+            // Without a lower bound yet, at small q, the central limit's ε (μ-GDP with
+            // μ² = Σ T·q²·(e^{1/σ²} − 1)) steers instead, where it is below: it only aims the
+            // tilt (q = 1.8e-9, σ = 1.23, T = 7.3·10⁸: aimed at Bernstein's 2.9e-4, the
+            // composition read 3.4e-4 where ε is near 1.2e-4).
+            let guess = match best {
+                Some(b) if b.epsilon.lower <= 0.0 => {
+                    clt.map_or(b.epsilon.upper, |c| c.min(b.epsilon.upper))
+                }
+                Some(b) => b.epsilon.upper,
+                None => eps_rdp * 0.93,
+            };
             let rem = Lattices::build(&phases, Direction::Remove, d, (eta, eta_law), tail_d)?;
             let (mut u, mut l, mut n) = eps_direction(&rem, delta, guess, alpha, tol)?;
             // Exact RDP can sit far above the tight ε (q = 1e-5, σ = 1.5, T = 10⁶: 0.133
@@ -1381,11 +1413,27 @@ fn epsilon_lattices(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAns
         } else {
             wanted
         };
+        // The same spacing again (at its floor, 1e-9) would repeat this pass exactly (q = 1.8e-9,
+        // σ = 1.23, T = 7.3·10⁸ spent three passes so).
+        if d >= prev_d * (1.0 - 1e-9) {
+            break;
+        }
     }
     // The loop runs at least once and either sets `best` or returns.
-    let ans = best.ok_or(Error::PldBudget {
+    #[cfg_attr(not(full_engine), allow(unused_mut))]
+    let mut ans = best.ok_or(Error::PldBudget {
         reason: "no grid pass completed",
     })?;
+    // One plain SGM phase whose bracket is still wide (tiny q over very many steps, where the
+    // lattices cannot resolve a step's losses): the linear statistic's certified lower end.
+    #[cfg(full_engine)]
+    if let [p] = phases.as_slice() {
+        let (u, l) = (ans.epsilon.upper, ans.epsilon.lower);
+        if p.is_sgm() && u - l > tol * u && u - l > ABS_TOL {
+            let low = linear::epsilon_lower(p.sgm.q(), p.sgm.sigma(), p.steps, delta, u);
+            ans.epsilon.lower = l.max(low.min(u));
+        }
+    }
     let width = (ans.epsilon.upper - ans.epsilon.lower) / ans.epsilon.upper.max(1e-300);
     if width > MAX_WIDTH && ans.epsilon.upper - ans.epsilon.lower > ABS_WIDTH {
         return Err(Error::PldBudget {
