@@ -1230,6 +1230,8 @@ fn epsilon_lattices(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAns
     let eta_law = eta_budget(delta, t, eps_rdp, alpha);
     let mut best: Option<EpsilonAnswer> = None;
     let mut cut = false;
+    // The smallest certified upper end of the add pair's ε found so far (any pass).
+    let add_seen = std::cell::Cell::new(f64::INFINITY);
     for pass in 0..=REFINE {
         let left = compose::work_left();
         // While no lower bound above 0 has been found (small q: the ε is made of losses of
@@ -1282,6 +1284,13 @@ fn epsilon_lattices(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAns
                 }
             }
             let mut up = (u, l, n, "remove");
+            // An upper end for the add pair certified by an earlier pass stays certified: where
+            // it is below this pass's remove upper end, the add pair cannot be the larger (q =
+            // 1e-6, σ = 0.6, T = 10⁸: the reversed reading cost a refinement a third of the
+            // call's budget, to find again what the first pass had).
+            if add_seen.get() <= u {
+                return Ok(up);
+            }
             // The add direction's answer is near the remove direction's (its loss is
             // bounded by −ln(1−q) per step, so the RDP guess can be far off).
             // A pair that is its own reverse (replace-one): the add direction is this one;
@@ -1298,6 +1307,7 @@ fn epsilon_lattices(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAns
             #[cfg(full_engine)]
             if rem.reads_reversed() {
                 let (ua, na) = eps_reversed(&rem, delta, (u, up.0), bern_add)?;
+                add_seen.set(add_seen.get().min(ua));
                 up.2 = up.2.max(na);
                 if ua > up.0 {
                     up.0 = ua;
@@ -1307,10 +1317,12 @@ fn epsilon_lattices(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAns
             }
             let coarse = Lattices::build(&phases, Direction::Add, 4.0 * d, (eta, eta_law), tail_d)?;
             let (cu, _, cn) = eps_direction(&coarse, delta, u, alpha, tol)?;
+            add_seen.set(add_seen.get().min(cu));
             up.2 = up.2.max(cn);
             if cu > up.0 {
                 let add = Lattices::build(&phases, Direction::Add, d, (eta, eta_law), tail_d)?;
                 let (u, l, n) = eps_direction(&add, delta, cu, alpha, tol)?;
+                add_seen.set(add_seen.get().min(u));
                 if u > up.0 {
                     up.0 = u;
                     up.3 = "add";
