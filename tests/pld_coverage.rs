@@ -138,26 +138,23 @@ fn the_issue_grid_answers_certified_brackets() {
             Err(e) => panic!("q={q} s={s} T={t}: unexpected error {e}"),
         }
     }
-    // Measured on this engine (2026-11-26): 110 of 112 answer, 103 within the 0.1 % rule
-    // (108 and 102 before the add direction was read from the remove lattices, reversed;
-    // 106 and 99 before small q got two-resolution lattices — a fine one near the loss's
-    // minimum, a coarse one above — and a spacing that resolves the bulk of one step's losses
-    // from the first pass). The misses are two runs at T = 10⁸ with q = 1e-6 and σ ≤ 1,
-    // where the ladder's brackets stay 1.2–1.5 % wide. Everything that answered before still
-    // does.
+    // Measured on this engine (2026-11-26): all 112 answer, all within the 0.1 % rule (110 and
+    // 103 before the FFT's rounding bound lost its ‖·‖₁ terms and early levels' tallest points
+    // were convolved directly; 108 and 102 before the add direction was read from the remove
+    // lattices, reversed; 106 and 99 before small q got two-resolution lattices). The last to
+    // come in, q = 1e-6, σ = 0.6, T = 10⁸, is within the rule by a refinement aimed by the
+    // measured order of the width in Δ; one run is allowed to slip past the rule (not the
+    // answer) should a rounding difference move that aim.
     eprintln!("answered {answered} of 112, {tight} within the width rule; missing {missing:?}");
     eprintln!("wider than the rule (q, sigma, T, lower, upper): {loose:?}");
     assert!(
-        answered >= 110,
+        answered == 112,
         "only {answered} of 112 answered: {missing:?}"
     );
-    assert!(tight >= 103, "only {tight} within the width rule");
-    for &(q, s, t) in &missing {
-        assert!(
-            q <= 1e-6 && s <= 1.0 && t == 100_000_000,
-            "q={q} s={s} T={t} must answer (only T = 10⁸ with q = 1e-6 and σ ≤ 1 may miss)"
-        );
-    }
+    assert!(
+        tight >= 111,
+        "only {tight} within the width rule: {loose:?}"
+    );
 }
 
 #[test]
@@ -511,11 +508,13 @@ fn tiny_rates_agree_with_the_gaussian_limit() {
 /// T ∈ [1, 10⁹], δ ∈ [1e-15, 0.1], log-uniform — keeping the runs whose exact-RDP ε is
 /// ≤ 10³ (the domain's condition). Every answer is a certified bracket below exact RDP and
 /// within the accepted width; the refusals are typed. Measured 2026-11-26 (this engine):
-/// 156 of the 160 draws in the domain answer (152 before the add direction was read from the
-/// remove lattices, 143 at 99779de, 136 at a77c0fa). The 4 misses: three runs with q ≤ 4e-7
-/// at σ < 0.62 and T ≥ 10⁵ (a step's losses far below any affordable spacing), and
-/// q = 1.8e-9, σ = 1.23, T = 7.3·10⁸ (no lower bound above 0: the spacing cannot go below
-/// 1e-17·T).
+/// 157 of the 160 draws in the domain answer (156 at 28db682, 152 before the add direction was
+/// read from the remove lattices, 143 at 99779de, 136 at a77c0fa). The 3 misses: two runs with
+/// q ≈ 4e-7, σ ≈ 0.6, T ≥ 10⁶, δ ≈ 7e-14 (one step's rare large loss plus the bulk of the
+/// others; the coarse part's spacing is near the bulk's spread), and q = 1.8e-9, σ = 1.23,
+/// T = 7.3·10⁸ (bracketed [1.0e-4, 2.9e-4], wider than the absolute rule). One more is allowed
+/// (a run near the rule whose refinement a rounding difference could move: q = 2.1e-7,
+/// σ = 37.9, T = 3.9·10⁸ slipped once in the dev profile before the linear statistic).
 #[test]
 fn a_seeded_sweep_of_the_domain() {
     let mut s = 0x5eed_2026_1126u64;

@@ -1398,7 +1398,17 @@ fn epsilon_lattices(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAns
         // ABS_TOL for a tiny ε, where the absolute rule decides and a finer lattice only
         // widens the composed window (q = 1e-6, σ = 1, T = 100: ε ≤ 1.3e-5 at Δ = 2e-5,
         // where ε/200 asked for a window no FFT holds).
-        let wanted = (d * (0.85 * (tol / width).sqrt()).max(0.1))
+        // The bracket's width goes like Δ^p: p = 2 where the discretization's bias decides;
+        // measured from the last two passes where both had a lower end (q = 1e-6, σ = 0.6,
+        // T = 10⁸: p ≈ 0.8, and a refinement aimed with p = 2 took three passes to a width the
+        // budget then could not reach).
+        let p = match prev_width {
+            Some(w0) if prev_d > d * 1.05 && upper - lower > 0.0 => {
+                ((w0 / (upper - lower)).ln() / (prev_d / d).ln()).clamp(0.7, 2.0)
+            }
+            _ => 2.0,
+        };
+        let wanted = (d * (0.85 * tol / width).powf(1.0 / p).max(0.1))
             .min((upper / 200.0).max(ABS_TOL))
             .max(1e-9);
         let wanted = match bulk {
