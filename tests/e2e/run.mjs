@@ -127,9 +127,11 @@ try {
   // The worker runs the worker-only wasm (the whole engine: the ladder for long runs), so the
   // page answers what the command line answers, with the same bracket: the issue's N = 10 M,
   // B = 1000, 10 epochs run (the page's own wasm, one FFT, gave [0.131392, 0.132089]) and
-  // q = 1e-4, σ = 1, T = 10⁸ (the page said "—" before). The same to 1e-6 relative: the wasm's
-  // FFT and libm round differently from the native ones, each certified by its own rounding
-  // bounds (T = 10⁸: [6.008515, 6.009183] on the page, [6.008513, 6.009183] from the CLI).
+  // q = 1e-4, σ = 1, T = 10⁸ (the page said "—" before). The same headline, and bracket ends
+  // the same to 2e-5 relative: the wasm's FFT and libm round differently from the native ones,
+  // the ladder's direct points and refinements follow the rounded values, and each side is
+  // certified by its own rounding bounds (T = 10⁸: [6.008484, 6.009302] on the page,
+  // [6.008462, 6.009260] from the CLI, at one commit).
   for (const run of [{ q: 0.0001, sigma: 1, steps: 100000, delta: 1e-5 }, { q: 0.0001, sigma: 1, steps: 100000000, delta: 1e-5 }]) {
     const want = cli('epsilon', { ...run, accountant: 'pld' });
     const pl = await open(`?q=${run.q}&sigma=${run.sigma}&steps=${run.steps}&delta=${run.delta}`);
@@ -137,7 +139,7 @@ try {
     const got = { head: await text(pl, '#epsilon-pld'), bracket: await text(pl, '#epsilon-pld-bracket') };
     const b = `[${want.epsilon_lower.toFixed(6)}, ${want.epsilon.toFixed(6)}]`;
     const ends = (got.bracket.match(/\[([\d.]+), ([\d.]+)\]/) || []).slice(1).map(Number);
-    const near = (x, y) => Math.abs(x - y) <= 1e-6 * Math.abs(y) + 1e-6;
+    const near = (x, y) => Math.abs(x - y) <= 2e-5 * Math.abs(y) + 1e-6;
     check(got.head === want.epsilon.toFixed(4) && ends.length === 2 && near(ends[0], want.epsilon_lower) && near(ends[1], want.epsilon),
       `q = ${run.q}, σ = ${run.sigma}, T = ${run.steps}: the page's tight ε ${got.head} ${got.bracket.trim()} = the CLI's ${want.epsilon.toFixed(4)} ${b} (worker-only wasm, ladder)`);
     await pl.close();

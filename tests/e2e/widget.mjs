@@ -891,8 +891,9 @@ try {
     const cl = cli('epsilon', LONG);
     // (The ladder's FFTs round differently in the wasm than natively: 2e-9 relative on this
     // run, each bracket certified with its own rounding bound.)
-    // (1e-6 relative: see the batchLine check above.)
-    check(close(got.eps.epsilon, cp.epsilon, 1e-6) && close(got.long.epsilon, cl.epsilon, 1e-6) && close(got.long.epsilonLower, cl.epsilon_lower, 1e-6),
+    // (MNIST's one FFT to 1e-6, the ladder's long run to 2e-5 relative: see the batchLine
+    // check above, and run.mjs's page-against-CLI check.)
+    check(close(got.eps.epsilon, cp.epsilon, 1e-6) && close(got.long.epsilon, cl.epsilon, 2e-5) && close(got.long.epsilonLower, cl.epsilon_lower, 2e-5),
       `sgm-rdp-async.js: epsilon() resolves to the CLI's bracket (MNIST ${got.eps.epsilon}; q = 1e-4, σ = 1, T = 10⁸: [${got.long.epsilonLower}, ${got.long.epsilon}], the ladder)`);
     check(got.bad === `Error: ${got.syncMessage}` && /^TypeError: epsilon: the parameters cannot be sent/.test(got.clone),
       `sgm-rdp-async.js: rejections carry the synchronous call's message ("${got.bad}") and name what cannot be sent ("${got.clone.slice(0, 80)}")`);

@@ -1237,6 +1237,20 @@ mod tests {
     use super::super::discretize::{loss_range, step_pld, Direction};
     use super::*;
 
+    /// `up` at least `inner.0` and `lo` at most `inner.1`, to a relative 1e-12.
+    pub(super) fn assert_outside((up, lo): (f64, f64), inner: (f64, f64), at: &str) {
+        assert!(
+            up >= inner.0 * (1.0 - 1e-12),
+            "{at}: up {up:e} < {:e}",
+            inner.0
+        );
+        assert!(
+            lo <= inner.1 * (1.0 + 1e-12),
+            "{at}: lo {lo:e} > {:e}",
+            inner.1
+        );
+    }
+
     /// δ(ε) of a part's upper and lower measures (untilted).
     fn delta_of(p: &Part, lambda: f64, eps: f64) -> (f64, f64) {
         let mut du = 0.0;
@@ -1281,14 +1295,8 @@ mod tests {
                     for eps in [-0.01, 0.0, 0.001, 0.01, 0.05, 0.3, 1.0, 3.0] {
                         let (fu, fl) = delta_of(&fine, lambda, eps);
                         let (cu, cl) = delta_of(&c, lambda, eps);
-                        assert!(
-                            cu >= fu * (1.0 - 1e-12),
-                            "{q} {s} {dir:?} λ {lambda} f {f} ε {eps}: up {cu} < {fu}"
-                        );
-                        assert!(
-                            cl <= fl * (1.0 + 1e-12),
-                            "{q} {s} {dir:?} λ {lambda} f {f} ε {eps}: lo {cl} > {fl}"
-                        );
+                        let at = format!("{q} {s} {dir:?} λ {lambda} f {f} ε {eps}");
+                        assert_outside((cu, cl), (fu, fl), &at);
                     }
                 }
             }
@@ -1352,6 +1360,7 @@ mod tests {
 mod agreement {
     use super::super::compose::{compose_within, Phase};
     use super::super::discretize::{loss_range, step_pld, step_pld_split, Direction};
+    use super::tests::assert_outside;
     use super::*;
 
     /// A two-resolution per-step lattice (fine near the loss's minimum, coarse above),
@@ -1496,14 +1505,7 @@ mod agreement {
                     &got.lo,
                     got.ln_s_lo + (a.ln_s_up + b.ln_s_up) - (a.ln_s_lo + b.ln_s_lo),
                 );
-                assert!(
-                    u >= eu * (1.0 - 1e-12),
-                    "square {square} k {k}: up {u:e} < {eu:e}"
-                );
-                assert!(
-                    l <= el * (1.0 + 1e-12),
-                    "square {square} k {k}: lo {l:e} > {el:e}"
-                );
+                assert_outside((u, l), (eu, el), &format!("square {square} k {k}"));
                 extra += u - eu;
             }
             let share = extra / total;

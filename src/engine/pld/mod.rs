@@ -1435,6 +1435,11 @@ fn epsilon_lattices(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAns
         } else {
             wanted
         };
+        // On a grid of 1/16 octave: the aim follows measured widths, and a rounding difference
+        // (the wasm's FFT and libm against the native ones) would otherwise move every later
+        // pass, and the page's bracket away from the command line's (q = 1e-4, σ = 1,
+        // T = 10⁸: 7e-6 apart).
+        d = 2f64.powf((16.0 * d.log2()).round() / 16.0).max(1e-9);
         // The same spacing again (at its floor, 1e-9) would repeat this pass exactly (q = 1.8e-9,
         // σ = 1.23, T = 7.3·10⁸ spent three passes so).
         if d >= prev_d * (1.0 - 1e-9) {
