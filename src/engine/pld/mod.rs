@@ -1408,9 +1408,12 @@ fn epsilon_lattices(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAns
             }
             _ => 2.0,
         };
+        // (Not below 1e-17·T either, as [`bulk_spacing`]: q = 1e-6, σ = 5, T = 10⁹ refined to
+        // 3.4e-9 read the add pair's upper end 25 % high and was refused.)
         let wanted = (d * (0.85 * tol / width).powf(1.0 / p).max(0.1))
             .min((upper / 200.0).max(ABS_TOL))
-            .max(1e-9);
+            .max(1e-9)
+            .max(1e-17 * t);
         let wanted = match bulk {
             Some(b) if lower <= 0.0 => wanted.min(bulk_spacing(b, t)),
             _ => wanted,
@@ -1439,7 +1442,10 @@ fn epsilon_lattices(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAns
         // (the wasm's FFT and libm against the native ones) would otherwise move every later
         // pass, and the page's bracket away from the command line's (q = 1e-4, σ = 1,
         // T = 10⁸: 7e-6 apart).
-        d = 2f64.powf((16.0 * d.log2()).round() / 16.0).max(1e-9);
+        d = 2f64
+            .powf((16.0 * d.log2()).round() / 16.0)
+            .max(1e-9)
+            .max(1e-17 * t);
         // The same spacing again (at its floor, 1e-9) would repeat this pass exactly (q = 1.8e-9,
         // σ = 1.23, T = 7.3·10⁸ spent three passes so).
         if d >= prev_d * (1.0 - 1e-9) {
