@@ -467,10 +467,12 @@ fn conv(x: &Part, y: &Part, square: bool, copies: f64) -> Result<Part, TooWide> 
     let allowed = FLOOR_SHARE / copies.max(1.0) * mass(x) * mass(y) / c;
     // At most about eight FFTs of the product's length of direct work.
     let work = 8.0 * n as f64 * (n as f64).log2();
-    let (sx, sy) = if banded_floor(x, y, square, len) <= allowed * c {
+    let b = band(x, y, square, len, 0.0);
+    let (sx, sy) = if b.floor(square, len) <= allowed * c {
         (Vec::new(), Vec::new())
     } else {
-        direct_points(x, y, square, allowed, work)
+        let [x0, x1, y0, y1] = b.norms;
+        direct_points((x, y, square), x0.hypot(x1) * y0.hypot(y1), allowed, work)
     };
     let rx = without(x, &sx);
     let ry = if square { rx.clone() } else { without(y, &sy) };
@@ -528,11 +530,11 @@ const DIRECT_UNIT: f64 = 0.25;
 
 /// The points of x and of y (`square`: the same) to convolve directly: the fewest tallest
 /// values (of `up` or `lo`) that bring ‖r_x‖₂·‖r_y‖₂ within `allowed`, at a cost
-/// m_x·|y| + m_y·|x| of at most `work`; within that cost, the most it affords.
+/// m_x·|y| + m_y·|x| of at most `work`; within that cost, the most it affords. None where
+/// `plain` (‖x‖₂·‖y‖₂) is already within.
 fn direct_points(
-    x: &Part,
-    y: &Part,
-    square: bool,
+    (x, y, square): (&Part, &Part, bool),
+    plain: f64,
     allowed: f64,
     work: f64,
 ) -> (Vec<usize>, Vec<usize>) {
@@ -557,14 +559,7 @@ fn direct_points(
         }
         (idx, rest)
     };
-    let norm = |m: &Part| {
-        m.up.iter()
-            .zip(&m.lo)
-            .map(|(a, b)| a * a + b * b)
-            .sum::<f64>()
-            .sqrt()
-    };
-    if norm(x) * norm(y) <= allowed {
+    if plain <= allowed {
         return (Vec::new(), Vec::new());
     }
     // The fewest of `rest` (≥ 0) with rest[m] ≤ bound, or its longest.
@@ -623,13 +618,15 @@ fn without(m: &Part, s: &[usize]) -> Part {
 }
 
 /// How [`fft_conv`] splits x and y: their central runs [xa, xb) and [ya, yb), the
-/// central product's length, and whether it is split at all.
+/// central product's length, ‖·‖₂ of each central run and flank (x₀, x₁, y₀, y₁), and
+/// whether it splits at all.
 struct Band {
     xa: usize,
     xb: usize,
     ya: usize,
     yb: usize,
     short: usize,
+    norms: [f64; 4],
     banded: bool,
 }
 
@@ -658,26 +655,27 @@ fn band(x: &Part, y: &Part, square: bool, len: usize, allowed: f64) -> Band {
         ya,
         yb,
         short,
+        norms: [x0, x1, y0, y1],
         banded,
     }
 }
 
-/// The mass [`fft_conv`]'s floor adds to x∗y, in units of 128u·log₂n·len (n the full FFT's
-/// length): ‖x‖₂‖y‖₂ plain; banded, the central product's on its own support plus the flanks'.
-fn banded_floor(x: &Part, y: &Part, square: bool, len: usize) -> f64 {
-    let b = band(x, y, square, len, 0.0);
-    let (x0, x1) = norms_in(x, b.xa, b.xb);
-    let (y0, y1) = norms_in(y, b.ya, b.yb);
-    let plain = x0.hypot(x1) * y0.hypot(y1);
-    if !b.banded {
-        return plain;
+impl Band {
+    /// The mass [`fft_conv`]'s floor adds to x∗y, in units of 128u·log₂n·len (n the full
+    /// FFT's length): ‖x‖₂‖y‖₂ plain; banded, the central product's on its own support plus
+    /// the flanks'.
+    fn floor(&self, square: bool, len: usize) -> f64 {
+        let [x0, x1, y0, y1] = self.norms;
+        if !self.banded {
+            return x0.hypot(x1) * y0.hypot(y1);
+        }
+        let rest = if square {
+            x1 * (2.0 * x0).hypot(x1)
+        } else {
+            x1 * y0.hypot(y1) + x0 * y1
+        };
+        rest + x0 * y0 * self.short as f64 / len as f64
     }
-    let rest = if square {
-        x1 * (2.0 * x0).hypot(x1)
-    } else {
-        x1 * y0.hypot(y1) + x0 * y1
-    };
-    rest + x0 * y0 * b.short as f64 / len as f64
 }
 
 /// The first `len` values of x∗y by zero-padded FFTs, `up` (real parts) plus and `lo`
@@ -698,14 +696,8 @@ fn fft_conv(
         return Ok((vec![0.0; len], vec![0.0; len]));
     }
     let n = len.next_power_of_two().max(2);
-    let Band {
-        xa,
-        xb,
-        ya,
-        yb,
-        short,
-        banded,
-    } = band(x, y, square, len, allowed);
+    let b = band(x, y, square, len, allowed);
+    let (xa, xb, ya, yb, short, banded) = (b.xa, b.xb, b.ya, b.yb, b.short, b.banded);
     let nc = short.next_power_of_two().max(2);
     let log = |n: usize| n as f64 * (n as f64).log2();
     let transforms = match (banded, square) {

@@ -1003,7 +1003,13 @@ const BULK_SHARE: f64 = 16.0;
 /// bin's connect-the-dots split has relative rounding error ~u/Δ, and at q = 1e-8, σ = 10,
 /// T = 10⁹ a spacing of 1e-9 gave an upper bound 5× that of 1e-8.
 fn bulk_spacing(bulk: f64, t: f64) -> f64 {
-    (bulk / BULK_SHARE).max(1e-17 * t).max(1e-9)
+    (bulk / BULK_SHARE).max(finest_spacing(t))
+}
+
+/// The finest per-step spacing for T steps: 1e-17·T (a bin's connect-the-dots split has
+/// relative rounding ~u/Δ, counted T times), and 1e-9.
+fn finest_spacing(t: f64) -> f64 {
+    (1e-17 * t).max(1e-9)
 }
 
 fn initial_spacing(eps: f64, alpha: f64, t: f64, tol: f64) -> f64 {
@@ -1408,12 +1414,9 @@ fn epsilon_lattices(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAns
             }
             _ => 2.0,
         };
-        // (Not below 1e-17·T either, as [`bulk_spacing`]: q = 1e-6, σ = 5, T = 10⁹ refined to
-        // 3.4e-9 read the add pair's upper end 25 % high and was refused.)
         let wanted = (d * (0.85 * tol / width).powf(1.0 / p).max(0.1))
             .min((upper / 200.0).max(ABS_TOL))
-            .max(1e-9)
-            .max(1e-17 * t);
+            .max(finest_spacing(t));
         let wanted = match bulk {
             Some(b) if lower <= 0.0 => wanted.min(bulk_spacing(b, t)),
             _ => wanted,
@@ -1442,10 +1445,12 @@ fn epsilon_lattices(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAns
         // (the wasm's FFT and libm against the native ones) would otherwise move every later
         // pass, and the page's bracket away from the command line's (q = 1e-4, σ = 1,
         // T = 10⁸: 7e-6 apart).
+        // Not below [`finest_spacing`], before (`wanted`) and after the rounding to the grid
+        // (q = 1e-6, σ = 5, T = 10⁹ refined to 3.4e-9 read the add pair's upper end 25 % high
+        // and was refused).
         d = 2f64
             .powf((16.0 * d.log2()).round() / 16.0)
-            .max(1e-9)
-            .max(1e-17 * t);
+            .max(finest_spacing(t));
         // The same spacing again (at its floor, 1e-9) would repeat this pass exactly (q = 1.8e-9,
         // σ = 1.23, T = 7.3·10⁸ spent three passes so).
         if d >= prev_d * (1.0 - 1e-9) {
