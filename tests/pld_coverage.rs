@@ -463,6 +463,35 @@ fn tiny_q_runs_get_a_lower_end_from_a_linear_statistic() {
     }
 }
 
+/// Where one rare large loss decides δ (q ≈ 4e-7, σ ≈ 0.6, δ ≈ 7e-14: an x five deviations
+/// out, whose loss no exponential tilt can center), the brackets contain an independent
+/// estimate: one jump plus a Gaussian remainder, by mpmath quadrature
+/// (tests/reference/one_jump.py), to 2e-5 of ε — and meet the width rule. Two of these
+/// were refused by the domain sweep (2026-11-26): the floor of the ladder's FFTs and its
+/// lower cuts were shares of the tilted moment, where δ was a 3e-13 share of it.
+#[test]
+fn one_rare_loss_runs_agree_with_a_one_jump_reference() {
+    let text = include_str!("reference/one_jump.jsonl");
+    let mut n = 0;
+    for line in text.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let f = |k: &str| v[k].as_f64().unwrap();
+        let (q, s, d, reference) = (f("q"), f("sigma"), f("delta"), f("epsilon"));
+        let t = v["steps"].as_u64().unwrap();
+        let b = pld::epsilon(sgm(q, s), t, d)
+            .unwrap_or_else(|e| panic!("q={q} s={s} T={t} delta={d}: {e}"))
+            .epsilon;
+        assert!(
+            b.lower <= reference * (1.0 + 2e-5) && reference <= b.upper * (1.0 + 2e-5),
+            "q={q} s={s} T={t}: {b:?} against the one-jump estimate {reference}"
+        );
+        assert!(b.upper <= rdp_eps(q, s, t, d), "q={q} s={s} T={t}: {b:?}");
+        assert!(tight_enough(&b), "q={q} s={s} T={t}: {b:?}");
+        n += 1;
+    }
+    assert!(n >= 3, "the reference file holds {n} runs");
+}
+
 #[test]
 fn tiny_rates_agree_with_the_gaussian_limit() {
     let runs = [
@@ -508,12 +537,13 @@ fn tiny_rates_agree_with_the_gaussian_limit() {
 /// T ∈ [1, 10⁹], δ ∈ [1e-15, 0.1], log-uniform — keeping the runs whose exact-RDP ε is
 /// ≤ 10³ (the domain's condition). Every answer is a certified bracket below exact RDP and
 /// within the accepted width; the refusals are typed. Measured 2026-11-26 (this engine):
-/// 157 of the 160 draws in the domain answer (156 at 28db682, 152 before the add direction was
-/// read from the remove lattices, 143 at 99779de, 136 at a77c0fa). The 3 misses: two runs with
-/// q ≈ 4e-7, σ ≈ 0.6, T ≥ 10⁶, δ ≈ 7e-14 (one step's rare large loss plus the bulk of the
-/// others; the coarse part's spacing is near the bulk's spread), and q = 1.8e-9, σ = 1.23,
-/// T = 7.3·10⁸ (bracketed [1.0e-4, 2.9e-4], wider than the absolute rule). One more is allowed
-/// (a run near the rule whose refinement a rounding difference could move: q = 2.1e-7,
+/// 159 of the 160 draws in the domain answer (157 at f376521, 156 at 28db682, 152 before the
+/// add direction was read from the remove lattices, 143 at 99779de, 136 at a77c0fa). The two
+/// runs with q ≈ 4e-7, σ ≈ 0.6, T ≥ 10⁶, δ ≈ 7e-14 answer since the ladder's floor and lower
+/// cuts follow δ's tilted share (one step's rare large loss decides δ there). The miss:
+/// q = 1.8e-9, σ = 1.23, T = 7.3·10⁸ (bracketed [1.0e-4, 2.9e-4], wider than the absolute
+/// rule: the per-step spacing cannot go below 1e-17·T, 5× the bulk's spread). One more is
+/// allowed (a run near the rule whose refinement a rounding difference could move: q = 2.1e-7,
 /// σ = 37.9, T = 3.9·10⁸ slipped once in the dev profile before the linear statistic).
 #[test]
 fn a_seeded_sweep_of_the_domain() {
@@ -575,7 +605,7 @@ fn a_seeded_sweep_of_the_domain() {
         160 - missing.len()
     );
     assert!(
-        missing.len() <= 4,
+        missing.len() <= 2,
         "{} of 160 refused: {missing:?}",
         missing.len()
     );

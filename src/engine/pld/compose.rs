@@ -323,6 +323,9 @@ pub(crate) struct Composed {
     /// Tilted mean and standard deviation of the composed loss, in ε units.
     pub center: f64,
     pub spread: f64,
+    /// ln of the composed upper measure's tilted moment Σ p(K)e^{λKΔ} (from the ladder; +∞
+    /// where not kept): with it, the tilted share of a δ read at ε ([`Composed::tilted_share`]).
+    ln_moment: f64,
     /// Read for the reversed pair (λ ≤ −1, [`Composed::delta_reversed`]): `u_up`, `v_up`
     /// then hold prefix sums, and there is no lower measure.
     #[cfg_attr(not(full_engine), allow(dead_code))]
@@ -388,6 +391,7 @@ pub(crate) fn compose_within(
         ln_alias_lo: ALIAS.ln() + pw.ln_scale_lo,
         center: pw.mean * d,
         spread: pw.var.sqrt() * d,
+        ln_moment: f64::INFINITY,
         reversed: false,
     })
 }
@@ -845,8 +849,16 @@ impl Composed {
             ln_alias_lo: f64::NEG_INFINITY,
             center,
             spread,
+            ln_moment: up.0.iter().sum::<f64>().ln() + up.1,
             reversed,
         }
+    }
+
+    /// The share of the composed tilted moment that a δ at ε carries: δ·e^{λε}/M (0 where the
+    /// moment was not kept). A rounding floor much above this share decides the bracket.
+    #[cfg_attr(not(full_engine), allow(dead_code))]
+    pub fn tilted_share(&self, eps: f64, delta: f64) -> f64 {
+        (delta.ln() + self.lambda * eps - self.ln_moment).exp()
     }
 
     /// FFT length (window size in lattice points).

@@ -85,6 +85,17 @@
 //!   by FFT: x∗y = s_x∗y + s_y∗r_x + r_x∗r_y, with as few points as bring ‖r_x‖₂‖r_y‖₂ within
 //!   the share. Without them q = 1e-4, σ = 0.6, T = 10⁸ read [23.356, 23.474] (0.5 %); with
 //!   them [23.434, 23.441].
+//!
+//! # When δ is a tiny share of the tilted moment
+//! Both the floor and the moment removed below a window ([`LOST_REL`]) are shares of the
+//! *tilted* moment M_T, while δ at ε is a share δ·e^{λε}/M_T of it. A centered tilt makes that
+//! share ~1/(λ·spread) and the fixed shares above are negligible. But where one rare large loss
+//! decides δ (q ≈ 4e-7, σ ≈ 0.6, δ ≈ 1e-13: a step's loss at an x five deviations out, whose
+//! log-normal-like tail no exponential tilt can center) the share was 4e-13, and the floor and
+//! the lower cuts decided the bracket. The caller ([`super`]'s `eps_direction`) reads the share
+//! from a first composition and, below FLOOR_SHARE, composes again with the floor a
+//! thousandth of it and the lower cuts a hundredth of the floor (each per use); the direct
+//! points that asks cost at most a few FFTs per product.
 
 use super::compose::{plans, spend, Composed, TooWide, U};
 use super::discretize::{merge_atoms, StepPld};
@@ -98,8 +109,28 @@ const N_CAP: usize = 1 << 12;
 const TAIL_LEN: usize = 1 << 11;
 /// Longest array at all (its convolution is a 2²⁰-point FFT).
 pub(crate) const MAX_LEN: usize = 1 << 19;
-/// Exponential moment removed below a window per truncation, relative to the measure's.
+/// Exponential moment removed below a window per truncation, relative to the measure's
+/// (at most: see [`lost_share`]).
+///
+/// The removed moment is charged as M_lost·e^{−λε}: a share s of a measure used c times in
+/// the T-fold composition comes to about c·s·M_T·e^{−λε}, that is c·s/(δ's tilted share,
+/// δ·e^{λε}/M_T) of δ — negligible where δ is a fair share of the tilted moment (its tilt
+/// centered), but where one rare large loss decides δ its share is tiny: at q = 3.76e-7,
+/// σ = 0.607, T = 10⁴, δ = 7.2e-14 (δ 4e-13 of the moment) the flat 1e-16 per step was 28 %
+/// of δ: the bracket [0.05114, 0.05317], the truth 0.051231 (tests/reference/one_jump.py).
 const LOST_REL: f64 = 1e-16;
+
+/// The share of its moment a measure used `copies` times may lose below its window, where
+/// each use's FFT floor may add `floor`/copies of its mass: LOST_REL, or a hundredth of that
+/// share where the floor was lowered below FLOOR_SHARE for a δ with a tiny tilted share (the
+/// floor is spread over the whole window, the lost moment is charged in full).
+fn lost_share(floor: f64, copies: f64) -> f64 {
+    if floor < FLOOR_SHARE {
+        LOST_REL.min(0.01 * floor / copies.max(1.0))
+    } else {
+        LOST_REL
+    }
+}
 /// A reversed composition's top cut per settle, relative to the measure's tilted moment. It
 /// must clear the FFT's rounding floor at the top (~1e-14 of the moment per level); its share
 /// of the composed moment is then ≲ 2·TOP_REL·T (the per-step cut is used T times), and the
@@ -441,18 +472,19 @@ const BAND: f64 = 1e-6;
 
 /// The share of a product's tilted mass its FFT's rounding floor may add, over the number of
 /// times the product is used in the T-fold composition (about 100 products: ≲ 1e-5 of δ).
-const FLOOR_SHARE: f64 = 1e-6;
+pub(crate) const FLOOR_SHARE: f64 = 1e-6;
 
 /// x∗y (same lattice), `up` rounded up and `lo` down at every point (module docs,
-/// "Rounding"); the product is used `copies` times in the composition. An FFT's rounding
+/// "Rounding"); its FFT's floor may add `share` of its mass (FLOOR_SHARE, or less where δ's
+/// tilted share is small, over the number of times the product is used). An FFT's rounding
 /// is a floor over its whole output, proportional to its inputs' ‖·‖₂, and an early level's
 /// floor is counted ~T/2^j times. A small-q step's tilted law is a spike with a slowly
 /// decaying side (q = 1e-4, σ = 0.6: 22 points ≥ 0.1 of the maximum, 1,697 ≥ 1e-6), whose
 /// ‖·‖₂ is near its ‖·‖₁: the floor's mass was ~1e-10 of the product's, ~1 % of δ over 10⁸
 /// steps. So the tallest points s of each factor are convolved directly (sums of
 /// nonnegative products: relative rounding only) and only the rest, r, by FFT:
-/// x∗y = s_x∗y + s_y∗r_x + r_x∗r_y — as few as bring the floor within FLOOR_SHARE/copies.
-fn conv(x: &Part, y: &Part, square: bool, copies: f64) -> Result<Part, TooWide> {
+/// x∗y = s_x∗y + s_y∗r_x + r_x∗r_y — as few as bring the floor within `share`.
+fn conv(x: &Part, y: &Part, square: bool, share: f64) -> Result<Part, TooWide> {
     if x.is_empty() || y.is_empty() {
         return Ok(Part::empty(x.d));
     }
@@ -464,11 +496,11 @@ fn conv(x: &Part, y: &Part, square: bool, copies: f64) -> Result<Part, TooWide> 
     // The floor's share is ≤ c·‖r_x‖₂‖r_y‖₂/(Σx·Σy) (rounding per point, times len).
     let c = 128.0 * U * (n as f64).log2() * len as f64;
     let mass = |m: &Part| m.up.iter().sum::<f64>();
-    let allowed = FLOOR_SHARE / copies.max(1.0) * mass(x) * mass(y) / c;
+    let allowed = share * mass(x) * mass(y) / c;
     // At most about eight FFTs of the product's length of direct work.
     let work = 8.0 * n as f64 * (n as f64).log2();
     let b = band(x, y, square, len, 0.0);
-    let (sx, sy) = if b.floor(square, len) <= allowed * c {
+    let (sx, sy) = if b.floor(square, len) <= allowed {
         (Vec::new(), Vec::new())
     } else {
         let [x0, x1, y0, y1] = b.norms;
@@ -762,8 +794,8 @@ fn exact_below(x: &Part, py: &[f64], o: usize) -> f64 {
 }
 
 /// The core's window start for the product x∗y (raw result r): the largest index o
-/// whose exact tilted mass below is ≤ LOST_REL of the total; (o, that mass).
-fn lower_cut(x: &Part, y: &Part, r: &Part) -> (usize, f64) {
+/// whose exact tilted mass below is ≤ `share` of the total; (o, that mass).
+fn lower_cut(x: &Part, y: &Part, r: &Part, share: f64) -> (usize, f64) {
     let mut py = vec![0.0; y.len() + 1];
     for (j, &w) in y.up.iter().enumerate() {
         py[j + 1] = py[j] + w;
@@ -774,7 +806,7 @@ fn lower_cut(x: &Part, y: &Part, r: &Part) -> (usize, f64) {
     let (mut lo, mut hi) = (0usize, r.len());
     while hi - lo > 1 {
         let mid = (lo + hi) / 2;
-        if exact_below(x, &py, mid + shift) <= LOST_REL * total {
+        if exact_below(x, &py, mid + shift) <= share * total {
             lo = mid;
         } else {
             hi = mid;
@@ -925,16 +957,17 @@ fn settle(m: &mut Meas, lambda: f64, eta: f64) {
     }
 }
 
-/// The per-step lattice as a two-resolution measure; `edge`: for a reversed composition
-/// (λ ≤ −1), ln of the per-step moment bound of the mass below the lattice (module docs).
-fn from_step(pld: &StepPld, lambda: f64, d: f64, eta: f64, edge: f64) -> Meas {
+/// The per-step lattice as a two-resolution measure: `eta` its +∞ budget, `lost` the share of
+/// its moment it may lose below ([`lost_share`]); `edge`: for a reversed composition (λ ≤ −1),
+/// ln of the per-step moment bound of the mass below the lattice (module docs).
+fn from_step(pld: &StepPld, lambda: f64, d: f64, (eta, lost): (f64, f64), edge: f64) -> Meas {
     let mut core = Part::tilted((&pld.ln_up, &pld.ln_lo), pld.k_lo, lambda, d);
     let ln_s_up = core.ln_s_up;
     // Below: exact tilted prefix sums to the ledger.
     let total: f64 = core.up.iter().sum();
     let mut below = 0.0;
     let mut a = 0;
-    while a + 1 < core.len() && below + core.up[a] <= LOST_REL * total {
+    while a + 1 < core.len() && below + core.up[a] <= lost * total {
         below += core.up[a];
         a += 1;
     }
@@ -981,24 +1014,26 @@ fn from_step(pld: &StepPld, lambda: f64, d: f64, eta: f64, edge: f64) -> Meas {
 }
 
 /// x∗y for two-resolution measures (on the same core lattice and tail factor), then
-/// settled with +∞ budget `eta`; the product is used `copies` times in the composition.
+/// settled with +∞ budget `eta`; the product is used `copies` times in the composition, and
+/// its FFTs' floors may add `floor`/copies of its mass.
 fn product(
     x: &Meas,
     y: &Meas,
     square: bool,
-    (lambda, eta, copies): (f64, f64, f64),
+    (lambda, eta, copies, floor): (f64, f64, f64, f64),
 ) -> Result<Meas, TooWide> {
+    let share = floor / copies.max(1.0);
     // One tail factor: the larger (a tail re-discretized to a coarser lattice).
     let f = x.f.max(y.f);
     let (xt, yt) = (
         coarsen(&x.tail, f / x.f, lambda),
         coarsen(&y.tail, f / y.f, lambda),
     );
-    let core_raw = conv(&x.core, &y.core, square, copies)?;
+    let core_raw = conv(&x.core, &y.core, square, share)?;
     let (a, below) = if core_raw.is_empty() {
         (0, 0.0)
     } else {
-        lower_cut(&x.core, &y.core, &core_raw)
+        lower_cut(&x.core, &y.core, &core_raw, lost_share(floor, copies))
     };
     let core = if core_raw.is_empty() {
         core_raw
@@ -1012,10 +1047,10 @@ fn product(
         let yc = coarsen(&y.core, f, lambda);
         if square {
             // 2·x_c'·x_t + x_t·x_t = x_t∗(2x_c' + x_t).
-            tail = conv(&xt, &add(&xt, &xc, 2.0), false, copies)?;
+            tail = conv(&xt, &add(&xt, &xc, 2.0), false, share)?;
         } else {
-            let t1 = conv(&xt, &add(&yt, &yc, 1.0), false, copies)?;
-            let t2 = conv(&xc, &yt, false, copies)?;
+            let t1 = conv(&xt, &add(&yt, &yc, 1.0), false, share)?;
+            let t2 = conv(&xc, &yt, false, share)?;
             tail = add(&t1, &t2, 1.0);
         }
     }
@@ -1089,11 +1124,17 @@ fn power(
     pld: &StepPld,
     steps: u64,
     lambda: f64,
-    (d0, eta, edge): (f64, f64, f64),
+    (d0, eta, edge, floor): (f64, f64, f64, f64),
 ) -> Result<Meas, TooWide> {
     let levels = 64 - steps.leading_zeros() as i32; // L + 1
     let per = eta / (2.0 * levels as f64);
-    let mut base = from_step(pld, lambda, d0, per / steps as f64, edge);
+    let mut base = from_step(
+        pld,
+        lambda,
+        d0,
+        (per / steps as f64, lost_share(floor, steps as f64)),
+        edge,
+    );
     let mut acc: Option<Meas> = None;
     let mut j = 0;
     loop {
@@ -1107,7 +1148,7 @@ fn power(
                 None => base.clone(),
                 Some(r) => {
                     let r = align(&r, base.core.d, lambda);
-                    product(&r, &base, false, (lambda, per, 1.0))?
+                    product(&r, &base, false, (lambda, per, 1.0, floor))?
                 }
             });
         }
@@ -1116,7 +1157,7 @@ fn power(
         }
         // Square: 2^{j+1} steps, used ⌊T/2^{j+1}⌋ times in the end.
         let copies = (steps >> (j + 1)) as f64;
-        let sq = product(&base, &base, true, (lambda, per / copies, copies))?;
+        let sq = product(&base, &base, true, (lambda, per / copies, copies, floor))?;
         j += 1;
         let max_d = d0 * (REBIN * 2f64.powi(j) * 2f64.powf(-0.5 * (levels - 1 - j) as f64)).sqrt();
         base = fit(sq, max_d.max(d0), lambda);
@@ -1125,14 +1166,14 @@ fn power(
 }
 
 /// Compose the phases at tilt λ ≥ 0 on per-step lattices of spacing `d`; `eta` bounds
-/// the untilted mass sent to +∞ by truncations.
+/// the untilted mass sent to +∞ by truncations; `floor`: the share of a product's mass its
+/// FFTs' rounding may add, over the times it is used ([`FLOOR_SHARE`] or less).
 pub(crate) fn compose(
     phases: &[(&StepPld, u64)],
     lambda: f64,
-    d: f64,
-    eta: f64,
+    (d, eta, floor): (f64, f64, f64),
 ) -> Result<Composed, TooWide> {
-    compose_with(phases, lambda, (d, eta), &[])
+    compose_with(phases, lambda, (d, eta, floor), &[])
 }
 
 /// The reversed pair's composition ([`super`]'s "reversed pair"): the phases' lattices
@@ -1146,13 +1187,13 @@ pub(crate) fn compose_reversed(
     edges: &[f64],
 ) -> Result<Composed, TooWide> {
     debug_assert!(lambda <= -1.0 && edges.len() == phases.len());
-    compose_with(phases, lambda, (d, 0.0), edges)
+    compose_with(phases, lambda, (d, 0.0, FLOOR_SHARE), edges)
 }
 
 fn compose_with(
     phases: &[(&StepPld, u64)],
     lambda: f64,
-    (d, eta): (f64, f64),
+    (d, eta, floor): (f64, f64, f64),
     edges: &[f64],
 ) -> Result<Composed, TooWide> {
     let mut total: Option<Meas> = None;
@@ -1161,13 +1202,18 @@ fn compose_with(
             continue;
         }
         let edge = edges.get(i).copied().unwrap_or(f64::NEG_INFINITY);
-        let p = power(pld, steps, lambda, (d, eta / phases.len() as f64, edge))?;
+        let p = power(
+            pld,
+            steps,
+            lambda,
+            (d, eta / phases.len() as f64, edge, floor),
+        )?;
         total = Some(match total {
             None => p,
             Some(t) => {
                 let dd = t.core.d.max(p.core.d);
                 let (t, p) = (align(&t, dd, lambda), align(&p, dd, lambda));
-                product(&t, &p, false, (lambda, eta, 1.0))?
+                product(&t, &p, false, (lambda, eta, 1.0, floor))?
             }
         });
     }
@@ -1313,8 +1359,8 @@ mod tests {
         ] {
             let (lo, hi) = loss_range(q, s, Direction::Remove, 1e-14);
             let pld = step_pld(q, s, Direction::Remove, d, lo, hi);
-            let m = from_step(&pld, lambda, d, 1e-16, f64::NEG_INFINITY);
-            let sq = product(&m, &m, true, (lambda, 1e-16, 1.0)).unwrap();
+            let m = from_step(&pld, lambda, d, (1e-16, LOST_REL), f64::NEG_INFINITY);
+            let sq = product(&m, &m, true, (lambda, 1e-16, 1.0, FLOOR_SHARE)).unwrap();
             // Direct: P-masses of the squared upper and lower lattices.
             let n = pld.ln_up.len();
             let (pu, pl): (Vec<f64>, Vec<f64>) = (
@@ -1377,7 +1423,7 @@ mod agreement {
                 1 << 21,
             )
             .unwrap();
-            let b = compose(&[(&two, t)], lambda, d, 1e-12).unwrap();
+            let b = compose(&[(&two, t)], lambda, (d, 1e-12, FLOOR_SHARE)).unwrap();
             for e in eps {
                 let ((au, al), (bu, bl)) = (a.delta(e), b.delta(e));
                 assert!(
@@ -1402,7 +1448,7 @@ mod agreement {
         let (q, s, d, t, lambda) = (1e-4, 0.6, 1.1666e-5, 100_000_000u64, 1.0289);
         let (lo, hi) = loss_range(q, s, Direction::Remove, 2e-18);
         let two = step_pld_split(q, s, Direction::Remove, d, (lo, lo + 16384.0 * d, hi), 1024);
-        let c = compose(&[(&two, t)], lambda, d, 1e-9).unwrap();
+        let c = compose(&[(&two, t)], lambda, (d, 1e-9, FLOOR_SHARE)).unwrap();
         let model = tilted_mean(
             &[Phase {
                 pld: &two,
@@ -1445,7 +1491,7 @@ mod agreement {
                     1 << 21,
                 )
                 .unwrap();
-                let b = compose(&[(&pld, t)], lambda, d, 1e-12).unwrap();
+                let b = compose(&[(&pld, t)], lambda, (d, 1e-12, FLOOR_SHARE)).unwrap();
                 for e in eps {
                     let ((au, al), (bu, bl)) = (a.delta(e), b.delta(e));
                     assert!(
@@ -1469,7 +1515,7 @@ mod agreement {
         let pld = step_pld(q, s, Direction::Remove, d, lo, (lo + 4096.0 * d).min(hi));
         let x = Part::tilted((&pld.ln_up, &pld.ln_lo), pld.k_lo, lambda, d);
         // A second factor: x's square, re-normalized (smooth, wider).
-        let y = conv(&x, &x, true, 1.0).unwrap();
+        let y = conv(&x, &x, true, FLOOR_SHARE).unwrap();
         let plain = |a: &[f64], b: &[f64]| {
             let mut c = vec![0.0; a.len() + b.len() - 1];
             for (i, &u) in a.iter().enumerate() {
@@ -1481,7 +1527,7 @@ mod agreement {
         };
         let copies = 5e7;
         for (a, b, square) in [(&x, &x, true), (&x, &y, false)] {
-            let got = conv(a, b, square, copies).unwrap();
+            let got = conv(a, b, square, FLOOR_SHARE / copies).unwrap();
             let (ru, rl) = (plain(&a.up, &b.up), plain(&a.lo, &b.lo));
             let off = (got.k0 - (a.k0 + b.k0)) as usize;
             let total: f64 = ru.iter().sum();
