@@ -368,6 +368,14 @@ fn both_keeps_the_rdp_answer_when_the_pld_fails() {
     assert!(v["alpha"].as_f64().unwrap() > 1.0);
     assert!(v["epsilon_pld"].is_null() && v.get("epsilon_pld").is_some());
     assert!(v["pld_error"].as_str().unwrap().contains("PLD"));
+    // Out of the domain, and the refusal says so.
+    assert!(
+        v["pld_error"]
+            .as_str()
+            .unwrap()
+            .contains("beyond the domain"),
+        "{v}"
+    );
     // delta at a given epsilon, same rule (σ = 0.3: at σ = 0.6 the δ side answers since the
     // add pair is read from the remove lattices).
     let out = bin()

@@ -158,6 +158,10 @@ const ABS_TOL: f64 = 2e-5;
 const TOO_WIDE: &str = "the composed loss is too wide for the largest FFT";
 const TOO_MANY_POINTS: &str = "the loss range needs more lattice points than the budget";
 const WORK_SPENT: &str = "the work budget of one call (about a second) is spent";
+/// A refusal where exact RDP's ε is above 10³: the domain the tight accountant is built to
+/// answer everywhere (q ∈ [1e-9, 1], σ ∈ [0.3, 10³], T ∈ [1, 10⁹], δ ∈ [1e-15, 0.1]) ends there.
+const BEYOND_DOMAIN: &str =
+    "exact RDP's epsilon is above 1e3, beyond the domain the tight accountant covers";
 const DISAGREE: &str = "two of its certified brackets disagree (a numerical failure of the composition), so none is given";
 
 /// Two certified brackets must overlap: a lower bound above an upper bound proves one of
@@ -1180,6 +1184,12 @@ fn epsilon_phases_at(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAn
             let live: Vec<Phase> = phases.iter().copied().filter(|p| p.sgm.q() > 0.0).collect();
             match bernstein::epsilon(&live, delta) {
                 Some(b) if b <= ABS_WIDTH => Ok(bernstein_answer(b)),
+                // Beyond the domain the accountant is built for, the refusal says so.
+                _ if live.iter().all(Phase::is_sgm) && rdp_epsilon(&live, delta).0 > 1e3 => {
+                    Err(Error::PldBudget {
+                        reason: BEYOND_DOMAIN,
+                    })
+                }
                 _ => Err(Error::PldBudget { reason }),
             }
         }
