@@ -55,6 +55,9 @@ RUNS = [
     # Answered since small q has two resolutions and a spacing that resolves one step's
     # bulk from the first pass (2026-11-26): exact RDP 1.873, tight 0.0704.
     (1e-5, 0.5, 10_000, 1e-5, 2e-5, 2),
+    # Answered since a lattice point sits at the bulk of one step's P where the bulk fits
+    # in a bin (2026-11-26): the bracket had stayed 2–3 % wide, its lower end short.
+    (1.503e-5, 0.3714, 452_397, 4.81e-6, 1e-3, 3),
 ]
 
 

@@ -326,6 +326,9 @@ pub(crate) struct Composed {
     /// ln of the composed upper measure's tilted moment Σ p(K)e^{λKΔ} (from the ladder; +∞
     /// where not kept): with it, the tilted share of a δ read at ε ([`Composed::tilted_share`]).
     ln_moment: f64,
+    /// The composed loss is the lattice's plus this (its per-step lattices were put on
+    /// {kΔ + o}, [`Composed::shift_by`]); every reading below is in loss (ε) units.
+    shift: f64,
     /// Read for the reversed pair (λ ≤ −1, [`Composed::delta_reversed`]): `u_up`, `v_up`
     /// then hold prefix sums, and there is no lower measure.
     #[cfg_attr(not(full_engine), allow(dead_code))]
@@ -392,6 +395,7 @@ pub(crate) fn compose_within(
         center: pw.mean * d,
         spread: pw.var.sqrt() * d,
         ln_moment: f64::INFINITY,
+        shift: 0.0,
         reversed: false,
     })
 }
@@ -850,6 +854,7 @@ impl Composed {
             center,
             spread,
             ln_moment: up.0.iter().sum::<f64>().ln() + up.1,
+            shift: 0.0,
             reversed,
         }
     }
@@ -858,7 +863,17 @@ impl Composed {
     /// moment was not kept). A rounding floor much above this share decides the bracket.
     #[cfg_attr(not(full_engine), allow(dead_code))]
     pub fn tilted_share(&self, eps: f64, delta: f64) -> f64 {
-        (delta.ln() + self.lambda * eps - self.ln_moment).exp()
+        (delta.ln() + self.lambda * (eps - self.shift) - self.ln_moment).exp()
+    }
+
+    /// The composition of losses L' on the lattice as one of L = L' + s: P-masses unchanged,
+    /// only where they sit (the per-step lattices were on {kΔ + o}, s the sum of the o's).
+    /// δ(ε) = Σ p(L)(1 − e^{ε−L})₊ = δ'(ε − s); the reversed pair's
+    /// δ_rev(ε) = E_P[(e^{−L} − e^ε)₊] = e^{−s}·δ'_rev(ε + s).
+    #[cfg(full_engine)]
+    pub fn shift_by(&mut self, s: f64) {
+        self.shift += s;
+        self.center += s;
     }
 
     /// FFT length (window size in lattice points).
@@ -869,23 +884,23 @@ impl Composed {
     /// Lowest and highest ε this composition resolves well (±5 tilted standard
     /// deviations around the tilted mean, inside the window).
     pub fn good_range(&self) -> (f64, f64) {
-        let lo = (self.center - 5.0 * self.spread).max(self.k0 as f64 * self.d);
-        let hi = (self.center + 5.0 * self.spread)
-            .min((self.k0 + self.u_up.len() as i64 - 2) as f64 * self.d);
+        let (a, b) = self.window_range();
+        let lo = (self.center - 5.0 * self.spread).max(a);
+        let hi = (self.center + 5.0 * self.spread).min(b);
         (lo, hi)
     }
 
     /// Lowest and highest ε inside the window.
     pub fn window_range(&self) -> (f64, f64) {
         (
-            self.k0 as f64 * self.d,
-            (self.k0 + self.u_up.len() as i64 - 2) as f64 * self.d,
+            self.k0 as f64 * self.d + self.shift,
+            (self.k0 + self.u_up.len() as i64 - 2) as f64 * self.d + self.shift,
         )
     }
 
     /// ε relative to the window.
     pub fn side(&self, eps: f64) -> Side {
-        let k = lattice_above(eps, self.d);
+        let k = lattice_above(eps - self.shift, self.d);
         if k < self.k0 {
             Side::Below
         } else if k >= self.k0 + self.u_up.len() as i64 - 1 {
@@ -901,8 +916,10 @@ impl Composed {
     pub fn delta(&self, eps: f64) -> (f64, f64) {
         #[cfg(full_engine)]
         if self.reversed {
-            return (self.delta_reversed(eps), 0.0);
+            let d = self.delta_reversed(eps + self.shift);
+            return ((d * (-self.shift).exp()).min(1.0), 0.0);
         }
+        let eps = eps - self.shift;
         let n = self.u_up.len() - 1;
         let k = lattice_above(eps, self.d).max(self.k0);
         if k >= self.k0 + n as i64 {

@@ -195,7 +195,7 @@ pub(crate) fn z_of_tail(eta: f64) -> f64 {
 /// [ℓ_lo, ℓ_hi] (widened to lattice points).
 pub(crate) fn step_pld(q: f64, sigma: f64, dir: Direction, d: f64, lo: f64, hi: f64) -> StepPld {
     let (k_lo, len) = lattice(d, lo, hi);
-    let mut s = lattice_part(q, sigma, dir, d, k_lo, len, (true, true));
+    let mut s = lattice_part((q, sigma, dir), (d, 0.0), k_lo, len, (true, true));
     // (The split's relative error is ~u/Δ per step: above Δ = 1e-4 even 10⁹ steps keep it
     // below 1e-3 of δ, and the check would cost MNIST's 12k-point lattices a tenth of a
     // millisecond each.)
@@ -205,13 +205,46 @@ pub(crate) fn step_pld(q: f64, sigma: f64, dir: Direction, d: f64, lo: f64, hi: 
     s
 }
 
+/// The remove pair's bulk point for a lattice of spacing `d`: ℓ* = ln(P/Q) of the losses
+/// ≤ ℓ* + Δ (a fixed point, from the losses ≤ 0). Small q puts almost all of P on losses in
+/// (ln(1 − q), q·…), often inside one bin: its contracted atom (the optimistic lattice's)
+/// sits between two points and is merged with the losses above it onto the next point,
+/// which pulls the whole side of the law down a bin or more — a first-order loss that T
+/// steps multiply (q = 1.5e-5, σ = 0.37: 5.6e-7 of the tilted moment a step, 0.17 in ln δ
+/// over 3·10⁵ steps; the bracket stayed 2–3 % wide as Δ shrank). A lattice through ℓ*
+/// ([`step_pld_split`]'s offset) merges those two bins exactly there.
+#[cfg(full_engine)]
+pub(crate) fn bulk_point(q: f64, sigma: f64, d: f64) -> f64 {
+    let ln_w = ((-q).ln_1p(), q.ln());
+    let w = (1.0 - q, q);
+    let far = Boundary::at(sigma, f64::NEG_INFINITY);
+    let mean_below = |l: f64| {
+        let b = Boundary::at(sigma, x_of_loss(q, sigma, l));
+        let (p, qm) = masses(ln_w, w, Direction::Remove, &far, &b);
+        p - qm
+    };
+    let mut l = mean_below(0.0);
+    for _ in 0..8 {
+        let next = mean_below(l + d);
+        let done = (next - l).abs() <= 1e-3 * d;
+        l = next;
+        if done {
+            break;
+        }
+    }
+    l
+}
+
 /// [`step_pld`] on two resolutions: spacing Δ on [ℓ_lo, b] and f·Δ above, to ℓ_hi (b a
 /// point of both lattices). For small q the losses that carry almost all of P are of the
 /// order of q, far below the range's end, so the coarse lattice costs the bracket almost
 /// nothing while the fine one resolves them (q = 1e-6, σ = 0.6: the range ends near 0.2,
 /// where Δ = 2e-7 would need 10⁶ points). Both are the same construction on one lattice
 /// with bins of two widths — connect-the-dots and the contraction argue per bin — and the
-/// fine part's right remainder is the coarse part's content (rather than +∞'s).
+/// fine part's right remainder is the coarse part's content (rather than +∞'s). Both
+/// lattices are {kΔ + o} (`o` = 0, or to put a point at [`bulk_point`]): the lattice then
+/// holds L' = L − o (P-masses the same, Q-masses e^o times), and the composed loss is the
+/// lattice's plus T·o ([`super::compose::Composed::shift_by`]).
 #[cfg(full_engine)]
 pub(crate) fn step_pld_split(
     q: f64,
@@ -219,26 +252,22 @@ pub(crate) fn step_pld_split(
     dir: Direction,
     d: f64,
     (lo, b, hi): (f64, f64, f64),
-    f: i64,
+    (f, o): (i64, f64),
 ) -> StepPld {
     let big = d * f as f64;
-    let kb = (b / big).ceil() as i64;
-    let k_lo = ((lo / d).floor() as i64).min(kb * f - 1);
+    let kb = ((b - o) / big).ceil() as i64;
+    let k_lo = (((lo - o) / d).floor() as i64).min(kb * f - 1);
     let mut s = lattice_part(
-        q,
-        sigma,
-        dir,
-        d,
+        (q, sigma, dir),
+        (d, o),
         k_lo,
         (kb * f - k_lo + 1) as usize,
         (true, false),
     );
-    let k_hi = ((hi / big).ceil() as i64).max(kb + 1);
+    let k_hi = (((hi - o) / big).ceil() as i64).max(kb + 1);
     let t = lattice_part(
-        q,
-        sigma,
-        dir,
-        big,
+        (q, sigma, dir),
+        (big, o),
         kb,
         (k_hi - kb + 1) as usize,
         (false, true),
@@ -258,17 +287,15 @@ pub(crate) fn step_pld_split(
 /// P-mass below the first / above the last point is this part's (rounded up to the first
 /// point and dropped, or sent to +∞ and rounded down to the last point) or another's.
 fn lattice_part(
-    q: f64,
-    sigma: f64,
-    dir: Direction,
-    d: f64,
+    (q, sigma, dir): (f64, f64, Direction),
+    (d, o): (f64, f64),
     k_lo: i64,
     len: usize,
     open: (bool, bool),
 ) -> StepPld {
-    // Sample-space boundary of the loss threshold ℓ_k = kΔ.
+    // Sample-space boundary of the loss threshold ℓ_k = kΔ + o.
     let x_at = |k: i64| -> f64 {
-        let l = k as f64 * d;
+        let l = k as f64 * d + o;
         match dir {
             Direction::Remove => x_of_loss(q, sigma, l),
             Direction::Add => x_of_loss(q, sigma, -l),
@@ -285,9 +312,14 @@ fn lattice_part(
     let far_lo = Boundary::at(sigma, f64::NEG_INFINITY);
     let far_hi = Boundary::at(sigma, f64::INFINITY);
     // ln P, ln Q of the loss event (ℓ_a, ℓ_b] from its sample-space boundaries.
-    let bin = |a: &Boundary, b: &Boundary| match dir {
-        Direction::Remove => masses(ln_w, w, dir, a, b),
-        Direction::Add => masses(ln_w, w, dir, b, a),
+    // (The lattice holds L' = L − o: the same P-masses, and Q-masses e^o times theirs, so
+    // that P = Q'·e^{L'}.)
+    let bin = |a: &Boundary, b: &Boundary| {
+        let (p, q) = match dir {
+            Direction::Remove => masses(ln_w, w, dir, a, b),
+            Direction::Add => masses(ln_w, w, dir, b, a),
+        };
+        (p, q + o)
     };
     let (left_p, _) = match dir {
         _ if !open.0 => (f64::NEG_INFINITY, 0.0),
@@ -645,7 +677,7 @@ mod tests {
         ] {
             let (lo, hi) = loss_range(q, s, Direction::Remove, 1e-14);
             let b = lo + 4096.0 * d;
-            let two = step_pld_split(q, s, Direction::Remove, d, (lo, b, hi), f);
+            let two = step_pld_split(q, s, Direction::Remove, d, (lo, b, hi), (f, 0.0));
             assert!(two.tail.is_some() && two.ln_up.len() < 5000);
             let one = step_pld(q, s, Direction::Remove, d, lo, hi);
             for eps in [0.0, q, 10.0 * q, 1e-3, 0.01, 0.1, 0.5, 1.0] {

@@ -1412,7 +1412,14 @@ mod agreement {
         ] {
             let (lo, hi) = loss_range(q, s, Direction::Remove, 1e-12);
             let one = step_pld(q, s, Direction::Remove, d, lo, hi);
-            let two = step_pld_split(q, s, Direction::Remove, d, (lo, lo + 2000.0 * d, hi), f);
+            let two = step_pld_split(
+                q,
+                s,
+                Direction::Remove,
+                d,
+                (lo, lo + 2000.0 * d, hi),
+                (f, 0.0),
+            );
             let a = compose_within(
                 &[Phase {
                     pld: &one,
@@ -1447,7 +1454,14 @@ mod agreement {
         use super::super::compose::tilted_mean;
         let (q, s, d, t, lambda) = (1e-4, 0.6, 1.1666e-5, 100_000_000u64, 1.0289);
         let (lo, hi) = loss_range(q, s, Direction::Remove, 2e-18);
-        let two = step_pld_split(q, s, Direction::Remove, d, (lo, lo + 16384.0 * d, hi), 1024);
+        let two = step_pld_split(
+            q,
+            s,
+            Direction::Remove,
+            d,
+            (lo, lo + 16384.0 * d, hi),
+            (1024, 0.0),
+        );
         let c = compose(&[(&two, t)], lambda, (d, 1e-9, FLOOR_SHARE)).unwrap();
         let model = tilted_mean(
             &[Phase {

@@ -291,6 +291,7 @@ fn lower_lattices(sh: &Shuffle, epochs: &[(u64, f64, f64)], d: f64) -> [Lattices
             eta_total: 0.0,
             one_fft: None,
             floors: Vec::new(),
+            offsets: Vec::new(),
         }
     })
 }
