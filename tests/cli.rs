@@ -333,6 +333,32 @@ fn every_flag_is_used_or_refused() {
 /// saying why the tight ε is unavailable, exit 0; `--json` and `batch` carry
 /// `"epsilon_pld": null` and `"pld_error"` beside the RDP fields. With `pld` alone the
 /// error stays the answer (exit 2).
+/// Far outside the domain (σ = 0.001) the tight accountant refuses in a line, on both sides: a
+/// step's coarse part there asked for 7·10¹⁰ lattice points (ε: the allocation aborted the
+/// process) or a factor 2³⁶ (δ: 52 s and 4 GB, then an overflow in the dev profile).
+#[test]
+fn far_outside_the_domain_the_tight_accountant_refuses_in_a_line() {
+    let args = ["--q", "0.5", "--sigma", "0.001", "--steps", "1000000000"];
+    for (cmd, at) in [
+        ("epsilon", ["--delta", "1e-5"]),
+        ("delta", ["--epsilon", "1"]),
+    ] {
+        let out = bin()
+            .arg(cmd)
+            .args(args)
+            .args(at)
+            .args(["--accountant", "pld"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{cmd}: {out:?}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(
+            err.starts_with("sgm-rdp: PLD accountant: ") && err.lines().count() == 1,
+            "{cmd}: {err}"
+        );
+    }
+}
+
 #[test]
 fn both_keeps_the_rdp_answer_when_the_pld_fails() {
     let args = [

@@ -825,7 +825,7 @@ fn tail_factor(span: usize) -> i64 {
 /// The tilted share a core keeps above its spill point on a tail of factor f: the tail's
 /// coarser lattice then adds ≤ 1 % to the bias (share·f² ≤ 0.01).
 fn tail_share(f: i64) -> f64 {
-    0.01 / (f * f) as f64
+    0.01 / (f as f64 * f as f64)
 }
 
 /// The index b such that the tilted `up` mass of r above b is ≤ tau of its total.

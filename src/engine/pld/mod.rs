@@ -190,6 +190,9 @@ const SPLIT_POINTS: f64 = 131_072.0;
 const CORE_POINTS: f64 = 16_384.0;
 #[cfg(full_engine)]
 const TAIL_POINTS: f64 = 16_384.0;
+/// The largest ratio of a step's coarse spacing to its fine one (the domain's runs use ≤ 2¹⁶).
+#[cfg(full_engine)]
+const MAX_TAIL_FACTOR: f64 = 1_048_576.0;
 /// FFT work per call (Σ N·log₂N plus lattice points and tilt solves; see
 /// `compose::budget`): at most ~0.95 s natively (measured over the 112-run grid and
 /// its 54-run second grid: the slowest calls are refusals that spend it all). The whole
@@ -606,14 +609,28 @@ impl Lattices {
                     let b = lo + CORE_POINTS * d;
                     let big = big.max((hi - b) / TAIL_POINTS);
                     let f = 2f64.powf((big / d).log2().floor()).max(2.0);
+                    // A coarse part 2²⁰ times as coarse and more is beyond what the ladder's
+                    // exact moves between its lattices (f fine points per coarse one) afford
+                    // (q = 0.5, σ = 0.001, T = 10⁹: f = 2³⁶, 52 s and 4 GB on the δ side).
+                    if f > MAX_TAIL_FACTOR {
+                        return Err(Error::PldBudget {
+                            reason: TOO_MANY_POINTS,
+                        });
+                    }
                     Some((b, f as i64))
                 }
                 _ => None,
             };
             #[cfg(not(full_engine))]
             let split: Option<(f64, i64)> = None;
+            // (The fine part ends on a coarse point, ⌈b/fΔ⌉·f: with a huge f that is far beyond
+            // b — q = 0.5, σ = 0.001, T = 10⁹ asked for 7·10¹⁰ points and the allocation
+            // aborted the process.)
             let points = match split {
-                Some((b, f)) => (b - lo) / d + (hi - b) / (d * f as f64),
+                Some((b, f)) => {
+                    let big = d * f as f64;
+                    (b / big).ceil() * f as f64 - (lo / d).floor() + (hi - b) / big + 2.0
+                }
                 None => (hi - lo) / d,
             };
             if points > MAX_STEP_POINTS {
