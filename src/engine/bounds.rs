@@ -189,17 +189,8 @@ fn largest(pred: impl Fn(f64) -> bool) -> f64 {
     if i == n {
         return MAX_ORDER_SEARCH;
     }
-    let (mut lo, mut hi) = (at(i), at(i + 1));
     // Grid ratio (1e11)^(1/30) ≈ 2.3; 40 halvings leave < 1e-11 relative.
-    for _ in 0..40 {
-        let mid = 0.5 * (lo + hi);
-        if pred(mid) {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    lo
+    super::search::bisect((at(i), at(i + 1)), pred, 40, |_, _| false).0
 }
 
 pub fn max_order(m: &Sgm) -> MaxOrder {

@@ -20,7 +20,7 @@ pub mod group_rdp;
 pub mod params;
 pub mod pld;
 pub mod rdp;
-#[cfg(full_engine)]
+// Monotone searches; the page's own wasm uses only its bisection.
 pub(crate) mod search;
 
 pub use accountant::{default_orders, Conversion, Optimum, Run};

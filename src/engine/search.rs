@@ -1,8 +1,33 @@
 //! Monotone searches on certified bounds: the smallest σ, or the most steps, whose bound
 //! meets a target. Every decision is taken on the certified value, so the answer never
-//! misses the target; a value the accountant cannot certify counts as a miss.
+//! misses the target; a value the accountant cannot certify counts as a miss. And the
+//! plain bisection the engine's monotone solves share ([`bisect`]).
+#![cfg_attr(not(full_engine), allow(dead_code))]
 
 use super::error::Error;
+
+/// Bisection on [lo, hi] for a monotone test that holds at `lo` and fails at `hi`: at most
+/// `halvings` halvings, each keeping that, stopping early once `narrow(lo, hi)`. Returns the
+/// final (lo, hi): lo still passes the test, hi still fails it.
+pub(crate) fn bisect(
+    (mut lo, mut hi): (f64, f64),
+    passes: impl Fn(f64) -> bool,
+    halvings: usize,
+    narrow: impl Fn(f64, f64) -> bool,
+) -> (f64, f64) {
+    for _ in 0..halvings {
+        let mid = 0.5 * (lo + hi);
+        if passes(mid) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+        if narrow(lo, hi) {
+            break;
+        }
+    }
+    (lo, hi)
+}
 
 /// Illinois false position on g(u) = ln(bound/target) between `miss` (g > 0) and `meet`
 /// (g ≤ 0), until `close(miss, meet)`; a step that does not halve the bracket is

@@ -221,19 +221,10 @@ pub(crate) fn mu_below(eps: f64, delta_lo: f64, floor: f64) -> f64 {
         let edge = 1.0 - gaussian_beta(m, floor);
         d < delta_lo && edge < delta_lo
     };
-    let (mut lo, mut hi) = (0.0f64, 64.0f64);
     if !shows(1e-9) {
         return 0.0;
     }
-    for _ in 0..80 {
-        let mid = 0.5 * (lo + hi);
-        if shows(mid) {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    lo
+    search::bisect((0.0, 64.0), shows, 80, |_, _| false).0
 }
 
 /// μ-GDP of a run with its bracket and fit.

@@ -1,5 +1,7 @@
 //! Gaussian tail probabilities in log space, and interval masses without cancellation.
 
+use crate::engine::search;
+
 /// ln Φ̄(z) = ln P(N(0,1) > z) for every z (−∞ at z = +∞, 0 at z = −∞).
 ///
 /// * z < 0: ln1p(−Φ̄(−z)), Φ̄ from `libm::erfc` (relative error ≲ 1e-15).
@@ -176,26 +178,15 @@ pub(crate) fn epsilon_bracket(mu: f64, delta: f64) -> crate::engine::pld::Bracke
     while d(hi).upper > delta {
         hi *= 2.0;
     }
-    // Bisection keeping `above` true at a and false at b (δ decreases in ε); returns a, b.
-    let bisect = |mut a: f64, mut b: f64, above: &dyn Fn(f64) -> bool| {
-        for _ in 0..200 {
-            let m = 0.5 * (a + b);
-            if above(m) {
-                a = m;
-            } else {
-                b = m;
-            }
-            if b - a <= 1e-15 * b {
-                break;
-            }
-        }
-        (a, b)
+    // Bisection keeping δ above at the low end and not at the high end (δ decreases in ε).
+    let bisect = |b: f64, above: &dyn Fn(f64) -> bool| {
+        search::bisect((0.0, b), above, 200, |a, b| b - a <= 1e-15 * b)
     };
-    let upper = bisect(0.0, hi, &|e| d(e).upper > delta).1;
+    let upper = bisect(hi, &|e| d(e).upper > delta).1;
     let lower = if d(0.0).lower <= delta {
         0.0
     } else {
-        bisect(0.0, upper, &|e| d(e).lower > delta).0
+        bisect(upper, &|e| d(e).lower > delta).0
     };
     Bracket { upper, lower }
 }

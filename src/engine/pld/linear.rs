@@ -23,6 +23,7 @@
 //! tail) are left out of P, which only lowers it.
 
 use super::gauss::ln_phi_bar;
+use crate::engine::search::bisect;
 
 /// The largest number of binomial terms summed (beyond it the bound is not tried: q·T large,
 /// where the lattices resolve a step's losses anyway; with 20,000, q = 1.5e-5, σ = 94.6,
@@ -77,18 +78,12 @@ fn threshold(lw: &[f64], tau: f64, eps: f64) -> f64 {
         let top = (0..lw.len()).map(e).fold(f64::NEG_INFINITY, f64::max);
         top + (0..lw.len()).map(|k| (e(k) - top).exp()).sum::<f64>().ln()
     };
-    let (mut lo, mut hi) = (-60.0f64, 60.0f64);
-    for _ in 0..60 {
-        let mid = 0.5 * (lo + hi);
-        if ln_ratio(mid) < eps {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-        if hi - lo <= 1e-12 * hi.abs().max(1.0) {
-            break;
-        }
-    }
+    let (lo, hi) = bisect(
+        (-60.0, 60.0),
+        |t| ln_ratio(t) < eps,
+        60,
+        |lo, hi| hi - lo <= 1e-12 * hi.abs().max(1.0),
+    );
     0.5 * (lo + hi)
 }
 
@@ -108,22 +103,10 @@ pub(crate) fn epsilon_lower(q: f64, sigma: f64, steps: u64, delta: f64, upper: f
     if !certifies(0.0) {
         return 0.0;
     }
-    let (mut lo, mut hi) = (0.0, upper);
-    if certifies(hi) {
-        return hi;
+    if certifies(upper) {
+        return upper;
     }
-    for _ in 0..60 {
-        let mid = 0.5 * (lo + hi);
-        if certifies(mid) {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-        if hi - lo <= 1e-7 * hi {
-            break;
-        }
-    }
-    lo
+    bisect((0.0, upper), certifies, 60, |lo, hi| hi - lo <= 1e-7 * hi).0
 }
 
 #[cfg(test)]

@@ -565,7 +565,7 @@ impl Lattices {
         tail_d: Option<f64>,
     ) -> Result<Lattices, Error> {
         let mut steps = Vec::with_capacity(phases.len());
-        // Per phase: its lattice is {kΔ + o} ([`discretize::bulk_point`]; 0 but for a plain
+        // Per phase: its lattice is {kΔ + o} ([`discretize::bulk_offset`]; 0 but for a plain
         // SGM step on two resolutions).
         #[cfg_attr(not(full_engine), allow(unused_mut))]
         let mut offsets = vec![0.0; phases.len()];
@@ -643,15 +643,7 @@ impl Lattices {
             }
             #[cfg(full_engine)]
             if let Some((b, f)) = split {
-                // Where the bulk of P (losses in (ln(1 − q), 0)) fits within a bin (Δ > q),
-                // a lattice point at its bulk point ([`discretize::bulk_point`]); finer
-                // lattices resolve the bulk themselves, and were measured better unshifted
-                // (q = 1e-6, σ = 0.6, T = 10⁴ at Δ = 2.4e-7: [0.000709, 0.000713] shifted,
-                // [0.000712, 0.000713] not).
-                if d > q {
-                    let at = discretize::bulk_point(q, s, d);
-                    offsets[i] = at - d * (at / d).round();
-                }
+                offsets[i] = discretize::bulk_offset(q, s, d);
                 steps.push(discretize::step_pld_split(
                     q,
                     s,
@@ -1353,6 +1345,7 @@ fn epsilon_lattices(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAns
     let mut cut = false;
     // The smallest certified upper end of the add pair's ε found so far (any pass).
     let add_seen = std::cell::Cell::new(f64::INFINITY);
+    let saw_add = |u: f64| add_seen.set(add_seen.get().min(u));
     for pass in 0..=REFINE {
         let left = compose::work_left();
         // While no lower bound above 0 has been found (small q: the ε is made of losses of
@@ -1428,7 +1421,7 @@ fn epsilon_lattices(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAns
             #[cfg(full_engine)]
             if rem.reads_reversed() {
                 let (ua, na) = eps_reversed(&rem, delta, (u, up.0), bern_add)?;
-                add_seen.set(add_seen.get().min(ua));
+                saw_add(ua);
                 up.2 = up.2.max(na);
                 if ua > up.0 {
                     up.0 = ua;
@@ -1438,12 +1431,12 @@ fn epsilon_lattices(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAns
             }
             let coarse = Lattices::build(&phases, Direction::Add, 4.0 * d, (eta, eta_law), tail_d)?;
             let (cu, _, cn) = eps_direction(&coarse, delta, u, alpha, tol)?;
-            add_seen.set(add_seen.get().min(cu));
+            saw_add(cu);
             up.2 = up.2.max(cn);
             if cu > up.0 {
                 let add = Lattices::build(&phases, Direction::Add, d, (eta, eta_law), tail_d)?;
                 let (u, l, n) = eps_direction(&add, delta, cu, alpha, tol)?;
-                add_seen.set(add_seen.get().min(u));
+                saw_add(u);
                 if u > up.0 {
                     up.0 = u;
                     up.3 = "add";
