@@ -284,6 +284,11 @@ fn gdp_eps(mu: f64, delta: f64) -> f64 {
     hi
 }
 
+/// The central limit's ε at δ: μ-GDP with μ = q·√(T·(e^{1/σ²} − 1)).
+fn limit_eps(q: f64, s: f64, t: u64, d: f64) -> f64 {
+    gdp_eps(q * (t as f64 * ((1.0 / (s * s)).exp() - 1.0)).sqrt(), d)
+}
+
 /// Where the composed loss is tiny (q ≤ 1e-6 with σ ≥ 100, or a few steps of q ~ 1e-9), the
 /// lattices cannot resolve a step's losses, but Bernstein's inequality on the loss's first
 /// two moments (`pld::bernstein`) bounds ε far inside the absolute rule: these runs answer
@@ -327,8 +332,7 @@ fn tiny_losses_answer_with_bernstein_bound() {
                 );
             }
         } else if t >= 100_000_000 {
-            let mu = q * (t as f64 * ((1.0 / (s * s)).exp() - 1.0)).sqrt();
-            let limit = gdp_eps(mu, d);
+            let limit = limit_eps(q, s, t, d);
             assert!(
                 b.upper >= 0.99 * limit,
                 "q={q} s={s} T={t}: {b:?} below the limit {limit:e}"
@@ -426,8 +430,7 @@ fn tiny_q_large_sigma_runs_answer_near_the_gaussian_limit() {
         let b = pld::epsilon(sgm(q, s), t, d)
             .unwrap_or_else(|e| panic!("q={q} s={s} T={t} delta={d}: {e}"))
             .epsilon;
-        let mu = q * (t as f64 * ((1.0 / (s * s)).exp() - 1.0)).sqrt();
-        let limit = gdp_eps(mu, d);
+        let limit = limit_eps(q, s, t, d);
         let slack = 0.02 * limit + 2e-6;
         assert!(
             b.lower <= limit + slack && b.upper >= limit - slack,
@@ -453,8 +456,7 @@ fn tiny_q_runs_get_a_lower_end_from_a_linear_statistic() {
         let b = pld::epsilon(sgm(q, s), t, d)
             .unwrap_or_else(|e| panic!("q={q} s={s} T={t} delta={d}: {e}"))
             .epsilon;
-        let mu = q * (t as f64 * ((1.0 / (s * s)).exp() - 1.0)).sqrt();
-        let limit = gdp_eps(mu, d);
+        let limit = limit_eps(q, s, t, d);
         assert!(
             b.lower > 0.5 * limit && b.lower <= 1.02 * limit && b.upper >= 0.98 * limit,
             "q={q} s={s} T={t} delta={d}: {b:?} against the limit {limit:e}"
@@ -513,8 +515,7 @@ fn tiny_rates_agree_with_the_gaussian_limit() {
     ];
     let mut answered = 0;
     for (q, s, t) in runs {
-        let mu = q * (t as f64 * ((1.0 / (s * s)).exp() - 1.0)).sqrt();
-        let limit = gdp_eps(mu, 1e-5);
+        let limit = limit_eps(q, s, t, 1e-5);
         match pld::epsilon(sgm(q, s), t, 1e-5) {
             Ok(a) => {
                 answered += 1;
