@@ -538,14 +538,16 @@ fn tiny_rates_agree_with_the_gaussian_limit() {
 /// T ∈ [1, 10⁹], δ ∈ [1e-15, 0.1], log-uniform — keeping the runs whose exact-RDP ε is
 /// ≤ 10³ (the domain's condition). Every answer is a certified bracket below exact RDP and
 /// within the accepted width; the refusals are typed. Measured 2026-11-26 (this engine):
-/// 159 of the 160 draws in the domain answer (157 at f376521, 156 at 28db682, 152 before the
-/// add direction was read from the remove lattices, 143 at 99779de, 136 at a77c0fa). The two
-/// runs with q ≈ 4e-7, σ ≈ 0.6, T ≥ 10⁶, δ ≈ 7e-14 answer since the ladder's floor and lower
-/// cuts follow δ's tilted share (one step's rare large loss decides δ there). The miss:
-/// q = 1.8e-9, σ = 1.23, T = 7.3·10⁸ (bracketed [1.0e-4, 2.9e-4], wider than the absolute
-/// rule: the per-step spacing cannot go below 1e-17·T, 5× the bulk's spread). One more is
-/// allowed (a run near the rule whose refinement a rounding difference could move: q = 2.1e-7,
-/// σ = 37.9, T = 3.9·10⁸ slipped once in the dev profile before the linear statistic).
+/// all 160 draws in the domain answer, 159 within the width rule (0.1 % of ε, or 1e-4) — 159
+/// answered at 2a83b21, 157 at f376521, 156 at 28db682, 152 before the add direction was read
+/// from the remove lattices, 143 at 99779de, 136 at a77c0fa. The last miss, q = 1.8e-9,
+/// σ = 1.23, T = 7.3·10⁸ (bracketed [1.0e-4, 2.9e-4]: its per-step spacing could not go below
+/// 1e-17·T, 5× the bulk's spread), answers since a bin's connect-the-dots split is taken from
+/// the mixture's components (its rounding ~u·q/Δ, not u/Δ). The one wider than the rule:
+/// q = 3.95e-7, σ = 0.59, T = 1.4·10⁷, δ = 6.6e-14, 0.13 % (the work budget runs out before
+/// the floor a rare large loss asks for). One refusal and one more wide run are allowed (a
+/// run near the rule whose refinement a rounding difference could move: q = 2.1e-7, σ = 37.9,
+/// T = 3.9·10⁸ slipped once in the dev profile before the linear statistic).
 #[test]
 fn a_seeded_sweep_of_the_domain() {
     let mut s = 0x5eed_2026_1126u64;
@@ -571,8 +573,8 @@ fn a_seeded_sweep_of_the_domain() {
         }
     }
     let (a, b) = runs.split_at(runs.len() / 2);
-    let work = |part: &[(f64, f64, u64, f64, f64)]| -> Vec<String> {
-        let mut missing = Vec::new();
+    let work = |part: &[(f64, f64, u64, f64, f64)]| -> (Vec<String>, Vec<String>) {
+        let (mut missing, mut wide) = (Vec::new(), Vec::new());
         for &(q, s, t, d, rdp) in part {
             match pld::epsilon(sgm(q, s), t, d) {
                 Ok(a) => {
@@ -586,6 +588,9 @@ fn a_seeded_sweep_of_the_domain() {
                         w <= 0.01 * b.upper + 1e-12 || w <= 1e-4,
                         "q={q} s={s} T={t} delta={d}: {b:?}"
                     );
+                    if w > 1e-3 * b.upper + 1e-12 && w > 1e-4 {
+                        wide.push(format!("q={q:.3e} s={s:.3} T={t} d={d:.1e}: {b:?}"));
+                    }
                 }
                 Err(Error::PldBudget { .. }) => {
                     missing.push(format!("q={q:.3e} s={s:.3} T={t} d={d:.1e}"))
@@ -593,22 +598,29 @@ fn a_seeded_sweep_of_the_domain() {
                 Err(e) => panic!("q={q} s={s} T={t} delta={d}: unexpected error {e}"),
             }
         }
-        missing
+        (missing, wide)
     };
-    let (mut missing, rest) = std::thread::scope(|sc| {
+    let ((mut missing, mut wide), (m2, w2)) = std::thread::scope(|sc| {
         let h = sc.spawn(|| work(a));
         let rb = work(b);
         (h.join().unwrap(), rb)
     });
-    missing.extend(rest);
+    missing.extend(m2);
+    wide.extend(w2);
     eprintln!(
-        "domain sweep: {} of 160 answered; missing {missing:?}",
-        160 - missing.len()
+        "domain sweep: {} of 160 answered, {} within the width rule; missing {missing:?}; wider than the rule {wide:?}",
+        160 - missing.len(),
+        160 - missing.len() - wide.len()
     );
     assert!(
-        missing.len() <= 2,
+        missing.len() <= 1,
         "{} of 160 refused: {missing:?}",
         missing.len()
+    );
+    assert!(
+        wide.len() <= 2,
+        "{} of 160 wider than the rule: {wide:?}",
+        wide.len()
     );
 }
 

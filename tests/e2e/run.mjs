@@ -645,13 +645,14 @@ try {
     await pt.close();
   }
   // Hardening round 3, #12: with shuffled batches the band stands even when the Poisson
-  // answer fails (q = 2e-9, σ = 1.232, two shuffled epochs T = 10⁹, δ = 8e-8: next to one of
-  // the domain sweep's refusals, checked against the CLI below — when it answers, this needs
-  // another; the out-of-domain refusals have bands above 10⁶, shown in words); #16: a page
+  // answer fails (q = 2.136e-9, σ = 0.5108, T = 581,266,865 — 1.24 shuffled epochs —
+  // δ = 3.33e-15: one of a timed sweep's refusals, checked against the CLI below — when it
+  // answers, this needs another; q = 2e-9, σ = 1.232, T = 10⁹ served until the tight accountant
+  // answered it; the out-of-domain refusals have bands above 10⁶, shown in words); #16: a page
   // whose wasm cannot load says why instead of leaving its placeholders.
   {
-    check(cliError('epsilon', { q: 2e-9, sigma: 1.232, steps: 1000000000, delta: 8e-8, accountant: 'pld' }) !== null, 'the CLI refuses q = 2e-9, σ = 1.232, T = 1e9, δ = 8e-8 too');
-    const ps = await open('?q=2e-9&sigma=1.232&steps=1000000000&delta=8e-8&batch=shuffled');
+    check(cliError('epsilon', { q: 2.136e-9, sigma: 0.5108, steps: 581266865, delta: 3.33e-15, accountant: 'pld' }) !== null, 'the CLI refuses q = 2.136e-9, σ = 0.5108, T = 581266865, δ = 3.33e-15 too');
+    const ps = await open('?q=2.136e-9&sigma=0.5108&steps=581266865&delta=3.33e-15&batch=shuffled');
     await ps.waitForFunction(() => /^\d+\.\d{4}$/.test(document.querySelector('#epsilon-shuffled')?.textContent || ''), null, { timeout: 30000 }).catch(() => {});
     const st = await ps.evaluate(() => ({ band: document.querySelector('#epsilon-shuffled').textContent, low: document.querySelector('#epsilon-shuffled-lower').textContent, head: document.querySelector('#epsilon-pld').textContent }));
     check(/^\d+\.\d{4}$/.test(st.band) && /^\d+(\.\d{4})?$/.test(st.low) && st.head === st.band, `batch=shuffled with a failing Poisson answer: the band stands ([${st.low}, ${st.band}]) and leads the headline ("${st.head}")`);

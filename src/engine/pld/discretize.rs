@@ -85,6 +85,7 @@ pub(crate) fn x_of_loss(q: f64, sigma: f64, l: f64) -> f64 {
 /// The standardized tails of both mixture components at a sample x.
 #[derive(Clone, Copy)]
 struct Boundary {
+    x: f64,
     c0: Tails,
     c1: Tails,
 }
@@ -92,6 +93,7 @@ struct Boundary {
 impl Boundary {
     fn at(sigma: f64, x: f64) -> Boundary {
         Boundary {
+            x,
             c0: Tails::at(x / sigma),
             c1: Tails::at((x - 1.0) / sigma),
         }
@@ -103,6 +105,9 @@ impl Boundary {
 const LINEAR_FLOOR: f64 = 1e-280;
 /// ln of [`LINEAR_FLOOR`] (a bin's masses taken linearly at or above it).
 const LN_LINEAR_FLOOR: f64 = -644.7;
+/// Below this spacing a plain SGM bin's connect-the-dots split is taken from its mixture
+/// components ([`edge_excess`]).
+const PRECISE_SPLIT: f64 = 1e-4;
 
 /// Whether a bin [ℓ_i, ℓ_j] with masses (ln P, ln Q) is taken in linear space: both masses
 /// normal numbers and e^ℓ, Q·e^ℓ well inside the range of f64.
@@ -145,6 +150,51 @@ fn masses(
         Direction::Remove => (mix, m0),
         Direction::Add => (m0, mix),
     }
+}
+
+/// The connect-the-dots split of a bin (ℓ_i, ℓ_j] of a plain SGM step, from its sample-space
+/// boundaries `a`, `b` (at ℓ_i, ℓ_j): the excess A = ΔP − e^{ℓ_i}·ΔQ over the left end and the
+/// shortfall B = e^{ℓ_j}·ΔQ − ΔP below the right end (ℓ_i gets P-mass B/(e^Δ − 1), ℓ_j gets
+/// A·e^Δ/(e^Δ − 1)). Taken from ΔP and ΔQ, both are differences of numbers ≈ ΔQ·e^ℓ that
+/// differ by ~Δ of it: relative error ~u/Δ, which T steps multiply (the reason for the old
+/// floor 1e-17·T on the spacing, which at q = 1.8e-9, σ = 1.23, T = 7.3·10⁸ sat 5× above the
+/// losses' spread). With Y = e^{(2x−1)/(2σ²)} (so that Y·dN(0, σ²) = dN(1, σ²)) and the
+/// components' masses m₀, m₁ of the bin, for the remove pair (e^ℓ = 1 − q + qY)
+///   A = q·(m₁ − Y_i·m₀),  B = q·(Y_j·m₀ − m₁),
+/// and for the add pair (e^ℓ = 1/(1 − q + qY), Y_i at the bin's larger x)
+///   A = q·(Y_i·m₀ − m₁)/(1 − q + qY_i),  B = q·(m₁ − Y_j·m₀)/(1 − q + qY_j):
+/// differences of numbers that differ by the bin's relative spread in Y, ~Δ·e^ℓ/(qY) — the
+/// relative error is ~u·qY/(e^ℓ·Δ), q·Y times smaller where the losses are small.
+/// None where a mass is not a normal number or Y overflows (the caller's log path).
+fn edge_excess(
+    q: f64,
+    sigma: f64,
+    dir: Direction,
+    a: &Boundary,
+    b: &Boundary,
+) -> Option<(f64, f64)> {
+    let (lo, hi) = match dir {
+        Direction::Remove => (a, b),
+        Direction::Add => (b, a),
+    };
+    let m0 = mass(lo.c0, hi.c0)?;
+    let m1 = mass(lo.c1, hi.c1)?;
+    if m0.min(m1) < LINEAR_FLOOR {
+        return None;
+    }
+    let y = |x: f64| ((2.0 * x - 1.0) / (2.0 * sigma * sigma)).exp();
+    let (ya, yb) = (y(a.x), y(b.x));
+    if !(ya * m0).is_finite() || !(yb * m0).is_finite() {
+        return None;
+    }
+    let (ea, eb) = match dir {
+        Direction::Remove => (q * (m1 - ya * m0), q * (yb * m0 - m1)),
+        Direction::Add => (
+            q * (ya * m0 - m1) / (1.0 - q + q * ya),
+            q * (m1 - yb * m0) / (1.0 - q + q * yb),
+        ),
+    };
+    Some((ea.max(0.0), eb.max(0.0)))
 }
 
 /// The loss range [ℓ_lo, ℓ_hi] outside which P puts at most `eta` on each side:
@@ -215,13 +265,18 @@ pub(crate) fn step_pld(q: f64, sigma: f64, dir: Direction, d: f64, lo: f64, hi: 
 /// two bins exactly there. Finer lattices resolve the bulk themselves, and were measured
 /// better unshifted (q = 1e-6, σ = 0.6, T = 10⁴ at Δ = 2.4e-7: [0.000709, 0.000713] shifted,
 /// [0.000712, 0.000713] not).
+///
+/// The bulk point is the lattice's point 0 (o = ℓ*, not ℓ* less a multiple of Δ), so that it
+/// is a point of the coarse part {k·fΔ + o} too: the ladder's products of a core with a tail
+/// put the core on the tail's lattice, and a bulk between two coarse points was rounded down
+/// there, a first-order loss again (q = 1.3e-5, σ = 0.31, T = 1.4·10⁸ at Δ = 2e-5, where ℓ*
+/// was point −1: the lower end 188.1 for ε ≈ 206, with the point at 0 205.6).
 #[cfg(full_engine)]
 pub(crate) fn bulk_offset(q: f64, sigma: f64, d: f64) -> f64 {
     if d <= q {
         return 0.0;
     }
-    let at = bulk_point(q, sigma, d);
-    at - d * (at / d).round()
+    bulk_point(q, sigma, d)
 }
 
 /// The remove pair's bulk point for a lattice of spacing `d`: ℓ* = ln(P/Q) of the losses
@@ -334,6 +389,15 @@ fn lattice_part(
         };
         (lp, lq + o)
     };
+    // The split from the components where u/Δ would show ([`edge_excess`]; at MNIST's
+    // spacings the plain one is as good and cheaper).
+    let split = |a: &Boundary, b: &Boundary| {
+        if d < PRECISE_SPLIT {
+            edge_excess(q, sigma, dir, a, b)
+        } else {
+            None
+        }
+    };
     let (left_p, _) = match dir {
         _ if !open.0 => (f64::NEG_INFINITY, 0.0),
         Direction::Remove => bin(&far_lo, &bounds[0]),
@@ -344,13 +408,17 @@ fn lattice_part(
         Direction::Remove => bin(&bounds[len - 1], &far_hi),
         Direction::Add => bin(&bounds[len - 1], &far_lo),
     };
+    let both = |i: usize| {
+        let (lp, lq) = bin(&bounds[i], &bounds[i + 1]);
+        (lp, lq, split(&bounds[i], &bounds[i + 1]))
+    };
     #[cfg(not(target_arch = "wasm32"))]
-    let all = in_halves(len - 1, |i| bin(&bounds[i], &bounds[i + 1]));
+    let all = in_halves(len - 1, both);
     #[cfg(not(target_arch = "wasm32"))]
     let bin_i = |i: usize| all[i];
     #[cfg(target_arch = "wasm32")]
-    let bin_i = |i: usize| bin(&bounds[i], &bounds[i + 1]);
-    from_bins(d, k_lo, len, bin_i, left_p, right_p)
+    let bin_i = both;
+    from_bins_split(d, k_lo, len, bin_i, left_p, right_p)
 }
 
 /// The pessimistic lattice must carry all of P. Its masses are sums of Gaussian interval
@@ -418,11 +486,29 @@ pub(crate) fn lattice(d: f64, lo: f64, hi: f64) -> (i64, usize) {
 
 /// Both lattice PLDs from the masses of the loss events: `bin(i)` = (ln P, ln Q) of
 /// ℓ ∈ (ℓ_i, ℓ_{i+1}], `left_p` / `right_p` the P-mass below ℓ_0 / above the last point.
+#[cfg(full_engine)]
 pub(crate) fn from_bins(
     d: f64,
     k_lo: i64,
     len: usize,
     bin: impl Fn(usize) -> (f64, f64),
+    left_p: f64,
+    right_p: f64,
+) -> StepPld {
+    let with_none = |i: usize| {
+        let (lp, lq) = bin(i);
+        (lp, lq, None)
+    };
+    from_bins_split(d, k_lo, len, with_none, left_p, right_p)
+}
+
+/// [`from_bins`] where `bin(i)` may also give the bin's connect-the-dots split (A, B) of
+/// [`edge_excess`], taken instead of the one from its masses.
+fn from_bins_split(
+    d: f64,
+    k_lo: i64,
+    len: usize,
+    bin: impl Fn(usize) -> (f64, f64, Option<(f64, f64)>),
     left_p: f64,
     right_p: f64,
 ) -> StepPld {
@@ -435,7 +521,7 @@ pub(crate) fn from_bins(
     let mut up = vec![0.0f64; len];
     let mut atoms = vec![(f64::NEG_INFINITY, f64::NEG_INFINITY); len - 1];
     for (i, atom) in atoms.iter_mut().enumerate() {
-        let (lp, lq) = bin(i);
+        let (lp, lq, split) = bin(i);
         let (li, lj) = (
             (k_lo + i as i64) as f64 * d,
             (k_lo + i as i64 + 1) as f64 * d,
@@ -444,6 +530,11 @@ pub(crate) fn from_bins(
             continue;
         }
         *atom = (lp, lq);
+        if let Some((ea, eb)) = split {
+            up[i] += eb / e_d_m1;
+            up[i + 1] += ea * (1.0 + e_d_m1) / e_d_m1;
+            continue;
+        }
         // Pessimistic (connect the dots): Q-mass λ·ΔQ to ℓ_i, (1−λ)·ΔQ to ℓ_{i+1}
         // with λ = (e^{ℓ_{i+1}} − e^ρ)/(e^{ℓ_{i+1}} − e^{ℓ_i}); P-mass = Q-mass·e^ℓ.
         // e^ρ: the bin's Q-weighted mean of e^L = ΔP/ΔQ, inside [e^{ℓ_i}, e^{ℓ_{i+1}}].

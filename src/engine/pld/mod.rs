@@ -62,8 +62,12 @@
 //!   which loses its spread: at q = 1e-6, σ = 0.6 the lower lattice's per-step standard
 //!   deviation was 6.5e-10 against the true 4e-6, and no lower bound above 0 was found.
 //!   So Δ ≤ b/16 from the first pass where that is below 1e-4 (and on any pass that found
-//!   no lower bound), but not below 1e-17·T, where the bins' rounding ~u/Δ starts to show
-//!   over T steps.
+//!   no lower bound), but not below 1e-17·T·r, where the bins' rounding starts to show over
+//!   T steps: a bin's connect-the-dots split taken from ΔP and ΔQ has relative error ~u/Δ
+//!   (r = 1); taken from the mixture's components ([`discretize`]'s `edge_excess`, every
+//!   plain SGM step below Δ = 1e-4) ~u·r/Δ with r = q·E_P[e^{(2x−1)/(2σ²)}] ≤ 1 — at
+//!   q = 1.8e-9, σ = 1.23, T = 7.3·10⁸ that let Δ reach the bulk (b/16 = 1.1e-10, where
+//!   1e-17·T was 7.3e-9) and the bracket [1.20e-4, 1.23e-4] replaced a refusal.
 //! * Such a Δ over the whole range is 10⁶–10⁷ points. Where the range needs more than
 //!   2¹⁷, a plain SGM step's remove-direction lattice has two resolutions
 //!   ([`discretize::step_pld_split`]): Δ on its first 2¹⁴ points, then fΔ (f a power of
@@ -1065,17 +1069,34 @@ fn bulk_scale(phases: &[Phase]) -> Option<f64> {
 /// per-step standard deviation of 6.5e-10 against the true 4e-6).
 const BULK_SHARE: f64 = 16.0;
 
-/// The spacing that resolves the bulk ([`BULK_SHARE`]), but not below 1e-17·T (nor 1e-9): a
-/// bin's connect-the-dots split has relative rounding error ~u/Δ, and at q = 1e-8, σ = 10,
-/// T = 10⁹ a spacing of 1e-9 gave an upper bound 5× that of 1e-8.
-fn bulk_spacing(bulk: f64, t: f64) -> f64 {
-    (bulk / BULK_SHARE).max(finest_spacing(t))
+/// The spacing that resolves the bulk ([`BULK_SHARE`]), but not below [`finest_spacing`]: a
+/// bin's connect-the-dots split taken from ΔP and ΔQ has relative rounding error ~u/Δ, and at
+/// q = 1e-8, σ = 10, T = 10⁹ a spacing of 1e-9 gave an upper bound 5× that of 1e-8.
+fn bulk_spacing(bulk: f64, t: f64, r: f64) -> f64 {
+    (bulk / BULK_SHARE).max(finest_spacing(t, r))
 }
 
-/// The finest per-step spacing for T steps: 1e-17·T (a bin's connect-the-dots split has
-/// relative rounding ~u/Δ, counted T times), and 1e-9.
-fn finest_spacing(t: f64) -> f64 {
-    (1e-17 * t).max(1e-9)
+/// The finest per-step spacing for T steps: 1e-17·T·r (a bin's connect-the-dots split has
+/// relative rounding ~u·r/Δ, counted T times; r from [`split_share`]), and 1e-9·r.
+fn finest_spacing(t: f64, r: f64) -> f64 {
+    (1e-17 * t * r).max(1e-9 * r)
+}
+
+/// The factor r of the split's relative rounding ~u·r/Δ ([`discretize`]'s `edge_excess`):
+/// q·E_P[Y] = q·(1 − q + q·e^{1/σ²}) (at most 1) where every phase is a plain SGM, whose
+/// bins split from their mixture components; 1 otherwise.
+fn split_share(phases: &[Phase]) -> f64 {
+    if !phases.iter().all(Phase::is_sgm) {
+        return 1.0;
+    }
+    phases
+        .iter()
+        .map(|p| {
+            let (q, s) = (p.sgm.q(), p.sgm.sigma());
+            q * (1.0 - q + q * (1.0 / (s * s)).exp())
+        })
+        .fold(0.0, f64::max)
+        .min(1.0)
 }
 
 fn initial_spacing(eps: f64, alpha: f64, t: f64, tol: f64) -> f64 {
@@ -1334,8 +1355,9 @@ fn epsilon_lattices(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAns
     // where that spacing is below 1e-4 (at MNIST's q it is 2.9e-4 and the lower bound holds
     // without it: the chart's coarser checkpoints would only get slower).
     let bulk = bulk_scale(&phases);
+    let r = split_share(&phases);
     if let Some(b) = bulk.filter(|&b| b / BULK_SHARE < 1e-4) {
-        d = d.min(bulk_spacing(b, t));
+        d = d.min(bulk_spacing(b, t, r));
     }
     let mut prev_d = d;
     let clt = bulk.and_then(|_| central_limit_epsilon(&phases, delta));
@@ -1524,9 +1546,9 @@ fn epsilon_lattices(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAns
         };
         let wanted = (d * (0.85 * tol / width).powf(1.0 / p).max(0.1))
             .min((upper / 200.0).max(ABS_TOL))
-            .max(finest_spacing(t));
+            .max(finest_spacing(t, r));
         let wanted = match bulk {
-            Some(b) if lower <= 0.0 => wanted.min(bulk_spacing(b, t)),
+            Some(b) if lower <= 0.0 => wanted.min(bulk_spacing(b, t, r)),
             _ => wanted,
         };
         // Refine only as far as the work left affords: a pass's work grows like 1/Δ
@@ -1558,7 +1580,7 @@ fn epsilon_lattices(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAns
         // and was refused).
         d = 2f64
             .powf((16.0 * d.log2()).round() / 16.0)
-            .max(finest_spacing(t));
+            .max(finest_spacing(t, r));
         // The same spacing again (at its floor, 1e-9) would repeat this pass exactly (q = 1.8e-9,
         // σ = 1.23, T = 7.3·10⁸ spent three passes so).
         if d >= prev_d * (1.0 - 1e-9) {
