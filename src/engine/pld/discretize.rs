@@ -418,7 +418,8 @@ fn lattice_part(
     let bin_i = |i: usize| all[i];
     #[cfg(target_arch = "wasm32")]
     let bin_i = both;
-    from_bins_split(d, k_lo, len, bin_i, left_p, right_p)
+    // (A coarse continuation — `open.0` false — holds a falling law: merged downwards.)
+    from_bins_split(d, k_lo, len, bin_i, (left_p, right_p), !open.0)
 }
 
 /// The pessimistic lattice must carry all of P. Its masses are sums of Gaussian interval
@@ -499,18 +500,19 @@ pub(crate) fn from_bins(
         let (lp, lq) = bin(i);
         (lp, lq, None)
     };
-    from_bins_split(d, k_lo, len, with_none, left_p, right_p)
+    from_bins_split(d, k_lo, len, with_none, (left_p, right_p), false)
 }
 
 /// [`from_bins`] where `bin(i)` may also give the bin's connect-the-dots split (A, B) of
-/// [`edge_excess`], taken instead of the one from its masses.
+/// [`edge_excess`], taken instead of the one from its masses; `falling`: the optimistic
+/// atoms merged downwards ([`merge_atoms_falling`]).
 fn from_bins_split(
     d: f64,
     k_lo: i64,
     len: usize,
     bin: impl Fn(usize) -> (f64, f64, Option<(f64, f64)>),
-    left_p: f64,
-    right_p: f64,
+    (left_p, right_p): (f64, f64),
+    falling: bool,
 ) -> StepPld {
     let ln_1m_e_md = (-(-d).exp_m1()).ln(); // ln(1 − e^{−Δ})
     let e_d_m1 = d.exp_m1(); // e^Δ − 1
@@ -561,7 +563,11 @@ fn from_bins_split(
         }
     }
     // Optimistic: each bin contracted to one atom, atoms merged onto lattice points.
-    let mut ln_lo = merge_atoms(&atoms, k_lo, d);
+    let mut ln_lo = if falling {
+        merge_atoms_falling(&atoms, k_lo, d)
+    } else {
+        merge_atoms(&atoms, k_lo, d)
+    };
     // Right remainder: rounded down onto the last point (optimistic).
     ln_lo[len - 1] = ln_add(ln_lo[len - 1], right_p);
     StepPld {
@@ -581,24 +587,70 @@ fn from_bins_split(
 /// on being merged with the next atoms; the last carry is rounded down (P-mass kept).
 /// Returns ln P-masses on the atoms.len() + 1 lattice points.
 pub(crate) fn merge_atoms(atoms: &[(f64, f64)], k_lo: i64, d: f64) -> Vec<f64> {
-    // Linear space when every atom's masses are normal numbers and e^ℓ is over the
-    // lattice (the common case: no log per merge); else logs throughout.
-    // (The range is the whole lattice's, empty bins included: a carry may land anywhere.)
+    let (mut out, last) = sweep(atoms, k_lo, d, linear_atoms(atoms, k_lo, d));
+    if let Some((lq, rho, b)) = last {
+        out[b] = ln_add(out[b], lq + rho);
+    }
+    out
+}
+
+/// [`merge_atoms`] swept downwards, for a falling law: a carried atom (right of ℓ_i) is merged
+/// with the atom below onto the carry's own left point ℓ_i, and the last carry is rounded down.
+/// Swept upwards, a law whose atoms sit near their bins' left ends, each lighter than the last,
+/// never balances its carry, which drags every atom above onto one point: a step's coarse part
+/// at q = 4.9e-9, σ = 0.4 (from 1.2e-4 to losses of 4, spacing 2.3e-4) kept no P-mass above
+/// losses of 1e-3 — the rare large losses that decide δ there — and no lower bound was found.
+/// Downwards the carry is the lighter atom and the heavier one below balances it. The sweep is
+/// the upward one on the mirrored pair (ln P ↔ ln Q, ℓ → −ℓ: merging onto a point is the same
+/// contraction for the pair and its reverse), but for the last round-down, which is down here.
+pub(crate) fn merge_atoms_falling(atoms: &[(f64, f64)], k_lo: i64, d: f64) -> Vec<f64> {
+    let n = atoms.len();
+    // Mirrored bin j is bin n − 1 − j, mirrored point j is point n − j, and the mirrored
+    // "P-masses" are Q-masses here.
+    let mirrored: Vec<(f64, f64)> = atoms.iter().rev().map(|&(p, q)| (q, p)).collect();
+    let k_m = -(k_lo + n as i64);
+    let (back, last) = sweep(&mirrored, k_m, d, linear_atoms(&mirrored, k_m, d));
+    let mut out = vec![f64::NEG_INFINITY; n + 1];
+    for (j, &lq) in back.iter().enumerate() {
+        let i = n - j;
+        out[i] = ln_add(out[i], lq + (k_lo + i as i64) as f64 * d);
+    }
+    // The mirrored carry (ln Q', ρ', j) holds P-mass e^{ln Q'} in bin n − 1 − j: down onto its
+    // left point.
+    if let Some((lp, _, j)) = last {
+        let i = n - 1 - j;
+        out[i] = ln_add(out[i], lp);
+    }
+    out
+}
+
+/// Whether the merges may go in linear space: every atom's masses normal numbers and e^ℓ over
+/// the lattice (the common case: no log per merge); else logs throughout. (The range is the
+/// whole lattice's, empty bins included: a carry may land anywhere.)
+fn linear_atoms(atoms: &[(f64, f64)], k_lo: i64, d: f64) -> bool {
     let n = atoms.len() as i64;
     let (l0, l1) = (k_lo as f64 * d, (k_lo + n) as f64 * d);
-    let linear = atoms.iter().all(|&(lp, lq)| {
+    atoms.iter().all(|&(lp, lq)| {
         lp == f64::NEG_INFINITY || lq == f64::NEG_INFINITY || linear_bin(lp, lq, l0, l1)
-    });
+    })
+}
+
+/// A sweep's last carry: (ln Q-mass, position ρ, bin index).
+type Carry = (f64, f64, usize);
+
+/// The upward sweep of [`merge_atoms`] (in linear space or in logs): ln P-masses on the
+/// lattice points, and the last carry, not yet placed.
+fn sweep(atoms: &[(f64, f64)], k_lo: i64, d: f64, linear: bool) -> (Vec<f64>, Option<Carry>) {
     if linear {
-        merge_atoms_linear(atoms, k_lo, d)
+        sweep_linear(atoms, k_lo, d)
     } else {
-        merge_atoms_ln(atoms, k_lo, d)
+        sweep_ln(atoms, k_lo, d)
     }
 }
 
-/// [`merge_atoms`] in linear space: the same merges with Q-masses and positions e^ρ as
-/// numbers (P-mass at ℓ_t = Q-mass·e^{ℓ_t}); ln of the sums at the end.
-fn merge_atoms_linear(atoms: &[(f64, f64)], k_lo: i64, d: f64) -> Vec<f64> {
+/// [`merge_atoms`]'s upward sweep in linear space: the merges with Q-masses and positions e^ρ
+/// as numbers (P-mass at ℓ_t = Q-mass·e^{ℓ_t}); ln of the sums at the end, and the last carry.
+fn sweep_linear(atoms: &[(f64, f64)], k_lo: i64, d: f64) -> (Vec<f64>, Option<Carry>) {
     let mut lo = vec![0.0f64; atoms.len() + 1];
     let x = |i: usize| ((k_lo + i as i64) as f64 * d).exp();
     // The carry: (Q-mass, e^ρ, bin index, ρ). Where an atom sits relative to a lattice
@@ -656,17 +708,16 @@ fn merge_atoms_linear(atoms: &[(f64, f64)], k_lo: i64, d: f64) -> Vec<f64> {
             carry = Some(next);
         }
     }
-    if let Some((cq, cm, ci, _)) = carry {
-        // Last atom: round down (P-mass kept) to its left lattice point.
-        lo[ci] += cq * cm;
-    }
-    lo.into_iter()
+    let last = carry.map(|(cq, _, ci, crho)| (cq.ln(), crho, ci));
+    let lo = lo
+        .into_iter()
         .map(|v| if v > 0.0 { v.ln() } else { f64::NEG_INFINITY })
-        .collect()
+        .collect();
+    (lo, last)
 }
 
-/// [`merge_atoms`] in logs (atoms below the linear floor, or e^ℓ out of range).
-fn merge_atoms_ln(atoms: &[(f64, f64)], k_lo: i64, d: f64) -> Vec<f64> {
+/// [`sweep_linear`] in logs (atoms below the linear floor, or e^ℓ out of range).
+fn sweep_ln(atoms: &[(f64, f64)], k_lo: i64, d: f64) -> (Vec<f64>, Option<Carry>) {
     let mut ln_lo = vec![f64::NEG_INFINITY; atoms.len() + 1];
     let mut carry: Option<(f64, f64, usize)> = None;
     for (i, &(lp, lq)) in atoms.iter().enumerate() {
@@ -685,11 +736,7 @@ fn merge_atoms_ln(atoms: &[(f64, f64)], k_lo: i64, d: f64) -> Vec<f64> {
             carry = Some(atom);
         }
     }
-    if let Some((cq, crho, ci)) = carry {
-        // Last atom: round down (P-mass kept) to its left lattice point.
-        ln_lo[ci] = ln_add(ln_lo[ci], cq + crho);
-    }
-    ln_lo
+    (ln_lo, carry)
 }
 
 /// Merge the carried atom c = (ln Q-mass, ln position ρ_c, its bin index ci) with `next`
@@ -803,6 +850,47 @@ mod tests {
         }
     }
 
+    /// A falling law whose atoms sit near their bins' left ends: merged downwards, the
+    /// optimistic lattice keeps its tail and stays below the atoms' hockey stick; merged
+    /// upwards the first carry, never balanced, drags the whole tail onto one point.
+    #[test]
+    fn falling_laws_keep_their_tail_when_merged_downwards() {
+        let (d, off) = (1e-3, 0.02);
+        let atoms: Vec<(f64, f64)> = (0..100)
+            .map(|i| {
+                // A heavy first atom, then a falling tail a thousandth as heavy (as where a
+                // coarse part starts above a fine one).
+                let rho = (i as f64 + off) * d;
+                let lp = if i == 0 { 0.0 } else { -6.9 - i as f64 / 10.0 };
+                (lp, lp - rho)
+            })
+            .collect();
+        let down = merge_atoms_falling(&atoms, 0, d);
+        let up = merge_atoms(&atoms, 0, d);
+        let above = |v: &[f64], from: usize| v[from..].iter().map(|l| l.exp()).sum::<f64>();
+        let truth: f64 = atoms[10..].iter().map(|a| a.0.exp()).sum();
+        let (kept, lost) = (above(&down, 10), above(&up, 10));
+        assert!(kept >= 0.9 * truth, "{kept} vs {truth}");
+        assert!(lost <= 0.1 * truth, "{lost} vs {truth}");
+        let total: f64 = atoms.iter().map(|a| a.0.exp()).sum();
+        assert!((above(&down, 0) - total).abs() <= 1e-12 * total);
+        for eps in [0.0, 0.005, 0.01, 0.02, 0.04] {
+            let lattice: f64 = (down.iter().enumerate())
+                .map(|(j, l)| l.exp() * (-(eps - j as f64 * d).exp_m1()).max(0.0))
+                .sum();
+            let exact: f64 = (atoms.iter().enumerate())
+                .map(|(i, a)| a.0.exp() * (-(eps - (i as f64 + off) * d).exp_m1()).max(0.0))
+                .sum();
+            assert!(
+                lattice <= exact * (1.0 + 1e-12),
+                "ε = {eps}: {lattice} > {exact}"
+            );
+            // (At ε = 0 the heavy first atom, rounded down by 0.02Δ, weighs; above, the tail.)
+            let share = if eps > 0.0 { 0.9 } else { 0.8 };
+            assert!(lattice >= share * exact, "ε = {eps}: {lattice} vs {exact}");
+        }
+    }
+
     /// The linear merge and the log merge agree (they are the same post-processing).
     #[test]
     fn linear_and_log_merges_agree() {
@@ -828,8 +916,14 @@ mod tests {
                 (lq + rho, lq)
             })
             .collect();
-        let a = merge_atoms_linear(&atoms, k_lo, d);
-        let b = merge_atoms_ln(&atoms, k_lo, d);
+        let place = |(mut out, last): (Vec<f64>, Option<Carry>)| {
+            if let Some((lq, rho, b)) = last {
+                out[b] = ln_add(out[b], lq + rho);
+            }
+            out
+        };
+        let a = place(sweep(&atoms, k_lo, d, true));
+        let b = place(sweep(&atoms, k_lo, d, false));
         assert_eq!(a.len(), b.len());
         for (i, (x, y)) in a.iter().zip(&b).enumerate() {
             if *y == f64::NEG_INFINITY || *x == f64::NEG_INFINITY {
