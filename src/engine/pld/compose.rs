@@ -916,7 +916,7 @@ impl Composed {
     pub fn delta(&self, eps: f64) -> (f64, f64) {
         #[cfg(full_engine)]
         if self.reversed {
-            return (self.delta_reversed(eps + self.shift, -self.shift), 0.0);
+            return (self.delta_reversed(eps), 0.0);
         }
         let eps = eps - self.shift;
         let n = self.u_up.len() - 1;
@@ -945,11 +945,13 @@ impl Composed {
     /// The reversed pair's δ at ε, an upper bound, from a composition of the pair's P-masses
     /// tilted by λ = −(1 + θ), θ ≥ 0 ([`super`]'s "reversed pair"): δ_rev(ε) =
     /// E_P[(e^{−L} − e^ε)₊] = Σ_{KΔ < −ε} p(K)(e^{−KΔ} − e^ε), and the removed moment M
-    /// charged as M·e^{−θε} ((e^{−x} − e^ε)₊ ≤ e^{−(1+θ)x − θε} for every x); times e^{ln_f}
-    /// (the lattice's shift: e^{−s}, which alone may overflow where the δ read is tiny —
-    /// q = 1.3e-5, σ = 0.31, T = 1.4·10⁸, s = −1595, read e^{1595}·0 = NaN, then 1).
+    /// charged as M·e^{−θε} ((e^{−x} − e^ε)₊ ≤ e^{−(1+θ)x − θε} for every x). With the
+    /// lattice's shift s, δ_rev(ε) = e^{−s}·δ'_rev(ε + s): the factor e^{−s} is taken in the
+    /// logs, as alone it may overflow where the δ read is tiny (q = 1.3e-5, σ = 0.31,
+    /// T = 1.4·10⁸, s = −1595, read e^{1595}·0 = NaN, then 1).
     #[cfg(full_engine)]
-    fn delta_reversed(&self, eps: f64, ln_f: f64) -> f64 {
+    fn delta_reversed(&self, eps: f64) -> f64 {
+        let (eps, ln_f) = (eps + self.shift, -self.shift);
         let n = self.u_up.len() - 1;
         // K: the largest lattice index with KΔ < −ε, within the window.
         let k = (lattice_above(-eps, self.d) - 1).min(self.k0 + n as i64 - 1);

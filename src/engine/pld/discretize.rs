@@ -601,7 +601,12 @@ fn from_bins_split(
 /// on being merged with the next atoms; the last carry is rounded down (P-mass kept).
 /// Returns ln P-masses on the atoms.len() + 1 lattice points.
 pub(crate) fn merge_atoms(atoms: &[(f64, f64)], k_lo: i64, d: f64) -> Vec<f64> {
-    let (mut out, last) = sweep(atoms, k_lo, d, linear_atoms(atoms, k_lo, d));
+    round_down_last(sweep(atoms, k_lo, d, linear_atoms(atoms, k_lo, d)))
+}
+
+/// An upward sweep's lattice with its last carry rounded down to its bin's left point
+/// (P-mass e^{ln Q + ρ} kept).
+fn round_down_last((mut out, last): (Vec<f64>, Option<Carry>)) -> Vec<f64> {
     if let Some((lq, rho, b)) = last {
         out[b] = ln_add(out[b], lq + rho);
     }
@@ -733,7 +738,7 @@ fn sweep_linear(atoms: &[(f64, f64)], k_lo: i64, d: f64) -> (Vec<f64>, Option<Ca
 /// [`sweep_linear`] in logs (atoms below the linear floor, or e^ℓ out of range).
 fn sweep_ln(atoms: &[(f64, f64)], k_lo: i64, d: f64) -> (Vec<f64>, Option<Carry>) {
     let mut ln_lo = vec![f64::NEG_INFINITY; atoms.len() + 1];
-    let mut carry: Option<(f64, f64, usize)> = None;
+    let mut carry: Option<Carry> = None;
     for (i, &(lp, lq)) in atoms.iter().enumerate() {
         if lq == f64::NEG_INFINITY || lp == f64::NEG_INFINITY {
             continue;
@@ -930,14 +935,8 @@ mod tests {
                 (lq + rho, lq)
             })
             .collect();
-        let place = |(mut out, last): (Vec<f64>, Option<Carry>)| {
-            if let Some((lq, rho, b)) = last {
-                out[b] = ln_add(out[b], lq + rho);
-            }
-            out
-        };
-        let a = place(sweep(&atoms, k_lo, d, true));
-        let b = place(sweep(&atoms, k_lo, d, false));
+        let a = round_down_last(sweep(&atoms, k_lo, d, true));
+        let b = round_down_last(sweep(&atoms, k_lo, d, false));
         assert_eq!(a.len(), b.len());
         for (i, (x, y)) in a.iter().zip(&b).enumerate() {
             if *y == f64::NEG_INFINITY || *x == f64::NEG_INFINITY {

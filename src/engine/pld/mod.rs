@@ -798,30 +798,39 @@ impl Lattices {
         Ok(c)
     }
 
+    /// The composed loss's tilted mean and standard deviation at tilt λ, in loss units (on
+    /// the lattices, plus their shift).
+    fn tilted_moments(&self) -> impl Fn(f64) -> (f64, f64) + '_ {
+        let phases = self.phases();
+        let sh = self.shift();
+        move |l: f64| {
+            let (m, v) = tilted_mean(&phases, l, self.d);
+            (m * self.d + sh, v * self.d)
+        }
+    }
+
+    /// Σ T·(a lattice index of each phase's step, `k`)·Δ plus the shift: the composed loss's
+    /// least (`k_lo`) or greatest (`k_top`) value.
+    fn composed_end(&self, k: impl Fn(&StepPld) -> i64) -> f64 {
+        (self.steps.iter().zip(&self.counts))
+            .map(|(p, &t)| t * k(p) as f64 * self.d)
+            .sum::<f64>()
+            + self.shift()
+    }
+
     /// The θ ≥ 0 whose tilt λ = −(1 + θ) puts the composed loss's tilted mean at −ε (the
     /// reversed pair's answer sits at the remove pair's loss −ε), as [`Self::tilt_for`].
     #[cfg(full_engine)]
     fn tilt_reversed(&self, eps: f64, start: f64) -> f64 {
-        let phases = self.phases();
-        // (Means on the lattice, plus its shift: in loss units.)
-        let sh = self.shift();
-        let at = |th: f64| {
-            let (m, v) = tilted_mean(&phases, -(1.0 + th), self.d);
-            (m * self.d + sh, v * self.d)
-        };
+        let at = self.tilted_moments();
+        let at = |th: f64| at(-(1.0 + th));
         let (m0, _) = at(0.0);
         let target = -eps;
         if m0 <= target {
             return 0.0;
         }
         // The composed loss is at least Σ T·(first lattice point): aim above it.
-        let bottom: f64 = self
-            .steps
-            .iter()
-            .zip(&self.counts)
-            .map(|(p, &t)| t * p.k_lo as f64 * self.d)
-            .sum::<f64>()
-            + sh;
+        let bottom = self.composed_end(|p| p.k_lo);
         let target = target.max(m0 + 0.9 * (bottom - m0));
         solve_tilt(at, target, start, -1.0, self.d)
     }
@@ -830,26 +839,14 @@ impl Lattices {
     /// deviation (the tilt only steers precision; every tilt gives valid bounds):
     /// Newton's method on T·κ'(λ) = ε from `start`, safeguarded by bisection.
     fn tilt_for(&self, eps: f64, start: f64) -> f64 {
-        let phases = self.phases();
-        // (Means on the lattice, plus its shift: in loss units.)
-        let sh = self.shift();
-        let at = |l: f64| {
-            let (m, v) = tilted_mean(&phases, l, self.d);
-            (m * self.d + sh, v * self.d)
-        };
+        let at = self.tilted_moments();
         let (m0, _) = at(0.0);
         if m0 >= eps {
             return 0.0;
         }
         // The tilted mean cannot pass the largest composed loss (the add direction's
         // loss is bounded by −ln(1−q) per step): aim inside it.
-        let top: f64 = self
-            .steps
-            .iter()
-            .zip(&self.counts)
-            .map(|(p, &t)| t * p.k_top() as f64 * self.d)
-            .sum::<f64>()
-            + sh;
+        let top = self.composed_end(StepPld::k_top);
         let eps = eps.min(m0 + 0.9 * (top - m0));
         solve_tilt(at, eps, start, 1.0, self.d)
     }
@@ -1069,11 +1066,12 @@ fn bulk_scale(phases: &[Phase]) -> Option<f64> {
 /// per-step standard deviation of 6.5e-10 against the true 4e-6).
 const BULK_SHARE: f64 = 16.0;
 
-/// The spacing that resolves the bulk ([`BULK_SHARE`]), but not below [`finest_spacing`]: a
-/// bin's connect-the-dots split taken from ΔP and ΔQ has relative rounding error ~u/Δ, and at
-/// q = 1e-8, σ = 10, T = 10⁹ a spacing of 1e-9 gave an upper bound 5× that of 1e-8.
-fn bulk_spacing(bulk: f64, t: f64, r: f64) -> f64 {
-    (bulk / BULK_SHARE).max(finest_spacing(t, r))
+/// The spacing that resolves the bulk ([`BULK_SHARE`]), but not below `finest`
+/// ([`finest_spacing`]): a bin's connect-the-dots split taken from ΔP and ΔQ has relative
+/// rounding error ~u/Δ, and at q = 1e-8, σ = 10, T = 10⁹ a spacing of 1e-9 gave an upper
+/// bound 5× that of 1e-8.
+fn bulk_spacing(bulk: f64, finest: f64) -> f64 {
+    (bulk / BULK_SHARE).max(finest)
 }
 
 /// The finest per-step spacing for T steps: 1e-17·T·r (a bin's connect-the-dots split has
@@ -1362,9 +1360,9 @@ fn epsilon_lattices(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAns
     // where that spacing is below 1e-4 (at MNIST's q it is 2.9e-4 and the lower bound holds
     // without it: the chart's coarser checkpoints would only get slower).
     let bulk = bulk_scale(&phases);
-    let r = split_share(&phases);
+    let finest = finest_spacing(t, split_share(&phases));
     if let Some(b) = bulk.filter(|&b| b / BULK_SHARE < 1e-4) {
-        d = d.min(bulk_spacing(b, t, r));
+        d = d.min(bulk_spacing(b, finest));
     }
     let mut prev_d = d;
     let clt = bulk.and_then(|_| central_limit_epsilon(&phases, delta));
@@ -1553,9 +1551,9 @@ fn epsilon_lattices(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAns
         };
         let wanted = (d * (0.85 * tol / width).powf(1.0 / p).max(0.1))
             .min((upper / 200.0).max(ABS_TOL))
-            .max(finest_spacing(t, r));
+            .max(finest);
         let wanted = match bulk {
-            Some(b) if lower <= 0.0 => wanted.min(bulk_spacing(b, t, r)),
+            Some(b) if lower <= 0.0 => wanted.min(bulk_spacing(b, finest)),
             _ => wanted,
         };
         // Refine only as far as the work left affords: a pass's work grows like 1/Δ
@@ -1585,9 +1583,7 @@ fn epsilon_lattices(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAns
         // Not below [`finest_spacing`], before (`wanted`) and after the rounding to the grid
         // (q = 1e-6, σ = 5, T = 10⁹ refined to 3.4e-9 read the add pair's upper end 25 % high
         // and was refused).
-        d = 2f64
-            .powf((16.0 * d.log2()).round() / 16.0)
-            .max(finest_spacing(t, r));
+        d = 2f64.powf((16.0 * d.log2()).round() / 16.0).max(finest);
         // The same spacing again (at its floor, 1e-9) would repeat this pass exactly (q = 1.8e-9,
         // σ = 1.23, T = 7.3·10⁸ spent three passes so).
         if d >= prev_d * (1.0 - 1e-9) {
