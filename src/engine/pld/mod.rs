@@ -1140,6 +1140,8 @@ fn eps_direction(
                 if bu - bl <= 0.25 * tol * bu {
                     break;
                 }
+                // δ's share of the composed tilted moment (0: not kept — one FFT keeps none).
+                let share = c.tilted_share(u, delta);
                 // Where δ is a tiny share of the composed tilted moment (a loss whose tilt
                 // cannot center its tail: one rare large loss decides δ), an FFT floor of
                 // FLOOR_SHARE of each product's mass swamps it: the composition again, the
@@ -1149,7 +1151,6 @@ fn eps_direction(
                 // [0.051227, 0.051233]). The direct points it asks cost at most a few FFTs.
                 #[cfg(full_engine)]
                 {
-                    let share = c.tilted_share(u, delta);
                     let wanted = (1e-3 * share).max(1e-18);
                     let now = floor.unwrap_or(ladder::FLOOR_SHARE);
                     // (Only below FLOOR_SHARE itself: where λ times the composed spread is
@@ -1176,7 +1177,7 @@ fn eps_direction(
                 // at λ = 9.1 after 11.2. Elsewhere such a re-tilt still narrows: q = 1e-6,
                 // σ = 0.6, T = 10⁸ is 0.17 % wide without it, 0.062 % with it.)
                 if (l2 - lambda).abs() <= 1e-3 * lambda.max(1.0)
-                    || ((l2 - lambda) * (u - c.center) < 0.0 && c.tilted_share(u, delta) < 1e-4)
+                    || ((l2 - lambda) * (u - c.center) < 0.0 && share > 0.0 && share < 1e-4)
                 {
                     break;
                 }
