@@ -106,7 +106,10 @@ async fn draws_and_reacts_to_input() {
     .epsilon(1e-5, sgm_rdp::engine::Conversion::Improved)
     .unwrap()
     .value;
-    assert_eq!(eps1, format!("{want:.4}"));
+    assert_eq!(
+        eps1,
+        sgm_rdp::decimal::fixed(want, 4, sgm_rdp::decimal::Dir::Up)
+    );
 }
 
 #[wasm_bindgen_test]
@@ -185,7 +188,10 @@ fn widget_renders_the_engine_value_and_reports_it() {
     assert_eq!(get(&d, "epsilon").as_f64(), Some(want));
     assert_eq!(get(&d, "q").as_f64(), Some(0.01));
     assert_eq!(get(&d, "steps").as_f64(), Some(10000.0));
-    assert_eq!(shadow_text(&root, ".eps"), format!("{want:.4}"));
+    assert_eq!(
+        shadow_text(&root, ".eps"),
+        sgm_rdp::decimal::fixed(want, 4, sgm_rdp::decimal::Dir::Up)
+    );
     // Nothing changed: a redraw, no new detail (no `change` event).
     assert!(w.render().is_undefined());
     w.attr("sigma", Some("2".into()));

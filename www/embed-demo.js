@@ -1,9 +1,14 @@
 // embed.html's host-page script: log the compact widget's `change` events and size the iframe.
 const log = document.getElementById('demo-log');
+// An upper bound with four decimals, rounded up: the printed number stays a bound.
+const up4 = (x) => {
+  const s = x.toFixed(4);
+  return parseFloat(s) < x ? (parseFloat(s) + 1e-4).toFixed(4) : s;
+};
 document.getElementById('demo-compact')?.addEventListener('change', (e) => {
   const d = e.detail;
-  const tight = d.epsilonPld === null ? '' : `tight ε ≤ ${d.epsilonPld.toFixed(4)} · exact RDP `;
-  log.textContent = `${tight}ε = ${d.epsilon.toFixed(4)} at α = ${d.alpha.toFixed(2)} (q = ${d.q}, σ = ${d.sigma}, steps = ${d.steps}, δ = ${d.delta})`;
+  const tight = d.epsilonPld === null ? '' : `tight ε ≤ ${up4(d.epsilonPld)} · exact RDP `;
+  log.textContent = `${tight}ε = ${up4(d.epsilon)} at α = ${d.alpha.toFixed(2)} (q = ${d.q}, σ = ${d.sigma}, steps = ${d.steps}, δ = ${d.delta})`;
 });
 addEventListener('message', (e) => {
   if (!e.data || e.data.type !== 'sgm-rdp-height') return;

@@ -76,8 +76,8 @@ pub(super) fn command(f: &Flags, cmd: &str) -> Result<Report, String> {
                 obj.insert("conversion".into(), json!(f.conv()));
                 put_optimum(&mut obj, "epsilon", &o);
                 out += &format!(
-                    "epsilon = {:.6} at alpha = {:.4} (continuous)\nepsilon = {:.6} at alpha = {} (best of {} orders){}\n",
-                    o.value, o.alpha, o.grid_value, o.grid_alpha, run.orders().len(),
+                    "epsilon = {} at alpha = {:.4} (continuous)\nepsilon = {} at alpha = {} (best of {} orders){}\n",
+                    up6(o.value), o.alpha, up6(o.grid_value), o.grid_alpha, run.orders().len(),
                     if o.at_edge { "\nwarning: the optimal order is at the edge of the orders; widen --orders" } else { "" }
                 );
             }
@@ -87,8 +87,8 @@ pub(super) fn command(f: &Flags, cmd: &str) -> Result<Report, String> {
                         put_bracket(&mut obj, acct, "epsilon", p.epsilon.upper, p.epsilon.lower);
                         obj.insert("pld_grid".into(), json!(p.grid));
                         out += &format!(
-                            "epsilon = {:.6} (PLD, certified upper bound; bracket [{:.6}, {:.6}], worse direction: {})\n",
-                            p.epsilon.upper, p.epsilon.lower, p.epsilon.upper, p.grid.worst
+                            "epsilon = {} (PLD, certified upper bound; bracket [{}, {}], worse direction: {})\n",
+                            up6(p.epsilon.upper), down6(p.epsilon.lower), up6(p.epsilon.upper), p.grid.worst
                         );
                     }
                     Err(why) => unavailable(&mut obj, &mut out, "epsilon", &why),
@@ -109,15 +109,21 @@ pub(super) fn command(f: &Flags, cmd: &str) -> Result<Report, String> {
             if acct != Accountant::Pld {
                 let o = run.delta(eps, f.conv()).map_err(e)?;
                 put_optimum(&mut obj, "delta", &o);
-                out += &format!("delta = {:.6e} at alpha = {:.4}\n", o.value, o.alpha);
+                out += &format!(
+                    "delta = {} at alpha = {:.4}\n",
+                    decimal::sci(o.value, 6, Dir::Up),
+                    o.alpha
+                );
             }
             if acct != Accountant::Rdp {
                 match pld_or_unavailable(acct, engine::pld::delta(run.sgm(), run.steps(), eps))? {
                     Ok(p) => {
                         put_bracket(&mut obj, acct, "delta", p.delta.upper, p.delta.lower);
                         out += &format!(
-                            "delta = {:.6e} (PLD, certified upper bound; bracket [{:.6e}, {:.6e}])\n",
-                            p.delta.upper, p.delta.lower, p.delta.upper
+                            "delta = {} (PLD, certified upper bound; bracket [{}, {}])\n",
+                            decimal::sci(p.delta.upper, 6, Dir::Up),
+                            decimal::sci(p.delta.lower, 6, Dir::Down),
+                            decimal::sci(p.delta.upper, 6, Dir::Up)
                         );
                     }
                     Err(why) => unavailable(&mut obj, &mut out, "delta", &why),
@@ -154,12 +160,14 @@ pub(super) fn command(f: &Flags, cmd: &str) -> Result<Report, String> {
             let mut s = String::from("# epsilon  delta_upper  delta_lower (PLD privacy profile)\n");
             for p in &pts {
                 s += &format!(
-                    "{:.4}\t{:.6e}\t{:.6e}\n",
-                    p.epsilon, p.delta.upper, p.delta.lower
+                    "{:.4}\t{}\t{}\n",
+                    p.epsilon,
+                    decimal::sci(p.delta.upper, 6, Dir::Up),
+                    decimal::sci(p.delta.lower, 6, Dir::Down)
                 );
             }
             for (a, b) in fprs.iter().zip(&tprs) {
-                s += &format!("# membership inference: at false-positive rate {a}, true-positive rate <= {b:.6}\n");
+                s += &format!("# membership inference: at false-positive rate {a}, true-positive rate <= {}\n", up6(*b));
             }
             Ok(Report::new(
                 json!({"q": m.q(), "sigma": m.sigma(), "steps": t, "profile": pts,
@@ -203,16 +211,16 @@ pub(super) fn command(f: &Flags, cmd: &str) -> Result<Report, String> {
                                 .map_err(e)?;
                         Ok(Report::new(
                             json!({"sigma": sig, "epsilon": a.epsilon.upper, "epsilon_lower": a.epsilon.lower, "accountant": "pld"}),
-                            format!("sigma = {sig:.7} gives epsilon = {:.6} (PLD, certified upper bound; bracket [{:.6}, {:.6}])\n",
-                                a.epsilon.upper, a.epsilon.lower, a.epsilon.upper),
+                            format!("sigma = {sig:.7} gives epsilon = {} (PLD, certified upper bound; bracket [{}, {}])\n",
+                                up6(a.epsilon.upper), down6(a.epsilon.lower), up6(a.epsilon.upper)),
                         ))
                     }
                     "steps" => {
                         let (t, a) = engine::pld::calibrate_steps(eps, d, f.sgm()?).map_err(e)?;
                         Ok(Report::new(
                             json!({"steps": t, "epsilon": a.epsilon.upper, "epsilon_lower": a.epsilon.lower, "accountant": "pld"}),
-                            format!("steps = {t} gives epsilon = {:.6} (PLD, certified upper bound; bracket [{:.6}, {:.6}])\n",
-                                a.epsilon.upper, a.epsilon.lower, a.epsilon.upper),
+                            format!("steps = {t} gives epsilon = {} (PLD, certified upper bound; bracket [{}, {}])\n",
+                                up6(a.epsilon.upper), down6(a.epsilon.lower), up6(a.epsilon.upper)),
                         ))
                     }
                     other => Err(format!(
@@ -239,9 +247,9 @@ pub(super) fn command(f: &Flags, cmd: &str) -> Result<Report, String> {
                     Ok(Report::new(
                         serde_json::to_value(c).map_err(|x| x.to_string())?,
                         format!(
-                            "sigma = {:.7} gives epsilon = {:.6} (alpha = {:.4}){}\n",
+                            "sigma = {:.7} gives epsilon = {} (alpha = {:.4}){}\n",
                             c.sigma,
-                            c.epsilon,
+                            up6(c.epsilon),
                             c.alpha,
                             if c.at_lower_limit {
                                 "\nnote: the smallest sigma searched already meets the target (a smaller sigma may too)"
@@ -256,9 +264,9 @@ pub(super) fn command(f: &Flags, cmd: &str) -> Result<Report, String> {
                     Ok(Report::new(
                         serde_json::to_value(c).map_err(|x| x.to_string())?,
                         format!(
-                            "steps = {} gives epsilon = {:.6} (alpha = {:.4}){}\n",
+                            "steps = {} gives epsilon = {} (alpha = {:.4}){}\n",
                             c.steps,
-                            c.epsilon,
+                            up6(c.epsilon),
                             c.alpha,
                             if c.at_upper_limit {
                                 "\nnote: the largest number of steps supported still meets the target"
@@ -368,10 +376,7 @@ pub(super) fn command(f: &Flags, cmd: &str) -> Result<Report, String> {
             {
                 let mut s = String::new();
                 for r in routes {
-                    let v = r
-                        .epsilon
-                        .map(|x| format!("{x:.6}"))
-                        .unwrap_or_else(|| "n/a".into());
+                    let v = r.epsilon.map(up6).unwrap_or_else(|| "n/a".into());
                     s += &format!("{:<62} {:>12}  {}\n", r.name, v, r.note.unwrap_or_default());
                 }
                 Ok(Report::new(fields, s))
@@ -470,6 +475,6 @@ pub(super) fn calibrate_risk(f: &Flags) -> Result<Report, String> {
     }
     Ok(Report::new(
         o,
-        format!("{key} = {shown} gives {what} <= {bound:.6} (certified, target {target}; tight accountant, add/remove-one, Poisson sampling)\n"),
+        format!("{key} = {shown} gives {what} <= {} (certified, target {target}; tight accountant, add/remove-one, Poisson sampling)\n", up6(bound)),
     ))
 }

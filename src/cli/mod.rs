@@ -6,6 +6,7 @@
 //! adjacency and user-level privacy, `report` the JSON and text an answer prints as, and
 //! `batch` the JSON-lines front end (the worker's and the Python package's too).
 
+use crate::decimal::{self, Dir};
 use crate::engine::{self, bounds, calibrate, Conversion, Optimum, Run, Sgm};
 use serde_json::{json, Map, Value};
 use std::io::{BufRead, Write};

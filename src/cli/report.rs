@@ -81,12 +81,24 @@ pub(super) fn unavailable(obj: &mut Map<String, Value>, out: &mut String, name: 
     *out += &format!("{name} (PLD): unavailable: {why}\n");
 }
 
-pub(super) fn fmt_val(name: &str, v: f64) -> String {
+/// An ε (six decimals) or a δ (seven significant digits), rounded in direction `dir`: an
+/// upper end printed stays an upper bound, a lower end a lower bound.
+pub(super) fn fmt_val(name: &str, v: f64, dir: Dir) -> String {
     if name == "epsilon" {
-        format!("{v:.6}")
+        decimal::fixed(v, 6, dir)
     } else {
-        format!("{v:.6e}")
+        decimal::sci(v, 6, dir)
     }
+}
+
+/// An upper end with six decimals, rounded up.
+pub(super) fn up6(v: f64) -> String {
+    decimal::fixed(v, 6, Dir::Up)
+}
+
+/// A lower end with six decimals, rounded down.
+pub(super) fn down6(v: f64) -> String {
+    decimal::fixed(v, 6, Dir::Down)
 }
 
 /// The JSON fields of a μ-GDP answer.
@@ -115,15 +127,16 @@ pub(crate) fn gdp_fields(g: &engine::pld::fdp::GdpAnswer) -> Vec<(String, Value)
 /// The text of a μ-GDP answer; `run` names the adjacency and the sampling.
 pub(crate) fn gdp_text(g: &engine::pld::fdp::GdpAnswer, run: &str) -> String {
     let mut s = format!(
-        "mu = {:.6} (mu-GDP, certified for tests with FPR and FNR >= {:e}; bracket [{:.6}, {:.6}]); fit: regret {:.1e}\n",
-        g.mu.upper, g.fpr_floor, g.mu.lower, g.mu.upper, g.regret
+        "mu = {} (mu-GDP, certified for tests with FPR and FNR >= {:e}; bracket [{}, {}]); fit: regret {:.1e}\n",
+        up6(g.mu.upper), g.fpr_floor, down6(g.mu.lower), up6(g.mu.upper), g.regret
     );
-    s += &format!(
-        "advantage (TPR - FPR) <= {:.6} (certified; bracket [{:.6}, {:.6}])\n# fpr  tpr_max (certified)\n",
-        g.advantage.upper, g.advantage.lower, g.advantage.upper
+    s +=
+        &format!(
+        "advantage (TPR - FPR) <= {} (certified; bracket [{}, {}])\n# fpr  tpr_max (certified)\n",
+        up6(g.advantage.upper), down6(g.advantage.lower), up6(g.advantage.upper)
     );
     for (a, b) in &g.tradeoff {
-        s += &format!("{a:.6e}\t{:.6e}\n", 1.0 - b);
+        s += &format!("{a:.6e}\t{}\n", decimal::sci(1.0 - b, 6, Dir::Up));
     }
     s += &format!("# {run}; sigma = noise std / clipping norm\n");
     s

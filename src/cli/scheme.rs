@@ -4,6 +4,7 @@
 //! `epochs`, `group_size`), so both front ends give the same numbers and the same refusals.
 
 use super::Accountant;
+use crate::decimal::{self, Dir};
 use crate::engine::error::show;
 use crate::engine::pld::shuffle::{self, Shuffle};
 use crate::engine::pld::{self, Bracket, Phase};
@@ -894,16 +895,16 @@ pub(super) fn profile_text(a: &Map<String, Value>) -> String {
     for p in a["profile"].as_array().into_iter().flatten() {
         let f = |k: &str| p["delta"][k].as_f64().unwrap_or(f64::NAN);
         s += &format!(
-            "{}\t{:.6e}\t{:.6e}\n",
+            "{}\t{}\t{}\n",
             p["epsilon"].as_f64().unwrap_or(f64::NAN),
-            f("lower"),
-            f("upper")
+            decimal::sci(f("lower"), 6, Dir::Down),
+            decimal::sci(f("upper"), 6, Dir::Up)
         );
     }
     for r in a["attack"].as_array().into_iter().flatten() {
         s += &format!(
-            "membership inference: TPR <= {:.6} at FPR {} (certified)\n",
-            r["tpr_max"].as_f64().unwrap_or(f64::NAN),
+            "membership inference: TPR <= {} at FPR {} (certified)\n",
+            super::up6(r["tpr_max"].as_f64().unwrap_or(f64::NAN)),
             r["fpr"]
         );
     }
@@ -999,15 +1000,16 @@ fn group_rdp_text(a: &Map<String, Value>) -> String {
     } else {
         "delta"
     };
-    let fmt = |v: f64| super::fmt_val(name, v);
+    let fmt = |v: f64| super::fmt_val(name, v, Dir::Up);
+    let fmt_lower = |v: f64| super::fmt_val(name, v, Dir::Down);
     let read_at = if name == "epsilon" {
         format!(
-            "example-level epsilon {:.6} at delta' = {:.3e}",
-            f("example_epsilon"),
+            "example-level epsilon {} at delta' = {:.3e}",
+            super::up6(f("example_epsilon")),
             f("example_delta")
         )
     } else {
-        format!("example-level epsilon {:.6}", f("example_epsilon"))
+        format!("example-level epsilon {}", super::up6(f("example_epsilon")))
     };
     let mut out = format!(
         "{name} = {} (exact RDP and group privacy, Vadhan's Lemma 2.2: user-level, {}; {read_at}, order {:.4}; Poisson sampling, add/remove-one adjacency; certified upper bound, no lower bound)\n",
@@ -1029,7 +1031,7 @@ fn group_rdp_text(a: &Map<String, Value>) -> String {
                 "{name} = {} (PLD, Poisson sampling, add/remove-one adjacency, user-level: {}, certified upper bound; bracket [{}, {}])\n",
                 fmt(up),
                 per_user(f("group_size")),
-                fmt(f(&format!("{pld}_lower"))),
+                fmt_lower(f(&format!("{pld}_lower"))),
                 fmt(up)
             );
         }
@@ -1057,7 +1059,8 @@ fn answer_text(a: &Map<String, Value>) -> String {
     } else {
         "epsilon"
     };
-    let fmt = |v: f64| super::fmt_val(name, v);
+    let fmt = |v: f64| super::fmt_val(name, v, Dir::Up);
+    let fmt_lower = |v: f64| super::fmt_val(name, v, Dir::Down);
     let adj = match s("adjacency") {
         "replace-one" => "replace-one adjacency",
         _ if s("sampling") == "shuffle" => "add/remove (zero-out) adjacency",
@@ -1081,7 +1084,7 @@ fn answer_text(a: &Map<String, Value>) -> String {
              the Poisson-sampled {name} for the same q and steps is not valid for shuffled batches\n",
             fmt(f(name)),
             f("epochs_started"),
-            fmt(f(&format!("{name}_lower"))),
+            fmt_lower(f(&format!("{name}_lower"))),
             f("epochs_full"),
             f("steps_per_epoch"),
         )
@@ -1116,7 +1119,7 @@ fn answer_text(a: &Map<String, Value>) -> String {
         format!(
             "{name} = {} (PLD, {sampling}, {adj}{user}, certified upper bound; bracket [{}, {}])\n",
             fmt(f(name)),
-            fmt(f(&format!("{name}_lower"))),
+            fmt_lower(f(&format!("{name}_lower"))),
             fmt(f(name))
         )
     }

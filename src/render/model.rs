@@ -1,6 +1,7 @@
 //! What the charts and the headline show, computed from the engine; sentences, CSV.
 
 use super::*;
+use crate::decimal::Dir;
 
 /// The inputs of the calculator.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -208,12 +209,17 @@ impl Model {
 /// The plain-language sentence for ε at the inputs' δ, naming the accountant.
 pub fn sentence_for(i: &Inputs, e: f64, accountant: &str) -> String {
     // e^ε overflows f64 beyond 709 and means nothing long before: say so in words.
+    // Above 10⁶ fmt_eps says "no meaningful guarantee" in words; the sentence needs the number.
+    let shown = if e <= 1e6 {
+        fmt_eps(e)
+    } else {
+        crate::decimal::sci(e, 5, Dir::Up)
+    };
     let factor = if e <= 30.0 {
-        format!("e^{} ≈ {:.3}", fmt_eps(e), e.exp())
+        format!("e^{shown} ≈ {}", crate::decimal::fixed(e.exp(), 3, Dir::Up))
     } else {
         format!(
-            "e^{} ≈ 10^{:.0} — so large that this is no meaningful guarantee",
-            fmt_num(e),
+            "e^{shown} ≈ 10^{:.0} — so large that this is no meaningful guarantee",
             e / std::f64::consts::LN_10
         )
     };
@@ -225,26 +231,44 @@ pub fn sentence_for(i: &Inputs, e: f64, accountant: &str) -> String {
         i.sigma,
         fmt_num(i.q),
         i.steps,
-        if e <= 30.0 { fmt_eps(e) } else { fmt_num(e) },
+        shown,
         i.delta,
         i.delta
     )
 }
 
-/// An ε as the headlines show it: 4 decimals, or above 10⁶ stated in words (it promises
-/// nothing, and its digits mean nothing), or below 10⁻³ (where 4 decimals would print an
-/// upper bound as 0.0000 or drop its digits) two significant digits, rounded up: an upper
-/// bound stays one (1.87e-5 → "1.9e-5").
+/// An ε as the headlines show it, as an upper end: 4 decimals rounded up, or above 10⁶
+/// stated in words (it promises nothing, and its digits mean nothing), or below 10⁻³
+/// (where 4 decimals would print an upper bound as 0.0000 or drop its digits) three
+/// significant digits, rounded up: an upper bound printed stays one (1.873e-5 → "1.88e-5",
+/// 2.3819334 → "2.3820").
 pub fn fmt_eps(e: f64) -> String {
+    fmt_eps_dir(e, Dir::Up)
+}
+
+/// A lower end as [`fmt_eps`] prints an upper one, rounded down (a lower bound printed
+/// stays one).
+pub fn fmt_eps_lower(e: f64) -> String {
+    fmt_eps_dir(e, Dir::Down)
+}
+
+fn fmt_eps_dir(e: f64, dir: Dir) -> String {
     if e > 1e6 {
         "> 10⁶ — no meaningful guarantee".into()
     } else if e > 0.0 && e < 1e-3 {
-        let k = e.log10().floor() as i32 - 1;
-        let m = (e / 10f64.powi(k) * (1.0 - 1e-12)).ceil();
-        let (m, k) = if m >= 100.0 { (10.0, k + 1) } else { (m, k) };
-        format!("{:.1}e{}", m / 10.0, k + 1)
+        crate::decimal::sci(e, 2, dir)
     } else {
-        format!("{e:.4}")
+        crate::decimal::fixed(e, 4, dir)
+    }
+}
+
+/// An upper bound as [`fmt_num`] prints a number, with six significant digits rounded up.
+pub fn fmt_num_up(x: f64) -> String {
+    let s = crate::decimal::sci(x, 5, Dir::Up);
+    match crate::decimal::parse(&s) {
+        Some(r) if r != 0.0 && (r.abs() < 1e-3 || r.abs() >= 1e6) => format!("{r:e}"),
+        Some(r) => format!("{r}"),
+        None => s,
     }
 }
 
@@ -290,24 +314,32 @@ pub fn orders() -> Vec<f64> {
 
 #[cfg(test)]
 mod eps_text {
-    use super::fmt_eps;
+    use super::{fmt_eps, fmt_eps_lower};
 
-    /// Below 10⁻³ an ε is shown with two significant digits, never below the value (it is an
-    /// upper bound); elsewhere with four decimals.
+    /// Below 10⁻³ an ε is shown with three significant digits, elsewhere with four decimals;
+    /// an upper end never below the value, a lower end never above it.
     #[test]
     fn small_epsilons_keep_their_digits_and_stay_upper_bounds() {
-        assert_eq!(fmt_eps(1.87e-5), "1.9e-5");
-        assert_eq!(fmt_eps(1.9e-5), "1.9e-5");
-        assert_eq!(fmt_eps(9.99e-4), "1.0e-3");
-        assert_eq!(fmt_eps(2e-4), "2.0e-4");
+        assert_eq!(fmt_eps(1.873e-5), "1.88e-5");
+        assert_eq!(fmt_eps_lower(1.873e-5), "1.87e-5");
+        assert_eq!(fmt_eps(1.9e-5), "1.90e-5");
+        assert_eq!(fmt_eps(9.999e-4), "1.00e-3");
+        assert_eq!(fmt_eps(2e-4), "2.00e-4");
         assert_eq!(fmt_eps(0.0), "0.0000");
         assert_eq!(fmt_eps(2.3819), "2.3819");
+        assert_eq!(fmt_eps(2.3819334), "2.3820");
+        assert_eq!(fmt_eps_lower(2.3819934), "2.3819");
         let mut e = 1.234e-12;
-        while e < 1e-3 {
-            let shown: f64 = fmt_eps(e).parse().unwrap();
+        while e < 1e3 {
+            let (up, lo): (f64, f64) = (
+                fmt_eps(e).parse().unwrap(),
+                fmt_eps_lower(e).parse().unwrap(),
+            );
+            let unit = if e < 1e-3 { e * 0.011 } else { 1.0001e-4 };
             assert!(
-                shown >= e && shown <= e * 1.11,
-                "{e:e} shown as {}",
+                lo <= e && e <= up && up - lo <= unit,
+                "{e:e} shown as [{}, {}]",
+                fmt_eps_lower(e),
                 fmt_eps(e)
             );
             e *= 1.37;

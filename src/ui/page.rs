@@ -2,8 +2,9 @@
 //! the values match and the sentence — the state → view step, without the DOM (the web
 //! layer writes these strings into their elements). Tested natively.
 
+use crate::decimal::Dir;
 use crate::engine::Adjacency;
-use crate::render::{fmt_eps, fmt_num, summary_a, summary_b, Inputs, Model};
+use crate::render::{fmt_eps, fmt_eps_lower, fmt_num, summary_a, summary_b, Inputs, Model};
 use crate::ui::fields::preset_of;
 use crate::ui::link::{Batching, Dataset};
 use crate::ui::view::Op;
@@ -541,8 +542,8 @@ pub fn library_rows(sc: &Scheme, ends: Option<(f64, Option<f64>)>, why: &str) ->
     let ours = match ends {
         Some((up, Some(lo))) => format!(
             "certified upper bound; [{}, {}]: {}",
-            fmt_num(lo),
-            fmt_num(up),
+            fmt_eps_lower(lo),
+            fmt_eps(up),
             sc.name()
         ),
         Some((_, None)) => format!(
@@ -556,7 +557,7 @@ pub fn library_rows(sc: &Scheme, ends: Option<(f64, Option<f64>)>, why: &str) ->
         ["dp_accounting".into(), no, dpa.into()],
         [
             "sgm-rdp".into(),
-            ends.map_or_else(|| "—".into(), |(u, _)| format!("{u:.4}")),
+            ends.map_or_else(|| "—".into(), |(u, _)| fmt_eps(u)),
             ours,
         ],
     ]
@@ -631,8 +632,9 @@ pub fn gdp_sentence(mu: f64, mu_lower: f64, regret: f64, tradeoff: &[(f64, f64)]
         return String::new();
     }
     let head = format!(
-        "μ-GDP: μ = {mu:.4} (certified upper bound; bracket [{:.4}, {mu:.4}]), fit regret {regret:.1e}",
-        mu_lower.max(0.0)
+        "μ-GDP: μ = {up} (certified upper bound; bracket [{}, {up}]), fit regret {regret:.1e}",
+        crate::decimal::fixed(mu_lower.max(0.0), 4, Dir::Down),
+        up = crate::decimal::fixed(mu, 4, Dir::Up),
     );
     if regret <= GDP_FIT {
         return format!("{head}: the run is close to the Gaussian trade-off of that μ.");
@@ -671,7 +673,14 @@ mod tests {
     fn the_headline_for_a_model() {
         let m = Model::compute(Inputs::mnist()).unwrap();
         let h = Headline::of(&m, Some(Dataset::MNIST), None);
-        assert_eq!(h.epsilon, format!("{:.4}", m.opt.value));
+        // Four decimals, rounded up: never below the value, by less than one unit.
+        let shown: f64 = h.epsilon.parse().unwrap();
+        assert!(
+            shown >= m.opt.value && shown - m.opt.value < 1e-4,
+            "{} for {}",
+            h.epsilon,
+            m.opt.value
+        );
         assert_eq!((h.delta.as_str(), h.preset), ("1e-5", "mnist"));
         assert_eq!(h.delta_warning, "", "δ = 1e-5 < 1/60000");
         assert!(
@@ -775,7 +784,7 @@ mod tests {
         let good = gdp_sentence(0.594737, 0.592779, 4.7e-3, &[(1e-10, 1e-8)]);
         assert_eq!(
             good,
-            "μ-GDP: μ = 0.5947 (certified upper bound; bracket [0.5928, 0.5947]), fit regret 4.7e-3: the run is close to the Gaussian trade-off of that μ."
+            "μ-GDP: μ = 0.5948 (certified upper bound; bracket [0.5927, 0.5948]), fit regret 4.7e-3: the run is close to the Gaussian trade-off of that μ."
         );
         let poor = gdp_sentence(2.5, 2.4, 0.05, &[(1e-10, 2e-6), (0.01, 0.31)]);
         assert!(
@@ -918,8 +927,12 @@ mod tests {
         assert_eq!(r.len(), 3);
         assert_eq!((r[0][1].as_str(), r[1][1].as_str()), ("—", "—"));
         assert!(r[0][2].contains("not valid for shuffled"), "{}", r[0][2]);
-        assert_eq!(r[2][1], "54.0458");
-        assert!(r[2][2].contains("[10.8617, 54.0458]"), "{}", r[2][2]);
+        assert_eq!(r[2][1], "54.0459", "the upper end rounded up");
+        assert!(
+            r[2][2].contains("[10.8616, 54.0459]"),
+            "the ends rounded outwards: {}",
+            r[2][2]
+        );
         let f = Scheme::of(Batching::FixedSize, 1, Adjacency::ReplaceOne);
         let r = library_rows(&f, Some((24.08, None)), "");
         assert!(
@@ -946,7 +959,7 @@ mod tests {
         let w = scheme_words_for(Batching::Shuffled, 234, 60.0);
         assert!(w.contains("Chua et al.") && w.contains("60 epochs"), "{w}");
         let s = scheme_sentence(Batching::RandomAllocation, 1.1, 234, 60.0, 2.340828, 1e-5);
-        assert!(s.starts_with("Training with noise multiplier 1.1 and random allocation (each example in one of 234 steps per epoch) for 60 epochs satisfies (2.3408, "), "{s}");
+        assert!(s.starts_with("Training with noise multiplier 1.1 and random allocation (each example in one of 234 steps per epoch) for 60 epochs satisfies (2.3409, "), "{s}");
         assert!(!s.contains("NaN"));
     }
 }

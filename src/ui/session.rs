@@ -6,10 +6,11 @@
 //! it was computed for; what is shown for other inputs is replaced or said to be
 //! unavailable with the reason. No DOM: tested natively (see the tests below).
 
+use crate::decimal::Dir;
 use crate::engine::{bounds::MaxOrder, Adjacency, Optimum};
 use crate::render::library;
 use crate::render::tight::{self as tc, ProfileRow, Training};
-use crate::render::{fmt_eps, fmt_num, Inputs};
+use crate::render::{fmt_eps, fmt_eps_lower, fmt_num, fmt_num_up, Inputs};
 use crate::render::{Heavy, Model, HEAVY_SIGMA};
 use crate::ui::link::{self, Acct, Batching, Dataset, Link};
 use crate::ui::page::{self, reason_in_words, Scheme};
@@ -147,12 +148,22 @@ pub fn one_percent_sentence(risk_fpr: &[(f64, f64)]) -> String {
         .unwrap_or_default()
 }
 
-/// ε with six decimals (a bracket's ends), in words beyond a million.
+/// An upper end with six decimals, rounded up (a bracket's ends); beyond a million in
+/// scientific notation.
 pub fn fmt_eps6(e: f64) -> String {
+    fmt_eps6_dir(e, Dir::Up)
+}
+
+/// A lower end with six decimals, rounded down.
+pub fn fmt_eps6_lower(e: f64) -> String {
+    fmt_eps6_dir(e, Dir::Down)
+}
+
+fn fmt_eps6_dir(e: f64, dir: Dir) -> String {
     if e > 1e6 {
-        fmt_num(e)
+        crate::decimal::sci(e, 5, dir)
     } else {
-        format!("{e:.6}")
+        crate::decimal::fixed(e, 6, dir)
     }
 }
 
@@ -729,11 +740,19 @@ impl Page {
                 fx.extend(headline_value(
                     &fmt_eps(up),
                     Some(up),
-                    format!("certified bracket [{lo:.6}, {up:.6}]"),
+                    format!(
+                        "certified bracket [{}, {}]",
+                        fmt_eps6_lower(lo),
+                        fmt_eps6(up)
+                    ),
                 ));
                 fx.push(text(
                     "epsilon-pld-bracket",
-                    format!("certified bracket [{}, {}]", fmt_eps6(lo), fmt_eps6(up)),
+                    format!(
+                        "certified bracket [{}, {}]",
+                        fmt_eps6_lower(lo),
+                        fmt_eps6(up)
+                    ),
                 ));
                 fx.push(text("epsilon-pld-note", ""));
                 fx.extend(shuffled(data));
@@ -842,7 +861,7 @@ impl Page {
         let ok = a.is_obj() && up.is_finite() && (lo.is_finite() || upper_only);
         let mut fx = if ok {
             let ends = if lo.is_finite() {
-                format!("[{}, {}]", fmt_eps6(lo), fmt_eps6(up))
+                format!("[{}, {}]", fmt_eps6_lower(lo), fmt_eps6(up))
             } else {
                 format!("≤ {}", fmt_eps6(up))
             };
@@ -1217,13 +1236,13 @@ impl Page {
         let eps = if which.starts_with("risk-") {
             format!(
                 "TPR ≤ {} at FPR {}, certified",
-                fmt_num(e),
+                fmt_num_up(e),
                 fmt_num(data.num("fpr"))
             )
         } else if tight {
-            format!("tight ε ≤ {e:.4}")
+            format!("tight ε ≤ {}", fmt_eps(e))
         } else {
-            format!("ε = {e:.4}")
+            format!("ε = {}", fmt_eps(e))
         };
         let sigma = which.ends_with("sigma");
         let shown = if sigma {
@@ -1317,7 +1336,7 @@ fn shuffled(data: &Value) -> Vec<Effect> {
     let err = sh.text("error");
     let (shown, low) = match err {
         Some(m) => (format!("— ({m})"), "—".into()),
-        None => (fmt_eps(su), fmt_eps(sl)),
+        None => (fmt_eps(su), fmt_eps_lower(sl)),
     };
     // The Poisson ε of this answer (absent when it failed).
     let p = data.num("epsilon");
@@ -1328,7 +1347,7 @@ fn shuffled(data: &Value) -> Vec<Effect> {
         Effect::Op(Op::Attr(
             id,
             "title",
-            format!("certified band [{}, {}]", fmt_eps6(sl), fmt_eps6(su)),
+            format!("certified band [{}, {}]", fmt_eps6_lower(sl), fmt_eps6(su)),
         )),
         text("epsilon-shuffled-lower", low),
         text("shuffled-epochs", fmt_num(sh.num("epochs"))),
@@ -1353,7 +1372,7 @@ fn allocation(data: &Value) -> Vec<Effect> {
     let (up, lo) = (al.num("epsilon"), al.num("epsilonLower"));
     let (shown, low) = match al.text("error") {
         Some(m) => (format!("— ({})", reason_in_words(m)), "—".into()),
-        None => (fmt_eps(up), fmt_eps(lo)),
+        None => (fmt_eps(up), fmt_eps_lower(lo)),
     };
     vec![
         text("epsilon-allocation", shown),

@@ -9,7 +9,7 @@ use crate::ui::link::Batching;
 use crate::ui::page::epochs_of;
 pub use crate::ui::page::Scheme;
 use crate::ui::protocol::Value;
-use crate::ui::session::{fmt_eps6, gdp_text, is_heavy, parse_heavy, TightCharts};
+use crate::ui::session::{fmt_eps6, fmt_eps6_lower, gdp_text, is_heavy, parse_heavy, TightCharts};
 
 /// The tight accountant's last answer (from the page's shared worker, via widget.js).
 #[derive(Default)]
@@ -726,7 +726,7 @@ pub fn texts(s: &Settings, m: &Model, t: &TightState) -> Texts {
             if scheme.is_plain() {
                 format!(
                     "certified bracket [{}, {}] (privacy-loss distribution)",
-                    fmt_eps6(lo),
+                    fmt_eps6_lower(lo),
                     fmt_eps6(up)
                 )
             } else if scheme.sampling == Batching::FixedSize {
@@ -734,7 +734,7 @@ pub fn texts(s: &Settings, m: &Model, t: &TightState) -> Texts {
             } else {
                 format!(
                     "[{}, {}]: {}",
-                    fmt_eps6(lo),
+                    fmt_eps6_lower(lo),
                     fmt_eps6(up),
                     scheme.words(inp)
                 )
@@ -776,7 +776,7 @@ pub fn texts(s: &Settings, m: &Model, t: &TightState) -> Texts {
         pld,
         rdp,
         rdp_label: if pld { "exact RDP ε = " } else { "ε = " },
-        eps: format!("{:.4}", m.opt.value),
+        eps: fmt_eps(m.opt.value),
         alpha: format!("{:.2}", m.opt.alpha),
         eps_pld,
         eps_pld_title,

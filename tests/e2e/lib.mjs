@@ -79,3 +79,17 @@ export async function newPage(browser, errors, label, opts = {}) {
   page.on('pageerror', (e) => errors.push(`${label}: ${e.message}`));
   return page;
 }
+
+// A bound as the page and the CLI print it: `d` decimals, rounded outwards (an upper end
+// up, a lower end down), the way src/decimal.rs does: the nearest text, moved one unit in
+// the last place when it lies on the wrong side of the value.
+function outward(x, d, up) {
+  const s = x.toFixed(d);
+  const v = parseFloat(s);
+  const unit = d === 4 ? 1e-4 : d === 6 ? 1e-6 : 10 ** -d;
+  return (up ? v < x : v > x) ? (v + (up ? unit : -unit)).toFixed(d) : s;
+}
+export const up4 = (x) => outward(x, 4, true);
+export const down4 = (x) => outward(x, 4, false);
+export const up6 = (x) => outward(x, 6, true);
+export const down6 = (x) => outward(x, 6, false);

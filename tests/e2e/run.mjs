@@ -4,7 +4,7 @@
 import { readFile, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { DIST, OUT, serve, checker, cli, cliError, engine, launch, newPage } from './lib.mjs';
+import { DIST, OUT, serve, checker, cli, up4, down4, up6, down6, cliError, engine, launch, newPage } from './lib.mjs';
 
 const site = await serve(DIST);
 const BASE = site.base;
@@ -28,13 +28,13 @@ try {
   // 1. Default page: MNIST, matches the engine; screenshot.
   let page = await open('');
   const mnist = engine(256 / 60000, 1.1, 14063, 1e-5);
-  check((await text(page, '#epsilon')) === mnist.epsilon.toFixed(4), `default #epsilon ${await text(page, '#epsilon')} = engine ${mnist.epsilon.toFixed(4)}`);
+  check((await text(page, '#epsilon')) === up4(mnist.epsilon), `default #epsilon ${await text(page, '#epsilon')} = engine ${up4(mnist.epsilon)}`);
   check((await text(page, '#alpha-opt')) === mnist.alpha.toFixed(2), '#alpha-opt matches the engine');
   // 1a. The tight ε (PLD, computed in a Web Worker): headline, bracket, gap, charts.
   await page.waitForFunction(() => /^\d+\.\d{4}$/.test(document.querySelector('#epsilon-pld')?.textContent || ''), null, { timeout: 20000 });
   const pld = parseFloat(await text(page, '#epsilon-pld'));
   const pldCli = cli('epsilon', { q: 256 / 60000, sigma: 1.1, steps: 14063, delta: 1e-5, accountant: 'pld' });
-  check(Math.abs(pld - 2.38169) / 2.38169 < 1e-3 && (await text(page, '#epsilon-pld')) === pldCli.epsilon.toFixed(4),
+  check(Math.abs(pld - 2.38169) / 2.38169 < 1e-3 && (await text(page, '#epsilon-pld')) === up4(pldCli.epsilon),
     `#epsilon-pld ${pld} = the engine's certified upper bound, within 0.1 % of the converged tight ε 2.38169`);
   check(/certified bracket \[2\.38\d+, 2\.38\d+\]/.test(await text(page, '#epsilon-pld-bracket')), `bracket shown: ${await text(page, '#epsilon-pld-bracket')}`);
   check(/\+9\.\d % above the tight ε/.test(await text(page, '#epsilon-gap')), `the gap to exact RDP is stated: ${await text(page, '#epsilon-gap')}`);
@@ -53,18 +53,18 @@ try {
     const g = cli('gdp', { q: 256 / 60000, sigma: 1.1, steps: 14063 });
     await page.waitForFunction(() => /μ = /.test(document.querySelector('#gdp-summary')?.textContent || ''), null, { timeout: 30000 }).catch(() => {});
     const s1 = await text(page, '#gdp-summary');
-    check(s1.includes(`μ = ${g.mu.toFixed(4)}`) && s1.includes(`[${g.mu_lower.toFixed(4)}, ${g.mu.toFixed(4)}]`) && s1.includes(`regret ${g.regret.toExponential(1).replace('e-', 'e-')}`),
-      `#gdp-summary states the CLI's gdp for MNIST (μ ${g.mu.toFixed(4)}, regret ${g.regret.toExponential(1)}): "${s1}"`);
+    check(s1.includes(`μ = ${up4(g.mu)}`) && s1.includes(`[${down4(g.mu_lower)}, ${up4(g.mu)}]`) && s1.includes(`regret ${g.regret.toExponential(1).replace('e-', 'e-')}`),
+      `#gdp-summary states the CLI's gdp for MNIST (μ ${up4(g.mu)}, regret ${g.regret.toExponential(1)}): "${s1}"`);
     const pg = await open('?q=0.01&sigma=2&steps=1000&delta=1e-5');
     const g2 = cli('gdp', { q: 0.01, sigma: 2, steps: 1000 });
     await pg.waitForFunction(() => /μ = /.test(document.querySelector('#gdp-summary')?.textContent || ''), null, { timeout: 30000 }).catch(() => {});
     await pg.fill('#sigma', '3');
     await frames(pg);
     const g3 = cli('gdp', { q: 0.01, sigma: 3, steps: 1000 });
-    await pg.waitForFunction((w) => (document.querySelector('#gdp-summary')?.textContent || '').includes(w), `μ = ${g3.mu.toFixed(4)}`, { timeout: 30000 }).catch(() => {});
+    await pg.waitForFunction((w) => (document.querySelector('#gdp-summary')?.textContent || '').includes(w), `μ = ${up4(g3.mu)}`, { timeout: 30000 }).catch(() => {});
     const s3 = await text(pg, '#gdp-summary');
-    check(s3.includes(`μ = ${g3.mu.toFixed(4)}`) && !s3.includes(`μ = ${g2.mu.toFixed(4)}`),
-      `σ 2 → 3: #gdp-summary follows (μ ${g2.mu.toFixed(4)} → ${g3.mu.toFixed(4)}): "${s3}"`);
+    check(s3.includes(`μ = ${up4(g3.mu)}`) && !s3.includes(`μ = ${up4(g2.mu)}`),
+      `σ 2 → 3: #gdp-summary follows (μ ${up4(g2.mu)} → ${up4(g3.mu)}): "${s3}"`);
     await pg.close();
   }
   // Hardening round 3, #1: the tight accountant fails for the new inputs (q = 0.5, σ = 0.3,
@@ -102,16 +102,16 @@ try {
     await pf.fill('#steps', '1000');
     await pf.fill('#sigma', '1');
     const back = cli('epsilon', { q: 0.01, sigma: 1, steps: 1000, delta: 1e-5, accountant: 'pld' });
-    await pf.waitForFunction((w) => document.querySelector('#epsilon-pld').textContent === w, back.epsilon.toFixed(4), { timeout: 20000 }).catch(() => {});
-    check((await text(pf, '#epsilon-pld')) === back.epsilon.toFixed(4), `then answers again for the inputs shown (${await text(pf, '#epsilon-pld')} = CLI ${back.epsilon.toFixed(4)})`);
+    await pf.waitForFunction((w) => document.querySelector('#epsilon-pld').textContent === w, up4(back.epsilon), { timeout: 20000 }).catch(() => {});
+    check((await text(pf, '#epsilon-pld')) === up4(back.epsilon), `then answers again for the inputs shown (${await text(pf, '#epsilon-pld')} = CLI ${up4(back.epsilon)})`);
     await pf.waitForFunction(() => document.querySelector('#profile-status').textContent === '', null, { timeout: 30000 }).catch(() => {});
     check((await text(pf, '#profile-status')) === '', `the profile chart's "unavailable" goes when it is drawn again ("${await text(pf, '#profile-status')}")`);
     // #2: an answer that arrives after the inputs changed, but before the next request is
     // posted, is not shown as the new inputs' (σ 1.52 then 1.4 about the worker's time apart).
     const ps = await open('?q=0.0001&sigma=1.5&steps=1000000&delta=1e-8');
     await ps.waitForFunction(() => /^(\d+\.\d{4}|—)$/.test(document.querySelector('#epsilon-pld')?.textContent || ''), null, { timeout: 30000 });
-    const want = cli('epsilon', { q: 0.0001, sigma: 1.4, steps: 1000000, delta: 1e-8, accountant: 'pld' }).epsilon.toFixed(4);
-    const old = cli('epsilon', { q: 0.0001, sigma: 1.52, steps: 1000000, delta: 1e-8, accountant: 'pld' }).epsilon.toFixed(4);
+    const want = up4(cli('epsilon', { q: 0.0001, sigma: 1.4, steps: 1000000, delta: 1e-8, accountant: 'pld' }).epsilon);
+    const old = up4(cli('epsilon', { q: 0.0001, sigma: 1.52, steps: 1000000, delta: 1e-8, accountant: 'pld' }).epsilon);
     for (let k = 0; k < 3; k++) {
       await ps.fill('#sigma', '1.52');
       await ps.waitForTimeout(300 + 60 * k);
@@ -137,11 +137,11 @@ try {
     const pl = await open(`?q=${run.q}&sigma=${run.sigma}&steps=${run.steps}&delta=${run.delta}`);
     await pl.waitForFunction(() => /^(\d+\.\d{4}|—)$/.test(document.querySelector('#epsilon-pld')?.textContent || ''), null, { timeout: 60000 }).catch(() => {});
     const got = { head: await text(pl, '#epsilon-pld'), bracket: await text(pl, '#epsilon-pld-bracket') };
-    const b = `[${want.epsilon_lower.toFixed(6)}, ${want.epsilon.toFixed(6)}]`;
+    const b = `[${down6(want.epsilon_lower)}, ${up6(want.epsilon)}]`;
     const ends = (got.bracket.match(/\[([\d.]+), ([\d.]+)\]/) || []).slice(1).map(Number);
     const near = (x, y) => Math.abs(x - y) <= 2e-5 * Math.abs(y) + 1e-6;
-    check(got.head === want.epsilon.toFixed(4) && ends.length === 2 && near(ends[0], want.epsilon_lower) && near(ends[1], want.epsilon),
-      `q = ${run.q}, σ = ${run.sigma}, T = ${run.steps}: the page's tight ε ${got.head} ${got.bracket.trim()} = the CLI's ${want.epsilon.toFixed(4)} ${b} (worker-only wasm, ladder)`);
+    check(got.head === up4(want.epsilon) && ends.length === 2 && near(ends[0], want.epsilon_lower) && near(ends[1], want.epsilon),
+      `q = ${run.q}, σ = ${run.sigma}, T = ${run.steps}: the page's tight ε ${got.head} ${got.bracket.trim()} = the CLI's ${up4(want.epsilon)} ${b} (worker-only wasm, ladder)`);
     await pl.close();
   }
   // Hardening round 3, #11: a long run whose tight charts are heavy: the page settles —
@@ -217,11 +217,11 @@ try {
       `worker scheduling: of 40 queued requests ${got.flood.length} computed (${got.flood.join(',')}), the newest answered; of 6 calibrations ${got.cal.length} computed (${got.cal.join(',')}); the headline behind them answered`);
   }
   // The sentence names its accountant: the tight ε by default (URL acct=pld), exact RDP on request.
-  check(/\(2\.3819, 1e-5\)-differential privacy \(tight \(privacy-loss distribution\) accountant\)/.test(await text(page, '#sentence')),
+  check(/\(2\.3820, 1e-5\)-differential privacy \(tight \(privacy-loss distribution\) accountant\)/.test(await text(page, '#sentence')),
     `the sentence uses the tight ε and names the accountant: ${(await text(page, '#sentence')).slice(0, 150)}`);
   await page.selectOption('#accountant', 'rdp');
   await frames(page);
-  check(/\(2\.5966, 1e-5\)-differential privacy \(exact RDP accountant\)/.test(await text(page, '#sentence')) && new URL(page.url()).searchParams.get('acct') === 'rdp',
+  check(/\(2\.5967, 1e-5\)-differential privacy \(exact RDP accountant\)/.test(await text(page, '#sentence')) && new URL(page.url()).searchParams.get('acct') === 'rdp',
     `acct=rdp: the exact-RDP sentence, written to the URL (${new URL(page.url()).search})`);
   await page.selectOption('#accountant', 'pld');
   await frames(page);
@@ -394,18 +394,18 @@ try {
     await page.waitForFunction(() => /^\d+\.\d{4}$/.test(document.querySelector('#epsilon-shuffled').textContent), null, { timeout: 20000 });
     const g = cli('epsilon', { q: 1, sigma: 1.1, steps: 60, delta: 1e-5, accountant: 'pld' });
     const box = await page.evaluate(() => ({ hidden: document.querySelector('#shuffled-box').hidden, eps: document.querySelector('#epsilon-shuffled').textContent, e: document.querySelector('#shuffled-epochs').textContent, assumed: document.querySelector('#batching-assumed').textContent }));
-    check(!box.hidden && box.eps === g.epsilon.toFixed(4) && box.e === '60' && Math.abs(g.epsilon - 54) < 1 && /^shuffled, fixed-size batches \(234 steps per epoch, 60 epochs\)/.test(box.assumed),
-      `batch=shuffled: the Poisson ε is said not to apply; bound without amplification ε ≤ ${box.eps} for E = ${box.e} (CLI q = 1, T = 60: ${g.epsilon.toFixed(4)}); assumed: "${box.assumed.slice(0, 60)}"`);
+    check(!box.hidden && box.eps === up4(g.epsilon) && box.e === '60' && Math.abs(g.epsilon - 54) < 1 && /^shuffled, fixed-size batches \(234 steps per epoch, 60 epochs\)/.test(box.assumed),
+      `batch=shuffled: the Poisson ε is said not to apply; bound without amplification ε ≤ ${box.eps} for E = ${box.e} (CLI q = 1, T = 60: ${up4(g.epsilon)}); assumed: "${box.assumed.slice(0, 60)}"`);
     // The headline, its gap note and the sentence follow the batching chosen (#23).
     const head = await page.evaluate(() => ({ eps: document.querySelector('#epsilon-pld').textContent, bracket: document.querySelector('#epsilon-pld-bracket').textContent, gap: document.querySelector('#epsilon-gap').textContent, sentence: document.querySelector('#sentence').textContent }));
-    check(head.eps === box.eps && /^certified band \[10\.86\d+, 54\.04\d+\] for shuffled, fixed-size batches$/.test(head.bracket) && /Poisson sampling's: not a bound/.test(head.gap) && head.sentence.startsWith('Training with noise multiplier 1.1 and shuffled, fixed-size batches (234 per epoch) for 60 epochs satisfies (54.0458, '),
+    check(head.eps === box.eps && /^certified band \[10\.86\d+, 54\.04\d+\] for shuffled, fixed-size batches$/.test(head.bracket) && /Poisson sampling's: not a bound/.test(head.gap) && head.sentence.startsWith('Training with noise multiplier 1.1 and shuffled, fixed-size batches (234 per epoch) for 60 epochs satisfies (54.0459, '),
       `batch=shuffled: the headline is the band's upper end ${head.eps} ("${head.bracket}"), the exact-RDP line "${head.gap}", the sentence "${head.sentence.slice(0, 110)}…"`);
     // The band's lower end: the command line's `--sampling shuffle` (Chua et al.'s pair) for
     // t = ⌊1/q⌋ = 234 steps per epoch and the same 60 epochs, above MNIST's Poisson ε 2.38.
     const band = cli('epsilon', { sampling: 'shuffle', sigma: 1.1, 'steps-per-epoch': 234, epochs: 60, delta: 1e-5 });
     const lowBox = await page.evaluate(() => ({ low: document.querySelector('#epsilon-shuffled-lower').textContent, vs: document.querySelector('#shuffled-vs-poisson').textContent, title: document.querySelector('#epsilon-shuffled').title }));
-    check(lowBox.low === band.epsilon_lower.toFixed(4) && band.epsilon.toFixed(4) === box.eps && /cannot be claimed/.test(lowBox.vs) && lowBox.title.startsWith('certified band ['),
-      `batch=shuffled: the certified band [${lowBox.low}, ${box.eps}] = the CLI's --sampling shuffle [${band.epsilon_lower.toFixed(4)}, ${band.epsilon.toFixed(4)}]; "${lowBox.vs}"`);
+    check(lowBox.low === down4(band.epsilon_lower) && up4(band.epsilon) === box.eps && /cannot be claimed/.test(lowBox.vs) && lowBox.title.startsWith('certified band ['),
+      `batch=shuffled: the certified band [${lowBox.low}, ${box.eps}] = the CLI's --sampling shuffle [${down4(band.epsilon_lower)}, ${up4(band.epsilon)}]; "${lowBox.vs}"`);
     check(new URL(page.url()).searchParams.get('batch') === 'shuffled', 'the batching choice is in the URL');
     await page.selectOption('#batching', 'poisson');
     check(await page.evaluate(() => document.querySelector('#shuffled-box').hidden), 'back to Poisson: the box is hidden');
@@ -432,8 +432,8 @@ try {
       assumed: document.querySelector('#batching-assumed').textContent,
       sampler: document.querySelector('#allocation-sampler').textContent,
     }));
-    check(!box.hidden && box.shuffledHidden && box.up === ra.epsilon.toFixed(4) && box.low === ra.epsilon_lower.toFixed(4) && box.t === '234' && box.e === '60' && /^random allocation \(each example in one of 234 steps per epoch, 60 epochs\)/.test(box.assumed),
-      `batch=random-allocation: the bracket [${box.low}, ${box.up}] = the CLI's --sampling random-allocation [${ra.epsilon_lower.toFixed(4)}, ${ra.epsilon.toFixed(4)}] for t = ${box.t}, E = ${box.e}`);
+    check(!box.hidden && box.shuffledHidden && box.up === up4(ra.epsilon) && box.low === down4(ra.epsilon_lower) && box.t === '234' && box.e === '60' && /^random allocation \(each example in one of 234 steps per epoch, 60 epochs\)/.test(box.assumed),
+      `batch=random-allocation: the bracket [${box.low}, ${box.up}] = the CLI's --sampling random-allocation [${down4(ra.epsilon_lower)}, ${up4(ra.epsilon)}] for t = ${box.t}, E = ${box.e}`);
     const head = await page.evaluate(() => ({ eps: document.querySelector('#epsilon-pld').textContent, sentence: document.querySelector('#sentence').textContent }));
     check(await page.evaluate(() => !document.querySelector('#charts-batching').hidden && /follow random allocation/.test(document.querySelector('#charts-batching').textContent)), 'the charts say they follow random allocation');
     // ε over training follows the scheme: its last point is the headline's bracket (12
@@ -452,10 +452,10 @@ try {
     await again.close();
     await page.selectOption('#batching', 'poisson');
     check(await page.evaluate(() => document.querySelector('#allocation-box').hidden), 'back to Poisson: the allocation box is hidden');
-    await page.waitForFunction(() => /^2\.3819$/.test(document.querySelector('#epsilon-pld').textContent) && /^Training with noise multiplier 1\.1 and sampling rate/.test(document.querySelector('#sentence').textContent), null, { timeout: 20000 }).catch(() => {});
+    await page.waitForFunction(() => /^2\.3820$/.test(document.querySelector('#epsilon-pld').textContent) && /^Training with noise multiplier 1\.1 and sampling rate/.test(document.querySelector('#sentence').textContent), null, { timeout: 20000 }).catch(() => {});
     const back = await page.evaluate(() => ({ eps: document.querySelector('#epsilon-pld').textContent, gap: document.querySelector('#epsilon-gap').textContent, assumed: document.querySelector('#batching-assumed').textContent }));
     check(await page.evaluate(() => document.querySelector('#charts-batching').hidden), 'back to Poisson: the charts\' note is hidden');
-    check(back.eps === '2.3819' && /above the tight ε/.test(back.gap) && back.assumed === 'Poisson sampling with rate q', `back to Poisson: the headline is Poisson's tight ε again (${back.eps}, "${back.gap}")`);
+    check(back.eps === '2.3820' && /above the tight ε/.test(back.gap) && back.assumed === 'Poisson sampling with rate q', `back to Poisson: the headline is Poisson's tight ε again (${back.eps}, "${back.gap}")`);
   }
 
   // 1c'''. Truncated Poisson and fixed-size batches (#23): N from the dataset terms, the
@@ -464,11 +464,11 @@ try {
   // the library table follows the scheme; what is missing is said, never a borrowed number.
   {
     const pt = await open('');
-    await pt.waitForFunction(() => /^2\.3819$/.test(document.querySelector('#epsilon-pld').textContent), null, { timeout: 20000 });
+    await pt.waitForFunction(() => /^2\.3820$/.test(document.querySelector('#epsilon-pld').textContent), null, { timeout: 20000 });
     await pt.selectOption('#batching', 'truncated-poisson');
     const run = { q: 256 / 60000, sigma: 1.1, steps: 14063, delta: 1e-5 };
     const tp = cli('epsilon', { ...run, sampling: 'truncated-poisson', 'dataset-size': 60000, 'max-batch': 320, accountant: 'pld' });
-    await pt.waitForFunction((w) => document.querySelector('#epsilon-pld').textContent === w, tp.epsilon.toFixed(4), { timeout: 30000 }).catch(() => {});
+    await pt.waitForFunction((w) => document.querySelector('#epsilon-pld').textContent === w, up4(tp.epsilon), { timeout: 30000 }).catch(() => {});
     const a = await pt.evaluate(() => ({
       eps: document.querySelector('#epsilon-pld').textContent,
       bracket: document.querySelector('#epsilon-pld-bracket').textContent,
@@ -477,19 +477,19 @@ try {
       lib: [...document.querySelectorAll('#library-table tbody tr')].map((r) => r.textContent).join(' | '),
       note: document.querySelector('#charts-batching').textContent,
     }));
-    check(a.eps === tp.epsilon.toFixed(4) && a.row && a.bracket.includes(`${tp.epsilon_lower.toFixed(6)}, ${tp.epsilon.toFixed(6)}] for truncated Poisson sampling`)
+    check(a.eps === up4(tp.epsilon) && a.row && a.bracket.includes(`${down6(tp.epsilon_lower)}, ${up6(tp.epsilon)}] for truncated Poisson sampling`)
       && a.sentence.includes('over 60000 examples (batches capped at 320) and 14063 steps satisfies') && /TruncatedSubsampledGaussianDpEvent/.test(a.lib) && !/NaN/.test(a.lib) && /follow truncated Poisson/.test(a.note),
-      `truncated Poisson: the headline is the CLI's ${tp.epsilon.toFixed(4)} ("${a.bracket}"), sentence "${a.sentence.slice(0, 100)}…", library "${a.lib.slice(0, 80)}…"`);
+      `truncated Poisson: the headline is the CLI's ${up4(tp.epsilon)} ("${a.bracket}"), sentence "${a.sentence.slice(0, 100)}…", library "${a.lib.slice(0, 80)}…"`);
     await pt.fill('#max-batch', '300');
     await pt.keyboard.press('Tab');
     const tp3 = cli('epsilon', { ...run, sampling: 'truncated-poisson', 'dataset-size': 60000, 'max-batch': 300, accountant: 'pld' });
-    await pt.waitForFunction((w) => document.querySelector('#epsilon-pld').textContent === w, tp3.epsilon.toFixed(4), { timeout: 30000 }).catch(() => {});
+    await pt.waitForFunction((w) => document.querySelector('#epsilon-pld').textContent === w, up4(tp3.epsilon), { timeout: 30000 }).catch(() => {});
     const u = new URL(pt.url()).searchParams;
-    check(await text(pt, '#epsilon-pld') === tp3.epsilon.toFixed(4) && u.get('batch') === 'truncated-poisson' && u.get('max_batch') === '300',
-      `largest batch 300: the CLI's ${tp3.epsilon.toFixed(4)}, shown ${await text(pt, '#epsilon-pld')}; link batch=${u.get('batch')}&max_batch=${u.get('max_batch')}`);
+    check(await text(pt, '#epsilon-pld') === up4(tp3.epsilon) && u.get('batch') === 'truncated-poisson' && u.get('max_batch') === '300',
+      `largest batch 300: the CLI's ${up4(tp3.epsilon)}, shown ${await text(pt, '#epsilon-pld')}; link batch=${u.get('batch')}&max_batch=${u.get('max_batch')}`);
     await pt.fill('#max-batch', '2.5');
     await pt.keyboard.press('Tab');
-    check(await pt.inputValue('#max-batch') === '300' && /whole number.*keeping 300/.test(await text(pt, '#max-batch-error')) && await text(pt, '#epsilon-pld') === tp3.epsilon.toFixed(4),
+    check(await pt.inputValue('#max-batch') === '300' && /whole number.*keeping 300/.test(await text(pt, '#max-batch-error')) && await text(pt, '#epsilon-pld') === up4(tp3.epsilon),
       `a bad largest batch is named, 300 kept: "${await text(pt, '#max-batch-error')}"`);
     // Charts follow it (no exact-RDP curve): ε over training ends at the headline.
     await pt.waitForFunction(() => !document.querySelector('figure.stale'), null, { timeout: 90000 }).catch(() => {});
@@ -497,7 +497,7 @@ try {
     // Fixed-size: replace-one is chosen with it; an RDP upper bound only.
     await pt.selectOption('#batching', 'fixed-size');
     const fs = cli('epsilon', { sigma: 1.1, steps: 14063, delta: 1e-5, sampling: 'fixed-size', 'dataset-size': 60000, 'batch-size': 256, adjacency: 'replace-one' });
-    await pt.waitForFunction((w) => document.querySelector('#epsilon-pld').textContent === w, fs.epsilon.toFixed(4), { timeout: 30000 }).catch(() => {});
+    await pt.waitForFunction((w) => document.querySelector('#epsilon-pld').textContent === w, up4(fs.epsilon), { timeout: 30000 }).catch(() => {});
     await pt.waitForFunction(() => /RDP bound only/.test(document.querySelector('#profile-status').textContent + document.querySelector('#profile-summary').textContent), null, { timeout: 30000 }).catch(() => {});
     const f = await pt.evaluate(() => ({
       eps: document.querySelector('#epsilon-pld').textContent,
@@ -507,9 +507,9 @@ try {
       profile: document.querySelector('#profile-status').textContent + document.querySelector('#profile-summary').textContent,
       lib: [...document.querySelectorAll('#library-table tbody tr')].map((r) => r.textContent).join(' | '),
     }));
-    check(f.eps === fs.epsilon.toFixed(4) && f.adj === 'replace-one' && f.bracket.startsWith(`certified upper bound from RDP, no lower bound: ≤ ${fs.epsilon.toFixed(6)} for fixed-size batches`)
+    check(f.eps === up4(fs.epsilon) && f.adj === 'replace-one' && f.bracket.startsWith(`certified upper bound from RDP, no lower bound: ≤ ${up6(fs.epsilon)} for fixed-size batches`)
       && /replacing any one example by another/.test(f.sentence) && /RDP bound only/.test(f.profile) && /SampledWithoutReplacementDpEvent/.test(f.lib) && !/NaN/.test(f.bracket + f.lib),
-      `fixed-size: the CLI's RDP bound ${fs.epsilon.toFixed(4)} ("${f.bracket}"), adjacency ${f.adj}, profile "${f.profile.slice(0, 80)}"`);
+      `fixed-size: the CLI's RDP bound ${up4(fs.epsilon)} ("${f.bracket}"), adjacency ${f.adj}, profile "${f.profile.slice(0, 80)}"`);
     await pt.selectOption('#adjacency', 'add-remove');
     await pt.waitForFunction(() => document.querySelector('#epsilon-pld').textContent === '—', null, { timeout: 20000 }).catch(() => {});
     check(await text(pt, '#epsilon-pld') === '—' && /replace-one adjacency/.test(await text(pt, '#epsilon-pld-note')),
@@ -528,12 +528,12 @@ try {
   // is in the link and survives a reload; a bad value is named and the last valid one kept.
   {
     const pg = await open('');
-    await pg.waitForFunction(() => /^2\.3819$/.test(document.querySelector('#epsilon-pld').textContent), null, { timeout: 20000 });
+    await pg.waitForFunction(() => /^2\.3820$/.test(document.querySelector('#epsilon-pld').textContent), null, { timeout: 20000 });
     await pg.fill('#group-size', '2');
     await pg.keyboard.press('Tab');
     const run = { q: 256 / 60000, sigma: 1.1, steps: 14063, delta: 1e-5 };
     const u = cli('epsilon', { ...run, 'group-size': 2, accountant: 'pld' });
-    await pg.waitForFunction((w) => document.querySelector('#epsilon-pld').textContent === w, u.epsilon.toFixed(4), { timeout: 30000 }).catch(() => {});
+    await pg.waitForFunction((w) => document.querySelector('#epsilon-pld').textContent === w, up4(u.epsilon), { timeout: 30000 }).catch(() => {});
     const st = await pg.evaluate(() => ({
       eps: document.querySelector('#epsilon-pld').textContent,
       bracket: document.querySelector('#epsilon-pld-bracket').textContent,
@@ -542,10 +542,10 @@ try {
       gap: document.querySelector('#epsilon-gap').textContent,
       note: document.querySelector('#charts-batching').hidden ? '' : document.querySelector('#charts-batching').textContent,
     }));
-    check(st.eps === u.epsilon.toFixed(4) && st.bracket.includes(`${u.epsilon_lower.toFixed(6)}, ${u.epsilon.toFixed(6)}] for users with at most 2 examples`)
-      && /for every user with at most 2 examples/.test(st.sentence) && st.sentence.includes(`(${u.epsilon.toFixed(4)}, `) && /one user's examples \(at most 2; add\/remove adjacency\)/.test(st.adj)
+    check(st.eps === up4(u.epsilon) && st.bracket.includes(`${down6(u.epsilon_lower)}, ${up6(u.epsilon)}] for users with at most 2 examples`)
+      && /for every user with at most 2 examples/.test(st.sentence) && st.sentence.includes(`(${up4(u.epsilon)}, `) && /one user's examples \(at most 2; add\/remove adjacency\)/.test(st.adj)
       && /one example.s/.test(st.gap) && /examples per user and neighbours chosen/.test(st.note),
-      `group-size 2: the headline is the CLI's user-level ε ${u.epsilon.toFixed(4)} ("${st.bracket}"); sentence "${st.sentence.slice(0, 110)}…"; "${st.adj}"; gap "${st.gap}"`);
+      `group-size 2: the headline is the CLI's user-level ε ${up4(u.epsilon)} ("${st.bracket}"); sentence "${st.sentence.slice(0, 110)}…"; "${st.adj}"; gap "${st.gap}"`);
     {
       // The CSV names the run of the headline first (#23: the export follows the run).
       const [d] = await Promise.all([pg.waitForEvent('download', { timeout: 15000 }), pg.click('#export-csv')]);
@@ -558,7 +558,7 @@ try {
     const g = cli('gdp', { q: run.q, sigma: 1.1, steps: 14063, 'group-size': 2 });
     await pg.waitForFunction(() => /μ = /.test(document.querySelector('#gdp-summary').textContent), null, { timeout: 60000 }).catch(() => {});
     const gd = await text(pg, '#gdp-summary');
-    check(gd.includes(`μ = ${g.mu.toFixed(4)}`), `group-size 2: μ-GDP is the CLI's gdp --group-size 2 (μ = ${g.mu.toFixed(4)}): "${gd.slice(0, 80)}"`);
+    check(gd.includes(`μ = ${up4(g.mu)}`), `group-size 2: μ-GDP is the CLI's gdp --group-size 2 (μ = ${up4(g.mu)}): "${gd.slice(0, 80)}"`);
     await pg.waitForFunction(() => !document.querySelector('figure.stale') && /(holds for the first|would hold for) \d+ steps/.test(document.querySelector('#training-statement').textContent), null, { timeout: 90000 }).catch(() => {});
     const most = cli('calibrate', { q: run.q, sigma: 1.1, 'group-size': 2, accountant: 'pld', delta: 1e-5, epsilon: 3, target: 'steps' });
     const stmt = await text(pg, '#training-statement');
@@ -572,25 +572,25 @@ try {
     const bad = await pg.evaluate(() => ({ v: document.querySelector('#group-size').value, err: document.querySelector('#group-size-error').textContent }));
     check(bad.v === '2' && /whole number from 1 to 256/.test(bad.err) && new URL(pg.url()).searchParams.get('group') === '2', `a bad examples-per-user value is named ("${bad.err}") and 2 kept`);
     const again = await open(new URL(pg.url()).search);
-    await again.waitForFunction((w) => document.querySelector('#epsilon-pld').textContent === w, u.epsilon.toFixed(4), { timeout: 30000 }).catch(() => {});
-    check(await again.evaluate(() => document.querySelector('#group-size').value) === '2' && await text(again, '#epsilon-pld') === u.epsilon.toFixed(4), 'the link reopens user-level with its ε');
+    await again.waitForFunction((w) => document.querySelector('#epsilon-pld').textContent === w, up4(u.epsilon), { timeout: 30000 }).catch(() => {});
+    check(await again.evaluate(() => document.querySelector('#group-size').value) === '2' && await text(again, '#epsilon-pld') === up4(u.epsilon), 'the link reopens user-level with its ε');
     await again.close();
     await pg.fill('#group-size', '1');
     await pg.keyboard.press('Tab');
-    await pg.waitForFunction(() => /^2\.3819$/.test(document.querySelector('#epsilon-pld').textContent), null, { timeout: 20000 }).catch(() => {});
-    check(await text(pg, '#epsilon-pld') === '2.3819' && !new URL(pg.url()).searchParams.has('group'), 'back to one example per user: the example-level ε, no group in the link');
+    await pg.waitForFunction(() => /^2\.3820$/.test(document.querySelector('#epsilon-pld').textContent), null, { timeout: 20000 }).catch(() => {});
+    check(await text(pg, '#epsilon-pld') === '2.3820' && !new URL(pg.url()).searchParams.has('group'), 'back to one example per user: the example-level ε, no group in the link');
     // Replace-one neighbours (#23): the CLI's --adjacency replace-one (tight), said in words,
     // in the link; back to add/remove.
     await pg.selectOption('#adjacency', 'replace-one');
     const ro = cli('epsilon', { ...run, adjacency: 'replace-one', accountant: 'pld' });
-    await pg.waitForFunction((w) => document.querySelector('#epsilon-pld').textContent === w, ro.epsilon.toFixed(4), { timeout: 30000 }).catch(() => {});
+    await pg.waitForFunction((w) => document.querySelector('#epsilon-pld').textContent === w, up4(ro.epsilon), { timeout: 30000 }).catch(() => {});
     const rs1 = await pg.evaluate(() => ({ eps: document.querySelector('#epsilon-pld').textContent, adj: document.querySelector('#adjacency-assumed').textContent, sentence: document.querySelector('#sentence').textContent, title: document.querySelector('#epsilon-pld').title }));
-    check(rs1.eps === ro.epsilon.toFixed(4) && /replacing one example by another \(replace-one adjacency\)/.test(rs1.adj) && /replacing any one example by another/.test(rs1.sentence)
+    check(rs1.eps === up4(ro.epsilon) && /replacing one example by another \(replace-one adjacency\)/.test(rs1.adj) && /replacing any one example by another/.test(rs1.sentence)
       && /replace-one adjacency \(sensitivity 2C\)/.test(rs1.title) && new URL(pg.url()).searchParams.get('adjacency') === 'replace-one',
-      `adjacency replace-one: the headline is the CLI's ${ro.epsilon.toFixed(4)}; "${rs1.adj}"; "${rs1.sentence.slice(0, 100)}…"`);
+      `adjacency replace-one: the headline is the CLI's ${up4(ro.epsilon)}; "${rs1.adj}"; "${rs1.sentence.slice(0, 100)}…"`);
     await pg.selectOption('#adjacency', 'add-remove');
-    await pg.waitForFunction(() => /^2\.3819$/.test(document.querySelector('#epsilon-pld').textContent), null, { timeout: 20000 }).catch(() => {});
-    check(await text(pg, '#epsilon-pld') === '2.3819' && !new URL(pg.url()).searchParams.has('adjacency'), 'back to add/remove: the example-level ε, no adjacency in the link');
+    await pg.waitForFunction(() => /^2\.3820$/.test(document.querySelector('#epsilon-pld').textContent), null, { timeout: 20000 }).catch(() => {});
+    check(await text(pg, '#epsilon-pld') === '2.3820' && !new URL(pg.url()).searchParams.has('adjacency'), 'back to add/remove: the example-level ε, no adjacency in the link');
     await pg.close();
   }
 
@@ -599,7 +599,7 @@ try {
   // steps "60k" → 60, B "70000" → 7000, each carried by the link): typed key by key.
   {
     const pi = await open('');
-    const mnistEps = engine(256 / 60000, 1.1, 14063, 1e-5).epsilon.toFixed(4);
+    const mnistEps = up4(engine(256 / 60000, 1.1, 14063, 1e-5).epsilon);
     for (const [id, typed, param, kept] of [['sigma', '1e9', 'sigma', '1.1'], ['q', '0.5%', 'q', null], ['steps', '60k', 'steps', '14063']]) {
       await pi.click(`#${id}`, { clickCount: 3 });
       await pi.keyboard.type(typed, { delay: 60 });
@@ -695,7 +695,7 @@ try {
   for (const [name, [q, s, t, d]] of Object.entries(presets)) {
     await page.selectOption('#preset', name);
     await frames(page);
-    const want = engine(q, s, t, d).epsilon.toFixed(4);
+    const want = up4(engine(q, s, t, d).epsilon);
     check((await text(page, '#epsilon')) === want, `preset ${name}: #epsilon ${await text(page, '#epsilon')} = engine ${want}`);
   }
   await page.fill('#sigma', '0.9');
@@ -838,13 +838,13 @@ try {
 
   // 5. URL state: reproduces a view; bad values named, defaults kept; nothing reaches innerHTML.
   const p2 = await open('?v=1&q=0.01&sigma=2&steps=1000&delta=1e-6');
-  const want2 = engine(0.01, 2, 1000, 1e-6).epsilon.toFixed(4);
+  const want2 = up4(engine(0.01, 2, 1000, 1e-6).epsilon);
   check((await text(p2, '#epsilon')) === want2, `URL state reproduces epsilon ${want2}`);
   const p3 = await open('?q=2&sigma=-1&steps=0&delta=1&x=<img src=x onerror=alert(1)>');
   for (const id of ['q', 'sigma', 'steps', 'delta']) {
     check((await text(p3, `#${id}-error`)).length > 0, `bad URL ${id} is named next to the field`);
   }
-  check((await text(p3, '#epsilon')) === mnist.epsilon.toFixed(4), 'bad URL keeps the default numbers');
+  check((await text(p3, '#epsilon')) === up4(mnist.epsilon), 'bad URL keeps the default numbers');
   check((await p3.$$('img')).length === 0, 'nothing from the URL reaches the DOM as HTML');
   const p4 = await open('?q=%3Cb%3Ehi%3C%2Fb%3E');
   check((await p4.$$('b')).length === 0 && (await text(p4, '#q-error')).includes('<b>'), 'markup in the URL is shown as text');
@@ -876,7 +876,7 @@ try {
     const errs = await pb.evaluate(() => ['conversion-error', 'omega-error', 'overlays-error', 'cb-error', 'ds-error', 'link-error'].map((id) => document.getElementById(id).textContent));
     check(errs.every((e) => e.startsWith('from the link: ')) && errs[0].includes("conv must be 'improved' or 'classic', got 'improvd'"),
       `every bad link value is named next to its control: ${JSON.stringify(errs)}`);
-    check((await text(pb, '#epsilon')) === mnist.epsilon.toFixed(4) && (await pb.inputValue('#omega')) === '32', 'bad link values keep the defaults');
+    check((await text(pb, '#epsilon')) === up4(mnist.epsilon) && (await pb.inputValue('#omega')) === '32', 'bad link values keep the defaults');
     await pb.close();
   }
 
@@ -1065,7 +1065,7 @@ try {
     // the μ-GDP line under the risk chart — the layout a reader sees (measuring earlier made
     // the result depend on which answers had arrived: chart A moved by the μ-GDP line's 50 px).
     // Chart A comes after the three tight charts and their sentences: 3.6 screens.
-    await phone.waitForFunction(() => /^2\.3819$/.test(document.querySelector('#epsilon-pld').textContent)
+    await phone.waitForFunction(() => /^2\.3820$/.test(document.querySelector('#epsilon-pld').textContent)
       && !document.querySelector('figure.stale') && /μ = /.test(document.querySelector('#gdp-summary').textContent), null, { timeout: 60000 }).catch(() => {});
     await phone.waitForTimeout(300);
     const top = await phone.evaluate(() => Object.fromEntries(['epsilon-pld', 'chart-training', 'chart-a'].map((id) => [id, Math.round(document.getElementById(id).getBoundingClientRect().top + scrollY)])));

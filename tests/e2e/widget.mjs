@@ -5,7 +5,7 @@
 import { mkdir, readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { DIST, OUT, ROOT, serve, checker, cli, cliBatch, cliError, engine, launch, newPage } from './lib.mjs';
+import { DIST, OUT, ROOT, serve, checker, cli, up4, down4, up6, down6, cliBatch, cliError, engine, launch, newPage } from './lib.mjs';
 
 const t = checker();
 const check = t.check;
@@ -81,7 +81,7 @@ try {
     const v = await page.evaluate((id) => $w(id).value, id);
     check(close(v.epsilon, e.epsilon) && close(v.alpha, e.alpha, ALPHA_REL), `${id}: ε ${v.epsilon} at α ${v.alpha} = engine ${e.epsilon} at ${e.alpha}`);
     check(v.q === q && v.sigma === sigma && v.steps === steps && v.delta === delta && v.conversion === conversion, `${id}: value holds its attributes`);
-    check((await shadowText(page, id, '.eps')) === e.epsilon.toFixed(4), `${id}: shows ε = ${e.epsilon.toFixed(4)}`);
+    check((await shadowText(page, id, '.eps')) === up4(e.epsilon), `${id}: shows ε = ${up4(e.epsilon)}`);
   }
 
   // The tight ε (default accountant="both"): widget.js is on another origin here, so its
@@ -92,7 +92,7 @@ try {
     const t = cli('epsilon', { q: 0.01, sigma: 1.1, steps: 10000, delta: 1e-5, accountant: 'pld' });
     check(close(v.epsilonPld, t.epsilon, 1e-9) && close(v.epsilonPldLower, t.epsilon_lower, 1e-9) && v.epsilonPld < v.epsilon,
       `w1 (cross-origin widget.js, blob worker): epsilonPld ${v.epsilonPld} = CLI --accountant pld ${t.epsilon}, lower ${v.epsilonPldLower}, below exact RDP ${v.epsilon}`);
-    check((await shadowText(page, 'w1', '.eps-pld')) === t.epsilon.toFixed(4) && /certified bracket/.test(await page.evaluate(() => $s('w1', '.eps-pld').title)),
+    check((await shadowText(page, 'w1', '.eps-pld')) === up4(t.epsilon) && /certified bracket/.test(await page.evaluate(() => $s('w1', '.eps-pld').title)),
       `w1 leads with the tight ε ${await shadowText(page, 'w1', '.eps-pld')} (bracket in its title)`);
     check(await page.evaluate(() => !$s('w1', '.head').hasAttribute('aria-live') && $s('w1', '.eps-pld').getAttribute('aria-live') === 'polite' && $s('w1', '.eps').getAttribute('aria-live') === 'polite'),
       'only the ε numbers are aria-live, not the whole headline');
@@ -151,9 +151,9 @@ try {
       messages: $w('w1').shadowRoot.textContent,
     }));
     check(ev.sampling === 'random-allocation' && ev.epsilon === null && ev.alpha === null && close(ev.epsilonPld, ra.epsilon, 1e-6) && close(ev.epsilonPldLower, ra.epsilon_lower, 1e-6)
-      && shown.pld === ra.epsilon.toFixed(4) && shown.rdpHidden && shown.canvases === 0 && /one of 100 steps per epoch, 100 epochs/.test(shown.title)
+      && shown.pld === up4(ra.epsilon) && shown.rdpHidden && shown.canvases === 0 && /one of 100 steps per epoch, 100 epochs/.test(shown.title)
       && /charts epsilon: drawn for Poisson sampling only, not for random allocation/.test(shown.messages),
-      `w1 sampling="random-allocation": ε ≤ ${shown.pld} = CLI [${ra.epsilon_lower.toFixed(6)}, ${ra.epsilon.toFixed(6)}]; change detail ${JSON.stringify({ epsilon: ev.epsilon, epsilonPld: ev.epsilonPld })}; no RDP, no charts (${shown.canvases})`);
+      `w1 sampling="random-allocation": ε ≤ ${shown.pld} = CLI [${down6(ra.epsilon_lower)}, ${up6(ra.epsilon)}]; change detail ${JSON.stringify({ epsilon: ev.epsilon, epsilonPld: ev.epsilonPld })}; no RDP, no charts (${shown.canvases})`);
     // Its tight charts follow the scheme (ε over training: the worker's epoch checkpoints).
     await page.evaluate(() => $w('w1').setAttribute('charts', 'training'));
     await page.waitForFunction(() => [...$w('w1').shadowRoot.querySelectorAll('canvas')].some((c) => !c.hidden && !c.classList.contains('stale') && c.width > 0), null, { timeout: 30000 }).catch(() => {});
@@ -178,15 +178,15 @@ try {
       w.groupSize = 2;
     }));
     const us = await page.evaluate(() => ({ pld: $s('w1', '.eps-pld').textContent, title: $s('w1', '.eps-pld').title, rdpHidden: $s('w1', '.rdp').hidden, attr: $w('w1').getAttribute('group-size') }));
-    check(ug.groupSize === 2 && ug.epsilon === null && close(ug.epsilonPld, u.epsilon, 1e-6) && close(ug.epsilonPldLower, u.epsilon_lower, 1e-6) && us.pld === u.epsilon.toFixed(4)
+    check(ug.groupSize === 2 && ug.epsilon === null && close(ug.epsilonPld, u.epsilon, 1e-6) && close(ug.epsilonPldLower, u.epsilon_lower, 1e-6) && us.pld === up4(u.epsilon)
       && us.rdpHidden && /^\[.*\]: user-level: each user contributes at most 2 examples/.test(us.title) && us.attr === '2',
-      `w1 group-size="2": ε ≤ ${us.pld} = CLI user-level [${u.epsilon_lower.toFixed(6)}, ${u.epsilon.toFixed(6)}] ("${us.title.slice(0, 90)}"); no exact RDP`);
+      `w1 group-size="2": ε ≤ ${us.pld} = CLI user-level [${down6(u.epsilon_lower)}, ${up6(u.epsilon)}] ("${us.title.slice(0, 90)}"); no exact RDP`);
     // μ-GDP with its fit under the risk chart (#25), user-level here: the CLI's gdp --group-size 2.
     await page.evaluate(() => $w('w1').setAttribute('charts', 'risk'));
     await page.waitForFunction(() => /μ = /.test($s('w1', '.gdp')?.textContent || '') && !$s('w1', '.gdp').hidden, null, { timeout: 60000 }).catch(() => {});
     const gu = cli('gdp', { q: 0.01, sigma: 1.1, steps: 10000, 'group-size': 2 });
     const gdpText = await page.evaluate(() => $s('w1', '.gdp')?.textContent || '');
-    check(gdpText.includes(`μ = ${gu.mu.toFixed(4)}`), `w1 charts="risk" group-size="2": μ-GDP under the risk chart = CLI gdp --group-size 2 ("${gdpText.slice(0, 80)}")`);
+    check(gdpText.includes(`μ = ${up4(gu.mu)}`), `w1 charts="risk" group-size="2": μ-GDP under the risk chart = CLI gdp --group-size 2 ("${gdpText.slice(0, 80)}")`);
     await page.evaluate(() => $w('w1').removeAttribute('charts'));
     await page.evaluate(() => $w('w1').setAttribute('group-size', '0'));
     await page.waitForFunction(() => /attribute group-size: examples per user must be a whole number/.test($w('w1').shadowRoot.textContent), null, { timeout: 5000 }).catch(() => {});
@@ -206,7 +206,7 @@ try {
       w.setAttribute('adjacency', 'replace-one');
     }));
     check(ra1.adjacency === 'replace-one' && ra1.epsilon === null && close(ra1.epsilonPld, ro.epsilon, 1e-6) && close(ra1.epsilonPldLower, ro.epsilon_lower, 1e-6),
-      `w1 adjacency="replace-one": ε ≤ ${ra1.epsilonPld} = CLI [${ro.epsilon_lower.toFixed(6)}, ${ro.epsilon.toFixed(6)}]`);
+      `w1 adjacency="replace-one": ε ≤ ${ra1.epsilonPld} = CLI [${down6(ro.epsilon_lower)}, ${up6(ro.epsilon)}]`);
     const ra2 = await page.evaluate(() => new Promise((resolve) => {
       const w = $w('w1');
       w.addEventListener('change', (e) => resolve(e.detail), { once: true });
@@ -483,7 +483,7 @@ try {
     check(drawn.length === 3 && drawn.every((c) => c.ink > 200), `charts="training profile risk": three drawn canvases (${JSON.stringify(drawn.map((c) => c.ink))})`);
     check(/membership-inference risk: an attacker/i.test(drawn[2]?.label || ''), `the risk chart's label states the attack bound: "${drawn[2]?.label}"`);
   }
-  check((await emb.textContent('#demo-log')).includes(`ε = ${me.epsilon.toFixed(4)}`), 'embed.html logs the compact widget\'s change event');
+  check((await emb.textContent('#demo-log')).includes(`ε = ${up4(me.epsilon)}`), 'embed.html logs the compact widget\'s change event');
   const [refs, link] = await emb.evaluate(() => [...document.getElementById('demo-compact').shadowRoot.querySelectorAll('.foot a')].map((a) => a.href));
   check(link === `${cdn.base}index.html?v=1&q=0.01&sigma=1.1&steps=10000&delta=0.00001&conv=improved&acct=pld&batch=poisson`, `calculator="index.html" links the full page with the values: ${link}`);
   check(refs === `${link}#references`, `the widget's method link goes to the calculator's References: ${refs}`);
@@ -508,7 +508,7 @@ try {
   const linked = await newPage(browser, errors, 'linked');
   await linked.goto(link);
   await linked.waitForFunction(() => /\d/.test(document.querySelector('#epsilon')?.textContent || ''), null, { timeout: 15000 });
-  check((await linked.textContent('#epsilon')) === me.epsilon.toFixed(4), 'the link opens the full calculator on the same ε');
+  check((await linked.textContent('#epsilon')) === up4(me.epsilon), 'the link opens the full calculator on the same ε');
   await linked.close();
   await emb.waitForFunction(() => document.getElementById('demo-frame').style.height !== '', null, { timeout: 20000 }).catch(() => {});
   const fh = await emb.evaluate(() => document.getElementById('demo-frame').style.height);
