@@ -335,11 +335,10 @@ fn tight_charts_draw_from_engine_data() {
     // 14063 steps = 60 epochs of 234.4 steps; ε = 2 is reached before the end.
     let spent = t.budget_spent(2.0).unwrap();
     assert!(spent > 5000.0 && spent < 14063.0, "{spent}");
-    let s = tight::budget_sentence(&t, 2.0, Some(14063.0 / 60.0));
-    assert!(
-        s.starts_with("ε = 2 is reached after ") && s.contains("epochs"),
-        "{s}"
-    );
+    // Above the target from the first checkpoint on: no crossing was computed, none is marked.
+    assert!(t.pld_upper[0] < 2.0 && t.pld_upper[0] > 1e-3);
+    assert_eq!(t.budget_spent(t.pld_upper[0] * 0.99), None);
+    assert_eq!(t.budget_spent(1e3), None, "never reached");
     let svg_t = svg(|r| {
         tight::draw_training(
             r,
@@ -447,6 +446,11 @@ fn tight_charts_draw_from_engine_data() {
         sentence.contains("1.0 %") || sentence.contains("1 %"),
         "{sentence}"
     );
+    // The TPR bound rounds up, the FPR it holds at down: the sentence stays true.
+    assert!(tight::risk_sentence(0.01, 0.04812).contains("catches at most 4.9 %"));
+    assert!(tight::risk_sentence(0.0199, 0.13).contains("flags at most 1.9 %"));
+    assert!(tight::risk_sentence(0.01, 0.1201).contains("catches at most 13 %"));
+    assert!(tight::risk_sentence(0.01, 0.0012345).contains("catches at most 0.12345 %"));
     // Readouts (#22): every point drawn reads out its own numbers, named as in the legend,
     // and the drawn mapping puts each point inside the plot.
     let k = 14063.0 / 60.0;
@@ -458,8 +462,8 @@ fn tight_charts_draw_from_engine_data() {
     assert_eq!((last.x, last.y), (14063.0 / k, t.pld_upper[n]));
     for want in [
         "after 14063 steps (60 epochs): tight ε (PLD, certified upper bound) = ".to_string(),
-        format!("(bracket [{}, ", render::fmt_num(t.pld_lower[n])),
-        format!("exact RDP ε = {}", render::fmt_num(t.rdp[n])),
+        format!("(bracket [{}, ", render::fmt_num_lower(t.pld_lower[n])),
+        format!("exact RDP ε = {}", render::fmt_num_up(t.rdp[n])),
     ] {
         assert!(last.text.contains(&want), "{want} not in {}", last.text);
     }
@@ -477,10 +481,10 @@ fn tight_charts_draw_from_engine_data() {
         pr[1]
             .text
             .starts_with("ε = 1: tight δ(ε) (PLD bracket) δ ∈ [")
-            && pr[1].text.contains(&render::fmt_num(rows[1].upper))
+            && pr[1].text.contains(&render::fmt_num_up(rows[1].upper))
             && pr[1]
                 .text
-                .contains(&format!("δ ≤ {}", render::fmt_num(rows[1].rdp))),
+                .contains(&format!("δ ≤ {}", render::fmt_num_up(rows[1].rdp))),
         "{}",
         pr[1].text
     );
@@ -490,7 +494,7 @@ fn tight_charts_draw_from_engine_data() {
         rr[2]
             .text
             .starts_with("false-positive rate 0.01: true-positive rate ≤ ")
-            && rr[2].text.contains(&render::fmt_num(curve[2].1)),
+            && rr[2].text.contains(&render::fmt_num_up(curve[2].1)),
         "{}",
         rr[2].text
     );

@@ -264,7 +264,16 @@ fn fmt_eps_dir(e: f64, dir: Dir) -> String {
 
 /// An upper bound as [`fmt_num`] prints a number, with six significant digits rounded up.
 pub fn fmt_num_up(x: f64) -> String {
-    let s = crate::decimal::sci(x, 5, Dir::Up);
+    fmt_num_dir(x, Dir::Up)
+}
+
+/// A lower bound as [`fmt_num`] prints a number, with six significant digits rounded down.
+pub fn fmt_num_lower(x: f64) -> String {
+    fmt_num_dir(x, Dir::Down)
+}
+
+fn fmt_num_dir(x: f64, dir: Dir) -> String {
+    let s = crate::decimal::sci(x, 5, dir);
     match crate::decimal::parse(&s) {
         Some(r) if r != 0.0 && (r.abs() < 1e-3 || r.abs() >= 1e6) => format!("{r:e}"),
         Some(r) => format!("{r}"),

@@ -3,6 +3,7 @@
 //! or the engine computed), on any backend.
 
 use super::*;
+use crate::decimal::Dir;
 // Ours, not plotters' prelude's (two parameters).
 pub use super::Drawn;
 use super::ReadoutPoint;
@@ -23,16 +24,16 @@ pub fn training_readouts(
                 Some(k) => format!("after {} steps ({} epochs)", fmt_num(s), fmt_num(s / k)),
                 None => format!("after {} steps", fmt_num(s)),
             };
-            text += &format!(": {} = {}", labels.upper, fmt_num(up));
+            text += &format!(": {} = {}", labels.upper, fmt_num_up(up));
             match (&labels.lower, at(&t.pld_lower, i)) {
-                (Some(name), Some(lo)) => text += &format!("; {name} = {}", fmt_num(lo)),
+                (Some(name), Some(lo)) => text += &format!("; {name} = {}", fmt_num_lower(lo)),
                 (None, Some(lo)) => {
-                    text += &format!(" (bracket [{}, {}])", fmt_num(lo), fmt_num(up))
+                    text += &format!(" (bracket [{}, {}])", fmt_num_lower(lo), fmt_num_up(up))
                 }
                 _ => {}
             }
             if let Some(r) = at(&t.rdp, i) {
-                text += &format!("; exact RDP ε = {}", fmt_num(r));
+                text += &format!("; exact RDP ε = {}", fmt_num_up(r));
             }
             Some(ReadoutPoint {
                 x: s / k.unwrap_or(1.0),
@@ -52,11 +53,11 @@ pub fn profile_readouts(rows: &[ProfileRow], labels: &Labels) -> Vec<ReadoutPoin
                 "ε = {}: {} δ ∈ [{}, {}]",
                 fmt_num(r.epsilon),
                 labels.profile,
-                fmt_num(r.lower.max(0.0)),
-                fmt_num(r.upper)
+                fmt_num_lower(r.lower.max(0.0)),
+                fmt_num_up(r.upper)
             );
             if r.rdp > 0.0 && r.rdp.is_finite() {
-                text += &format!("; from exact RDP δ ≤ {}", fmt_num(r.rdp));
+                text += &format!("; from exact RDP δ ≤ {}", fmt_num_up(r.rdp));
             }
             ReadoutPoint {
                 x: r.epsilon,
@@ -78,7 +79,7 @@ pub fn risk_readouts(curve: &[(f64, f64)], labels: &Labels) -> Vec<ReadoutPoint>
             text: format!(
                 "false-positive rate {}: true-positive rate ≤ {} ({})",
                 fmt_num(f),
-                fmt_num(t),
+                fmt_num_up(t),
                 labels.risk
             ),
         })
@@ -98,11 +99,13 @@ pub struct Training {
 
 impl Training {
     /// Where the certified ε first reaches `target`, by linear interpolation in
-    /// (ln steps, ε) between checkpoints; None if it never does.
+    /// (ln steps, ε) between checkpoints; None if it never does, and None too when it is
+    /// already above `target` at the first checkpoint: it crossed somewhere before, where no
+    /// checkpoint says (a dot there would mark a crossing that was not computed).
     pub fn budget_spent(&self, target: f64) -> Option<f64> {
         let p = &self.pld_upper;
         if p.first().is_some_and(|&e| e >= target) {
-            return self.steps.first().copied();
+            return None;
         }
         for i in 1..p.len() {
             if p[i] >= target && p[i - 1] < target {
@@ -137,28 +140,6 @@ impl Default for Labels {
             profile: "tight δ(ε) (PLD bracket)".into(),
             risk: "bound on any attack (PLD, tightest)".into(),
         }
-    }
-}
-
-/// One sentence: when the target ε is reached, in epochs when `steps_per_epoch` is known.
-pub fn budget_sentence(t: &Training, target: f64, steps_per_epoch: Option<f64>) -> String {
-    match (t.budget_spent(target), steps_per_epoch) {
-        (Some(s), Some(k)) if k > 0.0 => format!(
-            "ε = {} is reached after {:.1} epochs ({} steps; PLD, certified).",
-            fmt_num(target),
-            s / k,
-            fmt_num(s.round())
-        ),
-        (Some(s), _) => format!(
-            "ε = {} is reached after {} steps (PLD, certified).",
-            fmt_num(target),
-            fmt_num(s.round())
-        ),
-        (None, _) => format!(
-            "ε stays below {} for the whole run (PLD, certified: {} at the end).",
-            fmt_num(target),
-            t.pld_upper.last().map(|&e| fmt_num(e)).unwrap_or_default()
-        ),
     }
 }
 
@@ -332,8 +313,8 @@ pub fn summary_profile(rows: &[ProfileRow], delta: f64) -> String {
         "Privacy profile δ(ε) for ε from {} to {}: the tight δ falls from {} to {}.{cross}",
         fmt_num(first.epsilon),
         fmt_num(last.epsilon),
-        fmt_num(first.upper),
-        fmt_num(last.upper)
+        fmt_num_up(first.upper),
+        fmt_num_up(last.upper)
     )
 }
 
@@ -453,19 +434,26 @@ pub fn risk_sentence(fpr: f64, tpr: f64) -> String {
     format!(
         "An attacker who wrongly flags at most {} of non-members catches at most {} of members \
          (for every attack, from the tight accountant).",
-        pct(fpr),
-        pct(tpr)
+        pct(fpr, Dir::Down),
+        pct(tpr, Dir::Up)
     )
 }
 
-fn pct(x: f64) -> String {
+/// A rate in percent, rounded in direction `dir`: the true-positive bound up, the
+/// false-positive rate it holds at down (the attacker's allowance is not overstated).
+fn pct(x: f64, dir: Dir) -> String {
     let p = 100.0 * x;
     if p >= 10.0 {
-        format!("{p:.0} %")
+        format!(
+            "{} %",
+            crate::decimal::fixed(p, 0, dir).trim_end_matches('.')
+        )
     } else if p >= 1.0 {
-        format!("{p:.1} %")
+        format!("{} %", crate::decimal::fixed(p, 1, dir))
+    } else if dir == Dir::Up {
+        format!("{} %", fmt_num_up(p))
     } else {
-        format!("{} %", fmt_num(p))
+        format!("{} %", fmt_num_lower(p))
     }
 }
 
