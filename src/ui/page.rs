@@ -609,11 +609,11 @@ pub fn budget_sentence(
         ),
         Ok(m) if m >= crate::engine::MAX_STEPS => format!(
             "ε stays below {t} for the whole run (PLD, certified: {} at the end) and for every T ≤ 10⁹.",
-            fmt_num(end)
+            fmt_eps(end)
         ),
         Ok(m) => format!(
             "ε stays below {t} for the whole run (PLD, certified: {} at the end); it would hold for {m} steps{} (the same solve as “Most steps”).",
-            fmt_num(end),
+            fmt_eps(end),
             epochs(m)
         ),
     }

@@ -1053,7 +1053,7 @@ impl Page {
         let readouts: Vec<String> = c
             .risk_fpr
             .iter()
-            .map(|(f, tp)| format!("FPR {} → TPR ≤ {}", fmt_num(*f), fmt_num(*tp)))
+            .map(|(f, tp)| format!("FPR {} → TPR ≤ {}", fmt_num(*f), fmt_num_up(*tp)))
             .collect();
         let mut fx = vec![
             text("training-statement", statement),
