@@ -4,7 +4,9 @@
 
 use crate::decimal::Dir;
 use crate::engine::Adjacency;
-use crate::render::{fmt_eps, fmt_eps_lower, fmt_num, summary_a, summary_b, Inputs, Model};
+use crate::render::{
+    fmt_eps, fmt_eps_lower, fmt_num, fmt_num_up, summary_a, summary_b, Inputs, Model,
+};
 use crate::ui::fields::preset_of;
 use crate::ui::link::{Batching, Dataset};
 use crate::ui::view::Op;
@@ -609,11 +611,11 @@ pub fn budget_sentence(
         ),
         Ok(m) if m >= crate::engine::MAX_STEPS => format!(
             "ε stays below {t} for the whole run (PLD, certified: {} at the end) and for every T ≤ 10⁹.",
-            fmt_eps(end)
+            fmt_num_up(end)
         ),
         Ok(m) => format!(
             "ε stays below {t} for the whole run (PLD, certified: {} at the end); it would hold for {m} steps{} (the same solve as “Most steps”).",
-            fmt_eps(end),
+            fmt_num_up(end),
             epochs(m)
         ),
     }
