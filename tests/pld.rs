@@ -216,6 +216,38 @@ fn delta_and_epsilon_invert_each_other() {
     assert!(d2.upper >= 1e-5 * (1.0 - 1e-9), "{d2:?}");
 }
 
+/// The page's profile of a large-dataset run (q = 1e-4, σ = 1, T = 10⁵: 60 points up to 2.5×
+/// its ε) agrees with the ε side: the independent single-δ search brackets ε at δ = 1e-5,
+/// and the profile's bracket at those two ends must straddle 1e-5; every point resolved
+/// above 1e-15 is within a factor 1.25. (Its first remove composition, untilted for ε = 0,
+/// read δ ≤ 0.0186 at every ε; the profile then showed that flat line as its upper end.)
+#[test]
+fn a_large_dataset_profile_agrees_with_the_epsilon_side() {
+    let m = sgm(1e-4, 1.0);
+    let e = pld::epsilon(m, 100_000, 1e-5).unwrap().epsilon;
+    let top = 2.5 * e.upper;
+    let mut eps: Vec<f64> = (1..=60).map(|i| top * i as f64 / 60.0).collect();
+    eps.extend([e.lower, e.upper]);
+    let prof = pld::profile(m, 100_000, &eps).unwrap();
+    let (at_lo, at_up) = (prof[60].delta, prof[61].delta);
+    assert!(
+        at_up.lower <= 1e-5 && at_lo.upper >= 1e-5,
+        "{at_lo:?} {at_up:?}"
+    );
+    assert!(
+        at_up.upper <= 2e-5 && at_lo.lower >= 0.5e-5,
+        "{at_lo:?} {at_up:?}"
+    );
+    for p in &prof {
+        let d = p.delta;
+        assert!(
+            d.upper <= 1e-15 || d.upper <= 1.25 * d.lower,
+            "ε = {}: {d:?}",
+            p.epsilon
+        );
+    }
+}
+
 #[test]
 fn attack_bound_is_sane() {
     let m = sgm(256.0 / 60000.0, 1.1);
