@@ -1800,11 +1800,28 @@ fn profile_of(phases: &[Phase], eps: &[f64]) -> Result<Vec<(ProfilePoint, Grid)>
     // Small q: the two-resolution lattices where the range is long, their coarse spacing
     // a 256th of the largest ε asked and of the central limit's spread (as for ε).
     let tail_d = bulk_scale(&live).map(|b| emax.max(1e-6).min(b * t.sqrt()) / 256.0);
-    let got = coarsening(
-        initial_spacing(emid.max(1e-2).max(0.3 * clt.min(1.0)), alpha, t, TOL),
-        2 * COARSEN,
-        |d| profile_at(&live, &near, d, (eta, tail_d), alpha),
-    )?;
+    let d0 = initial_spacing(emid.max(1e-2).max(0.3 * clt.min(1.0)), alpha, t, TOL);
+    let run = |one: bool| {
+        coarsening(d0, 2 * COARSEN, |d| {
+            profile_at(&live, &near, d, (eta, tail_d), alpha, one)
+        })
+    };
+    // Small q: one resolution first, on ONE_SHARE of the work; where its compositions spend
+    // that (q = 1e-4, σ = 0.6, T = 10⁵: 287,000 points a step, and the first composition
+    // took the whole budget), two resolutions on the rest.
+    let got = if tail_d.is_some() {
+        let total = compose::work_left();
+        budget(ONE_SHARE * total);
+        match run(true) {
+            Err(Error::PldBudget { reason }) if reason == WORK_SPENT => {
+                budget((1.0 - ONE_SHARE) * total);
+                run(false)?
+            }
+            r => r?,
+        }
+    } else {
+        run(true)?
+    };
     let mut it = got.into_iter();
     for ((slot, &f), &e) in out.iter_mut().zip(&far).zip(eps) {
         if !f {
@@ -1869,6 +1886,10 @@ fn zero_points(eps: &[f64], spacing: f64) -> Vec<(ProfilePoint, Grid)> {
 /// below [`PROFILE_FLOOR`]: another composition, tilted for that ε, is then added.
 const PROFILE_RATIO: f64 = 1.25;
 
+/// The share of a profile's work its one-resolution attempt may spend (small q; the rest goes
+/// to two resolutions where that attempt runs out).
+const ONE_SHARE: f64 = 0.6;
+
 /// The smallest δ the profile resolves (its chart's axis ends there).
 const PROFILE_FLOOR: f64 = 1e-15;
 
@@ -1879,6 +1900,7 @@ fn profile_at(
     d: f64,
     (eta, tail_d): (f64, Option<f64>),
     alpha: f64,
+    one: bool,
 ) -> Result<Vec<(ProfilePoint, Grid)>, Error> {
     let mut out = zero_points(eps, d);
     #[cfg(full_engine)]
@@ -1902,7 +1924,8 @@ fn profile_at(
         }
         // (One resolution while the range fits the point budget: the profile's spacing is
         // not chosen for the bulk, and there the finer single lattice is the tighter.)
-        let lat = match Lattices::build(live, dir, d, (eta, eta), None) {
+        // (`one` false: two resolutions wherever the range is long.)
+        let lat = match Lattices::build(live, dir, d, (eta, eta), if one { None } else { tail_d }) {
             Err(Error::PldBudget { reason }) if reason == TOO_MANY_POINTS && tail_d.is_some() => {
                 Lattices::build(live, dir, d, (eta, eta), tail_d)?
             }
