@@ -1801,20 +1801,28 @@ fn profile_of(phases: &[Phase], eps: &[f64]) -> Result<Vec<(ProfilePoint, Grid)>
     // a 256th of the largest ε asked and of the central limit's spread (as for ε).
     let tail_d = bulk_scale(&live).map(|b| emax.max(1e-6).min(b * t.sqrt()) / 256.0);
     let d0 = initial_spacing(emid.max(1e-2).max(0.3 * clt.min(1.0)), alpha, t, TOL);
+    // Whether an attempt got as far as composing (a lattice too long for the work left is
+    // charged, not built).
+    let composed = std::cell::Cell::new(false);
     let run = |one: bool| {
         coarsening(d0, 2 * COARSEN, |d| {
-            profile_at(&live, &near, d, (eta, tail_d), alpha, one)
+            profile_at(&live, &near, d, (eta, tail_d), alpha, one, &composed)
         })
     };
     // Small q: one resolution first, on ONE_SHARE of the work; where its compositions spend
     // that (q = 1e-4, σ = 0.6, T = 10⁵: 287,000 points a step, and the first composition
-    // took the whole budget), two resolutions on the rest.
+    // took the whole budget), two resolutions on the rest — on all of it where the one
+    // resolution's lattice alone was beyond its share (q = 1e-4, σ = 0.6, T = 10⁸: 10⁶ points).
     let got = if tail_d.is_some() {
         let total = compose::work_left();
         budget(ONE_SHARE * total);
         match run(true) {
             Err(Error::PldBudget { reason }) if reason == WORK_SPENT => {
-                budget((1.0 - ONE_SHARE) * total);
+                budget(if composed.get() {
+                    (1.0 - ONE_SHARE) * total
+                } else {
+                    total
+                });
                 run(false)?
             }
             r => r?,
@@ -1901,6 +1909,7 @@ fn profile_at(
     (eta, tail_d): (f64, Option<f64>),
     alpha: f64,
     one: bool,
+    composed: &std::cell::Cell<bool>,
 ) -> Result<Vec<(ProfilePoint, Grid)>, Error> {
     let mut out = zero_points(eps, d);
     #[cfg(full_engine)]
@@ -1936,7 +1945,11 @@ fn profile_at(
         // first point, ε = 0, it was untilted and resolved little: q = 1e-4, σ = 3, T = 10⁸
         // then needed 0.89 s and left 6 of 101 points poor, now 0.35 s and none).
         let mid = eps.iter().cloned().fold(0.0f64, f64::max) * 0.4;
+        composed.set(true);
+        let first_left = compose::work_left();
         comps.push(lat.compose(lat.tilt_for(mid, alpha - 1.0))?);
+        // What one composition costs, to keep the directions still to come their share.
+        let cost = first_left - compose::work_left();
         let mut spent = false;
         for (e, slot) in eps.iter().zip(out.iter_mut()) {
             // Every composition gives a certified bracket wherever it reads: the tightest
@@ -1966,11 +1979,7 @@ fn profile_at(
                 r.is_none_or(|(u, l, _)| u > PROFILE_FLOOR && u > PROFILE_RATIO * l)
             };
             let mut got = read(&comps);
-            if poor(got)
-                && comps.len() < 12
-                && !spent
-                && (comps.is_empty() || compose::work_left() > reserve)
-            {
+            if poor(got) && comps.len() < 12 && !spent && compose::work_left() - cost > reserve {
                 let lam = lat.tilt_for(*e, alpha - 1.0);
                 let fresh = comps
                     .iter()
