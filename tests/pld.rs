@@ -260,6 +260,22 @@ fn large_dataset_profiles_agree_with_the_epsilon_side() {
     }
 }
 
+/// δ at a small ε is resolved on a spacing that follows ε (down to 1e-3) and agrees with the
+/// ε side: q = 1e-4, σ = 1, T = 100 read δ(0.001) as [1.23e-4, 1.99e-4] on a spacing made for
+/// ε = 1e-2; and at the ε side's bracket for δ = 1e-5 the δ brackets straddle 1e-5.
+#[test]
+fn delta_at_a_small_epsilon_is_resolved() {
+    let m = sgm(1e-4, 1.0);
+    let d = pld::delta(m, 100, 1e-3).unwrap().delta;
+    assert!(d.upper <= 1.05 * d.lower, "{d:?}");
+    let e = pld::epsilon(m, 100, 1e-5).unwrap().epsilon;
+    let (lo, up) = (
+        pld::delta(m, 100, e.lower).unwrap().delta,
+        pld::delta(m, 100, e.upper).unwrap().delta,
+    );
+    assert!(up.lower <= 1e-5 && lo.upper >= 1e-5, "{lo:?} {up:?}");
+}
+
 #[test]
 fn attack_bound_is_sane() {
     let m = sgm(256.0 / 60000.0, 1.1);

@@ -1800,7 +1800,9 @@ fn profile_of(phases: &[Phase], eps: &[f64]) -> Result<Vec<(ProfilePoint, Grid)>
     // Small q: the two-resolution lattices where the range is long, their coarse spacing
     // a 256th of the largest ε asked and of the central limit's spread (as for ε).
     let tail_d = bulk_scale(&live).map(|b| emax.max(1e-6).min(b * t.sqrt()) / 256.0);
-    let d0 = initial_spacing(emid.max(1e-2).max(0.3 * clt.min(1.0)), alpha, t, TOL);
+    // (The spacing follows ε down to 1e-3, as the ε side's does: from 1e-2, q = 1e-4, σ = 1,
+    // T = 100 read δ at ε = 0.001 as [1.23e-4, 1.99e-4]; now [1.86e-4, 1.91e-4].)
+    let d0 = initial_spacing(emid.max(1e-3).max(0.3 * clt.min(1.0)), alpha, t, TOL);
     // Whether an attempt got as far as composing (a lattice too long for the work left is
     // charged, not built).
     let composed = std::cell::Cell::new(false);
