@@ -402,6 +402,21 @@ fn both_keeps_the_rdp_answer_when_the_pld_fails() {
             .contains("beyond the domain"),
         "{v}"
     );
+    // The δ side's refusal for the same run says so too (exact RDP's ε is above 10³ even at
+    // δ = 0.1, so every (ε, δ) of the domain is beyond it).
+    let out = bin()
+        .arg("delta")
+        .args(&args[..6])
+        .args(["--epsilon", "10", "--accountant", "both", "--json"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        v["pld_error"]
+            .as_str()
+            .is_some_and(|m| m.contains("beyond the domain")),
+        "{v}"
+    );
     // delta at a given epsilon, same rule (σ = 0.3: at σ = 0.6 the δ side answers since the
     // add pair is read from the remove lattices).
     let out = bin()

@@ -1709,7 +1709,7 @@ pub fn profile(sgm: Sgm, steps: u64, eps: &[f64]) -> Result<Vec<ProfilePoint>, E
 /// Profile for phases; also reports the grid used at each point.
 pub fn profile_phases(phases: &[Phase], eps: &[f64]) -> Result<Vec<(ProfilePoint, Grid)>, Error> {
     #[cfg_attr(not(full_engine), allow(unused_mut))]
-    let mut out = profile_of(phases, eps)?;
+    let mut out = profile_of(phases, eps).map_err(|e| beyond_domain(phases, e))?;
     // Truncated Poisson: lower ends from the gradient-0 datasets' exact pair (as for ε).
     #[cfg(full_engine)]
     if phases.iter().any(|p| p.trunc.is_some()) {
@@ -1724,6 +1724,25 @@ pub fn profile_phases(phases: &[Phase], eps: &[f64]) -> Result<Vec<(ProfilePoint
         }
     }
     Ok(out)
+}
+
+/// A δ-side refusal for a run whose exact-RDP ε is above 10³ even at δ = 0.1 (the domain's
+/// largest δ): every (ε, δ) of the domain is beyond it, and the refusal says so, as the ε
+/// side's does.
+fn beyond_domain(phases: &[Phase], e: Error) -> Error {
+    let live: Vec<Phase> = phases.iter().copied().filter(|p| p.sgm.q() > 0.0).collect();
+    match e {
+        Error::PldBudget { .. }
+            if !live.is_empty()
+                && live.iter().all(Phase::is_sgm)
+                && rdp_epsilon(&live, 0.1).0 > 1e3 =>
+        {
+            Error::PldBudget {
+                reason: BEYOND_DOMAIN,
+            }
+        }
+        e => e,
+    }
 }
 
 fn profile_of(phases: &[Phase], eps: &[f64]) -> Result<Vec<(ProfilePoint, Grid)>, Error> {
