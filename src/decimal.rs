@@ -117,6 +117,15 @@ pub fn sci(x: f64, digits: usize, dir: Dir) -> String {
     format!("{sign}{m:.digits$}e{e}")
 }
 
+/// `x` with at most 12 significant digits, in its shortest form: an input typed as 1.32 and
+/// stored as 1.3199999999999999 reads "1.32" again.
+pub fn short(x: f64) -> String {
+    match parse(&format!("{x:.11e}")) {
+        Some(r) if x.is_finite() => format!("{r}"),
+        _ => format!("{x}"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -169,5 +178,14 @@ mod tests {
             }
             x *= 1.37;
         }
+    }
+
+    #[test]
+    fn short_drops_binary_noise() {
+        assert_eq!(short(1.3199999999999999), "1.32");
+        assert_eq!(short(0.1 + 0.2), "0.3");
+        assert_eq!(short(1e-5), "0.00001");
+        assert_eq!(short(256.0 / 60000.0), "0.00426666666667");
+        assert_eq!(short(f64::INFINITY), "inf");
     }
 }

@@ -8,6 +8,7 @@
 use super::error::Error;
 use super::params::{check_order, Sgm};
 use super::rdp::Lattice;
+use crate::decimal::short;
 use serde::Serialize;
 
 /// One bound at one (q, σ, α).
@@ -62,19 +63,21 @@ pub fn theorem11(m: &Sgm, alpha: f64) -> Result<Bound, Error> {
     let (q, s) = (m.q(), m.sigma());
     let value = 2.0 * q * q * alpha / (s * s);
     let fails = if q > 0.2 {
-        Some(format!("q = {q} > 1/5"))
+        Some(format!("q = {} > 1/5", short(q)))
     } else if s < 4.0 {
-        Some(format!("σ = {s} < 4"))
+        Some(format!("σ = {} < 4", short(s)))
     } else if q == 0.0 {
         None
     } else if alpha > cond4_rhs(q, s, alpha) {
         Some(format!(
-            "condition (4): α = {alpha} > σ²L/2 − 2 ln σ = {:.6}",
+            "condition (4): α = {} > σ²L/2 − 2 ln σ = {:.6}",
+            short(alpha),
             cond4_rhs(q, s, alpha)
         ))
     } else if alpha > cond5_rhs(q, s, alpha) {
         Some(format!(
-            "condition (5): α = {alpha} > {:.6}",
+            "condition (5): α = {} > {:.6}",
+            short(alpha),
             cond5_rhs(q, s, alpha)
         ))
     } else {
@@ -94,10 +97,15 @@ pub fn abadi(m: &Sgm, alpha: f64) -> Result<Bound, Error> {
     let (q, s) = (m.q(), m.sigma());
     let value = q * q * alpha / ((1.0 - q) * s * s);
     let fails = if q >= 1.0 / (16.0 * s) {
-        Some(format!("q = {q} ≥ 1/(16σ) = {:.6}", 1.0 / (16.0 * s)))
+        Some(format!(
+            "q = {} ≥ 1/(16σ) = {:.6}",
+            short(q),
+            1.0 / (16.0 * s)
+        ))
     } else if q > 0.0 && alpha > 1.0 + s * s * (1.0 / (q * s)).ln() {
         Some(format!(
-            "α = {alpha} > 1 + σ² ln(1/(qσ)) = {:.6}",
+            "α = {} > 1 + σ² ln(1/(qσ)) = {:.6}",
+            short(alpha),
             1.0 + s * s * (1.0 / (q * s)).ln()
         ))
     } else {
@@ -117,12 +125,13 @@ pub fn bun(m: &Sgm, alpha: f64) -> Result<Bound, Error> {
     let (q, s) = (m.q(), m.sigma());
     let value = 6.0 * q * q * alpha / (s * s);
     let fails = if q > 0.1 {
-        Some(format!("q = {q} > 1/10"))
+        Some(format!("q = {} > 1/10", short(q)))
     } else if s < 5f64.sqrt() {
-        Some(format!("σ = {s} < √5"))
+        Some(format!("σ = {} < √5", short(s)))
     } else if q > 0.0 && alpha > 0.5 * s * s * (1.0 / q).ln() {
         Some(format!(
-            "α = {alpha} > σ² ln(1/q)/2 = {:.6}",
+            "α = {} > σ² ln(1/q)/2 = {:.6}",
+            short(alpha),
             0.5 * s * s * (1.0 / q).ln()
         ))
     } else {
