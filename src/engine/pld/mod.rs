@@ -1969,8 +1969,8 @@ fn profile_at(
         composed.set(true);
         let first_left = compose::work_left();
         comps.push(lat.compose(lat.tilt_for(mid, alpha - 1.0))?);
-        // What one composition costs, to keep the directions still to come their share.
-        let cost = first_left - compose::work_left();
+        // The most one composition has cost, to keep the directions still to come their share.
+        let mut cost = first_left - compose::work_left();
         let mut spent = false;
         for (e, slot) in eps.iter().zip(out.iter_mut()) {
             // Every composition gives a certified bracket wherever it reads: the tightest
@@ -2007,13 +2007,17 @@ fn profile_at(
                     .all(|c| (c.lambda - lam).abs() > 1e-3 * lam.max(1.0));
                 if fresh {
                     // Out of work with compositions in hand: the points left read from those.
+                    // A refinement is optional: out of work, the points left read from the
+                    // compositions in hand; too wide for the FFT, this ε keeps theirs (q = 1e-4,
+                    // σ = 0.6, T = 10⁸: one such refusal threw away the whole attempt).
+                    let before = compose::work_left();
                     match lat.compose(lam) {
-                        Ok(c) => comps.push(c),
-                        Err(Error::PldBudget { reason })
-                            if reason == WORK_SPENT && !comps.is_empty() =>
-                        {
-                            spent = true
+                        Ok(c) => {
+                            cost = cost.max(before - compose::work_left());
+                            comps.push(c)
                         }
+                        Err(Error::PldBudget { reason }) if reason == WORK_SPENT => spent = true,
+                        Err(Error::PldBudget { .. }) => {}
                         Err(err) => return Err(err),
                     }
                     got = read(&comps);
