@@ -1820,7 +1820,7 @@ fn profile_of(phases: &[Phase], eps: &[f64]) -> Result<Vec<(ProfilePoint, Grid)>
     // a 256th of the largest ε asked and of the central limit's spread (as for ε).
     let tail_d = bulk_scale(&live).map(|b| emax.max(1e-6).min(b * t.sqrt()) / 256.0);
     // (The spacing follows ε down to 1e-3, as the ε side's does: from 1e-2, q = 1e-4, σ = 1,
-    // T = 100 read δ at ε = 0.001 as [1.23e-4, 1.99e-4]; now [1.86e-4, 1.91e-4].)
+    // T = 100 read δ at ε = 0.001 as [1.23e-4, 1.99e-4]; now [1.87e-4, 1.90e-4].)
     let d0 = initial_spacing(emid.max(1e-3).max(0.3 * clt.min(1.0)), alpha, t, TOL);
     // Whether an attempt got as far as composing (a lattice too long for the work left is
     // charged, not built).
@@ -1859,7 +1859,7 @@ fn profile_of(phases: &[Phase], eps: &[f64]) -> Result<Vec<(ProfilePoint, Grid)>
             }
             // Exact RDP's δ is certified too: the smaller upper end stands (where a point
             // read from a composition tilted elsewhere, RDP can be far tighter: q = 1e-4,
-            // σ = 1, T = 10⁵ at ε = 0.33 read δ ≤ 0.0186 there, RDP 7e-9).
+            // σ = 1, T = 10⁵ at ε = 0.33 read δ ≤ 0.0186 there, RDP 1.3e-4).
             if exact {
                 let r = rdp_ln_delta(&curve, e).0.exp();
                 slot.0.delta.upper = slot.0.delta.upper.min(r.max(slot.0.delta.lower));
@@ -2006,7 +2006,6 @@ fn profile_at(
                     .iter()
                     .all(|c| (c.lambda - lam).abs() > 1e-3 * lam.max(1.0));
                 if fresh {
-                    // Out of work with compositions in hand: the points left read from those.
                     // A refinement is optional: out of work, the points left read from the
                     // compositions in hand; too wide for the FFT, this ε keeps theirs (q = 1e-4,
                     // σ = 0.6, T = 10⁸: one such refusal threw away the whole attempt).
