@@ -644,7 +644,12 @@ pub fn gdp_sentence(mu: f64, mu_lower: f64, regret: f64, tradeoff: &[(f64, f64)]
     let pts: Vec<String> = tradeoff
         .iter()
         .filter(|(f, t)| f.is_finite() && t.is_finite())
-        .map(|(f, t)| format!("FPR {f:.0e} → TPR ≤ {t:.3e}"))
+        .map(|(f, t)| {
+            format!(
+                "FPR {f:.0e} → TPR ≤ {}",
+                crate::decimal::sci(*t, 3, Dir::Up)
+            )
+        })
         .collect();
     format!(
         "{head}: a poor fit, so read the trade-off itself: {}.",
