@@ -1263,11 +1263,9 @@ fn epsilon_phases_at(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAn
             match bernstein::epsilon(&live, delta) {
                 Some(b) if b <= ABS_WIDTH => Ok(bernstein_answer(b)),
                 // Beyond the domain the accountant is built for, the refusal says so.
-                _ if live.iter().all(Phase::is_sgm) && rdp_epsilon(&live, delta).0 > 1e3 => {
-                    Err(Error::PldBudget {
-                        reason: BEYOND_DOMAIN,
-                    })
-                }
+                _ if beyond_domain(&live, delta) => Err(Error::PldBudget {
+                    reason: BEYOND_DOMAIN,
+                }),
                 _ => Err(Error::PldBudget { reason }),
             }
         }
@@ -1709,7 +1707,14 @@ pub fn profile(sgm: Sgm, steps: u64, eps: &[f64]) -> Result<Vec<ProfilePoint>, E
 /// Profile for phases; also reports the grid used at each point.
 pub fn profile_phases(phases: &[Phase], eps: &[f64]) -> Result<Vec<(ProfilePoint, Grid)>, Error> {
     #[cfg_attr(not(full_engine), allow(unused_mut))]
-    let mut out = profile_of(phases, eps).map_err(|e| beyond_domain(phases, e))?;
+    // A refusal for a run beyond the domain even at δ = 0.1, its largest δ (so at every
+    // (ε, δ) of it), says so, as the ε side's does.
+    let mut out = profile_of(phases, eps).map_err(|e| match e {
+        Error::PldBudget { .. } if beyond_domain(phases, 0.1) => Error::PldBudget {
+            reason: BEYOND_DOMAIN,
+        },
+        e => e,
+    })?;
     // Truncated Poisson: lower ends from the gradient-0 datasets' exact pair (as for ε).
     #[cfg(full_engine)]
     if phases.iter().any(|p| p.trunc.is_some()) {
@@ -1726,23 +1731,11 @@ pub fn profile_phases(phases: &[Phase], eps: &[f64]) -> Result<Vec<(ProfilePoint
     Ok(out)
 }
 
-/// A δ-side refusal for a run whose exact-RDP ε is above 10³ even at δ = 0.1 (the domain's
-/// largest δ): every (ε, δ) of the domain is beyond it, and the refusal says so, as the ε
-/// side's does.
-fn beyond_domain(phases: &[Phase], e: Error) -> Error {
+/// Whether exact RDP puts the plain SGM phases' ε at `delta` above 10³, beyond the domain the
+/// tight accountant is built for (its refusals then say so).
+fn beyond_domain(phases: &[Phase], delta: f64) -> bool {
     let live: Vec<Phase> = phases.iter().copied().filter(|p| p.sgm.q() > 0.0).collect();
-    match e {
-        Error::PldBudget { .. }
-            if !live.is_empty()
-                && live.iter().all(Phase::is_sgm)
-                && rdp_epsilon(&live, 0.1).0 > 1e3 =>
-        {
-            Error::PldBudget {
-                reason: BEYOND_DOMAIN,
-            }
-        }
-        e => e,
-    }
+    !live.is_empty() && live.iter().all(Phase::is_sgm) && rdp_epsilon(&live, delta).0 > 1e3
 }
 
 fn profile_of(phases: &[Phase], eps: &[f64]) -> Result<Vec<(ProfilePoint, Grid)>, Error> {
@@ -1922,6 +1915,16 @@ const ONE_SHARE: f64 = 0.6;
 /// The smallest δ the profile resolves (its chart's axis ends there).
 const PROFILE_FLOOR: f64 = 1e-15;
 
+/// A composition's δ bracket at ε with its FFT length (below its window: [0, 1]).
+fn delta_read(c: &Composed, e: f64) -> (f64, f64, usize) {
+    let (u, l) = if c.side(e) == Side::Below {
+        (1.0, 0.0)
+    } else {
+        c.delta(e)
+    };
+    (u, l, c.window_len())
+}
+
 /// The profile on one lattice spacing.
 fn profile_at(
     live: &[Phase],
@@ -1986,14 +1989,7 @@ fn profile_at(
                         let (lo, hi) = c.good_range();
                         *e >= lo && *e <= hi
                     })
-                    .map(|c| {
-                        let (u, l) = if c.side(*e) == Side::Below {
-                            (1.0, 0.0)
-                        } else {
-                            c.delta(*e)
-                        };
-                        (u, l, c.window_len())
-                    })
+                    .map(|c| delta_read(c, *e))
                     .reduce(|a, b| (a.0.min(b.0), a.1.max(b.1), a.2.max(b.2)))
             };
             let poor = |r: Option<(f64, f64, usize)>| {
@@ -2026,18 +2022,11 @@ fn profile_at(
             // certified (if looser) bracket.
             let (u, l, n) = match got {
                 Some(r) => r,
-                None => {
-                    let c = comps
-                        .iter()
-                        .min_by(|a, b| (a.center - e).abs().total_cmp(&(b.center - e).abs()))
-                        .ok_or(Error::PldBudget { reason: WORK_SPENT })?;
-                    let (u, l) = if c.side(*e) == Side::Below {
-                        (1.0, 0.0)
-                    } else {
-                        c.delta(*e)
-                    };
-                    (u, l, c.window_len())
-                }
+                None => comps
+                    .iter()
+                    .min_by(|a, b| (a.center - e).abs().total_cmp(&(b.center - e).abs()))
+                    .map(|c| delta_read(c, *e))
+                    .ok_or(Error::PldBudget { reason: WORK_SPENT })?,
             };
             if u > slot.0.delta.upper {
                 slot.0.delta.upper = u;
