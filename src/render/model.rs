@@ -272,12 +272,18 @@ pub fn fmt_num_lower(x: f64) -> String {
     fmt_num_dir(x, Dir::Down)
 }
 
-fn fmt_num_dir(x: f64, dir: Dir) -> String {
+/// A bound with six significant digits, rounded in direction `dir`, in [`fmt_num`]'s form.
+pub fn fmt_num_dir(x: f64, dir: Dir) -> String {
     let s = crate::decimal::sci(x, 5, dir);
-    match crate::decimal::parse(&s) {
-        Some(r) if r != 0.0 && (r.abs() < 1e-3 || r.abs() >= 1e6) => format!("{r:e}"),
-        Some(r) => format!("{r}"),
-        None => s,
+    crate::decimal::parse(&s).map_or(s, shortest)
+}
+
+/// The shortest text of `r`, in scientific notation below 10⁻³ and from 10⁶ on.
+fn shortest(r: f64) -> String {
+    if r != 0.0 && (r.abs() < 1e-3 || r.abs() >= 1e6) {
+        format!("{r:e}")
+    } else {
+        format!("{r}")
     }
 }
 
@@ -288,11 +294,7 @@ pub fn fmt_num(x: f64) -> String {
     if r != x && (r == 1.0 || r == 0.0) {
         return format!("{x}");
     }
-    if r != 0.0 && (r.abs() < 1e-3 || r.abs() >= 1e6) {
-        format!("{r:e}")
-    } else {
-        format!("{r}")
-    }
+    shortest(r)
 }
 
 /// Plain-text summaries of the charts, for screen readers.

@@ -443,18 +443,14 @@ pub fn risk_sentence(fpr: f64, tpr: f64) -> String {
 /// false-positive rate it holds at down (the attacker's allowance is not overstated).
 fn pct(x: f64, dir: Dir) -> String {
     let p = 100.0 * x;
-    if p >= 10.0 {
-        format!(
-            "{} %",
-            crate::decimal::fixed(p, 0, dir).trim_end_matches('.')
-        )
+    let shown = if p >= 10.0 {
+        crate::decimal::fixed(p, 0, dir)
     } else if p >= 1.0 {
-        format!("{} %", crate::decimal::fixed(p, 1, dir))
-    } else if dir == Dir::Up {
-        format!("{} %", fmt_num_up(p))
+        crate::decimal::fixed(p, 1, dir)
     } else {
-        format!("{} %", fmt_num_lower(p))
-    }
+        fmt_num_dir(p, dir)
+    };
+    format!("{shown} %")
 }
 
 /// The training chart's bracket width (relative): below a pixel on its log axis.
