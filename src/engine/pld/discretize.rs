@@ -166,13 +166,22 @@ fn masses(
 /// differences of numbers that differ by the bin's relative spread in Y, ~Δ·e^ℓ/(qY) — the
 /// relative error is ~u·qY/(e^ℓ·Δ), q·Y times smaller where the losses are small.
 /// None where a mass is not a normal number or Y overflows (the caller's log path).
+///
+/// A remove-pair bin reaching down to x = −∞ (the lattice's first, whose left end `la` lies at
+/// or below the loss's infimum ln(1 − q)) takes Y_i = (e^{ℓ_i} − (1 − q))/q ≤ 0 from that end,
+/// so that A and B still split ΔP between the bin's two lattice points; its other infinite
+/// ends go to the caller's path.
 fn edge_excess(
     q: f64,
     sigma: f64,
     dir: Direction,
-    a: &Boundary,
-    b: &Boundary,
+    (a, b): (&Boundary, &Boundary),
+    la: f64,
 ) -> Option<(f64, f64)> {
+    let first = dir == Direction::Remove && a.x == f64::NEG_INFINITY;
+    if !(b.x.is_finite() && (a.x.is_finite() || first)) {
+        return None;
+    }
     let (lo, hi) = match dir {
         Direction::Remove => (a, b),
         Direction::Add => (b, a),
@@ -183,7 +192,8 @@ fn edge_excess(
         return None;
     }
     let y = |x: f64| ((2.0 * x - 1.0) / (2.0 * sigma * sigma)).exp();
-    let (ya, yb) = (y(a.x), y(b.x));
+    let ya = if first { (la.exp_m1() + q) / q } else { y(a.x) };
+    let yb = y(b.x);
     if !(ya * m0).is_finite() || !(yb * m0).is_finite() {
         return None;
     }
@@ -351,6 +361,77 @@ pub(crate) fn step_pld_split(
     s
 }
 
+/// The remove pair's step restricted to its samples x ≤ x_top, on the lattice {kΔ + o} over
+/// [ℓ_lo, ℓ_hi] (two resolutions as [`step_pld_split`] where `split` = Some((b, f))): the
+/// P-mass above the last point is left out of both measures (neither sent to +∞ nor rounded
+/// down) — it is the part of the step [`super::jumps`] composes in closed form. Returns the
+/// lattice and x_top, the sample boundary of its last point, computed as the lattice's own
+/// bins compute it (so that the two parts partition the line).
+#[cfg(full_engine)]
+pub(crate) fn step_pld_below(
+    q: f64,
+    sigma: f64,
+    d: f64,
+    (lo, hi): (f64, f64),
+    split: Option<(f64, i64)>,
+    o: f64,
+) -> (StepPld, f64) {
+    let dir = Direction::Remove;
+    // The P-mass of x ≤ x_top, which the pessimistic lattice must carry (as
+    // [`charge_missing_mass`]; a little more only raises δ).
+    let below =
+        |x: f64| -(ln_p_between(q, sigma, x, f64::INFINITY).exp() * (1.0 - 1e-12)).min(1.0) + 1.0;
+    let Some((b, f)) = split else {
+        let (k_lo, len) = lattice(d, lo - o, hi - o);
+        let mut s = lattice_part((q, sigma, dir), (d, o), k_lo, len, (true, false));
+        let x_top = x_of_loss(q, sigma, (k_lo + len as i64 - 1) as f64 * d + o);
+        charge_missing_mass_to(&mut s, below(x_top));
+        return (s, x_top);
+    };
+    let big = d * f as f64;
+    let kb = ((b - o) / big).ceil() as i64;
+    let k_lo = (((lo - o) / d).floor() as i64).min(kb * f - 1);
+    let mut s = lattice_part(
+        (q, sigma, dir),
+        (d, o),
+        k_lo,
+        (kb * f - k_lo + 1) as usize,
+        (true, false),
+    );
+    let k_hi = (((hi - o) / big).ceil() as i64).max(kb + 1);
+    let t = lattice_part(
+        (q, sigma, dir),
+        (big, o),
+        kb,
+        (k_hi - kb + 1) as usize,
+        (false, false),
+    );
+    s.tail = Some(Coarse {
+        f,
+        k_lo: kb,
+        ln_up: t.ln_up,
+        ln_lo: t.ln_lo,
+    });
+    let x_top = x_of_loss(q, sigma, k_hi as f64 * big + o);
+    charge_missing_mass_to(&mut s, below(x_top));
+    (s, x_top)
+}
+
+/// ln P of the remove pair's samples a < x ≤ b (P = (1 − q)N(0, σ²) + qN(1, σ²)), as the
+/// lattices' bins take it.
+#[cfg(full_engine)]
+pub(crate) fn ln_p_between(q: f64, sigma: f64, a: f64, b: f64) -> f64 {
+    let (ba, bb) = (Boundary::at(sigma, a), Boundary::at(sigma, b));
+    masses(
+        ((-q).ln_1p(), q.ln()),
+        (1.0 - q, q),
+        Direction::Remove,
+        &ba,
+        &bb,
+    )
+    .0
+}
+
 /// The lattice PLDs on {kΔ : k_lo ≤ k < k_lo + len}; `open` = (left, right): whether the
 /// P-mass below the first / above the last point is this part's (rounded up to the first
 /// point and dropped, or sent to +∞ and rounded down to the last point) or another's.
@@ -391,9 +472,9 @@ fn lattice_part(
     };
     // The split from the components where u/Δ would show ([`edge_excess`]; at MNIST's
     // spacings the plain one is as good and cheaper).
-    let split = |a: &Boundary, b: &Boundary| {
+    let split = |a: &Boundary, b: &Boundary, la: f64| {
         if d < PRECISE_SPLIT {
-            edge_excess(q, sigma, dir, a, b)
+            edge_excess(q, sigma, dir, (a, b), la)
         } else {
             None
         }
@@ -410,7 +491,8 @@ fn lattice_part(
     };
     let both = |i: usize| {
         let (lp, lq) = bin(&bounds[i], &bounds[i + 1]);
-        (lp, lq, split(&bounds[i], &bounds[i + 1]))
+        let la = (k_lo + i as i64) as f64 * d + o;
+        (lp, lq, split(&bounds[i], &bounds[i + 1], la))
     };
     #[cfg(not(target_arch = "wasm32"))]
     let all = in_halves(len - 1, both);
@@ -431,6 +513,11 @@ fn lattice_part(
 /// lattice whose total (Neumaier's compensated sum) falls short of 1 is scaled up to 1 —
 /// the shortfall spread over its points as the errors are, relative to each mass.
 fn charge_missing_mass(s: &mut StepPld) {
+    charge_missing_mass_to(s, 1.0);
+}
+
+/// [`charge_missing_mass`] for a lattice that must carry `total` of P (a part of the step).
+fn charge_missing_mass_to(s: &mut StepPld, total: f64) {
     let (mut sum, mut comp) = (0.0f64, 0.0f64);
     let tail = s.tail.iter().flat_map(|t| t.ln_up.iter());
     for x in s
@@ -448,8 +535,8 @@ fn charge_missing_mass(s: &mut StepPld) {
         };
         sum = t;
     }
-    let deficit = 1.0 - (sum + comp);
-    if deficit > 0.0 && deficit < 1.0 {
+    let deficit = total - (sum + comp);
+    if deficit > 0.0 && deficit < total {
         let shift = -(-deficit).ln_1p();
         let tail = s.tail.iter_mut().flat_map(|t| t.ln_up.iter_mut());
         for l in s.ln_up.iter_mut().chain(tail) {
@@ -864,6 +951,60 @@ mod tests {
                 assert!(
                     u2 >= u1 * (1.0 - 1e-9) - 1e-18,
                     "q={q} s={s} ε={eps}: {u2:e} below one lattice's {u1:e}"
+                );
+            }
+        }
+    }
+
+    /// Σ P over a fine lattice of a tiny-q step is P's mass to ~1e-13, not ~u/Δ: the first bin
+    /// (x from −∞, its left point below the loss's infimum ln(1 − q)) splits its mass from the
+    /// mixture's components too (at q = 2.1e-9, σ = 0.51, Δ = 9e-10 it added 6.3e-8 of P, and
+    /// 5.8·10⁸ steps multiplied the composed upper measure by e^{37}). The part below x_top
+    /// ([`step_pld_below`]) carries P(x ≤ x_top), and its ends bracket that part's profile.
+    #[test]
+    #[cfg(full_engine)]
+    fn a_fine_lattice_carries_p_to_rounding() {
+        use super::super::gauss::ln_phi_bar;
+        let sum = |s: &StepPld| -> f64 {
+            let t = s.tail.iter().flat_map(|t| t.ln_up.iter());
+            s.ln_up.iter().chain(t).map(|l| l.exp()).sum::<f64>() + s.ln_inf.exp()
+        };
+        for (q, sg, d) in [
+            (2.136e-9, 0.5108, 9e-10),
+            (4.874e-9, 0.3982, 3.5e-9),
+            (1e-7, 1.0, 2e-8),
+        ] {
+            let (lo, hi) = loss_range(q, sg, Direction::Remove, 1e-20);
+            let b = lo + 16384.0 * d;
+            let two = step_pld_split(q, sg, Direction::Remove, d, (lo, b, hi), (256, 0.0));
+            assert!(
+                (sum(&two) - 1.0).abs() < 1e-12,
+                "q={q}: Σ P = 1 + {:e}",
+                sum(&two) - 1.0
+            );
+            let (part, x_top) = step_pld_below(q, sg, d, (lo, 0.3 * hi), Some((b, 256)), 0.0);
+            let below = 1.0 - ln_p_between(q, sg, x_top, f64::INFINITY).exp();
+            assert!(
+                (sum(&part) - below).abs() < 1e-12,
+                "q={q}: {} vs {below}",
+                sum(&part)
+            );
+            assert!(part.ln_inf == f64::NEG_INFINITY);
+            // The part's profile: δ_s(ε) = P(L > ε, x ≤ x_top) − e^ε·Q(same), exact.
+            for eps in [0.0, q, 100.0 * q, 1e-5, 1e-3] {
+                let x = x_of_loss(q, sg, eps);
+                if x >= x_top {
+                    continue;
+                }
+                let pm = |z0: f64, z1: f64| ln_phi_bar(z0).exp() - ln_phi_bar(z1).exp();
+                let p =
+                    (1.0 - q) * pm(x / sg, x_top / sg) + q * pm((x - 1.0) / sg, (x_top - 1.0) / sg);
+                let exact = p - eps.exp() * pm(x / sg, x_top / sg);
+                let (u, l) = delta_of(&part, d, eps);
+                let tol = 1e-9 * exact.abs() + 1e-15;
+                assert!(
+                    u >= exact - tol && l <= exact + tol,
+                    "q={q} ε={eps}: [{l:e}, {u:e}] vs {exact:e}"
                 );
             }
         }

@@ -130,6 +130,10 @@ pub(crate) mod gauss;
 pub mod group;
 // The ladder is native-only for now: its ~6 KB (gzip) do not fit the page's wasm budget
 // (see the README's "The tight accountant"); the wasm keeps the one-FFT composition.
+// Rare large losses in closed form, the small ones on the lattices (native only, like the
+// ladder it composes on).
+#[cfg(full_engine)]
+mod jumps;
 #[cfg(full_engine)]
 mod ladder;
 // A linear test statistic's certified lower ε, where the lattices find none (native only).
@@ -1257,9 +1261,23 @@ pub fn epsilon_phases(phases: &[Phase], delta: f64) -> Result<EpsilonAnswer, Err
 /// the absolute width rule (ABS_WIDTH), [0, bound] is the answer (tiny q at large σ over few
 /// steps: q = 9.5e-7, σ = 88.9, T = 91, δ = 1.4e-15 — the bound 4.3e-5 — was refused).
 fn epsilon_phases_at(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAnswer, Error> {
+    let live: Vec<Phase> = phases.iter().copied().filter(|p| p.sgm.q() > 0.0).collect();
+    #[cfg(full_engine)]
+    let first = jumps_first(&live);
+    #[cfg(full_engine)]
+    if first {
+        if let Some(a) = jumps_answer(&live, delta, true) {
+            return Ok(a);
+        }
+    }
     match epsilon_lattices(phases, delta, tol) {
         Err(Error::PldBudget { reason }) => {
-            let live: Vec<Phase> = phases.iter().copied().filter(|p| p.sgm.q() > 0.0).collect();
+            #[cfg(full_engine)]
+            if !first {
+                if let Some(a) = jumps_answer(&live, delta, false) {
+                    return Ok(a);
+                }
+            }
             match bernstein::epsilon(&live, delta) {
                 Some(b) if b <= ABS_WIDTH => Ok(bernstein_answer(b)),
                 // Beyond the domain the accountant is built for, the refusal says so.
@@ -1271,6 +1289,62 @@ fn epsilon_phases_at(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAn
         }
         r => r,
     }
+}
+
+/// Whether one plain SGM phase is tried by its rare large losses first ([`jumps`]): tiny q
+/// (the lattices' bulk spacing, b/16, below 1e-8) at σ < 0.6, where a step's loss has a
+/// log-normal tail e^{1/σ²} > 16 times its bulk's scale, over 10⁶ steps and more. There the
+/// lattices spent their whole budget (q = 2.1e-9, σ = 0.51, T = 5.8·10⁸: 0.69 s, refused) or
+/// found no lower end (q = 4.9e-9, σ = 0.40, T = 7.7·10⁷), and the closed form answers in
+/// 0.3–0.4 s. Over few steps the lattices' brackets are the narrower (q = 2.1e-8, σ = 0.51,
+/// T = 38: 0.1 % wide against 2.4 %); elsewhere the closed form is their fallback.
+#[cfg(full_engine)]
+fn jumps_first(phases: &[Phase]) -> bool {
+    matches!(phases, [p] if p.is_sgm()
+        && p.steps >= 1_000_000
+        && p.sgm.sigma() < 0.6
+        && bulk_scale(phases).is_some_and(|b| b / BULK_SHARE < 1e-8))
+}
+
+/// One plain SGM phase: the bracket from its rare large losses in closed form ([`jumps`]),
+/// where the add pair is ruled out (its certified upper end — Σ T·(−ln(1 − q)), its loss's
+/// largest value, or Bernstein's bound — at most the remove pair's) and the bracket meets the
+/// width rule: the (0.1 %, or 1e-4 below ε = 0.1) where `strict`, tried before the
+/// lattices; the lattices' own (1 %, or 1e-4) where they refused.
+#[cfg(full_engine)]
+fn jumps_answer(phases: &[Phase], delta: f64, strict: bool) -> Option<EpsilonAnswer> {
+    let [p] = phases else { return None };
+    if !p.is_sgm() || p.adjacency != Adjacency::AddRemove || check_delta(delta).is_err() {
+        return None;
+    }
+    let (q, s) = (p.sgm.q(), p.sgm.sigma());
+    let (cap, _) = rdp_epsilon(phases, delta);
+    let cap =
+        cap.min(bernstein::epsilon_in(phases, delta, Direction::Remove).unwrap_or(f64::INFINITY));
+    let b = jumps::bracket(q, s, p.steps, delta, cap).ok()?;
+    let add = (-(p.steps as f64) * (-q).ln_1p())
+        .min(bernstein::epsilon_in(phases, delta, Direction::Add).unwrap_or(f64::INFINITY));
+    let width = b.upper - b.lower;
+    let rule = if strict { 1e-3 } else { MAX_WIDTH };
+    (add <= b.upper && (width <= rule * b.upper || width <= ABS_WIDTH)).then_some(EpsilonAnswer {
+        epsilon: b,
+        grid: Grid {
+            spacing: 0.0,
+            fft_len: 0,
+            worst: "remove",
+        },
+    })
+}
+
+/// The bracket from rare large losses in closed form alone ([`jumps`]; the remove pair of
+/// one plain SGM run): for tests that hold it against the lattices' brackets.
+#[cfg(full_engine)]
+#[doc(hidden)]
+pub fn epsilon_by_jumps(sgm: Sgm, steps: u64, delta: f64) -> Result<Bracket, Error> {
+    let phases = [Phase::new(sgm, steps)?];
+    let delta = check_delta(delta)?;
+    let (cap, _) = rdp_epsilon(&phases, delta);
+    jumps::bracket(sgm.q(), sgm.sigma(), steps, delta, cap)
 }
 
 /// The answer [0, b] from Bernstein's bound b alone.

@@ -1,0 +1,393 @@
+//! Rare large losses in closed form: a certified bracket for plain SGM runs whose ε is decided
+//! by a few steps with a large loss (tiny q at small σ over many steps), where no exponential
+//! tilt of the whole composition centres them and the lattices refuse or find no lower end.
+//!
+//! # Where the lattices fail
+//! At q = 2.1e-9, σ = 0.51, T = 5.8·10⁸, δ = 3.3e-15 the composed small losses have a spread
+//! of 3.5e-4 around 4e-6, while ε ≈ 0.042 is reached by one step whose sample x sits ~9σ out
+//! (a loss L(x) = ln(1 − q + q·e^{(2x−1)/(2σ²)}) whose tail is log-normal: it falls slower than
+//! any exponential tilt can centre). δ's share of the tilted moment was 1e-30 at every tilt
+//! tried, the FFT's rounding floor swamped it, and the call was refused; exact RDP's 3.25 was
+//! all that was left. At q = 4.9e-9, σ = 0.40, T = 7.7·10⁷, δ = 1.2e-6 the lattices gave
+//! an upper end of 0.0057 and no lower end.
+//!
+//! # The decomposition
+//! Split one step's sample line at x_top: the small part μ_s (the P-law of the loss on
+//! x ≤ x_top) and the big part μ_b (x > x_top), both unnormalized, μ = μ_s + μ_b. The T-fold
+//! law is Σ_k C(T, k)·μ_s^{∗(T−k)} ∗ μ_b^{∗k}, and δ(ε) = ∫(1 − e^{ε−ℓ})₊ dμ^{∗T}(ℓ) is linear in
+//! it. With H(y) = ∫(1 − e^{y−s})₊ dμ_s^{∗(T−1)}(s), the hockey stick of the T − 1-fold small
+//! pair (μ_s against Q restricted to x ≤ x_top: the same loss L), the terms k = 0 and k = 1 are
+//!   μ_s^{∗T} = μ_s^{∗(T−1)} ∗ μ_s   and   T·μ_s^{∗(T−1)} ∗ μ_b,
+//! so with ν = μ_s + T·μ_b (a measure on the losses of one step),
+//!   ∫ H(ε − ℓ) dν(ℓ)  ≤  δ(ε)  ≤  ∫ H(ε − ℓ) dν(ℓ) + R₂,
+//! R₂ = Σ_{k≥2} C(T, k)·p_b^k ≤ e^{Tp_b} − 1 − Tp_b ≤ ½(Tp_b)²·e^{Tp_b} (the integrand is ≤ 1
+//! and |μ_s| ≤ 1; p_b = μ_b's mass). x_top is put where R₂ is at most a thousandth of δ.
+//!
+//! * **H** is the small pair's composition on the lattices ([`super::ladder`]) with every
+//!   certificate they carry — its big part left out of both measures
+//!   ([`super::discretize::step_pld_below`]), not sent to +∞: the small pair's loss is bounded
+//!   by L(x_top), and a tilt centres its composition. Several compositions (tilts) may be read:
+//!   the least upper and the greatest lower value of H at each y.
+//! * **The integral over ν** is a sum over bins of the loss (ℓ_i, ℓ_{i+1}], each bin's P-mass
+//!   exact to a relative 1e-12 (Gaussian interval masses of x): H(ε − ℓ) rises with ℓ, so the
+//!   upper sum reads H's upper end at ℓ_{i+1} and the lower sum H's lower end at ℓ_i.
+//!   x_top is a bin boundary (the lattice's own, computed as its bins compute it), so the
+//!   bins of weight 1 and T partition the line. Above the last bin, T·(its mass) is added to the
+//!   upper sum (H ≤ 1).
+//!
+//! * **Below the compositions' windows** a tilted read of H charges the moment removed below
+//!   them at e^{−λy}, which grows without bound as y falls (reads there clipped at 1, and the
+//!   big part's upper sum came out 1.8× its lower one). There, as (1 − e^{−u})₊ =
+//!   1 − e^{−u} + (e^{−u} − 1)₊, H(y) = M_P − e^y·M_Q + e^y·δ_rev(−y) with M_P ≤ 1, M_Q =
+//!   Q(x ≤ x_top)^{T−1} in closed form, and δ_rev(ε') = E[(e^{−S} − e^{ε'})₊] the small pair's
+//!   reversed hockey stick, read from its reversed composition (tilt λ ≤ −1: [`super`]'s
+//!   "reversed pair").
+//! * **Tilts.** The first composition is tilted a spread above the small pair's mean (the
+//!   k = 1 term reads H near its centre, where one large loss lands near ε); while the bracket
+//!   is wider than the rule, one more at its upper end (the k = 0 term reads H at ε itself).
+//! * **Spacing.** The lattices' bulk rule (b/16), halved once while the bracket is wider than
+//!   the rule: the lower measure's loss is first order in the spacing (q = 4.9e-9, σ = 0.40,
+//!   T = 7.7·10⁷: 2.3e-4 wide at b/16, 9.5e-5 at b/32, not monotone below). Brackets intersect.
+//!
+//! Both sums are monotone in ε (H falls as y grows), so ε's bracket follows by bisection: the
+//! upper end is an ε whose upper sum is ≤ δ, the lower end one whose lower sum is > δ (any such
+//! ε is certified, whatever the bins of the read that found it).
+//!
+//! # Where it is used
+//! [`super`]'s `jumps_first`: one plain SGM phase at σ < 0.6 with the lattices' bulk spacing
+//! below 1e-8 over 10⁶ steps and more is tried here first (both refused draws: 0.41 s and
+//! 0.30 s natively, where the lattices had spent 0.7 s to refuse); everywhere else (plain
+//! SGM, add/remove) it is the fallback where the lattices refuse. The add pair is ruled out by
+//! its own certified upper ends (its loss is at most −ln(1 − q) a step; Bernstein's bound).
+//!
+//! Checked against the one-jump reference (`tests/reference/one_jump.py`, mpmath, no lattice)
+//! and the binomial count statistic (a certified lower end in closed form) in
+//! `tests/pld_coverage.rs`.
+
+use super::compose::{budget, spend, Composed};
+use super::discretize::{
+    bulk_offset, ln_p_between, loss_range, loss_remove, step_pld_below, x_of_loss,
+};
+use super::{
+    bulk_spacing, eta_for, finest_spacing, Bracket, Direction, Error, Lattices, CORE_POINTS,
+    MAX_STEP_POINTS, MAX_TAIL_FACTOR, POINT_WORK, SPLIT_POINTS, TAIL_POINTS, WORK_SPENT,
+};
+use crate::engine::search::bisect;
+
+/// The share of δ the terms with two or more big steps may take (charged in full).
+const TWO_SHARE: f64 = 1e-3;
+/// The share of δ the big part beyond the last bin may take (charged at H = 1).
+const FAR_SHARE: f64 = 1e-6;
+/// Relative margin on every bin's mass (Gaussian interval masses: ≲ 1e-13 relative).
+const MASS_MARGIN: f64 = 1e-12;
+/// Work of this bracket (same units as the lattices': about half a second natively).
+const WORK: f64 = 6e8;
+/// Most bins over the fine part of the loss range per read.
+const MAX_BINS: f64 = 20_000.0;
+/// Work per bin read (four erfc and two reads of H: about the work of a lattice point).
+const BIN_WORK: f64 = 400.0;
+/// Most compositions (tilts) of the small pair.
+const MAX_TILTS: usize = 4;
+
+/// The x above which P puts at most e^{ln_p} (bisection; P's tail falls in x).
+fn x_with_tail(q: f64, sigma: f64, ln_p: f64) -> f64 {
+    let tail = |x: f64| ln_p_between(q, sigma, x, f64::INFINITY);
+    let (_, hi) = bisect(
+        (0.0, 1.0 + 40.0 * sigma),
+        |x| tail(x) > ln_p,
+        200,
+        |a, b| b - a <= 1e-12 * b.abs().max(1.0),
+    );
+    hi
+}
+
+/// The compositions of the small pair read so far, and the one step's split.
+struct Small {
+    q: f64,
+    sigma: f64,
+    t: f64,
+    /// ln(1 − q): the least loss; ℓ_top = L(x_top): the first loss of the big part.
+    floor: f64,
+    l_top: f64,
+    x_top: f64,
+    /// The last bin's end (beyond it the big part's mass is charged at H = 1).
+    l_max: f64,
+    /// R₂ (an upper bound).
+    r2: f64,
+    /// A lower bound on the small pair's composed Q-mass, Q(x ≤ x_top)^{T−1}.
+    mq: f64,
+    comps: Vec<Composed>,
+    /// The small pair's reversed composition (its δ_rev(ε') = E_P[(e^{−S} − e^{ε'})₊]).
+    rev: Option<Composed>,
+}
+
+impl Small {
+    /// H(y): (upper, lower). Below the compositions' windows a tilted read charges the moment
+    /// removed below them at e^{−λy}, which grows without bound as y falls; there
+    /// H(y) = M_P − e^y·M_Q + e^y·δ_rev(−y) (as (1 − e^{−u})₊ = 1 − e^{−u} + (e^{−u} − 1)₊), with
+    /// M_P ≤ 1, M_Q ≥ `mq` and δ_rev read from the reversed composition, is the upper end.
+    fn h(&self, y: f64) -> (f64, f64) {
+        let mut up = 1.0f64;
+        let mut lo = 0.0f64;
+        for c in &self.comps {
+            let (u, l) = c.delta(y);
+            up = up.min(u);
+            lo = lo.max(l);
+        }
+        if let Some(r) = self.rev.as_ref().filter(|_| y < 0.0) {
+            let e = y.exp();
+            up = up.min(-y.exp_m1() + e * (1.0 - self.mq) + e * r.delta(-y).0);
+        }
+        (up, lo.min(up))
+    }
+
+    /// The bins' loss breakpoints for reads at ε: spacing `dd` (or wider, to keep within
+    /// MAX_BINS) up to where H levels off (`flat`: ε − ℓ below it), then widening by 1 % a bin
+    /// to ℓ_max, with ℓ_top among them.
+    fn breakpoints(&self, eps: f64, dd: f64, flat: f64) -> Vec<f64> {
+        let fine_end = (eps - flat).max(self.floor + dd);
+        let dd = dd.max((fine_end - self.floor) / MAX_BINS);
+        let mut pts = vec![self.floor];
+        let mut l = self.floor;
+        while l < self.l_max {
+            let step = if l < fine_end {
+                dd
+            } else {
+                dd.max(0.01 * (l - fine_end))
+            };
+            let next = (l + step).min(self.l_max);
+            if l < self.l_top && next > self.l_top {
+                pts.push(self.l_top);
+            }
+            pts.push(next);
+            l = next;
+        }
+        pts
+    }
+
+    /// (upper, lower) bounds on δ(ε); None once the call's work is spent.
+    fn delta(&self, eps: f64, dd: f64, flat: f64) -> Option<(f64, f64)> {
+        let pts = self.breakpoints(eps, dd, flat);
+        if !spend(BIN_WORK * pts.len() as f64) {
+            return None;
+        }
+        // (ℓ_top's own boundary is the lattice's, so that the two parts partition the line.)
+        let x_of = |l: f64| {
+            if l == self.l_top {
+                self.x_top
+            } else if l <= self.floor {
+                f64::NEG_INFINITY
+            } else {
+                x_of_loss(self.q, self.sigma, l)
+            }
+        };
+        let (mut up, mut lo) = (0.0f64, 0.0f64);
+        let mut xa = x_of(pts[0]);
+        for w in pts.windows(2) {
+            let (la, lb) = (w[0], w[1]);
+            let xb = x_of(lb);
+            let ln_p = ln_p_between(self.q, self.sigma, xa, xb);
+            xa = xb;
+            if ln_p == f64::NEG_INFINITY {
+                continue;
+            }
+            let p = ln_p.exp();
+            let weight = if la >= self.l_top { self.t } else { 1.0 };
+            // H(ε − ℓ) rises with ℓ: its upper end at the bin's top, its lower end at the
+            // bottom (each moved outwards for the rounding of a breakpoint's x and loss).
+            let (hu, _) = self.h(eps - lb - 1e-12 * lb.abs() - 1e-18);
+            let (_, hl) = self.h(eps - la + 1e-12 * la.abs() + 1e-18);
+            up += weight * p * (1.0 + MASS_MARGIN) * hu;
+            lo += weight * p * (1.0 - MASS_MARGIN) * hl;
+        }
+        let far = ln_p_between(self.q, self.sigma, x_of(self.l_max), f64::INFINITY);
+        up += self.t * far.exp() * (1.0 + MASS_MARGIN) + self.r2;
+        Some((up * (1.0 + 1e-12), lo * (1.0 - 1e-12)))
+    }
+
+    /// The bracket [lower, upper] of ε at δ from the compositions read so far, with bins of
+    /// loss spacing `dd` (None where the upper sum stays above δ up to `cap`, or the work is
+    /// spent). Any ε whose upper sum is ≤ δ is a certified upper end and any whose lower sum is
+    /// above δ a certified lower end: the bisections keep such points.
+    fn solve(&self, delta: f64, dd: f64, flat: f64, cap: f64) -> Option<(f64, f64)> {
+        let spent = std::cell::Cell::new(false);
+        let read = |e: f64| {
+            let r = self.delta(e, dd, flat);
+            spent.set(spent.get() || r.is_none());
+            r.unwrap_or((f64::INFINITY, 0.0))
+        };
+        // The upper end: doubling from a small ε (a read costs ~ε/dd bins), then bisection.
+        let mut b = (64.0 * dd).min(cap);
+        while read(b).0 > delta {
+            if b >= cap || spent.get() {
+                return None;
+            }
+            b = (2.0 * b).min(cap);
+        }
+        let a = if b > 64.0 * dd { 0.5 * b } else { 0.0 };
+        let (_, upper) = bisect((a, b), |e| read(e).0 > delta, 80, |x, y| y - x <= 1e-9 * y);
+        // The lower end.
+        let lower = if read(0.0).1 <= delta {
+            0.0
+        } else {
+            bisect(
+                (0.0, upper),
+                |e| read(e).1 > delta,
+                80,
+                |x, y| y - x <= 1e-9 * y,
+            )
+            .0
+        };
+        (!spent.get()).then_some((lower, upper))
+    }
+}
+
+/// The certified bracket of ε at δ for `steps` steps of the SGM (q, σ), remove pair
+/// (add/remove adjacency's larger direction where the caller has ruled the add pair out),
+/// by the decomposition above; `cap` a certified upper end known already (exact RDP's).
+/// The small pair's lattice spacing starts at the lattices' bulk rule and is halved once
+/// where the bracket is still wide (the lower measure's bias is first order in it: q = 4.9e-9,
+/// σ = 0.40, T = 7.7·10⁷ is 2.3e-4 wide at b/16, 9.5e-5 at b/32); brackets intersect.
+pub(super) fn bracket(
+    q: f64,
+    sigma: f64,
+    steps: u64,
+    delta: f64,
+    cap: f64,
+) -> Result<Bracket, Error> {
+    let spent = Error::PldBudget { reason: WORK_SPENT };
+    if steps < 2 || !(q > 0.0 && q < 1.0) || cap.is_nan() || cap <= 0.0 {
+        return Err(spent);
+    }
+    budget(WORK);
+    let t = steps as f64;
+    let bulk = q * (1.0 / (sigma * sigma)).exp_m1().sqrt();
+    let r = (q * (1.0 - q + q * (1.0 / (sigma * sigma)).exp())).min(1.0);
+    let finest = finest_spacing(t, r);
+    let d0 = bulk_spacing(bulk, finest).min(1e-4);
+    let mut best: Option<Bracket> = None;
+    for d in [d0, (0.5 * d0).max(finest)] {
+        let b = match (on_lattice(q, sigma, t, delta, cap, d), best) {
+            (Ok(b), _) => b,
+            (Err(_), Some(_)) => break,
+            (Err(e), None) => return Err(e),
+        };
+        let (l, u) = match best {
+            Some(a) => (b.lower.max(a.lower), b.upper.min(a.upper)),
+            None => (b.lower, b.upper),
+        };
+        super::overlap(u, l)?;
+        best = Some(Bracket { upper: u, lower: l });
+        if meets_rule(l, u) || d <= finest {
+            break;
+        }
+    }
+    best.ok_or(spent)
+}
+
+/// The width rule: 0.1 % of ε, or 1e-4 absolute below ε = 0.1.
+fn meets_rule(lower: f64, upper: f64) -> bool {
+    let w = upper - lower;
+    w <= 1e-3 * upper || (upper < 0.1 && w <= super::ABS_WIDTH)
+}
+
+/// [`bracket`] with the small pair on a lattice of spacing `d`.
+fn on_lattice(q: f64, sigma: f64, t: f64, delta: f64, cap: f64, d: f64) -> Result<Bracket, Error> {
+    let spent = Error::PldBudget { reason: WORK_SPENT };
+    // x_top: T·p_b ≤ √(2·TWO_SHARE·δ)/2, so R₂ ≤ ½(Tp_b)²e^{Tp_b} ≤ TWO_SHARE·δ.
+    let tp = 0.5 * (2.0 * TWO_SHARE * delta).sqrt();
+    let x_c = x_with_tail(q, sigma, (tp / t).ln());
+    let hi = loss_remove(q, sigma, x_c);
+    let eta = eta_for(delta, t, cap, 2.0);
+    let (lo, _) = loss_range(q, sigma, Direction::Remove, eta);
+    let bulk = q * (1.0 / (sigma * sigma)).exp_m1().sqrt();
+    let tail_d = cap.min(bulk * t.sqrt()) / 4096.0;
+    let (split, o) = if (hi - lo) / d > SPLIT_POINTS {
+        let b = lo + CORE_POINTS * d;
+        let big = tail_d.max((hi - b) / TAIL_POINTS);
+        let f = 2f64.powf((big / d).log2().floor()).max(2.0);
+        if f > MAX_TAIL_FACTOR {
+            return Err(spent);
+        }
+        (Some((b, f as i64)), bulk_offset(q, sigma, d))
+    } else {
+        (None, 0.0)
+    };
+    let points = match split {
+        Some((b, f)) => (b - lo) / d + (hi - b) / (d * f as f64) + 2.0,
+        None => (hi - lo) / d,
+    };
+    if points > MAX_STEP_POINTS || !spend(POINT_WORK * points) {
+        return Err(spent);
+    }
+    let (pld, x_top) = step_pld_below(q, sigma, d, (lo, hi), split, o);
+    let lat = Lattices {
+        d,
+        steps: vec![pld],
+        counts: vec![t - 1.0],
+        eta_total: eta * (t - 1.0),
+        one_fft: None,
+        floors: vec![(-q).ln_1p()],
+        offsets: vec![o],
+    };
+    let l_top = loss_remove(q, sigma, x_top);
+    let p_b = ln_p_between(q, sigma, x_top, f64::INFINITY).exp() * (1.0 + MASS_MARGIN);
+    let r2 = 0.5 * (t * p_b).powi(2) * (t * p_b).exp() * (1.0 + 1e-12);
+    // Q(x > x_top) = Φ̄(x_top/σ), so M_Q = (1 − Φ̄)^{T−1} (taken low).
+    let q_b = super::gauss::ln_phi_bar(x_top / sigma).exp() * (1.0 + MASS_MARGIN);
+    let mq = ((t - 1.0) * (-q_b).ln_1p()).exp() * (1.0 - 1e-12);
+    let x_max = x_with_tail(q, sigma, (FAR_SHARE * delta / t).ln());
+    let mut small = Small {
+        q,
+        sigma,
+        t,
+        floor: (-q).ln_1p(),
+        l_top,
+        x_top,
+        l_max: loss_remove(q, sigma, x_max).max(l_top),
+        r2,
+        mq,
+        comps: Vec::new(),
+        rev: None,
+    };
+    // The small pair's composed mean and spread (untilted): bins a fiftieth of the spread,
+    // H levels off 12 spreads below the mean.
+    let (m0, v0) = lat.tilted_moments()(0.0);
+    let s0 = v0.sqrt();
+    let (dd, flat) = (s0 / 50.0, m0 - 12.0 * s0);
+    // First a composition tilted a spread above the mean (the k = 1 term reads H near it),
+    // and the reversed one for reads below the windows; then, while the bracket is wide, one
+    // tilted at its upper end (the k = 0 term reads H at ε, far out where ε is decided by
+    // the big part).
+    let mut lambda = lat.tilt_for(m0 + s0, 1.0);
+    small.rev = lat.ladder_reversed(lat.tilt_reversed(-flat, 1.0)).ok();
+    let mut best: Option<(f64, f64)> = None;
+    for _ in 0..MAX_TILTS {
+        let c = match lat.compose(lambda) {
+            Ok(c) => c,
+            Err(_) if best.is_some() => break,
+            Err(e) => return Err(e),
+        };
+        let (center, spread) = (c.center, c.spread);
+        small.comps.push(c);
+        let Some((l, u)) = small.solve(delta, dd, flat, cap) else {
+            break;
+        };
+        let (l, u) = match best {
+            Some((bl, bu)) => (l.max(bl), u.min(bu)),
+            None => (l, u),
+        };
+        super::overlap(u, l)?;
+        best = Some((l, u));
+        if meets_rule(l, u) {
+            break;
+        }
+        let next = lat.tilt_for(u, lambda.max(1.0));
+        if (u - center).abs() <= 3.0 * spread || (next - lambda).abs() <= 1e-3 * lambda {
+            break;
+        }
+        lambda = next;
+    }
+    let (lower, upper) = best.ok_or(spent)?;
+    Ok(Bracket { upper, lower })
+}
