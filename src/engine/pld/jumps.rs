@@ -117,8 +117,11 @@ struct Small {
     /// A lower bound on the small pair's composed Q-mass, Q(x ≤ x_top)^{T−1}.
     mq: f64,
     comps: Vec<Composed>,
-    /// The small pair's reversed composition (its δ_rev(ε') = E_P[(e^{−S} − e^{ε'})₊]).
-    rev: Option<Composed>,
+    /// The big part's mass p_b (upper), and T·(−ln(1 − q)) (the add pair's largest loss).
+    p_b: f64,
+    add_top: f64,
+    /// The small pair's reversed compositions (δ_rev(ε') = E[(e^{−S} − e^{ε'})₊], upper).
+    revs: Vec<Composed>,
 }
 
 impl Small {
@@ -134,11 +137,46 @@ impl Small {
             up = up.min(u);
             lo = lo.max(l);
         }
-        if let Some(r) = self.rev.as_ref().filter(|_| y < 0.0) {
+        if y < 0.0 && !self.revs.is_empty() {
             let e = y.exp();
-            up = up.min(-y.exp_m1() + e * (1.0 - self.mq) + e * r.delta(-y).0);
+            up = up.min(-y.exp_m1() + e * (1.0 - self.mq) + e * self.rev(-y));
         }
         (up, lo.min(up))
+    }
+
+    /// δ_rev(ε') of the T − 1 small steps: the least upper end of the reversed compositions.
+    fn rev(&self, eps: f64) -> f64 {
+        (self.revs.iter().map(|r| r.delta(eps).0)).fold(1.0f64, f64::min)
+    }
+
+    /// An upper bound on the add pair's δ at ε: δ_add(ε) = E_P[(e^{−L_T} − e^ε)₊] (the remove
+    /// pair's composed loss, reversed). Split as δ is, a big step's loss is ≥ ℓ_top > 0 and only
+    /// lowers e^{−L}; the distinguished small step's is ≥ ln(1 − q), so
+    ///   δ_add(ε) ≤ δ_rev(ε + ln(1 − q))/(1 − q) + T·p_b·δ_rev(ε) + R₂
+    /// (a term with k ≥ 2 big steps is at most C(T, k)·p_b^k·E_{μ_s^{∗(T−k)}}[e^{−S}], and
+    /// E_{μ_s}[e^{−L}] = Q(x ≤ x_top) ≤ 1).
+    fn add_delta(&self, eps: f64) -> f64 {
+        let l1q = self.floor;
+        (self.rev(eps + l1q) * (-l1q).exp() + self.t * self.p_b * self.rev(eps) + self.r2)
+            * (1.0 + 1e-12)
+    }
+
+    /// The add pair's certified upper ε at δ from the reversed compositions read so far: an ε
+    /// whose bound is ≤ δ (bisection keeps one), at most `add_top` (δ_add = 0 from there on).
+    fn add_upper(&self, delta: f64) -> f64 {
+        if self.revs.is_empty() || self.add_delta(self.add_top) > delta {
+            return self.add_top;
+        }
+        if self.add_delta(0.0) <= delta {
+            return 0.0;
+        }
+        bisect(
+            (0.0, self.add_top),
+            |e| self.add_delta(e) > delta,
+            100,
+            |x, y| y - x <= 1e-9 * y,
+        )
+        .1
     }
 
     /// The bins' loss breakpoints for reads at ε: spacing `dd` (or wider, to keep within
@@ -244,7 +282,9 @@ impl Small {
 
 /// The certified bracket of ε at δ for `steps` steps of the SGM (q, σ), remove pair
 /// (add/remove adjacency's larger direction where the caller has ruled the add pair out),
-/// by the decomposition above; `cap` a certified upper end known already (exact RDP's).
+/// by the decomposition above, and a certified upper end for the add pair's ε (from the same
+/// small pair, reversed: [`Small::add_delta`]); `cap` a certified upper end known already
+/// (exact RDP's).
 /// The small pair's lattice spacing starts at the lattices' bulk rule and is halved once
 /// where the bracket is still wide (the lower measure's bias is first order in it: q = 4.9e-9,
 /// σ = 0.40, T = 7.7·10⁷ is 2.3e-4 wide at b/16, 9.5e-5 at b/32); brackets intersect.
@@ -254,7 +294,7 @@ pub(super) fn bracket(
     steps: u64,
     delta: f64,
     cap: f64,
-) -> Result<Bracket, Error> {
+) -> Result<(Bracket, f64), Error> {
     let spent = Error::PldBudget { reason: WORK_SPENT };
     if steps < 2 || !(q > 0.0 && q < 1.0) || cap.is_nan() || cap <= 0.0 {
         return Err(spent);
@@ -265,19 +305,19 @@ pub(super) fn bracket(
     let r = (q * (1.0 - q + q * (1.0 / (sigma * sigma)).exp())).min(1.0);
     let finest = finest_spacing(t, r);
     let d0 = bulk_spacing(bulk, finest).min(1e-4);
-    let mut best: Option<Bracket> = None;
+    let mut best: Option<(Bracket, f64)> = None;
     for d in [d0, (0.5 * d0).max(finest)] {
-        let b = match (on_lattice(q, sigma, t, delta, cap, d), best) {
+        let (b, add) = match (on_lattice(q, sigma, t, delta, cap, d), best) {
             (Ok(b), _) => b,
             (Err(_), Some(_)) => break,
             (Err(e), None) => return Err(e),
         };
-        let (l, u) = match best {
-            Some(a) => (b.lower.max(a.lower), b.upper.min(a.upper)),
-            None => (b.lower, b.upper),
+        let (l, u, add) = match best {
+            Some((a, a_add)) => (b.lower.max(a.lower), b.upper.min(a.upper), add.min(a_add)),
+            None => (b.lower, b.upper, add),
         };
         super::overlap(u, l)?;
-        best = Some(Bracket { upper: u, lower: l });
+        best = Some((Bracket { upper: u, lower: l }, add));
         if meets_rule(l, u) || d <= finest {
             break;
         }
@@ -291,8 +331,16 @@ fn meets_rule(lower: f64, upper: f64) -> bool {
     w <= 1e-3 * upper || (upper < 0.1 && w <= super::ABS_WIDTH)
 }
 
-/// [`bracket`] with the small pair on a lattice of spacing `d`.
-fn on_lattice(q: f64, sigma: f64, t: f64, delta: f64, cap: f64, d: f64) -> Result<Bracket, Error> {
+/// [`bracket`] with the small pair on a lattice of spacing `d`: the remove pair's bracket and
+/// an upper end for the add pair's ε.
+fn on_lattice(
+    q: f64,
+    sigma: f64,
+    t: f64,
+    delta: f64,
+    cap: f64,
+    d: f64,
+) -> Result<(Bracket, f64), Error> {
     let spent = Error::PldBudget { reason: WORK_SPENT };
     // x_top: T·p_b ≤ √(2·TWO_SHARE·δ)/2, so R₂ ≤ ½(Tp_b)²e^{Tp_b} ≤ TWO_SHARE·δ.
     let tp = 0.5 * (2.0 * TWO_SHARE * delta).sqrt();
@@ -347,8 +395,10 @@ fn on_lattice(q: f64, sigma: f64, t: f64, delta: f64, cap: f64, d: f64) -> Resul
         l_max: loss_remove(q, sigma, x_max).max(l_top),
         r2,
         mq,
+        p_b,
+        add_top: -t * (-q).ln_1p(),
         comps: Vec::new(),
-        rev: None,
+        revs: Vec::new(),
     };
     // The small pair's composed mean and spread (untilted): bins a fiftieth of the spread,
     // H levels off 12 spreads below the mean.
@@ -360,7 +410,9 @@ fn on_lattice(q: f64, sigma: f64, t: f64, delta: f64, cap: f64, d: f64) -> Resul
     // tilted at its upper end (the k = 0 term reads H at ε, far out where ε is decided by
     // the big part).
     let mut lambda = lat.tilt_for(m0 + s0, 1.0);
-    small.rev = lat.ladder_reversed(lat.tilt_reversed(-flat, 1.0)).ok();
+    small
+        .revs
+        .extend(lat.ladder_reversed(lat.tilt_reversed(-flat, 1.0)).ok());
     let mut best: Option<(f64, f64)> = None;
     for _ in 0..MAX_TILTS {
         let c = match lat.compose(lambda) {
@@ -389,5 +441,20 @@ fn on_lattice(q: f64, sigma: f64, t: f64, delta: f64, cap: f64, d: f64) -> Resul
         lambda = next;
     }
     let (lower, upper) = best.ok_or(spent)?;
-    Ok(Bracket { upper, lower })
+    // The add pair: from the reversed composition at hand, then one tilted at the remove pair's
+    // upper end where that does not rule it out (the answer is the larger of the two).
+    let mut add = small.add_upper(delta);
+    let mut aim = upper;
+    for _ in 0..3 {
+        if add <= upper {
+            break;
+        }
+        let Ok(r) = lat.ladder_reversed(lat.tilt_reversed(aim, 1.0)) else {
+            break;
+        };
+        small.revs.push(r);
+        add = add.min(small.add_upper(delta));
+        aim = add;
+    }
+    Ok((Bracket { upper, lower }, add))
 }

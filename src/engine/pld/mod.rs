@@ -1262,21 +1262,29 @@ pub fn epsilon_phases(phases: &[Phase], delta: f64) -> Result<EpsilonAnswer, Err
 /// steps: q = 9.5e-7, σ = 88.9, T = 91, δ = 1.4e-15 — the bound 4.3e-5 — was refused).
 fn epsilon_phases_at(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAnswer, Error> {
     let live: Vec<Phase> = phases.iter().copied().filter(|p| p.sgm.q() > 0.0).collect();
+    // Tried first where the lattices are known to struggle (its answer kept where it meets only
+    // their looser acceptance); elsewhere the fallback of a refusal.
     #[cfg(full_engine)]
-    let first = jumps_first(&live);
     #[cfg(full_engine)]
-    if first {
-        if let Some(a) = jumps_answer(&live, delta, true) {
-            return Ok(a);
+    let mut early = None;
+    #[cfg(full_engine)]
+    if jumps_first(&live) {
+        match jumps_answer(&live, delta) {
+            Some((a, true)) => return Ok(a),
+            Some((a, false)) => early = Some(a),
+            None => {}
         }
     }
     match epsilon_lattices(phases, delta, tol) {
         Err(Error::PldBudget { reason }) => {
             #[cfg(full_engine)]
-            if !first {
-                if let Some(a) = jumps_answer(&live, delta, false) {
-                    return Ok(a);
-                }
+            if let Some(a) = early.or_else(|| {
+                (!jumps_first(&live))
+                    .then(|| jumps_answer(&live, delta))
+                    .flatten()
+                    .map(|(a, _)| a)
+            }) {
+                return Ok(a);
             }
             match bernstein::epsilon(&live, delta) {
                 Some(b) if b <= ABS_WIDTH => Ok(bernstein_answer(b)),
@@ -1307,12 +1315,12 @@ fn jumps_first(phases: &[Phase]) -> bool {
 }
 
 /// One plain SGM phase: the bracket from its rare large losses in closed form ([`jumps`]),
-/// where the add pair is ruled out (its certified upper end — Σ T·(−ln(1 − q)), its loss's
-/// largest value, or Bernstein's bound — at most the remove pair's) and the bracket meets the
-/// width rule: the (0.1 %, or 1e-4 below ε = 0.1) where `strict`, tried before the
-/// lattices; the lattices' own (1 %, or 1e-4) where they refused.
+/// where the add pair is ruled out (a certified upper end of its ε — from the same small pair,
+/// reversed, or Bernstein's bound — at most the remove pair's) and the bracket is within the
+/// lattices' own acceptance (1 %, or 1e-4); with whether it meets the rule (0.1 %, or
+/// 1e-4 below ε = 0.1), which an answer tried before the lattices must.
 #[cfg(full_engine)]
-fn jumps_answer(phases: &[Phase], delta: f64, strict: bool) -> Option<EpsilonAnswer> {
+fn jumps_answer(phases: &[Phase], delta: f64) -> Option<(EpsilonAnswer, bool)> {
     let [p] = phases else { return None };
     if !p.is_sgm() || p.adjacency != Adjacency::AddRemove || check_delta(delta).is_err() {
         return None;
@@ -1321,19 +1329,21 @@ fn jumps_answer(phases: &[Phase], delta: f64, strict: bool) -> Option<EpsilonAns
     let (cap, _) = rdp_epsilon(phases, delta);
     let cap =
         cap.min(bernstein::epsilon_in(phases, delta, Direction::Remove).unwrap_or(f64::INFINITY));
-    let b = jumps::bracket(q, s, p.steps, delta, cap).ok()?;
-    let add = (-(p.steps as f64) * (-q).ln_1p())
-        .min(bernstein::epsilon_in(phases, delta, Direction::Add).unwrap_or(f64::INFINITY));
+    let (b, add) = jumps::bracket(q, s, p.steps, delta, cap).ok()?;
+    let add =
+        add.min(bernstein::epsilon_in(phases, delta, Direction::Add).unwrap_or(f64::INFINITY));
     let width = b.upper - b.lower;
-    let rule = if strict { 1e-3 } else { MAX_WIDTH };
-    (add <= b.upper && (width <= rule * b.upper || width <= ABS_WIDTH)).then_some(EpsilonAnswer {
+    let strict = width <= 1e-3 * b.upper || (b.upper < 0.1 && width <= ABS_WIDTH);
+    let answer = EpsilonAnswer {
         epsilon: b,
         grid: Grid {
             spacing: 0.0,
             fft_len: 0,
             worst: "remove",
         },
-    })
+    };
+    (add <= b.upper && (width <= MAX_WIDTH * b.upper || width <= ABS_WIDTH))
+        .then_some((answer, strict))
 }
 
 /// The bracket from rare large losses in closed form alone ([`jumps`]; the remove pair of
@@ -1344,7 +1354,7 @@ pub fn epsilon_by_jumps(sgm: Sgm, steps: u64, delta: f64) -> Result<Bracket, Err
     let phases = [Phase::new(sgm, steps)?];
     let delta = check_delta(delta)?;
     let (cap, _) = rdp_epsilon(&phases, delta);
-    jumps::bracket(sgm.q(), sgm.sigma(), steps, delta, cap)
+    jumps::bracket(sgm.q(), sgm.sigma(), steps, delta, cap).map(|(b, _)| b)
 }
 
 /// The answer [0, b] from Bernstein's bound b alone.
