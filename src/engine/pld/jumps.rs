@@ -58,7 +58,11 @@
 //! below 1e-8 over 10⁶ steps and more is tried here first (both refused draws: 0.41 s and
 //! 0.30 s natively, where the lattices had spent 0.7 s to refuse); everywhere else (plain
 //! SGM, add/remove) it is the fallback where the lattices refuse. The add pair is ruled out by
-//! its own certified upper ends (its loss is at most −ln(1 − q) a step; Bernstein's bound).
+//! a certified upper end of its ε from the same small pair, reversed ([`Small::add_delta`]), or
+//! Bernstein's bound. Where that reading is loose (tiny q at σ ≈ 0.5–0.8 over 10⁸ steps: 3–15 %
+//! above the remove pair's upper end, where a Laplace inversion of the add pair's exact moment
+//! generating function, `tests/reference/add_inversion.py`, puts the add pair below it) the run
+//! is still refused.
 //!
 //! Checked against the one-jump reference (`tests/reference/one_jump.py`, mpmath, no lattice)
 //! and the binomial count statistic (a certified lower end in closed form) in
