@@ -1346,15 +1346,16 @@ fn jumps_answer(phases: &[Phase], delta: f64) -> Option<(EpsilonAnswer, bool)> {
         .then_some((answer, strict))
 }
 
-/// The bracket from rare large losses in closed form alone ([`jumps`]; the remove pair of
-/// one plain SGM run): for tests that hold it against the lattices' brackets.
+/// The remove pair's bracket from rare large losses in closed form alone ([`jumps`]; one plain
+/// SGM run), and the certified upper end it finds for the add pair's ε: for tests that hold
+/// them against the lattices' brackets and against independent references.
 #[cfg(full_engine)]
 #[doc(hidden)]
-pub fn epsilon_by_jumps(sgm: Sgm, steps: u64, delta: f64) -> Result<Bracket, Error> {
+pub fn epsilon_by_jumps(sgm: Sgm, steps: u64, delta: f64) -> Result<(Bracket, f64), Error> {
     let phases = [Phase::new(sgm, steps)?];
     let delta = check_delta(delta)?;
     let (cap, _) = rdp_epsilon(&phases, delta);
-    jumps::bracket(sgm.q(), sgm.sigma(), steps, delta, cap).map(|(b, _)| b)
+    jumps::bracket(sgm.q(), sgm.sigma(), steps, delta, cap)
 }
 
 /// The answer [0, b] from Bernstein's bound b alone.
