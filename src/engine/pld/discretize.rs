@@ -329,9 +329,25 @@ pub(crate) fn step_pld_split(
     sigma: f64,
     dir: Direction,
     d: f64,
+    range: (f64, f64, f64),
+    fo: (i64, f64),
+) -> StepPld {
+    let (mut s, _) = two_parts((q, sigma, dir), d, range, fo, true);
+    charge_missing_mass(&mut s);
+    s
+}
+
+/// The fine part on [ℓ_lo, b] and the coarse part to ℓ_hi of a two-resolution lattice, joined;
+/// the P-mass above the coarse part's last point is that part's (`open`: sent to +∞ and rounded
+/// down onto it) or left out. With that last point's coarse index.
+#[cfg(full_engine)]
+fn two_parts(
+    (q, sigma, dir): (f64, f64, Direction),
+    d: f64,
     (lo, b, hi): (f64, f64, f64),
     (f, o): (i64, f64),
-) -> StepPld {
+    open: bool,
+) -> (StepPld, i64) {
     let big = d * f as f64;
     let kb = ((b - o) / big).ceil() as i64;
     let k_lo = (((lo - o) / d).floor() as i64).min(kb * f - 1);
@@ -348,7 +364,7 @@ pub(crate) fn step_pld_split(
         (big, o),
         kb,
         (k_hi - kb + 1) as usize,
-        (false, true),
+        (false, open),
     );
     s.ln_inf = t.ln_inf;
     s.tail = Some(Coarse {
@@ -357,8 +373,7 @@ pub(crate) fn step_pld_split(
         ln_up: t.ln_up,
         ln_lo: t.ln_lo,
     });
-    charge_missing_mass(&mut s);
-    s
+    (s, k_hi)
 }
 
 /// The remove pair's step restricted to its samples x ≤ x_top, on the lattice {kΔ + o} over
@@ -380,7 +395,7 @@ pub(crate) fn step_pld_below(
     // The P-mass of x ≤ x_top, which the pessimistic lattice must carry (as
     // [`charge_missing_mass`]; a little more only raises δ).
     let below =
-        |x: f64| -(ln_p_between(q, sigma, x, f64::INFINITY).exp() * (1.0 - 1e-12)).min(1.0) + 1.0;
+        |x: f64| 1.0 - (ln_p_between(q, sigma, x, f64::INFINITY).exp() * (1.0 - 1e-12)).min(1.0);
     let Some((b, f)) = split else {
         let (k_lo, len) = lattice(d, lo - o, hi - o);
         let mut s = lattice_part((q, sigma, dir), (d, o), k_lo, len, (true, false));
@@ -388,30 +403,9 @@ pub(crate) fn step_pld_below(
         charge_missing_mass_to(&mut s, below(x_top));
         return (s, x_top);
     };
+    let (mut s, k_hi) = two_parts((q, sigma, dir), d, (lo, b, hi), (f, o), false);
+    // (As `lattice_part` computes its boundaries: k·(its spacing) + o.)
     let big = d * f as f64;
-    let kb = ((b - o) / big).ceil() as i64;
-    let k_lo = (((lo - o) / d).floor() as i64).min(kb * f - 1);
-    let mut s = lattice_part(
-        (q, sigma, dir),
-        (d, o),
-        k_lo,
-        (kb * f - k_lo + 1) as usize,
-        (true, false),
-    );
-    let k_hi = (((hi - o) / big).ceil() as i64).max(kb + 1);
-    let t = lattice_part(
-        (q, sigma, dir),
-        (big, o),
-        kb,
-        (k_hi - kb + 1) as usize,
-        (false, false),
-    );
-    s.tail = Some(Coarse {
-        f,
-        k_lo: kb,
-        ln_up: t.ln_up,
-        ln_lo: t.ln_lo,
-    });
     let x_top = x_of_loss(q, sigma, k_hi as f64 * big + o);
     charge_missing_mass_to(&mut s, below(x_top));
     (s, x_top)

@@ -289,6 +289,7 @@ impl Small {
 /// by the decomposition above, and a certified upper end for the add pair's ε (from the same
 /// small pair, reversed: [`Small::add_delta`]); `cap` a certified upper end known already
 /// (exact RDP's).
+///
 /// The small pair's lattice spacing starts at the lattices' bulk rule and is halved once
 /// where the bracket is still wide (the lower measure's bias is first order in it: q = 4.9e-9,
 /// σ = 0.40, T = 7.7·10⁷ is 2.3e-4 wide at b/16, 9.5e-5 at b/32); brackets intersect.
