@@ -55,9 +55,11 @@
 //!
 //! # Where it is used
 //! [`super`]'s `jumps_first`: one plain SGM phase at σ < 0.6 with the lattices' bulk spacing
-//! below 1e-8 over 10⁶ steps and more is tried here first (both refused draws: 0.41 s and
-//! 0.30 s natively, where the lattices had spent 0.7 s to refuse); everywhere else (plain
-//! SGM, add/remove) it is the fallback where the lattices refuse. The add pair is ruled out by
+//! below 1e-8 over 10⁶ steps and more is tried here first (the lattices had spent 0.7 s to
+//! refuse both draws above); a bracket within 0.1 % of ε is the answer, a wider one is kept
+//! while the lattices try on half the budget, and intersected with theirs where they answer
+//! (both draws: 0.71 s and 0.64 s natively). Everywhere else (plain SGM, add/remove) it is the
+//! fallback where the lattices refuse. The add pair is ruled out by
 //! a certified upper end of its ε from the same small pair, reversed ([`Small::add_delta`]), or
 //! Bernstein's bound. Where that reading is loose (tiny q at σ ≈ 0.5–0.8 over 10⁸ steps: 3–15 %
 //! above the remove pair's upper end, where a Laplace inversion of the add pair's exact moment

@@ -1262,9 +1262,11 @@ pub fn epsilon_phases(phases: &[Phase], delta: f64) -> Result<EpsilonAnswer, Err
 /// steps: q = 9.5e-7, σ = 88.9, T = 91, δ = 1.4e-15 — the bound 4.3e-5 — was refused).
 fn epsilon_phases_at(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAnswer, Error> {
     let live: Vec<Phase> = phases.iter().copied().filter(|p| p.sgm.q() > 0.0).collect();
-    // Tried first where the lattices are known to struggle (its answer kept where it meets only
-    // their looser acceptance); elsewhere the fallback of a refusal.
-    #[cfg(full_engine)]
+    // Tried first where the lattices are known to struggle, and returned where it is within
+    // 0.1 % of ε. A wider answer is kept, the lattices get half the budget (the call stays near
+    // a second: q = 1.9e-9, σ = 0.36, T = 4.1·10⁷ took 1.16 s with the whole budget), and where
+    // they answer too the two certified brackets intersect (q = 2.3e-8, σ = 0.51, T = 4.2·10⁷:
+    // [0.012587, 0.012633] in closed form, the lattices [0.012614, 0.012622]).
     #[cfg(full_engine)]
     let mut early = None;
     #[cfg(full_engine)]
@@ -1275,13 +1277,22 @@ fn epsilon_phases_at(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAn
             None => {}
         }
     }
-    // (Where a bracket is in hand already, the lattices get half the budget: they rarely narrow
-    // it there, and the call stays near a second — q = 1.9e-9, σ = 0.36, T = 4.1·10⁷ took 1.16 s.)
     #[cfg(full_engine)]
     let work = if early.is_some() { 0.5 * WORK } else { WORK };
     #[cfg(not(full_engine))]
     let work = WORK;
     match epsilon_lattices(phases, delta, tol, work) {
+        #[cfg(full_engine)]
+        Ok(mut ans) if early.is_some() => {
+            let b = early.map_or(ans.epsilon, |a| a.epsilon);
+            let (upper, lower) = (
+                ans.epsilon.upper.min(b.upper),
+                ans.epsilon.lower.max(b.lower),
+            );
+            overlap(upper, lower)?;
+            ans.epsilon = Bracket { upper, lower };
+            Ok(ans)
+        }
         Err(Error::PldBudget { reason }) => {
             #[cfg(full_engine)]
             if let Some(a) = early.or_else(|| {
@@ -1309,8 +1320,8 @@ fn epsilon_phases_at(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAn
 /// (the lattices' bulk spacing, b/16, below 1e-8) at σ < 0.6, where a step's loss has a
 /// log-normal tail e^{1/σ²} > 16 times its bulk's scale, over 10⁶ steps and more. There the
 /// lattices spent their whole budget (q = 2.1e-9, σ = 0.51, T = 5.8·10⁸: 0.69 s, refused) or
-/// found no lower end (q = 4.9e-9, σ = 0.40, T = 7.7·10⁷), and the closed form answers in
-/// 0.3–0.4 s. Over few steps the lattices' brackets are the narrower (q = 2.1e-8, σ = 0.51,
+/// found no lower end (q = 4.9e-9, σ = 0.40, T = 7.7·10⁷), and the closed form brackets them in
+/// 0.3–0.4 s (the lattices' half-budget try then adds 0.3 s). Over few steps the lattices' brackets are the narrower (q = 2.1e-8, σ = 0.51,
 /// T = 38: 0.1 % wide against 2.4 %); elsewhere the closed form is their fallback.
 #[cfg(full_engine)]
 fn jumps_first(phases: &[Phase]) -> bool {
@@ -1323,8 +1334,8 @@ fn jumps_first(phases: &[Phase]) -> bool {
 /// One plain SGM phase: the bracket from its rare large losses in closed form ([`jumps`]),
 /// where the add pair is ruled out (a certified upper end of its ε — from the same small pair,
 /// reversed, or Bernstein's bound — at most the remove pair's) and the bracket is within the
-/// lattices' own acceptance (1 %, or 1e-4); with whether it meets the rule (0.1 %, or
-/// 1e-4 below ε = 0.1), which an answer tried before the lattices must.
+/// lattices' own acceptance (1 %, or 1e-4); with whether it is within 0.1 % of ε (an answer
+/// tried before the lattices is returned at once only then).
 #[cfg(full_engine)]
 fn jumps_answer(phases: &[Phase], delta: f64) -> Option<(EpsilonAnswer, bool)> {
     let [p] = phases else { return None };
@@ -1339,7 +1350,7 @@ fn jumps_answer(phases: &[Phase], delta: f64) -> Option<(EpsilonAnswer, bool)> {
     let add =
         add.min(bernstein::epsilon_in(phases, delta, Direction::Add).unwrap_or(f64::INFINITY));
     let width = b.upper - b.lower;
-    let strict = width <= 1e-3 * b.upper || (b.upper < 0.1 && width <= ABS_WIDTH);
+    let narrow = width <= 1e-3 * b.upper;
     let answer = EpsilonAnswer {
         epsilon: b,
         grid: Grid {
@@ -1349,7 +1360,7 @@ fn jumps_answer(phases: &[Phase], delta: f64) -> Option<(EpsilonAnswer, bool)> {
         },
     };
     (add <= b.upper && (width <= MAX_WIDTH * b.upper || width <= ABS_WIDTH))
-        .then_some((answer, strict))
+        .then_some((answer, narrow))
 }
 
 /// The remove pair's bracket from rare large losses in closed form alone ([`jumps`]; one plain
