@@ -591,6 +591,35 @@ fn the_add_pair_bound_holds_against_a_laplace_inversion() {
     assert!(n >= 2, "the reference file holds {n} runs");
 }
 
+/// The chart's ε over training: a checkpoint the accountant refuses on its own (q = 2.1e-9,
+/// σ = 0.51 at T = 33, where the lattices cannot bracket it within 1 % and the closed form does
+/// not rule the add pair out) takes its bracket from its neighbours — ε grows with the steps —
+/// so the chart answers (it was unavailable for the whole run). Every bracket stays certified:
+/// it holds the neighbours' own ends and sits below exact RDP.
+#[test]
+fn a_refused_checkpoint_takes_its_neighbours_bracket() {
+    let (q, s, d) = (2.136e-9, 0.5108, 3.33e-15);
+    let steps = [14u64, 33, 80];
+    let got = pld::checkpoints_tol(sgm(q, s), &steps, d, 5e-3)
+        .unwrap_or_else(|e| panic!("the chart's checkpoints: {e}"));
+    let own = |t: u64| pld::epsilon(sgm(q, s), t, d).map(|a| a.epsilon);
+    let (first, last) = (own(14).unwrap(), own(80).unwrap());
+    assert!(
+        got[1].lower >= first.lower && got[1].upper <= last.upper,
+        "{got:?}"
+    );
+    assert!(
+        got[1].upper.is_finite() && got[1].upper <= rdp_eps(q, s, 33, d),
+        "{got:?}"
+    );
+    if let Ok(b) = own(33) {
+        assert!(
+            got[1].lower <= b.upper && b.lower <= got[1].upper,
+            "{got:?} against {b:?}"
+        );
+    }
+}
+
 #[test]
 fn tiny_rates_agree_with_the_gaussian_limit() {
     let runs = [
