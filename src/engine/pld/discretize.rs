@@ -379,7 +379,7 @@ fn two_parts(
 /// The remove pair's step restricted to its samples x ≤ x_top, on the lattice {kΔ + o} over
 /// [ℓ_lo, ℓ_hi] (two resolutions as [`step_pld_split`] where `split` = Some((b, f))): the
 /// P-mass above the last point is left out of both measures (neither sent to +∞ nor rounded
-/// down) — it is the part of the step [`super::jumps`] composes in closed form. Returns the
+/// down) — it is the part of the step its caller treats in closed form. Returns the
 /// lattice and x_top, the sample boundary of its last point, computed as the lattice's own
 /// bins compute it (so that the two parts partition the line).
 #[cfg(full_engine)]

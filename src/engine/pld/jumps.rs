@@ -75,8 +75,9 @@ use super::discretize::{
     bulk_offset, ln_p_between, loss_range, loss_remove, step_pld_below, x_of_loss,
 };
 use super::{
-    bulk_spacing, eta_for, finest_spacing, Bracket, Direction, Error, Lattices, CORE_POINTS,
-    MAX_STEP_POINTS, MAX_TAIL_FACTOR, POINT_WORK, SPLIT_POINTS, TAIL_POINTS, WORK_SPENT,
+    bulk_scale, bulk_spacing, eta_for, finest_spacing, split_share, Bracket, Direction, Error,
+    Lattices, Phase, CORE_POINTS, MAX_STEP_POINTS, MAX_TAIL_FACTOR, POINT_WORK, SPLIT_POINTS,
+    TAIL_POINTS, WORK_SPENT,
 };
 use crate::engine::search::bisect;
 
@@ -286,7 +287,7 @@ impl Small {
     }
 }
 
-/// The certified bracket of ε at δ for `steps` steps of the SGM (q, σ), remove pair
+/// The certified bracket of ε at δ for one plain SGM phase, remove pair
 /// (add/remove adjacency's larger direction where the caller has ruled the add pair out),
 /// by the decomposition above, and a certified upper end for the add pair's ε (from the same
 /// small pair, reversed: [`Small::add_delta`]); `cap` a certified upper end known already
@@ -295,26 +296,21 @@ impl Small {
 /// The small pair's lattice spacing starts at the lattices' bulk rule and is halved once
 /// where the bracket is still wide (the lower measure's bias is first order in it: q = 4.9e-9,
 /// σ = 0.40, T = 7.7·10⁷ is 2.3e-4 wide at b/16, 9.5e-5 at b/32); brackets intersect.
-pub(super) fn bracket(
-    q: f64,
-    sigma: f64,
-    steps: u64,
-    delta: f64,
-    cap: f64,
-) -> Result<(Bracket, f64), Error> {
+pub(super) fn bracket(p: &Phase, delta: f64, cap: f64) -> Result<(Bracket, f64), Error> {
     let spent = Error::PldBudget { reason: WORK_SPENT };
-    if steps < 2 || !(q > 0.0 && q < 1.0) || cap.is_nan() || cap <= 0.0 {
+    let (q, sigma, steps) = (p.sgm.q(), p.sgm.sigma(), p.steps);
+    let phases = std::slice::from_ref(p);
+    let bulk = bulk_scale(phases);
+    let (Some(bulk), true) = (bulk, steps >= 2 && q > 0.0 && q < 1.0 && cap > 0.0) else {
         return Err(spent);
-    }
+    };
     budget(WORK);
     let t = steps as f64;
-    let bulk = q * (1.0 / (sigma * sigma)).exp_m1().sqrt();
-    let r = (q * (1.0 - q + q * (1.0 / (sigma * sigma)).exp())).min(1.0);
-    let finest = finest_spacing(t, r);
+    let finest = finest_spacing(t, split_share(phases));
     let d0 = bulk_spacing(bulk, finest).min(1e-4);
     let mut best: Option<(Bracket, f64)> = None;
     for d in [d0, (0.5 * d0).max(finest)] {
-        let (b, add) = match (on_lattice(q, sigma, t, delta, cap, d), best) {
+        let (b, add) = match (on_lattice((q, sigma, t, bulk), delta, cap, d), best) {
             (Ok(b), _) => b,
             (Err(_), Some(_)) => break,
             (Err(e), None) => return Err(e),
@@ -341,9 +337,7 @@ fn meets_rule(lower: f64, upper: f64) -> bool {
 /// [`bracket`] with the small pair on a lattice of spacing `d`: the remove pair's bracket and
 /// an upper end for the add pair's ε.
 fn on_lattice(
-    q: f64,
-    sigma: f64,
-    t: f64,
+    (q, sigma, t, bulk): (f64, f64, f64, f64),
     delta: f64,
     cap: f64,
     d: f64,
@@ -355,7 +349,6 @@ fn on_lattice(
     let hi = loss_remove(q, sigma, x_c);
     let eta = eta_for(delta, t, cap, 2.0);
     let (lo, _) = loss_range(q, sigma, Direction::Remove, eta);
-    let bulk = q * (1.0 / (sigma * sigma)).exp_m1().sqrt();
     let tail_d = cap.min(bulk * t.sqrt()) / 4096.0;
     let (split, o) = if (hi - lo) / d > SPLIT_POINTS {
         let b = lo + CORE_POINTS * d;

@@ -1268,9 +1268,11 @@ fn epsilon_phases_at(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAn
     // they answer too the two certified brackets intersect (q = 2.3e-8, σ = 0.51, T = 4.2·10⁷:
     // [0.012587, 0.012633] in closed form, the lattices [0.012614, 0.012622]).
     #[cfg(full_engine)]
+    let first = jumps_first(&live);
+    #[cfg(full_engine)]
     let mut early = None;
     #[cfg(full_engine)]
-    if jumps_first(&live) {
+    if first {
         match jumps_answer(&live, delta) {
             Some((a, true)) => return Ok(a),
             Some((a, false)) => early = Some(a),
@@ -1281,22 +1283,22 @@ fn epsilon_phases_at(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAn
     let work = if early.is_some() { 0.5 * WORK } else { WORK };
     #[cfg(not(full_engine))]
     let work = WORK;
-    match epsilon_lattices(phases, delta, tol, work) {
-        #[cfg(full_engine)]
-        Ok(mut ans) if early.is_some() => {
-            let b = early.map_or(ans.epsilon, |a| a.epsilon);
-            let (upper, lower) = (
-                ans.epsilon.upper.min(b.upper),
-                ans.epsilon.lower.max(b.lower),
-            );
-            overlap(upper, lower)?;
-            ans.epsilon = Bracket { upper, lower };
-            Ok(ans)
-        }
+    let lattices = epsilon_lattices(phases, delta, tol, work);
+    #[cfg(full_engine)]
+    if let (Ok(mut ans), Some(a)) = (lattices.as_ref().copied(), early) {
+        let (upper, lower) = (
+            ans.epsilon.upper.min(a.epsilon.upper),
+            ans.epsilon.lower.max(a.epsilon.lower),
+        );
+        overlap(upper, lower)?;
+        ans.epsilon = Bracket { upper, lower };
+        return Ok(ans);
+    }
+    match lattices {
         Err(Error::PldBudget { reason }) => {
             #[cfg(full_engine)]
             if let Some(a) = early.or_else(|| {
-                (!jumps_first(&live))
+                (!first)
                     .then(|| jumps_answer(&live, delta))
                     .flatten()
                     .map(|(a, _)| a)
@@ -1321,8 +1323,9 @@ fn epsilon_phases_at(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAn
 /// log-normal tail e^{1/σ²} > 16 times its bulk's scale, over 10⁶ steps and more. There the
 /// lattices spent their whole budget (q = 2.1e-9, σ = 0.51, T = 5.8·10⁸: 0.69 s, refused) or
 /// found no lower end (q = 4.9e-9, σ = 0.40, T = 7.7·10⁷), and the closed form brackets them in
-/// 0.3–0.4 s (the lattices' half-budget try then adds 0.3 s). Over few steps the lattices' brackets are the narrower (q = 2.1e-8, σ = 0.51,
-/// T = 38: 0.1 % wide against 2.4 %); elsewhere the closed form is their fallback.
+/// 0.3–0.4 s (the lattices' half-budget try then adds 0.3 s). Over few steps the lattices'
+/// brackets are the narrower (q = 2.1e-8, σ = 0.51, T = 38: 0.1 % wide against 2.4 %);
+/// elsewhere the closed form is their fallback.
 #[cfg(full_engine)]
 fn jumps_first(phases: &[Phase]) -> bool {
     matches!(phases, [p] if p.is_sgm()
@@ -1342,11 +1345,7 @@ fn jumps_answer(phases: &[Phase], delta: f64) -> Option<(EpsilonAnswer, bool)> {
     if !p.is_sgm() || p.adjacency != Adjacency::AddRemove || check_delta(delta).is_err() {
         return None;
     }
-    let (q, s) = (p.sgm.q(), p.sgm.sigma());
-    let (cap, _) = rdp_epsilon(phases, delta);
-    let cap =
-        cap.min(bernstein::epsilon_in(phases, delta, Direction::Remove).unwrap_or(f64::INFINITY));
-    let (b, add) = jumps::bracket(q, s, p.steps, delta, cap).ok()?;
+    let (b, add) = jumps_bracket(p, delta).ok()?;
     let add =
         add.min(bernstein::epsilon_in(phases, delta, Direction::Add).unwrap_or(f64::INFINITY));
     let width = b.upper - b.lower;
@@ -1369,10 +1368,17 @@ fn jumps_answer(phases: &[Phase], delta: f64) -> Option<(EpsilonAnswer, bool)> {
 #[cfg(full_engine)]
 #[doc(hidden)]
 pub fn epsilon_by_jumps(sgm: Sgm, steps: u64, delta: f64) -> Result<(Bracket, f64), Error> {
-    let phases = [Phase::new(sgm, steps)?];
-    let delta = check_delta(delta)?;
-    let (cap, _) = rdp_epsilon(&phases, delta);
-    jumps::bracket(sgm.q(), sgm.sigma(), steps, delta, cap)
+    jumps_bracket(&Phase::new(sgm, steps)?, check_delta(delta)?)
+}
+
+/// [`jumps::bracket`] for one plain SGM phase, capped by the certified upper ends in hand: exact
+/// RDP's ε and Bernstein's bound for the remove pair.
+#[cfg(full_engine)]
+fn jumps_bracket(p: &Phase, delta: f64) -> Result<(Bracket, f64), Error> {
+    let phases = std::slice::from_ref(p);
+    let (cap, _) = rdp_epsilon(phases, delta);
+    let bern = bernstein::epsilon_in(phases, delta, Direction::Remove);
+    jumps::bracket(p, delta, cap.min(bern.unwrap_or(f64::INFINITY)))
 }
 
 /// The answer [0, b] from Bernstein's bound b alone.
