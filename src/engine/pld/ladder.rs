@@ -131,12 +131,16 @@ fn lost_share(floor: f64, copies: f64) -> f64 {
         LOST_REL
     }
 }
-/// A reversed composition's top cut per settle, relative to the measure's tilted moment. It
-/// must clear the FFT's rounding floor at the top (~1e-14 of the moment per level); its share
-/// of the composed moment is then ≲ 2·TOP_REL·T (the per-step cut is used T times), and the
-/// ledger, charged at e^{−θε} as δ itself falls, moves δ by about that share times
-/// θ·σ_T·√(2π) (σ_T the composed loss's tilted spread): ≲ 1e-4 of δ up to T = 10⁹.
-const TOP_REL: f64 = 1e-13;
+/// A reversed composition's top cut per settle, relative to the measure's tilted moment (at
+/// most: a caller may ask for less, [`compose_reversed`]). It must clear the FFT's rounding
+/// floor at the top (~1e-14 of the moment per level); its share of the composed moment is
+/// then ≲ 2·TOP_REL·T (the per-step cut is used T times). The ledger is charged at e^{−θε},
+/// and δ is a share 1/((1 + θ)²·σ_T·√(2π)) of the composed tilted moment where the tilt
+/// centres the answer (σ_T the tilted spread: (e^{−x} − e^ε)₊ rises as x falls below −ε over
+/// a loss of 1/(1 + θ)), so the ledger moves δ by about 2·TOP_REL·T·(1 + θ)²·σ_T·√(2π) of
+/// itself: 1e-4 at θ ≈ 10 and T = 10⁸, but 4 at θ ≈ 11,700, σ_T = 4.4e-4, T = 1.4·10⁸ — there
+/// the caller asks for less (`Lattices::ladder_reversed`).
+pub(crate) const TOP_REL: f64 = 1e-13;
 /// The re-discretizations' bias budget relative to the per-step lattice's: the
 /// 2^j-step PLD may be put on spacing D when (T/2^j)·D² ≤ REBIN·T·Δ²·2^{−(L−j)/2}
 /// (L = log₂T), so their sum is ≤ 3.5·REBIN times the per-step lattice's bias.
@@ -883,7 +887,8 @@ fn top_to_ledger(p: &mut Part, ln_budget: f64) -> f64 {
 
 /// Settle a measure whose core is `core` (already cut below) and whose tail candidates
 /// are `tail` (on f·d): send `up`'s mass at the top (tail first, then core) to +∞
-/// within the budget, spill the core above its τ-point into the tail, move tail mass
+/// within the budget (`eta`; for a reversed composition, λ ≤ −1, the share of its tilted
+/// moment its top may take to the ledger, at most [`TOP_REL`]), spill the core above its τ-point into the tail, move tail mass
 /// inside the core's range back onto the core, and drop the tail when the core can
 /// hold it.
 fn settle(m: &mut Meas, lambda: f64, eta: f64) {
@@ -894,7 +899,7 @@ fn settle(m: &mut Meas, lambda: f64, eta: f64) {
         // to the ledger instead. Without it the tail doubled at every squaring (the FFT's
         // rounding floor rides at its top), its cap then coarsened it to spacings of 10 and
         // more, and connect-the-dots at that spacing and λ < 0 moves weight e^{|λ|·fΔ} down.
-        let ln_budget = TOP_REL.ln() + m.ln_moment();
+        let ln_budget = eta.min(TOP_REL).ln() + m.ln_moment();
         let mut gone = top_to_ledger(&mut m.tail, ln_budget);
         if m.tail.is_empty() {
             let left = if gone > f64::NEG_INFINITY {
@@ -1177,17 +1182,19 @@ pub(crate) fn compose(
 }
 
 /// The reversed pair's composition ([`super`]'s "reversed pair"): the phases' lattices
-/// composed at tilt λ ≤ −1, nothing sent to +∞ (the tops go to the ledger, [`TOP_REL`]),
+/// composed at tilt λ ≤ −1, nothing sent to +∞ (the tops go to the ledger: about `top` of
+/// the composed tilted moment in all, spread over the levels by the times each product is
+/// used, and at most [`TOP_REL`] of a measure's moment per settle; ∞ for that alone),
 /// the mass below each phase's lattice charged per step by `edges` (ln of its moment bound
 /// at λ); read by [`Composed::delta`] as the reversed pair's upper δ.
 pub(crate) fn compose_reversed(
     phases: &[(&StepPld, u64)],
     lambda: f64,
-    d: f64,
+    (d, top, floor): (f64, f64, f64),
     edges: &[f64],
 ) -> Result<Composed, TooWide> {
     debug_assert!(lambda <= -1.0 && edges.len() == phases.len());
-    compose_with(phases, lambda, (d, 0.0, FLOOR_SHARE), edges)
+    compose_with(phases, lambda, (d, top, floor), edges)
 }
 
 fn compose_with(

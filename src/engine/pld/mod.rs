@@ -796,8 +796,27 @@ impl Lattices {
         let edges: Vec<f64> = (self.floors.iter().zip(&self.offsets))
             .map(|(&floor, &o)| ln_eta + lambda * (floor - o))
             .collect();
-        let mut c = ladder::compose_reversed(&self.ladder_phases(), lambda, self.d, &edges)
-            .map_err(ladder_error)?;
+        // The tops' ledger is charged at e^{−θε}, as if it sat at the answer; its default share
+        // (TOP_REL per settle, ~2·TOP_REL·T in all) must stay well below δ's share of the
+        // composed tilted moment, 1/((1 + θ)²·σ_T·√(2π)) where the tilt centres the answer
+        // (σ_T the tilted spread). At tiny ε that share is small: q = 1.8e-8, σ = 0.77,
+        // T = 1.4·10⁸, δ = 9.3e-12 (θ ≈ 11,700, σ_T = 4.4e-4) puts it at 6.6e-6 against the
+        // tops' 2.8e-5, and the add pair's upper end read 0.00245 where its δ at 0.00232 is
+        // 7.6e-12 (tests/reference/add_inversion.py). There the tops take a thousandth of it.
+        let (_, var) = self.tilted_moments()(lambda);
+        let share = 1.0 / (lambda * lambda * var.sqrt() * (2.0 * std::f64::consts::PI).sqrt());
+        let top = if 2.0 * ladder::TOP_REL * self.counts.iter().sum::<f64>() > 1e-3 * share {
+            1e-3 * share
+        } else {
+            f64::INFINITY
+        };
+        let mut c = ladder::compose_reversed(
+            &self.ladder_phases(),
+            lambda,
+            (self.d, top, ladder::FLOOR_SHARE),
+            &edges,
+        )
+        .map_err(ladder_error)?;
         c.shift_by(self.shift());
         Ok(c)
     }
