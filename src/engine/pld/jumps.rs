@@ -91,8 +91,9 @@ const MASS_MARGIN: f64 = 1e-12;
 const WORK: f64 = 6e8;
 /// Most bins over the fine part of the loss range per read.
 const MAX_BINS: f64 = 20_000.0;
-/// Work per bin read (four erfc and two reads of H: about the work of a lattice point).
-const BIN_WORK: f64 = 400.0;
+/// Work per bin built (four erfc and two logs) and per bin read (two reads of H).
+const MASS_WORK: f64 = 250.0;
+const READ_WORK: f64 = 150.0;
 /// Most compositions (tilts) of the small pair.
 const MAX_TILTS: usize = 4;
 
@@ -210,10 +211,13 @@ impl Small {
         pts
     }
 
-    /// (upper, lower) bounds on δ(ε); None once the call's work is spent.
-    fn delta(&self, eps: f64, dd: f64, flat: f64) -> Option<(f64, f64)> {
+    /// ν on the bins for reads at ε and below: each bin's loss ends and its mass (times T
+    /// above ℓ_top), and the upper sum's part beyond the last bin; None once the call's work
+    /// is spent. The masses are the costly part (four erfc a bin), so a bisection builds them
+    /// once, for the largest ε it reads: finer bins than a smaller ε needs only tighten it.
+    fn bins(&self, eps: f64, dd: f64, flat: f64) -> Option<Bins> {
         let pts = self.breakpoints(eps, dd, flat);
-        if !spend(BIN_WORK * pts.len() as f64) {
+        if !spend(MASS_WORK * pts.len() as f64) {
             return None;
         }
         // (ℓ_top's own boundary is the lattice's, so that the two parts partition the line.)
@@ -226,7 +230,7 @@ impl Small {
                 x_of_loss(self.q, self.sigma, l)
             }
         };
-        let (mut up, mut lo) = (0.0f64, 0.0f64);
+        let mut bins = Vec::with_capacity(pts.len());
         let mut xa = x_of(pts[0]);
         for w in pts.windows(2) {
             let (la, lb) = (w[0], w[1]);
@@ -236,55 +240,80 @@ impl Small {
             if ln_p == f64::NEG_INFINITY {
                 continue;
             }
-            let p = ln_p.exp();
             let weight = if la >= self.l_top { self.t } else { 1.0 };
+            bins.push((la, lb, weight * ln_p.exp()));
+        }
+        let far = ln_p_between(self.q, self.sigma, x_of(self.l_max), f64::INFINITY);
+        Some(Bins {
+            bins,
+            beyond: self.t * far.exp() * (1.0 + MASS_MARGIN) + self.r2,
+        })
+    }
+
+    /// (upper, lower) bounds on δ(ε) from `bins` (built for this ε or a larger one); None
+    /// once the call's work is spent.
+    fn read(&self, bins: &Bins, eps: f64) -> Option<(f64, f64)> {
+        if !spend(READ_WORK * bins.bins.len() as f64) {
+            return None;
+        }
+        let (mut up, mut lo) = (0.0f64, 0.0f64);
+        for &(la, lb, p) in &bins.bins {
             // H(ε − ℓ) rises with ℓ: its upper end at the bin's top, its lower end at the
             // bottom (each moved outwards for the rounding of a breakpoint's x and loss).
             let (hu, _) = self.h(eps - lb - 1e-12 * lb.abs() - 1e-18);
             let (_, hl) = self.h(eps - la + 1e-12 * la.abs() + 1e-18);
-            up += weight * p * (1.0 + MASS_MARGIN) * hu;
-            lo += weight * p * (1.0 - MASS_MARGIN) * hl;
+            up += p * (1.0 + MASS_MARGIN) * hu;
+            lo += p * (1.0 - MASS_MARGIN) * hl;
         }
-        let far = ln_p_between(self.q, self.sigma, x_of(self.l_max), f64::INFINITY);
-        up += self.t * far.exp() * (1.0 + MASS_MARGIN) + self.r2;
+        up += bins.beyond;
         Some((up * (1.0 + 1e-12), lo * (1.0 - 1e-12)))
     }
 
     /// The bracket [lower, upper] of ε at δ from the compositions read so far, with bins of
     /// loss spacing `dd` (None where the upper sum stays above δ up to `cap`, or the work is
     /// spent). Any ε whose upper sum is ≤ δ is a certified upper end and any whose lower sum is
-    /// above δ a certified lower end: the bisections keep such points.
+    /// above δ a certified lower end: the bisections keep such points, to a millionth of ε
+    /// (the width rule asks for a thousandth).
     fn solve(&self, delta: f64, dd: f64, flat: f64, cap: f64) -> Option<(f64, f64)> {
         let spent = std::cell::Cell::new(false);
-        let read = |e: f64| {
-            let r = self.delta(e, dd, flat);
+        let read = |bins: Option<&Bins>, e: f64| {
+            let r = bins.and_then(|b| self.read(b, e));
             spent.set(spent.get() || r.is_none());
             r.unwrap_or((f64::INFINITY, 0.0))
         };
-        // The upper end: doubling from a small ε (a read costs ~ε/dd bins), then bisection.
+        // The upper end: doubling from a small ε (a read costs ~ε/dd bins), then bisection
+        // on the bins of its upper end.
         let mut b = (64.0 * dd).min(cap);
-        while read(b).0 > delta {
+        while read(self.bins(b, dd, flat).as_ref(), b).0 > delta {
             if b >= cap || spent.get() {
                 return None;
             }
             b = (2.0 * b).min(cap);
         }
+        let bins = self.bins(b, dd, flat)?;
+        let at = |e: f64| read(Some(&bins), e);
         let a = if b > 64.0 * dd { 0.5 * b } else { 0.0 };
-        let (_, upper) = bisect((a, b), |e| read(e).0 > delta, 80, |x, y| y - x <= 1e-9 * y);
-        // The lower end.
-        let lower = if read(0.0).1 <= delta {
+        let tol = |x: f64, y: f64| y - x <= 1e-6 * y;
+        let (_, upper) = bisect((a, b), |e| at(e).0 > delta, 60, tol);
+        // The lower end: within a few percent of the upper one where the lower sum there is
+        // above δ (it is, but for the widest brackets), else from 0.
+        let near = 0.95 * upper;
+        let lower = if at(near).1 > delta {
+            bisect((near, upper), |e| at(e).1 > delta, 60, tol).0
+        } else if at(0.0).1 <= delta {
             0.0
         } else {
-            bisect(
-                (0.0, upper),
-                |e| read(e).1 > delta,
-                80,
-                |x, y| y - x <= 1e-9 * y,
-            )
-            .0
+            bisect((0.0, near), |e| at(e).1 > delta, 60, tol).0
         };
         (!spent.get()).then_some((lower, upper))
     }
+}
+
+/// One step's loss measure on bins ([`Small::bins`]): (ℓ_a, ℓ_b, mass × weight), and the
+/// upper sum's part beyond them (the far mass at H = 1, and R₂).
+struct Bins {
+    bins: Vec<(f64, f64, f64)>,
+    beyond: f64,
 }
 
 /// The certified bracket of ε at δ for one plain SGM phase, remove pair
