@@ -61,10 +61,11 @@
 //! (both draws: 0.71 s and 0.64 s natively). Everywhere else (plain SGM, add/remove) it is the
 //! fallback where the lattices refuse. The add pair is ruled out by
 //! a certified upper end of its ε from the same small pair, reversed ([`Small::add_delta`]), or
-//! Bernstein's bound. Where that reading is loose (tiny q at σ ≈ 0.5–0.8 over 10⁸ steps: 3–15 %
-//! above the remove pair's upper end, where a Laplace inversion of the add pair's exact moment
-//! generating function, `tests/reference/add_inversion.py`, puts the add pair below it) the run
-//! is still refused.
+//! Bernstein's bound. (That reading was 3–15 % loose at tiny q, σ ≈ 0.5–0.8 over 10⁸ steps, and
+//! those runs refused, until the reversed composition's top cuts were held below δ's share of
+//! its tilted moment: `super::Lattices::ladder_reversed`; now within 0.04 % of a Laplace
+//! inversion of the add pair's exact moment generating function,
+//! `tests/reference/add_inversion.py`.)
 //!
 //! Checked against the one-jump reference (`tests/reference/one_jump.py`, mpmath, no lattice)
 //! and the binomial count statistic (a certified lower end in closed form) in
