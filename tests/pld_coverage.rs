@@ -526,6 +526,47 @@ fn rare_large_losses_answer_where_the_lattices_refused() {
     assert!(n >= 3, "the reference file holds {n} runs");
 }
 
+/// The δ side of the same runs (the CLI's `delta`, the page's privacy profile and attack
+/// risk): the lattices read δ(0.0422) at q = 2.1e-9, σ = 0.51, T = 5.8·10⁸ as
+/// [2.8e-15, 2.6e-2]; the points they read poorly are now read in closed form too
+/// (`engine::pld::jumps::delta_brackets`). Checked three ways: at the count statistic's
+/// certified floor ε_c (tests/reference/count_statistic.py, independent) δ is above the run's δ,
+/// so the upper end must be; at the ε side's certified upper end δ is at most the run's δ, so the
+/// lower end must be; and that bracket is narrower than the profile's "poor" ratio, 1.25.
+#[test]
+fn the_delta_side_reads_rare_large_losses() {
+    let text = include_str!("reference/count_statistic.jsonl");
+    let mut n = 0;
+    for line in text.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let f = |k: &str| v[k].as_f64().unwrap();
+        let (q, s, d, floor) = (f("q"), f("sigma"), f("delta"), f("epsilon_lower"));
+        let t = v["steps"].as_u64().unwrap();
+        if t < 1_000_000 {
+            continue;
+        }
+        let at_floor = pld::delta(sgm(q, s), t, floor).unwrap().delta;
+        assert!(
+            at_floor.upper >= d,
+            "q={q} s={s} T={t}: δ({floor}) = {at_floor:?} below {d}"
+        );
+        let e = pld::epsilon(sgm(q, s), t, d).unwrap().epsilon;
+        let at_upper = pld::delta(sgm(q, s), t, e.upper).unwrap().delta;
+        assert!(
+            at_upper.lower <= d * (1.0 + 1e-9),
+            "q={q} s={s} T={t}: δ({}) = {at_upper:?} above {d}",
+            e.upper
+        );
+        assert!(
+            at_upper.upper <= 1.25 * at_upper.lower,
+            "q={q} s={s} T={t}: δ({}) = {at_upper:?}",
+            e.upper
+        );
+        n += 1;
+    }
+    assert!(n >= 2, "the reference file holds {n} such runs");
+}
+
 /// Two certified brackets of one run must overlap. The closed form for rare large losses
 /// (`pld::epsilon_by_jumps`: a decomposition by the number of steps whose sample passes a
 /// threshold, the rest on the lattices) and the lattices' own bracket are built differently —

@@ -358,20 +358,132 @@ pub(super) fn bracket(p: &Phase, delta: f64, cap: f64) -> Result<(Bracket, f64),
     best.ok_or(spent)
 }
 
+/// Certified δ brackets at each ε of `eps` for one plain SGM phase under add/remove adjacency
+/// (the larger of the two pairs' δ), by the decomposition above: the remove pair's from the two
+/// sums, read once per ε (no bisection); the add pair's upper end from the reversed
+/// compositions ([`Small::add_delta`]), its lower end 0. `floor`: the smallest δ the reads
+/// resolve (x_top puts R₂, charged in full, at a thousandth of it); the ε are read in
+/// increasing order, and once an upper end is below `floor` it stands for every larger ε (δ
+/// falls with ε). Compositions: one tilted a spread above the small pair's mean (the k = 1
+/// terms) with the reversed one below the windows; then, where a read is poor, one tilted at
+/// the largest such ε (the k = 0 term reads H at ε) with its reversed one, and those re-read.
+pub(super) fn delta_brackets(p: &Phase, eps: &[f64], floor: f64) -> Result<Vec<Bracket>, Error> {
+    let spent = || Error::PldBudget { reason: WORK_SPENT };
+    let (q, sigma, steps) = (p.sgm.q(), p.sgm.sigma(), p.steps);
+    let phases = std::slice::from_ref(p);
+    let top = eps.iter().cloned().fold(0.0f64, f64::max);
+    let (Some(bulk), true) = (
+        bulk_scale(phases),
+        steps >= 2 && q > 0.0 && q < 1.0 && top > 0.0,
+    ) else {
+        return Err(spent());
+    };
+    budget(WORK);
+    let t = steps as f64;
+    let d = bulk_spacing(bulk, finest_spacing(t, split_share(phases))).min(1e-4);
+    let Setup {
+        mut small,
+        lat,
+        dd,
+        flat,
+        m0,
+        s0,
+    } = setup((q, sigma, t, bulk), floor, top, d)?;
+    small.comps.push(lat.compose(lat.tilt_for(m0 + s0, 1.0))?);
+    let mut order: Vec<usize> = (0..eps.len()).collect();
+    order.sort_by(|&a, &b| eps[a].total_cmp(&eps[b]));
+    small
+        .revs
+        .extend(lat.ladder_reversed(lat.tilt_reversed(-flat, 1.0)).ok());
+    let mut out = vec![
+        Bracket {
+            upper: 1.0,
+            lower: 0.0
+        };
+        eps.len()
+    ];
+    // Bins cover the ε read so far (built again, twice as far, past them).
+    let mut bins: Option<(f64, Bins)> = None;
+    let mut read = |small: &Small, i: usize| -> Result<Bracket, Error> {
+        let e = eps[i];
+        if bins.as_ref().is_none_or(|(c, _)| *c < e) {
+            let c = (2.0 * e).max(64.0 * dd);
+            bins = Some((c, small.bins(c, dd, flat).ok_or_else(spent)?));
+        }
+        let (_, b) = bins.as_ref().ok_or_else(spent)?;
+        let (up, lo) = small.read(b, e).ok_or_else(spent)?;
+        let upper = up.max(small.add_delta(e)).min(1.0);
+        Ok(Bracket {
+            upper,
+            lower: lo.min(upper),
+        })
+    };
+    let poor = |b: &Bracket| b.upper >= floor && b.upper > 1.25 * b.lower;
+    for round in 0..2 {
+        let mut below: Option<f64> = None;
+        for &i in &order {
+            if let Some(u) = below {
+                out[i].upper = out[i].upper.min(u);
+                continue;
+            }
+            if round == 0 || poor(&out[i]) {
+                let b = read(&small, i)?;
+                out[i] = Bracket {
+                    upper: out[i].upper.min(b.upper),
+                    lower: out[i].lower.max(b.lower),
+                };
+            }
+            if out[i].upper < floor {
+                below = Some(out[i].upper);
+            }
+        }
+        // A second composition at the largest poor ε (its k = 0 term read at ε itself).
+        let Some(aim) = (order.iter().rev())
+            .map(|&i| (eps[i], out[i]))
+            .find(|(_, b)| poor(b))
+            .map(|(e, _)| e)
+        else {
+            break;
+        };
+        if round == 1 {
+            break;
+        }
+        match lat.compose(lat.tilt_for(aim.max(m0 + 2.0 * s0), 1.0)) {
+            Ok(c) => small.comps.push(c),
+            Err(_) => break,
+        }
+        small
+            .revs
+            .extend(lat.ladder_reversed(lat.tilt_reversed(aim, 1.0)).ok());
+    }
+    Ok(out)
+}
+
 /// The width rule: 0.1 % of ε, or 1e-4 absolute below ε = 0.1.
 fn meets_rule(lower: f64, upper: f64) -> bool {
     let w = upper - lower;
     w <= 1e-3 * upper || (upper < 0.1 && w <= super::ABS_WIDTH)
 }
 
-/// [`bracket`] with the small pair on a lattice of spacing `d`: the remove pair's bracket and
-/// an upper end for the add pair's ε.
-fn on_lattice(
+/// The small pair on its lattices, before any composition: the pair, its lattices, the
+/// bins' spacing and the level H flattens at, and the untilted composed mean and spread.
+struct Setup {
+    small: Small,
+    lat: Lattices,
+    dd: f64,
+    flat: f64,
+    m0: f64,
+    s0: f64,
+}
+
+/// The small pair of one plain SGM phase on a lattice of spacing `d`, for reads at δ down to
+/// `delta` (x_top puts R₂ at a thousandth of it, the far mass at a millionth) and ε up to `cap`.
+fn setup(
     (q, sigma, t, bulk): (f64, f64, f64, f64),
     delta: f64,
     cap: f64,
     d: f64,
-) -> Result<(Bracket, f64), Error> {
+) -> Result<Setup, Error> {
     let spent = Error::PldBudget { reason: WORK_SPENT };
     // x_top: T·p_b ≤ √(2·TWO_SHARE·δ)/2, so R₂ ≤ ½(Tp_b)²e^{Tp_b} ≤ TWO_SHARE·δ.
     let tp = 0.5 * (2.0 * TWO_SHARE * delta).sqrt();
@@ -415,7 +527,7 @@ fn on_lattice(
     let q_b = super::gauss::ln_phi_bar(x_top / sigma).exp() * (1.0 + MASS_MARGIN);
     let mq = ((t - 1.0) * (-q_b).ln_1p()).exp() * (1.0 - 1e-12);
     let x_max = x_with_tail(q, sigma, (FAR_SHARE * delta / t).ln());
-    let mut small = Small {
+    let small = Small {
         q,
         sigma,
         t,
@@ -435,6 +547,33 @@ fn on_lattice(
     let (m0, v0) = lat.tilted_moments()(0.0);
     let s0 = v0.sqrt();
     let (dd, flat) = (s0 / 50.0, m0 - 12.0 * s0);
+    Ok(Setup {
+        small,
+        lat,
+        dd,
+        flat,
+        m0,
+        s0,
+    })
+}
+
+/// [`bracket`] with the small pair on a lattice of spacing `d`: the remove pair's bracket and
+/// an upper end for the add pair's ε.
+fn on_lattice(
+    (q, sigma, t, bulk): (f64, f64, f64, f64),
+    delta: f64,
+    cap: f64,
+    d: f64,
+) -> Result<(Bracket, f64), Error> {
+    let spent = Error::PldBudget { reason: WORK_SPENT };
+    let Setup {
+        mut small,
+        lat,
+        dd,
+        flat,
+        m0,
+        s0,
+    } = setup((q, sigma, t, bulk), delta, cap, d)?;
     // First a composition tilted a spread above the mean (the k = 1 term reads H near it),
     // and the reversed one for reads below the windows; then, while the bracket is wide, one
     // tilted at its upper end (the k = 0 term reads H at ε, far out where ε is decided by

@@ -1841,7 +1841,17 @@ pub fn profile_phases(phases: &[Phase], eps: &[f64]) -> Result<Vec<(ProfilePoint
     #[cfg_attr(not(full_engine), allow(unused_mut))]
     // A refusal for a run beyond the domain even at δ = 0.1, its largest δ (so at every
     // (ε, δ) of it), says so, as the ε side's does.
-    let mut out = profile_of(phases, eps).map_err(|e| match e {
+    let first = profile_of(phases, eps);
+    // Where rare large losses decide δ ([`jumps_first`]), the points the lattices read poorly
+    // are read again in closed form and the brackets intersected ([`jumps_profile`]); where
+    // the lattices spend the call, the closed form alone may still answer ([`jumps_alone`]).
+    #[cfg(full_engine)]
+    let first = match first {
+        Ok(mut o) => jumps_profile(phases, &mut o).map(|_| o),
+        Err(e @ Error::PldBudget { .. }) => jumps_alone(phases, eps).ok_or(e),
+        r => r,
+    };
+    let mut out = first.map_err(|e| match e {
         Error::PldBudget { .. } if beyond_domain(phases, 0.1) => Error::PldBudget {
             reason: BEYOND_DOMAIN,
         },
@@ -1861,6 +1871,71 @@ pub fn profile_phases(phases: &[Phase], eps: &[f64]) -> Result<Vec<(ProfilePoint
         }
     }
     Ok(out)
+}
+
+/// One plain SGM phase whose rare large losses decide its δ (where [`jumps_first`] tries them
+/// first on the ε side): the profile points the lattices read poorly (upper end above
+/// [`PROFILE_FLOOR`] and more than [`PROFILE_RATIO`] times the lower) are read again in closed
+/// form ([`jumps::delta_brackets`], resolving δ down to the least of their lower ends), and the
+/// two certified brackets intersected. At q = 2.1e-9, σ = 0.51, T = 5.8·10⁸ the lattices read
+/// δ(0.0422) as [2.8e-15, 2.6e-2], where the ε side puts ε at δ = 3.3e-15 in
+/// [0.042169, 0.042208]. Where the closed form refuses, the lattices' brackets stand.
+#[cfg(full_engine)]
+fn jumps_profile(phases: &[Phase], out: &mut [(ProfilePoint, Grid)]) -> Result<bool, Error> {
+    let live: Vec<Phase> = phases.iter().copied().filter(|p| p.sgm.q() > 0.0).collect();
+    let ([p], true) = (&live[..], jumps_first(&live)) else {
+        return Ok(false);
+    };
+    if p.adjacency != Adjacency::AddRemove {
+        return Ok(false);
+    }
+    let poor: Vec<usize> = (0..out.len()).filter(|&i| poor(&out[i].0.delta)).collect();
+    if poor.is_empty() {
+        return Ok(false);
+    }
+    let eps: Vec<f64> = poor.iter().map(|&i| out[i].0.epsilon).collect();
+    let least = (poor.iter().map(|&i| out[i].0.delta.lower))
+        .fold(f64::INFINITY, f64::min)
+        .max(PROFILE_FLOOR);
+    let Ok(read) = jumps::delta_brackets(p, &eps, least) else {
+        return Ok(false);
+    };
+    for (&i, b) in poor.iter().zip(read) {
+        let d = &mut out[i].0.delta;
+        let (upper, lower) = (d.upper.min(b.upper), d.lower.max(b.lower));
+        overlap(upper, lower)?;
+        *d = Bracket { upper, lower };
+    }
+    monotone_envelope(out);
+    Ok(true)
+}
+
+/// Whether a profile point's bracket is poor: its upper end above [`PROFILE_FLOOR`] and more
+/// than [`PROFILE_RATIO`] times its lower end.
+#[cfg(full_engine)]
+fn poor(b: &Bracket) -> bool {
+    b.upper > PROFILE_FLOOR && b.upper > PROFILE_RATIO * b.lower
+}
+
+/// The profile from the closed form alone (where the lattices spend the call: q = 2.1e-9,
+/// σ = 0.51, T = 5.8·10⁸ over ε ∈ [0, 0.105], the page's range): every point starts at
+/// [0, exact RDP's δ] and is read by [`jumps_profile`]; None where that does not answer (or
+/// the run is not one it reads, or the input is invalid: the lattices' path says why).
+#[cfg(full_engine)]
+fn jumps_alone(phases: &[Phase], eps: &[f64]) -> Option<Vec<(ProfilePoint, Grid)>> {
+    let live: Vec<Phase> = phases.iter().copied().filter(|p| p.sgm.q() > 0.0).collect();
+    let valid = check_phases(phases).is_ok()
+        && (1..=10_000).contains(&eps.len())
+        && eps.iter().all(|e| e.is_finite() && *e >= 0.0);
+    if !valid || !jumps_first(&live) || !live.iter().all(Phase::is_sgm) {
+        return None;
+    }
+    let curve = rdp_total(&live);
+    let mut out = zero_points(eps, 0.0);
+    for (slot, &e) in out.iter_mut().zip(eps) {
+        slot.0.delta.upper = rdp_ln_delta(&curve, e).0.exp().min(1.0);
+    }
+    jumps_profile(phases, &mut out).ok()?.then_some(out)
 }
 
 /// Whether exact RDP puts the plain SGM phases' ε at `delta` above 10³, beyond the domain the
