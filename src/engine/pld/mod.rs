@@ -1838,9 +1838,6 @@ pub fn profile(sgm: Sgm, steps: u64, eps: &[f64]) -> Result<Vec<ProfilePoint>, E
 
 /// Profile for phases; also reports the grid used at each point.
 pub fn profile_phases(phases: &[Phase], eps: &[f64]) -> Result<Vec<(ProfilePoint, Grid)>, Error> {
-    #[cfg_attr(not(full_engine), allow(unused_mut))]
-    // A refusal for a run beyond the domain even at δ = 0.1, its largest δ (so at every
-    // (ε, δ) of it), says so, as the ε side's does.
     let first = profile_of(phases, eps);
     // Where rare large losses decide δ ([`jumps_first`]), the points the lattices read poorly
     // are read again in closed form and the brackets intersected ([`jumps_profile`]); where
@@ -1851,6 +1848,9 @@ pub fn profile_phases(phases: &[Phase], eps: &[f64]) -> Result<Vec<(ProfilePoint
         Err(e @ Error::PldBudget { .. }) => jumps_alone(phases, eps).ok_or(e),
         r => r,
     };
+    // A refusal for a run beyond the domain even at δ = 0.1, its largest δ (so at every
+    // (ε, δ) of it), says so, as the ε side's does.
+    #[cfg_attr(not(full_engine), allow(unused_mut))]
     let mut out = first.map_err(|e| match e {
         Error::PldBudget { .. } if beyond_domain(phases, 0.1) => Error::PldBudget {
             reason: BEYOND_DOMAIN,
