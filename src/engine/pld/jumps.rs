@@ -328,16 +328,7 @@ struct Bins {
 /// σ = 0.40, T = 7.7·10⁷ is 2.3e-4 wide at b/16, 9.5e-5 at b/32); brackets intersect.
 pub(super) fn bracket(p: &Phase, delta: f64, cap: f64) -> Result<(Bracket, f64), Error> {
     let spent = Error::PldBudget { reason: WORK_SPENT };
-    let (q, sigma, steps) = (p.sgm.q(), p.sgm.sigma(), p.steps);
-    let phases = std::slice::from_ref(p);
-    let bulk = bulk_scale(phases);
-    let (Some(bulk), true) = (bulk, steps >= 2 && q > 0.0 && q < 1.0 && cap > 0.0) else {
-        return Err(spent);
-    };
-    budget(WORK);
-    let t = steps as f64;
-    let finest = finest_spacing(t, split_share(phases));
-    let d0 = bulk_spacing(bulk, finest).min(1e-4);
+    let ((q, sigma, t, bulk), d0, finest) = start(p, cap)?;
     let mut best: Option<(Bracket, f64)> = None;
     for d in [d0, (0.5 * d0).max(finest)] {
         let (b, add) = match (on_lattice((q, sigma, t, bulk), delta, cap, d), best) {
@@ -369,18 +360,8 @@ pub(super) fn bracket(p: &Phase, delta: f64, cap: f64) -> Result<(Bracket, f64),
 /// the largest such ε (the k = 0 term reads H at ε) with its reversed one, and those re-read.
 pub(super) fn delta_brackets(p: &Phase, eps: &[f64], floor: f64) -> Result<Vec<Bracket>, Error> {
     let spent = || Error::PldBudget { reason: WORK_SPENT };
-    let (q, sigma, steps) = (p.sgm.q(), p.sgm.sigma(), p.steps);
-    let phases = std::slice::from_ref(p);
     let top = eps.iter().cloned().fold(0.0f64, f64::max);
-    let (Some(bulk), true) = (
-        bulk_scale(phases),
-        steps >= 2 && q > 0.0 && q < 1.0 && top > 0.0,
-    ) else {
-        return Err(spent());
-    };
-    budget(WORK);
-    let t = steps as f64;
-    let d = bulk_spacing(bulk, finest_spacing(t, split_share(phases))).min(1e-4);
+    let ((q, sigma, t, bulk), d, _) = start(p, top)?;
     let Setup {
         mut small,
         lat,
@@ -418,7 +399,7 @@ pub(super) fn delta_brackets(p: &Phase, eps: &[f64], floor: f64) -> Result<Vec<B
             lower: lo.min(upper),
         })
     };
-    let poor = |b: &Bracket| b.upper >= floor && b.upper > 1.25 * b.lower;
+    let poor = |b: &Bracket| b.upper >= floor && b.upper > super::PROFILE_RATIO * b.lower;
     for round in 0..2 {
         let mut below: Option<f64> = None;
         for &i in &order {
@@ -463,6 +444,32 @@ pub(super) fn delta_brackets(p: &Phase, eps: &[f64], floor: f64) -> Result<Vec<B
 fn meets_rule(lower: f64, upper: f64) -> bool {
     let w = upper - lower;
     w <= 1e-3 * upper || (upper < 0.1 && w <= super::ABS_WIDTH)
+}
+
+/// One plain SGM phase as the decomposition takes it: (q, σ, T, the bulk scale).
+type Run = (f64, f64, f64, f64);
+
+/// What [`bracket`] and [`delta_brackets`] start from, for one plain SGM phase whose ε (or
+/// the largest ε read) is at most `top`: (q, σ, T, the bulk scale), the bulk rule's spacing
+/// and the finest the phase allows; the call's work budget set. Refused where the
+/// decomposition does not apply (q ∈ {0, 1}, one step, no bulk scale, `top` ≤ 0).
+fn start(p: &Phase, top: f64) -> Result<(Run, f64, f64), Error> {
+    let (q, sigma, steps) = (p.sgm.q(), p.sgm.sigma(), p.steps);
+    let phases = std::slice::from_ref(p);
+    let (Some(bulk), true) = (
+        bulk_scale(phases),
+        steps >= 2 && q > 0.0 && q < 1.0 && top > 0.0,
+    ) else {
+        return Err(Error::PldBudget { reason: WORK_SPENT });
+    };
+    budget(WORK);
+    let t = steps as f64;
+    let finest = finest_spacing(t, split_share(phases));
+    Ok((
+        (q, sigma, t, bulk),
+        bulk_spacing(bulk, finest).min(1e-4),
+        finest,
+    ))
 }
 
 /// The small pair on its lattices, before any composition: the pair, its lattices, the

@@ -1190,11 +1190,11 @@ pub(crate) fn compose(
 pub(crate) fn compose_reversed(
     phases: &[(&StepPld, u64)],
     lambda: f64,
-    (d, top, floor): (f64, f64, f64),
+    (d, top): (f64, f64),
     edges: &[f64],
 ) -> Result<Composed, TooWide> {
     debug_assert!(lambda <= -1.0 && edges.len() == phases.len());
-    compose_with(phases, lambda, (d, top, floor), edges)
+    compose_with(phases, lambda, (d, top, FLOOR_SHARE), edges)
 }
 
 fn compose_with(

@@ -810,13 +810,8 @@ impl Lattices {
         } else {
             f64::INFINITY
         };
-        let mut c = ladder::compose_reversed(
-            &self.ladder_phases(),
-            lambda,
-            (self.d, top, ladder::FLOOR_SHARE),
-            &edges,
-        )
-        .map_err(ladder_error)?;
+        let mut c = ladder::compose_reversed(&self.ladder_phases(), lambda, (self.d, top), &edges)
+            .map_err(ladder_error)?;
         c.shift_by(self.shift());
         Ok(c)
     }
@@ -1919,15 +1914,13 @@ fn poor(b: &Bracket) -> bool {
 
 /// The profile from the closed form alone (where the lattices spend the call: q = 2.1e-9,
 /// σ = 0.51, T = 5.8·10⁸ over ε ∈ [0, 0.105], the page's range): every point starts at
-/// [0, exact RDP's δ] and is read by [`jumps_profile`]; None where that does not answer (or
-/// the run is not one it reads, or the input is invalid: the lattices' path says why).
+/// [0, exact RDP's δ] and is read by [`jumps_profile`]; None where that does not answer or
+/// the run is not one it reads. (Called on the lattices' budget refusal only, so on input
+/// they have already checked.)
 #[cfg(full_engine)]
 fn jumps_alone(phases: &[Phase], eps: &[f64]) -> Option<Vec<(ProfilePoint, Grid)>> {
     let live: Vec<Phase> = phases.iter().copied().filter(|p| p.sgm.q() > 0.0).collect();
-    let valid = check_phases(phases).is_ok()
-        && (1..=10_000).contains(&eps.len())
-        && eps.iter().all(|e| e.is_finite() && *e >= 0.0);
-    if !valid || !jumps_first(&live) || !live.iter().all(Phase::is_sgm) {
+    if !jumps_first(&live) {
         return None;
     }
     let curve = rdp_total(&live);
