@@ -35,6 +35,11 @@ RUNS = [
     # Refused by the lattices until rare large losses were composed in closed form
     # (engine::pld::jumps, 2026-11-26): exact RDP's 3.25 was all that was left.
     (2.136e-9, 0.5108, 581_266_865, 3.33e-15, 0.05),
+    # Refused until the term with two large steps was read from the small pair's composition
+    # rather than charged in full (engine::pld::jumps, 2026-11-28): the corner sweep's draws at
+    # delta <= 5e-14, where that charge put the small pair's losses up to 0.8.
+    (4.443e-9, 0.3754, 200_386_724, 5.3e-15, 4.4),
+    (1.332e-9, 0.3337, 26_153_292, 4.2e-14, 4.55),
 ]
 
 

@@ -20,8 +20,32 @@
 //!   μ_s^{∗T} = μ_s^{∗(T−1)} ∗ μ_s   and   T·μ_s^{∗(T−1)} ∗ μ_b,
 //! so with ν = μ_s + T·μ_b (a measure on the losses of one step),
 //!   ∫ H(ε − ℓ) dν(ℓ)  ≤  δ(ε)  ≤  ∫ H(ε − ℓ) dν(ℓ) + R₂,
-//! R₂ = Σ_{k≥2} C(T, k)·p_b^k ≤ e^{Tp_b} − 1 − Tp_b ≤ ½(Tp_b)²·e^{Tp_b} (the integrand is ≤ 1
-//! and |μ_s| ≤ 1; p_b = μ_b's mass). x_top is put where R₂ is at most a thousandth of δ.
+//! R₂ the terms with k ≥ 2 (p_b = μ_b's mass). Those with k ≥ 3 are charged in full:
+//! R₃ = Σ_{k≥3} C(T, k)·p_b^k ≤ (Tp_b)³/6·e^{Tp_b} (the integrand is ≤ 1 and |μ_s| ≤ 1).
+//! The term k = 2 is read from H too: the T − 2-fold small pair's hockey stick H₂ is at most
+//! H(z − q')/(1 − p_b) (q' = −ln(1 − q); one more small step, whose loss is ≥ −q' and whose
+//! mass is ≥ 1 − p_b, cannot lower it by more), so
+//!   (k = 2)  ≤  C(T, 2)/(1 − p_b)·∫∫ H(ε − ℓ₁ − ℓ₂ − q') dμ_b(ℓ₁) dμ_b(ℓ₂),
+//! read on the pairs' sums (each loss rounded up onto a grid: H falls in its argument).
+//!
+//! **Where x_top goes** ([`x_top_for`]). Charging the term k = 2 in full would ask
+//! T·p_b ≤ √(2e-3·δ) (the square-root rule). At δ = 5.3e-15 (q = 4.4e-9, σ = 0.38,
+//! T = 2·10⁸, ε ≈ 4.42) the small pair's losses then reach 0.81, a composition of its 2·10⁸
+//! steps carrying losses that large did not fit the budget, and the run was refused; with the
+//! term read from H, T·p_b ≤ ∛(6e-3·δ) (the cube-root rule) keeps R₃ within a thousandth of δ,
+//! the small pair ends at 0.098 and the bracket is [4.41604, 4.41658] in 0.7 s (the one-jump
+//! estimate of `tests/reference/one_jump.py`: 4.41638). But moving x_top in also sends moderate
+//! losses to the big part, whose term k = 1 then reads H farther out in its own tail, where its
+//! bracket is wider: at q = 8.1e-9, σ = 0.45, T = 3.9·10⁸, δ = 9.8e-9 (ε ≈ 0.0236) the
+//! square-root rule ends the small pair at 0.019 and reads [0.023489, 0.023726], the cube-root
+//! rule at 0.0052 and reads [0.023323, 0.023765]. So the square-root rule is kept unless the
+//! small pair's largest loss under it passes a twentieth of ε's known upper end (exact RDP's)
+//! and under the cube-root rule it does not: over the 40 corner draws of
+//! `benches/epsilon_sweep.py --corner`, 37 answer (31 within the rule) with the square-root rule
+//! alone, 34 (29) with the cube-root rule alone, 39 (34) so. Where both leave the small pair
+//! heavy (q = 1.5e-5, σ = 0.37, T = 4.5·10⁵, δ = 4.8e-6: losses to 2.1 under the cube-root rule,
+//! ε ≈ 5.2, ~7 sampled steps) its composition found no lower end under the cube-root rule,
+//! and under the square-root rule reads [5.1447, 5.1797].
 //!
 //! * **H** is the small pair's composition on the lattices ([`super::ladder`]) with every
 //!   certificate they carry — its big part left out of both measures
@@ -82,8 +106,13 @@ use super::{
 };
 use crate::engine::search::bisect;
 
-/// The share of δ the terms with two or more big steps may take (charged in full).
-const TWO_SHARE: f64 = 1e-3;
+/// The share of δ the terms with three or more big steps may take (charged in full).
+const THREE_SHARE: f64 = 1e-3;
+/// The grid the term with two big steps is read on: this many points over ε's range.
+const PAIR_POINTS: usize = 512;
+/// The share of ε's known upper end (`cap`) above which the small pair's largest loss makes its
+/// composition heavy-tailed enough to move x_top in ([`x_top_for`]).
+const HEAVY: f64 = 0.05;
 /// The share of δ the big part beyond the last bin may take (charged at H = 1).
 const FAR_SHARE: f64 = 1e-6;
 /// Relative margin on every bin's mass (Gaussian interval masses: ≲ 1e-13 relative).
@@ -121,8 +150,8 @@ struct Small {
     x_top: f64,
     /// The last bin's end (beyond it the big part's mass is charged at H = 1).
     l_max: f64,
-    /// R₂ (an upper bound).
-    r2: f64,
+    /// R₃ (an upper bound).
+    r3: f64,
     /// A lower bound on the small pair's composed Q-mass, Q(x ≤ x_top)^{T−1}.
     mq: f64,
     comps: Vec<Composed>,
@@ -161,13 +190,25 @@ impl Small {
     /// An upper bound on the add pair's δ at ε: δ_add(ε) = E_P[(e^{−L_T} − e^ε)₊] (the remove
     /// pair's composed loss, reversed). Split as δ is, a big step's loss is ≥ ℓ_top > 0 and only
     /// lowers e^{−L}; the distinguished small step's is ≥ ln(1 − q), so
-    ///   δ_add(ε) ≤ δ_rev(ε + ln(1 − q))/(1 − q) + T·p_b·δ_rev(ε) + R₂
-    /// (a term with k ≥ 2 big steps is at most C(T, k)·p_b^k·E_{μ_s^{∗(T−k)}}[e^{−S}], and
-    /// E_{μ_s}[e^{−L}] = Q(x ≤ x_top) ≤ 1).
+    ///   δ_add(ε) ≤ δ_rev(ε + ln(1 − q))/(1 − q) + T·p_b·δ_rev(ε)
+    ///            + C(T, 2)·p_b²·e^{−ℓ_top}·δ_rev(ε + ℓ_top)/(1 − p_b) + R₃
+    /// (two big steps lower e^{−L} by e^{−2ℓ_top} at least, and the T − 2-fold small pair's
+    /// δ_rev(z) is at most e^{ℓ_top}·δ_rev(z − ℓ_top)/(1 − p_b): one more small step's loss is
+    /// ≤ ℓ_top; a term with k ≥ 3 big steps is at most C(T, k)·p_b^k·E_{μ_s^{∗(T−k)}}[e^{−S}],
+    /// and E_{μ_s}[e^{−L}] = Q(x ≤ x_top) ≤ 1).
     fn add_delta(&self, eps: f64) -> f64 {
         let l1q = self.floor;
-        (self.rev(eps + l1q) * (-l1q).exp() + self.t * self.p_b * self.rev(eps) + self.r2)
+        let pairs = self.c2() * self.p_b * self.p_b * (-self.l_top).exp();
+        (self.rev(eps + l1q) * (-l1q).exp()
+            + self.t * self.p_b * self.rev(eps)
+            + pairs * self.rev(eps + self.l_top)
+            + self.r3)
             * (1.0 + 1e-12)
+    }
+
+    /// C(T, 2)/(1 − p_b), taken high: the weight of the term with two big steps.
+    fn c2(&self) -> f64 {
+        0.5 * self.t * (self.t - 1.0) / (1.0 - self.p_b) * (1.0 + 1e-12)
     }
 
     /// The add pair's certified upper ε at δ from the reversed compositions read so far: an ε
@@ -244,17 +285,44 @@ impl Small {
             let weight = if la >= self.l_top { self.t } else { 1.0 };
             bins.push((la, lb, weight * ln_p.exp()));
         }
-        let far = ln_p_between(self.q, self.sigma, x_of(self.l_max), f64::INFINITY);
+        let far = ln_p_between(self.q, self.sigma, x_of(self.l_max), f64::INFINITY).exp()
+            * (1.0 + MASS_MARGIN);
+        // The term with two big steps: μ_b on a grid of spacing g above ℓ_top (each bin's mass
+        // at the grid point at or above its top), the pairs' sums by direct convolution; μ_b
+        // beyond the grid (losses past ε alone) charged with every partner at H = 1.
+        let g = eps.max(self.l_top) / PAIR_POINTS as f64;
+        let mut grid = vec![0.0f64; PAIR_POINTS];
+        let mut past = far;
+        for &(la, lb, p) in &bins {
+            if la < self.l_top {
+                continue;
+            }
+            let m = p / self.t * (1.0 + MASS_MARGIN);
+            let i = ((lb * (1.0 + 1e-12) + 1e-18 - self.l_top) / g).ceil() as usize;
+            match grid.get_mut(i.max(1) - 1) {
+                Some(v) => *v += m,
+                None => past += m,
+            }
+        }
+        let c2 = self.c2() * (1.0 + 1e-12 * PAIR_POINTS as f64);
+        let mut pairs = vec![0.0f64; 2 * PAIR_POINTS - 1];
+        for (i, &a) in grid.iter().enumerate().filter(|(_, a)| **a > 0.0) {
+            for (j, &b) in grid.iter().enumerate() {
+                pairs[i + j] += c2 * a * b;
+            }
+        }
         Some(Bins {
             bins,
-            beyond: self.t * far.exp() * (1.0 + MASS_MARGIN) + self.r2,
+            pairs,
+            g,
+            beyond: self.t * far + self.r3 + 2.0 * c2 * past * (grid.iter().sum::<f64>() + past),
         })
     }
 
     /// (upper, lower) bounds on δ(ε) from `bins` (built for this ε or a larger one); None
     /// once the call's work is spent.
     fn read(&self, bins: &Bins, eps: f64) -> Option<(f64, f64)> {
-        if !spend(READ_WORK * bins.bins.len() as f64) {
+        if !spend(READ_WORK * (bins.bins.len() + bins.pairs.len()) as f64) {
             return None;
         }
         let (mut up, mut lo) = (0.0f64, 0.0f64);
@@ -265,6 +333,12 @@ impl Small {
             let (_, hl) = self.h(eps - la + 1e-12 * la.abs() + 1e-18);
             up += p * (1.0 + MASS_MARGIN) * hu;
             lo += p * (1.0 - MASS_MARGIN) * hl;
+        }
+        // Pairs k = i + j sum to at most 2ℓ_top + (k + 2)g; read at that sum plus q'.
+        let q1 = -self.floor;
+        for (k, &m) in bins.pairs.iter().enumerate().filter(|(_, m)| **m > 0.0) {
+            let s = 2.0 * self.l_top + (k as f64 + 2.0) * bins.g;
+            up += m * self.h(eps - s - q1 - 1e-12 * (s + q1) - 1e-18).0;
         }
         up += bins.beyond;
         Some((up * (1.0 + 1e-12), lo * (1.0 - 1e-12)))
@@ -310,10 +384,14 @@ impl Small {
     }
 }
 
-/// One step's loss measure on bins ([`Small::bins`]): (ℓ_a, ℓ_b, mass × weight), and the
-/// upper sum's part beyond them (the far mass at H = 1, and R₂).
+/// One step's loss measure on bins ([`Small::bins`]): (ℓ_a, ℓ_b, mass × weight); the term
+/// with two big steps on the pairs' sums (weight C(T, 2)/(1 − p_b) in, the sum at index k at
+/// most 2ℓ_top + (k + 2)·g); and the upper sum's part beyond them (the far mass at H = 1, R₃,
+/// and the pairs with a loss beyond the grid).
 struct Bins {
     bins: Vec<(f64, f64, f64)>,
+    pairs: Vec<f64>,
+    g: f64,
     beyond: f64,
 }
 
@@ -353,7 +431,7 @@ pub(super) fn bracket(p: &Phase, delta: f64, cap: f64) -> Result<(Bracket, f64),
 /// (the larger of the two pairs' δ), by the decomposition above: the remove pair's from the two
 /// sums, read once per ε (no bisection); the add pair's upper end from the reversed
 /// compositions ([`Small::add_delta`]), its lower end 0. `floor`: the smallest δ the reads
-/// resolve (x_top puts R₂, charged in full, at a thousandth of it); the ε are read in
+/// resolve (x_top puts R₃, charged in full, at a thousandth of it); the ε are read in
 /// increasing order, and once an upper end is below `floor` it stands for every larger ε (δ
 /// falls with ε). Compositions: one tilted a spread above the small pair's mean (the k = 1
 /// terms) with the reversed one below the windows; then, where a read is poor, one tilted at
@@ -441,7 +519,7 @@ pub(super) fn delta_brackets(p: &Phase, eps: &[f64], floor: f64) -> Result<Vec<B
 }
 
 /// The width rule: 0.1 % of ε, or 1e-4 absolute below ε = 0.1.
-fn meets_rule(lower: f64, upper: f64) -> bool {
+pub(super) fn meets_rule(lower: f64, upper: f64) -> bool {
     let w = upper - lower;
     w <= 1e-3 * upper || (upper < 0.1 && w <= super::ABS_WIDTH)
 }
@@ -483,8 +561,29 @@ struct Setup {
     s0: f64,
 }
 
+/// Where the small pair ends, for reads at δ down to `delta` and ε up to `cap`: the x above
+/// which T·p_b is at most ½·√(2·THREE_SHARE·δ) (the square-root rule: R₂ would be within the
+/// share charged in full), or, where the small pair's largest loss would then pass HEAVY·`cap`
+/// and under ½·∛(6·THREE_SHARE·δ) (the cube-root rule: R₃ ≤ (Tp_b)³e^{Tp_b}/6 ≤
+/// THREE_SHARE·δ, the term k = 2 read from H) it would not, that one. See the module docs for
+/// why both, and why not the cube-root rule where it leaves the small pair heavy.
+fn x_top_for((q, sigma, t): (f64, f64, f64), delta: f64, cap: f64) -> f64 {
+    let square = 0.5 * (2.0 * THREE_SHARE * delta).sqrt();
+    let x = x_with_tail(q, sigma, (square / t).ln());
+    if loss_remove(q, sigma, x) <= HEAVY * cap {
+        return x;
+    }
+    let cube = 0.5 * (6.0 * THREE_SHARE * delta).cbrt();
+    let y = x_with_tail(q, sigma, (cube / t).ln());
+    if loss_remove(q, sigma, y) <= HEAVY * cap {
+        y
+    } else {
+        x
+    }
+}
+
 /// The small pair of one plain SGM phase on a lattice of spacing `d`, for reads at δ down to
-/// `delta` (x_top puts R₂ at a thousandth of it, the far mass at a millionth) and ε up to `cap`.
+/// `delta` (x_top puts R₃ at a thousandth of it, the far mass at a millionth) and ε up to `cap`.
 fn setup(
     (q, sigma, t, bulk): (f64, f64, f64, f64),
     delta: f64,
@@ -492,9 +591,7 @@ fn setup(
     d: f64,
 ) -> Result<Setup, Error> {
     let spent = Error::PldBudget { reason: WORK_SPENT };
-    // x_top: T·p_b ≤ √(2·TWO_SHARE·δ)/2, so R₂ ≤ ½(Tp_b)²e^{Tp_b} ≤ TWO_SHARE·δ.
-    let tp = 0.5 * (2.0 * TWO_SHARE * delta).sqrt();
-    let x_c = x_with_tail(q, sigma, (tp / t).ln());
+    let x_c = x_top_for((q, sigma, t), delta, cap);
     let hi = loss_remove(q, sigma, x_c);
     let eta = eta_for(delta, t, cap, 2.0);
     let (lo, _) = loss_range(q, sigma, Direction::Remove, eta);
@@ -529,7 +626,7 @@ fn setup(
     };
     let l_top = loss_remove(q, sigma, x_top);
     let p_b = ln_p_between(q, sigma, x_top, f64::INFINITY).exp() * (1.0 + MASS_MARGIN);
-    let r2 = 0.5 * (t * p_b).powi(2) * (t * p_b).exp() * (1.0 + 1e-12);
+    let r3 = (t * p_b).powi(3) / 6.0 * (t * p_b).exp() * (1.0 + 1e-12);
     // Q(x > x_top) = Φ̄(x_top/σ), so M_Q = (1 − Φ̄)^{T−1} (taken low).
     let q_b = super::gauss::ln_phi_bar(x_top / sigma).exp() * (1.0 + MASS_MARGIN);
     let mq = ((t - 1.0) * (-q_b).ln_1p()).exp() * (1.0 - 1e-12);
@@ -542,7 +639,7 @@ fn setup(
         l_top,
         x_top,
         l_max: loss_remove(q, sigma, x_max).max(l_top),
-        r2,
+        r3,
         mq,
         p_b,
         add_top: -t * (-q).ln_1p(),
