@@ -660,6 +660,29 @@ fn corner_runs_once_refused_answer() {
     }
 }
 
+/// A corner draw the lattices answered 0.86 % wide (q = 5.6e-8, σ = 0.46, T = 2.5·10⁸,
+/// δ = 8.8e-10: [0.408161, 0.411694]), where the closed form was only the fallback of a refusal;
+/// a lattice answer wider than the width rule now tries it too, and the two certified brackets
+/// intersect: within the rule, below exact RDP. And a run the closed form answered only once
+/// the term with two big steps was read rather than charged in full (the small pair's losses
+/// then reached 0.8): q = 2.9e-8, σ = 0.44, T = 9.1·10⁸, δ = 1.5e-14, 0.14 % wide before.
+#[test]
+fn wide_lattice_answers_meet_the_closed_form() {
+    for (q, s, t, d) in [
+        (5.636e-8, 0.4569, 245_805_011u64, 8.78e-10),
+        (2.877e-8, 0.444, 912_745_488, 1.52e-14),
+    ] {
+        let b = pld::epsilon(sgm(q, s), t, d)
+            .unwrap_or_else(|e| panic!("q={q} s={s} T={t} delta={d}: {e}"))
+            .epsilon;
+        assert!(
+            b.lower <= b.upper && b.upper <= rdp_eps(q, s, t, d),
+            "q={q} s={s} T={t}: {b:?}"
+        );
+        assert!(tight_enough(&b), "q={q} s={s} T={t}: {b:?}");
+    }
+}
+
 /// The chart's ε over training: a checkpoint the accountant refuses on its own (q = 2.1e-9,
 /// σ = 0.51 at T = 33, where the lattices cannot bracket it within 1 % and the closed form does
 /// not rule the add pair out) takes its bracket from its neighbours — ε grows with the steps —
