@@ -102,7 +102,7 @@ use super::discretize::{
 use super::{
     bulk_scale, bulk_spacing, eta_for, finest_spacing, split_share, Bracket, Direction, Error,
     Lattices, Phase, CORE_POINTS, MAX_STEP_POINTS, MAX_TAIL_FACTOR, POINT_WORK, SPLIT_POINTS,
-    TAIL_POINTS, WORK_SPENT,
+    WORK_SPENT,
 };
 use crate::engine::search::bisect;
 
@@ -126,6 +126,17 @@ const MASS_WORK: f64 = 250.0;
 const READ_WORK: f64 = 150.0;
 /// Most compositions (tilts) of the small pair.
 const MAX_TILTS: usize = 4;
+/// Points of the small pair's coarse tail per step (the lattices' own steps take TAIL_POINTS,
+/// four times as many). Its lower measure came out the better for the coarser tail, on every
+/// draw tried (ε's lower end; upper ends within 1e-5 of each other): q = 8.1e-9, σ = 0.45,
+/// T = 3.9·10⁸, δ = 9.8e-9 read [0.023489, 0.023726] on 16,384 points, [0.023641, 0.023725]
+/// on 8,192, [0.023667, 0.023725] on 4,096, [0.023659, 0.023725] on 2,048 (q = 8.96e-8,
+/// σ = 0.32, T = 5.2·10⁸, δ = 7.9e-13: lower ends 11.847, 11.901, 11.899, 11.908; q = 4.9e-9,
+/// σ = 0.40, T = 7.7·10⁷, δ = 1.2e-6: 0.005601, 0.005644, 0.005660, 0.005633). Why the finer
+/// tail loses more is not shown: the ladder coarsens a composed tail past its cap by 8–128 at
+/// once ([`super::ladder`]), but coarsening it by 2–4 at a time instead did not help (measured);
+/// the choice is by measurement.
+const SMALL_TAIL_POINTS: f64 = 4_096.0;
 
 /// The x above which P puts at most e^{ln_p} (bisection; P's tail falls in x).
 fn x_with_tail(q: f64, sigma: f64, ln_p: f64) -> f64 {
@@ -598,7 +609,7 @@ fn setup(
     let tail_d = cap.min(bulk * t.sqrt()) / 4096.0;
     let (split, o) = if (hi - lo) / d > SPLIT_POINTS {
         let b = lo + CORE_POINTS * d;
-        let big = tail_d.max((hi - b) / TAIL_POINTS);
+        let big = tail_d.max((hi - b) / SMALL_TAIL_POINTS);
         let f = 2f64.powf((big / d).log2().floor()).max(2.0);
         if f > MAX_TAIL_FACTOR {
             return Err(spent);
