@@ -499,7 +499,10 @@ fn one_rare_loss_runs_agree_with_a_one_jump_reference() {
 /// 40–80× too loose. They answer now, from those losses in closed form and the small ones on the
 /// lattices (`engine::pld::jumps`), within the width rule and below exact RDP, and their upper
 /// ends sit above an independent certified lower end: the binomial count of large samples,
-/// exact sums in mpmath (tests/reference/count_statistic.py).
+/// exact sums in mpmath (tests/reference/count_statistic.py). The file also holds a corner draw
+/// refused until the term with two big steps was read from the small pair rather than charged
+/// in full (q = 4.4e-9, σ = 0.38, T = 2·10⁸, δ = 5.3e-15: the count's floor 4.41605, the
+/// bracket [4.41611, 4.41658]).
 #[test]
 fn rare_large_losses_answer_where_the_lattices_refused() {
     let text = include_str!("reference/count_statistic.jsonl");

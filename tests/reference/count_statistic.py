@@ -29,6 +29,9 @@ RUNS = [
     (4.874e-9, 0.3982, 77_400_002, 1.2e-6),
     (2.136e-9, 0.5108, 581_266_865, 3.33e-15),
     (3.764e-7, 0.607, 10_000, 7.2e-14),
+    # A corner draw refused until the term with two large steps was read from the small pair's
+    # composition (2026-11-28).
+    (4.443e-9, 0.3754, 200_386_724, 5.3e-15),
 ]
 
 
