@@ -646,12 +646,17 @@ fn the_add_pair_bound_holds_against_a_laplace_inversion() {
 /// inversion above checks the add pair's end itself.
 #[test]
 fn corner_runs_once_refused_answer() {
-    for (q, s, t, d) in [
-        (1.798e-8, 0.7739, 142_628_362u64, 9.26e-12),
+    answer_within_the_rule(&[
+        (1.798e-8, 0.7739, 142_628_362, 9.26e-12),
         (1.969e-8, 0.7965, 440_402_294, 7.01e-13),
         (6.296e-8, 0.69, 561_082_041, 9.52e-8),
         (1.507e-8, 0.4314, 10_190_305, 1.55e-11),
-    ] {
+    ]);
+}
+
+/// Each run (q, σ, T, δ) answers within the width rule and below exact RDP.
+fn answer_within_the_rule(runs: &[(f64, f64, u64, f64)]) {
+    for &(q, s, t, d) in runs {
         let b = pld::epsilon(sgm(q, s), t, d)
             .unwrap_or_else(|e| panic!("q={q} s={s} T={t} delta={d}: {e}"))
             .epsilon;
@@ -671,19 +676,10 @@ fn corner_runs_once_refused_answer() {
 /// then reached 0.8): q = 2.9e-8, σ = 0.44, T = 9.1·10⁸, δ = 1.5e-14, 0.14 % wide before.
 #[test]
 fn wide_lattice_answers_meet_the_closed_form() {
-    for (q, s, t, d) in [
-        (5.636e-8, 0.4569, 245_805_011u64, 8.78e-10),
+    answer_within_the_rule(&[
+        (5.636e-8, 0.4569, 245_805_011, 8.78e-10),
         (2.877e-8, 0.444, 912_745_488, 1.52e-14),
-    ] {
-        let b = pld::epsilon(sgm(q, s), t, d)
-            .unwrap_or_else(|e| panic!("q={q} s={s} T={t} delta={d}: {e}"))
-            .epsilon;
-        assert!(
-            b.lower <= b.upper && b.upper <= rdp_eps(q, s, t, d),
-            "q={q} s={s} T={t}: {b:?}"
-        );
-        assert!(tight_enough(&b), "q={q} s={s} T={t}: {b:?}");
-    }
+    ]);
 }
 
 /// The chart's ε over training: a checkpoint the accountant refuses on its own (q = 2.1e-9,
