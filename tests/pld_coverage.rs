@@ -570,6 +570,29 @@ fn the_delta_side_reads_rare_large_losses() {
     assert!(n >= 2, "the reference file holds {n} such runs");
 }
 
+/// The whole privacy profile (the page's chart, the command line's `profile`) of a run whose
+/// ε the closed form answers (q = 4.4e-9, σ = 0.38, T = 2·10⁸) — here the attack-risk's, 201
+/// points: the lattices spend the call, the closed form reads the points alone, and where its
+/// second round (a composition aimed at the largest poor ε) spent the budget the whole profile
+/// was refused. Now the first
+/// round's brackets stand: the answer is certified against the count statistic's floor ε_c
+/// (tests/reference/count_statistic.py: δ(ε) ≥ δ for every ε ≤ ε_c, so the upper ends there
+/// must be), falls with ε, and is narrower than the profile's "poor" ratio at the last point
+/// under ε_c.
+#[test]
+fn a_profile_read_in_closed_form_answers() {
+    let (q, s, t, d, eps_c) = (4.443e-9, 0.3754, 200_386_724u64, 5.3e-15, 4.416049719684247);
+    let prof = pld::attack_profile(sgm(q, s), t).expect("the profile answers");
+    for w in prof.windows(2) {
+        assert!(w[1].delta.upper <= w[0].delta.upper, "{w:?}");
+    }
+    for p in prof.iter().filter(|p| p.epsilon <= eps_c) {
+        assert!(p.delta.upper >= d, "{p:?} below δ = {d} under ε_c");
+    }
+    let near = (prof.iter().rfind(|p| p.epsilon <= eps_c)).unwrap();
+    assert!(near.delta.upper <= 1.25 * near.delta.lower, "{near:?}");
+}
+
 /// Two certified brackets of one run must overlap. The closed form for rare large losses
 /// (`pld::epsilon_by_jumps`: a decomposition by the number of steps whose sample passes a
 /// threshold, the rest on the lattices) and the lattices' own bracket are built differently —
