@@ -33,16 +33,17 @@
 //! T = 2·10⁸, ε ≈ 4.42) the small pair's losses then reach 0.81, a composition of its 2·10⁸
 //! steps carrying losses that large did not fit the budget, and the run was refused; with the
 //! term read from H, T·p_b ≤ ∛(6e-3·δ) (the cube-root rule) keeps R₃ within a thousandth of δ,
-//! the small pair ends at 0.098 and the bracket is [4.41604, 4.41658] in 0.7 s (the one-jump
+//! the small pair ends at 0.098 and the bracket is [4.41611, 4.41658] in 0.7–0.9 s (the one-jump
 //! estimate of `tests/reference/one_jump.py`: 4.41638). But moving x_top in also sends moderate
 //! losses to the big part, whose term k = 1 then reads H farther out in its own tail, where its
 //! bracket is wider: at q = 8.1e-9, σ = 0.45, T = 3.9·10⁸, δ = 9.8e-9 (ε ≈ 0.0236) the
 //! square-root rule ends the small pair at 0.019 and reads [0.023489, 0.023726], the cube-root
-//! rule at 0.0052 and reads [0.023323, 0.023765]. So the square-root rule is kept unless the
+//! rule at 0.0052 and reads [0.023323, 0.023765] (both on a 16,384-point tail). So the square-root rule is kept unless the
 //! small pair's largest loss under it passes a twentieth of ε's known upper end (exact RDP's)
 //! and under the cube-root rule it does not: over the 40 corner draws of
 //! `benches/epsilon_sweep.py --corner`, 37 answer (31 within the rule) with the square-root rule
-//! alone, 34 (29) with the cube-root rule alone, 39 (34) so. Where both leave the small pair
+//! alone, 34 (29) with the cube-root rule alone, 39 (34) so (on a 16,384-point tail; on
+//! [`SMALL_TAIL_POINTS`], 39 (37)). Where both leave the small pair
 //! heavy (q = 1.5e-5, σ = 0.37, T = 4.5·10⁵, δ = 4.8e-6: losses to 2.1 under the cube-root rule,
 //! ε ≈ 5.2, ~7 sampled steps) its composition found no lower end under the cube-root rule,
 //! and under the square-root rule reads [5.1447, 5.1797].
