@@ -32,6 +32,21 @@ fn one_step_remove_delta(q: f64, s: f64, e: f64) -> f64 {
 }
 
 /// The width rule of the issue: ≤ 0.1 % of ε, or ≤ 1e-4 absolute where ε < 0.1.
+/// The count statistic's certified floors (tests/reference/count_statistic.py).
+const COUNT_STATISTIC: &str = include_str!("reference/count_statistic.jsonl");
+
+/// A reference file's runs: (q, σ, T, δ, the value under `key`).
+fn reference_rows(text: &str, key: &str) -> Vec<(f64, f64, u64, f64, f64)> {
+    text.lines()
+        .map(|line| {
+            let v: serde_json::Value = serde_json::from_str(line).unwrap();
+            let f = |k: &str| v[k].as_f64().unwrap();
+            let t = v["steps"].as_u64().unwrap();
+            (f("q"), f("sigma"), t, f("delta"), f(key))
+        })
+        .collect()
+}
+
 fn tight_enough(b: &pld::Bracket) -> bool {
     let w = b.upper - b.lower;
     w <= 1e-3 * b.upper || (b.upper < 0.1 && w <= 1e-4)
@@ -473,13 +488,9 @@ fn tiny_q_runs_get_a_lower_end_from_a_linear_statistic() {
 /// lower cuts were shares of the tilted moment, where δ was a 3e-13 share of it.
 #[test]
 fn one_rare_loss_runs_agree_with_a_one_jump_reference() {
-    let text = include_str!("reference/one_jump.jsonl");
+    let rows = reference_rows(include_str!("reference/one_jump.jsonl"), "epsilon");
     let mut n = 0;
-    for line in text.lines() {
-        let v: serde_json::Value = serde_json::from_str(line).unwrap();
-        let f = |k: &str| v[k].as_f64().unwrap();
-        let (q, s, d, reference) = (f("q"), f("sigma"), f("delta"), f("epsilon"));
-        let t = v["steps"].as_u64().unwrap();
+    for (q, s, t, d, reference) in rows {
         let b = pld::epsilon(sgm(q, s), t, d)
             .unwrap_or_else(|e| panic!("q={q} s={s} T={t} delta={d}: {e}"))
             .epsilon;
@@ -505,13 +516,9 @@ fn one_rare_loss_runs_agree_with_a_one_jump_reference() {
 /// bracket [4.41611, 4.41658]).
 #[test]
 fn rare_large_losses_answer_where_the_lattices_refused() {
-    let text = include_str!("reference/count_statistic.jsonl");
+    let rows = reference_rows(COUNT_STATISTIC, "epsilon_lower");
     let mut n = 0;
-    for line in text.lines() {
-        let v: serde_json::Value = serde_json::from_str(line).unwrap();
-        let f = |k: &str| v[k].as_f64().unwrap();
-        let (q, s, d, floor) = (f("q"), f("sigma"), f("delta"), f("epsilon_lower"));
-        let t = v["steps"].as_u64().unwrap();
+    for (q, s, t, d, floor) in rows {
         let b = pld::epsilon(sgm(q, s), t, d)
             .unwrap_or_else(|e| panic!("q={q} s={s} T={t} delta={d}: {e}"))
             .epsilon;
@@ -538,13 +545,9 @@ fn rare_large_losses_answer_where_the_lattices_refused() {
 /// lower end must be; and that bracket is narrower than the profile's "poor" ratio, 1.25.
 #[test]
 fn the_delta_side_reads_rare_large_losses() {
-    let text = include_str!("reference/count_statistic.jsonl");
+    let rows = reference_rows(COUNT_STATISTIC, "epsilon_lower");
     let mut n = 0;
-    for line in text.lines() {
-        let v: serde_json::Value = serde_json::from_str(line).unwrap();
-        let f = |k: &str| v[k].as_f64().unwrap();
-        let (q, s, d, floor) = (f("q"), f("sigma"), f("delta"), f("epsilon_lower"));
-        let t = v["steps"].as_u64().unwrap();
+    for (q, s, t, d, floor) in rows {
         if t < 1_000_000 {
             continue;
         }

@@ -183,6 +183,13 @@ fn overlap(upper: f64, lower: f64) -> Result<(), Error> {
         Ok(())
     }
 }
+/// The intersection of two certified brackets of one value ([`overlap`] when they disagree).
+#[cfg(full_engine)]
+fn intersect(a: Bracket, b: Bracket) -> Result<Bracket, Error> {
+    let (upper, lower) = (a.upper.min(b.upper), a.lower.max(b.lower));
+    overlap(upper, lower)?;
+    Ok(Bracket { upper, lower })
+}
 /// Times the grid may be coarsened (×2.5 each) when the window does not fit the FFT.
 const COARSEN: usize = 3;
 /// Grid refinements after the first try.
@@ -1298,34 +1305,23 @@ fn epsilon_phases_at(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAn
     #[cfg(not(full_engine))]
     let work = WORK;
     let lattices = epsilon_lattices(phases, delta, tol, work);
-    // A lattice answer wider than the width rule where the closed form applies but was not
-    // tried first: it is tried too, and the two certified brackets intersect (q = 5.6e-8,
+    // The closed form's bracket kept from above, or, for a lattice answer wider than the width
+    // rule where the closed form applies but was not tried first, one tried now: the two
+    // certified brackets intersect (q = 5.6e-8,
     // σ = 0.46, T = 2.5·10⁸, δ = 8.8e-10: the lattices [0.408161, 0.411694], 0.86 % wide, the
     // closed form [0.407427, 0.408378], together [0.408161, 0.408378]). It costs the closed
     // form's budget on top, as a refusal of the lattices does.
     #[cfg(full_engine)]
-    let lattices = match lattices {
-        Ok(mut ans) if !first && wider_than(ans.epsilon, tol) => {
-            if let Some((a, _)) = jumps_answer(&live, delta) {
-                let (upper, lower) = (
-                    ans.epsilon.upper.min(a.epsilon.upper),
-                    ans.epsilon.lower.max(a.epsilon.lower),
-                );
-                overlap(upper, lower)?;
-                ans.epsilon = Bracket { upper, lower };
-            }
-            Ok(ans)
+    let partner = match (&lattices, early) {
+        (Ok(_), Some(a)) => Some(a),
+        (Ok(ans), None) if !first && wider_than(ans.epsilon, tol) => {
+            jumps_answer(&live, delta).map(|(a, _)| a)
         }
-        r => r,
+        _ => None,
     };
     #[cfg(full_engine)]
-    if let (Ok(mut ans), Some(a)) = (lattices.as_ref().copied(), early) {
-        let (upper, lower) = (
-            ans.epsilon.upper.min(a.epsilon.upper),
-            ans.epsilon.lower.max(a.epsilon.lower),
-        );
-        overlap(upper, lower)?;
-        ans.epsilon = Bracket { upper, lower };
+    if let (Ok(mut ans), Some(a)) = (lattices.as_ref().copied(), partner) {
+        ans.epsilon = intersect(ans.epsilon, a.epsilon)?;
         return Ok(ans);
     }
     match lattices {
@@ -1924,9 +1920,7 @@ fn jumps_profile(phases: &[Phase], out: &mut [(ProfilePoint, Grid)]) -> Result<b
     };
     for (&i, b) in poor.iter().zip(read) {
         let d = &mut out[i].0.delta;
-        let (upper, lower) = (d.upper.min(b.upper), d.lower.max(b.lower));
-        overlap(upper, lower)?;
-        *d = Bracket { upper, lower };
+        *d = intersect(*d, b)?;
     }
     monotone_envelope(out);
     Ok(true)
