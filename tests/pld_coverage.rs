@@ -680,6 +680,21 @@ fn corner_runs_once_refused_answer() {
     ]);
 }
 
+/// The corner sweep's last refusal (q = 5.35e-9, σ = 0.36, T = 5·10⁸, δ = 8.5e-6: 1.6 % wide)
+/// and the e2e's shuffled example near it (T = 373,831,774, two shuffled epochs). The small
+/// pair's one-step law is a spike far narrower than its tail's spacing, and every core∗tail
+/// product put it onto one lattice point of the tail for the lower measure, rounding its whole
+/// mean down; the lower measure is now also contracted after the product
+/// (`engine::pld::ladder`, `lower_product`), and the bins read H at a two-hundredth of the
+/// small pair's spread. Both were refused; both answer within the rule, below exact RDP.
+#[test]
+fn a_spike_narrower_than_the_tail_spacing_answers() {
+    answer_within_the_rule(&[
+        (5.35e-9, 0.3614, 499_000_000, 8.53e-6),
+        (5.35e-9, 0.3614, 373_831_774, 8.53e-6),
+    ]);
+}
+
 /// Each run (q, σ, T, δ) answers within the width rule and below exact RDP.
 fn answer_within_the_rule(runs: &[(f64, f64, u64, f64)]) {
     for &(q, s, t, d) in runs {

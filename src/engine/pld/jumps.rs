@@ -100,6 +100,7 @@ use super::compose::{budget, spend, Composed};
 use super::discretize::{
     bulk_offset, ln_p_between, loss_range, loss_remove, step_pld_below, x_of_loss,
 };
+use super::ladder::lower_after;
 use super::{
     bulk_scale, bulk_spacing, eta_for, finest_spacing, split_share, Bracket, Direction, Error,
     Lattices, Phase, CORE_POINTS, MAX_STEP_POINTS, MAX_TAIL_FACTOR, POINT_WORK, SPLIT_POINTS,
@@ -129,6 +130,11 @@ const DELTA_BINS: f64 = 10_000.0;
 /// Work per bin built (four erfc and two logs) and per bin read (two reads of H).
 const MASS_WORK: f64 = 250.0;
 const READ_WORK: f64 = 150.0;
+/// The bins' loss spacing is the small pair's composed spread over this. H(ε − ℓ) is read at
+/// each bin's ends, so a bin's width costs the two sums e^{λ·width} of each other (λ ≈ 90 at
+/// q = 5.35e-9, σ = 0.36, T = 5·10⁸: a fiftieth of its spread, 1.1e-4, read
+/// [0.036624, 0.036766]; a two-hundredth, [0.036625, 0.036692], within the rule).
+const BIN_SHARE: f64 = 200.0;
 /// Most compositions (tilts) of the small pair.
 const MAX_TILTS: usize = 4;
 /// Points of the small pair's coarse tail per step (the lattices' own steps take TAIL_POINTS,
@@ -467,7 +473,9 @@ pub(super) fn delta_brackets(p: &Phase, eps: &[f64], floor: f64) -> Result<Vec<B
         s0,
     } = setup((q, sigma, t, bulk), floor, top, d)?;
     small.max_bins = DELTA_BINS;
-    small.comps.push(lat.compose(lat.tilt_for(m0 + s0, 1.0))?);
+    small
+        .comps
+        .push(lower_after(|| lat.compose(lat.tilt_for(m0 + s0, 1.0)))?);
     let mut order: Vec<usize> = (0..eps.len()).collect();
     order.sort_by(|&a, &b| eps[a].total_cmp(&eps[b]));
     small
@@ -532,7 +540,7 @@ pub(super) fn delta_brackets(p: &Phase, eps: &[f64], floor: f64) -> Result<Vec<B
         if round == 1 {
             break;
         }
-        match lat.compose(lat.tilt_for(aim.max(m0 + 2.0 * s0), 1.0)) {
+        match lower_after(|| lat.compose(lat.tilt_for(aim.max(m0 + 2.0 * s0), 1.0))) {
             Ok(c) => small.comps.push(c),
             Err(_) => break,
         }
@@ -672,11 +680,11 @@ fn setup(
         revs: Vec::new(),
         max_bins: MAX_BINS,
     };
-    // The small pair's composed mean and spread (untilted): bins a fiftieth of the spread,
+    // The small pair's composed mean and spread (untilted): bins a BIN_SHARE-th of the spread,
     // H levels off 12 spreads below the mean.
     let (m0, v0) = lat.tilted_moments()(0.0);
     let s0 = v0.sqrt();
-    let (dd, flat) = (s0 / 50.0, m0 - 12.0 * s0);
+    let (dd, flat) = (s0 / BIN_SHARE, m0 - 12.0 * s0);
     Ok(Setup {
         small,
         lat,
@@ -714,7 +722,7 @@ fn on_lattice(
         .extend(lat.ladder_reversed(lat.tilt_reversed(-flat, 1.0)).ok());
     let mut best: Option<(f64, f64)> = None;
     for _ in 0..MAX_TILTS {
-        let c = match lat.compose(lambda) {
+        let c = match lower_after(|| lat.compose(lambda)) {
             Ok(c) => c,
             Err(_) if best.is_some() => break,
             Err(e) => return Err(e),

@@ -98,7 +98,7 @@
 //! points that asks cost at most a few FFTs per product.
 
 use super::compose::{plans, spend, Composed, TooWide, U};
-use super::discretize::{merge_atoms, StepPld};
+use super::discretize::{merge_atoms, merge_atoms_falling, StepPld};
 use super::gauss::ln_add;
 use rustfft::num_complex::Complex;
 
@@ -145,6 +145,29 @@ pub(crate) const TOP_REL: f64 = 1e-13;
 /// 2^j-step PLD may be put on spacing D when (T/2^j)·D² ≤ REBIN·T·Δ²·2^{−(L−j)/2}
 /// (L = log₂T), so their sum is ≤ 3.5·REBIN times the per-step lattice's bias.
 const REBIN: f64 = 0.15;
+
+thread_local! {
+    /// Whether products with a coarse tail form their lower measure contracted after the
+    /// product as well ([`with_lower`]): set by [`lower_after`] for the compositions of
+    /// `super::jumps` (the small pair of tiny-q runs, whose one-step law is a spike narrower
+    /// than the tail's spacing). Elsewhere it is off: its extra convolutions (one more a
+    /// square, two more a product) spent the budget of q = 4.9e-9, σ = 0.40, T = 7.7·10⁷'s
+    /// δ side on the lattices, which then read [0, 0.068] where they had read
+    /// [6.9e-7, 1.3e-6].
+    static LOWER_AFTER: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Run `f` with products contracting their lower measure after they are formed too.
+pub(crate) fn lower_after<R>(f: impl FnOnce() -> R) -> R {
+    let was = LOWER_AFTER.with(|c| c.replace(true));
+    let r = f();
+    LOWER_AFTER.with(|c| c.set(was));
+    r
+}
+
+fn lowering_after(lambda: f64) -> bool {
+    lambda >= 0.0 && LOWER_AFTER.with(|c| c.get())
+}
 
 /// Tilted masses on {kΔ}, k = k0 … k0 + len − 1: the untilted P-mass at k is
 /// up[k − k0]·e^{ln_s_up − λkΔ} (and so for `lo`).
@@ -385,20 +408,8 @@ fn coarsen(x: &Part, factor: i64, lambda: f64) -> Part {
     }
     let grow = 1.0 + (2.0 * factor as f64 + 16.0) * U;
     up.iter_mut().for_each(|v| *v *= grow);
-    // Lower: per coarse bin, ln P and ln Q of its atoms, contracted to one atom at
-    // ρ = ln(P/Q) (inside the bin), then merged onto lattice points.
-    let mut atoms = vec![(f64::NEG_INFINITY, f64::NEG_INFINITY); len - 1];
-    for (i, &w) in x.lo.iter().enumerate() {
-        if w <= 0.0 {
-            continue;
-        }
-        let k = x.k0 + i as i64;
-        let l = k as f64 * d;
-        let ln_p = w.ln() + x.ln_s_lo - lambda * l;
-        let c = (k.div_euclid(factor) - c0) as usize;
-        let (p, q) = atoms[c];
-        atoms[c] = (ln_add(p, ln_p), ln_add(q, ln_p - l));
-    }
+    // Lower: each coarse bin's atoms contracted to one, then merged onto lattice points.
+    let atoms = contract(x, factor, lambda);
     let ln_lo = merge_atoms(&atoms, c0, big);
     let (lo, ln_s_lo) = from_logs(&ln_lo, c0, lambda, big, 1.0 - 64.0 * U);
     let mut p = Part {
@@ -409,6 +420,158 @@ fn coarsen(x: &Part, factor: i64, lambda: f64) -> Part {
         ln_s_up: x.ln_s_up,
         ln_s_lo,
     };
+    p.tidy();
+    p
+}
+
+/// Per coarse bin (spacing factor·Δ, from ⌊k0/factor⌋ on: one more than the bins), ln P and
+/// ln Q of `lo`'s atoms in it: one atom at ρ = ln(P/Q) inside the bin (a contraction, a
+/// post-processing of the pair).
+fn contract(x: &Part, factor: i64, lambda: f64) -> Vec<(f64, f64)> {
+    let c0 = x.k0.div_euclid(factor);
+    let len = ((x.end() - 1).div_euclid(factor) + 1 - c0) as usize;
+    let mut atoms = vec![(f64::NEG_INFINITY, f64::NEG_INFINITY); len];
+    for (i, &w) in x.lo.iter().enumerate() {
+        if w <= 0.0 {
+            continue;
+        }
+        let k = x.k0 + i as i64;
+        let l = k as f64 * x.d;
+        let ln_p = w.ln() + x.ln_s_lo - lambda * l;
+        let c = (k.div_euclid(factor) - c0) as usize;
+        let (p, q) = atoms[c];
+        atoms[c] = (ln_add(p, ln_p), ln_add(q, ln_p - l));
+    }
+    atoms
+}
+
+/// `x`'s lower measure on the lattice of spacing factor·Δ as contracted atoms, for a
+/// product contracted after it is formed ([`lower_product`]): per coarse bin c, `lo` holds
+/// its P-mass a(c) and `up` its Q-mass times e^{cD}, b(c) = a(c)·e^{−(ρ − cD)} (tilted as
+/// masses at cD; b ≤ a).
+fn contracted(x: &Part, factor: i64, lambda: f64) -> Part {
+    if x.is_empty() {
+        return Part::empty(x.d * factor as f64);
+    }
+    let big = x.d * factor as f64;
+    let c0 = x.k0.div_euclid(factor);
+    let atoms = contract(x, factor, lambda);
+    let ln_a: Vec<f64> = atoms.iter().map(|&(p, _)| p).collect();
+    let ln_b: Vec<f64> = (atoms.iter().enumerate())
+        .map(|(c, &(_, q))| q + (c0 + c as i64) as f64 * big)
+        .collect();
+    let mut p = Part::tilted((&ln_b, &ln_a), c0, lambda, big);
+    p.tidy();
+    p
+}
+
+/// A lower measure whose atoms sit on lattice points (a(k) = b(k) = its P-mass), in the form
+/// of [`contracted`].
+fn on_points(x: &Part) -> Part {
+    if x.lo.iter().all(|&v| v <= 0.0) {
+        return Part::empty(x.d);
+    }
+    let mut p = Part {
+        up: x.lo.clone(),
+        ln_s_up: x.ln_s_lo,
+        ..x.clone()
+    };
+    p.tidy();
+    p
+}
+
+/// The lower measure of a product of a lattice measure `t` (atoms on its points) and the
+/// contracted atoms `c` of a finer one ([`contracted`]), contracted per coarse bin after it
+/// is formed, then merged onto lattice points. A bin m of the product gathers t(k)∗c(m − k):
+/// its P-mass is Σ_k t(k)·a(m − k) and its Q-mass e^{−mD}·Σ_k t(k)·b(m − k) (a lattice point
+/// kD times a bin's atom at cD + r lands at mD + r), so both are convolutions, and the atom
+/// of bin m sits at mD + ln(Σ t·a / Σ t·b). Contracting the finer factor first instead put
+/// a narrow core — one step's law, a spike far narrower than the tail's spacing — onto one
+/// lattice point, rounding its whole mean down in every core∗tail product (module docs,
+/// "Two resolutions"). The convolutions' `lo` ends give P-masses from below and their `up`
+/// ends Q-masses from above: an atom with less P and more Q only lowers δ (at every ε, and
+/// composed with anything), and merging is a post-processing. Returns the first lattice
+/// index, the tilted masses and their ln scale.
+fn lower_product(z: &Part, lambda: f64) -> (i64, Vec<f64>, f64) {
+    let d = z.d;
+    let atoms: Vec<(f64, f64)> = (0..z.len())
+        .map(|i| {
+            let m = (z.k0 + i as i64) as f64 * d;
+            if z.lo[i] <= 0.0 || z.up[i] <= 0.0 {
+                return (f64::NEG_INFINITY, f64::NEG_INFINITY);
+            }
+            let ln_p = z.lo[i].ln() + z.ln_s_lo - lambda * m;
+            let ln_b = z.up[i].ln() + z.ln_s_up - lambda * m;
+            // ρ − mD = ln(P/(Q·e^{mD})) ∈ [0, D] exactly; rounded outside, clamped (the
+            // true atom lies in the bin, so either end is at or below it where it is low).
+            let r = (ln_p - ln_b).clamp(0.0, d);
+            (ln_p, ln_p - m - r)
+        })
+        .collect();
+    // Swept upwards and downwards (a falling tail's atoms, each lighter than the last, never
+    // balance an upward carry: [`merge_atoms_falling`]); the one with the larger tilted
+    // moment is kept (either is a lower measure).
+    let up = merge_atoms(&atoms, z.k0, d);
+    let down = merge_atoms_falling(&atoms, z.k0, d);
+    let moment = |v: &[f64]| {
+        let w = super::compose::tilted_logs(v, z.k0, lambda, d);
+        let mx = w.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+        mx + w.iter().map(|&x| (x - mx).exp()).sum::<f64>().ln()
+    };
+    let ln_lo = if moment(&down) > moment(&up) {
+        down
+    } else {
+        up
+    };
+    let (lo, ln_s) = from_logs(&ln_lo, z.k0, lambda, d, 1.0 - 64.0 * U);
+    (z.k0, lo, ln_s)
+}
+
+/// `tail` (a product's `up`, and a lower measure formed by coarsening its finer factor
+/// first) with the lower measure of `z` ([`lower_product`]) in its place where that one has
+/// the larger tilted moment both at the composition's tilt and at one more tilt of λ (the far
+/// tail, which a profile reads from the same composition); either is a lower measure of the
+/// same product. Contracting after the product wins where one factor's law is narrow against
+/// a coarse bin (a step's spike at tiny q: q = 5.35e-9, σ = 0.36, T = 5·10⁸); coarsening first
+/// kept more of the far tail at q = 1e-4, σ = 1, T = 10⁵ (δ near 1e-14 at ε = 0.33), where
+/// the moment at the tilt alone chose the other.
+fn with_lower(tail: Part, z: &Part, lambda: f64) -> Part {
+    if z.is_empty() || tail.is_empty() {
+        return tail;
+    }
+    let (k_lo, lo, ln_s_lo) = lower_product(z, lambda);
+    let ln_moment = |v: &[f64], ln_s: f64| ln_s + v.iter().sum::<f64>().ln();
+    // The same at twice the tilt (the far tail: a profile reads δ there from this composition).
+    let ln_far = |v: &[f64], ln_s: f64, k0: i64| {
+        let w: Vec<f64> = (v.iter().enumerate())
+            .map(|(i, &x)| x.ln() + lambda.max(1.0) * (k0 + i as i64) as f64 * tail.d)
+            .collect();
+        let mx = w.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+        ln_s + mx + w.iter().map(|&x| (x - mx).exp()).sum::<f64>().ln()
+    };
+    if ln_moment(&lo, ln_s_lo) <= ln_moment(&tail.lo, tail.ln_s_lo)
+        || ln_far(&lo, ln_s_lo, k_lo) <= ln_far(&tail.lo, tail.ln_s_lo, tail.k0)
+    {
+        return tail;
+    }
+    let k0 = tail.k0.min(k_lo);
+    let end = tail.end().max(k_lo + lo.len() as i64);
+    let n = (end - k0) as usize;
+    let mut up = vec![0.0; n];
+    let mut new_lo = vec![0.0; n];
+    let a = (tail.k0 - k0) as usize;
+    up[a..a + tail.len()].copy_from_slice(&tail.up);
+    let b = (k_lo - k0) as usize;
+    new_lo[b..b + lo.len()].copy_from_slice(&lo);
+    let mut p = Part {
+        d: tail.d,
+        k0,
+        up,
+        lo: new_lo,
+        ln_s_up: tail.ln_s_up,
+        ln_s_lo,
+    };
+    // (`lo` beyond `up`'s support is dropped by tidy: dropping lower mass is safe.)
     p.tidy();
     p
 }
@@ -929,7 +1092,16 @@ fn settle(m: &mut Meas, lambda: f64, eta: f64) {
             let spill = m.core.slice(b + 1, m.core.len());
             m.core.up.truncate(b + 1);
             m.core.lo.truncate(b + 1);
-            m.tail = add(&m.tail, &coarsen(&spill, f, lambda), 1.0);
+            let tail = add(&m.tail, &coarsen(&spill, f, lambda), 1.0);
+            // The lower measure: the spilled atoms contracted per coarse bin and merged with
+            // the tail's (a spill narrower than a coarse bin, merged alone, went onto one
+            // lattice point below it: [`lower_product`]).
+            m.tail = if lowering_after(lambda) {
+                let z = add(&on_points(&m.tail), &contracted(&spill, f, lambda), 1.0);
+                with_lower(tail, &z, lambda)
+            } else {
+                tail
+            };
         }
     }
     if m.tail.is_empty() {
@@ -1057,6 +1229,29 @@ fn product(
             let t1 = conv(&xt, &add(&yt, &yc, 1.0), false, share)?;
             let t2 = conv(&xc, &yt, false, share)?;
             tail = add(&t1, &t2, 1.0);
+        }
+        // The lower measure contracted after the product too ([`lower_product`], where
+        // [`lower_after`] asks for it; a reversed composition, λ < 0, keeps none).
+        if lowering_after(lambda) {
+            let (tx, ty) = (on_points(&xt), on_points(&yt));
+            let z = if square {
+                conv(
+                    &tx,
+                    &add(&tx, &contracted(&x.core, f, lambda), 2.0),
+                    false,
+                    share,
+                )?
+            } else {
+                let z1 = conv(
+                    &tx,
+                    &add(&ty, &contracted(&y.core, f, lambda), 1.0),
+                    false,
+                    share,
+                )?;
+                let z2 = conv(&contracted(&x.core, f, lambda), &ty, false, share)?;
+                add(&z1, &z2, 1.0)
+            };
+            tail = with_lower(tail, &z, lambda);
         }
     }
     let (mx, my) = (x.ln_moment(), y.ln_moment());
