@@ -3,11 +3,13 @@
 
     python3 benches/epsilon_sweep.py BIN            # 300 draws over the whole domain
     python3 benches/epsilon_sweep.py BIN --corner   # 40 draws of tiny q at small sigma, long runs
+    python3 benches/epsilon_sweep.py BIN --corner-large-delta   # the same corner, delta 1e-5..0.1
 
 The whole domain: q in [1e-9, 1], sigma in [0.3, 1e3], T in [1, 1e9], delta in [1e-15, 0.1],
 log-uniform (seed 20261126), keeping the draws whose exact-RDP epsilon is at most 1e3 (the
 domain the tight accountant is built to answer). The corner: q in [1e-9, 1e-7], sigma in
-[0.3, 0.8], T in [1e7, 1e9], delta in [1e-15, 1e-5] (seed 7). Prints how many answered, how many
+[0.3, 0.8], T in [1e7, 1e9], delta in [1e-15, 1e-5] (seed 7); with --corner-large-delta,
+delta in [1e-5, 0.1] (seed 8). Prints how many answered, how many
 within the width rule (0.1 % of epsilon, or 1e-4 where epsilon < 0.1), the slowest calls and
 the most memory (GNU time), and the refusals and wide brackets by name.
 """
@@ -17,14 +19,14 @@ import subprocess
 import sys
 
 
-def draws(corner):
-    r = random.Random(7 if corner else 20261126)
+def draws(corner, large_delta=False):
+    r = random.Random(8 if large_delta else 7 if corner else 20261126)
     for _ in range(40 if corner else 300):
         if corner:
             q = 10 ** (-9 + 2 * r.random())
             s = 0.3 + 0.5 * r.random()
             t = int(10 ** (7 + 2 * r.random()))
-            d = 10 ** (-15 + 10 * r.random())
+            d = 10 ** (-5 + 4 * r.random()) if large_delta else 10 ** (-15 + 10 * r.random())
         else:
             q = 10 ** (-9 * r.random())
             s = 10 ** (-0.52 + 3.52 * r.random())
@@ -34,9 +36,10 @@ def draws(corner):
 
 
 def main():
-    bin_, corner = sys.argv[1], "--corner" in sys.argv[2:]
+    large = "--corner-large-delta" in sys.argv[2:]
+    bin_, corner = sys.argv[1], large or "--corner" in sys.argv[2:]
     rows = []
-    for q, s, t, d in draws(corner):
+    for q, s, t, d in draws(corner, large):
         args = ["--q", q, "--sigma", s, "--steps", t, "--delta", d]
         if not corner:
             rdp = subprocess.run([bin_, "epsilon", *args], capture_output=True, text=True).stdout

@@ -695,6 +695,39 @@ fn a_spike_narrower_than_the_tail_spacing_answers() {
     ]);
 }
 
+/// About two sampled steps at σ = 0.32 and δ = 1e-3 (q = 1e-8, T = 2·10⁸): the term with two
+/// big steps was charged at H = 1 for every pair with a loss past ε's range (1.9 % of δ, where
+/// such a pair reads H ≈ 0.1) and left out of the lower sum (1 %): [0.025270, 0.025796], 2 %
+/// wide, refused. Its grid now runs to the last bin and the lower sum reads the pairs too
+/// (`engine::pld::jumps`, module docs). It answers within the rule, below exact RDP.
+#[test]
+fn pairs_of_large_losses_are_read_both_ways() {
+    answer_within_the_rule(&[(1e-8, 0.32, 200_000_000, 1e-3)]);
+}
+
+/// Where exact RDP's certified ε is 0 (δ = 0.079 above δ(0) ≈ 1e-3: q = 6.2e-9, σ = 0.38,
+/// T = 2.1·10⁸, and q = 1.6e-9, σ = 0.65, T = 2.5·10⁸, δ = 0.063) the tight answer is [0, 0];
+/// both were refused. The δ side, computed independently of the RDP curve, agrees: δ(0) is at
+/// most δ(1e-4) + (e^{1e-4} − 1), below the run's δ.
+#[test]
+fn an_exact_rdp_epsilon_of_zero_is_the_answer() {
+    for (q, s, t, d) in [
+        (6.202e-9, 0.3831, 212_003_411, 0.0793),
+        (1.568e-9, 0.6451, 253_682_687, 0.0631),
+    ] {
+        let e = pld::epsilon(sgm(q, s), t, d)
+            .unwrap_or_else(|e| panic!("q={q} s={s} T={t} delta={d}: {e}"))
+            .epsilon;
+        assert!(e.upper == 0.0 && e.lower == 0.0, "q={q}: {e:?}");
+        // δ(0) ≤ δ(ε) + (e^ε − 1)·Q(everything), at ε = 1e-4.
+        let at = pld::delta(sgm(q, s), t, 1e-4).unwrap().delta;
+        assert!(
+            at.upper + 1e-4f64.exp_m1() <= d,
+            "q={q}: δ(1e-4) = {at:?}, so δ(0) may pass {d}"
+        );
+    }
+}
+
 /// Each run (q, σ, T, δ) answers within the width rule and below exact RDP.
 fn answer_within_the_rule(runs: &[(f64, f64, u64, f64)]) {
     for &(q, s, t, d) in runs {

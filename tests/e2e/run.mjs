@@ -645,17 +645,18 @@ try {
     await pt.close();
   }
   // Hardening round 3, #12: with shuffled batches the band stands even when the Poisson
-  // answer fails (q = 1e-8, σ = 0.32, T = 2·10⁸ — 2.0 shuffled epochs — δ = 1e-3, refused by
-  // the tight accountant, checked against the CLI below — when it answers, this needs another;
-  // q = 2e-9, σ = 1.232, T = 10⁹, then q = 2.136e-9, σ = 0.5108, T = 581,266,865,
-  // δ = 3.33e-15, then q = 4.845e-9, σ = 0.4324, T = 454,685,135, δ = 4.12e-14, then
-  // q = 4.443e-9, σ = 0.3754, T = 450,000,000, δ = 5.3e-15, then q = 5.35e-9, σ = 0.3614,
-  // T = 373,831,774, δ = 8.53e-6 served until the tight accountant answered them; the
+  // answer fails (q = 6.214e-7, σ = 0.5486, T = 69,744,471 — 43 shuffled epochs — δ = 0.0077,
+  // refused by the tight accountant: the add pair is not ruled out; checked against the CLI
+  // below — when it answers, this needs another; q = 2e-9, σ = 1.232, T = 10⁹, then
+  // q = 2.136e-9, σ = 0.5108, T = 581,266,865, δ = 3.33e-15, then q = 4.845e-9, σ = 0.4324,
+  // T = 454,685,135, δ = 4.12e-14, then q = 4.443e-9, σ = 0.3754, T = 450,000,000,
+  // δ = 5.3e-15, then q = 5.35e-9, σ = 0.3614, T = 373,831,774, δ = 8.53e-6, then q = 1e-8,
+  // σ = 0.32, T = 2·10⁸, δ = 1e-3 served until the tight accountant answered them; the
   // out-of-domain refusals have bands above 10⁶, shown in words); #16: a page
   // whose wasm cannot load says why instead of leaving its placeholders.
   {
-    check(cliError('epsilon', { q: 1e-8, sigma: 0.32, steps: 200000000, delta: 1e-3, accountant: 'pld' }) !== null, 'the CLI refuses q = 1e-8, σ = 0.32, T = 200000000, δ = 1e-3 too');
-    const ps = await open('?q=1e-8&sigma=0.32&steps=200000000&delta=1e-3&batch=shuffled');
+    check(cliError('epsilon', { q: 6.214e-7, sigma: 0.5486, steps: 69744471, delta: 0.0077, accountant: 'pld' }) !== null, 'the CLI refuses q = 6.214e-7, σ = 0.5486, T = 69744471, δ = 0.0077 too');
+    const ps = await open('?q=6.214e-7&sigma=0.5486&steps=69744471&delta=0.0077&batch=shuffled');
     await ps.waitForFunction(() => /^\d+\.\d{4}$/.test(document.querySelector('#epsilon-shuffled')?.textContent || ''), null, { timeout: 30000 }).catch(() => {});
     const st = await ps.evaluate(() => ({ band: document.querySelector('#epsilon-shuffled').textContent, low: document.querySelector('#epsilon-shuffled-lower').textContent, head: document.querySelector('#epsilon-pld').textContent }));
     check(/^\d+\.\d{4}$/.test(st.band) && /^\d+(\.\d{4})?$/.test(st.low) && st.head === st.band, `batch=shuffled with a failing Poisson answer: the band stands ([${st.low}, ${st.band}]) and leads the headline ("${st.head}")`);

@@ -26,7 +26,15 @@
 //! H(z − q')/(1 − p_b) (q' = −ln(1 − q); one more small step, whose loss is ≥ −q' and whose
 //! mass is ≥ 1 − p_b, cannot lower it by more), so
 //!   (k = 2)  ≤  C(T, 2)/(1 − p_b)·∫∫ H(ε − ℓ₁ − ℓ₂ − q') dμ_b(ℓ₁) dμ_b(ℓ₂),
-//! read on the pairs' sums (each loss rounded up onto a grid: H falls in its argument).
+//! read on the pairs' sums (each loss rounded up onto a grid, uniform over ε's range and then
+//! growing by 1 % a point to the last bin: H falls in its argument). From below, one more small
+//! step adds at most τ to the loss but on its losses past τ (P-mass p_τ), so
+//! H₂(z) ≥ H(z + τ) − p_τ and
+//!   (k = 2)  ≥  C(T, 2)·∫∫ (H(ε − ℓ₁ − ℓ₂ + τ) − p_τ)₊ dμ_b(ℓ₁) dμ_b(ℓ₂),
+//! each loss rounded down (τ the grid's spacing). Where a pair reads H ≈ 0.1 — q = 1e-8,
+//! σ = 0.32, T = 2·10⁸, δ = 1e-3, ~2 sampled steps — the pairs with a loss past ε's range,
+//! once charged at H = 1, were 1.9 % of δ, and the term's absence from the lower sum 1 %: that
+//! run read [0.025270, 0.025796] and was refused; it reads [0.025392, 0.025477].
 //!
 //! **Where x_top goes** ([`x_top_for`]). Charging the term k = 2 in full would ask
 //! T·p_b ≤ √(2e-3·δ) (the square-root rule). At δ = 5.3e-15 (q = 4.4e-9, σ = 0.38,
@@ -110,8 +118,12 @@ use crate::engine::search::bisect;
 
 /// The share of δ the terms with three or more big steps may take (charged in full).
 const THREE_SHARE: f64 = 1e-3;
-/// The grid the term with two big steps is read on: this many points over ε's range.
+/// The grid the term with two big steps is read on: this many points over ε's range, then
+/// each PAIR_GROW past the last (to ℓ_max).
 const PAIR_POINTS: usize = 512;
+const PAIR_GROW: f64 = 0.01;
+/// Work per pair of grid points convolved (a multiply-add, sometimes a binary search).
+const PAIR_WORK: f64 = 2.0;
 /// The share of ε's known upper end (`cap`) above which the small pair's largest loss makes its
 /// composition heavy-tailed enough to move x_top in ([`x_top_for`]).
 const HEAVY: f64 = 0.05;
@@ -134,7 +146,7 @@ const READ_WORK: f64 = 150.0;
 /// each bin's ends, so a bin's width costs the two sums e^{λ·width} of each other (λ ≈ 90 at
 /// q = 5.35e-9, σ = 0.36, T = 5·10⁸: a fiftieth of its spread, 1.1e-4, read
 /// [0.036624, 0.036766]; a two-hundredth, [0.036625, 0.036692], within the rule).
-const BIN_SHARE: f64 = 200.0;
+const BIN_SHARE: f64 = 400.0;
 /// Most compositions (tilts) of the small pair.
 const MAX_TILTS: usize = 4;
 /// Points of the small pair's coarse tail per step (the lattices' own steps take TAIL_POINTS,
@@ -311,34 +323,121 @@ impl Small {
         }
         let far = ln_p_between(self.q, self.sigma, x_of(self.l_max), f64::INFINITY).exp()
             * (1.0 + MASS_MARGIN);
-        // The term with two big steps: μ_b on a grid of spacing g above ℓ_top (each bin's mass
-        // at the grid point at or above its top), the pairs' sums by direct convolution; μ_b
-        // beyond the grid (losses past ε alone) charged with every partner at H = 1.
+        // The term with two big steps: μ_b on a grid above ℓ_top — spacing g over ε's range,
+        // then each point PAIR_GROW past the last, to ℓ_max — each bin's mass at the grid point
+        // at or above its top; the pairs' sums, each rounded up onto a grid of the same
+        // make from 2ℓ_top, by direct convolution; μ_b beyond ℓ_max (`far`) charged with
+        // every partner at H = 1. (Charged there from ε's range on, the pairs with a loss past
+        // it were 1.9 % of δ at q = 1e-8, σ = 0.32, T = 2·10⁸, δ = 1e-3, where one such pair
+        // reads H ≈ 0.1: the bracket was 2 % wide and refused.)
         let g = eps.max(self.l_top) / PAIR_POINTS as f64;
-        let mut grid = vec![0.0f64; PAIR_POINTS];
+        let grow = |v: f64| v + (PAIR_GROW * v).max(g);
+        let mut ends: Vec<f64> = (1..=PAIR_POINTS)
+            .map(|i| self.l_top + i as f64 * g)
+            .collect();
+        while let Some(&v) = ends.last().filter(|&&v| v < self.l_max) {
+            ends.push(grow(v));
+        }
+        let mut grid = vec![0.0f64; ends.len()];
+        // For the lower sum: each bin's mass (taken low) at the grid point at or below its
+        // bottom (ℓ_top, then the ends); beyond the last end, left out.
+        let mut grid_lo = vec![0.0f64; ends.len()];
         let mut past = far;
         for &(la, lb, p) in &bins {
             if la < self.l_top {
                 continue;
             }
             let m = p / self.t * (1.0 + MASS_MARGIN);
-            let i = ((lb * (1.0 + 1e-12) + 1e-18 - self.l_top) / g).ceil() as usize;
-            match grid.get_mut(i.max(1) - 1) {
+            let top = lb * (1.0 + 1e-12) + 1e-18;
+            match grid.get_mut(ends.partition_point(|&e| e < top)) {
                 Some(v) => *v += m,
                 None => past += m,
             }
-        }
-        let c2 = self.c2() * (1.0 + 1e-12 * PAIR_POINTS as f64);
-        let mut pairs = vec![0.0f64; 2 * PAIR_POINTS - 1];
-        for (i, &a) in grid.iter().enumerate().filter(|(_, a)| **a > 0.0) {
-            for (j, &b) in grid.iter().enumerate() {
-                pairs[i + j] += c2 * a * b;
+            let bottom = la * (1.0 - 1e-12) - 1e-18;
+            let i = ends.partition_point(|&e| e <= bottom);
+            if let Some(v) = grid_lo.get_mut(i) {
+                *v += p / self.t * (1.0 - MASS_MARGIN);
             }
         }
+        // Sums: index i + j for two points of the uniform part (2ℓ_top + (i + j + 2)g), the
+        // first grid point at or above the sum otherwise.
+        let mut sums: Vec<f64> = (0..2 * PAIR_POINTS - 1)
+            .map(|k| 2.0 * self.l_top + (k as f64 + 2.0) * g)
+            .collect();
+        let last = 2.0 * ends.last().copied().unwrap_or(self.l_top);
+        while let Some(&v) = sums.last().filter(|&&v| v < last) {
+            sums.push(grow(v));
+        }
+        let live: Vec<(usize, f64)> = (grid.iter().copied().enumerate())
+            .filter(|(_, a)| *a > 0.0)
+            .collect();
+        if !spend(PAIR_WORK * (live.len() * live.len()) as f64) {
+            return None;
+        }
+        let c2 = self.c2() * (1.0 + 1e-12 * grid.len() as f64);
+        let mut pairs = vec![0.0f64; sums.len()];
+        for &(i, a) in &live {
+            for &(j, b) in &live {
+                let k = if i < PAIR_POINTS && j < PAIR_POINTS {
+                    i + j
+                } else {
+                    sums.partition_point(|&s| s < ends[i] + ends[j])
+                };
+                pairs[k.min(sums.len() - 1)] += c2 * a * b;
+            }
+        }
+        let pairs = (sums.iter().copied().zip(pairs))
+            .filter(|(_, m)| *m > 0.0)
+            .collect();
+        // The lower sum's pairs: point i of grid_lo sits at start(i) (ℓ_top, then ends[i − 1]),
+        // a pair's sum rounded down onto the sums' grid shifted one step down (2ℓ_top + kg in
+        // the uniform part), weight C(T, 2) taken low.
+        let start = |i: usize| if i == 0 { self.l_top } else { ends[i - 1] };
+        let c2_lo = 0.5 * self.t * (self.t - 1.0) * (1.0 - 1e-12 * grid.len() as f64);
+        let low_sums: Vec<f64> = std::iter::once(2.0 * self.l_top)
+            .chain(sums.iter().copied())
+            .collect();
+        let live_lo: Vec<(usize, f64)> = (grid_lo.iter().copied().enumerate())
+            .filter(|(_, a)| *a > 0.0)
+            .collect();
+        if !spend(PAIR_WORK * (live_lo.len() * live_lo.len()) as f64) {
+            return None;
+        }
+        let mut lows = vec![0.0f64; low_sums.len()];
+        for &(i, a) in &live_lo {
+            for &(j, b) in &live_lo {
+                let k = if i <= PAIR_POINTS && j <= PAIR_POINTS {
+                    i + j
+                } else {
+                    low_sums.partition_point(|&s| s <= start(i) + start(j)) - 1
+                };
+                lows[k.min(low_sums.len() - 1)] += c2_lo * a * b;
+            }
+        }
+        let pairs_lo = (low_sums.into_iter().zip(lows))
+            .filter(|(_, m)| *m > 0.0)
+            .collect();
+        // H_{T−2}(z) ≥ H(z + τ) − p_τ: one more small step adds at most τ to the loss but on
+        // its losses past τ (P-mass p_τ, where H_{T−2} ≤ 1); τ = g.
+        let tau = g;
+        let p_tau = if tau < self.l_top {
+            ln_p_between(
+                self.q,
+                self.sigma,
+                x_of_loss(self.q, self.sigma, tau),
+                self.x_top,
+            )
+            .exp()
+                * (1.0 + MASS_MARGIN)
+        } else {
+            0.0
+        };
         Some(Bins {
             bins,
             pairs,
-            g,
+            pairs_lo,
+            tau,
+            p_tau,
             beyond: self.t * far + self.r3 + 2.0 * c2 * past * (grid.iter().sum::<f64>() + past),
         })
     }
@@ -358,11 +457,14 @@ impl Small {
             up += p * (1.0 + MASS_MARGIN) * hu;
             lo += p * (1.0 - MASS_MARGIN) * hl;
         }
-        // Pairs k = i + j sum to at most 2ℓ_top + (k + 2)g; read at that sum plus q'.
+        // Each pair's sum is at most its grid point s; read at that sum plus q'.
         let q1 = -self.floor;
-        for (k, &m) in bins.pairs.iter().enumerate().filter(|(_, m)| **m > 0.0) {
-            let s = 2.0 * self.l_top + (k as f64 + 2.0) * bins.g;
+        for &(s, m) in &bins.pairs {
             up += m * self.h(eps - s - q1 - 1e-12 * (s + q1) - 1e-18).0;
+        }
+        for &(s, m) in &bins.pairs_lo {
+            let z = eps - s + bins.tau + 1e-12 * s + 1e-18;
+            lo += m * (self.h(z).1 - bins.p_tau).max(0.0);
         }
         up += bins.beyond;
         Some((up * (1.0 + 1e-12), lo * (1.0 - 1e-12)))
@@ -409,13 +511,17 @@ impl Small {
 }
 
 /// One step's loss measure on bins ([`Small::bins`]): (ℓ_a, ℓ_b, mass × weight); the term
-/// with two big steps on the pairs' sums (weight C(T, 2)/(1 − p_b) in, the sum at index k at
-/// most 2ℓ_top + (k + 2)·g); and the upper sum's part beyond them (the far mass at H = 1, R₃,
-/// and the pairs with a loss beyond the grid).
+/// with two big steps on the pairs' sums (an upper bound on the sum, the mass there with
+/// weight C(T, 2)/(1 − p_b) in; and a lower bound, for the lower sum); and the upper sum's part beyond them (the far mass at H = 1, R₃,
+/// and the pairs with a loss beyond ℓ_max).
 struct Bins {
     bins: Vec<(f64, f64, f64)>,
-    pairs: Vec<f64>,
-    g: f64,
+    pairs: Vec<(f64, f64)>,
+    /// For the lower sum: a lower bound on each pair's sum and its mass (weight C(T, 2)),
+    /// read at H(ε − sum + τ) − p_τ.
+    pairs_lo: Vec<(f64, f64)>,
+    tau: f64,
+    p_tau: f64,
     beyond: f64,
 }
 

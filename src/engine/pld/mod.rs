@@ -1498,6 +1498,22 @@ fn epsilon_lattices(
     if let Some(b) = bern.filter(|&b| b <= ABS_TOL) {
         return Ok(bernstein_answer(b.min(cap.max(0.0))));
     }
+    // Exact RDP's certified ε of 0 (a δ above δ(0): q = 6.2e-9, σ = 0.38, T = 2.1·10⁸,
+    // δ = 0.079, whose δ(0) is 1e-3) is the answer, [0, 0]; the lattices, aimed at it, were
+    // refused.
+    if cap <= 0.0 {
+        return Ok(EpsilonAnswer {
+            epsilon: Bracket {
+                upper: 0.0,
+                lower: 0.0,
+            },
+            grid: Grid {
+                spacing: 0.0,
+                fft_len: 0,
+                worst: "either (exact RDP's ε is 0)",
+            },
+        });
+    }
     let cap = cap.min(bern.unwrap_or(f64::INFINITY));
     // The tighter of the two upper bounds steers the grid and the tilt (with RDP's orders
     // capped, its ε can be 100× the answer at tiny q and large σ, and a tilt aimed there ran
