@@ -145,7 +145,9 @@ const READ_WORK: f64 = 150.0;
 /// The bins' loss spacing is the small pair's composed spread over this. H(ε − ℓ) is read at
 /// each bin's ends, so a bin's width costs the two sums e^{λ·width} of each other (λ ≈ 90 at
 /// q = 5.35e-9, σ = 0.36, T = 5·10⁸: a fiftieth of its spread, 1.1e-4, read
-/// [0.036624, 0.036766]; a two-hundredth, [0.036625, 0.036692], within the rule).
+/// [0.036624, 0.036766]; a two-hundredth [0.036625, 0.036692]; a four-hundredth
+/// [0.036630, 0.036679]; at q = 1e-8, σ = 0.32, T = 2·10⁸, δ = 1e-3 a two-hundredth read
+/// [0.025389, 0.025510], a four-hundredth [0.025392, 0.025477], within the rule).
 const BIN_SHARE: f64 = 400.0;
 /// Most compositions (tilts) of the small pair.
 const MAX_TILTS: usize = 4;
@@ -390,13 +392,17 @@ impl Small {
             .filter(|(_, m)| *m > 0.0)
             .collect();
         // The lower sum's pairs: point i of grid_lo sits at start(i) (ℓ_top, then ends[i − 1]),
-        // a pair's sum rounded down onto the sums' grid shifted one step down (2ℓ_top + kg in
-        // the uniform part), weight C(T, 2) taken low.
+        // a pair's sum rounded down onto a grid of the same make from 2ℓ_top (2ℓ_top + kg for
+        // two points of the uniform part, i, j ≤ PAIR_POINTS: index i + j), weight C(T, 2)
+        // taken low.
         let start = |i: usize| if i == 0 { self.l_top } else { ends[i - 1] };
         let c2_lo = 0.5 * self.t * (self.t - 1.0) * (1.0 - 1e-12 * grid.len() as f64);
-        let low_sums: Vec<f64> = std::iter::once(2.0 * self.l_top)
-            .chain(sums.iter().copied())
+        let mut low_sums: Vec<f64> = (0..=2 * PAIR_POINTS)
+            .map(|k| 2.0 * self.l_top + k as f64 * g)
             .collect();
+        while let Some(&v) = low_sums.last().filter(|&&v| v < last) {
+            low_sums.push(grow(v));
+        }
         let live_lo: Vec<(usize, f64)> = (grid_lo.iter().copied().enumerate())
             .filter(|(_, a)| *a > 0.0)
             .collect();
@@ -512,8 +518,8 @@ impl Small {
 
 /// One step's loss measure on bins ([`Small::bins`]): (ℓ_a, ℓ_b, mass × weight); the term
 /// with two big steps on the pairs' sums (an upper bound on the sum, the mass there with
-/// weight C(T, 2)/(1 − p_b) in; and a lower bound, for the lower sum); and the upper sum's part beyond them (the far mass at H = 1, R₃,
-/// and the pairs with a loss beyond ℓ_max).
+/// weight C(T, 2)/(1 − p_b) in; and a lower bound, for the lower sum); and the upper sum's
+/// part beyond them (the far mass at H = 1, R₃, and the pairs with a loss beyond ℓ_max).
 struct Bins {
     bins: Vec<(f64, f64, f64)>,
     pairs: Vec<(f64, f64)>,

@@ -1418,6 +1418,21 @@ fn jumps_bracket(p: &Phase, delta: f64) -> Result<(Bracket, f64), Error> {
     jumps::bracket(p, delta, cap.min(bern.unwrap_or(f64::INFINITY)))
 }
 
+/// The answer [0, 0], `worst` saying why.
+fn zero_answer(worst: &'static str) -> EpsilonAnswer {
+    EpsilonAnswer {
+        epsilon: Bracket {
+            upper: 0.0,
+            lower: 0.0,
+        },
+        grid: Grid {
+            spacing: 0.0,
+            fft_len: 0,
+            worst,
+        },
+    }
+}
+
 /// The answer [0, b] from Bernstein's bound b alone.
 fn bernstein_answer(b: f64) -> EpsilonAnswer {
     EpsilonAnswer {
@@ -1443,17 +1458,7 @@ fn epsilon_lattices(
     budget(work);
     let delta = check_delta(delta)?;
     if phases.iter().all(|p| p.sgm.q() == 0.0) {
-        return Ok(EpsilonAnswer {
-            epsilon: Bracket {
-                upper: 0.0,
-                lower: 0.0,
-            },
-            grid: Grid {
-                spacing: 0.0,
-                fft_len: 0,
-                worst: "remove",
-            },
-        });
+        return Ok(zero_answer("remove"));
     }
     let phases: Vec<Phase> = phases.iter().copied().filter(|p| p.sgm.q() > 0.0).collect();
     if let Some(mu) = gaussian_mu(&phases) {
@@ -1502,17 +1507,7 @@ fn epsilon_lattices(
     // δ = 0.079, whose δ(0) is 1e-3) is the answer, [0, 0]; the lattices, aimed at it, were
     // refused.
     if cap <= 0.0 {
-        return Ok(EpsilonAnswer {
-            epsilon: Bracket {
-                upper: 0.0,
-                lower: 0.0,
-            },
-            grid: Grid {
-                spacing: 0.0,
-                fft_len: 0,
-                worst: "either (exact RDP's ε is 0)",
-            },
-        });
+        return Ok(zero_answer("either (exact RDP's ε is 0)"));
     }
     let cap = cap.min(bern.unwrap_or(f64::INFINITY));
     // The tighter of the two upper bounds steers the grid and the tilt (with RDP's orders
