@@ -108,7 +108,6 @@ use super::compose::{budget, spend, Composed};
 use super::discretize::{
     bulk_offset, ln_p_between, loss_range, loss_remove, step_pld_below, x_of_loss,
 };
-use super::ladder::lower_after;
 use super::{
     bulk_scale, bulk_spacing, eta_for, finest_spacing, split_share, Bracket, Direction, Error,
     Lattices, Phase, CORE_POINTS, MAX_STEP_POINTS, MAX_TAIL_FACTOR, POINT_WORK, SPLIT_POINTS,
@@ -162,6 +161,13 @@ const MAX_TILTS: usize = 4;
 /// once ([`super::ladder`]), but coarsening it by 2–4 at a time instead did not help (measured);
 /// the choice is by measurement.
 const SMALL_TAIL_POINTS: f64 = 4_096.0;
+
+/// Append grow(last point) to `grid` until its last point reaches `top`.
+fn extend_to(grid: &mut Vec<f64>, top: f64, grow: impl Fn(f64) -> f64) {
+    while let Some(&v) = grid.last().filter(|&&v| v < top) {
+        grid.push(grow(v));
+    }
+}
 
 /// The x above which P puts at most e^{ln_p} (bisection; P's tail falls in x).
 fn x_with_tail(q: f64, sigma: f64, ln_p: f64) -> f64 {
@@ -337,9 +343,7 @@ impl Small {
         let mut ends: Vec<f64> = (1..=PAIR_POINTS)
             .map(|i| self.l_top + i as f64 * g)
             .collect();
-        while let Some(&v) = ends.last().filter(|&&v| v < self.l_max) {
-            ends.push(grow(v));
-        }
+        extend_to(&mut ends, self.l_max, grow);
         let mut grid = vec![0.0f64; ends.len()];
         // For the lower sum: each bin's mass (taken low) at the grid point at or below its
         // bottom (ℓ_top, then the ends); beyond the last end, left out.
@@ -367,9 +371,7 @@ impl Small {
             .map(|k| 2.0 * self.l_top + (k as f64 + 2.0) * g)
             .collect();
         let last = 2.0 * ends.last().copied().unwrap_or(self.l_top);
-        while let Some(&v) = sums.last().filter(|&&v| v < last) {
-            sums.push(grow(v));
-        }
+        extend_to(&mut sums, last, grow);
         let live: Vec<(usize, f64)> = (grid.iter().copied().enumerate())
             .filter(|(_, a)| *a > 0.0)
             .collect();
@@ -400,9 +402,7 @@ impl Small {
         let mut low_sums: Vec<f64> = (0..=2 * PAIR_POINTS)
             .map(|k| 2.0 * self.l_top + k as f64 * g)
             .collect();
-        while let Some(&v) = low_sums.last().filter(|&&v| v < last) {
-            low_sums.push(grow(v));
-        }
+        extend_to(&mut low_sums, last, grow);
         let live_lo: Vec<(usize, f64)> = (grid_lo.iter().copied().enumerate())
             .filter(|(_, a)| *a > 0.0)
             .collect();
@@ -587,7 +587,7 @@ pub(super) fn delta_brackets(p: &Phase, eps: &[f64], floor: f64) -> Result<Vec<B
     small.max_bins = DELTA_BINS;
     small
         .comps
-        .push(lower_after(|| lat.compose(lat.tilt_for(m0 + s0, 1.0)))?);
+        .push(lat.compose_lowering_after(lat.tilt_for(m0 + s0, 1.0))?);
     let mut order: Vec<usize> = (0..eps.len()).collect();
     order.sort_by(|&a, &b| eps[a].total_cmp(&eps[b]));
     small
@@ -652,7 +652,7 @@ pub(super) fn delta_brackets(p: &Phase, eps: &[f64], floor: f64) -> Result<Vec<B
         if round == 1 {
             break;
         }
-        match lower_after(|| lat.compose(lat.tilt_for(aim.max(m0 + 2.0 * s0), 1.0))) {
+        match lat.compose_lowering_after(lat.tilt_for(aim.max(m0 + 2.0 * s0), 1.0)) {
             Ok(c) => small.comps.push(c),
             Err(_) => break,
         }
@@ -834,7 +834,7 @@ fn on_lattice(
         .extend(lat.ladder_reversed(lat.tilt_reversed(-flat, 1.0)).ok());
     let mut best: Option<(f64, f64)> = None;
     for _ in 0..MAX_TILTS {
-        let c = match lower_after(|| lat.compose(lambda)) {
+        let c = match lat.compose_lowering_after(lambda) {
             Ok(c) => c,
             Err(_) if best.is_some() => break,
             Err(e) => return Err(e),

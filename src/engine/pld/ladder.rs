@@ -146,27 +146,11 @@ pub(crate) const TOP_REL: f64 = 1e-13;
 /// (L = log₂T), so their sum is ≤ 3.5·REBIN times the per-step lattice's bias.
 const REBIN: f64 = 0.15;
 
-thread_local! {
-    /// Whether products with a coarse tail form their lower measure contracted after the
-    /// product as well ([`with_lower`]): set by [`lower_after`] for the compositions of
-    /// `super::jumps` (the small pair of tiny-q runs, whose one-step law is a spike narrower
-    /// than the tail's spacing). Elsewhere it is off: its extra convolutions (one more a
-    /// square, two more a product) spent the budget of q = 4.9e-9, σ = 0.40, T = 7.7·10⁷'s
-    /// δ side on the lattices, which then read [0, 0.068] where they had read
-    /// [6.9e-7, 1.3e-6].
-    static LOWER_AFTER: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
-
-/// Run `f` with products contracting their lower measure after they are formed too.
-pub(crate) fn lower_after<R>(f: impl FnOnce() -> R) -> R {
-    let was = LOWER_AFTER.with(|c| c.replace(true));
-    let r = f();
-    LOWER_AFTER.with(|c| c.set(was));
-    r
-}
-
+/// Whether a product with a coarse tail also forms its lower measure contracted after the
+/// product ([`with_lower`]): where the caller asks ([`super::compose::lowering_after`]), for a
+/// composition whose one-step law is a spike narrower than the tail's spacing.
 fn lowering_after(lambda: f64) -> bool {
-    lambda >= 0.0 && LOWER_AFTER.with(|c| c.get())
+    lambda >= 0.0 && super::compose::lowers_after()
 }
 
 /// Tilted masses on {kΔ}, k = k0 … k0 + len − 1: the untilted P-mass at k is

@@ -718,6 +718,13 @@ impl Lattices {
         self.compose_at(lambda, None)
     }
 
+    /// [`Lattices::compose`] with the ladder's lower measure also contracted after each
+    /// core∗tail product (for a one-step law narrower than the tail's spacing: [`jumps`]).
+    #[cfg(full_engine)]
+    fn compose_lowering_after(&self, lambda: f64) -> Result<Composed, Error> {
+        compose::lowering_after(|| self.compose(lambda))
+    }
+
     /// [`Lattices::compose`], the ladder's FFT floors within `floor` of each product's mass
     /// (None: the ladder's own share; see [`eps_direction`]).
     fn compose_at(&self, lambda: f64, floor: Option<f64>) -> Result<Composed, Error> {
