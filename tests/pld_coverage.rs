@@ -485,7 +485,11 @@ fn tiny_q_runs_get_a_lower_end_from_a_linear_statistic() {
 /// estimate: one jump plus a Gaussian remainder, by mpmath quadrature
 /// (tests/reference/one_jump.py), to 2e-5 of ε — and meet the width rule. Two of these
 /// were refused by the domain sweep (2026-11-26): the floor of the ladder's FFTs and its
-/// lower cuts were shares of the tilted moment, where δ was a 3e-13 share of it.
+/// lower cuts were shares of the tilted moment, where δ was a 3e-13 share of it. The last two
+/// (less than one sampled step over the run: q ≈ 1.4e-9, σ ≈ 0.33–0.35, T = 3.6–6.5·10⁶) were
+/// refused until the big steps past ε were summed in closed form (H(ε − ℓ) had been read as 1
+/// for ℓ ≥ ε + 1, [0.4378, 0.6632]) and, for the second, the cube-root rule's smaller small
+/// pair was tried where the square-root rule's spent the call (`engine::pld::jumps`).
 #[test]
 fn one_rare_loss_runs_agree_with_a_one_jump_reference() {
     let rows = reference_rows(include_str!("reference/one_jump.jsonl"), "epsilon");
@@ -703,6 +707,33 @@ fn a_spike_narrower_than_the_tail_spacing_answers() {
 #[test]
 fn pairs_of_large_losses_are_read_both_ways() {
     answer_within_the_rule(&[(1e-8, 0.32, 200_000_000, 1e-3)]);
+}
+
+/// The add pair at large δ (q = 6.214e-7, σ = 0.5486, T = 69,744,471, δ = 0.0077, 43 sampled
+/// steps): the closed form's remove bracket was [0.006730, 0.006812], but the add pair's upper
+/// end, its term with one big step charged as if that step had lost nothing (T·p_b = 0.018 of
+/// δ_rev(ε)), read 0.006918, and the run was refused. That term is now read on the big part's
+/// bins, T·∫δ_rev(ε + ℓ)dQ (`engine::pld::jumps`, `Small::add_delta`): the add pair is ruled
+/// out and the run answers within the rule, below exact RDP. The add pair's upper end itself
+/// is held against a Laplace inversion in the test above (its δ at ε = 0.0067 is 0.0077015).
+#[test]
+fn the_add_pair_reads_its_big_steps() {
+    answer_within_the_rule(&[(6.214e-7, 0.5486, 69_744_471, 0.0077)]);
+    let (remove, add) = pld::epsilon_by_jumps(sgm(6.214e-7, 0.5486), 69_744_471, 0.0077).unwrap();
+    assert!(
+        add <= remove.upper,
+        "add {add} against the remove pair's {remove:?}"
+    );
+}
+
+/// Where the add pair is not ruled out but its upper end is within the rule of the remove
+/// pair's lower end, that is the answer (ε is the larger of the two pairs' ε): q = 3.359e-7,
+/// σ = 0.6228, T = 100,601,530, δ = 0.00322 (a random draw of the corner, refused) reads the
+/// remove pair [0.0033138, 0.0033574] and the add pair's upper end 0.0033643. It answers within
+/// the rule, below exact RDP.
+#[test]
+fn the_add_pairs_upper_end_may_lead() {
+    answer_within_the_rule(&[(3.359e-7, 0.6228, 100_601_530, 0.00322)]);
 }
 
 /// Where exact RDP's certified ε is 0 (δ = 0.079 above δ(0) ≈ 1e-3: q = 6.2e-9, σ = 0.38,

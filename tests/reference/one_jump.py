@@ -40,6 +40,12 @@ RUNS = [
     # delta <= 5e-14, where that charge put the small pair's losses up to 0.8.
     (4.443e-9, 0.3754, 200_386_724, 5.3e-15, 4.4),
     (1.332e-9, 0.3337, 26_153_292, 4.2e-14, 4.55),
+    # Less than one sampled step over the run (T q ~ 0.005-0.009): refused until the small
+    # pair's reversed hockey stick was known to be 0 past T(-ln(1 - q)), and the big steps
+    # past eps were summed in closed form; the second also needed the cube-root rule's
+    # smaller small pair (engine::pld::jumps, 2026-11-28).
+    (1.439e-9, 0.3304, 6_498_578, 8.97e-10, 0.5),
+    (1.398e-9, 0.3543, 3_577_834, 1.1e-12, 0.8),
 ]
 
 

@@ -415,6 +415,12 @@ pub(crate) fn step_pld_below(
 /// lattices' bins take it.
 #[cfg(full_engine)]
 pub(crate) fn ln_p_between(q: f64, sigma: f64, a: f64, b: f64) -> f64 {
+    ln_pq_between(q, sigma, a, b).0
+}
+
+/// (ln P, ln Q) of the remove pair's samples a < x ≤ b (Q = N(0, σ²)).
+#[cfg(full_engine)]
+pub(crate) fn ln_pq_between(q: f64, sigma: f64, a: f64, b: f64) -> (f64, f64) {
     let (ba, bb) = (Boundary::at(sigma, a), Boundary::at(sigma, b));
     masses(
         ((-q).ln_1p(), q.ln()),
@@ -423,7 +429,6 @@ pub(crate) fn ln_p_between(q: f64, sigma: f64, a: f64, b: f64) -> f64 {
         &ba,
         &bb,
     )
-    .0
 }
 
 /// The lattice PLDs on {kΔ : k_lo ≤ k < k_lo + len}; `open` = (left, right): whether the

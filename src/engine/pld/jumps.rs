@@ -67,6 +67,15 @@
 //!   x_top is a bin boundary (the lattice's own, computed as its bins compute it), so the
 //!   bins of weight 1 and T partition the line. Above the last bin, T·(its mass) is added to the
 //!   upper sum (H ≤ 1).
+//! * **Past ε** every loss of a bin is above ε, and there H(ε − ℓ) = M_P − e^{ε−ℓ}·M_Q +
+//!   e^{ε−ℓ}·δ_rev(ℓ − ε) (M_P, M_Q the small pair's composed masses, P(x ≤ x_top)^{T−1} and
+//!   Q(x ≤ x_top)^{T−1}; δ_rev its reversed hockey stick, below). With e^{−ℓ}dP = dQ the bin's
+//!   term is M_P·P_i − e^ε·M_Q·Q_i + e^ε·∫δ_rev dQ: closed form but for the bounds on M_P, M_Q
+//!   and δ_rev, and δ_rev is 0 from T·(−ln(1 − q)) on (a step's loss is ≥ ln(1 − q)), where no
+//!   read of H is made at all. With less than one sampled step over the run (q = 1.439e-9,
+//!   σ = 0.3304, T = 6,498,578, δ = 8.97e-10) ε ≈ 0.438 is decided by one big loss past it;
+//!   the reads at the bins' ends, H(ε − ℓ) taken as 1 for ℓ ≥ ε + 1, gave [0.4378, 0.6632] and
+//!   the run was refused. It reads [0.437911, 0.437916] (the one-jump estimate: 0.437912).
 //!
 //! * **Below the compositions' windows** a tilted read of H charges the moment removed below
 //!   them at e^{−λy}, which grows without bound as y falls (reads there clipped at 1, and the
@@ -106,7 +115,7 @@
 
 use super::compose::{budget, spend, Composed};
 use super::discretize::{
-    bulk_offset, ln_p_between, loss_range, loss_remove, step_pld_below, x_of_loss,
+    bulk_offset, ln_p_between, ln_pq_between, loss_range, loss_remove, step_pld_below, x_of_loss,
 };
 use super::{
     bulk_scale, bulk_spacing, eta_for, finest_spacing, split_share, Bracket, Direction, Error,
@@ -141,6 +150,8 @@ const DELTA_BINS: f64 = 10_000.0;
 /// Work per bin built (four erfc and two logs) and per bin read (two reads of H).
 const MASS_WORK: f64 = 250.0;
 const READ_WORK: f64 = 150.0;
+/// Work per bin summed in closed form (past ε + T·(−ln(1 − q)): [`Small::read`]).
+const CLOSED_WORK: f64 = 10.0;
 /// The bins' loss spacing is the small pair's composed spread over this. H(ε − ℓ) is read at
 /// each bin's ends, so a bin's width costs the two sums e^{λ·width} of each other (λ ≈ 90 at
 /// q = 5.35e-9, σ = 0.36, T = 5·10⁸: a fiftieth of its spread, 1.1e-4, read
@@ -148,6 +159,12 @@ const READ_WORK: f64 = 150.0;
 /// [0.036630, 0.036679]; at q = 1e-8, σ = 0.32, T = 2·10⁸, δ = 1e-3 a two-hundredth read
 /// [0.025389, 0.025510], a four-hundredth [0.025392, 0.025477], within the rule).
 const BIN_SHARE: f64 = 400.0;
+/// The big part's bins for the add pair ([`Small::bin_big`]): this many a spread of the small pair's
+/// composition over the first BIG_SPREADS spreads past ℓ_top, then each BIG_GROW (of its
+/// distance from ℓ_top) wider.
+const BIG_BINS_PER_SPREAD: f64 = 64.0;
+const BIG_SPREADS: f64 = 8.0;
+const BIG_GROW: f64 = 0.02;
 /// Most compositions (tilts) of the small pair.
 const MAX_TILTS: usize = 4;
 /// Points of the small pair's coarse tail per step (the lattices' own steps take TAIL_POINTS,
@@ -194,12 +211,20 @@ struct Small {
     l_max: f64,
     /// R₃ (an upper bound).
     r3: f64,
-    /// A lower bound on the small pair's composed Q-mass, Q(x ≤ x_top)^{T−1}.
+    /// A lower bound on the small pair's composed Q-mass, Q(x ≤ x_top)^{T−1}, and on its
+    /// P-mass, P(x ≤ x_top)^{T−1}.
     mq: f64,
+    mp: f64,
+    /// An upper bound on P(x ≤ x_top)^{T−1}.
+    mp_hi: f64,
     comps: Vec<Composed>,
     /// The big part's mass p_b (upper), and T·(−ln(1 − q)) (the add pair's largest loss).
     p_b: f64,
     add_top: f64,
+    /// The big part on bins for the add pair's term with one big step ([`Small::add_delta`]):
+    /// each bin's least loss (taken low) and T·(its Q-mass) (taken high), the last bin
+    /// running to +∞; one bin until [`Small::bin_big`].
+    big: Vec<(f64, f64)>,
     /// The small pair's reversed compositions (δ_rev(ε') = E[(e^{−S} − e^{ε'})₊], upper).
     revs: Vec<Composed>,
     /// Most bins over the fine part of the loss range ([`MAX_BINS`] or [`DELTA_BINS`]).
@@ -219,35 +244,87 @@ impl Small {
             up = up.min(u);
             lo = lo.max(l);
         }
-        if y < 0.0 && !self.revs.is_empty() {
+        if y < 0.0 {
             let e = y.exp();
             up = up.min(-y.exp_m1() + e * (1.0 - self.mq) + e * self.rev(-y));
         }
         (up, lo.min(up))
     }
 
-    /// δ_rev(ε') of the T − 1 small steps: the least upper end of the reversed compositions.
+    /// δ_rev(ε') of the T − 1 small steps: the least upper end of the reversed compositions,
+    /// and 0 from ε' = T·(−ln(1 − q)) on (`add_top`): a step's loss is ≥ ln(1 − q), so
+    /// e^{−S} ≤ e^{(T−1)·(−ln(1 − q))} < e^{ε'} there. (The reversed compositions' windows end
+    /// before that, where their ledger's charge reads 1: at q = 1.439e-9, σ = 0.3304,
+    /// T = 6,498,578, δ = 8.97e-10 — less than one sampled step, ε ≈ 0.438 decided by one big
+    /// loss — H(ε − ℓ) was read as 1 for every big loss ℓ ≥ ε + 1 where it is 1 − e^{ε−ℓ}, and
+    /// the bracket [0.4378, 0.6632] was refused.)
     fn rev(&self, eps: f64) -> f64 {
+        if eps >= self.add_top {
+            return 0.0;
+        }
         (self.revs.iter().map(|r| r.delta(eps).0)).fold(1.0f64, f64::min)
     }
 
     /// An upper bound on the add pair's δ at ε: δ_add(ε) = E_P[(e^{−L_T} − e^ε)₊] (the remove
-    /// pair's composed loss, reversed). Split as δ is, a big step's loss is ≥ ℓ_top > 0 and only
-    /// lowers e^{−L}; the distinguished small step's is ≥ ln(1 − q), so
-    ///   δ_add(ε) ≤ δ_rev(ε + ln(1 − q))/(1 − q) + T·p_b·δ_rev(ε)
+    /// pair's composed loss, reversed). Split as δ is: the distinguished small step's loss is
+    /// ≥ ln(1 − q), and a big step's loss ℓ lowers e^{−L} by e^{−ℓ}, so its term is
+    /// T·∫ e^{−ℓ}·δ_rev(ε + ℓ) dμ_b(ℓ) = T·∫ δ_rev(ε + ℓ) dQ (e^{−L}dP = dQ), read on the big
+    /// part's bins at each bin's least loss (δ_rev falls):
+    ///   δ_add(ε) ≤ δ_rev(ε + ln(1 − q))/(1 − q) + Σ_bins T·Q(bin)·δ_rev(ε + ℓ_a)
     ///            + C(T, 2)·p_b²·e^{−ℓ_top}·δ_rev(ε + ℓ_top)/(1 − p_b) + R₃
     /// (two big steps lower e^{−L} by e^{−2ℓ_top} at least, and the T − 2-fold small pair's
     /// δ_rev(z) is at most e^{ℓ_top}·δ_rev(z − ℓ_top)/(1 − p_b): one more small step's loss is
     /// ≤ ℓ_top; a term with k ≥ 3 big steps is at most C(T, k)·p_b^k·E_{μ_s^{∗(T−k)}}[e^{−S}],
-    /// and E_{μ_s}[e^{−L}] = Q(x ≤ x_top) ≤ 1).
+    /// and E_{μ_s}[e^{−L}] = Q(x ≤ x_top) ≤ 1). The term with one big step was charged at
+    /// T·p_b·δ_rev(ε) (ℓ ≥ 0): at q = 6.214e-7, σ = 0.5486, T = 69,744,471, δ = 0.0077, where
+    /// T·p_b = 0.018 (the cube-root rule) and ℓ_top = 0.0098 is of the order of ε, that was
+    /// 1.8 % of δ, the add pair's upper end read 0.006918 above the remove pair's
+    /// [0.006730, 0.006812], and the run was refused.
     fn add_delta(&self, eps: f64) -> f64 {
         let l1q = self.floor;
         let pairs = self.c2() * self.p_b * self.p_b * (-self.l_top).exp();
-        (self.rev(eps + l1q) * (-l1q).exp()
-            + self.t * self.p_b * self.rev(eps)
-            + pairs * self.rev(eps + self.l_top)
-            + self.r3)
+        let one: f64 = (self.big.iter()).map(|&(l, m)| m * self.rev(eps + l)).sum();
+        (self.rev(eps + l1q) * (-l1q).exp() + one + pairs * self.rev(eps + self.l_top) + self.r3)
             * (1.0 + 1e-12)
+    }
+
+    /// The big part on bins for [`Small::add_delta`] (where its one bin does not rule the add
+    /// pair out): from ℓ_top, BIG_BINS_PER_SPREAD a spread `s0` of the small pair's
+    /// composition (δ_rev(ε + ℓ) falls on that scale) over BIG_SPREADS spreads, then each
+    /// BIG_GROW wider, to ℓ_max; the last bin runs to +∞. False (one bin kept) where the
+    /// call's work is spent.
+    fn bin_big(&mut self, s0: f64) -> bool {
+        let w = s0 / BIG_BINS_PER_SPREAD;
+        let (l_top, fine_end) = (self.l_top, self.l_top + BIG_SPREADS * s0);
+        let mut ends = vec![l_top];
+        extend_to(&mut ends, self.l_max, |l| {
+            l + if l < fine_end {
+                w
+            } else {
+                w.max(BIG_GROW * (l - l_top))
+            }
+        });
+        if !spend(MASS_WORK * ends.len() as f64) {
+            return false;
+        }
+        let (q, sigma) = (self.q, self.sigma);
+        let mut xa = self.x_top;
+        self.big.clear();
+        for (i, &la) in ends.iter().enumerate() {
+            let xb = match ends.get(i + 1) {
+                Some(&lb) => x_of_loss(q, sigma, lb),
+                None => f64::INFINITY,
+            };
+            let (_, ln_q) = ln_pq_between(q, sigma, xa, xb);
+            xa = xb;
+            if ln_q > f64::NEG_INFINITY {
+                // (A bin's least loss moved down for the rounding of its x.)
+                let l = la * (1.0 - 1e-12) - 1e-18;
+                self.big
+                    .push((l, self.t * ln_q.exp() * (1.0 + MASS_MARGIN)));
+            }
+        }
+        true
     }
 
     /// C(T, 2)/(1 − p_b), taken high: the weight of the term with two big steps.
@@ -321,13 +398,13 @@ impl Small {
         for w in pts.windows(2) {
             let (la, lb) = (w[0], w[1]);
             let xb = x_of(lb);
-            let ln_p = ln_p_between(self.q, self.sigma, xa, xb);
+            let (ln_p, ln_q) = ln_pq_between(self.q, self.sigma, xa, xb);
             xa = xb;
             if ln_p == f64::NEG_INFINITY {
                 continue;
             }
             let weight = if la >= self.l_top { self.t } else { 1.0 };
-            bins.push((la, lb, weight * ln_p.exp()));
+            bins.push((la, lb, weight * ln_p.exp(), weight * ln_q.exp()));
         }
         let far = ln_p_between(self.q, self.sigma, x_of(self.l_max), f64::INFINITY).exp()
             * (1.0 + MASS_MARGIN);
@@ -349,7 +426,7 @@ impl Small {
         // bottom (ℓ_top, then the ends); beyond the last end, left out.
         let mut grid_lo = vec![0.0f64; ends.len()];
         let mut past = far;
-        for &(la, lb, p) in &bins {
+        for &(la, lb, p, _) in &bins {
             if la < self.l_top {
                 continue;
             }
@@ -451,17 +528,42 @@ impl Small {
     /// (upper, lower) bounds on δ(ε) from `bins` (built for this ε or a larger one); None
     /// once the call's work is spent.
     fn read(&self, bins: &Bins, eps: f64) -> Option<(f64, f64)> {
-        if !spend(READ_WORK * (bins.bins.len() + bins.pairs.len()) as f64) {
+        // Bins from `closed` on lie past ε + T·(−ln(1 − q)), where δ_rev is 0 and H is in
+        // closed form: no read of H there.
+        let closed =
+            (bins.bins).partition_point(|b| b.0 * (1.0 - 1e-12) - 1e-18 - eps < self.add_top);
+        let work = READ_WORK * (closed + bins.pairs.len()) as f64
+            + CLOSED_WORK * (bins.bins.len() - closed) as f64;
+        if !spend(work) {
             return None;
         }
         let (mut up, mut lo) = (0.0f64, 0.0f64);
-        for &(la, lb, p) in &bins.bins {
-            // H(ε − ℓ) rises with ℓ: its upper end at the bin's top, its lower end at the
-            // bottom (each moved outwards for the rounding of a breakpoint's x and loss).
-            let (hu, _) = self.h(eps - lb - 1e-12 * lb.abs() - 1e-18);
-            let (_, hl) = self.h(eps - la + 1e-12 * la.abs() + 1e-18);
-            up += p * (1.0 + MASS_MARGIN) * hu;
-            lo += p * (1.0 - MASS_MARGIN) * hl;
+        let e_eps = eps.exp();
+        for (i, &(la, lb, p, pq)) in bins.bins.iter().enumerate() {
+            let (p_up, p_lo) = (p * (1.0 + MASS_MARGIN), p * (1.0 - MASS_MARGIN));
+            let (mut u, mut l) = (f64::INFINITY, 0.0f64);
+            if i < closed {
+                // H(ε − ℓ) rises with ℓ: its upper end at the bin's top, its lower end at the
+                // bottom (each moved outwards for the rounding of a breakpoint's x and loss).
+                u = p_up * self.h(eps - lb - 1e-12 * lb.abs() - 1e-18).0;
+                l = p_lo * self.h(eps - la + 1e-12 * la.abs() + 1e-18).1;
+            }
+            let over = la * (1.0 - 1e-12) - 1e-18 - eps;
+            if over > 0.0 {
+                // Every loss of the bin is above ε: H(ε − ℓ) = M_P − e^{ε−ℓ}·M_Q +
+                // e^{ε−ℓ}·δ_rev(ℓ − ε), and e^{−ℓ}dP = dQ, so over the bin
+                //   ∫ H dν ≤ M_P·P_i − e^ε·M_Q·Q_i + e^ε·Q_i·δ_rev(ℓ_a − ε)
+                //   ∫ H dν ≥ M_P·P_i − e^ε·Q_i      (M_Q ≤ 1)
+                // (P_i, Q_i its masses times its weight): exact but for the bounds on M_P, M_Q
+                // and δ_rev, which is 0 past T·(−ln(1 − q)). (Read at its ends, H(ε − ℓ) for
+                // ℓ ≥ ε + 1 came out 1 where it is 1 − e^{ε−ℓ}: `rev`'s docs.)
+                let (q_up, q_lo) = (pq * (1.0 + MASS_MARGIN), pq * (1.0 - MASS_MARGIN));
+                let rev = if i < closed { self.rev(over) } else { 0.0 };
+                u = u.min(self.mp_hi * p_up - e_eps * self.mq * q_lo + e_eps * q_up * rev);
+                l = l.max(self.mp * p_lo - e_eps * q_up);
+            }
+            up += u.max(0.0);
+            lo += l.max(0.0);
         }
         // Each pair's sum is at most its grid point s; read at that sum plus q'.
         let q1 = -self.floor;
@@ -502,15 +604,17 @@ impl Small {
         let a = if b > 64.0 * dd { 0.5 * b } else { 0.0 };
         let tol = |x: f64, y: f64| y - x <= 1e-6 * y;
         let (_, upper) = bisect((a, b), |e| at(e).0 > delta, 60, tol);
-        // The lower end: within a few percent of the upper one where the lower sum there is
-        // above δ (it is, but for the widest brackets), else from 0.
-        let near = 0.95 * upper;
+        // The lower end: within a few percent of the upper one (or 1e-4, below ε = 0.1) where
+        // the lower sum there is above δ (it is, but for the widest brackets), else 0: such a
+        // bracket is outside the width rule whatever its lower end (a first tilt's, mostly),
+        // and the work is kept for the next tilt and the add pair's reversed composition. (At
+        // q = 5.2e-9, σ = 0.74, T = 8.2·10⁸, δ = 3.2e-14, a first tilt's lower end bisected
+        // from 0 left too little for the latter, and the add pair was not ruled out.)
+        let near = (0.95 * upper).min(upper - super::ABS_WIDTH).max(0.0);
         let lower = if at(near).1 > delta {
             bisect((near, upper), |e| at(e).1 > delta, 60, tol).0
-        } else if at(0.0).1 <= delta {
-            0.0
         } else {
-            bisect((0.0, near), |e| at(e).1 > delta, 60, tol).0
+            0.0
         };
         (!spent.get()).then_some((lower, upper))
     }
@@ -521,7 +625,8 @@ impl Small {
 /// weight C(T, 2)/(1 − p_b) in; and a lower bound, for the lower sum); and the upper sum's
 /// part beyond them (the far mass at H = 1, R₃, and the pairs with a loss beyond ℓ_max).
 struct Bins {
-    bins: Vec<(f64, f64, f64)>,
+    /// (ℓ_a, ℓ_b, P-mass × weight, Q-mass × weight).
+    bins: Vec<(f64, f64, f64, f64)>,
     pairs: Vec<(f64, f64)>,
     /// For the lower sum: a lower bound on each pair's sum and its mass (weight C(T, 2)),
     /// read at H(ε − sum + τ) − p_τ.
@@ -540,12 +645,42 @@ struct Bins {
 /// The small pair's lattice spacing starts at the lattices' bulk rule and is halved once
 /// where the bracket is still wide (the lower measure's bias is first order in it: q = 4.9e-9,
 /// σ = 0.40, T = 7.7·10⁷ is 2.3e-4 wide at b/16, 9.5e-5 at b/32); brackets intersect.
+///
+/// Where the square-root rule ([`x_top_for`]) was chosen and its small pair spends the call's
+/// work before any bracket, the cube-root rule is tried on a fresh budget. The choice reads
+/// ε's known upper end, exact RDP's, which is 5× the answer where one big step decides it:
+/// q = 1.398e-9, σ = 0.3543, T = 3,577,834, δ = 1.1e-12 (0.005 sampled steps; ε ≈ 1.0889,
+/// exact RDP 5.80) kept the square-root rule's small pair, losses to 0.073, whose composition
+/// took nine tenths of the budget, and was refused; under the cube-root rule (losses to 0.0075)
+/// it reads [1.088919, 1.088983] (the one-jump estimate of `tests/reference/one_jump.py`:
+/// 1.088929).
 pub(super) fn bracket(p: &Phase, delta: f64, cap: f64) -> Result<(Bracket, f64), Error> {
+    let (run, d0, finest) = start(p, cap)?;
+    let (q, sigma, t, _) = run;
+    match bracket_by_rule(run, (d0, finest), delta, cap, false) {
+        Err(e)
+            if x_top_for((q, sigma, t), delta, cap, false)
+                != x_top_for((q, sigma, t), delta, cap, true) =>
+        {
+            budget(WORK);
+            bracket_by_rule(run, (d0, finest), delta, cap, true).map_err(|_| e)
+        }
+        r => r,
+    }
+}
+
+/// [`bracket`] with x_top by [`x_top_for`] (`cube`: the cube-root rule).
+fn bracket_by_rule(
+    run: Run,
+    (d0, finest): (f64, f64),
+    delta: f64,
+    cap: f64,
+    cube: bool,
+) -> Result<(Bracket, f64), Error> {
     let spent = Error::PldBudget { reason: WORK_SPENT };
-    let ((q, sigma, t, bulk), d0, finest) = start(p, cap)?;
     let mut best: Option<(Bracket, f64)> = None;
     for d in [d0, (0.5 * d0).max(finest)] {
-        let (b, add) = match (on_lattice((q, sigma, t, bulk), delta, cap, d), best) {
+        let (b, add) = match (on_lattice(run, delta, (cap, cube), d), best) {
             (Ok(b), _) => b,
             (Err(_), Some(_)) => break,
             (Err(e), None) => return Err(e),
@@ -583,8 +718,10 @@ pub(super) fn delta_brackets(p: &Phase, eps: &[f64], floor: f64) -> Result<Vec<B
         flat,
         m0,
         s0,
-    } = setup((q, sigma, t, bulk), floor, top, d)?;
+    } = setup((q, sigma, t, bulk), floor, (top, false), d)?;
     small.max_bins = DELTA_BINS;
+    // (The add pair's upper end is read at every ε: its big part on bins from the start.)
+    small.bin_big(s0);
     small
         .comps
         .push(lat.compose_lowering_after(lat.tilt_for(m0 + s0, 1.0))?);
@@ -712,15 +849,16 @@ struct Setup {
 /// and under ½·∛(6·THREE_SHARE·δ) (the cube-root rule: R₃ ≤ (Tp_b)³e^{Tp_b}/6 ≤
 /// THREE_SHARE·δ, the term k = 2 read from H) it would not, that one. See the module docs for
 /// why both, and why not the cube-root rule where it leaves the small pair heavy.
-fn x_top_for((q, sigma, t): (f64, f64, f64), delta: f64, cap: f64) -> f64 {
+/// `cube`: the cube-root rule whatever the losses.
+fn x_top_for((q, sigma, t): (f64, f64, f64), delta: f64, cap: f64, cube: bool) -> f64 {
     let square = 0.5 * (2.0 * THREE_SHARE * delta).sqrt();
     let x = x_with_tail(q, sigma, (square / t).ln());
-    if loss_remove(q, sigma, x) <= HEAVY * cap {
+    if !cube && loss_remove(q, sigma, x) <= HEAVY * cap {
         return x;
     }
-    let cube = 0.5 * (6.0 * THREE_SHARE * delta).cbrt();
-    let y = x_with_tail(q, sigma, (cube / t).ln());
-    if loss_remove(q, sigma, y) <= HEAVY * cap {
+    let third = 0.5 * (6.0 * THREE_SHARE * delta).cbrt();
+    let y = x_with_tail(q, sigma, (third / t).ln());
+    if cube || loss_remove(q, sigma, y) <= HEAVY * cap {
         y
     } else {
         x
@@ -728,15 +866,16 @@ fn x_top_for((q, sigma, t): (f64, f64, f64), delta: f64, cap: f64) -> f64 {
 }
 
 /// The small pair of one plain SGM phase on a lattice of spacing `d`, for reads at δ down to
-/// `delta` (x_top puts R₃ at a thousandth of it, the far mass at a millionth) and ε up to `cap`.
+/// `delta` (x_top puts R₃ at a thousandth of it, the far mass at a millionth) and ε up to `cap`
+/// (`cube`: x_top by the cube-root rule, [`x_top_for`]).
 fn setup(
     (q, sigma, t, bulk): (f64, f64, f64, f64),
     delta: f64,
-    cap: f64,
+    (cap, cube): (f64, bool),
     d: f64,
 ) -> Result<Setup, Error> {
     let spent = Error::PldBudget { reason: WORK_SPENT };
-    let x_c = x_top_for((q, sigma, t), delta, cap);
+    let x_c = x_top_for((q, sigma, t), delta, cap, cube);
     let hi = loss_remove(q, sigma, x_c);
     let eta = eta_for(delta, t, cap, 2.0);
     let (lo, _) = loss_range(q, sigma, Direction::Remove, eta);
@@ -786,8 +925,11 @@ fn setup(
         l_max: loss_remove(q, sigma, x_max).max(l_top),
         r3,
         mq,
+        mp: ((t - 1.0) * (-p_b).ln_1p()).exp() * (1.0 - 1e-12),
+        mp_hi: ((t - 1.0) * (-p_b * (1.0 - 3.0 * MASS_MARGIN)).ln_1p()).exp() * (1.0 + 1e-12),
         p_b,
         add_top: -t * (-q).ln_1p(),
+        big: vec![(l_top * (1.0 - 1e-12) - 1e-18, t * q_b)],
         comps: Vec::new(),
         revs: Vec::new(),
         max_bins: MAX_BINS,
@@ -810,9 +952,9 @@ fn setup(
 /// [`bracket`] with the small pair on a lattice of spacing `d`: the remove pair's bracket and
 /// an upper end for the add pair's ε.
 fn on_lattice(
-    (q, sigma, t, bulk): (f64, f64, f64, f64),
+    run: Run,
     delta: f64,
-    cap: f64,
+    (cap, cube): (f64, bool),
     d: f64,
 ) -> Result<(Bracket, f64), Error> {
     let spent = Error::PldBudget { reason: WORK_SPENT };
@@ -823,7 +965,7 @@ fn on_lattice(
         flat,
         m0,
         s0,
-    } = setup((q, sigma, t, bulk), delta, cap, d)?;
+    } = setup(run, delta, (cap, cube), d)?;
     // First a composition tilted a spread above the mean (the k = 1 term reads H near it),
     // and the reversed one for reads below the windows; then, while the bracket is wide, one
     // tilted at its upper end (the k = 0 term reads H at ε, far out where ε is decided by
@@ -863,6 +1005,9 @@ fn on_lattice(
     // The add pair: from the reversed composition at hand, then one tilted at the remove pair's
     // upper end where that does not rule it out (the answer is the larger of the two).
     let mut add = small.add_upper(delta);
+    if add > upper && small.bin_big(s0) {
+        add = add.min(small.add_upper(delta));
+    }
     let mut aim = upper;
     for _ in 0..3 {
         if add <= upper {
