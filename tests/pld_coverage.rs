@@ -736,6 +736,20 @@ fn the_add_pairs_upper_end_may_lead() {
     answer_within_the_rule(&[(3.359e-7, 0.6228, 100_601_530, 0.00322)]);
 }
 
+/// Two runs that answered wider than the rule. q = 3.073e-8, σ = 0.4757, T = 850,989,488,
+/// δ = 1.03e-5 (the large-δ corner sweep) read [0.021773, 0.021935]: the small pair's halved
+/// spacing had too little of the call's work left, and now has a budget of its own
+/// ([0.021881, 0.021924]). q = 2e-9, σ = 0.30, T = 10⁹, δ = 1e-5 read [0.519261, 0.521395];
+/// with the big losses past ε summed in closed form, [0.519422, 0.519913] (`engine::pld::jumps`).
+/// Both answer within the rule, below exact RDP.
+#[test]
+fn once_wide_closed_form_runs_meet_the_rule() {
+    answer_within_the_rule(&[
+        (3.073e-8, 0.4757, 850_989_488, 1.03e-5),
+        (2e-9, 0.30, 1_000_000_000, 1e-5),
+    ]);
+}
+
 /// Where exact RDP's certified ε is 0 (δ = 0.079 above δ(0) ≈ 1e-3: q = 6.2e-9, σ = 0.38,
 /// T = 2.1·10⁸, and q = 1.6e-9, σ = 0.65, T = 2.5·10⁸, δ = 0.063) the tight answer is [0, 0];
 /// both were refused. The δ side, computed independently of the RDP curve, agrees: δ(0) is at
