@@ -75,6 +75,7 @@ reference:
 	python3 tests/reference/one_jump.py
 	python3 tests/reference/count_statistic.py
 	python3 tests/reference/add_inversion.py
+	python3 tests/reference/remove_inversion.py
 
 # The batch fuzz at 10⁶ cases (make test runs 10⁵), and the JS API fuzz at 5000 calls per
 # module from a new seed (make test runs 600 from a fixed one).

@@ -1291,70 +1291,90 @@ pub fn epsilon_phases(phases: &[Phase], delta: f64) -> Result<EpsilonAnswer, Err
 fn epsilon_phases_at(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAnswer, Error> {
     let live: Vec<Phase> = phases.iter().copied().filter(|p| p.sgm.q() > 0.0).collect();
     // Tried first where the lattices are known to struggle, and returned where it is within
-    // 0.1 % of ε (or within the width rule and `tol`). A wider answer is kept, the lattices get half the budget (the call stays near
-    // a second: q = 1.9e-9, σ = 0.36, T = 4.1·10⁷ took 1.16 s with the whole budget), and where
-    // they answer too the two certified brackets intersect (q = 2.3e-8, σ = 0.51, T = 4.2·10⁷:
+    // 0.1 % of ε (or within the width rule and `tol`). A wider answer is kept; where it is an
+    // answer on its own the lattices get half the budget (the call stays near a second:
+    // q = 1.9e-9, σ = 0.36, T = 4.1·10⁷ took 1.16 s with the whole budget), and where they
+    // answer too the two certified brackets intersect (q = 2.3e-8, σ = 0.51, T = 4.2·10⁷:
     // [0.012587, 0.012633] in closed form, the lattices [0.012614, 0.012622]).
     #[cfg(full_engine)]
     let first = jumps_first(&live);
+    // The closed form's bracket, whatever its width (certified: it may narrow the lattices').
     #[cfg(full_engine)]
-    let mut early = None;
+    let mut closed = None;
     #[cfg(full_engine)]
     if first {
-        match jumps_answer(&live, delta) {
+        if let Some(a) = jumps_raw(&live, delta) {
             // (Within 0.1 %, or within the width rule and the caller's target: q = 3.073e-8,
             // σ = 0.4757, T = 8.5·10⁸, δ = 1.03e-5 reads [0.021881, 0.021924], 4.3e-5 wide,
             // and the lattices' try after it took 2.3 s more.)
-            Some((a, narrow)) if narrow || !wider_than(a.epsilon, tol) => return Ok(a),
-            Some((a, _)) => early = Some(a),
-            None => {}
+            let narrow = a.epsilon.upper - a.epsilon.lower <= 1e-3 * a.epsilon.upper;
+            if acceptable(a.epsilon) && (narrow || !wider_than(a.epsilon, tol)) {
+                return Ok(a);
+            }
+            closed = Some(a);
         }
     }
+    #[cfg(full_engine)]
+    let early = closed.filter(|a| acceptable(a.epsilon));
     #[cfg(full_engine)]
     let work = if early.is_some() { 0.5 * WORK } else { WORK };
     #[cfg(not(full_engine))]
     let work = WORK;
     let lattices = epsilon_lattices(phases, delta, tol, work);
-    // The closed form's bracket kept from above, or, for a lattice answer wider than the width
-    // rule where the closed form applies but was not tried first, one tried now: the two
-    // certified brackets intersect (q = 5.6e-8,
-    // σ = 0.46, T = 2.5·10⁸, δ = 8.8e-10: the lattices [0.408161, 0.411694], 0.86 % wide, the
-    // closed form [0.407427, 0.408378], together [0.408161, 0.408378]). It costs the closed
-    // form's budget on top, as a refusal of the lattices does.
-    #[cfg(full_engine)]
-    let partner = match (&lattices, early) {
-        (Ok(_), Some(a)) => Some(a),
-        (Ok(ans), None) if !first && wider_than(ans.epsilon, tol) => {
-            jumps_answer(&live, delta).map(|(a, _)| a)
-        }
-        _ => None,
+    #[cfg(not(full_engine))]
+    return match lattices {
+        Ok(a) if acceptable(a.epsilon) => Ok(a),
+        Ok(_) => refusal(&live, delta, CANNOT_BRACKET),
+        Err(Error::PldBudget { reason }) => refusal(&live, delta, reason),
+        Err(e) => Err(e),
     };
+    // The closed form, where it applies, is tried now for a lattice answer wider than the width
+    // rule (or refused as wider than 1 %) if it was not tried first, and the two certified
+    // brackets intersect: q = 5.6e-8, σ = 0.46, T = 2.5·10⁸, δ = 8.8e-10: the lattices
+    // [0.408161, 0.411694], 0.86 % wide, the closed form [0.407427, 0.408378], together
+    // [0.408161, 0.408378]; q = 9.462e-8, σ = 0.341, T = 46,420,413, δ = 0.0116 (~4 sampled
+    // steps): the lattices [0.009506, 0.010835] and the closed form [0.010789, 0.010931], each
+    // too wide to answer, together [0.010789, 0.010835]. It costs the closed form's budget on
+    // top, as a refusal of the lattices does.
     #[cfg(full_engine)]
-    if let (Ok(mut ans), Some(a)) = (lattices.as_ref().copied(), partner) {
-        ans.epsilon = intersect(ans.epsilon, a.epsilon)?;
-        return Ok(ans);
-    }
-    match lattices {
-        Err(Error::PldBudget { reason }) => {
-            #[cfg(full_engine)]
-            if let Some(a) = early.or_else(|| {
-                (!first)
-                    .then(|| jumps_answer(&live, delta))
-                    .flatten()
-                    .map(|(a, _)| a)
-            }) {
-                return Ok(a);
-            }
-            match bernstein::epsilon(&live, delta) {
-                Some(b) if b <= ABS_WIDTH => Ok(bernstein_answer(b)),
-                // Beyond the domain the accountant is built for, the refusal says so.
-                _ if beyond_domain(&live, delta) => Err(Error::PldBudget {
-                    reason: BEYOND_DOMAIN,
-                }),
-                _ => Err(Error::PldBudget { reason }),
-            }
+    {
+        if !first
+            && lattices
+                .as_ref()
+                .map_or(true, |a| wider_than(a.epsilon, tol))
+        {
+            closed = jumps_raw(&live, delta);
         }
-        r => r,
+        match (lattices, closed) {
+            (Ok(mut ans), Some(a)) => {
+                if a.epsilon.upper < ans.epsilon.upper {
+                    ans.grid = a.grid;
+                }
+                ans.epsilon = intersect(ans.epsilon, a.epsilon)?;
+                if acceptable(ans.epsilon) {
+                    return Ok(ans);
+                }
+                refusal(&live, delta, CANNOT_BRACKET)
+            }
+            (Ok(ans), None) if acceptable(ans.epsilon) => Ok(ans),
+            (Ok(_), None) => refusal(&live, delta, CANNOT_BRACKET),
+            (Err(Error::PldBudget { .. }), Some(a)) if acceptable(a.epsilon) => Ok(a),
+            (Err(Error::PldBudget { reason }), _) => refusal(&live, delta, reason),
+            (Err(e), _) => Err(e),
+        }
+    }
+}
+
+/// The refusal of a call the lattices (and the closed form) could not answer: Bernstein's
+/// bound where it is itself within the absolute width rule ([0, bound]), else the reason —
+/// beyond the domain the accountant is built for, the refusal says so.
+fn refusal(live: &[Phase], delta: f64, reason: &'static str) -> Result<EpsilonAnswer, Error> {
+    match bernstein::epsilon(live, delta) {
+        Some(b) if b <= ABS_WIDTH => Ok(bernstein_answer(b)),
+        _ if beyond_domain(live, delta) => Err(Error::PldBudget {
+            reason: BEYOND_DOMAIN,
+        }),
+        _ => Err(Error::PldBudget { reason }),
     }
 }
 
@@ -1384,10 +1404,10 @@ fn jumps_first(phases: &[Phase]) -> bool {
 /// One plain SGM phase: the bracket from its rare large losses in closed form ([`jumps`]):
 /// the remove pair's lower end, and the larger of its upper end and the add pair's (a
 /// certified upper end of its ε — from the same small pair, reversed, or Bernstein's bound),
-/// where that is within the lattices' own acceptance (1 %, or 1e-4); with whether it is within
-/// 0.1 % of ε (an answer tried before the lattices is returned at once only then).
+/// whatever its width (the caller holds it to [`acceptable`], or intersects it with the
+/// lattices' bracket).
 #[cfg(full_engine)]
-fn jumps_answer(phases: &[Phase], delta: f64) -> Option<(EpsilonAnswer, bool)> {
+fn jumps_raw(phases: &[Phase], delta: f64) -> Option<EpsilonAnswer> {
     let [p] = phases else { return None };
     if !p.is_sgm() || p.adjacency != Adjacency::AddRemove || check_delta(delta).is_err() {
         return None;
@@ -1400,21 +1420,17 @@ fn jumps_answer(phases: &[Phase], delta: f64) -> Option<(EpsilonAnswer, bool)> {
     // q = 3.359e-7, σ = 0.6228, T = 100,601,530, δ = 0.00322 the remove pair reads
     // [0.0033138, 0.0033574] and the add pair's upper end is 0.0033643, 0.2 % above (it was
     // refused for that): [0.0033138, 0.0033643] is within the rule.
-    let epsilon = Bracket {
-        upper: b.upper.max(add),
-        lower: b.lower,
-    };
-    let width = epsilon.upper - epsilon.lower;
-    let narrow = width <= 1e-3 * epsilon.upper;
-    let answer = EpsilonAnswer {
-        epsilon,
+    Some(EpsilonAnswer {
+        epsilon: Bracket {
+            upper: b.upper.max(add),
+            lower: b.lower,
+        },
         grid: Grid {
             spacing: 0.0,
             fft_len: 0,
             worst: if add > b.upper { "add" } else { "remove" },
         },
-    };
-    (width <= MAX_WIDTH * epsilon.upper || width <= ABS_WIDTH).then_some((answer, narrow))
+    })
 }
 
 /// The remove pair's bracket from rare large losses in closed form alone ([`jumps`]; one plain
@@ -1753,7 +1769,7 @@ fn epsilon_lattices(
         // 0.8× finer is tried instead of one the estimate says does not fit: an answer within
         // the rule before a narrower one (q = 1.924e-6, σ = 0.3174, T = 7.9·10⁸,
         // δ = 3.6e-13: 1.5 % wide after the first pass, the 9× finer pass asked ran out and
-        // the call was refused; 0.8× finer reads [70.2520, 70.9230], 0.95 %).
+        // the call was refused; 0.8× finer reads [70.250011, 70.922940], 0.95 %).
         let refused = width > MAX_WIDTH && upper - lower > ABS_WIDTH;
         d = if fits < 0.7 * d && lower > 0.0 {
             wanted.max(fits)
@@ -1791,13 +1807,17 @@ fn epsilon_lattices(
             ans.epsilon.lower = l.max(low.min(u));
         }
     }
-    let width = (ans.epsilon.upper - ans.epsilon.lower) / ans.epsilon.upper.max(1e-300);
-    if width > MAX_WIDTH && ans.epsilon.upper - ans.epsilon.lower > ABS_WIDTH {
-        return Err(Error::PldBudget {
-            reason: "the grid budget cannot bracket epsilon within 1 %",
-        });
-    }
     Ok(ans)
+}
+
+/// Why a bracket wider than [`acceptable`] is refused.
+const CANNOT_BRACKET: &str = "the grid budget cannot bracket epsilon within 1 %";
+
+/// Whether a certified bracket is narrow enough to be an answer: within 1 % of ε (MAX_WIDTH),
+/// or ABS_WIDTH absolute.
+fn acceptable(b: Bracket) -> bool {
+    let w = b.upper - b.lower;
+    w <= MAX_WIDTH * b.upper || w <= ABS_WIDTH
 }
 
 /// dp_accounting's default `value_discretization_interval` for its `PLDAccountant`.
