@@ -842,6 +842,16 @@ fn two_wide_certified_brackets_intersect_to_an_answer() {
     answer_within_the_rule(&[(9.462e-8, 0.341, 46_420_413, 0.0116)]);
 }
 
+/// A refinement bound for a refusal tries the finer pass it asks first, and only where that runs
+/// out a pass 0.8× finer on a budget of its own (the run above): at q = 5.137e-8, σ = 0.3048,
+/// T = 1,681,634, δ = 0.00231 (a random draw; 1.2e-4 wide after the first pass) the 10× finer
+/// pass asked fits, where the work estimate said it would not, and reads [0.001159, 0.001234];
+/// a 0.8× pass in its place read [0.001116, 0.001233] and the call was refused.
+#[test]
+fn a_refinement_bound_for_a_refusal_tries_the_finer_pass_first() {
+    answer_within_the_rule(&[(5.137e-8, 0.3048, 1_681_634, 0.00231)]);
+}
+
 /// Each run (q, σ, T, δ) answers within the width rule and below exact RDP.
 fn answer_within_the_rule(runs: &[(f64, f64, u64, f64)]) {
     for &(q, s, t, d) in runs {
