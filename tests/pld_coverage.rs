@@ -35,15 +35,29 @@ fn one_step_remove_delta(q: f64, s: f64, e: f64) -> f64 {
 /// The count statistic's certified floors (tests/reference/count_statistic.py).
 const COUNT_STATISTIC: &str = include_str!("reference/count_statistic.jsonl");
 
-/// A reference file's runs: (q, σ, T, δ, the value under `key`).
-fn reference_rows(text: &str, key: &str) -> Vec<(f64, f64, u64, f64, f64)> {
+/// A reference file's lines: the run (q, σ, T, δ) and the line.
+fn reference_lines(text: &str) -> Vec<((f64, f64, u64, f64), serde_json::Value)> {
     text.lines()
         .map(|line| {
             let v: serde_json::Value = serde_json::from_str(line).unwrap();
             let f = |k: &str| v[k].as_f64().unwrap();
             let t = v["steps"].as_u64().unwrap();
-            (f("q"), f("sigma"), t, f("delta"), f(key))
+            ((f("q"), f("sigma"), t, f("delta")), v)
         })
+        .collect()
+}
+
+/// A reference file's runs: (q, σ, T, δ, the value under `key`).
+fn reference_rows(text: &str, key: &str) -> Vec<(f64, f64, u64, f64, f64)> {
+    (reference_lines(text).into_iter())
+        .map(|((q, s, t, d), v)| (q, s, t, d, v[key].as_f64().unwrap()))
+        .collect()
+}
+
+/// The numbers of a line's list under `key`.
+fn floats(v: &serde_json::Value, key: &str) -> Vec<f64> {
+    (v[key].as_array().unwrap().iter())
+        .map(|x| x.as_f64().unwrap())
         .collect()
 }
 
@@ -174,20 +188,11 @@ fn the_issue_grid_answers_certified_brackets() {
 
 #[test]
 fn long_runs_agree_with_dp_accounting_on_fine_grids() {
-    let text = include_str!("reference/pld_long.jsonl");
     let mut n = 0;
-    for line in text.lines() {
-        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+    for ((q, s, t, d), v) in reference_lines(include_str!("reference/pld_long.jsonl")) {
         let f = |k: &str| v[k].as_f64().unwrap();
-        let (q, s, d) = (f("q"), f("sigma"), f("delta"));
-        let t = v["steps"].as_u64().unwrap();
         let (finest, ex) = (f("eps_finest"), f("eps_extrapolated"));
-        let eps: Vec<f64> = v["epsilons"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|x| x.as_f64().unwrap())
-            .collect();
+        let eps = floats(&v, "epsilons");
         let step = eps[eps.len() - 2] - eps[eps.len() - 1];
         let b = pld::epsilon(sgm(q, s), t, d)
             .unwrap_or_else(|e| panic!("q={q} s={s} T={t} delta={d}: {e}"))
@@ -777,8 +782,8 @@ fn an_exact_rdp_epsilon_of_zero_is_the_answer() {
 /// exact RDP 74.56): the lattices' first pass read [69.10, 70.99], 2.7 % wide, because the
 /// ladder put a growing tail 16× coarser at once, and its lower measure lost ~1e-9 of its moment
 /// per step; the 9× finer pass asked then ran out of work. The tail is now coarsened only as
-/// far as its cap asks, and a pass bound for a refusal is refined 0.8× (`engine::pld::ladder`'s
-/// `settle`, `engine::pld`'s refinement). It answers — [70.250011, 70.922940], within the 1 %
+/// far as its cap asks, and where the pass asked runs out one pass 0.8× finer follows on a fresh
+/// budget (`engine::pld::ladder`'s `settle`, `engine::pld`'s rescue pass). It answers — [70.250011, 70.922940], within the 1 %
 /// every answer keeps but not the 0.1 % rule — below exact RDP, and its bracket holds the ε
 /// where an independent value crosses δ (between 70.91 and 70.92): δ(ε) on a grid of ε by Laplace
 /// inversion of the remove pair's exact moment generating function (mpmath, no lattice:
@@ -786,21 +791,9 @@ fn an_exact_rdp_epsilon_of_zero_is_the_answer() {
 /// ε whose δ is below δ, nor its upper end fall below the largest grid ε whose δ is above.
 #[test]
 fn a_small_sigma_long_run_answers_and_holds_a_laplace_inversion() {
-    let text = include_str!("reference/remove_inversion.jsonl");
     let mut n = 0;
-    for line in text.lines() {
-        let v: serde_json::Value = serde_json::from_str(line).unwrap();
-        let f = |k: &str| v[k].as_f64().unwrap();
-        let (q, s, d) = (f("q"), f("sigma"), f("delta"));
-        let t = v["steps"].as_u64().unwrap();
-        let list = |k: &str| -> Vec<f64> {
-            v[k].as_array()
-                .unwrap()
-                .iter()
-                .map(|x| x.as_f64().unwrap())
-                .collect()
-        };
-        let (eps, at) = (list("epsilon"), list("delta_at"));
+    for ((q, s, t, d), v) in reference_lines(include_str!("reference/remove_inversion.jsonl")) {
+        let (eps, at) = (floats(&v, "epsilon"), floats(&v, "delta_at"));
         // The true ε lies in (below, above): δ falls with ε.
         let below = (eps.iter().zip(&at))
             .filter(|(_, &x)| x > d)
