@@ -807,13 +807,7 @@ fn a_small_sigma_long_run_answers_and_holds_a_laplace_inversion() {
             below < above,
             "q={q}: the reference grid does not straddle δ"
         );
-        let b = pld::epsilon(sgm(q, s), t, d)
-            .unwrap_or_else(|e| panic!("q={q} s={s} T={t} delta={d}: {e}"))
-            .epsilon;
-        assert!(
-            b.lower <= b.upper && b.upper <= rdp_eps(q, s, t, d),
-            "q={q} s={s} T={t}: {b:?}"
-        );
+        let b = answer_below_rdp(q, s, t, d);
         // Within the 1 % every answer keeps (not yet the 0.1 % rule: 0.95 %).
         assert!(b.upper - b.lower <= 0.01 * b.upper, "q={q}: {b:?}");
         assert!(
@@ -848,15 +842,21 @@ fn a_refinement_bound_for_a_refusal_tries_the_finer_pass_first() {
 /// Each run (q, σ, T, δ) answers within the width rule and below exact RDP.
 fn answer_within_the_rule(runs: &[(f64, f64, u64, f64)]) {
     for &(q, s, t, d) in runs {
-        let b = pld::epsilon(sgm(q, s), t, d)
-            .unwrap_or_else(|e| panic!("q={q} s={s} T={t} delta={d}: {e}"))
-            .epsilon;
-        assert!(
-            b.lower <= b.upper && b.upper <= rdp_eps(q, s, t, d),
-            "q={q} s={s} T={t}: {b:?}"
-        );
+        let b = answer_below_rdp(q, s, t, d);
         assert!(tight_enough(&b), "q={q} s={s} T={t}: {b:?}");
     }
+}
+
+/// The run's answer, a bracket below exact RDP's ε.
+fn answer_below_rdp(q: f64, s: f64, t: u64, d: f64) -> pld::Bracket {
+    let b = pld::epsilon(sgm(q, s), t, d)
+        .unwrap_or_else(|e| panic!("q={q} s={s} T={t} delta={d}: {e}"))
+        .epsilon;
+    assert!(
+        b.lower <= b.upper && b.upper <= rdp_eps(q, s, t, d),
+        "q={q} s={s} T={t}: {b:?}"
+    );
+    b
 }
 
 /// A corner draw the lattices answered 0.86 % wide (q = 5.6e-8, σ = 0.46, T = 2.5·10⁸,
