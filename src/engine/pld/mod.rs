@@ -1357,8 +1357,13 @@ fn epsilon_phases_at(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAn
         let got = combine(lattices, closed);
         // Refused so far where the lattices had no rescue budget: again, with it (and the
         // closed form's bracket). The lattices' first try is repeated — the price of a refusal
-        // avoided (q = 1.924e-6, σ = 0.3174, T = 7.9·10⁸, δ = 3.6e-13: ~4.5 s here).
-        if applies && early.is_none() && matches!(got, Err(Error::PldBudget { .. })) {
+        // avoided (q = 1.924e-6, σ = 0.3174, T = 7.9·10⁸, δ = 3.6e-13: ~6.5 s here) — but not
+        // beyond the domain, where a refusal is allowed.
+        if applies
+            && early.is_none()
+            && matches!(got, Err(Error::PldBudget { .. }))
+            && !beyond_domain(&live, delta)
+        {
             if let Ok(a) = combine(epsilon_lattices(phases, delta, tol, (WORK, true)), closed) {
                 return Ok(a);
             }
