@@ -2,8 +2,7 @@
 """The remove pair's delta(eps) of DP-SGD by Laplace inversion of its exact moment generating
 function, at a few eps per run: does a bracket of the engine contain the eps where delta is met?
 
-The remove pair of one step is (P, Q): P = (1-q) N(1, s^2) ... precisely P = (1-q) N(0, s^2) +
-q N(1, s^2), Q = N(0, s^2). Its privacy loss under P is L = ln(1 - q + q Y), Y = e^{(2x-1)/(2 s^2)}.
+The remove pair of one step is (P, Q): P = (1-q) N(0, s^2) + q N(1, s^2), Q = N(0, s^2). Its privacy loss under P is L = ln(1 - q + q Y), Y = e^{(2x-1)/(2 s^2)}.
 After T steps delta(eps) = E_P[(1 - e^{eps - L_T})_+]; with u = L_T - eps the Laplace transform
 of (1 - e^{-u})_+ is 1/(z(z+1)), so for any c > 0
 

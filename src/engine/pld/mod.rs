@@ -1533,7 +1533,7 @@ fn epsilon_lattices(
     phases: &[Phase],
     delta: f64,
     tol: f64,
-    (work, mut rescue): (f64, bool),
+    (work, rescue): (f64, bool),
 ) -> Result<EpsilonAnswer, Error> {
     check_phases(phases)?;
     budget(work);
@@ -1749,8 +1749,8 @@ fn epsilon_lattices(
             // 0.95 %. (The finer pass asked is still tried first: at q = 5.137e-8, σ = 0.3048,
             // T = 1,681,634, δ = 0.00231 it fits, where the estimate said it would not, and
             // reads [0.001159, 0.001234]; 0.8× finer reads [0.001116, 0.001233], refused.)
-            Err(_) if rescue && best.is_some_and(|b| !acceptable(b.epsilon)) => {
-                (rescue, rescued) = (false, true);
+            Err(_) if rescue && !rescued && best.is_some_and(|b| !acceptable(b.epsilon)) => {
+                rescued = true;
                 budget(work);
                 d = 2f64
                     .powf((16.0 * (0.8 * prev_d).log2()).round() / 16.0)
