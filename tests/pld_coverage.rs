@@ -778,15 +778,16 @@ fn an_exact_rdp_epsilon_of_zero_is_the_answer() {
     }
 }
 
-/// The last refusal random draws found (q = 1.924e-6, σ = 0.3174, T = 787,156,547, δ = 3.6e-13,
-/// exact RDP 74.56): the lattices' first pass read [69.10, 70.99], 2.7 % wide, because the
-/// ladder put a growing tail 16× coarser at once, and its lower measure lost ~1e-9 of its moment
-/// per step; the 9× finer pass asked then ran out of work. The tail is now coarsened only as
-/// far as its cap asks, and where the pass asked runs out one pass 0.8× finer follows on a fresh
-/// budget (`engine::pld::ladder`'s `settle`, `engine::pld`'s rescue pass). It answers — [70.250011, 70.922940], within the 1 %
-/// every answer keeps but not the 0.1 % rule — below exact RDP, and its bracket holds the ε
-/// where an independent value crosses δ (between 70.91 and 70.92): δ(ε) on a grid of ε by Laplace
-/// inversion of the remove pair's exact moment generating function (mpmath, no lattice:
+/// The last two refusals random draws found, long runs at small σ where ε is 70–84: q = 1.924e-6,
+/// σ = 0.3174, T = 787,156,547, δ = 3.6e-13 (the lattices' first pass read [69.10, 70.99]: the
+/// ladder put a growing tail 16× coarser at once, `engine::pld::ladder`'s `settle`) and
+/// q = 5.714e-6, σ = 0.3577, T = 815,082,995, δ = 3.16e-13 ([82.536, 83.882] after the rescue
+/// pass: the lower measure of the ladder's core∗tail products lost ~1e-7 of its moment each
+/// where the core was coarsened onto the tail's lattice first; the ε side now also contracts it
+/// after the product, `engine::pld`'s `epsilon_lattices`). Each answers within the width rule,
+/// below exact RDP, and its bracket holds the ε where an independent value crosses δ (between
+/// 70.91 and 70.92; between 83.87 and 83.88): δ(ε) on a grid of ε by Laplace inversion of the
+/// remove pair's exact moment generating function (mpmath, no lattice:
 /// tests/reference/remove_inversion.py) — the bracket's lower end may not pass the least grid
 /// ε whose δ is below δ, nor its upper end fall below the largest grid ε whose δ is above.
 #[test]
@@ -808,15 +809,14 @@ fn a_small_sigma_long_run_answers_and_holds_a_laplace_inversion() {
             "q={q}: the reference grid does not straddle δ"
         );
         let b = answer_below_rdp(q, s, t, d);
-        // Within the 1 % every answer keeps (not yet the 0.1 % rule: 0.95 %).
-        assert!(b.upper - b.lower <= 0.01 * b.upper, "q={q}: {b:?}");
+        assert!(tight_enough(&b), "q={q}: {b:?}");
         assert!(
             b.lower <= above && b.upper >= below,
             "q={q} s={s} T={t}: {b:?} against the inversion's ({below}, {above})"
         );
         n += 1;
     }
-    assert!(n >= 1, "the reference file holds {n} runs");
+    assert!(n >= 2, "the reference file holds {n} runs");
 }
 
 /// A random draw with ~4 sampled steps over the run (q = 9.462e-8, σ = 0.341, T = 46,420,413,
@@ -833,7 +833,9 @@ fn two_wide_certified_brackets_intersect_to_an_answer() {
 /// out a pass 0.8× finer on a budget of its own (the run above): at q = 5.137e-8, σ = 0.3048,
 /// T = 1,681,634, δ = 0.00231 (a random draw; 1.2e-4 wide after the first pass) the 10× finer
 /// pass asked fits, where the work estimate said it would not, and reads [0.001159, 0.001234];
-/// a 0.8× pass in its place read [0.001116, 0.001233] and the call was refused.
+/// a 0.8× pass in its place read [0.001116, 0.001233] and the call was refused. (Since the ε side
+/// contracts the ladder's lower measure after each core∗tail product its first pass reads
+/// [0.001178, 0.001234], within the rule: the test guards the answer either way.)
 #[test]
 fn a_refinement_bound_for_a_refusal_tries_the_finer_pass_first() {
     answer_within_the_rule(&[(5.137e-8, 0.3048, 1_681_634, 0.00231)]);

@@ -33,9 +33,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # true eps lies between) and checks the engine's bracket against them. The first was refused
 # (the lattices' lower end 2.7 % below their upper one) until the ladder's tail was coarsened
 # only as far as its cap asks (engine::pld::ladder, settle) and a pass bound for a refusal was
-# refined 0.8x (2026-11-28).
+# refined 0.8x (2026-11-28). The second was refused ([82.536, 83.882] after that pass) until the
+# epsilon side's ladder contracted its lower measure after each core*tail product
+# (engine::pld::epsilon_lattices, 2026-11-28).
 RUNS = [
     (1.924e-6, 0.3174, 787_156_547, 3.6e-13, [70.0, 70.25, 70.5, 70.8, 70.9, 70.91, 70.92, 70.93, 71.0]),
+    (5.714e-6, 0.3577, 815_082_995, 3.16e-13, [83.8, 83.83, 83.85, 83.86, 83.87, 83.88, 83.89]),
 ]
 
 

@@ -54,16 +54,16 @@ thread_local! {
 #[cfg(full_engine)]
 thread_local! {
     /// Whether products with a coarse tail also form their lower measure contracted after
-    /// the product (read by the layer that forms them, beside this call's work budget). Off
-    /// by default: its
+    /// the product (read by the layer that forms them, beside this call's work budget). On for
+    /// the ε side (`epsilon_lattices`) and the closed form's small pair; off by default: its
     /// extra convolutions (one more a square, two more a product) spent the budget of
     /// q = 4.9e-9, σ = 0.40, T = 7.7·10⁷'s δ side on the lattices, which then read
     /// [0, 0.068] where they had read [6.9e-7, 1.3e-6].
     static LOWER_AFTER: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
-/// Run `f` with products contracting their lower measure after they are formed too (the
-/// closed form's small pair asks for it through its parent's lattices).
+/// Run `f` with products contracting their lower measure after they are formed too (the ε
+/// side's lattices, and the closed form's small pair through its parent's).
 #[cfg(full_engine)]
 pub(crate) fn lowering_after<R>(f: impl FnOnce() -> R) -> R {
     let was = LOWER_AFTER.with(|c| c.replace(true));

@@ -1529,7 +1529,27 @@ fn bernstein_answer(b: f64) -> EpsilonAnswer {
     }
 }
 
+/// The lattices' ε bracket ([`lattices_epsilon`]), the ladder's core∗tail products also
+/// forming their lower measure contracted after the product ([`compose::lowering_after`]):
+/// the lower end of a long run at small σ was lost there — q = 5.714e-6, σ = 0.3577,
+/// T = 8.2·10⁸, δ = 3.16e-13 read [82.536, 83.882] after the rescue pass and was refused; with
+/// it [83.831005, 83.881977] in 2 s where the refusal took 7 s; q = 1.924e-6, σ = 0.3174,
+/// T = 7.9·10⁸ from [70.250011, 70.922940] (6.9 s) to [70.874879, 70.922152] (2.2 s). Only on
+/// the ε side: the δ side of q = 4.9e-9, σ = 0.4, T = 7.7·10⁷ at ε = 1e-4 spent its budget on
+/// the extra products and read [1.6e-4, 6.9e-2] where it reads [2.9e-4, 3.5e-4] without.
 fn epsilon_lattices(
+    phases: &[Phase],
+    delta: f64,
+    tol: f64,
+    work: (f64, bool),
+) -> Result<EpsilonAnswer, Error> {
+    #[cfg(full_engine)]
+    return compose::lowering_after(|| lattices_epsilon(phases, delta, tol, work));
+    #[cfg(not(full_engine))]
+    lattices_epsilon(phases, delta, tol, work)
+}
+
+fn lattices_epsilon(
     phases: &[Phase],
     delta: f64,
     tol: f64,
@@ -1749,6 +1769,9 @@ fn epsilon_lattices(
             // 0.95 %. (The finer pass asked is still tried first: at q = 5.137e-8, σ = 0.3048,
             // T = 1,681,634, δ = 0.00231 it fits, where the estimate said it would not, and
             // reads [0.001159, 0.001234]; 0.8× finer reads [0.001116, 0.001233], refused.)
+            // Since the ε side contracts the ladder's lower measure after each core∗tail
+            // product (above) both runs answer without it ([70.874879, 70.922152] in the first
+            // pass); it stays the fallback of a refinement bound for a refusal.
             Err(_) if rescue && !rescued && best.is_some_and(|b| !acceptable(b.epsilon)) => {
                 rescued = true;
                 budget(work);
