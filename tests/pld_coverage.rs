@@ -1083,3 +1083,22 @@ fn the_reversed_reading_survives_a_large_shift() {
     assert!(b.lower > 0.99 * b.upper, "{b:?}");
     assert_eq!(a.grid.worst, "remove", "{a:?}");
 }
+
+/// ε = 0 where δ(0), the total variation, is certified below δ without composing (χ² of the
+/// composed pair in closed form, then TV ≤ ½√χ² and Pinsker: `engine::pld`'s `tv_bound`): at
+/// q = 9.462e-8, σ = 0.341, δ = 0.0116 the early checkpoints of ε over training. The bound
+/// must hold: the δ side's certified lower end of δ(1e-3) (the lattices, another path; 0.00383,
+/// where the bound reads 0.00732) is at most TV, so it is below δ where the answer is 0 — and
+/// where δ is below that lower end, ε is above 1e-3, and the answer may not be 0 (a bound too
+/// small would say 0 there).
+#[test]
+fn a_total_variation_below_delta_answers_zero_and_only_there() {
+    let (m, t) = (sgm(9.462e-8, 0.341), 4_410_432);
+    let b = pld::epsilon(m, t, 0.0116).unwrap().epsilon;
+    assert_eq!((b.lower, b.upper), (0.0, 0.0), "{b:?}");
+    let at = pld::delta(m, t, 1e-3).unwrap().delta;
+    assert!(at.lower > 0.0 && at.lower <= 0.0116, "δ(1e-3) = {at:?}");
+    let below = 0.9 * at.lower;
+    let b = pld::epsilon(m, t, below).unwrap().epsilon;
+    assert!(b.upper >= 1e-3, "δ = {below}: {b:?}");
+}
