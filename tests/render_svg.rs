@@ -703,3 +703,42 @@ fn tight_chart_data_is_the_engines() {
     assert_eq!(b.profile.unwrap().unwrap(), rows);
     assert_eq!(b.risk.unwrap().unwrap(), risk);
 }
+
+/// ε over training where the tight ε is 0 at every checkpoint but the last (q = 9.462e-8,
+/// σ = 0.341, T = 46,420,413, δ = 0.0116: δ(0) ≤ δ until ~1.4·10⁷ steps): the one positive
+/// point has no line to sit on, so it is a dot, and the checkpoints at 0 — off the log axis —
+/// are named in the legend. With two positive points the line carries them: no dot.
+#[test]
+fn a_lone_tight_point_is_drawn_and_the_zero_checkpoints_named() {
+    use sgm_rdp::render::tight::{self, Training};
+    let t = Training {
+        steps: vec![1.0, 1.4e5, 1.4e7, 4.6e7],
+        pld_upper: vec![0.0, 0.0, 0.0, 0.0108],
+        pld_lower: vec![0.0, 0.0, 0.0, 0.0107],
+        rdp: vec![0.58, 0.79, 0.97, 1.04],
+    };
+    let draw = |t: &Training| {
+        svg(|r| {
+            tight::draw_training(
+                r,
+                t,
+                None,
+                None,
+                &tight::Labels::default(),
+                &Theme::light(1.0),
+            )
+            .unwrap()
+        })
+    };
+    let s = draw(&t);
+    // One dot on the chart, one in the legend (the zero checkpoints' entry).
+    assert_eq!(s.matches("<circle").count(), 2, "{s}");
+    assert!(s.contains("certified ε = 0 up to 1.4e7 steps"), "{s}");
+    let two = Training {
+        pld_upper: vec![0.0, 0.0, 0.0052, 0.0108],
+        ..t
+    };
+    let s2 = draw(&two);
+    assert_eq!(s2.matches("<circle").count(), 1, "the legend's only");
+    assert!(s2.contains("certified ε = 0 up to 140000 steps"), "{s2}");
+}

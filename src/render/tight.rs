@@ -180,10 +180,14 @@ pub fn draw_training<DB: DrawingBackend>(
         10f64.powf(ylo.log10().floor()),
         10f64.powf(yhi.log10().ceil()),
     );
+    // The last checkpoint whose certified ε is 0, where a later one is positive.
+    let zero = (t.pld_upper.iter())
+        .rposition(|y| *y <= 0.0)
+        .filter(|n| n + 1 < t.pld_upper.len().min(xs.len()));
     let (plot, strip) = split_legend(
         root,
         th,
-        3 + target.is_some() as usize + labels.lower.is_some() as usize,
+        3 + target.is_some() as usize + labels.lower.is_some() as usize + zero.is_some() as usize,
     );
     let mut chart = log_chart(&plot, "ε over training", th, (xlo, xhi), (ylo, yhi))?;
     let xlabel = if steps_per_epoch.is_some() {
@@ -207,10 +211,29 @@ pub fn draw_training<DB: DrawingBackend>(
                 .map(|(&x, &y)| (x, clip(y))),
             col.stroke_width(th.px(2.0)),
         ))?;
+        // A point with no positive neighbour has no line to sit on: a dot (q = 9.462e-8,
+        // σ = 0.341, δ = 0.0116: the tight ε is 0 at every checkpoint but the last).
+        let lone = |i: usize| {
+            ys[i] > 0.0 && (i == 0 || ys[i - 1] <= 0.0) && ys.get(i + 1).is_none_or(|y| *y <= 0.0)
+        };
+        chart.draw_series(
+            (0..ys.len().min(xs.len()))
+                .filter(|&i| lone(i))
+                .map(|i| Circle::new((xs[i], clip(ys[i])), th.px(3.0), col.filled())),
+        )?;
         // (No exact-RDP series for a scheme without that route: no legend entry either.)
         if ys.iter().any(|y| *y > 0.0) {
             legend.push((name.to_string(), col, Mark::Line));
         }
+    }
+    // Checkpoints whose certified ε is 0 (δ at least δ(0)) before the first positive one are
+    // off a log axis: said so.
+    if let Some(n) = zero {
+        legend.push((
+            format!("certified ε = 0 up to {} {xlabel}", fmt_num(xs[n])),
+            th.series[0],
+            Mark::Dot,
+        ));
     }
     if let Some(name) = &labels.lower {
         let col = th.series[0];
