@@ -616,7 +616,7 @@ fn chart_a_draws_a_curve_that_enters_from_the_top() {
 
 /// The tight charts' data as the page's worker gets it (#20: the grids are decided in Rust,
 /// one call): ε over training at 16 log-spaced checkpoints ending at the run with the
-/// headline's tighter bracket, the profile's 60 rows (PLD bracket below exact RDP's δ, each
+/// headline's bracket, the profile's 60 rows (PLD bracket below exact RDP's δ, each
 /// RDP δ the single-ε `Run::delta`), the attack bound the command line's `profile` prints.
 #[test]
 fn tight_chart_data_is_the_engines() {
@@ -633,8 +633,23 @@ fn tight_chart_data_is_the_engines() {
     assert_eq!(
         (tr.pld_upper[15], tr.pld_lower[15]),
         (head.upper, head.lower),
-        "the run's own bracket is the headline's (tighter than the chart's)"
+        "the run's own bracket is the headline's"
     );
+    // Where the checkpoint's own bracket is the tighter (q = 6.214e-7, σ = 0.5486, δ = 0.0077:
+    // [0.006726, 0.006747] beside the headline's [0.006686, 0.006751]) the chart still ends at
+    // the headline's, so the screen reads one number for the run.
+    let (m2, t2, d2) = (Sgm::new(6.214e-7, 0.5486).unwrap(), 69_744_471u64, 0.0077);
+    let h2 = pld::epsilon(m2, t2, d2).unwrap().epsilon;
+    let c2 = tight::charts_data(
+        m2,
+        t2,
+        d2,
+        Some((h2.upper, h2.lower)),
+        tight::Parts::Training,
+    );
+    let tr2 = c2.training.unwrap().unwrap();
+    let n = tr2.steps.len() - 1;
+    assert_eq!((tr2.pld_upper[n], tr2.pld_lower[n]), (h2.upper, h2.lower));
     for i in 0..16 {
         assert!(tr.pld_lower[i] <= tr.pld_upper[i] && tr.pld_upper[i] <= tr.rdp[i] * (1.0 + 1e-12));
         assert!(
