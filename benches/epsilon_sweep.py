@@ -4,6 +4,7 @@
     python3 benches/epsilon_sweep.py BIN            # 300 draws over the whole domain
     python3 benches/epsilon_sweep.py BIN --corner   # 40 draws of tiny q at small sigma, long runs
     python3 benches/epsilon_sweep.py BIN --corner-large-delta   # the same corner, delta 1e-5..0.1
+    python3 benches/epsilon_sweep.py BIN [...] --dump FILE      # also every draw's time and bracket
 
 The whole domain: q in [1e-9, 1], sigma in [0.3, 1e3], T in [1, 1e9], delta in [1e-15, 0.1],
 log-uniform (seed 20261126), keeping the draws whose exact-RDP epsilon is at most 1e3 (the
@@ -62,6 +63,11 @@ def main():
             print(f"  slowest {label}: {r[1]:.2f} s  q sigma T delta = {r[0]}  {r[3] or ''}")
     print("refused:", [r[0] for r in rows if not r[3]])
     print("wider than the rule:", [(r[0], r[3]) for r in answered if r not in within])
+    # --dump FILE: every draw, its time and bracket, one per line (to compare two builds).
+    if "--dump" in sys.argv[2:]:
+        with open(sys.argv[sys.argv.index("--dump") + 1], "w") as f:
+            for r in rows:
+                f.write(f"{r[0]}\t{r[1]:.2f}\t{r[3]}\n")
 
 
 if __name__ == "__main__":
