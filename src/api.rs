@@ -1137,7 +1137,8 @@ pub fn tight_charts(p: JsValue, upper: f64, lower: f64, part: &str) -> Result<Js
     use crate::render::tight::{self, Parts};
     let a = Args::parse("tightCharts", p, &["q", "sigma", "steps", "delta"])?;
     let (m, t, d) = (a.sgm()?, a.steps()?, a.need("delta", a.delta)?);
-    let run = (upper.is_finite() && lower.is_finite()).then_some((upper, lower));
+    // (The headline's bracket is the chart's last point as given: only a well-formed one.)
+    let run = (upper.is_finite() && 0.0 <= lower && lower <= upper).then_some((upper, lower));
     let parts = match part {
         "training" => Parts::Training,
         "profile-risk" => Parts::ProfileRisk,

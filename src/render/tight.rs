@@ -507,7 +507,10 @@ pub fn training_data(
     run_bracket: Option<(f64, f64)>,
 ) -> Result<Training, Error> {
     let at = checkpoints(steps, points);
-    let brackets = crate::engine::pld::checkpoints_tol(sgm, &at, delta, CHART_TOL)?;
+    // (The run's own checkpoint is the headline's bracket: not solved a second time.)
+    let known =
+        run_bracket.map(|(upper, lower)| (steps, crate::engine::pld::Bracket { upper, lower }));
+    let brackets = crate::engine::pld::checkpoints_known(sgm, &at, delta, CHART_TOL, known)?;
     let run = Run::with_default_orders(sgm, 1)?;
     let curve = run.rdp_curve();
     let rdp = at

@@ -2530,6 +2530,19 @@ pub fn checkpoints_tol(
     delta: f64,
     tol: f64,
 ) -> Result<Vec<Bracket>, Error> {
+    checkpoints_known(sgm, checkpoints, delta, tol, None)
+}
+
+/// [`checkpoints_tol`] with one checkpoint's certified bracket already known (`known`: its
+/// steps and bracket — the run's own, which the caller has from its headline): it is taken
+/// as it is, not solved again.
+pub fn checkpoints_known(
+    sgm: Sgm,
+    checkpoints: &[u64],
+    delta: f64,
+    tol: f64,
+    known: Option<(u64, Bracket)>,
+) -> Result<Vec<Bracket>, Error> {
     check_delta(delta)?;
     if checkpoints.is_empty() || checkpoints.len() > 1000 {
         return Err(Error::ProfileLength(checkpoints.len()));
@@ -2546,6 +2559,10 @@ pub fn checkpoints_tol(
     let mut refused = None;
     let mut solved = Vec::with_capacity(checkpoints.len());
     for &t in checkpoints {
+        if let Some((_, b)) = known.filter(|(k, _)| *k == t) {
+            solved.push(b);
+            continue;
+        }
         match epsilon_phases_at(&[Phase::new(sgm, t)?], delta, tol) {
             Ok(a) => solved.push(a.epsilon),
             Err(e @ Error::PldBudget { .. }) => {
