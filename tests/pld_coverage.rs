@@ -1102,3 +1102,39 @@ fn a_total_variation_below_delta_answers_zero_and_only_there() {
     let b = pld::epsilon(m, t, below).unwrap().epsilon;
     assert!(b.upper >= 1e-3, "δ = {below}: {b:?}");
 }
+
+/// The privacy profile (the page's chart, the command line's `profile`) of two runs with a few
+/// to some tens of sampled steps at small σ, where the lattices spend the call on the profile
+/// and it was refused ("unavailable" on the page): it is now read in closed form alone
+/// (`engine::pld`'s `jumps_alone`, wherever rare large losses may matter). Checked against a
+/// Laplace inversion of the add pair's exact moment generating function
+/// (tests/reference/add_inversion.py: δ_add(0.0067) = 0.0077015 at q = 6.214e-7, a lower
+/// bound on δ = max(δ_add, δ_remove), so the upper end may not be below it), and against the ε
+/// side (the lattices and the closed form intersected, another composition): at the ε side's
+/// certified ends for δ, δ(upper) ≤ δ ≤ δ(lower), so the profile's lower end at the one and its
+/// upper end at the other must allow it. Its points fall with ε and each is within the chart's
+/// "poor" ratio, 1.25.
+#[test]
+fn a_rare_run_s_profile_answers_where_the_lattices_spend_the_call() {
+    for (q, s, t, d) in [
+        (6.214e-7, 0.5486, 69_744_471u64, 0.0077),
+        (9.462e-8, 0.341, 46_420_413, 0.0116),
+    ] {
+        let e = pld::epsilon(sgm(q, s), t, d).unwrap().epsilon;
+        let eps = [0.0, 0.5 * e.lower, e.lower, 0.0067, e.upper, 2.0 * e.upper];
+        let prof = pld::profile(sgm(q, s), t, &eps)
+            .unwrap_or_else(|err| panic!("q={q}: the profile is refused: {err}"));
+        for w in prof.windows(2).filter(|w| w[0].epsilon <= w[1].epsilon) {
+            assert!(w[1].delta.upper <= w[0].delta.upper, "q={q}: {w:?}");
+        }
+        for p in &prof {
+            let b = p.delta;
+            assert!(b.lower > 0.0 && b.upper <= 1.25 * b.lower, "q={q}: {p:?}");
+        }
+        assert!(prof[2].delta.upper >= d, "q={q}: at ε = {e:?}'s lower end: {:?}", prof[2]);
+        assert!(prof[4].delta.lower <= d, "q={q}: at ε = {e:?}'s upper end: {:?}", prof[4]);
+        if q == 6.214e-7 {
+            assert!(prof[3].delta.upper >= 0.0077015 * (1.0 - 1e-4), "{:?}", prof[3]);
+        }
+    }
+}

@@ -1289,7 +1289,7 @@ pub fn epsilon_phases(phases: &[Phase], delta: f64) -> Result<EpsilonAnswer, Err
 /// the absolute width rule (ABS_WIDTH), [0, bound] is the answer (tiny q at large σ over few
 /// steps: q = 9.5e-7, σ = 88.9, T = 91, δ = 1.4e-15 — the bound 4.3e-5 — was refused).
 fn epsilon_phases_at(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAnswer, Error> {
-    let live: Vec<Phase> = phases.iter().copied().filter(|p| p.sgm.q() > 0.0).collect();
+    let live = live_phases(phases);
     // ε = 0 where δ(0), the total variation, is certified below δ (no composition: the
     // early checkpoints of ε over training at a large δ — q = 9.462e-8, σ = 0.341,
     // δ = 0.0116 is 0 up to 1.4·10⁷ steps — took ~1 s each on the lattices).
@@ -1315,8 +1315,13 @@ fn epsilon_phases_at(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAn
             // (Within 0.1 %, or within the width rule and the caller's target: q = 3.073e-8,
             // σ = 0.4757, T = 8.5·10⁸, δ = 1.03e-5 reads [0.021881, 0.021924], 4.3e-5 wide,
             // and the lattices' try after it took 2.3 s more.)
-            let narrow = a.epsilon.upper - a.epsilon.lower <= 1e-3 * a.epsilon.upper;
-            if acceptable(a.epsilon) && (narrow || !wider_than(a.epsilon, tol)) {
+            let (w, u) = (a.epsilon.upper - a.epsilon.lower, a.epsilon.upper);
+            let narrow = w <= 1e-3 * u;
+            let goal = w <= 4e-4 * u || (u < 0.1 && w <= 2e-5);
+            if acceptable(a.epsilon)
+                && (narrow || !wider_than(a.epsilon, tol))
+                && (goal || !first_wide(&live))
+            {
                 return Ok(a);
             }
             closed = Some(a);
@@ -1331,7 +1336,7 @@ fn epsilon_phases_at(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAn
     let applies = jumps_apply(&live);
     #[cfg(full_engine)]
     let work = if early.is_some() {
-        (0.5 * WORK, false)
+        (if first_wide(&live) { WORK } else { 0.5 * WORK }, false)
     } else {
         (WORK, !applies)
     };
@@ -1359,7 +1364,7 @@ fn epsilon_phases_at(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAn
         // the bulk's spacing below 1e-6: at q = 5.169e-6, σ = 0.4132, T = 5.8·10⁸ — 6e-6 —
         // the lattices read [16.044714, 16.069428] and the closed form [16.027066, 16.076447]
         // in the 2 s it took.)
-        let rare = bulk_scale(&live).is_some_and(|b| b / BULK_SHARE < 1e-6);
+        let rare = jumps_rare(&live);
         if !first
             && lattices
                 .as_ref()
@@ -1386,6 +1391,11 @@ fn epsilon_phases_at(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAn
             r => r,
         }
     }
+}
+
+/// The phases that sample at all (q > 0): the others add no loss.
+fn live_phases(phases: &[Phase]) -> Vec<Phase> {
+    phases.iter().copied().filter(|p| p.sgm.q() > 0.0).collect()
 }
 
 /// A certified upper bound on δ(0) of the composition of plain SGM add/remove phases (None for
@@ -1470,19 +1480,42 @@ fn wider_than(b: Bracket, tol: f64) -> bool {
 }
 
 /// Whether one plain SGM phase is tried by its rare large losses first ([`jumps`]): tiny q
-/// (the lattices' bulk spacing, b/16, below 1e-8) at σ < 0.6, where a step's loss has a
-/// log-normal tail e^{1/σ²} > 16 times its bulk's scale, over 10⁶ steps and more. There the
+/// (the lattices' bulk spacing, b/16, below 1e-8) at σ < 0.8, where a step's loss has a
+/// log-normal tail e^{1/σ²} > 4.7 times its bulk's scale, over 10⁶ steps and more. There the
 /// lattices spent their whole budget (q = 2.1e-9, σ = 0.51, T = 5.8·10⁸: 0.69 s, refused) or
 /// found no lower end (q = 4.9e-9, σ = 0.40, T = 7.7·10⁷), and the closed form brackets them in
 /// 0.3–0.4 s (the lattices' half-budget try then adds 0.3 s). Over few steps the lattices'
 /// brackets are the narrower (q = 2.1e-8, σ = 0.51, T = 38: 0.1 % wide against 2.4 %);
-/// elsewhere the closed form is their fallback.
+/// elsewhere the closed form is their fallback. (From σ = 0.6 on see [`first_wide`].)
 #[cfg(full_engine)]
 fn jumps_first(phases: &[Phase]) -> bool {
     matches!(phases, [p] if p.is_sgm()
         && p.steps >= 1_000_000
-        && p.sgm.sigma() < 0.6
+        && p.sgm.sigma() < 0.8
         && bulk_scale(phases).is_some_and(|b| b / BULK_SHARE < 1e-8))
+}
+
+/// Between σ = 0.6 and 0.8 the closed form tried first answers only where it meets the issue's
+/// goal (0.04 % of ε, or 2e-5 below ε = 0.1), and the lattices, tried after it, get the whole
+/// budget: the corner sweep's runs there (`benches/epsilon_sweep.py --corner`) spent the budget
+/// on the lattices and were then answered by the closed form (q = 5.218e-9, σ = 0.7421,
+/// T = 8.2·10⁸, δ = 3.2e-14: 6.2 → 2.9 s, the same [0.002062, 0.002069]; three more of
+/// 5.3, 5.0 and 4.7 s now 1.6–2.1 s), but where the lattices answer on their own their bracket
+/// may be narrower (q = 1.969e-8, σ = 0.7965: the closed form [0.004629, 0.004715], with the
+/// lattices [0.004629, 0.004638], 3.0 → 4.4 s).
+#[cfg(full_engine)]
+fn first_wide(phases: &[Phase]) -> bool {
+    matches!(phases, [p] if p.sgm.sigma() >= 0.6)
+}
+
+/// Whether one plain SGM add/remove phase is one whose rare large losses may matter (the
+/// bulk's spacing below 1e-6): the closed form is tried after a lattice answer wider than the
+/// rule, and the privacy profile is read in closed form where the lattices spend the call
+/// (q = 9.462e-8, σ = 0.341, T = 46,420,413 and q = 6.214e-7, σ = 0.5486, T = 69,744,471,
+/// both ~4–43 sampled steps: the page's profile was unavailable; now answered in 3.8 and 4.3 s).
+#[cfg(full_engine)]
+fn jumps_rare(phases: &[Phase]) -> bool {
+    jumps_apply(phases) && bulk_scale(phases).is_some_and(|b| b / BULK_SHARE < 1e-6)
 }
 
 /// One plain SGM phase: the bracket from its rare large losses in closed form ([`jumps`]):
@@ -2035,10 +2068,13 @@ pub fn profile_phases(phases: &[Phase], eps: &[f64]) -> Result<Vec<(ProfilePoint
     let first = profile_of(phases, eps);
     // Where rare large losses decide δ ([`jumps_first`]), the points the lattices read poorly
     // are read again in closed form and the brackets intersected ([`jumps_profile`]); where
-    // the lattices spend the call, the closed form alone may still answer ([`jumps_alone`]).
+    // they may matter ([`jumps_rare`]) and the lattices spend the call, the closed form alone
+    // may still answer ([`jumps_alone`]). (Re-reading poor points wherever they may matter
+    // halved the profile sweep's poor points, 2,120 → 961 of 160 runs' 101, but added 1.5–4.5 s
+    // to the runs it touched: `benches/profile_sweep.py`.)
     #[cfg(full_engine)]
     let first = match first {
-        Ok(mut o) => jumps_profile(phases, &mut o).map(|_| o),
+        Ok(mut o) if jumps_first(&live_phases(phases)) => jumps_profile(phases, &mut o).map(|_| o),
         Err(e @ Error::PldBudget { .. }) => jumps_alone(phases, eps).ok_or(e),
         r => r,
     };
@@ -2067,8 +2103,8 @@ pub fn profile_phases(phases: &[Phase], eps: &[f64]) -> Result<Vec<(ProfilePoint
     Ok(out)
 }
 
-/// One plain SGM phase whose rare large losses decide its δ (where [`jumps_first`] tries them
-/// first on the ε side): the profile points the lattices read poorly (upper end above
+/// One plain SGM phase whose rare large losses may matter ([`jumps_rare`]; the caller asks only
+/// where they decide it, [`jumps_first`], or where the lattices refused): the profile points the lattices read poorly (upper end above
 /// [`PROFILE_FLOOR`] and more than [`PROFILE_RATIO`] times the lower) are read again in closed
 /// form ([`jumps::delta_brackets`], resolving δ down to the least of their lower ends), and the
 /// two certified brackets intersected. At q = 2.1e-9, σ = 0.51, T = 5.8·10⁸ the lattices read
@@ -2076,8 +2112,8 @@ pub fn profile_phases(phases: &[Phase], eps: &[f64]) -> Result<Vec<(ProfilePoint
 /// [0.042169, 0.042208]. Where the closed form refuses, the lattices' brackets stand.
 #[cfg(full_engine)]
 fn jumps_profile(phases: &[Phase], out: &mut [(ProfilePoint, Grid)]) -> Result<bool, Error> {
-    let live: Vec<Phase> = phases.iter().copied().filter(|p| p.sgm.q() > 0.0).collect();
-    let ([p], true) = (&live[..], jumps_first(&live)) else {
+    let live = live_phases(phases);
+    let ([p], true) = (&live[..], jumps_rare(&live)) else {
         return Ok(false);
     };
     if p.adjacency != Adjacency::AddRemove {
@@ -2116,8 +2152,8 @@ fn poor(b: &Bracket) -> bool {
 /// they have already checked.)
 #[cfg(full_engine)]
 fn jumps_alone(phases: &[Phase], eps: &[f64]) -> Option<Vec<(ProfilePoint, Grid)>> {
-    let live: Vec<Phase> = phases.iter().copied().filter(|p| p.sgm.q() > 0.0).collect();
-    if !jumps_first(&live) {
+    let live = live_phases(phases);
+    if !jumps_rare(&live) {
         return None;
     }
     let curve = rdp_total(&live);
@@ -2131,7 +2167,7 @@ fn jumps_alone(phases: &[Phase], eps: &[f64]) -> Option<Vec<(ProfilePoint, Grid)
 /// Whether exact RDP puts the plain SGM phases' ε at `delta` above 10³, beyond the domain the
 /// tight accountant is built for (its refusals then say so).
 fn beyond_domain(phases: &[Phase], delta: f64) -> bool {
-    let live: Vec<Phase> = phases.iter().copied().filter(|p| p.sgm.q() > 0.0).collect();
+    let live = live_phases(phases);
     !live.is_empty() && live.iter().all(Phase::is_sgm) && rdp_epsilon(&live, delta).0 > 1e3
 }
 
@@ -2146,7 +2182,7 @@ fn profile_of(phases: &[Phase], eps: &[f64]) -> Result<Vec<(ProfilePoint, Grid)>
             return Err(Error::Epsilon(e));
         }
     }
-    let live: Vec<Phase> = phases.iter().copied().filter(|p| p.sgm.q() > 0.0).collect();
+    let live = live_phases(phases);
     if live.is_empty() {
         return Ok(zero_points(eps, 0.0));
     }
