@@ -106,6 +106,18 @@ try {
     check((await text(pf, '#epsilon-pld')) === up4(back.epsilon), `then answers again for the inputs shown (${await text(pf, '#epsilon-pld')} = CLI ${up4(back.epsilon)})`);
     await pf.waitForFunction(() => document.querySelector('#profile-status').textContent === '', null, { timeout: 30000 }).catch(() => {});
     check((await text(pf, '#profile-status')) === '', `the profile chart's "unavailable" goes when it is drawn again ("${await text(pf, '#profile-status')}")`);
+    await pf.close();
+  }
+  // #19: a run of ~4 sampled steps at σ = 0.341 (q = 9.462e-8, T = 46,420,413, δ = 0.0116),
+  // whose profile the lattices spend the call on: the worker reads it in closed form, and the
+  // chart is drawn (it read "unavailable … the work budget … is spent").
+  {
+    const pf = await open('?q=9.462e-8&sigma=0.341&steps=46420413&delta=0.0116');
+    await pf.waitForFunction(() => /tight δ falls/.test(document.querySelector('#profile-summary')?.textContent || '')
+      || /unavailable/.test(document.querySelector('#profile-status')?.textContent || ''), null, { timeout: 90000 }).catch(() => {});
+    const pr = await pf.evaluate(() => ({ status: document.querySelector('#profile-status').textContent, summary: document.querySelector('#profile-summary').textContent }));
+    check(pr.status === '' && /tight δ falls/.test(pr.summary), `q = 9.462e-8, σ = 0.341: the privacy profile is drawn (${JSON.stringify(pr).slice(0, 200)})`);
+    await pf.close();
     // #2: an answer that arrives after the inputs changed, but before the next request is
     // posted, is not shown as the new inputs' (σ 1.52 then 1.4 about the worker's time apart).
     const ps = await open('?q=0.0001&sigma=1.5&steps=1000000&delta=1e-8');
