@@ -1131,10 +1131,41 @@ fn a_rare_run_s_profile_answers_where_the_lattices_spend_the_call() {
             let b = p.delta;
             assert!(b.lower > 0.0 && b.upper <= 1.25 * b.lower, "q={q}: {p:?}");
         }
-        assert!(prof[2].delta.upper >= d, "q={q}: at ε = {e:?}'s lower end: {:?}", prof[2]);
-        assert!(prof[4].delta.lower <= d, "q={q}: at ε = {e:?}'s upper end: {:?}", prof[4]);
+        assert!(
+            prof[2].delta.upper >= d,
+            "q={q}: at ε = {e:?}'s lower end: {:?}",
+            prof[2]
+        );
+        assert!(
+            prof[4].delta.lower <= d,
+            "q={q}: at ε = {e:?}'s upper end: {:?}",
+            prof[4]
+        );
         if q == 6.214e-7 {
-            assert!(prof[3].delta.upper >= 0.0077015 * (1.0 - 1e-4), "{:?}", prof[3]);
+            assert!(
+                prof[3].delta.upper >= 0.0077015 * (1.0 - 1e-4),
+                "{:?}",
+                prof[3]
+            );
         }
+    }
+}
+
+/// The profile's input is checked before the closed form reads a run of few sampled steps
+/// (which goes first there and takes its input as checked): the typed errors, not a reading.
+#[test]
+fn a_few_jumps_profile_checks_its_input_first() {
+    let (m, t) = (sgm(9.462e-8, 0.341), 46_420_413);
+    for eps in [vec![f64::NAN], vec![0.01, -1.0], vec![f64::INFINITY]] {
+        assert!(
+            matches!(pld::profile(m, t, &eps), Err(Error::Epsilon(_))),
+            "{eps:?}"
+        );
+    }
+    for n in [0, 10_001] {
+        assert!(
+            matches!(pld::profile(m, t, &vec![0.01; n]), Err(Error::ProfileLength(k)) if k == n),
+            "{n} points"
+        );
     }
 }

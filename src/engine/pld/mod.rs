@@ -1508,11 +1508,6 @@ fn first_wide(phases: &[Phase]) -> bool {
     matches!(phases, [p] if p.sgm.sigma() >= 0.6)
 }
 
-/// Whether one plain SGM add/remove phase is one whose rare large losses may matter (the
-/// bulk's spacing below 1e-6): the closed form is tried after a lattice answer wider than the
-/// rule, and the privacy profile is read in closed form where the lattices spend the call
-/// (q = 9.462e-8, σ = 0.341, T = 46,420,413 and q = 6.214e-7, σ = 0.5486, T = 69,744,471,
-/// both ~4–43 sampled steps: the page's profile was unavailable; now answered in 3.8 and 4.3 s).
 /// Whether the privacy profile of one plain SGM add/remove phase is read in closed form first
 /// (where rare large losses may matter, [`jumps_rare`], at σ < 0.8 over 10⁶ steps and more,
 /// with at most 50 sampled steps expected over the run, q·T ≤ 50): there the lattices spent the
@@ -1526,6 +1521,11 @@ fn few_jumps(phases: &[Phase]) -> bool {
             && p.sgm.q() * p.steps as f64 <= 50.0)
 }
 
+/// Whether one plain SGM add/remove phase is one whose rare large losses may matter (the
+/// bulk's spacing below 1e-6): the closed form is tried after a lattice answer wider than the
+/// rule, and the privacy profile is read in closed form where the lattices spend the call
+/// (q = 9.462e-8, σ = 0.341, T = 46,420,413, ~4 sampled steps, and q = 6.214e-7, σ = 0.5486,
+/// T = 69,744,471, ~43: the page's profile was unavailable).
 #[cfg(full_engine)]
 fn jumps_rare(phases: &[Phase]) -> bool {
     jumps_apply(phases) && bulk_scale(phases).is_some_and(|b| b / BULK_SHARE < 1e-6)
@@ -2079,7 +2079,9 @@ pub fn profile(sgm: Sgm, steps: u64, eps: &[f64]) -> Result<Vec<ProfilePoint>, E
 /// Profile for phases; also reports the grid used at each point.
 pub fn profile_phases(phases: &[Phase], eps: &[f64]) -> Result<Vec<(ProfilePoint, Grid)>, Error> {
     // A few tens of big steps or fewer ([`few_jumps`]): the closed form first, the lattices
-    // only where it leaves a point poor (their brackets intersected).
+    // only where it leaves a point poor (their brackets intersected). The input is checked
+    // first: the closed form takes it as checked.
+    check_profile(phases, eps)?;
     #[cfg(full_engine)]
     let first = match few_jumps(&live_phases(phases))
         .then(|| jumps_alone(phases, eps))
@@ -2136,8 +2138,9 @@ pub fn profile_phases(phases: &[Phase], eps: &[f64]) -> Result<Vec<(ProfilePoint
     Ok(out)
 }
 
-/// One plain SGM phase whose rare large losses may matter ([`jumps_rare`]; the caller asks only
-/// where they decide it, [`jumps_first`], or where the lattices refused): the profile points the lattices read poorly (upper end above
+/// One plain SGM phase whose rare large losses may matter ([`jumps_rare`]; the caller asks
+/// only where they decide it, [`jumps_first`], where few steps are sampled, [`few_jumps`], or
+/// where the lattices refused): the profile points the lattices read poorly (upper end above
 /// [`PROFILE_FLOOR`] and more than [`PROFILE_RATIO`] times the lower) are read again in closed
 /// form ([`jumps::delta_brackets`], resolving δ down to the least of their lower ends), and the
 /// two certified brackets intersected. At q = 2.1e-9, σ = 0.51, T = 5.8·10⁸ the lattices read
@@ -2181,8 +2184,7 @@ fn poor(b: &Bracket) -> bool {
 /// The profile from the closed form alone (where the lattices spend the call: q = 2.1e-9,
 /// σ = 0.51, T = 5.8·10⁸ over ε ∈ [0, 0.105], the page's range): every point starts at
 /// [0, exact RDP's δ] and is read by [`jumps_profile`]; None where that does not answer or
-/// the run is not one it reads. (Called on the lattices' budget refusal only, so on input
-/// they have already checked.)
+/// the run is not one it reads. (Called on input [`check_profile`] has checked.)
 #[cfg(full_engine)]
 fn jumps_alone(phases: &[Phase], eps: &[f64]) -> Option<Vec<(ProfilePoint, Grid)>> {
     let live = live_phases(phases);
@@ -2204,17 +2206,21 @@ fn beyond_domain(phases: &[Phase], delta: f64) -> bool {
     !live.is_empty() && live.iter().all(Phase::is_sgm) && rdp_epsilon(&live, delta).0 > 1e3
 }
 
-fn profile_of(phases: &[Phase], eps: &[f64]) -> Result<Vec<(ProfilePoint, Grid)>, Error> {
+/// A profile's input checked: the phases, and 1–10,000 finite ε ≥ 0.
+fn check_profile(phases: &[Phase], eps: &[f64]) -> Result<(), Error> {
     check_phases(phases)?;
-    budget(WORK);
     if eps.is_empty() || eps.len() > 10_000 {
         return Err(Error::ProfileLength(eps.len()));
     }
-    for &e in eps {
-        if !(e.is_finite() && e >= 0.0) {
-            return Err(Error::Epsilon(e));
-        }
+    match eps.iter().find(|e| !(e.is_finite() && **e >= 0.0)) {
+        Some(&e) => Err(Error::Epsilon(e)),
+        None => Ok(()),
     }
+}
+
+fn profile_of(phases: &[Phase], eps: &[f64]) -> Result<Vec<(ProfilePoint, Grid)>, Error> {
+    check_profile(phases, eps)?;
+    budget(WORK);
     let live = live_phases(phases);
     if live.is_empty() {
         return Ok(zero_points(eps, 0.0));
