@@ -1298,6 +1298,9 @@ fn epsilon_phases_at(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAn
             "either (δ(0), the total variation, is at most δ)",
         ));
     }
+    if check_delta(delta).is_ok() {
+        far_beyond(&live, delta)?;
+    }
     // Tried first where the lattices are known to struggle, and returned where it is within
     // 0.1 % of ε (or within the width rule and `tol`). A wider answer is kept; where it is an
     // answer on its own the lattices get half the budget (the call stays near a second:
@@ -1489,10 +1492,17 @@ fn wider_than(b: Bracket, tol: f64) -> bool {
 /// elsewhere the closed form is their fallback. (From σ = 0.6 on see [`first_wide`].)
 #[cfg(full_engine)]
 fn jumps_first(phases: &[Phase]) -> bool {
-    matches!(phases, [p] if p.is_sgm()
-        && p.steps >= 1_000_000
-        && p.sgm.sigma() < 0.8
-        && bulk_scale(phases).is_some_and(|b| b / BULK_SHARE < 1e-8))
+    long_sharp(phases).is_some() && bulk_scale(phases).is_some_and(|b| b / BULK_SHARE < 1e-8)
+}
+
+/// One plain SGM phase of 10⁶ steps or more at σ < 0.8 (a step's loss then has a log-normal
+/// tail e^{1/σ²} > 4.7 times its bulk's scale): where the closed form may go first.
+#[cfg(full_engine)]
+fn long_sharp(phases: &[Phase]) -> Option<&Phase> {
+    match phases {
+        [p] if p.is_sgm() && p.steps >= 1_000_000 && p.sgm.sigma() < 0.8 => Some(p),
+        _ => None,
+    }
 }
 
 /// Between σ = 0.6 and 0.8 the closed form tried first answers only where it meets the issue's
@@ -1516,9 +1526,7 @@ fn first_wide(phases: &[Phase]) -> bool {
 /// 4.2 → 2.5 s natively).
 #[cfg(full_engine)]
 fn few_jumps(phases: &[Phase]) -> bool {
-    jumps_rare(phases)
-        && matches!(phases, [p] if p.steps >= 1_000_000 && p.sgm.sigma() < 0.8
-            && p.sgm.q() * p.steps as f64 <= 50.0)
+    jumps_rare(phases) && long_sharp(phases).is_some_and(|p| p.sgm.q() * p.steps as f64 <= 50.0)
 }
 
 /// Whether one plain SGM add/remove phase is one whose rare large losses may matter (the
@@ -2080,13 +2088,14 @@ pub fn profile(sgm: Sgm, steps: u64, eps: &[f64]) -> Result<Vec<ProfilePoint>, E
 pub fn profile_phases(phases: &[Phase], eps: &[f64]) -> Result<Vec<(ProfilePoint, Grid)>, Error> {
     // A few tens of big steps or fewer ([`few_jumps`]): the closed form first, the lattices
     // only where it leaves a point poor (their brackets intersected). The input is checked
-    // first: the closed form takes it as checked.
+    // first: the closed form takes it as checked. Far beyond the domain at δ = 0.1, the
+    // profile's largest δ, nothing is tried ([`FAR_BEYOND`]).
     check_profile(phases, eps)?;
+    far_beyond(phases, 0.1)?;
     #[cfg(full_engine)]
-    let first = match few_jumps(&live_phases(phases))
-        .then(|| jumps_alone(phases, eps))
-        .flatten()
-    {
+    let live = live_phases(phases);
+    #[cfg(full_engine)]
+    let first = match few_jumps(&live).then(|| jumps_alone(phases, eps)).flatten() {
         Some(o) if !o.iter().any(|p| poor(&p.0.delta)) => Ok(o),
         Some(mut o) => {
             if let Ok(l) = profile_of(phases, eps) {
@@ -2109,7 +2118,7 @@ pub fn profile_phases(phases: &[Phase], eps: &[f64]) -> Result<Vec<(ProfilePoint
     // to the runs it touched: `benches/profile_sweep.py`.)
     #[cfg(full_engine)]
     let first = match first {
-        Ok(mut o) if jumps_first(&live_phases(phases)) => jumps_profile(phases, &mut o).map(|_| o),
+        Ok(mut o) if jumps_first(&live) => jumps_profile(phases, &mut o).map(|_| o),
         Err(e @ Error::PldBudget { .. }) => jumps_alone(phases, eps).ok_or(e),
         r => r,
     };
@@ -2202,8 +2211,33 @@ fn jumps_alone(phases: &[Phase], eps: &[f64]) -> Option<Vec<(ProfilePoint, Grid)
 /// Whether exact RDP puts the plain SGM phases' ε at `delta` above 10³, beyond the domain the
 /// tight accountant is built for (its refusals then say so).
 fn beyond_domain(phases: &[Phase], delta: f64) -> bool {
+    rdp_above(phases, delta, 1e3)
+}
+
+/// Where exact RDP's ε is above 10⁷ (10⁴ times the domain's end) the lattices are not tried:
+/// no run there answered in a grid of 27 beyond the domain (q ∈ {0.5, 0.05, 0.005},
+/// σ ∈ {0.3, 0.6, 1.5}, T ∈ {10⁶, 10⁸, 10⁹}, δ = 1e-5: the largest answered had exact RDP
+/// ε = 2.9·10⁶), and each refusal cost 2–9 s natively — tens of seconds in the page's worker,
+/// once for the headline and again for each chart (q = 0.5, σ = 0.3, T = 10⁹ kept the page
+/// "updating" for over 20 s before it said the tight ε is unavailable).
+const FAR_BEYOND: f64 = 1e7;
+
+/// Whether exact RDP puts the plain SGM phases' ε at `delta` above `limit`.
+fn rdp_above(phases: &[Phase], delta: f64, limit: f64) -> bool {
     let live = live_phases(phases);
-    !live.is_empty() && live.iter().all(Phase::is_sgm) && rdp_epsilon(&live, delta).0 > 1e3
+    !live.is_empty() && live.iter().all(Phase::is_sgm) && rdp_epsilon(&live, delta).0 > limit
+}
+
+/// The refusal of a run far beyond the domain ([`FAR_BEYOND`]), before any lattice is built;
+/// not where q = 1 makes the run the Gaussian mechanism, answered in closed form at any length.
+fn far_beyond(phases: &[Phase], delta: f64) -> Result<(), Error> {
+    if gaussian_mu(&live_phases(phases)).is_none() && rdp_above(phases, delta, FAR_BEYOND) {
+        Err(Error::PldBudget {
+            reason: BEYOND_DOMAIN,
+        })
+    } else {
+        Ok(())
+    }
 }
 
 /// A profile's input checked: the phases, and 1–10,000 finite ε ≥ 0.
@@ -2218,8 +2252,9 @@ fn check_profile(phases: &[Phase], eps: &[f64]) -> Result<(), Error> {
     }
 }
 
+/// The lattices' profile; the input is taken as checked ([`profile_phases`] checks it, and
+/// truncated Poisson's lower pass derives its phases from checked ones).
 fn profile_of(phases: &[Phase], eps: &[f64]) -> Result<Vec<(ProfilePoint, Grid)>, Error> {
-    check_profile(phases, eps)?;
     budget(WORK);
     let live = live_phases(phases);
     if live.is_empty() {
@@ -2944,6 +2979,31 @@ fn most_steps_from(
 #[cfg(test)]
 mod tests {
     use super::{monotone, Bracket, Error};
+
+    /// Far beyond the domain (exact RDP's ε above 10⁷) the refusal comes before any lattice
+    /// is built: the call's work budget, set to a mark here, is never reset by a lattice try
+    /// (which starts by giving itself the whole budget). Just inside that limit the lattices
+    /// still run (and may answer: q = 0.05, σ = 1.5, T = 10⁹ reads ε ≈ 6.8·10⁵).
+    #[test]
+    fn a_run_far_beyond_the_domain_is_refused_before_any_lattice() {
+        use super::{compose, epsilon, profile, BEYOND_DOMAIN};
+        use crate::engine::Sgm;
+        let far = Sgm::new(0.5, 0.3).unwrap();
+        let beyond = |r: Result<(), Error>| matches!(r, Err(Error::PldBudget { reason }) if reason == BEYOND_DOMAIN);
+        compose::budget(123.0);
+        assert!(beyond(epsilon(far, 1_000_000_000, 1e-5).map(|_| ())));
+        assert_eq!(compose::work_left(), 123.0);
+        assert!(beyond(
+            profile(far, 1_000_000_000, &[0.0, 10.0]).map(|_| ())
+        ));
+        assert_eq!(compose::work_left(), 123.0);
+        // At q = 1 (the Gaussian mechanism, in closed form) the run answers at any length.
+        assert!(epsilon(Sgm::new(1.0, 0.3).unwrap(), 1_000_000_000, 1e-5).is_ok());
+        // Inside the limit (exact RDP ε = 2.9·10⁶ at T = 10⁶) the lattices are tried.
+        compose::budget(123.0);
+        let _ = epsilon(far, 1_000_000, 1e-5);
+        assert_ne!(compose::work_left(), 123.0);
+    }
 
     /// ε grows with the steps: each checkpoint's bracket is tightened by the others', and
     /// brackets that then cross refuse.
