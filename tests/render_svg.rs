@@ -561,6 +561,32 @@ fn every_chart_has_a_text_summary_with_its_numbers() {
     );
 }
 
+/// The profile's δ axis ends a decade below the smallest δ drawn: a band near δ = 0.01 (q =
+/// 9.462e-8, σ = 0.341, T = 46,420,413: tight δ 0.0157 → 0.0072, exact RDP's ≈ 0.14, the run's
+/// δ 0.0116) gets an axis down to 1e-4, not a flat line on one down to 1e-15; a profile that
+/// falls past 1e-15 keeps that floor, and the axis always spans two decades at least.
+#[test]
+fn the_profile_axis_follows_its_band() {
+    use render::tight::{profile_floor, ProfileRow};
+    let row = |epsilon, upper: f64, rdp| ProfileRow {
+        epsilon,
+        upper,
+        lower: upper * 0.99,
+        rdp,
+    };
+    let rare = [row(4.5e-4, 0.0157, 0.2), row(0.027, 0.00724, 0.14)];
+    assert_eq!(profile_floor(&rare, 0.0116), 1e-4);
+    // ε = 0 is not drawn on the log axis, so its δ does not set the floor.
+    let mut with_zero = vec![row(0.0, 1e-30, 1e-30)];
+    with_zero.extend(rare);
+    assert_eq!(profile_floor(&with_zero, 0.0116), 1e-4);
+    let steep = [row(0.1, 0.5, 0.9), row(8.0, 3e-9, 1e-6)];
+    assert_eq!(profile_floor(&steep, 1e-5), 1e-10);
+    assert_eq!(profile_floor(&[row(1.0, 0.0, 1e-40)], 1e-5), 1e-15);
+    assert_eq!(profile_floor(&[row(1.0, 0.9, 0.95)], 0.1), 1e-2);
+    assert_eq!(profile_floor(&[], 1e-5), 1e-6);
+}
+
 /// Chart text is at least 11 px (at scale 1; the page multiplies by devicePixelRatio), in
 /// every chart, wide and narrow. plotters' SVG backend writes font-size = size / 1.24 (the
 /// page's SVG export undoes that, see web/canvas.rs; the e2e test reads its files).

@@ -341,8 +341,25 @@ pub fn summary_profile(rows: &[ProfileRow], delta: f64) -> String {
     )
 }
 
-/// Chart "privacy profile": δ(ε) on a log δ axis down to 1e-15 — the PLD bracket as a
-/// band and the RDP-derived curve — with the current δ marked.
+/// The privacy profile's δ axis floor: a decade below the smallest δ drawn (the tight upper
+/// ends, exact RDP's δ, the run's δ), between 1e-15 and 1e-2. A run whose profile stays near
+/// δ = 0.01 (q = 9.462e-8, σ = 0.341, T = 46,420,413) drew as a flat line at the top of an
+/// axis fixed at 1e-15; one whose δ falls past 1e-15 keeps that floor.
+pub fn profile_floor(rows: &[ProfileRow], delta: f64) -> f64 {
+    let least = rows
+        .iter()
+        .filter(|r| r.epsilon > 0.0)
+        .flat_map(|r| [r.upper, r.rdp])
+        .chain([delta])
+        .filter(|v| *v > 0.0 && v.is_finite())
+        .fold(1.0f64, f64::min);
+    // (A δ of exactly 10⁻ᵏ gets 10⁻ᵏ⁻¹ whichever way its logarithm rounds.)
+    let decade = (least.log10() + 1e-9).floor().max(-14.0) as i32;
+    10f64.powi(decade - 1).min(1e-2)
+}
+
+/// Chart "privacy profile": δ(ε) on a log δ axis down to [`profile_floor`] — the PLD bracket
+/// as a band and the RDP-derived curve — with the current δ marked.
 pub fn draw_profile<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     rows: &[ProfileRow],
@@ -356,7 +373,7 @@ pub fn draw_profile<DB: DrawingBackend>(
         pos.first().map(|r| r.epsilon).unwrap_or(0.01),
         pos.last().map(|r| r.epsilon).unwrap_or(10.0),
     );
-    let (ylo, yhi) = (1e-15, 1.0);
+    let (ylo, yhi) = (profile_floor(rows, delta), 1.0);
     let (plot, strip) = split_legend(root, th, 3);
     let mut chart = log_chart(
         &plot,
