@@ -1119,8 +1119,21 @@ try {
       f.contentDocument.getElementById('sigma').value = '3';
       f.contentDocument.getElementById('sigma').dispatchEvent(new Event('input'));
       // A size change with no redraw after it (only a size observer can report it).
-      setTimeout(() => { f.contentDocument.body.style.paddingBottom = '333px'; }, 600);
-      setTimeout(() => resolve({ last, now: d.scrollHeight, chrome: getComputedStyle(f.contentDocument.querySelector('header')).display }), 1200);
+      // Then the last posted height is read once it has caught up (polled, up to 10 s: a
+      // fixed 600 ms read 9092 against 9131 on a loaded machine, the post still on its way).
+      setTimeout(() => {
+        f.contentDocument.body.style.paddingBottom = '333px';
+        const t0 = performance.now();
+        const poll = () => {
+          const now = d.scrollHeight;
+          if ((last === now && performance.now() - t0 > 600) || performance.now() - t0 > 10000) {
+            resolve({ last, now, chrome: getComputedStyle(f.contentDocument.querySelector('header')).display });
+          } else {
+            setTimeout(poll, 100);
+          }
+        };
+        poll();
+      }, 600);
     }, 500);
   }));
   check(follow.last === follow.now, `iframe mode posts its height after later size changes (${follow.last} = ${follow.now})`);

@@ -611,11 +611,15 @@ try {
     }
     while (!els.every((w) => w.value) && performance.now() - t0 < 20000) await new Promise((r) => setTimeout(r, 10));
     const rendered = performance.now() - t0;
-    await new Promise((r) => setTimeout(r, 200));
-    po.disconnect();
     // Drawn = the canvas has ink; near = within one viewport height of the screen.
     const inked = (w) => { const c = w.shadowRoot.querySelector('canvas'); const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data; for (let i = 3; i < d.length; i += 4) if (d[i]) return true; return false; };
     const isNear = (w) => { const r = w.getBoundingClientRect(); return r.bottom > -innerHeight && r.top < 2 * innerHeight; };
+    // The near charts are drawn in slices after the values: waited for (up to 10 s; a fixed
+    // 200 ms found 3 of 4 on a loaded machine), then the far ones must still be blank.
+    const t1 = performance.now();
+    await new Promise((r) => setTimeout(r, 200));
+    while (!els.filter(isNear).every(inked) && performance.now() - t1 < 10000) await new Promise((r) => setTimeout(r, 50));
+    po.disconnect();
     const near = els.filter(isNear);
     return { rendered, longest: Math.max(0, ...lt), near: near.length, drawnNear: near.filter(inked).length, drawnFar: els.filter((w) => !isNear(w) && inked(w)).length };
   });
