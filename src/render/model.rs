@@ -238,7 +238,8 @@ pub fn sentence_for(i: &Inputs, e: f64, accountant: &str) -> String {
 }
 
 /// An ε as the headlines show it, as an upper end: 4 decimals rounded up, or above 10⁶
-/// stated in words (it promises nothing, and its digits mean nothing), or below 10⁻³
+/// stated in words (it promises nothing, and its digits mean nothing; "over 10⁶", which reads
+/// after the page's "ε = " — "> 10⁶" there read "ε = > 10⁶"), or below 10⁻³
 /// (where 4 decimals would print an upper bound as 0.0000 or drop its digits) three
 /// significant digits, rounded up: an upper bound printed stays one (1.873e-5 → "1.88e-5",
 /// 2.3819334 → "2.3820").
@@ -254,7 +255,7 @@ pub fn fmt_eps_lower(e: f64) -> String {
 
 fn fmt_eps_dir(e: f64, dir: Dir) -> String {
     if e > 1e6 {
-        "> 10⁶ — no meaningful guarantee".into()
+        "over 10⁶ — no meaningful guarantee".into()
     } else if e > 0.0 && e < 1e-3 {
         crate::decimal::sci(e, 2, dir)
     } else {

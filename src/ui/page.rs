@@ -724,7 +724,7 @@ mod tests {
         let m = Model::compute(i).unwrap();
         assert_eq!(
             Headline::of(&m, None, None).epsilon,
-            "> 10⁶ — no meaningful guarantee"
+            "over 10⁶ — no meaningful guarantee"
         );
     }
 

@@ -1040,7 +1040,7 @@ try {
   // 6c. Small σ never freezes the page: the RDP model, chart C and the comparison are
   // computed in the worker (longest main-thread task measured from navigation on).
   for (const [url, want] of [
-    ['?q=0.5&sigma=0.001&steps=1000000000', '> 10⁶ — no meaningful guarantee'],
+    ['?q=0.5&sigma=0.001&steps=1000000000', 'over 10⁶ — no meaningful guarantee'],
     ['?sigma=0.003', null],
   ]) {
     const p = await newPage(browser, consoleErrors, 'small sigma', { viewport: { width: 1280, height: 1000 } });
