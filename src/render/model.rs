@@ -208,21 +208,8 @@ impl Model {
 /// Short, round-trippable number formatting for labels.
 /// The plain-language sentence for ε at the inputs' δ, naming the accountant.
 pub fn sentence_for(i: &Inputs, e: f64, accountant: &str) -> String {
-    // e^ε overflows f64 beyond 709 and means nothing long before: say so in words.
-    // Above 10⁶ fmt_eps says "no meaningful guarantee" in words; the sentence needs the number.
-    let shown = if e <= 1e6 {
-        fmt_eps(e)
-    } else {
-        crate::decimal::sci(e, 5, Dir::Up)
-    };
-    let factor = if e <= 30.0 {
-        format!("e^{shown} ≈ {}", crate::decimal::fixed(e.exp(), 3, Dir::Up))
-    } else {
-        format!(
-            "e^{shown} ≈ 10^{:.0} — so large that this is no meaningful guarantee",
-            e / std::f64::consts::LN_10
-        )
-    };
+    let shown = eps_number(e);
+    let factor = eps_factor(e);
     format!(
         "Training with noise multiplier {} and sampling rate {} for {} steps satisfies \
          ({}, {:e})-differential privacy ({accountant} accountant): for any one example, adding \
@@ -235,6 +222,31 @@ pub fn sentence_for(i: &Inputs, e: f64, accountant: &str) -> String {
         i.delta,
         i.delta
     )
+}
+
+/// An upper ε as a sentence's number: [`fmt_eps`], but above 10⁶ the number (5 significant
+/// digits, rounded up) where [`fmt_eps`] has words, which inside "(ε, δ)" or after "e^" do
+/// not read.
+pub fn eps_number(e: f64) -> String {
+    if e <= 1e6 {
+        fmt_eps(e)
+    } else {
+        crate::decimal::sci(e, 5, Dir::Up)
+    }
+}
+
+/// "e^ε" and what it is: e^ε overflows f64 beyond 709 and means nothing long before, so above
+/// ε = 30 the sentence says so in words.
+pub fn eps_factor(e: f64) -> String {
+    let shown = eps_number(e);
+    if e <= 30.0 {
+        format!("e^{shown} ≈ {}", crate::decimal::fixed(e.exp(), 3, Dir::Up))
+    } else {
+        format!(
+            "e^{shown} ≈ 10^{:.0} — so large that this is no meaningful guarantee",
+            e / std::f64::consts::LN_10
+        )
+    }
 }
 
 /// An ε as the headlines show it, as an upper end: 4 decimals rounded up, or above 10⁶

@@ -5,7 +5,8 @@
 use crate::decimal::Dir;
 use crate::engine::Adjacency;
 use crate::render::{
-    fmt_eps, fmt_eps_lower, fmt_num, fmt_num_up, summary_a, summary_b, Inputs, Model,
+    eps_factor, eps_number, fmt_eps, fmt_eps_lower, fmt_num, fmt_num_up, summary_a, summary_b,
+    Inputs, Model,
 };
 use crate::ui::fields::preset_of;
 use crate::ui::link::{Batching, Dataset};
@@ -138,12 +139,12 @@ pub fn scheme_sentence(b: Batching, sigma: f64, t: u64, e: f64, eps: f64, delta:
         Batching::TruncatedPoisson | Batching::FixedSize => scheme_name(b).to_string(),
     };
     format!(
-        "Training with noise multiplier {} and {how} for {} epochs satisfies ({}, {})-differential privacy (certified upper bound; add/remove adjacency): for any one example, adding or removing it changes the probability of any outcome by at most a factor e^{} except with probability {}.",
+        "Training with noise multiplier {} and {how} for {} epochs satisfies ({}, {})-differential privacy (certified upper bound; add/remove adjacency): for any one example, adding or removing it changes the probability of any outcome by at most a factor {}, except with probability {}.",
         fmt_num(sigma),
         fmt_num(e),
-        fmt_eps(eps),
+        eps_number(eps),
         fmt_num(delta),
-        fmt_eps(eps),
+        eps_factor(eps),
         fmt_num(delta)
     )
 }
@@ -220,12 +221,12 @@ pub fn user_sentence(
         ),
     };
     format!(
-        "Training with noise multiplier {}, Poisson sampling with rate {} and {steps} steps satisfies ({}, {})-differential privacy{whom}: {change} changes the probability of any outcome by at most a factor e^{} except with probability {}.",
+        "Training with noise multiplier {}, Poisson sampling with rate {} and {steps} steps satisfies ({}, {})-differential privacy{whom}: {change} changes the probability of any outcome by at most a factor {}, except with probability {}.",
         fmt_num(sigma),
         fmt_num(q),
-        fmt_eps(eps),
+        eps_number(eps),
         fmt_num(delta),
-        fmt_eps(eps),
+        eps_factor(eps),
         fmt_num(delta)
     )
 }
@@ -400,12 +401,12 @@ impl Scheme {
                 )
             };
             return format!(
-                "Training with noise multiplier {}, {how} and {} steps satisfies ({}, {})-differential privacy ({bound}): {change} changes the probability of any outcome by at most a factor e^{} except with probability {}.",
+                "Training with noise multiplier {}, {how} and {} steps satisfies ({}, {})-differential privacy ({bound}): {change} changes the probability of any outcome by at most a factor {}, except with probability {}.",
                 fmt_num(i.sigma),
                 i.steps,
-                fmt_eps(eps),
+                eps_number(eps),
                 fmt_num(i.delta),
-                fmt_eps(eps),
+                eps_factor(eps),
                 fmt_num(i.delta)
             );
         }
@@ -967,6 +968,25 @@ mod tests {
         assert!(w.contains("Chua et al.") && w.contains("60 epochs"), "{w}");
         let s = scheme_sentence(Batching::RandomAllocation, 1.1, 234, 60.0, 2.340828, 1e-5);
         assert!(s.starts_with("Training with noise multiplier 1.1 and random allocation (each example in one of 234 steps per epoch) for 60 epochs satisfies (2.3409, "), "{s}");
+        assert!(s.contains("a factor e^2.3409 ≈ 10.390, except"), "{s}");
         assert!(!s.contains("NaN"));
+    }
+
+    #[test]
+    fn sentences_above_a_million_carry_the_number() {
+        // Above 10⁶ the headline's ε is words ("over 10⁶ — …"); inside "(ε, δ)" and after
+        // "e^" the sentences need the number.
+        let eps = 2.9e9;
+        let sentences = [
+            scheme_sentence(Batching::Poisson, 0.3, 10, 1e8, eps, 1e-5),
+            user_sentence(0.3, 0.5, 1_000_000_000, 4, Adjacency::AddRemove, eps, 1e-5),
+            user_sentence(0.3, 0.5, 1_000_000_000, 1, Adjacency::ReplaceOne, eps, 1e-5),
+        ];
+        for s in sentences {
+            assert!(s.contains("satisfies (2.90000e9, 1e-5)"), "{s}");
+            assert!(s.contains("a factor e^2.90000e9 ≈ 10^"), "{s}");
+            assert!(s.contains("no meaningful guarantee"), "{s}");
+            assert!(!s.contains("over 10⁶") && !s.contains("NaN"), "{s}");
+        }
     }
 }

@@ -1289,18 +1289,20 @@ pub fn epsilon_phases(phases: &[Phase], delta: f64) -> Result<EpsilonAnswer, Err
 /// the absolute width rule (ABS_WIDTH), [0, bound] is the answer (tiny q at large σ over few
 /// steps: q = 9.5e-7, σ = 88.9, T = 91, δ = 1.4e-15 — the bound 4.3e-5 — was refused).
 fn epsilon_phases_at(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAnswer, Error> {
+    check_phases(phases)?;
+    let delta = check_delta(delta)?;
     let live = live_phases(phases);
     // ε = 0 where δ(0), the total variation, is certified below δ (no composition: the
     // early checkpoints of ε over training at a large δ — q = 9.462e-8, σ = 0.341,
     // δ = 0.0116 is 0 up to 1.4·10⁷ steps — took ~1 s each on the lattices).
-    if check_delta(delta).is_ok_and(|d| tv_bound(&live).is_some_and(|tv| tv <= d)) {
+    if tv_bound(&live).is_some_and(|tv| tv <= delta) {
         return Ok(zero_answer(
             "either (δ(0), the total variation, is at most δ)",
         ));
     }
-    if check_delta(delta).is_ok() {
-        far_beyond(&live, delta)?;
-    }
+    // Exact RDP at δ, once: it refuses a run far beyond the domain and guides the lattices.
+    let exact = exact_rdp(&live, delta);
+    far_beyond(&live, || exact.eps)?;
     // Tried first where the lattices are known to struggle, and returned where it is within
     // 0.1 % of ε (or within the width rule and `tol`). A wider answer is kept; where it is an
     // answer on its own the lattices get half the budget (the call stays near a second:
@@ -1345,7 +1347,7 @@ fn epsilon_phases_at(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAn
     };
     #[cfg(not(full_engine))]
     let work = (WORK, true);
-    let lattices = epsilon_lattices(phases, delta, tol, work);
+    let lattices = epsilon_lattices(phases, delta, tol, work, exact);
     #[cfg(not(full_engine))]
     return match lattices {
         Ok(a) if acceptable(a.epsilon) => Ok(a),
@@ -1385,7 +1387,10 @@ fn epsilon_phases_at(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAn
             && matches!(got, Err(Error::PldBudget { .. }))
             && !beyond_domain(&live, delta)
         {
-            if let Ok(a) = combine(epsilon_lattices(phases, delta, tol, (WORK, true)), closed) {
+            if let Ok(a) = combine(
+                epsilon_lattices(phases, delta, tol, (WORK, true), exact),
+                closed,
+            ) {
                 return Ok(a);
             }
         }
@@ -1633,22 +1638,24 @@ fn epsilon_lattices(
     delta: f64,
     tol: f64,
     work: (f64, bool),
+    exact: Exact,
 ) -> Result<EpsilonAnswer, Error> {
     #[cfg(full_engine)]
-    return compose::lowering_after(|| lattices_epsilon(phases, delta, tol, work));
+    return compose::lowering_after(|| lattices_epsilon(phases, delta, tol, work, exact));
     #[cfg(not(full_engine))]
-    lattices_epsilon(phases, delta, tol, work)
+    lattices_epsilon(phases, delta, tol, work, exact)
 }
 
+/// The lattices' ε bracket; the input is taken as checked ([`epsilon_phases_at`] checks it),
+/// `exact` is exact RDP at `delta` for its live phases ([`exact_rdp`]).
 fn lattices_epsilon(
     phases: &[Phase],
     delta: f64,
     tol: f64,
     (work, rescue): (f64, bool),
+    exact: Exact,
 ) -> Result<EpsilonAnswer, Error> {
-    check_phases(phases)?;
     budget(work);
-    let delta = check_delta(delta)?;
     if phases.iter().all(|p| p.sgm.q() == 0.0) {
         return Ok(zero_answer("remove"));
     }
@@ -1664,27 +1671,11 @@ fn lattices_epsilon(
         });
     }
     let t = total_steps(&phases);
-    // The grid's RDP optimum (ε, α) steers the grid and the tilt; the cap is exact RDP's
-    // continuous optimum (≤ the grid's) for one phase, from the same run.
-    let one = match phases.as_slice() {
-        [p] if p.is_sgm() => Run::with_default_orders(p.sgm, p.steps)
-            .and_then(|r| r.epsilon(delta, Conversion::Improved))
-            .ok(),
-        _ => None,
-    };
-    let (eps_rdp, alpha, cap) = match one {
-        Some(o) => (
-            o.grid_value.max(0.0),
-            o.grid_alpha,
-            o.value.min(o.grid_value),
-        ),
-        // Several phases: the composed RDP ε caps; a group's guide is no bound.
-        None => {
-            let (e, a) = rdp_epsilon(&phases, delta);
-            let exact = phases.iter().all(Phase::is_sgm);
-            (e, a, if exact { e } else { f64::INFINITY })
-        }
-    };
+    let Exact {
+        eps: eps_rdp,
+        alpha,
+        cap,
+    } = exact;
     // Bernstein's inequality bounds ε from the loss's first two moments: where that alone is
     // within the absolute goal (tiny q, large σ: the lattices' tilt runs away there) it is
     // the answer, [0, bound]; elsewhere it caps the upper end as exact RDP does.
@@ -2091,9 +2082,8 @@ pub fn profile_phases(phases: &[Phase], eps: &[f64]) -> Result<Vec<(ProfilePoint
     // first: the closed form takes it as checked. Far beyond the domain at δ = 0.1, the
     // profile's largest δ, nothing is tried ([`FAR_BEYOND`]).
     check_profile(phases, eps)?;
-    far_beyond(phases, 0.1)?;
-    #[cfg(full_engine)]
     let live = live_phases(phases);
+    far_beyond(&live, || rdp_epsilon(&live, 0.1).0)?;
     #[cfg(full_engine)]
     let first = match few_jumps(&live).then(|| jumps_alone(phases, eps)).flatten() {
         Some(o) if !o.iter().any(|p| poor(&p.0.delta)) => Ok(o),
@@ -2225,19 +2215,56 @@ const FAR_BEYOND: f64 = 1e7;
 /// Whether exact RDP puts the plain SGM phases' ε at `delta` above `limit`.
 fn rdp_above(phases: &[Phase], delta: f64, limit: f64) -> bool {
     let live = live_phases(phases);
-    !live.is_empty() && live.iter().all(Phase::is_sgm) && rdp_epsilon(&live, delta).0 > limit
+    plain(&live) && rdp_epsilon(&live, delta).0 > limit
 }
 
-/// The refusal of a run far beyond the domain ([`FAR_BEYOND`]), before any lattice is built;
-/// not where q = 1 makes the run the Gaussian mechanism, answered in closed form at any length.
-fn far_beyond(phases: &[Phase], delta: f64) -> Result<(), Error> {
-    if gaussian_mu(&live_phases(phases)).is_none() && rdp_above(phases, delta, FAR_BEYOND) {
+/// Whether the live phases are some, and all plain SGM (exact RDP bounds their ε).
+fn plain(live: &[Phase]) -> bool {
+    !live.is_empty() && live.iter().all(Phase::is_sgm)
+}
+
+/// The refusal of a run far beyond the domain ([`FAR_BEYOND`]), before any lattice is built,
+/// from exact RDP's ε of the live phases (`eps_rdp`, read only for plain SGM phases); not where
+/// q = 1 makes the run the Gaussian mechanism, answered in closed form at any length.
+fn far_beyond(live: &[Phase], eps_rdp: impl FnOnce() -> f64) -> Result<(), Error> {
+    if plain(live) && gaussian_mu(live).is_none() && eps_rdp() > FAR_BEYOND {
         Err(Error::PldBudget {
             reason: BEYOND_DOMAIN,
         })
     } else {
         Ok(())
     }
+}
+
+/// Exact RDP at one δ, for the lattices: the grid's optimum (ε, α) steers their grid and tilt,
+/// `cap` bounds their upper end.
+#[derive(Clone, Copy)]
+struct Exact {
+    eps: f64,
+    alpha: f64,
+    cap: f64,
+}
+
+/// [`Exact`] for the live phases at a checked δ. One plain SGM phase: the cap is the
+/// continuous optimum (≤ the grid's); several plain phases: the composed grid's ε; a group's
+/// guide is no bound (cap ∞).
+fn exact_rdp(live: &[Phase], delta: f64) -> Exact {
+    if let [p] = live {
+        let one = p.is_sgm().then(|| {
+            Run::with_default_orders(p.sgm, p.steps)
+                .and_then(|r| r.epsilon(delta, Conversion::Improved))
+        });
+        if let Some(Ok(o)) = one {
+            return Exact {
+                eps: o.grid_value.max(0.0),
+                alpha: o.grid_alpha,
+                cap: o.value.min(o.grid_value),
+            };
+        }
+    }
+    let (eps, alpha) = rdp_epsilon(live, delta);
+    let cap = if plain(live) { eps } else { f64::INFINITY };
+    Exact { eps, alpha, cap }
 }
 
 /// A profile's input checked: the phases, and 1–10,000 finite ε ≥ 0.
