@@ -130,7 +130,8 @@ const THREE_SHARE: f64 = 1e-3;
 /// each PAIR_GROW past the last (to ℓ_max).
 const PAIR_POINTS: usize = 512;
 const PAIR_GROW: f64 = 0.01;
-/// Work per pair of grid points convolved (a multiply-add, sometimes a binary search).
+/// Work per pair of grid points convolved (a multiply-add, sometimes a step of a walk; kept at
+/// its cost with a binary search, so that the budget, and every answer, stayed the same).
 const PAIR_WORK: f64 = 2.0;
 /// The share of ε's known upper end (`cap`) above which the small pair's largest loss makes its
 /// composition heavy-tailed enough to move x_top in ([`x_top_for`]).
@@ -457,12 +458,22 @@ impl Small {
         }
         let c2 = self.c2() * (1.0 + 1e-12 * grid.len() as f64);
         let mut pairs = vec![0.0f64; sums.len()];
+        // (For one i the sums grow with j, so the first sum at or above each is found by walking
+        // on from the last one: the same index a binary search finds, without its cost — that
+        // search was 0.6 s of the 1.5 s of q = 4.845e-9, σ = 0.4324, T = 4.5·10⁸, δ = 4.1e-14.)
         for &(i, a) in &live {
+            let mut walk = None;
             for &(j, b) in &live {
                 let k = if i < PAIR_POINTS && j < PAIR_POINTS {
                     i + j
                 } else {
-                    sums.partition_point(|&s| s < ends[i] + ends[j])
+                    let sum = ends[i] + ends[j];
+                    let mut k = walk.unwrap_or_else(|| sums.partition_point(|&s| s < sum));
+                    while k < sums.len() && sums[k] < sum {
+                        k += 1;
+                    }
+                    walk = Some(k);
+                    k
                 };
                 pairs[k.min(sums.len() - 1)] += c2 * a * b;
             }
@@ -488,11 +499,19 @@ impl Small {
         }
         let mut lows = vec![0.0f64; low_sums.len()];
         for &(i, a) in &live_lo {
+            // (The last sum at or below each, walked on as above.)
+            let mut walk = None;
             for &(j, b) in &live_lo {
                 let k = if i <= PAIR_POINTS && j <= PAIR_POINTS {
                     i + j
                 } else {
-                    low_sums.partition_point(|&s| s <= start(i) + start(j)) - 1
+                    let sum = start(i) + start(j);
+                    let mut k = walk.unwrap_or_else(|| low_sums.partition_point(|&s| s <= sum));
+                    while k < low_sums.len() && low_sums[k] <= sum {
+                        k += 1;
+                    }
+                    walk = Some(k);
+                    k - 1
                 };
                 lows[k.min(low_sums.len() - 1)] += c2_lo * a * b;
             }
