@@ -1633,6 +1633,7 @@ fn bernstein_answer(b: f64) -> EpsilonAnswer {
 /// T = 7.9·10⁸ from [70.250011, 70.922940] (6.9 s) to [70.874879, 70.922152] (2.2 s). Only on
 /// the ε side: the δ side of q = 4.9e-9, σ = 0.4, T = 7.7·10⁷ at ε = 1e-4 spent its budget on
 /// the extra products and read [1.6e-4, 6.9e-2] where it reads [2.9e-4, 3.5e-4] without.
+/// And only where a phase's loss is sharp ([`LOWER_SIGMA`]).
 fn epsilon_lattices(
     phases: &[Phase],
     delta: f64,
@@ -1641,10 +1642,26 @@ fn epsilon_lattices(
     exact: Exact,
 ) -> Result<EpsilonAnswer, Error> {
     #[cfg(full_engine)]
-    return compose::lowering_after(|| lattices_epsilon(phases, delta, tol, work, exact));
-    #[cfg(not(full_engine))]
+    if phases
+        .iter()
+        .any(|p| p.sgm.q() > 0.0 && p.guide().sigma() < LOWER_SIGMA)
+    {
+        return compose::lowering_after(|| lattices_epsilon(phases, delta, tol, work, exact));
+    }
     lattices_epsilon(phases, delta, tol, work, exact)
 }
+
+/// The σ (of a phase's guide: σ/k for a group of k, σ/2 under replace-one) below which the ε
+/// side's lattices contract their lower measure after each product ([`epsilon_lattices`]): a
+/// step's loss there has a log-normal tail e^{1/σ²} > 4.7 times its bulk's scale. Above it the
+/// extra products cost time and bought nothing the width rule asks: over the domain sweep
+/// (`benches/epsilon_sweep.py`, 284 runs) with and without them everywhere, every run whose
+/// bracket moved past the rule, or by more than a few percent of its width, had σ < 0.8 (q =
+/// 5.169e-6, σ = 0.4132: 0.15 % → 0.43 %; q = 1.285e-5, σ = 0.3133: 0.06 % → 0.64 %; in the
+/// corner q = 6.296e-8, σ = 0.69: 0.034 % → 0.10 %), while q = 1e-4, σ = 1, T = 10⁵ took 55 ms
+/// with them and 46 ms without, its bracket [0.131842, 0.131887] either way (to 6 digits).
+#[cfg(full_engine)]
+const LOWER_SIGMA: f64 = 0.8;
 
 /// The lattices' ε bracket; the input is taken as checked ([`epsilon_phases_at`] checks it),
 /// `exact` is exact RDP at `delta` for its live phases ([`exact_rdp`]).
