@@ -783,3 +783,43 @@ fn a_lone_tight_point_is_drawn_and_the_zero_checkpoints_named() {
     assert_eq!(s2.matches("<circle").count(), 1, "the legend's only");
     assert!(s2.contains("certified ε = 0 up to 140000 steps"), "{s2}");
 }
+
+/// The x tick label on the axis's last point sits inside the chart: at T = 10⁵ "100000" read
+/// "10000" on the page, its last digit cut off by the right margin.
+#[test]
+fn the_last_x_tick_label_is_whole() {
+    use sgm_rdp::engine::{pld, Sgm};
+    use sgm_rdp::render::tight::{self, Training};
+    let m = Sgm::new(0.01, 1.1).unwrap();
+    let steps: Vec<u64> = vec![3, 100, 10_000, 100_000];
+    let b = pld::checkpoints(m, &steps, 1e-5).unwrap();
+    let t = Training {
+        steps: steps.iter().map(|&s| s as f64).collect(),
+        pld_upper: b.iter().map(|x| x.upper).collect(),
+        pld_lower: b.iter().map(|x| x.lower).collect(),
+        rdp: b.iter().map(|x| 1.2 * x.upper).collect(),
+    };
+    for width in [900u32, 360] {
+        let mut s = String::new();
+        {
+            let root = SVGBackend::with_string(&mut s, (width, 420)).into_drawing_area();
+            let th = Theme::light(1.0).narrow(width < 500);
+            tight::draw_training(&root, &t, None, None, &tight::Labels::default(), &th).unwrap();
+        }
+        let at = s.find(">\n100000\n<").expect("the tick label 100000");
+        let open = s[..at].rfind("<text").unwrap();
+        let tag = &s[open..at];
+        let attr = |name: &str| -> f64 {
+            let v = tag.split(&format!("{name}=\"")).nth(1).expect(name);
+            v[..v.find('"').unwrap()].parse().unwrap()
+        };
+        // Centred on its tick (text-anchor middle), ~0.6 em a digit.
+        assert!(tag.contains("text-anchor=\"middle\""), "{tag}");
+        let half = 0.5 * 6.0 * 0.6 * attr("font-size");
+        assert!(
+            attr("x") + half <= width as f64,
+            "width {width}: x {} + {half} is past the edge",
+            attr("x")
+        );
+    }
+}

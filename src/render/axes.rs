@@ -76,6 +76,9 @@ pub(crate) fn log_chart<'a, DB: DrawingBackend>(
     ChartBuilder::on(root)
         .caption(caption, th.font(15.0))
         .margin(th.px(10.0))
+        // Room on the right for half of a tick label on the x axis's last point ("100000" at
+        // T = 10⁵ read "10000", its last digit cut off by a 10 px margin).
+        .margin_right(th.px(26.0))
         .x_label_area_size(th.px(34.0))
         .y_label_area_size(th.px(56.0))
         // The y axis labelled like the x axis: 1, 2, 5 × 10^k on a narrow range (ε over

@@ -224,9 +224,9 @@ pub fn sentence_for(i: &Inputs, e: f64, accountant: &str) -> String {
     )
 }
 
-/// An upper ε as a sentence's number: [`fmt_eps`], but above 10⁶ the number (5 significant
-/// digits, rounded up) where [`fmt_eps`] has words, which inside "(ε, δ)" or after "e^" do
-/// not read.
+/// An upper ε as a sentence's number: [`fmt_eps`], but above 10⁶ the number (scientific, five
+/// decimals, rounded up: 2.90000e9) where [`fmt_eps`] has words, which inside "(ε, δ)" or after
+/// "e^" do not read.
 pub fn eps_number(e: f64) -> String {
     if e <= 1e6 {
         fmt_eps(e)
