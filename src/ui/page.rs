@@ -584,9 +584,37 @@ pub fn reason_in_words(m: &str) -> String {
         w = w.strip_prefix(p).unwrap_or(w);
     }
     let w = w.strip_prefix("PLD accountant: ").unwrap_or(w);
-    w.strip_suffix("; the exact-RDP epsilon still applies")
-        .unwrap_or(w)
-        .to_string()
+    let w = w
+        .strip_suffix("; the exact-RDP epsilon still applies")
+        .unwrap_or(w);
+    page_symbols(w)
+}
+
+/// The command line's ASCII spelled as the page writes it: the words epsilon, sigma and delta
+/// as ε, σ and δ (whole words only: not "epsilon_lower" or "--delta"), <= and >= as ≤ and ≥
+/// ("even one step gives epsilon = 8.810545 > target 3" stood under a chart whose axis reads ε).
+fn page_symbols(m: &str) -> String {
+    let mut out = String::with_capacity(m.len());
+    let mut word = String::new();
+    let flush = |word: &mut String, out: &mut String| {
+        out.push_str(match word.as_str() {
+            "epsilon" => "ε",
+            "sigma" => "σ",
+            "delta" => "δ",
+            w => w,
+        });
+        word.clear();
+    };
+    for c in m.chars() {
+        if c.is_alphanumeric() || c == '_' || c == '-' {
+            word.push(c);
+        } else {
+            flush(&mut word, &mut out);
+            out.push(c);
+        }
+    }
+    flush(&mut word, &mut out);
+    out.replace("<=", "≤").replace(">=", "≥")
 }
 
 /// The ε-over-training sentence from the most steps whose certified (PLD) ε meets `target`
@@ -673,7 +701,16 @@ mod tests {
         // The worker's calls into the command line's query layer name their function.
         assert_eq!(
             reason_in_words("command: even one step gives epsilon = 3.92125 > target 3"),
-            "even one step gives epsilon = 3.92125 > target 3"
+            "even one step gives ε = 3.92125 > target 3"
+        );
+        // Whole words only; the page's symbols for the command line's ASCII.
+        assert_eq!(
+            reason_in_words("command: no noise_multiplier sigma <= 1e8 reaches epsilon <= 0.001 (sigma = 1e8 gives 0.002)"),
+            "no noise_multiplier σ ≤ 1e8 reaches ε ≤ 0.001 (σ = 1e8 gives 0.002)"
+        );
+        assert_eq!(
+            reason_in_words("epsilon_lower, --delta and delta-like stay; delta >= 1 does not"),
+            "epsilon_lower, --delta and delta-like stay; δ ≥ 1 does not"
         );
     }
 
