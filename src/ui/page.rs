@@ -705,8 +705,8 @@ mod tests {
         );
         // Whole words only; the page's symbols for the command line's ASCII.
         assert_eq!(
-            reason_in_words("command: no noise_multiplier sigma <= 1e8 reaches epsilon <= 0.001 (sigma = 1e8 gives 0.002)"),
-            "no noise_multiplier σ ≤ 1e8 reaches ε ≤ 0.001 (σ = 1e8 gives 0.002)"
+            reason_in_words("command: no noise_multiplier sigma <= 1e8 reaches epsilon <= 0.001 (sigma = 1e8 gives 0.0013)"),
+            "no noise_multiplier σ ≤ 1e8 reaches ε ≤ 0.001 (σ = 1e8 gives 0.0013)"
         );
         assert_eq!(
             reason_in_words("epsilon_lower, --delta and delta-like stay; delta >= 1 does not"),
