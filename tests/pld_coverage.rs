@@ -755,6 +755,20 @@ fn once_wide_closed_form_runs_meet_the_rule() {
     ]);
 }
 
+/// Runs at σ < 0.6 where the closed form now goes first though the lattices' bulk spacing is
+/// above 1e-8 (`engine::pld`, `jumps_near`). q = 3.692e-7, σ = 0.5461, T = 455,552,823,
+/// δ = 2.33e-5: the closed form reads [0.120784, 0.120959], 0.14 % wide, and with the lattices
+/// on half the budget after it [0.120784, 0.120960] — wider than the rule; with the whole budget
+/// [0.120784, 0.120887]. q = 2.522e-8, σ = 0.3983, T = 914,427,237, δ = 9.07e-5 is answered by
+/// the closed form alone. Both answer within the rule, below exact RDP.
+#[test]
+fn near_corner_runs_read_in_closed_form_first_meet_the_rule() {
+    answer_within_the_rule(&[
+        (3.692e-7, 0.5461, 455_552_823, 2.33e-5),
+        (2.522e-8, 0.3983, 914_427_237, 9.07e-5),
+    ]);
+}
+
 /// Where exact RDP's certified ε is 0 (δ = 0.079 above δ(0) ≈ 1e-3: q = 6.2e-9, σ = 0.38,
 /// T = 2.1·10⁸, and q = 1.6e-9, σ = 0.65, T = 2.5·10⁸, δ = 0.063) the tight answer is [0, 0];
 /// both were refused. The δ side, computed independently of the RDP curve, agrees: δ(0) is at

@@ -100,8 +100,10 @@
 //! below 1e-8 over 10⁶ steps and more is tried here first (the lattices had spent 0.7 s to
 //! refuse both draws above); a bracket within 0.1 % of ε is the answer, a wider one is kept
 //! while the lattices try on half the budget, and intersected with theirs where they answer
-//! (both draws: 0.71 s and 0.64 s natively). Everywhere else (plain SGM, add/remove) it is the
-//! fallback where the lattices refuse. The add pair is ruled out by
+//! (both draws: 0.71 s and 0.64 s natively). `jumps_near` adds σ < 0.6 with the bulk spacing
+//! below 3e-7 over 10⁶ steps and more, where the lattices answered but slowly; there a bracket
+//! wider than the rule leaves the lattices the whole budget. Everywhere else (plain SGM,
+//! add/remove) it is the fallback where the lattices refuse or read wider than the rule. The add pair is ruled out by
 //! a certified upper end of its ε from the same small pair, reversed ([`Small::add_delta`]), or
 //! Bernstein's bound. (That reading was 3–15 % loose at tiny q, σ ≈ 0.5–0.8 over 10⁸ steps, and
 //! those runs refused, until the reversed composition's top cuts were held below δ's share of

@@ -1305,12 +1305,13 @@ fn epsilon_phases_at(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAn
     far_beyond(&live, || exact.eps)?;
     // Tried first where the lattices are known to struggle, and returned where it is within
     // 0.1 % of ε (or within the width rule and `tol`). A wider answer is kept; where it is an
-    // answer on its own the lattices get half the budget (the call stays near a second:
-    // q = 1.9e-9, σ = 0.36, T = 4.1·10⁷ took 1.16 s with the whole budget), and where they
+    // answer on its own the lattices get half the budget in [`jumps_first`]'s zone below
+    // σ = 0.6 (the call stays near a second: q = 1.9e-9, σ = 0.36, T = 4.1·10⁷ took 1.16 s
+    // with the whole budget), the whole in [`jumps_near`]'s and from σ = 0.6 on, and where they
     // answer too the two certified brackets intersect (q = 2.3e-8, σ = 0.51, T = 4.2·10⁷:
     // [0.012587, 0.012633] in closed form, the lattices [0.012614, 0.012622]).
     #[cfg(full_engine)]
-    let first = jumps_first(&live);
+    let first = jumps_first(&live) || jumps_near(&live);
     // The closed form's bracket, whatever its width (certified: it may narrow the lattices').
     #[cfg(full_engine)]
     let mut closed = None;
@@ -1341,7 +1342,8 @@ fn epsilon_phases_at(phases: &[Phase], delta: f64, tol: f64) -> Result<EpsilonAn
     let applies = jumps_apply(&live);
     #[cfg(full_engine)]
     let work = if early.is_some() {
-        (if first_wide(&live) { WORK } else { 0.5 * WORK }, false)
+        let half = jumps_first(&live) && !first_wide(&live);
+        (if half { 0.5 * WORK } else { WORK }, false)
     } else {
         (WORK, !applies)
     };
@@ -1499,6 +1501,30 @@ fn wider_than(b: Bracket, tol: f64) -> bool {
 fn jumps_first(phases: &[Phase]) -> bool {
     long_sharp(phases).is_some() && bulk_scale(phases).is_some_and(|b| b / BULK_SHARE < 1e-8)
 }
+
+/// Whether one plain SGM phase is also tried by its rare large losses first on the ε side,
+/// though the lattices' bulk spacing is above 1e-8 ([`jumps_first`]): σ < 0.6 over 10⁶ steps
+/// and more with the bulk spacing below [`NEAR_BULK`]. There the lattices mostly answered
+/// within the rule, but slowly, and the closed form, tried after them, narrowed their bracket:
+/// of 40 draws there (q ∈ [1e-8, 1e-6], σ ∈ [0.3, 0.6], T ∈ [10⁶, 10⁹], δ ∈ [1e-15, 0.1], the
+/// bulk spacing in [1e-8, 3e-7]) 19 took over a second (up to 1.7 s: q = 2.522e-8, σ = 0.3983,
+/// T = 9.1·10⁸, δ = 9.1e-5), and the closed form first answers most of them alone in 0.2–0.5 s.
+/// Where its bracket is wider than the rule the lattices get the whole budget (q = 3.692e-7,
+/// σ = 0.5461, T = 4.6·10⁸, δ = 2.33e-5: the closed form [0.120784, 0.120959], 0.14 %; with
+/// the lattices on half the budget [0.120784, 0.120960], on the whole [0.120784, 0.120887]).
+/// The privacy profile keeps [`jumps_first`]: its re-reads in closed form cost seconds.
+#[cfg(full_engine)]
+fn jumps_near(phases: &[Phase]) -> bool {
+    long_sharp(phases).is_some_and(|p| p.sgm.sigma() < 0.6)
+        && bulk_scale(phases).is_some_and(|b| b / BULK_SHARE < NEAR_BULK)
+}
+
+/// The bulk spacing below which [`jumps_near`] tries the closed form first at σ < 0.6: 3e-7,
+/// chosen over 1e-7 on the two corner sweeps (`benches/epsilon_sweep.py --corner` and
+/// `--corner-large-delta`; calls over a second 7 and 4 at 1e-8, 2 and 3 at 1e-7, 2 and 2 at
+/// 3e-7, every bracket still within the rule but the one that was not).
+#[cfg(full_engine)]
+const NEAR_BULK: f64 = 3e-7;
 
 /// One plain SGM phase of 10⁶ steps or more at σ < 0.8 (a step's loss then has a log-normal
 /// tail e^{1/σ²} > 4.7 times its bulk's scale): where the closed form may go first.
