@@ -101,7 +101,7 @@
 //! refuse both draws above); a bracket within 0.1 % of ε is the answer, a wider one is kept
 //! while the lattices try on half the budget, and intersected with theirs where they answer
 //! (both draws: 0.71 s and 0.64 s natively). `jumps_near` adds σ < 0.6 with the bulk spacing
-//! below 3e-7 over 10⁶ steps and more, where the lattices answered but slowly; there a bracket
+//! below 1e-6 over 10⁶ steps and more, where the lattices answered but slowly; there a bracket
 //! wider than the rule leaves the lattices the whole budget. Everywhere else (plain SGM,
 //! add/remove) it is the fallback where the lattices refuse or read wider than the rule. The add pair is ruled out by
 //! a certified upper end of its ε from the same small pair, reversed ([`Small::add_delta`]), or

@@ -1504,27 +1504,22 @@ fn jumps_first(phases: &[Phase]) -> bool {
 
 /// Whether one plain SGM phase is also tried by its rare large losses first on the ε side,
 /// though the lattices' bulk spacing is above 1e-8 ([`jumps_first`]): σ < 0.6 over 10⁶ steps
-/// and more with the bulk spacing below [`NEAR_BULK`]. There the lattices mostly answered
-/// within the rule, but slowly, and the closed form, tried after them, narrowed their bracket:
-/// of 40 draws there (q ∈ [1e-8, 1e-6], σ ∈ [0.3, 0.6], T ∈ [10⁶, 10⁹], δ ∈ [1e-15, 0.1], the
-/// bulk spacing in [1e-8, 3e-7]) 19 took over a second (up to 1.7 s: q = 2.522e-8, σ = 0.3983,
-/// T = 9.1·10⁸, δ = 9.1e-5), and the closed form first answers most of them alone in 0.2–0.5 s.
-/// Where its bracket is wider than the rule the lattices get the whole budget (q = 3.692e-7,
+/// and more wherever rare large losses may matter ([`jumps_rare`], the bulk spacing below
+/// 1e-6). There the lattices mostly answered within the rule, but slowly, and the closed form,
+/// tried after them, often narrowed their bracket. Draws there (q from 1e-8, σ ∈ [0.3, 0.6],
+/// T ∈ [10⁶, 10⁹], δ ∈ [1e-15, 0.1]; each pair of figures: lattices first, closed form first):
+/// with the bulk spacing in [1e-8, 3e-7], two samples of 40 took over a second 18 and 11 times
+/// against 3 and 2 (up to 1.76 s against 1.02 s at q = 2.522e-8, σ = 0.3983, T = 9.1·10⁸,
+/// δ = 9.1e-5); with it in [3e-7, 1e-6], 30 draws 7 times against 1 (1.29 s both: q = 3.15e-6,
+/// σ = 0.5557, T = 8.5·10⁸). Every bracket stayed within the rule; most narrowed. Where the
+/// closed form's is wider than the rule the lattices get the whole budget (q = 3.692e-7,
 /// σ = 0.5461, T = 4.6·10⁸, δ = 2.33e-5: the closed form [0.120784, 0.120959], 0.14 %; with
 /// the lattices on half the budget [0.120784, 0.120960], on the whole [0.120784, 0.120887]).
 /// The privacy profile keeps [`jumps_first`]: its re-reads in closed form cost seconds.
 #[cfg(full_engine)]
 fn jumps_near(phases: &[Phase]) -> bool {
-    long_sharp(phases).is_some_and(|p| p.sgm.sigma() < 0.6)
-        && bulk_scale(phases).is_some_and(|b| b / BULK_SHARE < NEAR_BULK)
+    long_sharp(phases).is_some_and(|p| p.sgm.sigma() < 0.6) && jumps_rare(phases)
 }
-
-/// The bulk spacing below which [`jumps_near`] tries the closed form first at σ < 0.6: 3e-7,
-/// chosen over 1e-7 on the two corner sweeps (`benches/epsilon_sweep.py --corner` and
-/// `--corner-large-delta`; calls over a second 7 and 4 at 1e-8, 2 and 3 at 1e-7, 2 and 2 at
-/// 3e-7, every bracket still within the rule but the one that was not).
-#[cfg(full_engine)]
-const NEAR_BULK: f64 = 3e-7;
 
 /// One plain SGM phase of 10⁶ steps or more at σ < 0.8 (a step's loss then has a log-normal
 /// tail e^{1/σ²} > 4.7 times its bulk's scale): where the closed form may go first.
