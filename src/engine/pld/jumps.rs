@@ -802,6 +802,9 @@ pub(super) fn delta_brackets(p: &Phase, eps: &[f64], floor: f64) -> Result<Vec<B
                     upper: out[i].upper.min(b.upper),
                     lower: out[i].lower.max(b.lower),
                 };
+                // Two certified brackets of one δ must overlap; where they do not, neither is
+                // given (as on the ε side, `super::overlap`).
+                super::overlap(out[i].upper, out[i].lower)?;
             }
             if out[i].upper < floor {
                 below = Some(out[i].upper);
