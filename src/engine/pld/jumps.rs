@@ -1054,3 +1054,54 @@ fn on_lattice(
     }
     Ok((Bracket { upper, lower }, add))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::Sgm;
+
+    /// The small pair's reversed composition bounds δ_rev from above, and its forward one, read
+    /// from below, bounds it from below (H(y) = M_P − e^y·M_Q + e^y·δ_rev(−y), M_P ≤ `mp_hi`,
+    /// M_Q ≥ `mq`): the two must agree. At q = 4.692e-8, σ = 0.405, T = 562,805,544 the first
+    /// spacing (6.2e-8, above q) puts the lattice on offsets, the composed losses shifted by
+    /// −22.4; the reversed composition used to leave out its tail's points at unshifted losses
+    /// ≥ 0 — the whole tail — and read δ_rev(0.02) = 6.1e-4 where the forward one proves at
+    /// least 2.4e-3 (the remove pair's upper end read after it fell below its lower end).
+    #[test]
+    fn the_reversed_small_pair_bounds_what_the_forward_one_proves() {
+        let p = Phase::new(Sgm::new(4.692e-8, 0.405).unwrap(), 562_805_544).unwrap();
+        let delta = 1.36e-5;
+        let phases = std::slice::from_ref(&p);
+        let cap = super::super::rdp_epsilon(phases, delta).0;
+        let (run, d0, _) = start(&p, cap).unwrap();
+        let Setup {
+            mut small,
+            lat,
+            m0,
+            s0,
+            ..
+        } = setup(run, delta, (cap, false), d0).unwrap();
+        assert!(
+            lat.shift() < -1.0,
+            "the lattice has offsets: {}",
+            lat.shift()
+        );
+        small.comps.push(
+            lat.compose_lowering_after(lat.tilt_for(m0 + s0, 1.0))
+                .unwrap(),
+        );
+        small
+            .revs
+            .push(lat.ladder_reversed(lat.tilt_reversed(0.1048, 1.0)).unwrap());
+        for y in [-0.001f64, -0.005, -0.01, -0.02] {
+            let h_lo = small.comps[0].delta(y).1;
+            let below = (h_lo - small.mp_hi + y.exp() * small.mq) / y.exp();
+            let above = small.rev(-y);
+            assert!(
+                below > 0.0 && above >= below,
+                "delta_rev({}) read {above:e}, proven at least {below:e}",
+                -y
+            );
+        }
+    }
+}

@@ -1370,15 +1370,19 @@ pub(crate) fn compose(
 /// the composed tilted moment in all, spread over the levels by the times each product is
 /// used, and at most [`TOP_REL`] of a measure's moment per settle; ∞ for that alone),
 /// the mass below each phase's lattice charged per step by `edges` (ln of its moment bound
-/// at λ); read by [`Composed::delta`] as the reversed pair's upper δ.
+/// at λ); read by [`Composed::delta`] as the reversed pair's upper δ. `shift`: what the
+/// caller adds to the composed losses afterwards (the per-step lattices' offsets times their
+/// steps, [`Composed::shift_by`]); the tail's points are left out only where the loss they
+/// stand for, shifted, is at or above 0.
 pub(crate) fn compose_reversed(
     phases: &[(&StepPld, u64)],
     lambda: f64,
     (d, top): (f64, f64),
     edges: &[f64],
+    shift: f64,
 ) -> Result<Composed, TooWide> {
     debug_assert!(lambda <= -1.0 && edges.len() == phases.len());
-    compose_with(phases, lambda, (d, top, FLOOR_SHARE), edges)
+    compose_shifted(phases, lambda, (d, top, FLOOR_SHARE), edges, shift)
 }
 
 fn compose_with(
@@ -1386,6 +1390,16 @@ fn compose_with(
     lambda: f64,
     (d, eta, floor): (f64, f64, f64),
     edges: &[f64],
+) -> Result<Composed, TooWide> {
+    compose_shifted(phases, lambda, (d, eta, floor), edges, 0.0)
+}
+
+fn compose_shifted(
+    phases: &[(&StepPld, u64)],
+    lambda: f64,
+    (d, eta, floor): (f64, f64, f64),
+    edges: &[f64],
+    shift: f64,
 ) -> Result<Composed, TooWide> {
     let mut total: Option<Meas> = None;
     for (i, &(pld, steps)) in phases.iter().enumerate() {
@@ -1411,8 +1425,18 @@ fn compose_with(
     let mut m = total.ok_or(TooWide { needed: 0.0 })?;
     if lambda < 0.0 {
         // The reversed δ at ε ≥ 0 counts losses below −ε only: the tail's points at losses
-        // ≥ 0 weigh (e^{−L} − e^ε)₊ = 0 there, and are left out.
-        let n = (-m.tail.k0).clamp(0, m.tail.len() as i64) as usize;
+        // ≥ 0 weigh (e^{−L} − e^ε)₊ = 0 there, and are left out — losses as the caller reads
+        // them, `shift` added: a point at kfD stands for kfD + shift. (Cut at kfD ≥ 0 instead,
+        // a lattice with offsets — q = 4.692e-8, σ = 0.405, T = 5.6·10⁸ at spacing 6.2e-8, shift
+        // −22.4 — lost its whole tail, and the small pair's δ_rev(0.02) read 6.1e-4 where its
+        // composition without offsets bounds it below by 2.0e-3: `jumps`.) One point of margin.
+        let tail_d = m.f as f64 * m.core.d;
+        let cut = (-shift / tail_d).ceil();
+        let n = if cut.is_finite() {
+            (cut as i64 + 1 - m.tail.k0).clamp(0, m.tail.len() as i64) as usize
+        } else {
+            m.tail.len()
+        };
         m.tail = m.tail.slice(0, n);
     }
     // Read on the core's lattice, the tail placed exactly onto it — or, where that lattice

@@ -824,8 +824,14 @@ impl Lattices {
         } else {
             f64::INFINITY
         };
-        let mut c = ladder::compose_reversed(&self.ladder_phases(), lambda, (self.d, top), &edges)
-            .map_err(ladder_error)?;
+        let mut c = ladder::compose_reversed(
+            &self.ladder_phases(),
+            lambda,
+            (self.d, top),
+            &edges,
+            self.shift(),
+        )
+        .map_err(ladder_error)?;
         c.shift_by(self.shift());
         Ok(c)
     }
