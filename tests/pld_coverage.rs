@@ -769,6 +769,17 @@ fn near_corner_runs_read_in_closed_form_first_meet_the_rule() {
     ]);
 }
 
+/// The large-δ corner sweep's last bracket wider than the rule: q = 4.692e-8, σ = 0.405,
+/// T = 562,805,544, δ = 1.36e-5 read [0.104692, 0.104814] (0.12 %), in 2.2 s. Its width was the
+/// closed form's bins (H read at a bin's ends, 5.8e-5 apart), which neither a halved spacing nor
+/// a second tilt narrowed; the compositions in hand are now read again on bins a quarter as
+/// wide (`engine::pld::jumps`, `on_lattice`): [0.104709, 0.104805]. Within the rule, below
+/// exact RDP.
+#[test]
+fn a_bracket_set_by_the_bins_is_read_on_finer_bins() {
+    answer_within_the_rule(&[(4.692e-8, 0.405, 562_805_544, 1.36e-5)]);
+}
+
 /// Where exact RDP's certified ε is 0 (δ = 0.079 above δ(0) ≈ 1e-3: q = 6.2e-9, σ = 0.38,
 /// T = 2.1·10⁸, and q = 1.6e-9, σ = 0.65, T = 2.5·10⁸, δ = 0.063) the tight answer is [0, 0];
 /// both were refused. The δ side, computed independently of the RDP curve, agrees: δ(0) is at
