@@ -107,7 +107,9 @@
 //!   measures (`ladder::TOP_REL` of the moment per settle; without the cut the FFT's rounding
 //!   floor at the top doubled the tail at every squaring).
 //! * **Read** by prefix sums ([`compose::Composed::delta`]): Σ_{KΔ<−ε} p(K)(e^{−KΔ} − e^ε).
-//!   Composed losses ≥ 0 weigh 0 for every ε ≥ 0 and are left out at the end.
+//!   Composed losses ≥ 0 weigh 0 for every ε ≥ 0 and are left out at the end — losses as
+//!   read, the lattices' offsets added (cut before them, a lattice with offsets lost its whole
+//!   tail: `ladder::compose_reversed`).
 //! * The add loss is at most −ln(1 − q) per step, so δ_add = 0 from ε = Σ T(−ln(1−q)) on:
 //!   where that is below the remove pair's upper end, nothing is composed.
 //!
