@@ -359,3 +359,24 @@ fn tight_steps_calibration_finds_the_last_step_that_meets_the_target() {
         "{t}: the tight accountant allows far more steps than exact RDP"
     );
 }
+
+/// δ(ε) is at most δ(0), the total variation, whose bound ½·√χ² (χ² = (1 + q²(e^{1/σ²} − 1))^T − 1
+/// for T plain SGM steps, computed here in closed form) caps every upper end of the profile. At
+/// q = 1e-5, σ = 0.5, T = 10⁴ the add pair, read from the remove lattices' coarse tail, put
+/// δ(0)'s upper end at 4.50e-3 where the bound is 3.66e-3.
+#[test]
+fn the_profile_stays_below_the_total_variation_bound() {
+    let (q, s, t) = (1e-5f64, 0.5f64, 10_000u64);
+    let chi2 = (t as f64 * (q * q * (1.0 / (s * s)).exp_m1()).ln_1p()).exp_m1();
+    let tv = 0.5 * chi2.sqrt() * (1.0 + 1e-9);
+    let eps: Vec<f64> = (0..=100).map(|i| 0.176 * i as f64 / 100.0).collect();
+    let prof = pld::profile(sgm(q, s), t, &eps).unwrap();
+    for p in &prof {
+        assert!(
+            p.delta.upper <= tv && p.delta.lower <= p.delta.upper,
+            "ε = {}: {:?} against the bound {tv:e}",
+            p.epsilon,
+            p.delta
+        );
+    }
+}

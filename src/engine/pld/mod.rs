@@ -2180,6 +2180,17 @@ pub fn profile_phases(phases: &[Phase], eps: &[f64]) -> Result<Vec<(ProfilePoint
             slot.0.delta.lower = l.min(slot.0.delta.upper);
         }
     }
+    // δ(ε) ≤ δ(0), the total variation, at every ε ≥ 0: its certified bound caps the upper
+    // ends (plain SGM add/remove phases only, [`tv_bound`]). Where the add pair is read from
+    // the remove lattices' coarse tail the small ε's upper ends can be looser than it: q = 1e-5,
+    // σ = 0.5, T = 10⁴ read δ(0) ≤ 4.50e-3, where the bound is 3.66e-3.
+    if let Some(tv) = tv_bound(&live) {
+        for slot in out.iter_mut() {
+            let d = &mut slot.0.delta;
+            d.upper = d.upper.min(tv);
+            d.lower = d.lower.min(d.upper);
+        }
+    }
     Ok(out)
 }
 
