@@ -367,8 +367,7 @@ impl Small {
     /// MAX_BINS) up to where H levels off (`flat`: ε − ℓ below it), then widening by 1 % a bin
     /// to ℓ_max, with ℓ_top among them.
     fn breakpoints(&self, eps: f64, dd: f64, flat: f64) -> Vec<f64> {
-        let fine_end = (eps - flat).max(self.floor + dd);
-        let dd = self.fine_width(eps, dd, flat);
+        let (fine_end, dd) = self.fine_part(eps, dd, flat);
         let mut pts = vec![self.floor];
         let mut l = self.floor;
         while l < self.l_max {
@@ -387,11 +386,11 @@ impl Small {
         pts
     }
 
-    /// The bins' width over the fine part of the loss range for reads at ε
-    /// ([`Small::breakpoints`]): `dd`, or wider to keep within `max_bins`.
-    fn fine_width(&self, eps: f64, dd: f64, flat: f64) -> f64 {
+    /// The fine part of the loss range for reads at ε ([`Small::breakpoints`]): where it ends,
+    /// and its bins' width (`dd`, or wider to keep within `max_bins`).
+    fn fine_part(&self, eps: f64, dd: f64, flat: f64) -> (f64, f64) {
         let fine_end = (eps - flat).max(self.floor + dd);
-        dd.max((fine_end - self.floor) / self.max_bins)
+        (fine_end, dd.max((fine_end - self.floor) / self.max_bins))
     }
 
     /// ν on the bins for reads at ε and below: each bin's loss ends and its mass (times T
@@ -638,23 +637,15 @@ impl Small {
             b = (2.0 * b).min(cap);
         }
         let bins = self.bins(b, dd, flat)?;
-        let at = |e: f64| read(Some(&bins), e);
         let a = if b > 64.0 * dd { 0.5 * b } else { 0.0 };
-        let tol = |x: f64, y: f64| y - x <= 1e-6 * y;
-        let (_, upper) = bisect((a, b), |e| at(e).0 > delta, 60, tol);
         // The lower end: within a few percent of the upper one (or 1e-4, below ε = 0.1) where
         // the lower sum there is above δ (it is, but for the widest brackets), else 0: such a
         // bracket is outside the width rule whatever its lower end (a first tilt's, mostly),
         // and the work is kept for the next tilt and the add pair's reversed composition. (At
         // q = 5.2e-9, σ = 0.74, T = 8.2·10⁸, δ = 3.2e-14, a first tilt's lower end bisected
         // from 0 left too little for the latter, and the add pair was not ruled out.)
-        let near = (0.95 * upper).min(upper - super::ABS_WIDTH).max(0.0);
-        let lower = if at(near).1 > delta {
-            bisect((near, upper), |e| at(e).1 > delta, 60, tol).0
-        } else {
-            0.0
-        };
-        (!spent.get()).then_some((lower, upper))
+        let near = |u: f64| (0.95 * u).min(u - super::ABS_WIDTH).max(0.0);
+        self.ends_on(&bins, delta, (a, b), near, 0.0)
     }
 
     /// [`Small::solve`] inside a bracket in hand (from coarser bins): the bins built once, at
@@ -668,21 +659,36 @@ impl Small {
         (lo, hi): (f64, f64),
     ) -> Option<(f64, f64)> {
         let bins = self.bins(hi, dd, flat)?;
+        if self.read(&bins, hi)?.0 > delta {
+            return None;
+        }
+        self.ends_on(&bins, delta, (lo, hi), |_| lo, lo)
+    }
+
+    /// Both ends of ε's bracket on `bins`, to a millionth of ε: the upper end bisected in
+    /// (a, b) (b's upper sum at most δ), the lower end from `from(upper)` up where the lower
+    /// sum there is above δ, else `none`. None once the call's work is spent.
+    fn ends_on(
+        &self,
+        bins: &Bins,
+        delta: f64,
+        (a, b): (f64, f64),
+        from: impl FnOnce(f64) -> f64,
+        none: f64,
+    ) -> Option<(f64, f64)> {
         let spent = std::cell::Cell::new(false);
         let at = |e: f64| {
-            let r = self.read(&bins, e);
+            let r = self.read(bins, e);
             spent.set(spent.get() || r.is_none());
             r.unwrap_or((f64::INFINITY, 0.0))
         };
-        if at(hi).0 > delta {
-            return None;
-        }
         let tol = |x: f64, y: f64| y - x <= 1e-6 * y;
-        let (_, upper) = bisect((lo, hi), |e| at(e).0 > delta, 60, tol);
-        let lower = if at(lo).1 > delta {
-            bisect((lo, upper), |e| at(e).1 > delta, 60, tol).0
+        let (_, upper) = bisect((a, b), |e| at(e).0 > delta, 60, tol);
+        let start = from(upper);
+        let lower = if at(start).1 > delta {
+            bisect((start, upper), |e| at(e).1 > delta, 60, tol).0
         } else {
-            lo
+            none
         };
         (!spent.get()).then_some((lower, upper))
     }
@@ -1088,9 +1094,9 @@ fn on_lattice(
     // nor a second tilt narrowed it, and on bins a quarter as wide it is [0.104709, 0.104804].
     let (mut fine, left) = (dd, super::compose::work_left());
     while !meets_rule(lower, upper) {
-        let now = small.fine_width(upper, fine, flat);
+        let now = small.fine_part(upper, fine, flat).1;
         if upper - lower > BINS_SET * now
-            || small.fine_width(upper, fine / FINER, flat) >= 0.99 * now
+            || small.fine_part(upper, fine / FINER, flat).1 >= 0.99 * now
         {
             break;
         }

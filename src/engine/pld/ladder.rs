@@ -1362,7 +1362,7 @@ pub(crate) fn compose(
     lambda: f64,
     (d, eta, floor): (f64, f64, f64),
 ) -> Result<Composed, TooWide> {
-    compose_with(phases, lambda, (d, eta, floor), &[])
+    compose_with(phases, lambda, (d, eta, floor), &[], 0.0)
 }
 
 /// The reversed pair's composition ([`super`]'s "reversed pair"): the phases' lattices
@@ -1382,19 +1382,10 @@ pub(crate) fn compose_reversed(
     shift: f64,
 ) -> Result<Composed, TooWide> {
     debug_assert!(lambda <= -1.0 && edges.len() == phases.len());
-    compose_shifted(phases, lambda, (d, top, FLOOR_SHARE), edges, shift)
+    compose_with(phases, lambda, (d, top, FLOOR_SHARE), edges, shift)
 }
 
 fn compose_with(
-    phases: &[(&StepPld, u64)],
-    lambda: f64,
-    (d, eta, floor): (f64, f64, f64),
-    edges: &[f64],
-) -> Result<Composed, TooWide> {
-    compose_shifted(phases, lambda, (d, eta, floor), edges, 0.0)
-}
-
-fn compose_shifted(
     phases: &[(&StepPld, u64)],
     lambda: f64,
     (d, eta, floor): (f64, f64, f64),

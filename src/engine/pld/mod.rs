@@ -826,15 +826,11 @@ impl Lattices {
         } else {
             f64::INFINITY
         };
-        let mut c = ladder::compose_reversed(
-            &self.ladder_phases(),
-            lambda,
-            (self.d, top),
-            &edges,
-            self.shift(),
-        )
-        .map_err(ladder_error)?;
-        c.shift_by(self.shift());
+        let shift = self.shift();
+        let mut c =
+            ladder::compose_reversed(&self.ladder_phases(), lambda, (self.d, top), &edges, shift)
+                .map_err(ladder_error)?;
+        c.shift_by(shift);
         Ok(c)
     }
 
