@@ -2,7 +2,8 @@
 //! version (its hockey-stick curve lies above the true one for every ε) and an
 //! optimistic one (below it). See the module docs of [`super`] for the argument.
 
-use super::gauss::{ln_add, ln_mass, ln_sub, mass, Tails};
+use super::compose::U;
+use super::gauss::{ln_add, ln_mass, ln_sub, mass, mass_err, Tails};
 
 /// Which neighbouring pair: `Remove` is P = (1−q)N(0,σ²) + qN(1,σ²) against Q = N(0,σ²)
 /// (the example is in the batch of the first dataset only), `Add` the reverse.
@@ -167,6 +168,16 @@ fn masses(
 /// relative error is ~u·qY/(e^ℓ·Δ), q·Y times smaller where the losses are small.
 /// None where a mass is not a normal number or Y overflows (the caller's log path).
 ///
+/// Both ends come *directed*: A raised and B lowered by a bound on their rounding (the masses'
+/// [`mass_err`], Y's, the products'), which is the split of an atom raised within its bin — a
+/// pessimistic lattice from it stays pessimistic. And the bin's atom for the optimistic
+/// lattice, at ρ = ℓ_i + ln(1 + A/(e^{ℓ_i}·ΔQ)) with A lowered by the same bound, ℓ_i the loss at
+/// the boundary itself (ln(1 − q + qY_i), negated for the add pair) and its own rounding taken
+/// off: a position with an absolute error ~u·Δ. Taken as ln ΔP − ln ΔQ it was ~u·|ln ΔP| —
+/// 1e-15 where the losses are 1e-9, which T = 3·10⁸ uses of the one lattice add up (the
+/// optimistic lattice of q = 1.537e-9, σ = 0.784 read δ 1.6e-8 above what the exact masses
+/// allow at δ ≈ 1e-3).
+///
 /// A remove-pair bin reaching down to x = −∞ (the lattice's first, whose left end `la` lies at
 /// or below the loss's infimum ln(1 − q)) takes Y_i = (e^{ℓ_i} − (1 − q))/q ≤ 0 from that end,
 /// so that A and B still split ΔP between the bin's two lattice points; its other infinite
@@ -177,7 +188,7 @@ fn edge_excess(
     dir: Direction,
     (a, b): (&Boundary, &Boundary),
     la: f64,
-) -> Option<(f64, f64)> {
+) -> Option<Edge> {
     let first = dir == Direction::Remove && a.x == f64::NEG_INFINITY;
     if !(b.x.is_finite() && (a.x.is_finite() || first)) {
         return None;
@@ -191,20 +202,66 @@ fn edge_excess(
     if m0.min(m1) < LINEAR_FLOOR {
         return None;
     }
-    let y = |x: f64| ((2.0 * x - 1.0) / (2.0 * sigma * sigma)).exp();
-    let ya = if first { (la.exp_m1() + q) / q } else { y(a.x) };
-    let yb = y(b.x);
+    let (e0, e1) = (mass_err(lo.c0, hi.c0), mass_err(lo.c1, hi.c1));
+    let arg = |x: f64| (2.0 * x - 1.0) / (2.0 * sigma * sigma);
+    // Y and a bound on its absolute error (its exponent's three roundings, the exp's).
+    let y = |x: f64| {
+        let v = arg(x).exp();
+        (v, v * U * (4.0 + 3.0 * arg(x).abs()))
+    };
+    let (ya, dya) = if first {
+        let em = la.exp_m1();
+        ((em + q) / q, 4.0 * U * (em.abs() + q) / q)
+    } else {
+        y(a.x)
+    };
+    let (yb, dyb) = y(b.x);
     if !(ya * m0).is_finite() || !(yb * m0).is_finite() {
         return None;
     }
-    let (ea, eb) = match dir {
-        Direction::Remove => (q * (m1 - ya * m0), q * (yb * m0 - m1)),
+    // |error| of q·(m₁ − Y·m₀): the masses', Y's, and the products' and difference's own.
+    let err =
+        |yv: f64, dy: f64| q * (e1 + yv.abs() * e0 + m0 * dy + 4.0 * U * (m1 + yv.abs() * m0));
+    let (ca, cb) = (1.0 - q + q * ya, 1.0 - q + q * yb);
+    let ((ea, da), (eb, db), dq) = match dir {
+        Direction::Remove => (
+            (q * (m1 - ya * m0), err(ya, dya)),
+            (q * (yb * m0 - m1), err(yb, dyb)),
+            m0,
+        ),
         Direction::Add => (
-            q * (ya * m0 - m1) / (1.0 - q + q * ya),
-            q * (m1 - yb * m0) / (1.0 - q + q * yb),
+            (q * (ya * m0 - m1) / ca, err(ya, dya) / ca * (1.0 + 4.0 * U)),
+            (q * (m1 - yb * m0) / cb, err(yb, dyb) / cb * (1.0 + 4.0 * U)),
+            (1.0 - q) * m0 + q * m1,
         ),
     };
-    Some((ea.max(0.0), eb.max(0.0)))
+    // ℓ_i at the boundary, e^{ℓ_i}, and a bound on ℓ_i's error (Y's through ln(1 − q + qY)).
+    let (li, e_li) = match (dir, first) {
+        (_, true) => (la, la.exp()),
+        (Direction::Remove, false) => ((q * (ya - 1.0)).ln_1p(), ca),
+        (Direction::Add, false) => (-(q * (ya - 1.0)).ln_1p(), 1.0 / ca),
+    };
+    let d_li = q * dya / ca + 4.0 * U * (li.abs() + q * ya.abs());
+    // The atom's offset in its bin, from A lowered; the denominator's relative error (ΔQ's
+    // masses, the products) taken off as well.
+    let rel = (e0 + q * e1) / dq + 8.0 * U;
+    let x = (ea - da).max(0.0) / (e_li * dq) * (1.0 - rel);
+    let off = x.ln_1p() * (1.0 - 4.0 * U);
+    Some(Edge {
+        ea: (ea + da).max(0.0),
+        eb: (eb - db).max(0.0),
+        rho: li + off - d_li,
+    })
+}
+
+/// A bin's directed connect-the-dots split and optimistic atom ([`edge_excess`]): the excess
+/// over the left end (raised), the shortfall below the right end (lowered), and the atom's
+/// position (lowered), in loss units.
+#[derive(Clone, Copy)]
+struct Edge {
+    ea: f64,
+    eb: f64,
+    rho: f64,
 }
 
 /// The loss range [ℓ_lo, ℓ_hi] outside which P puts at most `eta` on each side:
@@ -471,9 +528,14 @@ fn lattice_part(
     };
     // The split from the components where u/Δ would show ([`edge_excess`]; at MNIST's
     // spacings the plain one is as good and cheaper).
+    // (Its atom's position moved onto the lattice's losses L' = L − o.)
     let split = |a: &Boundary, b: &Boundary, la: f64| {
         if d < PRECISE_SPLIT {
-            edge_excess(q, sigma, dir, (a, b), la)
+            let e = edge_excess(q, sigma, dir, (a, b), la)?;
+            Some(Edge {
+                rho: e.rho - o - 2.0 * U * o.abs(),
+                ..e
+            })
         } else {
             None
         }
@@ -589,14 +651,14 @@ pub(crate) fn from_bins(
     from_bins_split(d, k_lo, len, with_none, (left_p, right_p), false)
 }
 
-/// [`from_bins`] where `bin(i)` may also give the bin's connect-the-dots split (A, B) of
-/// [`edge_excess`], taken instead of the one from its masses; `falling`: the optimistic
-/// atoms merged downwards ([`merge_atoms_falling`]).
+/// [`from_bins`] where `bin(i)` may also give the bin's directed connect-the-dots split and
+/// optimistic atom ([`edge_excess`]), taken instead of the ones from its masses; `falling`:
+/// the optimistic atoms merged downwards ([`merge_atoms_falling`]).
 fn from_bins_split(
     d: f64,
     k_lo: i64,
     len: usize,
-    bin: impl Fn(usize) -> (f64, f64, Option<(f64, f64)>),
+    bin: impl Fn(usize) -> (f64, f64, Option<Edge>),
     (left_p, right_p): (f64, f64),
     falling: bool,
 ) -> StepPld {
@@ -617,10 +679,11 @@ fn from_bins_split(
         if lq == f64::NEG_INFINITY || lp == f64::NEG_INFINITY {
             continue;
         }
-        *atom = (lp, lq);
-        if let Some((ea, eb)) = split {
-            up[i] += eb / e_d_m1;
-            up[i + 1] += ea * (1.0 + e_d_m1) / e_d_m1;
+        *atom = (lq, lp - lq);
+        if let Some(e) = split {
+            up[i] += e.eb / e_d_m1;
+            up[i + 1] += e.ea * (1.0 + e_d_m1) / e_d_m1;
+            atom.1 = e.rho;
             continue;
         }
         // Pessimistic (connect the dots): Q-mass λ·ΔQ to ℓ_i, (1−λ)·ΔQ to ℓ_{i+1}
@@ -679,15 +742,23 @@ fn from_bins_split(
     }
 }
 
-/// The optimistic lattice from one atom per bin: `atoms[i]` = (ln P, ln Q) of the
-/// contents of bin [ℓ_i, ℓ_{i+1}] (ℓ_i = (k_lo + i)Δ; −∞ for an empty bin), each placed
-/// at its E_Q[e^L]-mean ρ = ln(P/Q) — a contraction, so a post-processing of the pair.
-/// A carried atom (left of ℓ_i) is merged with the next bin's atom (right of ℓ_i) onto
-/// the lattice point just right of the carry; whichever of the two has mass left goes
-/// on being merged with the next atoms; the last carry is rounded down (P-mass kept).
-/// Returns ln P-masses on the atoms.len() + 1 lattice points.
+/// The optimistic lattice from one atom per bin: `atoms[i]` = (ln Q, ρ) of the contents of
+/// bin [ℓ_i, ℓ_{i+1}] (ℓ_i = (k_lo + i)Δ; ln Q = −∞ for an empty bin): its Q-mass and its
+/// position ρ = ln(P/Q), the E_Q[e^L]-mean of the bin (a contraction, so a post-processing of
+/// the pair; P = Q·e^ρ). The position is given, not taken as ln P − ln Q, whose rounding is
+/// ~u·|ln P| — far above Δ's where the losses are tiny ([`edge_excess`]). A carried atom (left
+/// of ℓ_i) is merged with the next bin's atom (right of ℓ_i) onto the lattice point just right
+/// of the carry; whichever of the two has mass left goes on being merged with the next atoms;
+/// the last carry is rounded down (P-mass kept). Returns ln P-masses on the atoms.len() + 1
+/// lattice points.
+///
+/// Every merge is directed: the Q-mass taken from the atom above the point is rounded up (that
+/// of the carry, when the atom above is used up, down), so the merged atom's mean is at or
+/// above the point it is put on — moved down, never up. The gaps e^{ℓ_t} − e^ρ are taken as
+/// e^{ℓ_t}·expm1(ρ − ℓ_t), to the relative precision of ρ − ℓ_t (as differences of e^ℓ ≈ 1
+/// they had an absolute error ~u, a relative ~u/Δ).
 pub(crate) fn merge_atoms(atoms: &[(f64, f64)], k_lo: i64, d: f64) -> Vec<f64> {
-    round_down_last(sweep(atoms, k_lo, d, linear_atoms(atoms, k_lo, d)))
+    round_down_last(sweep(atoms, k_lo, d, linear_atoms(atoms, k_lo, d), true))
 }
 
 /// An upward sweep's lattice with its last carry rounded down to its bin's left point
@@ -706,15 +777,19 @@ fn round_down_last((mut out, last): (Vec<f64>, Option<Carry>)) -> Vec<f64> {
 /// at q = 4.9e-9, σ = 0.4 (from 1.2e-4 to losses of 4, spacing 2.3e-4) kept no P-mass above
 /// losses of 1e-3 — the rare large losses that decide δ there — and no lower bound was found.
 /// Downwards the carry is the lighter atom and the heavier one below balances it. The sweep is
-/// the upward one on the mirrored pair (ln P ↔ ln Q, ℓ → −ℓ: merging onto a point is the same
-/// contraction for the pair and its reverse), but for the last round-down, which is down here.
+/// the upward one on the mirrored pair (P ↔ Q, ℓ → −ℓ: merging onto a point is the same
+/// contraction for the pair and its reverse), with its merges directed the other way (a mean
+/// at or below the mirrored point is at or above the point), but for the last round-down,
+/// which is down here.
 pub(crate) fn merge_atoms_falling(atoms: &[(f64, f64)], k_lo: i64, d: f64) -> Vec<f64> {
     let n = atoms.len();
-    // Mirrored bin j is bin n − 1 − j, mirrored point j is point n − j, and the mirrored
-    // "P-masses" are Q-masses here.
-    let mirrored: Vec<(f64, f64)> = atoms.iter().rev().map(|&(p, q)| (q, p)).collect();
+    // Mirrored bin j is bin n − 1 − j, mirrored point j is point n − j; the mirrored atom's
+    // "Q-mass" is the P-mass here, e^{ln Q + ρ}, at −ρ.
+    let mirrored: Vec<(f64, f64)> = (atoms.iter().rev())
+        .map(|&(lq, rho)| (lq + rho, -rho))
+        .collect();
     let k_m = -(k_lo + n as i64);
-    let (back, last) = sweep(&mirrored, k_m, d, linear_atoms(&mirrored, k_m, d));
+    let (back, last) = sweep(&mirrored, k_m, d, linear_atoms(&mirrored, k_m, d), false);
     let mut out = vec![f64::NEG_INFINITY; n + 1];
     for (j, &lq) in back.iter().enumerate() {
         let i = n - j;
@@ -735,53 +810,69 @@ pub(crate) fn merge_atoms_falling(atoms: &[(f64, f64)], k_lo: i64, d: f64) -> Ve
 fn linear_atoms(atoms: &[(f64, f64)], k_lo: i64, d: f64) -> bool {
     let n = atoms.len() as i64;
     let (l0, l1) = (k_lo as f64 * d, (k_lo + n) as f64 * d);
-    atoms.iter().all(|&(lp, lq)| {
-        lp == f64::NEG_INFINITY || lq == f64::NEG_INFINITY || linear_bin(lp, lq, l0, l1)
-    })
+    (atoms.iter()).all(|&(lq, rho)| lq == f64::NEG_INFINITY || linear_bin(lq + rho, lq, l0, l1))
 }
 
 /// A sweep's last carry: (ln Q-mass, position ρ, bin index).
 type Carry = (f64, f64, usize);
 
-/// The upward sweep of [`merge_atoms`] (in linear space or in logs): ln P-masses on the
-/// lattice points, and the last carry, not yet placed.
-fn sweep(atoms: &[(f64, f64)], k_lo: i64, d: f64, linear: bool) -> (Vec<f64>, Option<Carry>) {
-    if linear {
-        sweep_linear(atoms, k_lo, d)
+/// The factors a merge's two Q-masses are rounded by: (the atom above's share, the carry's
+/// share), so that the merged atom's mean is at or above its point (`up`) or at or below it.
+fn directed(up: bool) -> (f64, f64) {
+    let g = 8.0 * U;
+    if up {
+        (1.0 + g, 1.0 - g)
     } else {
-        sweep_ln(atoms, k_lo, d)
+        (1.0 - g, 1.0 + g)
     }
 }
 
-/// [`merge_atoms`]'s upward sweep in linear space: the merges with Q-masses and positions e^ρ
-/// as numbers (P-mass at ℓ_t = Q-mass·e^{ℓ_t}); ln of the sums at the end, and the last carry.
-fn sweep_linear(atoms: &[(f64, f64)], k_lo: i64, d: f64) -> (Vec<f64>, Option<Carry>) {
+/// The upward sweep of [`merge_atoms`] (in linear space or in logs): ln P-masses on the
+/// lattice points, and the last carry, not yet placed. `up`: the merges' direction
+/// ([`directed`]).
+fn sweep(
+    atoms: &[(f64, f64)],
+    k_lo: i64,
+    d: f64,
+    linear: bool,
+    up: bool,
+) -> (Vec<f64>, Option<Carry>) {
+    if linear {
+        sweep_linear(atoms, k_lo, d, up)
+    } else {
+        sweep_ln(atoms, k_lo, d, up)
+    }
+}
+
+/// [`merge_atoms`]'s upward sweep in linear space: the merges with Q-masses as numbers (P-mass
+/// at ℓ_t = Q-mass·e^{ℓ_t}); ln of the sums at the end, and the last carry.
+fn sweep_linear(atoms: &[(f64, f64)], k_lo: i64, d: f64, up: bool) -> (Vec<f64>, Option<Carry>) {
+    let (g_need, g_used) = directed(up);
     let mut lo = vec![0.0f64; atoms.len() + 1];
-    let x = |i: usize| ((k_lo + i as i64) as f64 * d).exp();
-    // The carry: (Q-mass, e^ρ, bin index, ρ). Where an atom sits relative to a lattice
-    // point is decided on ρ = ln(P/Q) against ℓ_t = tΔ, as the log form decides it (the
-    // same decisions on every platform; e^ρ only weighs).
-    let mut carry: Option<(f64, f64, usize, f64)> = None;
-    for (i, &(lp, lq)) in atoms.iter().enumerate() {
-        if lq == f64::NEG_INFINITY || lp == f64::NEG_INFINITY {
+    let mut carry: Option<(f64, f64, usize)> = None;
+    for (i, &(lq, rho)) in atoms.iter().enumerate() {
+        if lq == f64::NEG_INFINITY {
             continue;
         }
         let (li, lj) = (
             (k_lo + i as i64) as f64 * d,
             (k_lo + i as i64 + 1) as f64 * d,
         );
-        let q = lq.exp();
-        let rho = (lp - lq).clamp(li, lj);
-        let mut next = (q, rho.exp(), i, rho);
-        if let Some((cq, cm, ci, crho)) = carry.take() {
+        let mut next = (lq.exp(), rho.clamp(li, lj), i);
+        if let Some((cq, crho, ci)) = carry.take() {
             let t = ci + 1;
             let lt = (k_lo + t as i64) as f64 * d;
-            let xt = x(t);
-            let left = if crho >= lt { 0.0 } else { (xt - cm).max(0.0) };
-            let right = if next.3 <= lt {
+            let xt = lt.exp();
+            // The gaps (e^{ℓ_t} − e^{ρ_c}, e^{ρ_n} − e^{ℓ_t}) over e^{ℓ_t}.
+            let left = if crho >= lt {
                 0.0
             } else {
-                (next.1 - xt).max(0.0)
+                -(crho - lt).exp_m1()
+            };
+            let right = if next.1 <= lt {
+                0.0
+            } else {
+                (next.1 - lt).exp_m1()
             };
             carry = if left <= 0.0 {
                 // The carried atom sits on ℓ_t already.
@@ -791,21 +882,21 @@ fn sweep_linear(atoms: &[(f64, f64)], k_lo: i64, d: f64) -> (Vec<f64>, Option<Ca
                 // The next atom sits on ℓ_t: it goes there whole; the carry waits.
                 lo[t] += next.0 * xt;
                 next.0 = 0.0;
-                Some((cq, cm, ci, crho))
+                Some((cq, crho, ci))
             } else {
                 // Q-mass needed from the next atom to balance all of the carry at ℓ_t.
-                let need = cq * left / right;
+                let need = cq * left / right * g_need;
                 if need <= next.0 {
                     lo[t] += (cq + need) * xt;
                     next.0 -= need;
                     None
                 } else {
                     // All of the next atom, and the part of the carry it balances.
-                    let used = (next.0 * right / left).min(cq);
+                    let used = (next.0 * right / left * g_used).min(cq);
                     lo[t] += (used + next.0) * xt;
                     next.0 = 0.0;
                     let rest = cq - used;
-                    (rest > 0.0).then_some((rest, cm, ci, crho))
+                    (rest > 0.0).then_some((rest, crho, ci))
                 }
             };
         }
@@ -813,7 +904,7 @@ fn sweep_linear(atoms: &[(f64, f64)], k_lo: i64, d: f64) -> (Vec<f64>, Option<Ca
             carry = Some(next);
         }
     }
-    let last = carry.map(|(cq, _, ci, crho)| (cq.ln(), crho, ci));
+    let last = carry.map(|(cq, crho, ci)| (cq.ln(), crho, ci));
     let lo = lo
         .into_iter()
         .map(|v| if v > 0.0 { v.ln() } else { f64::NEG_INFINITY })
@@ -822,20 +913,22 @@ fn sweep_linear(atoms: &[(f64, f64)], k_lo: i64, d: f64) -> (Vec<f64>, Option<Ca
 }
 
 /// [`sweep_linear`] in logs (atoms below the linear floor, or e^ℓ out of range).
-fn sweep_ln(atoms: &[(f64, f64)], k_lo: i64, d: f64) -> (Vec<f64>, Option<Carry>) {
+fn sweep_ln(atoms: &[(f64, f64)], k_lo: i64, d: f64, up: bool) -> (Vec<f64>, Option<Carry>) {
+    let g = directed(up);
+    let g = (g.0.ln(), g.1.ln());
     let mut ln_lo = vec![f64::NEG_INFINITY; atoms.len() + 1];
     let mut carry: Option<Carry> = None;
-    for (i, &(lp, lq)) in atoms.iter().enumerate() {
-        if lq == f64::NEG_INFINITY || lp == f64::NEG_INFINITY {
+    for (i, &(lq, rho)) in atoms.iter().enumerate() {
+        if lq == f64::NEG_INFINITY {
             continue;
         }
         let (li, lj) = (
             (k_lo + i as i64) as f64 * d,
             (k_lo + i as i64 + 1) as f64 * d,
         );
-        let mut atom = (lq, (lp - lq).clamp(li, lj), i);
+        let mut atom = (lq, rho.clamp(li, lj), i);
         if let Some(c) = carry.take() {
-            carry = merge(&mut ln_lo, d, k_lo, c, &mut atom);
+            carry = merge(&mut ln_lo, (d, k_lo, g), c, &mut atom);
         }
         if carry.is_none() && atom.0 > f64::NEG_INFINITY {
             carry = Some(atom);
@@ -844,16 +937,15 @@ fn sweep_ln(atoms: &[(f64, f64)], k_lo: i64, d: f64) -> (Vec<f64>, Option<Carry>
     (ln_lo, carry)
 }
 
-/// Merge the carried atom c = (ln Q-mass, ln position ρ_c, its bin index ci) with `next`
+/// Merge the carried atom c = (ln Q-mass, position ρ_c, its bin index ci) with `next`
 /// (position ≥ ℓ_{ci+1}) into one point mass exactly at ℓ_{ci+1}, the lattice point
 /// just right of the carry: a post-processing of the pair (two atoms → their weighted
-/// mean), so the result stays dominated by the true pair. Returns the carry still
-/// unbalanced (when `next` was too light to balance all of it; `next` is then used
-/// up), or None (then what is left of `next` becomes the new carry).
+/// mean), so the result stays dominated by the true pair; `g`: ln of [`directed`]'s factors.
+/// Returns the carry still unbalanced (when `next` was too light to balance all of it;
+/// `next` is then used up), or None (then what is left of `next` becomes the new carry).
 fn merge(
     ln_lo: &mut [f64],
-    d: f64,
-    k_lo: i64,
+    (d, k_lo, g): (f64, i64, (f64, f64)),
     c: (f64, f64, usize),
     next: &mut (f64, f64, usize),
 ) -> Option<(f64, f64, usize)> {
@@ -861,32 +953,32 @@ fn merge(
     let t = ci + 1;
     let lt = (k_lo + t as i64) as f64 * d;
     let (nq, nrho, _) = *next;
-    // Distances in e^ℓ: x_t − m_c and m_n − x_t (logs; −∞ when zero).
-    let ln_left_gap = ln_sub(lt, crho.min(lt));
-    let ln_right_gap = ln_sub(nrho.max(lt), lt);
-    if ln_left_gap == f64::NEG_INFINITY {
+    if crho >= lt {
         // The carried atom sits on ℓ_t already.
         ln_lo[t] = ln_add(ln_lo[t], cq + lt);
         return None;
     }
-    if ln_right_gap == f64::NEG_INFINITY {
+    if nrho <= lt {
         // The next atom sits on ℓ_t: it goes there whole; the carry waits for the next.
         ln_lo[t] = ln_add(ln_lo[t], nq + lt);
         next.0 = f64::NEG_INFINITY;
         return Some(c);
     }
+    // ln of the gaps in e^ℓ over e^{ℓ_t}: 1 − e^{ρ_c − ℓ_t} and e^{ρ_n − ℓ_t} − 1.
+    let ln_left_gap = (-(crho - lt).exp_m1()).ln();
+    let ln_right_gap = (nrho - lt).exp_m1().ln();
     // Q-mass needed from the next atom to balance all of the carry at ℓ_t.
-    let need = cq + ln_left_gap - ln_right_gap;
+    let need = cq + ln_left_gap - ln_right_gap + g.0;
     if need <= nq {
         ln_lo[t] = ln_add(ln_lo[t], ln_add(cq, need) + lt);
         next.0 = ln_sub(nq, need);
         None
     } else {
         // All of the next atom, and the part of the carry it balances.
-        let used = nq + ln_right_gap - ln_left_gap;
+        let used = (nq + ln_right_gap - ln_left_gap + g.1).min(cq);
         ln_lo[t] = ln_add(ln_lo[t], ln_add(used, nq) + lt);
         next.0 = f64::NEG_INFINITY;
-        let rest = ln_sub(cq, used.min(cq));
+        let rest = ln_sub(cq, used);
         (rest > f64::NEG_INFINITY).then_some((rest, crho, ci))
     }
 }
@@ -1021,24 +1113,25 @@ mod tests {
                 // coarse part starts above a fine one).
                 let rho = (i as f64 + off) * d;
                 let lp = if i == 0 { 0.0 } else { -6.9 - i as f64 / 10.0 };
-                (lp, lp - rho)
+                (lp - rho, rho)
             })
             .collect();
         let down = merge_atoms_falling(&atoms, 0, d);
         let up = merge_atoms(&atoms, 0, d);
         let above = |v: &[f64], from: usize| v[from..].iter().map(|l| l.exp()).sum::<f64>();
-        let truth: f64 = atoms[10..].iter().map(|a| a.0.exp()).sum();
+        let ln_p = |a: &(f64, f64)| a.0 + a.1;
+        let truth: f64 = atoms[10..].iter().map(|a| ln_p(a).exp()).sum();
         let (kept, lost) = (above(&down, 10), above(&up, 10));
         assert!(kept >= 0.9 * truth, "{kept} vs {truth}");
         assert!(lost <= 0.1 * truth, "{lost} vs {truth}");
-        let total: f64 = atoms.iter().map(|a| a.0.exp()).sum();
+        let total: f64 = atoms.iter().map(|a| ln_p(a).exp()).sum();
         assert!((above(&down, 0) - total).abs() <= 1e-12 * total);
         for eps in [0.0, 0.005, 0.01, 0.02, 0.04] {
             let lattice: f64 = (down.iter().enumerate())
                 .map(|(j, l)| l.exp() * (-(eps - j as f64 * d).exp_m1()).max(0.0))
                 .sum();
             let exact: f64 = (atoms.iter().enumerate())
-                .map(|(i, a)| a.0.exp() * (-(eps - (i as f64 + off) * d).exp_m1()).max(0.0))
+                .map(|(i, a)| ln_p(a).exp() * (-(eps - (i as f64 + off) * d).exp_m1()).max(0.0))
                 .sum();
             assert!(
                 lattice <= exact * (1.0 + 1e-12),
@@ -1072,11 +1165,11 @@ mod tests {
                 let li = (k_lo + i) as f64 * d;
                 let rho = li + r() * d;
                 let lq = -90.0 * r();
-                (lq + rho, lq)
+                (lq, rho)
             })
             .collect();
-        let a = round_down_last(sweep(&atoms, k_lo, d, true));
-        let b = round_down_last(sweep(&atoms, k_lo, d, false));
+        let a = round_down_last(sweep(&atoms, k_lo, d, true, true));
+        let b = round_down_last(sweep(&atoms, k_lo, d, false, true));
         assert_eq!(a.len(), b.len());
         for (i, (x, y)) in a.iter().zip(&b).enumerate() {
             if *y == f64::NEG_INFINITY || *x == f64::NEG_INFINITY {

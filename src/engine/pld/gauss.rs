@@ -109,6 +109,13 @@ pub(crate) fn mass(a: Tails, b: Tails) -> Option<f64> {
     })
 }
 
+/// A bound on the absolute error of [`mass`]`(a, b)`: each tail (one erfc) within 4 ulps (8u)
+/// of Φ̄, and the difference (or 1 minus the sum) rounded once; taken as 16u of their sum.
+pub(crate) fn mass_err(a: Tails, b: Tails) -> f64 {
+    let straddle = if a.z < 0.0 && b.z > 0.0 { 1.0 } else { 0.0 };
+    8.0 * f64::EPSILON * (a.small + b.small + straddle)
+}
+
 /// ln(a·b) where one side may be ln 0 = −∞ (avoids −∞ + ∞).
 fn ln_diff_from(l_big: f64, l_small: f64) -> f64 {
     if l_big == f64::NEG_INFINITY {

@@ -1180,4 +1180,41 @@ mod tests {
             );
         }
     }
+
+    /// The small pair's optimistic (lower) composition stays below what the exact masses allow:
+    /// H(y) ≤ M_P − e^y·M_Q + e^y·δ_rev(−y) for y < 0, with M_P ≤ `mp_hi`, M_Q ≥ `mq` and δ_rev
+    /// read from above. At q = 1.537e-9, σ = 0.7839, T = 324,535,627 the losses are ~1e-9 and the
+    /// one lattice is used T times: its bins' atoms, placed at ln ΔP − ln ΔQ (1 − q rounded to
+    /// f64 in ΔP), sat ~1e-16 too high each, and the lower end read H(−0.001) 1.6e-8 above that
+    /// bound (H(−0.0002) 3.0e-8 above).
+    #[test]
+    fn the_small_pair_lower_composition_stays_below_the_exact_masses() {
+        let p = Phase::new(Sgm::new(1.537e-9, 0.7839).unwrap(), 324_535_627).unwrap();
+        let delta = 1.02e-3;
+        let phases = std::slice::from_ref(&p);
+        let cap = super::super::rdp_epsilon(phases, delta).0;
+        let (run, d0, _) = start(&p, cap).unwrap();
+        let Setup {
+            mut small,
+            lat,
+            m0,
+            s0,
+            ..
+        } = setup(run, delta, (cap, false), d0).unwrap();
+        small.comps.push(
+            lat.compose_lowering_after(lat.tilt_for(m0 + s0, 1.0))
+                .unwrap(),
+        );
+        for y in [-0.001f64, -0.0002, -0.00005] {
+            small
+                .revs
+                .push(lat.ladder_reversed(lat.tilt_reversed(-y, 1.0)).unwrap());
+            let h_lo = small.comps[0].delta(y).1;
+            let bound = small.mp_hi - y.exp() * small.mq + y.exp() * small.rev(-y);
+            assert!(
+                h_lo > 0.0 && h_lo <= bound,
+                "H({y}) read {h_lo:e} from below, at most {bound:e}"
+            );
+        }
+    }
 }

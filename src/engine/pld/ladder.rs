@@ -393,7 +393,9 @@ fn coarsen(x: &Part, factor: i64, lambda: f64) -> Part {
     let grow = 1.0 + (2.0 * factor as f64 + 16.0) * U;
     up.iter_mut().for_each(|v| *v *= grow);
     // Lower: each coarse bin's atoms contracted to one, then merged onto lattice points.
-    let atoms = contract(x, factor, lambda);
+    let atoms: Vec<(f64, f64)> = (contract(x, factor, lambda).iter())
+        .map(|&(p, q)| (q, p - q))
+        .collect();
     let ln_lo = merge_atoms(&atoms, c0, big);
     let (lo, ln_s_lo) = from_logs(&ln_lo, c0, lambda, big, 1.0 - 64.0 * U);
     let mut p = Part {
@@ -489,7 +491,7 @@ fn lower_product(z: &Part, lambda: f64) -> (i64, Vec<f64>, f64) {
             // ρ − mD = ln(P/(Q·e^{mD})) ∈ [0, D] exactly; rounded outside, clamped (the
             // true atom lies in the bin, so either end is at or below it where it is low).
             let r = (ln_p - ln_b).clamp(0.0, d);
-            (ln_p, ln_p - m - r)
+            (ln_p - m - r, m + r)
         })
         .collect();
     // Swept upwards and downwards (a falling tail's atoms, each lighter than the last, never

@@ -227,6 +227,7 @@ fn lower_step(atoms: &[(f64, f64)], d: f64) -> StepPld {
         let i = (((p - q) / d).floor() as i64 - k_lo).clamp(0, len as i64 - 2) as usize;
         bins[i] = (ln_add(bins[i].0, p), ln_add(bins[i].1, q));
     }
+    let bins: Vec<(f64, f64)> = bins.iter().map(|&(p, q)| (q, p - q)).collect();
     let ln_lo = merge_atoms(&bins, k_lo, d);
     StepPld {
         k_lo,
