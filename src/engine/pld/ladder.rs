@@ -220,7 +220,10 @@ impl Part {
         self.up[i].ln() + self.ln_s_up - lambda * (self.k0 + i as i64) as f64 * self.d
     }
 
-    /// Keep the numbers near 1 and drop zeros at both ends.
+    /// Keep the numbers near 1 (scaled by powers of two: exact) and drop zeros at both ends.
+    /// A part whose two measures share one scale (`ln_s_up == ln_s_lo`: a lower measure held as
+    /// contracted atoms, [`contracted`], whose position in its bin is the ratio lo/up) keeps
+    /// sharing it, so that ratio is never rounded.
     fn tidy(&mut self) {
         let first = self.up.iter().position(|&x| x > 0.0);
         let Some(first) = first else {
@@ -233,15 +236,23 @@ impl Part {
         self.up.drain(..first);
         self.lo.drain(..first);
         self.k0 += first as i64;
+        let top = |v: &[f64]| v.iter().cloned().fold(0.0f64, f64::max);
+        if self.ln_s_up == self.ln_s_lo {
+            let e = pow2_above(top(&self.up).max(top(&self.lo)));
+            for (v, s) in [
+                (&mut self.up, &mut self.ln_s_up),
+                (&mut self.lo, &mut self.ln_s_lo),
+            ] {
+                rescale(v, s, e);
+            }
+            return;
+        }
         for (v, s) in [
             (&mut self.up, &mut self.ln_s_up),
             (&mut self.lo, &mut self.ln_s_lo),
         ] {
-            let mx = v.iter().cloned().fold(0.0f64, f64::max);
-            if mx > 0.0 {
-                v.iter_mut().for_each(|x| *x /= mx);
-                *s += mx.ln();
-            }
+            let e = pow2_above(top(v));
+            rescale(v, s, e);
         }
     }
 
@@ -280,6 +291,21 @@ impl Part {
             ln_s_up: self.ln_s_up,
             ln_s_lo: self.ln_s_lo,
         }
+    }
+}
+
+/// The exponent of the least power of two at or above `mx` (> 0; within ±1000, where 2^e is
+/// exact), None for 0.
+fn pow2_above(mx: f64) -> Option<i32> {
+    (mx > 0.0).then(|| (mx.log2().ceil() as i32).clamp(-1000, 1000))
+}
+
+/// Divide `v` by 2^e (exact) and add e·ln 2 to its ln scale `s`.
+fn rescale(v: &mut [f64], s: &mut f64, e: Option<i32>) {
+    if let Some(e) = e {
+        let f = 2f64.powi(-e);
+        v.iter_mut().for_each(|x| *x *= f);
+        *s += e as f64 * std::f64::consts::LN_2;
     }
 }
 
@@ -393,8 +419,11 @@ fn coarsen(x: &Part, factor: i64, lambda: f64) -> Part {
     let grow = 1.0 + (2.0 * factor as f64 + 16.0) * U;
     up.iter_mut().for_each(|v| *v *= grow);
     // Lower: each coarse bin's atoms contracted to one, then merged onto lattice points.
-    let atoms: Vec<(f64, f64)> = (contract(x, factor, lambda).iter())
-        .map(|&(p, q)| (q, p - q))
+    let atoms: Vec<(f64, f64)> = (contract(x, factor, lambda).iter().enumerate())
+        .map(|(c, &(p, off))| {
+            let rho = (c0 + c as i64) as f64 * big + off;
+            (p - rho, rho)
+        })
         .collect();
     let ln_lo = merge_atoms(&atoms, c0, big);
     let (lo, ln_s_lo) = from_logs(&ln_lo, c0, lambda, big, 1.0 - 64.0 * U);
@@ -410,31 +439,60 @@ fn coarsen(x: &Part, factor: i64, lambda: f64) -> Part {
     p
 }
 
-/// Per coarse bin (spacing factor·Δ, from ⌊k0/factor⌋ on: one more than the bins), ln P and
-/// ln Q of `lo`'s atoms in it: one atom at ρ = ln(P/Q) inside the bin (a contraction, a
-/// post-processing of the pair).
+/// Per coarse bin c (spacing D = factor·Δ, from ⌊k0/factor⌋ on: one more than the bins), the
+/// P-mass of `lo`'s atoms in it and where their contraction sits in it: (ln P, ρ − cD), one
+/// atom at ρ = ln(P/Q) (a post-processing of the pair). The offset is taken from the bin's own
+/// sums, ln(1 + Σ p·(1 − e^{−rΔ})/Σ p·e^{−rΔ}) (r an atom's place in the bin), to the relative
+/// precision of its terms, and rounded down (the atom moved down: still a lower measure); as
+/// ln P − ln Q of ln-masses ~|λ·kΔ| and more it had an absolute error ~u·|ln P|, which the
+/// composition's T/2^j uses of a level add up.
 fn contract(x: &Part, factor: i64, lambda: f64) -> Vec<(f64, f64)> {
     let c0 = x.k0.div_euclid(factor);
     let len = ((x.end() - 1).div_euclid(factor) + 1 - c0) as usize;
-    let mut atoms = vec![(f64::NEG_INFINITY, f64::NEG_INFINITY); len];
-    for (i, &w) in x.lo.iter().enumerate() {
-        if w <= 0.0 {
-            continue;
+    let big = x.d * factor as f64;
+    let mut atoms = vec![(f64::NEG_INFINITY, 0.0); len];
+    // (ln w − λrΔ per atom of a bin, and its r.)
+    let mut bin: Vec<(f64, f64)> = Vec::with_capacity(factor as usize);
+    let mut flush = |c: usize, bin: &mut Vec<(f64, f64)>| {
+        let m = bin.iter().map(|b| b.0).fold(f64::NEG_INFINITY, f64::max);
+        if m > f64::NEG_INFINITY {
+            let (mut a, mut above, mut q) = (0.0, 0.0, 0.0);
+            for &(lw, r) in bin.iter() {
+                let w = (lw - m).exp();
+                a += w;
+                above -= w * (-r * x.d).exp_m1();
+                q += w * (-r * x.d).exp();
+            }
+            // Sums of n positive terms (relative error ≤ (n + 2)u each) and one ratio.
+            let n = bin.len() as f64;
+            let off = (above / q).ln_1p() * (1.0 - (2.0 * n + 10.0) * U);
+            let cd = (c0 + c as i64) as f64 * big;
+            atoms[c] = (x.ln_s_lo - lambda * cd + m + a.ln(), off.clamp(0.0, big));
         }
+        bin.clear();
+    };
+    let mut cur = 0usize;
+    for (i, &w) in x.lo.iter().enumerate() {
         let k = x.k0 + i as i64;
-        let l = k as f64 * x.d;
-        let ln_p = w.ln() + x.ln_s_lo - lambda * l;
         let c = (k.div_euclid(factor) - c0) as usize;
-        let (p, q) = atoms[c];
-        atoms[c] = (ln_add(p, ln_p), ln_add(q, ln_p - l));
+        if c != cur {
+            flush(cur, &mut bin);
+            cur = c;
+        }
+        if w > 0.0 {
+            let r = k.rem_euclid(factor) as f64;
+            bin.push((w.ln() - lambda * r * x.d, r));
+        }
     }
+    flush(cur, &mut bin);
     atoms
 }
 
 /// `x`'s lower measure on the lattice of spacing factor·Δ as contracted atoms, for a
 /// product contracted after it is formed ([`lower_product`]): per coarse bin c, `lo` holds
 /// its P-mass a(c) and `up` its Q-mass times e^{cD}, b(c) = a(c)·e^{−(ρ − cD)} (tilted as
-/// masses at cD; b ≤ a).
+/// masses at cD; b ≤ a), both on one scale, b computed from a (rounded up: the atom only moves
+/// down), so that the ratio a/b is ρ − cD to the last few ulps.
 fn contracted(x: &Part, factor: i64, lambda: f64) -> Part {
     if x.is_empty() {
         return Part::empty(x.d * factor as f64);
@@ -443,10 +501,18 @@ fn contracted(x: &Part, factor: i64, lambda: f64) -> Part {
     let c0 = x.k0.div_euclid(factor);
     let atoms = contract(x, factor, lambda);
     let ln_a: Vec<f64> = atoms.iter().map(|&(p, _)| p).collect();
-    let ln_b: Vec<f64> = (atoms.iter().enumerate())
-        .map(|(c, &(_, q))| q + (c0 + c as i64) as f64 * big)
+    let (lo, ln_s) = from_logs(&ln_a, c0, lambda, big, 1.0 - 64.0 * U);
+    let up = (lo.iter().zip(&atoms))
+        .map(|(&a, &(_, off))| a * (-off).exp() * (1.0 + 4.0 * U))
         .collect();
-    let mut p = Part::tilted((&ln_b, &ln_a), c0, lambda, big);
+    let mut p = Part {
+        d: big,
+        k0: c0,
+        up,
+        lo,
+        ln_s_up: ln_s,
+        ln_s_lo: ln_s,
+    };
     p.tidy();
     p
 }
@@ -487,10 +553,18 @@ fn lower_product(z: &Part, lambda: f64) -> (i64, Vec<f64>, f64) {
                 return (f64::NEG_INFINITY, f64::NEG_INFINITY);
             }
             let ln_p = z.lo[i].ln() + z.ln_s_lo - lambda * m;
-            let ln_b = z.up[i].ln() + z.ln_s_up - lambda * m;
-            // ρ − mD = ln(P/(Q·e^{mD})) ∈ [0, D] exactly; rounded outside, clamped (the
-            // true atom lies in the bin, so either end is at or below it where it is low).
-            let r = (ln_p - ln_b).clamp(0.0, d);
+            // ρ − mD = ln(P/(Q·e^{mD})) ∈ [0, D] exactly: from the ratio lo/up on their one
+            // scale ([`contracted`]), ln(1 + (lo − up)/up) to a few ulps of itself, rounded down;
+            // below 0 (the FFT's floors, directed, make lo low and up high) the atom is put at
+            // mD, at or below it (the true atom lies in the bin).
+            let r = if z.ln_s_lo == z.ln_s_up {
+                ((z.lo[i] - z.up[i]) / z.up[i]).ln_1p() * (1.0 - 8.0 * U)
+            } else {
+                // (Not formed so: a margin for the scales' rounding.)
+                let ln_b = z.up[i].ln() + z.ln_s_up - lambda * m;
+                ln_p - ln_b - 4.0 * U * (z.ln_s_lo.abs() + z.ln_s_up.abs() + 2.0)
+            };
+            let r = r.clamp(0.0, d);
             (ln_p - m - r, m + r)
         })
         .collect();
@@ -1547,6 +1621,61 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A coarse bin's contracted atom sits at or below the true E_Q[e^L]-mean of its atoms, to
+    /// a few ulps of its offset, however large the measure's ln scale and tilt: one atom per
+    /// bin (its mean is its own point) at losses ~1e-9, ln scale −700, λ = 50. Taken as
+    /// ln P − ln Q of those ln-masses the offsets were off by ~1e-13 — a hundred times the
+    /// spacing, some of them upwards.
+    #[test]
+    fn contracted_atoms_sit_at_or_below_their_mean() {
+        let (d, f, lambda) = (1e-12, 8i64, 50.0);
+        let n = 4000usize;
+        // Atom i at point k0 + i, kept only where i % 8 == i / 8 % 8 (one per coarse bin).
+        let k0 = 1000i64;
+        let lo: Vec<f64> = (0..n)
+            .map(|i| {
+                let keep = (i % 8) == (i / 8) % 8;
+                if keep {
+                    0.5 + 0.5 * ((i as f64) * 0.37).sin().abs()
+                } else {
+                    0.0
+                }
+            })
+            .collect();
+        let x = Part {
+            d,
+            k0,
+            up: lo.clone(),
+            lo,
+            ln_s_up: -700.0,
+            ln_s_lo: -700.0,
+        };
+        let c0 = k0.div_euclid(f);
+        let mut seen = 0;
+        for (c, &(lp, off)) in contract(&x, f, lambda).iter().enumerate() {
+            if lp == f64::NEG_INFINITY {
+                continue;
+            }
+            let k = (k0..k0 + n as i64)
+                .find(|&k| k.div_euclid(f) == c0 + c as i64 && x.lo[(k - k0) as usize] > 0.0)
+                .unwrap();
+            let exact = k.rem_euclid(f) as f64 * d;
+            assert!(off <= exact, "bin {c}: offset {off:e} above {exact:e}");
+            assert!(
+                off >= exact * (1.0 - 1e-12) - 1e-30,
+                "bin {c}: offset {off:e}, exact {exact:e}"
+            );
+            // Its P-mass: the atom's own.
+            let want = x.lo[(k - k0) as usize].ln() - 700.0 - lambda * k as f64 * d;
+            assert!(
+                (lp - want).abs() <= 1e-12 * want.abs(),
+                "bin {c}: {lp} vs {want}"
+            );
+            seen += 1;
+        }
+        assert!(seen > 400);
     }
 
     /// δ(ε) bracket of a two-resolution measure, with its +∞ mass and ledger.
