@@ -220,10 +220,10 @@ impl Part {
         self.up[i].ln() + self.ln_s_up - lambda * (self.k0 + i as i64) as f64 * self.d
     }
 
-    /// Keep the numbers near 1 (scaled by powers of two: exact) and drop zeros at both ends.
-    /// A part whose two measures share one scale (`ln_s_up == ln_s_lo`: a lower measure held as
-    /// contracted atoms, [`contracted`], whose position in its bin is the ratio lo/up) keeps
-    /// sharing it, so that ratio is never rounded.
+    /// Keep the numbers near 1 and drop zeros at both ends. A part whose two measures share
+    /// one scale (`ln_s_up == ln_s_lo`: a lower measure held as contracted atoms,
+    /// [`contracted`], whose position in its bin is the ratio lo/up) keeps sharing it, scaled
+    /// by a power of two (exact), so that ratio is never rounded.
     fn tidy(&mut self) {
         let first = self.up.iter().position(|&x| x > 0.0);
         let Some(first) = first else {
@@ -251,8 +251,11 @@ impl Part {
             (&mut self.up, &mut self.ln_s_up),
             (&mut self.lo, &mut self.ln_s_lo),
         ] {
-            let e = pow2_above(top(v));
-            rescale(v, s, e);
+            let mx = top(v);
+            if mx > 0.0 {
+                v.iter_mut().for_each(|x| *x /= mx);
+                *s += mx.ln();
+            }
         }
     }
 
