@@ -679,13 +679,17 @@ fn from_bins_split(
         if lq == f64::NEG_INFINITY || lp == f64::NEG_INFINITY {
             continue;
         }
-        *atom = (lq, lp - lq);
         if let Some(e) = split {
             up[i] += e.eb / e_d_m1;
             up[i + 1] += e.ea * (1.0 + e_d_m1) / e_d_m1;
-            atom.1 = e.rho;
+            *atom = (lq, e.rho);
             continue;
         }
+        // Else ρ = ln ΔP − ln ΔQ, within `err` of the masses' own ratio (the logs' rounding,
+        // and the mixture's and its weights' before them): the pessimistic split takes the atom
+        // that much higher, the optimistic one that much lower.
+        let err = 4.0 * U * (lp.abs() + lq.abs() + 8.0);
+        *atom = (lq, lp - lq - err);
         // Pessimistic (connect the dots): Q-mass λ·ΔQ to ℓ_i, (1−λ)·ΔQ to ℓ_{i+1}
         // with λ = (e^{ℓ_{i+1}} − e^ρ)/(e^{ℓ_{i+1}} − e^{ℓ_i}); P-mass = Q-mass·e^ℓ.
         // e^ρ: the bin's Q-weighted mean of e^L = ΔP/ΔQ, inside [e^{ℓ_i}, e^{ℓ_{i+1}}].
@@ -695,12 +699,12 @@ fn from_bins_split(
             // they add up to P'.
             let q = lq.exp();
             let (ei, ej) = (li.exp(), lj.exp());
-            let p = lp.exp().clamp(q * ei, q * ej);
+            let p = (lp.exp() * (1.0 + 2.0 * err)).clamp(q * ei, q * ej);
             up[i] += (q * ej - p).max(0.0) / e_d_m1;
             up[i + 1] += (p - q * ei).max(0.0) * (1.0 + e_d_m1) / e_d_m1;
             continue;
         }
-        let rho = (lp - lq).clamp(li, lj);
+        let rho = (lp - lq + err).clamp(li, lj);
         let ln_a = lq + (-(rho - lj).exp_m1()).ln() - ln_1m_e_md;
         let ln_b = lq + rho + (-(li - rho).exp_m1()).ln() - lj - ln_1m_e_md;
         ln_up[i] = ln_add(ln_up[i], ln_a + li);
