@@ -86,6 +86,18 @@
 //!   the share. Without them q = 1e-4, σ = 0.6, T = 10⁸ read [23.356, 23.474] (0.5 %); with
 //!   them [23.434, 23.441].
 //!
+//! **Positions.** A rounding that scales an atom's P- and Q-mass alike is a mass error, which
+//! the measures' relative biases cover; one that moves P against Q moves the atom, and a
+//! level used T/2^j times moves the composed loss by T/2^j times it — at q ≈ 1e-9 the losses
+//! are ~1e-9 and a step's atoms ~1e-16 too high (ln ΔP − ln ΔQ, with 1 − q rounded in ΔP)
+//! lifted the lower measure's δ 1.5e-5 of itself above what the exact masses allow, at
+//! T = 3·10⁸. So wherever an atom sits off the lattice (the optimistic step's bins, a coarse
+//! bin's contraction, [`lower_product`]'s bins) its position is carried as a number taken to
+//! the relative precision of its offset in the bin, never as a difference of ln-masses, and
+//! every rounding that moves it is directed (down for `lo`, up for `up`); merging onto
+//! lattice points rounds the Q-mass it moves so that the merged atom only moves down
+//! ([`super::discretize::merge_atoms`]).
+//!
 //! # When δ is a tiny share of the tilted moment
 //! Both the floor and the moment removed below a window ([`LOST_REL`]) are shares of the
 //! *tilted* moment M_T, while δ at ε is a share δ·e^{λε}/M_T of it. A centered tilt makes that
