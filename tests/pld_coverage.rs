@@ -780,6 +780,17 @@ fn a_bracket_set_by_the_bins_is_read_on_finer_bins() {
     answer_within_the_rule(&[(4.692e-8, 0.405, 562_805_544, 1.36e-5)]);
 }
 
+/// The `--near` sweep's last bracket wider than the rule: q = 3.376e-7, σ = 0.4149,
+/// T = 458,701,336, δ = 2.33e-13 read [6.609824, 6.618049] (0.12 %) in 2.4 s — the closed form's
+/// square-root rule, then the lattices. Its width was that rule's small pair (the lower end);
+/// the cube-root rule's, now tried on a fresh budget after a bracket wider than the rule
+/// (`engine::pld::jumps`, `bracket`), reads [6.617404, 6.618288] and the two intersect.
+/// Within the rule, below exact RDP.
+#[test]
+fn a_wide_square_root_bracket_tries_the_cube_root_rule() {
+    answer_within_the_rule(&[(3.376e-7, 0.4149, 458_701_336, 2.33e-13)]);
+}
+
 /// Where exact RDP's certified ε is 0 (δ = 0.079 above δ(0) ≈ 1e-3: q = 6.2e-9, σ = 0.38,
 /// T = 2.1·10⁸, and q = 1.6e-9, σ = 0.65, T = 2.5·10⁸, δ = 0.063) the tight answer is [0, 0];
 /// both were refused. The δ side, computed independently of the RDP curve, agrees: δ(0) is at

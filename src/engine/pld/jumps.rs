@@ -722,7 +722,10 @@ struct Bins {
 /// intersect.
 ///
 /// Where the square-root rule ([`x_top_for`]) was chosen and its small pair spends the call's
-/// work before any bracket, the cube-root rule is tried on a fresh budget. The choice reads
+/// work before any bracket, or reads one wider than the rule, the cube-root rule is tried on a
+/// fresh budget (and two brackets intersect: q = 3.376e-7, σ = 0.4149, T = 4.6·10⁸,
+/// δ = 2.3e-13 read [6.609824, 6.618287] under the square-root rule, its lower end set by that
+/// small pair, and [6.617404, 6.618349] under the cube-root rule). The choice reads
 /// ε's known upper end, exact RDP's, which is 5× the answer where one big step decides it:
 /// q = 1.398e-9, σ = 0.3543, T = 3,577,834, δ = 1.1e-12 (0.005 sampled steps; ε ≈ 1.0889,
 /// exact RDP 5.80) kept the square-root rule's small pair, losses to 0.073, whose composition
@@ -732,13 +735,21 @@ struct Bins {
 pub(super) fn bracket(p: &Phase, delta: f64, cap: f64) -> Result<(Bracket, f64), Error> {
     let (run, d0, finest) = start(p, cap)?;
     let (q, sigma, t, _) = run;
+    let other =
+        x_top_for((q, sigma, t), delta, cap, false) != x_top_for((q, sigma, t), delta, cap, true);
     match bracket_by_rule(run, (d0, finest), delta, cap, false) {
-        Err(e)
-            if x_top_for((q, sigma, t), delta, cap, false)
-                != x_top_for((q, sigma, t), delta, cap, true) =>
-        {
+        Err(e) if other => {
             budget(WORK);
             bracket_by_rule(run, (d0, finest), delta, cap, true).map_err(|_| e)
+        }
+        Ok((b, add)) if other && !meets_rule(b.lower, b.upper) => {
+            budget(WORK);
+            let Ok((c, c_add)) = bracket_by_rule(run, (d0, finest), delta, cap, true) else {
+                return Ok((b, add));
+            };
+            let (lower, upper) = (b.lower.max(c.lower), b.upper.min(c.upper));
+            super::overlap(upper, lower)?;
+            Ok((Bracket { upper, lower }, add.min(c_add)))
         }
         r => r,
     }
