@@ -1076,6 +1076,15 @@ fn on_lattice(
     small
         .revs
         .extend(lat.ladder_reversed(lat.tilt_reversed(-flat, 1.0)).ok());
+    // The square-root rule's small pair, whose reversed composition already spent the call,
+    // where the cube-root rule's is there to try: that one, at once.
+    if small.revs.is_empty() && !cube {
+        let (q, sigma, t, _) = run;
+        if x_top_for((q, sigma, t), delta, cap, false) != x_top_for((q, sigma, t), delta, cap, true)
+        {
+            return Err(spent);
+        }
+    }
     let mut best: Option<(f64, f64)> = None;
     let (mut cost, mut forward) = (0.0, 0.0);
     for _ in 0..MAX_TILTS {
