@@ -1172,6 +1172,24 @@ mod tests {
     use super::*;
     use crate::engine::Sgm;
 
+    /// A run's small pair at its first spacing, with its forward composition tilted a spread
+    /// above its mean (as [`on_lattice`] composes it first).
+    fn composed_small_pair(q: f64, sigma: f64, t: u64, delta: f64) -> (Small, Lattices) {
+        let p = Phase::new(Sgm::new(q, sigma).unwrap(), t).unwrap();
+        let cap = super::super::rdp_epsilon(std::slice::from_ref(&p), delta).0;
+        let (run, d0, _) = start(&p, cap).unwrap();
+        let Setup {
+            mut small,
+            lat,
+            m0,
+            s0,
+            ..
+        } = setup(run, delta, (cap, false), d0).unwrap();
+        let forward = lat.compose_lowering_after(lat.tilt_for(m0 + s0, 1.0));
+        small.comps.push(forward.unwrap());
+        (small, lat)
+    }
+
     /// The small pair's reversed composition bounds δ_rev from above, and its forward one, read
     /// from below, bounds it from below (H(y) = M_P − e^y·M_Q + e^y·δ_rev(−y), M_P ≤ `mp_hi`,
     /// M_Q ≥ `mq`): the two must agree. At q = 4.692e-8, σ = 0.405, T = 562,805,544 the first
@@ -1181,26 +1199,11 @@ mod tests {
     /// least 2.4e-3 (the remove pair's upper end read after it fell below its lower end).
     #[test]
     fn the_reversed_small_pair_bounds_what_the_forward_one_proves() {
-        let p = Phase::new(Sgm::new(4.692e-8, 0.405).unwrap(), 562_805_544).unwrap();
-        let delta = 1.36e-5;
-        let phases = std::slice::from_ref(&p);
-        let cap = super::super::rdp_epsilon(phases, delta).0;
-        let (run, d0, _) = start(&p, cap).unwrap();
-        let Setup {
-            mut small,
-            lat,
-            m0,
-            s0,
-            ..
-        } = setup(run, delta, (cap, false), d0).unwrap();
+        let (mut small, lat) = composed_small_pair(4.692e-8, 0.405, 562_805_544, 1.36e-5);
         assert!(
             lat.shift() < -1.0,
             "the lattice has offsets: {}",
             lat.shift()
-        );
-        small.comps.push(
-            lat.compose_lowering_after(lat.tilt_for(m0 + s0, 1.0))
-                .unwrap(),
         );
         small
             .revs
@@ -1225,22 +1228,7 @@ mod tests {
     /// bound (H(−0.0002) 3.0e-8 above).
     #[test]
     fn the_small_pair_lower_composition_stays_below_the_exact_masses() {
-        let p = Phase::new(Sgm::new(1.537e-9, 0.7839).unwrap(), 324_535_627).unwrap();
-        let delta = 1.02e-3;
-        let phases = std::slice::from_ref(&p);
-        let cap = super::super::rdp_epsilon(phases, delta).0;
-        let (run, d0, _) = start(&p, cap).unwrap();
-        let Setup {
-            mut small,
-            lat,
-            m0,
-            s0,
-            ..
-        } = setup(run, delta, (cap, false), d0).unwrap();
-        small.comps.push(
-            lat.compose_lowering_after(lat.tilt_for(m0 + s0, 1.0))
-                .unwrap(),
-        );
+        let (mut small, lat) = composed_small_pair(1.537e-9, 0.7839, 324_535_627, 1.02e-3);
         for y in [-0.001f64, -0.0002, -0.00005] {
             small
                 .revs
