@@ -525,7 +525,7 @@ impl Law {
             }
             // Each sum has at most n nonnegative rounded products: relative error ≤ (n + 2)u.
             let slack =
-                |a: &[f64], b: &[f64]| 2.0 * (a.len().min(b.len()) + 2) as f64 * super::compose::U;
+                |a: &[f64], b: &[f64]| 2.0 * (a.len().min(b.len()) + 2) as f64 * super::gauss::U;
             let (cu, su) = (convolve(&bu, &tu), slack(&bu.1, &tu.1));
             let (cl, sl) = (convolve(&bl, &tl), slack(&bl.1, &tl.1));
             let first = cu.0.min(cl.0);

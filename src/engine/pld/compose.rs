@@ -25,6 +25,7 @@
 //! and hands back the same [`Composed`] to read.
 
 use super::discretize::StepPld;
+use super::gauss::U;
 #[cfg(target_arch = "wasm32")]
 use rustfft::algorithm::Radix4;
 use rustfft::{num_complex::Complex, Fft, FftDirection};
@@ -43,7 +44,6 @@ pub(crate) const ALIAS: f64 = 1e-10;
 pub(crate) const MAX_FFT: usize = 1 << 17;
 #[cfg(not(full_engine))]
 pub(crate) const MAX_FFT: usize = 1 << 20;
-pub(crate) const U: f64 = f64::EPSILON / 2.0;
 
 thread_local! {
     /// FFT work (Σ N·log₂N over transforms) left for the current call; every public

@@ -2,8 +2,7 @@
 //! version (its hockey-stick curve lies above the true one for every ε) and an
 //! optimistic one (below it). See the module docs of [`super`] for the argument.
 
-use super::compose::U;
-use super::gauss::{ln_add, ln_mass, ln_sub, mass, mass_err, Tails};
+use super::gauss::{ln_add, ln_mass, ln_sub, mass, mass_err, Tails, U};
 
 /// Which neighbouring pair: `Remove` is P = (1−q)N(0,σ²) + qN(1,σ²) against Q = N(0,σ²)
 /// (the example is in the batch of the first dataset only), `Add` the reverse.

@@ -2,6 +2,9 @@
 
 use crate::engine::search;
 
+/// The unit roundoff of f64, u = 2⁻⁵³ (every rounding bound of the PLD modules is in it).
+pub(crate) const U: f64 = f64::EPSILON / 2.0;
+
 /// ln Φ̄(z) = ln P(N(0,1) > z) for every z (−∞ at z = +∞, 0 at z = −∞).
 ///
 /// * z < 0: ln1p(−Φ̄(−z)), Φ̄ from `libm::erfc` (relative error ≲ 1e-15).
@@ -113,7 +116,7 @@ pub(crate) fn mass(a: Tails, b: Tails) -> Option<f64> {
 /// of Φ̄, and the difference (or 1 minus the sum) rounded once; taken as 16u of their sum.
 pub(crate) fn mass_err(a: Tails, b: Tails) -> f64 {
     let straddle = if a.z < 0.0 && b.z > 0.0 { 1.0 } else { 0.0 };
-    8.0 * f64::EPSILON * (a.small + b.small + straddle)
+    16.0 * U * (a.small + b.small + straddle)
 }
 
 /// ln(a·b) where one side may be ln 0 = −∞ (avoids −∞ + ∞).

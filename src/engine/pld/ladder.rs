@@ -109,9 +109,9 @@
 //! thousandth of it and the lower cuts a hundredth of the floor (each per use); the direct
 //! points that asks cost at most a few FFTs per product.
 
-use super::compose::{plans, spend, Composed, TooWide, U};
+use super::compose::{plans, spend, Composed, TooWide};
 use super::discretize::{merge_atoms, merge_atoms_falling, StepPld};
-use super::gauss::ln_add;
+use super::gauss::{ln_add, U};
 use rustfft::num_complex::Complex;
 
 /// Cores longer than this are re-discretized to a coarser lattice when the bias budget
