@@ -107,13 +107,13 @@
 //! (both draws: 0.71 s and 0.64 s natively). `jumps_near` adds σ < 0.6 with the bulk spacing
 //! below 1e-6 over 10⁶ steps and more, where the lattices answered but slowly; there a bracket
 //! wider than the rule leaves the lattices the whole budget. Everywhere else (plain SGM,
-//! add/remove) it is the fallback where the lattices refuse or read wider than the rule. The add pair is ruled out by
-//! a certified upper end of its ε from the same small pair, reversed ([`Small::add_delta`]), or
-//! Bernstein's bound. (That reading was 3–15 % loose at tiny q, σ ≈ 0.5–0.8 over 10⁸ steps, and
-//! those runs refused, until the reversed composition's top cuts were held below δ's share of
-//! its tilted moment: `super::Lattices::ladder_reversed`; now within 0.04 % of a Laplace
-//! inversion of the add pair's exact moment generating function,
-//! `tests/reference/add_inversion.py`.)
+//! add/remove) it is the fallback where the lattices refuse or read wider than the rule. The
+//! add pair is ruled out by a certified upper end of its ε from the same small pair, reversed
+//! ([`Small::add_delta`]), or Bernstein's bound. (That reading was 3–15 % loose at tiny q,
+//! σ ≈ 0.5–0.8 over 10⁸ steps, and those runs refused, until the reversed composition's top
+//! cuts were held below δ's share of its tilted moment: `super::Lattices::ladder_reversed`;
+//! now within 0.04 % of a Laplace inversion of the add pair's exact moment generating
+//! function, `tests/reference/add_inversion.py`.)
 //!
 //! Checked against the one-jump reference (`tests/reference/one_jump.py`, mpmath, no lattice)
 //! and the binomial count statistic (a certified lower end in closed form) in
@@ -735,8 +735,7 @@ struct Bins {
 pub(super) fn bracket(p: &Phase, delta: f64, cap: f64) -> Result<(Bracket, f64), Error> {
     let (run, d0, finest) = start(p, cap)?;
     let (q, sigma, t, _) = run;
-    let other =
-        x_top_for((q, sigma, t), delta, cap, false) != x_top_for((q, sigma, t), delta, cap, true);
+    let other = two_rules((q, sigma, t), delta, cap);
     match bracket_by_rule(run, (d0, finest), delta, cap, false) {
         Err(e) if other => {
             budget(WORK);
@@ -965,6 +964,12 @@ fn x_top_for((q, sigma, t): (f64, f64, f64), delta: f64, cap: f64, cube: bool) -
     }
 }
 
+/// Whether the square-root rule chose its own x_top, the cube-root rule's being another to try
+/// after it ([`x_top_for`]).
+fn two_rules(run: (f64, f64, f64), delta: f64, cap: f64) -> bool {
+    x_top_for(run, delta, cap, false) != x_top_for(run, delta, cap, true)
+}
+
 /// The small pair of one plain SGM phase on a lattice of spacing `d`, for reads at δ down to
 /// `delta` (x_top puts R₃ at a thousandth of it, the far mass at a millionth) and ε up to `cap`
 /// (`cube`: x_top by the cube-root rule, [`x_top_for`]).
@@ -1078,12 +1083,9 @@ fn on_lattice(
         .extend(lat.ladder_reversed(lat.tilt_reversed(-flat, 1.0)).ok());
     // The square-root rule's small pair, whose reversed composition already spent the call,
     // where the cube-root rule's is there to try: that one, at once.
-    if small.revs.is_empty() && !cube {
-        let (q, sigma, t, _) = run;
-        if x_top_for((q, sigma, t), delta, cap, false) != x_top_for((q, sigma, t), delta, cap, true)
-        {
-            return Err(spent);
-        }
+    let (q, sigma, t, _) = run;
+    if small.revs.is_empty() && !cube && two_rules((q, sigma, t), delta, cap) {
+        return Err(spent);
     }
     let mut best: Option<(f64, f64)> = None;
     let (mut cost, mut forward) = (0.0, 0.0);
