@@ -5,6 +5,7 @@
     python3 benches/epsilon_sweep.py BIN --corner   # 40 draws of tiny q at small sigma, long runs
     python3 benches/epsilon_sweep.py BIN --corner-large-delta   # the same corner, delta 1e-5..0.1
     python3 benches/epsilon_sweep.py BIN --near     # 40 draws beside the corner: q 1e-8..1e-6
+    python3 benches/epsilon_sweep.py BIN --mid      # 40 draws of q 2e-6..2e-5 at sigma 0.35..0.5, long runs
     python3 benches/epsilon_sweep.py BIN [...] --dump FILE      # also every draw's time and bracket
 
 The whole domain: q in [1e-9, 1], sigma in [0.3, 1e3], T in [1, 1e9], delta in [1e-15, 0.1],
@@ -12,7 +13,9 @@ log-uniform (seed 20261126), keeping the draws whose exact-RDP epsilon is at mos
 domain the tight accountant is built to answer). The corner: q in [1e-9, 1e-7], sigma in
 [0.3, 0.8], T in [1e7, 1e9], delta in [1e-15, 1e-5] (seed 7); with --corner-large-delta,
 delta in [1e-5, 0.1] (seed 8). Beside it (--near): q in [1e-8, 1e-6], sigma in [0.3, 0.6],
-T in [1e6, 1e9], delta in [1e-15, 0.1] (seed 9), where the whole-domain draws are few. Prints how many answered, how many
+T in [1e6, 1e9], delta in [1e-15, 0.1] (seed 9), where the whole-domain draws are few. With --mid:
+q in [2e-6, 2e-5], sigma in [0.35, 0.5], T in [1e8, 1e9], delta in [1e-12, 1e-5] (seed 10), the
+neighbourhood of the whole-domain sweep's one bracket wider than the rule. Prints how many answered, how many
 within the width rule (0.1 % of epsilon, or 1e-4 where epsilon < 0.1), the slowest calls and
 the most memory (GNU time), and the refusals and wide brackets by name.
 """
@@ -22,10 +25,15 @@ import subprocess
 import sys
 
 
-def draws(corner, large_delta=False, near=False):
-    r = random.Random(9 if near else 8 if large_delta else 7 if corner else 20261126)
+def draws(corner, large_delta=False, near=False, mid=False):
+    r = random.Random(10 if mid else 9 if near else 8 if large_delta else 7 if corner else 20261126)
     for _ in range(40 if corner else 300):
-        if near:
+        if mid:
+            q = 10 ** (-5.7 + r.random())
+            s = 0.35 + 0.15 * r.random()
+            t = int(10 ** (8 + r.random()))
+            d = 10 ** (-12 + 7 * r.random())
+        elif near:
             q = 10 ** (-8 + 2 * r.random())
             s = 0.3 + 0.3 * r.random()
             t = int(10 ** (6 + 3 * r.random()))
@@ -45,9 +53,10 @@ def draws(corner, large_delta=False, near=False):
 
 def main():
     large, near = "--corner-large-delta" in sys.argv[2:], "--near" in sys.argv[2:]
-    bin_, corner = sys.argv[1], large or near or "--corner" in sys.argv[2:]
+    mid = "--mid" in sys.argv[2:]
+    bin_, corner = sys.argv[1], large or near or mid or "--corner" in sys.argv[2:]
     rows = []
-    for q, s, t, d in draws(corner, large, near):
+    for q, s, t, d in draws(corner, large, near, mid):
         args = ["--q", q, "--sigma", s, "--steps", t, "--delta", d]
         if not corner:
             rdp = subprocess.run([bin_, "epsilon", *args], capture_output=True, text=True).stdout
