@@ -29,58 +29,93 @@ pub(crate) fn bisect(
     (lo, hi)
 }
 
+/// A point read: (u, the bound there).
+pub(crate) type Reading = (f64, f64);
+
+/// A bracket of a monotone bound's crossing with a target — `miss` (bound > target) and
+/// `meet` (bound ≤ target) — with the Illinois weights on g(u) = ln(bound/target) at each end:
+/// an end kept by two reads in a row has its g halved, so that false position moves it too.
+struct Ends {
+    miss: Reading,
+    meet: Reading,
+    g_miss: f64,
+    g_meet: f64,
+    /// The side the last read fell on (1: meet, −1: miss, 0: none yet).
+    last: i8,
+    target: f64,
+}
+
+impl Ends {
+    fn new(miss: Reading, meet: Reading, target: f64) -> Ends {
+        let g = |b: f64| (b / target).ln();
+        Ends {
+            miss,
+            meet,
+            g_miss: g(miss.1),
+            g_meet: g(meet.1),
+            last: 0,
+            target,
+        }
+    }
+
+    /// The false-position point between the ends (None where g is not finite at an end — a
+    /// bound of 0 or ∞ — or does not fall).
+    fn secant(&self) -> Option<f64> {
+        let (m, n) = (self.miss, self.meet);
+        let u = n.0 - self.g_meet * (n.0 - m.0) / (self.g_meet - self.g_miss);
+        (self.g_miss.is_finite() && self.g_miss > self.g_meet && u.is_finite()).then_some(u)
+    }
+
+    /// A read at u, bound b: it replaces the end on its side.
+    fn take(&mut self, u: f64, b: f64) {
+        let g = (b / self.target).ln();
+        if b <= self.target {
+            (self.meet, self.g_meet) = ((u, b), g);
+            if self.last == 1 {
+                self.g_miss *= 0.5;
+            }
+            self.last = 1;
+        } else {
+            (self.miss, self.g_miss) = ((u, b), g);
+            if self.last == -1 {
+                self.g_meet *= 0.5;
+            }
+            self.last = -1;
+        }
+    }
+
+    fn width(&self) -> f64 {
+        (self.meet.0 - self.miss.0).abs()
+    }
+}
+
 /// Illinois false position on g(u) = ln(bound/target) between `miss` (g > 0) and `meet`
 /// (g ≤ 0), until `close(miss, meet)`; a step that does not halve the bracket is
 /// followed by a bisection, as is one where g is not finite at an end (a bound of 0 or ∞).
 /// Returns the final (meet, its bound).
 fn narrow(
-    mut miss: (f64, f64),
-    mut meet: (f64, f64),
+    miss: Reading,
+    meet: Reading,
     target: f64,
     mut at: impl FnMut(f64) -> Result<f64, Error>,
     close: impl Fn(f64, f64) -> bool,
-) -> Result<(f64, f64), Error> {
-    let g = |b: f64| (b / target).ln();
-    let (mut g_miss, mut g_meet) = (g(miss.1), g(meet.1));
-    let mut last = 0i8;
+) -> Result<Reading, Error> {
+    let mut e = Ends::new(miss, meet, target);
     let mut bisect_next = false;
-    while !close(miss.0, meet.0) {
-        let width = (meet.0 - miss.0).abs();
-        let u = if !bisect_next && g_miss.is_finite() && g_miss > g_meet {
-            let u = meet.0 - g_meet * (meet.0 - miss.0) / (g_meet - g_miss);
-            // Keep away from the ends (a point at an end does not shrink the bracket).
-            let (a, b) = (miss.0.min(meet.0), miss.0.max(meet.0));
-            if u.is_finite() {
-                u.clamp(a + 0.02 * width, b - 0.02 * width)
-            } else {
-                0.5 * (miss.0 + meet.0)
-            }
-        } else {
-            0.5 * (miss.0 + meet.0)
+    while !close(e.miss.0, e.meet.0) {
+        let width = e.width();
+        let mid = 0.5 * (e.miss.0 + e.meet.0);
+        // (Kept away from the ends: a point at an end does not shrink the bracket.)
+        let (a, b) = (e.miss.0.min(e.meet.0), e.miss.0.max(e.meet.0));
+        let u = match e.secant() {
+            Some(u) if !bisect_next => u.clamp(a + 0.02 * width, b - 0.02 * width),
+            _ => mid,
         };
-        let b = at(u)?;
-        if b <= target {
-            meet = (u, b);
-            g_meet = g(b);
-            if last == 1 {
-                g_miss *= 0.5;
-            }
-            last = 1;
-        } else {
-            miss = (u, b);
-            g_miss = g(b);
-            if last == -1 {
-                g_meet *= 0.5;
-            }
-            last = -1;
-        }
-        bisect_next = (meet.0 - miss.0).abs() > 0.5 * width;
+        e.take(u, at(u)?);
+        bisect_next = e.width() > 0.5 * width;
     }
-    Ok(meet)
+    Ok(e.meet)
 }
-
-/// A point read: (u, the bound there).
-pub(crate) type Reading = (f64, f64);
 
 /// The crossing of a bound that falls in u with `target`, between `miss` (u, bound > target)
 /// and `meet` (u, bound ≤ target) with miss.0 < meet.0, until the two are `rel` of the larger
@@ -91,59 +126,40 @@ pub(crate) type Reading = (f64, f64);
 /// end; at most `reads` reads (a crossing at u = 0 is never `rel` of itself). Returns the
 /// final (miss, meet), each with its bound.
 pub(crate) fn crossing<E>(
-    mut miss: (f64, f64),
-    mut meet: (f64, f64),
+    miss: Reading,
+    meet: Reading,
     target: f64,
     (rel, reads): (f64, usize),
     mut at: impl FnMut(f64) -> Result<f64, E>,
 ) -> Result<(Reading, Reading), E> {
-    let g = |b: f64| (b / target).ln();
-    let tol = |a: f64, b: f64| rel * a.abs().max(b.abs());
-    let (mut g_miss, mut g_meet) = (g(miss.1), g(meet.1));
-    // The side the last read fell on (1: meet), the point it read, and the bracket's width
-    // before each of the last two reads.
-    let (mut last, mut best) = (0i8, meet.0);
+    let tol = |e: &Ends| rel * e.miss.0.abs().max(e.meet.0.abs());
+    let mut e = Ends::new(miss, meet, target);
+    // The point last read, and the bracket's width before each of the last two reads.
+    let mut best = meet.0;
     let (mut before, mut before_last) = (f64::INFINITY, f64::INFINITY);
     for _ in 0..reads {
-        if meet.0 - miss.0 <= tol(miss.0, meet.0) {
+        let (w, t) = (e.width(), tol(&e));
+        if w <= t {
             break;
         }
-        let (w, t) = (meet.0 - miss.0, tol(miss.0, meet.0));
-        let secant =
-            g_miss.is_finite() && g_meet.is_finite() && g_miss > g_meet && w <= 0.5 * before;
-        let x = if secant {
-            let x = miss.0 + g_miss * w / (g_miss - g_meet);
-            if (x - best).abs() >= 0.9 * t {
-                x
-            } else if best == meet.0 {
-                best - 0.9 * t
-            } else {
-                best + 0.9 * t
+        let x = match e.secant() {
+            Some(x) if w <= 0.5 * before => {
+                if (x - best).abs() >= 0.9 * t {
+                    x
+                } else if best == e.meet.0 {
+                    best - 0.9 * t
+                } else {
+                    best + 0.9 * t
+                }
             }
-        } else {
-            miss.0 + 0.5 * w
+            _ => e.miss.0 + 0.5 * w,
         };
-        let x = x.clamp(miss.0 + 0.45 * t, meet.0 - 0.45 * t);
-        let b = at(x)?;
-        if b <= target {
-            meet = (x, b);
-            g_meet = g(b);
-            if last == 1 {
-                g_miss *= 0.5;
-            }
-            last = 1;
-        } else {
-            miss = (x, b);
-            g_miss = g(b);
-            if last == -1 {
-                g_meet *= 0.5;
-            }
-            last = -1;
-        }
+        let x = x.clamp(e.miss.0 + 0.45 * t, e.meet.0 - 0.45 * t);
+        e.take(x, at(x)?);
         best = x;
         (before, before_last) = (before_last, w);
     }
-    Ok((miss, meet))
+    Ok((e.miss, e.meet))
 }
 
 /// Where a gallop stopped: a (miss, meet) pair of (u, bound), or the limit of u with the
