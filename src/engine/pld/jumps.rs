@@ -707,23 +707,17 @@ impl Small {
         // to the least ε above it whose lower sum is at most δ (at `upper` it is: the lower
         // sum is at most the upper one).
         let start = from(upper);
-        let lows = |keep: &dyn Fn(f64, f64) -> bool| -> Vec<(f64, f64)> {
-            let seen = seen.borrow();
-            seen.iter()
-                .map(|&(e, (_, l))| (e, l))
-                .filter(|&(e, l)| keep(e, l))
-                .collect()
-        };
-        let known = lows(&|e, l| l > delta && e >= start && e < upper);
-        let miss = match known.into_iter().max_by(|x, y| x.0.total_cmp(&y.0)) {
-            Some(m) => m,
+        let lows: Vec<(f64, f64)> = (seen.borrow().iter()).map(|&(e, (_, l))| (e, l)).collect();
+        let known = (lows.iter()).filter(|&&(e, l)| l > delta && e >= start && e < upper);
+        let miss = match known.max_by(|x, y| x.0.total_cmp(&y.0)) {
+            Some(&m) => m,
             None => (start, at(start).ok()?.1),
         };
         if miss.1 <= delta {
             return Some((none, upper));
         }
-        let above = lows(&|e, l| l <= delta && e > miss.0 && e <= upper);
-        let meet = above.into_iter().min_by(|x, y| x.0.total_cmp(&y.0));
+        let above = (lows.iter()).filter(|&&(e, l)| l <= delta && e > miss.0 && e <= upper);
+        let meet = above.min_by(|x, y| x.0.total_cmp(&y.0)).copied();
         let meet = meet.unwrap_or((upper, 0.0));
         let ((lower, _), _) =
             crossing(miss, meet, delta, (1e-6, 60), |e| at(e).map(|r| r.1)).ok()?;
@@ -783,9 +777,7 @@ pub(super) fn bracket(p: &Phase, delta: f64, cap: f64) -> Result<(Bracket, f64),
             let Ok((c, c_add)) = bracket_by_rule(run, (d0, finest), delta, cap, true) else {
                 return Ok((b, add));
             };
-            let (lower, upper) = (b.lower.max(c.lower), b.upper.min(c.upper));
-            super::overlap(upper, lower)?;
-            Ok((Bracket { upper, lower }, add.min(c_add)))
+            Ok((super::intersect(b, c)?, add.min(c_add)))
         }
         r => r,
     }
@@ -814,17 +806,19 @@ fn bracket_by_rule(
             (Err(_), Some(_)) => break,
             (Err(e), None) => return Err(e),
         };
-        let (l, u, add) = match best {
-            Some((a, a_add)) => (b.lower.max(a.lower), b.upper.min(a.upper), add.min(a_add)),
-            None => (b.lower, b.upper, add),
+        let (b, add) = match best {
+            Some((a, a_add)) => (super::intersect(a, b)?, add.min(a_add)),
+            None => {
+                super::overlap(b.upper, b.lower)?;
+                (b, add)
+            }
         };
-        super::overlap(u, l)?;
-        best = Some((Bracket { upper: u, lower: l }, add));
+        best = Some((b, add));
         // The halved spacing doubles every window: its first compositions cost about twice
         // these (measured: 2.2×), and where that is beyond its budget it only spends the call
         // (q = 3.376e-7, σ = 0.4149, T = 4.6·10⁸, δ = 2.3e-13: 0.6 s, refused at its first
         // forward composition).
-        if meets_rule(l, u) || d <= finest || 2.0 * cost > WORK {
+        if meets_rule(b.lower, b.upper) || d <= finest || 2.0 * cost > WORK {
             break;
         }
     }

@@ -560,6 +560,13 @@ fn on_points(x: &Part) -> Part {
 /// composed with anything), and merging is a post-processing. Returns the first lattice
 /// index, the tilted masses and their ln scale.
 fn lower_product(z: &Part, lambda: f64) -> (i64, Vec<f64>, f64) {
+    // One scale for both ends, so that their ratio is the atom's place in its bin: [`on_points`]
+    // and [`contracted`] form their parts so, and [`add`], [`conv`] and [`Part::tidy`] keep
+    // equal scales equal.
+    debug_assert_eq!(
+        z.ln_s_lo, z.ln_s_up,
+        "a contracted product's two scales differ"
+    );
     let d = z.d;
     let atoms: Vec<(f64, f64)> = (0..z.len())
         .map(|i| {
@@ -572,13 +579,7 @@ fn lower_product(z: &Part, lambda: f64) -> (i64, Vec<f64>, f64) {
             // scale ([`contracted`]), ln(1 + (lo − up)/up) to a few ulps of itself, rounded down;
             // below 0 (the FFT's floors, directed, make lo low and up high) the atom is put at
             // mD, at or below it (the true atom lies in the bin).
-            let r = if z.ln_s_lo == z.ln_s_up {
-                ((z.lo[i] - z.up[i]) / z.up[i]).ln_1p() * (1.0 - 8.0 * U)
-            } else {
-                // (Not formed so: a margin for the scales' rounding.)
-                let ln_b = z.up[i].ln() + z.ln_s_up - lambda * m;
-                ln_p - ln_b - 4.0 * U * (z.ln_s_lo.abs() + z.ln_s_up.abs() + 2.0)
-            };
+            let r = ((z.lo[i] - z.up[i]) / z.up[i]).ln_1p() * (1.0 - 8.0 * U);
             let r = r.clamp(0.0, d);
             (ln_p - m - r, m + r)
         })
