@@ -1205,3 +1205,30 @@ fn a_few_jumps_profile_checks_its_input_first() {
         );
     }
 }
+
+/// Long runs whose step's bulk spans a few lattice spacings (q ≈ 3e-6–5e-6, σ ≈ 0.37–0.41,
+/// T ≈ 3–6·10⁸): the lattices read them outside the width rule — the domain sweep's
+/// q = 5.169e-6 run [16.044614, 16.069428] (0.15 %), two of `benches/epsilon_sweep.py --mid`'s
+/// [20.610731, 20.640477] (0.14 %) and [11.953314, 11.967376] (0.12 %) — because the ladder
+/// spilled each core's top into its coarse tail in left bins, rounding the lower measure's
+/// lowest, heaviest spilled bin down a coarse spacing at every level (`engine::pld::ladder`,
+/// `Bins`). Spilled in centred bins they answer within the rule, below exact RDP, and meet the
+/// closed form's bracket (`pld::epsilon_by_jumps`: the rare large losses composed in closed
+/// form, the rest on lattices without them) — a lower end pushed past the truth would lie
+/// above that bracket's upper end.
+#[test]
+fn bulks_of_a_few_spacings_meet_the_rule_and_the_closed_form() {
+    for (q, s, t, d) in [
+        (5.169e-6, 0.4132, 584_968_539, 2.44e-8),
+        (3.009e-6, 0.3679, 285_584_648, 1.43e-11),
+        (2.842e-6, 0.3856, 416_017_883, 6.44e-8),
+    ] {
+        let b = answer_below_rdp(q, s, t, d);
+        assert!(tight_enough(&b), "q={q} s={s} T={t}: {b:?}");
+        let (j, _) = pld::epsilon_by_jumps(sgm(q, s), t, d).unwrap();
+        assert!(
+            b.lower <= j.upper && j.lower <= b.upper,
+            "q={q} s={s} T={t}: {b:?} against the closed form's {j:?}"
+        );
+    }
+}
