@@ -421,6 +421,16 @@ enum Bins {
     Centred,
 }
 
+impl Bins {
+    /// How far a bin's start lies below its coarse point, in fine points (`factor` of them a bin).
+    fn shift(self, factor: i64) -> i64 {
+        match self {
+            Bins::Left => 0,
+            Bins::Centred => factor / 2,
+        }
+    }
+}
+
 /// Re-discretize onto the lattice of spacing m·Δ (`up` by connect-the-dots, `lo` by
 /// contraction and merging).
 fn coarsen(x: &Part, factor: i64, lambda: f64) -> Part {
@@ -501,10 +511,7 @@ fn contract(x: &Part, factor: i64, lambda: f64, bins: Bins) -> Vec<(f64, f64)> {
     let c0 = x.k0.div_euclid(factor);
     let len = ((x.end() - 1).div_euclid(factor) + 1 - c0) as usize;
     let big = x.d * factor as f64;
-    let half = match bins {
-        Bins::Left => 0,
-        Bins::Centred => factor / 2,
-    };
+    let half = bins.shift(factor);
     let mut atoms = vec![(f64::NEG_INFINITY, 0.0); len];
     // (ln w − λrΔ per atom of a bin, and its r.)
     let mut bin: Vec<(f64, f64)> = Vec::with_capacity(factor as usize);
@@ -544,15 +551,7 @@ fn contract(x: &Part, factor: i64, lambda: f64, bins: Bins) -> Vec<(f64, f64)> {
             let off = off.clamp(0.0, big);
             atoms[i] = match atoms[i] {
                 (f64::NEG_INFINITY, _) => (lp, off),
-                (lp2, off2) => {
-                    let mx = lp.max(lp2);
-                    let (w1, w2) = ((lp - mx).exp(), (lp2 - mx).exp());
-                    let y = (w1 * (-off).exp_m1() + w2 * (-off2).exp_m1()) / (w1 + w2);
-                    (
-                        ln_add(lp, lp2),
-                        (-y.ln_1p() * (1.0 - 16.0 * U)).clamp(0.0, big),
-                    )
-                }
+                other => contract_pair((lp, off), other, big),
             };
         }
         bin.clear();
@@ -576,6 +575,18 @@ fn contract(x: &Part, factor: i64, lambda: f64, bins: Bins) -> Vec<(f64, f64)> {
         flush(done, &mut bin);
     }
     atoms
+}
+
+/// Two atoms (ln P, offset in one lattice bin of width `big`) contracted into one at their
+/// E_Q[e^L]-mean, −ln(Σ P·e^{−off}/Σ P): a mean of expm1s of one sign, rounded down.
+fn contract_pair((lp, off): (f64, f64), (lp2, off2): (f64, f64), big: f64) -> (f64, f64) {
+    let mx = lp.max(lp2);
+    let (w1, w2) = ((lp - mx).exp(), (lp2 - mx).exp());
+    let y = (w1 * (-off).exp_m1() + w2 * (-off2).exp_m1()) / (w1 + w2);
+    (
+        ln_add(lp, lp2),
+        (-y.ln_1p() * (1.0 - 16.0 * U)).clamp(0.0, big),
+    )
 }
 
 /// `x`'s lower measure on the lattice of spacing factor·Δ as contracted atoms, for a
@@ -1244,8 +1255,8 @@ fn settle(m: &mut Meas, lambda: f64, eta: f64) {
         // balance a merge, and most of it was rounded down a coarse spacing: at q = 1.916e-5,
         // σ = 0.4954, Δ = 4.8e-6 (f = 128) the spill of the four-step square lost ~1e-10 of
         // the lower measure's tilted moment, used 10⁸ times (its bracket [24.685622,
-        // 24.717492], 0.13 %; centred [24.690353, 24.717466]).
-        let half = f / 2;
+        // 24.717492], 0.13 %; centred [24.690430, 24.717456]).
+        let half = Bins::Centred.shift(f);
         let from = m.core.k0 + spill_point(&m.core, tau) as i64 + 1;
         let b = ((from + half + f - 1).div_euclid(f) * f - half - 1 - m.core.k0) as usize;
         if b + 1 < m.core.len() {
