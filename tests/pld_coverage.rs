@@ -1232,3 +1232,30 @@ fn bulks_of_a_few_spacings_meet_the_rule_and_the_closed_form() {
         );
     }
 }
+
+/// Long runs whose step's bulk spans one to four lattice spacings (q ≈ 5e-6–2e-5, σ ≈ 0.42–0.49,
+/// T ≈ 2–5·10⁸, from `benches/epsilon_sweep.py --mid`), which the lattices read outside the width
+/// rule — [46.446960, 46.668649] (0.48 %), [4.046728, 4.058972] (0.30 %), [7.942435, 7.952918]
+/// (0.13 %) — for two reasons: the step's optimistic lattice had no point at the bulk, whose
+/// lowest, heaviest bin's atom dragged the next few onto one point (`discretize::bulk_offset`,
+/// now from Δ > q/8 rather than Δ > q), and the ε side's core∗tail products kept the lower
+/// measure that was larger at twice the tilt rather than at the composition's own
+/// (`ladder::with_lower`). With both they answer within the rule, below exact RDP, and meet the
+/// closed form's bracket (`pld::epsilon_by_jumps`), which a lower end pushed past the truth
+/// would not.
+#[test]
+fn bulks_on_a_point_meet_the_rule_and_the_closed_form() {
+    for (q, s, t, d) in [
+        (1.962e-5, 0.4228, 287_501_611, 1.14e-9),
+        (4.636e-6, 0.4847, 206_235_680, 6.96e-9),
+        (6.26e-6, 0.4727, 454_873_816, 5.42e-9),
+    ] {
+        let b = answer_below_rdp(q, s, t, d);
+        assert!(tight_enough(&b), "q={q} s={s} T={t}: {b:?}");
+        let (j, _) = pld::epsilon_by_jumps(sgm(q, s), t, d).unwrap();
+        assert!(
+            b.lower <= j.upper && j.lower <= b.upper,
+            "q={q} s={s} T={t}: {b:?} against the closed form's {j:?}"
+        );
+    }
+}

@@ -54,27 +54,42 @@ thread_local! {
 #[cfg(full_engine)]
 thread_local! {
     /// Whether products with a coarse tail also form their lower measure contracted after
-    /// the product (read by the layer that forms them, beside this call's work budget). On for
-    /// the ε side (`epsilon_lattices`) and the closed form's small pair; off by default: its
-    /// extra convolutions (one more a square, two more a product) spent the budget of
+    /// the product (read by the layer that forms them, beside this call's work budget), and
+    /// whether that lower measure must also keep the far tail ([`Lowering::KeepingFar`]). On
+    /// for the ε side (`epsilon_lattices`) and the closed form's small pair; off by default:
+    /// its extra convolutions (one more a square, two more a product) spent the budget of
     /// q = 4.9e-9, σ = 0.40, T = 7.7·10⁷'s δ side on the lattices, which then read
     /// [0, 0.068] where they had read [6.9e-7, 1.3e-6].
-    static LOWER_AFTER: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    static LOWER_AFTER: std::cell::Cell<Option<Lowering>> = const { std::cell::Cell::new(None) };
+}
+
+/// Which lower measure of a product with a coarse tail a composition in [`lowering_after`]
+/// keeps: either is a lower measure of the same product, so the choice is one of tightness
+/// only, for what the composition is read for.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[cfg_attr(not(full_engine), allow(dead_code))]
+pub(crate) enum Lowering {
+    /// The one with the larger tilted moment at the composition's tilt: an ε read at that
+    /// tilt (the ε side's lattices).
+    AtTilt,
+    /// That one only where it is also larger at twice the tilt: a composition whose far
+    /// tail is read too (the closed form's small pair, whose profile reads δ far out).
+    KeepingFar,
 }
 
 /// Run `f` with products contracting their lower measure after they are formed too (the ε
-/// side's lattices, and the closed form's small pair through its parent's).
+/// side's lattices, and the closed form's small pair through its parent's), kept as `how`.
 #[cfg(full_engine)]
-pub(crate) fn lowering_after<R>(f: impl FnOnce() -> R) -> R {
-    let was = LOWER_AFTER.with(|c| c.replace(true));
+pub(crate) fn lowering_after<R>(how: Lowering, f: impl FnOnce() -> R) -> R {
+    let was = LOWER_AFTER.with(|c| c.replace(Some(how)));
     let r = f();
     LOWER_AFTER.with(|c| c.set(was));
     r
 }
 
-/// Whether [`lowering_after`] is in force.
+/// Whether [`lowering_after`] is in force, and how.
 #[cfg(full_engine)]
-pub(crate) fn lowers_after() -> bool {
+pub(crate) fn lowers_after() -> Option<Lowering> {
     LOWER_AFTER.with(|c| c.get())
 }
 

@@ -1023,7 +1023,7 @@ fn setup(
         if f > MAX_TAIL_FACTOR {
             return Err(spent);
         }
-        (Some((b, f as i64)), bulk_offset(q, sigma, d))
+        (Some((b, f as i64)), bulk_offset(q, sigma, d, 1.0))
     } else {
         (None, 0.0)
     };

@@ -121,7 +121,7 @@
 //! thousandth of it and the lower cuts a hundredth of the floor (each per use); the direct
 //! points that asks cost at most a few FFTs per product.
 
-use super::compose::{plans, spend, Composed, TooWide};
+use super::compose::{plans, spend, Composed, Lowering, TooWide};
 use super::discretize::{merge_atoms, merge_atoms_falling, StepPld};
 use super::gauss::{ln_add, U};
 use rustfft::num_complex::Complex;
@@ -174,7 +174,7 @@ const REBIN: f64 = 0.15;
 /// product ([`with_lower`]): where the caller asks ([`super::compose::lowering_after`]), for a
 /// composition whose one-step law is a spike narrower than the tail's spacing.
 fn lowering_after(lambda: f64) -> bool {
-    lambda >= 0.0 && super::compose::lowers_after()
+    lambda >= 0.0 && super::compose::lowers_after().is_some()
 }
 
 /// Tilted masses on {kΔ}, k = k0 … k0 + len − 1: the untilted P-mass at k is
@@ -691,12 +691,21 @@ fn lower_product(z: &Part, lambda: f64) -> (i64, Vec<f64>, f64) {
 
 /// `tail` (a product's `up`, and a lower measure formed by coarsening its finer factor
 /// first) with the lower measure of `z` ([`lower_product`]) in its place where that one has
-/// the larger tilted moment both at the composition's tilt and at one more tilt of λ (the far
-/// tail, which a profile reads from the same composition); either is a lower measure of the
-/// same product. Contracting after the product wins where one factor's law is narrow against
-/// a coarse bin (a step's spike at tiny q: q = 5.35e-9, σ = 0.36, T = 5·10⁸); coarsening first
-/// kept more of the far tail at q = 1e-4, σ = 1, T = 10⁵ (δ near 1e-14 at ε = 0.33), where
-/// the moment at the tilt alone chose the other.
+/// the larger tilted moment at the composition's tilt — and, where the composition's far tail
+/// is read too ([`Lowering::KeepingFar`]: the closed form's small pair, whose profile reads
+/// δ far out), at one more tilt of λ as well; either is a lower measure of the same product.
+/// Contracting after the product wins where one factor's law is narrow against a coarse bin
+/// (a step's spike at tiny q: q = 5.35e-9, σ = 0.36, T = 5·10⁸); coarsening first kept more
+/// of the far tail at q = 1e-4, σ = 1, T = 10⁵ (δ near 1e-14 at ε = 0.33), where the moment at
+/// the tilt alone chose the other.
+///
+/// The ε side reads its composition at the tilt only ([`Lowering::AtTilt`]). There the far
+/// test threw away the better measure where the composed core is a spike on a coarse point
+/// (the offset lattice of [`super::discretize::bulk_offset`]): at q = 6.26e-6, σ = 0.4727,
+/// T = 4.5·10⁸, δ = 5.42e-9 the core∗tail products of the first five squarings lost
+/// 1.3e-5…1.8e-4 of their lower measure's moment coarsening the core first (the other kept all
+/// but ~4e-7 of it), ~0.2 in ln δ over the run: [7.886382, 7.952654], 0.83 %; at the tilt
+/// alone [7.948984, 7.952654].
 fn with_lower(tail: Part, z: &Part, lambda: f64) -> Part {
     if z.is_empty() || tail.is_empty() {
         return tail;
@@ -711,8 +720,9 @@ fn with_lower(tail: Part, z: &Part, lambda: f64) -> Part {
         let mx = w.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
         ln_s + mx + w.iter().map(|&x| (x - mx).exp()).sum::<f64>().ln()
     };
+    let keep_far = super::compose::lowers_after() == Some(Lowering::KeepingFar);
     if ln_moment(&lo, ln_s_lo) <= ln_moment(&tail.lo, tail.ln_s_lo)
-        || ln_far(&lo, ln_s_lo, k_lo) <= ln_far(&tail.lo, tail.ln_s_lo, tail.k0)
+        || (keep_far && ln_far(&lo, ln_s_lo, k_lo) <= ln_far(&tail.lo, tail.ln_s_lo, tail.k0))
     {
         return tail;
     }

@@ -660,7 +660,7 @@ impl Lattices {
             }
             #[cfg(full_engine)]
             if let Some((b, f)) = split {
-                offsets[i] = discretize::bulk_offset(q, s, d);
+                offsets[i] = discretize::bulk_offset(q, s, d, discretize::BULK_BINS);
                 steps.push(discretize::step_pld_split(
                     q,
                     s,
@@ -724,7 +724,7 @@ impl Lattices {
     /// core∗tail product (for a one-step law narrower than the tail's spacing: [`jumps`]).
     #[cfg(full_engine)]
     fn compose_lowering_after(&self, lambda: f64) -> Result<Composed, Error> {
-        compose::lowering_after(|| self.compose(lambda))
+        compose::lowering_after(compose::Lowering::KeepingFar, || self.compose(lambda))
     }
 
     /// [`Lattices::compose`], the ladder's FFT floors within `floor` of each product's mass
@@ -1671,7 +1671,9 @@ fn epsilon_lattices(
         .iter()
         .any(|p| p.sgm.q() > 0.0 && p.guide().sigma() < LOWER_SIGMA)
     {
-        return compose::lowering_after(|| lattices_epsilon(phases, delta, tol, work, exact));
+        return compose::lowering_after(compose::Lowering::AtTilt, || {
+            lattices_epsilon(phases, delta, tol, work, exact)
+        });
     }
     lattices_epsilon(phases, delta, tol, work, exact)
 }
