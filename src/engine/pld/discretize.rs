@@ -321,12 +321,19 @@ pub(crate) fn step_pld(q: f64, sigma: f64, dir: Direction, d: f64, lo: f64, hi: 
     s
 }
 
+/// The most bins the bulk of one step's P may span for [`bulk_offset`] to put a lattice point
+/// at it, on the lattices of a whole run (the closed form's small pair keeps 1: there, at
+/// q ≈ 1e-9, the offset from Δ > q/8 widened 13 of `--corner`'s 40 brackets, q = 2.299e-9,
+/// σ = 0.5908, T = 1.9·10⁸, δ = 5.3e-12 from [0.000672, 0.000712] to [0.000648, 0.000724]).
+#[cfg(full_engine)]
+pub(crate) const BULK_BINS: f64 = 8.0;
+
 /// The offset o of a remove-pair lattice {kΔ + o} of spacing `d` ([`step_pld_split`]): a
 /// point at the bulk of one step's P where that bulk — the losses in (ln(1 − q), 0) — spans
-/// at most `bins` bins (Δ > q/bins; [`BULK_BINS`] on a run's lattices), else 0. There the lowest bin's contracted atom (the
-/// optimistic lattice's) is the heaviest, with nothing below to balance a merge: it is merged
-/// with the losses above it onto the next point, which pulls the whole side of the law down a
-/// bin or more (q = 1.5e-5, σ = 0.37: 5.6e-7 of the tilted moment a step, 0.17 in ln δ over
+/// at most `bins` bins (Δ > q/bins; [`BULK_BINS`] on a run's lattices), else 0. There the
+/// lowest bin's contracted atom (the optimistic lattice's) is the heaviest, with nothing below
+/// to balance a merge: it is merged with the losses above it onto the next point, which pulls
+/// the whole side of the law down a bin or more (q = 1.5e-5, σ = 0.37: 5.6e-7 of the tilted moment a step, 0.17 in ln δ over
 /// 3·10⁵ steps; the bracket stayed 2–3 % wide as Δ shrank). A lattice through the bulk point
 /// puts that atom on a point. Where the bulk spans a few bins the loss is second order but
 /// still ~10× the pessimistic lattice's gain: at q = 1.916e-5, σ = 0.4954, Δ = q/4 the step's
@@ -335,7 +342,7 @@ pub(crate) fn step_pld(q: f64, sigma: f64, dir: Direction, d: f64, lo: f64, hi: 
 /// the pessimistic one 1e-11 above; with the offset 3e-12 below at q = 6.26e-6, σ = 0.4727,
 /// Δ = 0.38q (1.5e-11 without). Lattices finer than q/8 resolve the bulk themselves.
 /// (Below Δ = q the offset lattice paid off once the ε side kept its better lower measure of
-/// the core∗tail products, [`super::ladder`]'s `with_lower`: over the `--mid` draws of
+/// the ladder's core∗tail products (its `with_lower`): over the `--mid` draws of
 /// `benches/epsilon_sweep.py` 40 of 40 within the rule with both, 31 with that alone, 30 with
 /// the offset alone, 26 with neither.)
 ///
@@ -344,13 +351,6 @@ pub(crate) fn step_pld(q: f64, sigma: f64, dir: Direction, d: f64, lo: f64, hi: 
 /// put the core on the tail's lattice, and a bulk between two coarse points was rounded down
 /// there, a first-order loss again (q = 1.3e-5, σ = 0.31, T = 1.4·10⁸ at Δ = 2e-5, where ℓ*
 /// was point −1: the lower end 188.1 for ε ≈ 206, with the point at 0 205.6).
-/// The most bins the bulk of one step's P may span for [`bulk_offset`] to put a lattice point
-/// at it, on the lattices of a whole run (the closed form's small pair keeps 1: there, at
-/// q ≈ 1e-9, the offset from Δ > q/8 widened 13 of `--corner`'s 40 brackets, q = 2.299e-9,
-/// σ = 0.5908, T = 1.9·10⁸, δ = 5.3e-12 from [0.000672, 0.000712] to [0.000648, 0.000724]).
-#[cfg(full_engine)]
-pub(crate) const BULK_BINS: f64 = 8.0;
-
 #[cfg(full_engine)]
 pub(crate) fn bulk_offset(q: f64, sigma: f64, d: f64, bins: f64) -> f64 {
     if d <= q / bins {

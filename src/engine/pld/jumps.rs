@@ -129,9 +129,9 @@ use super::discretize::{
     bulk_offset, ln_p_between, ln_pq_between, loss_range, loss_remove, step_pld_below, x_of_loss,
 };
 use super::{
-    bulk_scale, bulk_spacing, eta_for, finest_spacing, split_share, Bracket, Direction, Error,
-    Lattices, Phase, CORE_POINTS, MAX_STEP_POINTS, MAX_TAIL_FACTOR, POINT_WORK, SPLIT_POINTS,
-    WORK_SPENT,
+    bulk_scale, bulk_spacing, eta_for, finest_spacing, meets_rule, split_share, Bracket, Direction,
+    Error, Lattices, Phase, CORE_POINTS, MAX_STEP_POINTS, MAX_TAIL_FACTOR, POINT_WORK,
+    SPLIT_POINTS, WORK_SPENT,
 };
 use crate::engine::search::{bisect, crossing};
 
@@ -928,12 +928,6 @@ pub(super) fn delta_brackets(p: &Phase, eps: &[f64], floor: f64) -> Result<Vec<B
             .extend(lat.ladder_reversed(lat.tilt_reversed(aim, 1.0)).ok());
     }
     Ok(out)
-}
-
-/// The width rule: 0.1 % of ε, or 1e-4 absolute below ε = 0.1.
-pub(super) fn meets_rule(lower: f64, upper: f64) -> bool {
-    let w = upper - lower;
-    w <= 1e-3 * upper || (upper < 0.1 && w <= super::ABS_WIDTH)
 }
 
 /// One plain SGM phase as the decomposition takes it: (q, σ, T, the bulk scale).

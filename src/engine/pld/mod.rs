@@ -165,9 +165,6 @@ pub const MAX_WIDTH: f64 = 0.01;
 /// whatever its relative width, and one no wider than `ABS_TOL` is not refined further.
 pub const ABS_WIDTH: f64 = 1e-4;
 const ABS_TOL: f64 = 2e-5;
-/// The width rule a bracket is held to (relative; ABS_WIDTH for small ε): a bracket within it is
-/// not refined by a pass the work left is estimated not to afford ([`lattices_epsilon`]).
-const RULE_WIDTH: f64 = 1e-3;
 const TOO_WIDE: &str = "the composed loss is too wide for the largest FFT";
 const TOO_MANY_POINTS: &str = "the loss range needs more lattice points than the budget";
 const WORK_SPENT: &str = "the work budget of one call (about a second) is spent";
@@ -1489,11 +1486,18 @@ fn refusal(live: &[Phase], delta: f64, reason: &'static str) -> Result<EpsilonAn
     }
 }
 
+/// The width rule: 0.1 % of ε, or 1e-4 absolute below ε = 0.1 (the lattices stop
+/// refining a bracket within it that the work left cannot narrow; the closed form stops there).
+fn meets_rule(lower: f64, upper: f64) -> bool {
+    let w = upper - lower;
+    w <= 1e-3 * upper || (upper < 0.1 && w <= ABS_WIDTH)
+}
+
 /// Whether a bracket is wider than both the width rule (0.1 % of ε, or 1e-4 below
 /// ε = 0.1) and the caller's relative target `tol`.
 #[cfg(full_engine)]
 fn wider_than(b: Bracket, tol: f64) -> bool {
-    !jumps::meets_rule(b.lower, b.upper) && b.upper - b.lower > tol * b.upper
+    !meets_rule(b.lower, b.upper) && b.upper - b.lower > tol * b.upper
 }
 
 /// Whether one plain SGM phase is tried by its rare large losses first ([`jumps`]): tiny q
@@ -1987,7 +1991,7 @@ fn lattices_epsilon(
         // the bracket found, having spent 0.3–1.3 s (the `--mid` sweep's slowest calls: q =
         // 8.886e-6, σ = 0.4732, T = 6·10⁸, δ = 2.3e-9 at [13.723709, 13.729494], 0.042 %, took
         // 1.6 s for its first pass and 0.3 s for a second that ran out).
-        if fits > d && (upper - lower <= RULE_WIDTH * upper || upper - lower <= ABS_WIDTH) {
+        if fits > d && meets_rule(lower, upper) {
             break;
         }
         prev_d = d;
