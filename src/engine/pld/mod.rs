@@ -1853,19 +1853,18 @@ fn lattices_epsilon(
                 }
                 return Ok(up);
             }
-            // First on a lattice eight times as coarse, then four times: each certified upper
-            // end of the add pair is an answer where it is below the remove pair's (MNIST's add
-            // pair reads at most 2.2608 at 8Δ, 2.2479 at 4Δ, against the remove pair's lower
-            // end 2.3812; at 8Δ half the points and half the window: its call took 52.4 M
-            // instructions where it took 56.7 M, callgrind, with the same bracket).
+            // (8Δ first: MNIST's add pair reads at most 2.2608 there, 2.2479 at 4Δ, against the
+            // remove pair's lower end 2.3812; half the points and half the window of 4Δ: the call
+            // took 52.4 M instructions where it took 56.7 M, callgrind, with the same bracket.)
             let mut cu = f64::INFINITY;
             for f in [8.0, 4.0] {
                 let read = Lattices::build(&phases, Direction::Add, f * d, (eta, eta_law), tail_d)
                     .and_then(|coarse| eps_direction(&coarse, delta, u, alpha, tol));
                 let (c, _, cn) = match read {
                     Ok(r) => r,
-                    // (The coarser lattice only saves work: where it cannot be read, the next.)
-                    Err(_) if f > 4.0 => continue,
+                    // (The coarser lattice only saves work: where it runs out or its window does
+                    // not fit, the next; brackets that disagree discredit every lattice.)
+                    Err(Error::PldBudget { reason }) if f > 4.0 && reason != DISAGREE => continue,
                     Err(e) => return Err(e),
                 };
                 saw_add(c);
