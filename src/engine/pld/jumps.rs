@@ -801,7 +801,10 @@ fn bracket_by_rule(
             // budget it reads [0.021881, 0.021923], within the rule.
             budget(WORK);
         }
-        let (b, add, cost) = match (on_lattice(run, delta, (cap, cube), d), best) {
+        // The add pair's upper end found so far: where it is already below the remove pair's
+        // upper end, the halved spacing composes the add pair no further.
+        let known = best.map_or(f64::INFINITY, |(_, a)| a);
+        let (b, add, cost) = match (on_lattice(run, delta, (cap, cube), d, known), best) {
             (Ok(b), _) => b,
             (Err(_), Some(_)) => break,
             (Err(e), None) => return Err(e),
@@ -1080,13 +1083,15 @@ fn setup(
 }
 
 /// [`bracket`] with the small pair on a lattice of spacing `d`: the remove pair's bracket, an
-/// upper end for the add pair's ε, and the work its first reversed and forward compositions
-/// took.
+/// upper end for the add pair's ε (at most `known`, one found before: the add pair is composed
+/// only while its upper end is above the remove pair's), and the work its first reversed and
+/// forward compositions took.
 fn on_lattice(
     run: Run,
     delta: f64,
     (cap, cube): (f64, bool),
     d: f64,
+    known: f64,
 ) -> Result<(Bracket, f64, f64), Error> {
     let spent = Error::PldBudget { reason: WORK_SPENT };
     let Setup {
@@ -1175,7 +1180,7 @@ fn on_lattice(
     budget(left);
     // The add pair: from the reversed composition at hand, then one tilted at the remove pair's
     // upper end where that does not rule it out (the answer is the larger of the two).
-    let mut add = small.add_upper(delta);
+    let mut add = small.add_upper(delta).min(known);
     if add > upper && small.bin_big(s0) {
         add = add.min(small.add_upper(delta));
     }

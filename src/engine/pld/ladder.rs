@@ -166,9 +166,24 @@ fn lost_share(floor: f64, copies: f64) -> f64 {
 /// the caller asks for less (`Lattices::ladder_reversed`).
 pub(crate) const TOP_REL: f64 = 1e-13;
 /// The re-discretizations' bias budget relative to the per-step lattice's: the
-/// 2^j-step PLD may be put on spacing D when (T/2^j)·D² ≤ REBIN·T·Δ²·2^{−(L−j)/2}
-/// (L = log₂T), so their sum is ≤ 3.5·REBIN times the per-step lattice's bias.
+/// 2^j-step PLD may be put on spacing D when (T/2^j)·D² ≤ T·Δ²·max(REBIN·2^{−(L−j)/2},
+/// REBIN_EVEN/(L + 1)) (L = log₂T), so their sum is ≤ 3.5·REBIN + REBIN_EVEN times the
+/// per-step lattice's bias.
 const REBIN: f64 = 0.15;
+/// The budget's even part, spread over the L + 1 levels. The geometric part alone leaves the
+/// early levels on the per-step spacing while their cores grow √2 a level (q = 3.073e-8,
+/// σ = 0.4757, T = 850,989,488: 57,000–78,000 points at j = 12, the forward composition's
+/// squarings 380 of its 560 ms at levels 7–14), though the later levels, held at N_CAP points,
+/// spend little of theirs. With the even part those cores stay near their first length.
+/// Measured on the slowest runs of the sweeps: an even part of 0.26, or the whole budget
+/// spread evenly (0.53 in place of the geometric part), read lower ends low enough that
+/// q = 3.376e-7, σ = 0.4149, T = 458,701,336, δ = 2.33e-13 needed the halved spacing (0.7 s →
+/// 1.3–1.4 s); at 0.13 it reads [6.612354, 6.618288] on its first, and the eleven slowest runs
+/// (with [`super`]'s re-tilt before a lower floor) take 0.47–0.92 s where they took 0.69–1.21 s.
+/// Only where the per-step lattice has its own coarse part (small q, whose cores start as a
+/// spike with a long side): at q = 0.1, σ = 0.6, T = 10⁸ (ε = 3.2·10⁶, far beyond the domain)
+/// the coarser cores left the lower measure without a lower end, and the call was refused.
+const REBIN_EVEN: f64 = 0.13;
 
 /// Whether a product with a coarse tail also forms its lower measure contracted after the
 /// product ([`with_lower`]): where the caller asks ([`super::compose::lowering_after`]), for a
@@ -1534,6 +1549,8 @@ fn power(
         (per / steps as f64, lost_share(floor, steps as f64)),
         edge,
     );
+    // (The even part where the per-step lattice has its own coarse part: small q.)
+    let even = if pld.tail.is_some() { REBIN_EVEN } else { 0.0 };
     let mut acc: Option<Meas> = None;
     let mut j = 0;
     loop {
@@ -1558,7 +1575,8 @@ fn power(
         let copies = (steps >> (j + 1)) as f64;
         let sq = product(&base, &base, true, (lambda, per / copies, copies, floor))?;
         j += 1;
-        let max_d = d0 * (REBIN * 2f64.powi(j) * 2f64.powf(-0.5 * (levels - 1 - j) as f64)).sqrt();
+        let share = (REBIN * 2f64.powf(-0.5 * (levels - 1 - j) as f64)).max(even / levels as f64);
+        let max_d = d0 * (share * 2f64.powi(j)).sqrt();
         base = fit(sq, max_d.max(d0), lambda);
     }
     acc.ok_or(TooWide { needed: 0.0 })

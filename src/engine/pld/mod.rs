@@ -1178,13 +1178,43 @@ fn eps_direction(
                 }
                 // δ's share of the composed tilted moment (0: not kept — one FFT keeps none).
                 let share = c.tilted_share(u, delta);
-                // Where δ is a tiny share of the composed tilted moment (a loss whose tilt
-                // cannot center its tail: one rare large loss decides δ), an FFT floor of
-                // FLOOR_SHARE of each product's mass swamps it: the composition again, the
-                // floor a thousandth of that share (q = 3.76e-7, σ = 0.607, T = 10⁴,
-                // δ = 7.2e-14: δ was 4e-13 of the moment, and the floor held the lower end at
-                // 0.05114 where the truth is 0.051231 (tests/reference/one_jump.py); now
-                // [0.051227, 0.051233]). The direct points it asks cost at most a few FFTs.
+                // A tilt away from the answer: re-tilted at it first, before any lower floor
+                // (below). A tilt that misses the answer makes δ a small share of the moment
+                // by itself, and lowering the floor there bought the lower end at the price of
+                // two more compositions at the wrong tilt: q = 8.518e-8, σ = 0.6797,
+                // T = 957,017,205, δ = 0.00209 was tilted at ε = 0.041 (12 spreads above the
+                // answer), lowered its floor twice and read [0.001841, 0.001869] (the remove
+                // pair) in 1.2 s; re-tilted, [0.001840, 0.001866] (now the add pair's upper end)
+                // in 0.7 s.
+                let near = (u - c.center).abs() <= 1.5 * c.spread;
+                let retilt = if near {
+                    None
+                } else {
+                    let l2 = lat.tilt_for(u, lambda);
+                    // (A tilt within 0.1 % of this one resolves the same range: q = 3.8e-7,
+                    // σ = 0.61, T = 2·10⁶ spent half its budget on three re-tilts of 2e-5. And
+                    // where δ is a tiny share of the tilted moment — rare large losses decide
+                    // it, and no tilt centres them — a tilt that moves away from the answer
+                    // reads the same bracket again: q = 4.9e-9, σ = 0.4, T = 7.7·10⁷ spent a
+                    // third of its budget so, at λ = 9.1 after 11.2. Elsewhere such a re-tilt
+                    // still narrows: q = 1e-6, σ = 0.6, T = 10⁸ is 0.17 % wide without it,
+                    // 0.062 % with it.)
+                    let same = (l2 - lambda).abs() <= 1e-3 * lambda.max(1.0);
+                    let away = (l2 - lambda) * (u - c.center) < 0.0 && share > 0.0 && share < 1e-4;
+                    (!same && !away).then_some(l2)
+                };
+                if let Some(l2) = retilt {
+                    lambda = l2;
+                    continue;
+                }
+                // Where δ is a tiny share of the composed tilted moment at a tilt that sits at
+                // the answer (a loss whose tilt cannot center its tail: one rare large loss
+                // decides δ), an FFT floor of FLOOR_SHARE of each product's mass swamps it: the
+                // composition again, the floor a thousandth of that share (q = 3.76e-7,
+                // σ = 0.607, T = 10⁴, δ = 7.2e-14: δ was 4e-13 of the moment, and the floor held
+                // the lower end at 0.05114 where the truth is 0.051231
+                // (tests/reference/one_jump.py); now [0.051227, 0.051233]). The direct points
+                // it asks cost at most a few FFTs.
                 #[cfg(full_engine)]
                 {
                     let wanted = (1e-3 * share).max(1e-18);
@@ -1199,25 +1229,8 @@ fn eps_direction(
                         continue;
                     }
                 }
-                // Tight enough, or the tilt already sits at the answer: done.
-                let near = (u - c.center).abs() <= 1.5 * c.spread;
-                if near {
-                    break;
-                }
-                let l2 = lat.tilt_for(u, lambda);
-                // (A tilt within 0.1 % of this one resolves the same range: q = 3.8e-7,
-                // σ = 0.61, T = 2·10⁶ spent half its budget on three re-tilts of 2e-5. And where
-                // δ is a tiny share of the tilted moment — rare large losses decide it, and no
-                // tilt centres them — a tilt that moves away from the answer reads the same
-                // bracket again: q = 4.9e-9, σ = 0.4, T = 7.7·10⁷ spent a third of its budget so,
-                // at λ = 9.1 after 11.2. Elsewhere such a re-tilt still narrows: q = 1e-6,
-                // σ = 0.6, T = 10⁸ is 0.17 % wide without it, 0.062 % with it.)
-                if (l2 - lambda).abs() <= 1e-3 * lambda.max(1.0)
-                    || ((l2 - lambda) * (u - c.center) < 0.0 && share > 0.0 && share < 1e-4)
-                {
-                    break;
-                }
-                lambda = l2;
+                // Tight enough, or the tilt already sits at the answer (or cannot move): done.
+                break;
             }
             Err(Side::Below) => {
                 let (lo, _) = c.window_range();
@@ -2008,7 +2021,13 @@ fn lattices_epsilon(
         // the bracket found, having spent 0.3–1.3 s (the `--mid` sweep's slowest calls: q =
         // 8.886e-6, σ = 0.4732, T = 6·10⁸, δ = 2.3e-9 at [13.723709, 13.729494], 0.042 %, took
         // 1.6 s for its first pass and 0.3 s for a second that ran out).
-        if fits > d && meets_rule(lower, upper) {
+        // Nor by one that would take the call past half its budget (from this pass's cost, a
+        // pass's work growing like 1/Δ): toward the goal (`tol`) only where that is cheap. The
+        // first pass of q = 1.043e-5, σ = 0.4833, T = 111,233,572, δ = 2.46e-6 read [4.544329,
+        // 4.546749], 0.053 %, on 1.8·10⁸ units; the refinement asked took it from 0.4 s to 1.1 s
+        // for [4.544854, 4.546511].
+        let dear = work - compose::work_left() + spent * d / wanted > 0.5 * work;
+        if (fits > d || dear) && meets_rule(lower, upper) {
             break;
         }
         prev_d = d;
