@@ -809,11 +809,12 @@ fn bracket_by_rule(
             (Err(_), Some(_)) => break,
             (Err(e), None) => return Err(e),
         };
-        let (b, add) = match best {
-            Some((a, a_add)) => (super::intersect(a, b)?, add.min(a_add)),
+        // (`add` is already at most the last pass's: `known`.)
+        let b = match best {
+            Some((a, _)) => super::intersect(a, b)?,
             None => {
                 super::overlap(b.upper, b.lower)?;
-                (b, add)
+                b
             }
         };
         best = Some((b, add));
