@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""The before/after batch corpus: replay tests/corpus/lines.jsonl through `sgm-rdp batch` and
+compare with tests/corpus/expected.jsonl, the answers of the last accepted build.
+
+    python3 scripts/corpus.py            # compare (make test runs this); exit 1 on any drift
+    python3 scripts/corpus.py --record   # accept the current build's answers (say why in the commit)
+    python3 scripts/corpus.py --bin PATH # another build (default: cargo run --bin sgm-rdp)
+
+Rules: strings (error messages, labels) and key sets identical; exact-RDP figures within 1e-9
+relative; tight figures (a line whose answer carries a `_lower` end, a band or a PLD field)
+within 1 % relative of the expected value, and every [lower, upper] pair must still overlap the
+expected pair (both are certified, so both contain the truth)."""
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+LINES = ROOT / "tests/corpus/lines.jsonl"
+EXPECTED = ROOT / "tests/corpus/expected.jsonl"
+RDP_TOL = 1e-9
+TIGHT_TOL = 1e-2
+
+
+def run(binary):
+    cmd = [binary, "batch"] if binary else ["cargo", "run", "--quiet", "--bin", "sgm-rdp", "--", "batch"]
+    out = subprocess.run(cmd, cwd=ROOT, input=LINES.read_bytes(), capture_output=True, check=True)
+    return out.stdout.decode().splitlines()
+
+
+def tight_line(obj):
+    return any(k.endswith("_lower") or "pld" in k or "band" in k or k.startswith("mu") for k in obj)
+
+
+def pairs(obj):
+    """(upper key, lower key) pairs present in an answer."""
+    return [(k[: -len("_lower")], k) for k in obj if k.endswith("_lower") and k[: -len("_lower")] in obj]
+
+
+def compare(old, new):
+    """None when new is acceptable against old, else a reason."""
+    a, b = json.loads(old), json.loads(new)
+    if a == b:
+        return None
+    if set(a) != set(b):
+        return f"keys differ: -{sorted(set(a) - set(b))} +{sorted(set(b) - set(a))}"
+    tight = tight_line(a)
+    for k in a:
+        x, y = a[k], b[k]
+        if isinstance(x, (int, float)) and isinstance(y, (int, float)) and not isinstance(x, bool):
+            if x == y:
+                continue
+            scale = max(abs(x), abs(y), 1e-300)
+            rel = abs(x - y) / scale
+            tol = TIGHT_TOL if tight else RDP_TOL
+            if not math.isfinite(rel) or rel > tol:
+                return f"{k}: {x} -> {y} (relative {rel:.3g} > {tol})"
+        elif x != y:
+            return f"{k}: {json.dumps(x)[:120]} -> {json.dumps(y)[:120]}"
+    for up, lo in pairs(a):
+        if isinstance(a[up], (int, float)) and isinstance(b[lo], (int, float)):
+            if b[lo] > a[up] * (1 + 1e-12) or a[lo] > b[up] * (1 + 1e-12):
+                return f"brackets [{a[lo]}, {a[up]}] and [{b[lo]}, {b[up]}] do not overlap"
+    return "tight"
+
+
+def main():
+    args = sys.argv[1:]
+    binary = args[args.index("--bin") + 1] if "--bin" in args else None
+    got = run(binary)
+    lines = LINES.read_text().splitlines()
+    if len(got) != len(lines):
+        sys.exit(f"corpus: {len(lines)} lines in, {len(got)} out")
+    if "--record" in args:
+        EXPECTED.write_text("\n".join(got) + "\n")
+        print(f"corpus: recorded {len(got)} answers in {EXPECTED.relative_to(ROOT)}")
+        return
+    expected = EXPECTED.read_text().splitlines()
+    if len(expected) != len(lines):
+        sys.exit(f"corpus: {len(lines)} lines but {len(expected)} expected answers (--record?)")
+    same = moved = 0
+    bad = []
+    for i, (old, new) in enumerate(zip(expected, got)):
+        why = compare(old, new)
+        if why is None:
+            same += 1
+        elif why == "tight":
+            moved += 1
+        else:
+            bad.append(f"  line {i + 1} {lines[i]}\n    {why}")
+    print(f"corpus: {len(lines)} lines: {same} identical, {moved} tight figures moved within the rule, {len(bad)} drifted")
+    if bad:
+        print("\n".join(bad))
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

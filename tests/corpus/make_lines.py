@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""Write tests/corpus/lines.jsonl: the batch lines the before/after corpus replays.
+
+Every command (epsilon, delta, alpha, gdp, calibrate), every sampling scheme, both adjacencies,
+user level, bands, dataset terms and refusals; random draws from a fixed seed plus named runs.
+Run once when the corpus should grow; `scripts/corpus.py` replays it against a build."""
+import json
+import random
+
+rng = random.Random(20261204)
+lines = []
+
+
+def add(**kw):
+    lines.append(kw)
+
+
+# Named runs (MNIST, CIFAR, the issues' P1 and P2).
+for acct in ["rdp", "pld", "both"]:
+    add(q=256 / 60000, sigma=1.1, steps=14063, delta=1e-5, accountant=acct)
+    add(q=0.01024, sigma=1.0, steps=2930, delta=1e-5, accountant=acct)
+    add(q=256 / 60000, sigma=1.1, steps=14063, epsilon=2.0, accountant=acct)
+    add(dataset_size=60000, batch_size=256, epochs=60, sigma=1.1, delta=1e-5, accountant=acct)
+add(dataset_size=10_000_000, batch_size=1024, epochs=3, sigma=0.8, delta=1e-8, accountant="pld")
+# alpha lines
+for a in [1.5, 2, 8.1, 32, 256.5, 1e4]:
+    add(q=0.01, sigma=1.1, alpha=a)
+# bands
+add(q=0.004267, sigma=1.1, steps=14063, delta=1e-5, bands=4)
+add(q=0.004267, sigma=1.1, steps=14063, delta=1e-5, bands=4, accountant="pld")
+# gdp
+for q, s, t in [(1, 1, 100), (1, 2, 400), (0.01, 1.1, 1000), (256 / 60000, 1.1, 14063), (0.05, 3, 200)]:
+    add(command="gdp", q=q, sigma=s, steps=t)
+# Poisson random draws: exact RDP (both directions), PLD on moderate runs.
+for _ in range(80):
+    q = 10 ** rng.uniform(-4, -0.3)
+    s = rng.uniform(0.6, 5)
+    t = int(10 ** rng.uniform(0, 4))
+    d = 10 ** rng.uniform(-10, -3)
+    add(q=q, sigma=s, steps=t, delta=d)
+for _ in range(30):
+    q = 10 ** rng.uniform(-4, -0.3)
+    s = rng.uniform(0.6, 5)
+    t = int(10 ** rng.uniform(0, 4))
+    e = 10 ** rng.uniform(-1, 1)
+    add(q=q, sigma=s, steps=t, epsilon=e)
+for _ in range(30):
+    q = 10 ** rng.uniform(-3, -1)
+    s = rng.uniform(0.8, 3)
+    t = int(10 ** rng.uniform(1, 3.5))
+    d = 10 ** rng.uniform(-8, -4)
+    add(q=q, sigma=s, steps=t, delta=d, accountant=rng.choice(["pld", "both"]))
+# Schemes.
+for acct in [None, "rdp", "pld", "both"]:
+    for sampling in ["poisson", "shuffle", "truncated-poisson", "fixed-size", "random-allocation"]:
+        for adj in ["add-remove", "replace-one"]:
+            kw = dict(sampling=sampling, adjacency=adj, dataset_size=50000, batch_size=512, epochs=30,
+                      sigma=1.0, delta=1e-5)
+            if sampling == "truncated-poisson":
+                kw["max_batch"] = 603
+            if acct:
+                kw["accountant"] = acct
+            add(**kw)
+for k in [2, 4, 10]:
+    add(q=0.01, sigma=1.0, steps=100, delta=1e-5, group_size=k)
+    add(q=0.01, sigma=1.0, steps=100, delta=1e-5, group_size=k, accountant="rdp")
+add(sampling="shuffle", steps_per_epoch=97, epochs=30, sigma=1.0, delta=1e-5)
+add(sampling="shuffle", q=0.01, epochs=5, sigma=2.0, delta=1e-6)
+add(sampling="random-allocation", steps_per_epoch=64, epochs=1, sigma=1.0, delta=1e-8)
+add(sampling="random-allocation", steps_per_epoch=100, epochs=10, sigma=1.5, delta=1e-6)
+# Calibration.
+add(command="calibrate", q=0.01, steps=1000, delta=1e-5, epsilon=3)
+add(command="calibrate", q=0.01, steps=1000, delta=1e-5, epsilon=3, accountant="pld")
+add(command="calibrate", q=0.01, steps=1000, delta=1e-5, epsilon=3, accountant="rdp")
+add(command="calibrate", q=0.01, sigma=1.0, delta=1e-5, epsilon=3, target="steps")
+add(command="calibrate", q=0.01, steps=1000, tpr=0.05, fpr=0.01)
+add(command="calibrate", q=0.01, steps=1000, advantage=0.1)
+add(command="calibrate", sampling="shuffle", dataset_size=50000, batch_size=512, epochs=30, delta=1e-5, epsilon=3)
+add(command="calibrate", dataset_size=50000, batch_size=512, epochs=30, delta=1e-5, epsilon=3)
+# Refusals.
+add(q=-0.1, sigma=1, steps=10, delta=1e-5)
+add(q=0.01, sigma=0, steps=10, delta=1e-5)
+add(q=0.01, sigma=1, steps=0, delta=1e-5)
+add(q=0.01, sigma=1, steps=10, delta=2)
+add(q=0.01, sigma=1, steps=10)
+add(q=0.01, sigma=1, steps=10, delta=1e-5, epsilon=1)
+add(q=0.01, sigma=1, steps=10, delta=1e-5, bogus=1)
+add(q=0.01, sigma=1, steps=10, delta=1e-5, accountant="xyz")
+add(q=0.01, sigma=1, steps=10, delta=1e-5, sampling="nope")
+add(q=0.01, sigma=1, steps=10, delta=1e-5, command="nope")
+add(q=0.01, sigma=1, steps=10, delta=1e-5, tpr=0.1)
+add(sampling="truncated-poisson", dataset_size=50000, batch_size=512, epochs=30, sigma=1.0, delta=1e-5)
+add(q="0.01", sigma=1, steps=10, delta=1e-5)
+
+with open(__file__.replace("make_lines.py", "lines.jsonl"), "w") as f:
+    for kw in lines:
+        f.write(json.dumps(kw) + "\n")
+print(len(lines), "lines")
