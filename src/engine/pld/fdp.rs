@@ -60,6 +60,33 @@ pub(crate) fn isf(p: f64) -> f64 {
     z_of_tail(p)
 }
 
+/// Φ̄⁻¹(p) from ln p (p ≤ ½), for tails far below f64's range: bisection on ln Φ̄,
+/// returning the upper end (a z at least the true one).
+pub(crate) fn isf_ln(ln_p: f64) -> f64 {
+    if ln_p >= 0.5f64.ln() {
+        return 0.0;
+    }
+    let (mut lo, mut hi) = (0.0f64, 1.0f64);
+    while ln_phi_bar(hi) > ln_p {
+        hi *= 2.0;
+        if hi > 1e8 {
+            return f64::INFINITY;
+        }
+    }
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if ln_phi_bar(mid) > ln_p {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+        if hi - lo <= 1e-15 * hi {
+            break;
+        }
+    }
+    hi
+}
+
 /// One line c(α) = a + b·α of the complement 1 − f_lo.
 #[derive(Clone, Copy, Debug)]
 struct Line {
@@ -74,17 +101,22 @@ pub struct Tradeoff {
     hull: Vec<Line>,
     /// α where line i+1 takes over from line i.
     breaks: Vec<f64>,
+    /// The certified points (ε, δ_up) the lines come from, for β in logs (see
+    /// [`Tradeoff::ln_beta`]).
+    points: Vec<(f64, f64)>,
 }
 
 impl Tradeoff {
     /// The curve implied by certified profile points (their upper δ).
     pub fn from_profile(points: &[ProfilePoint]) -> Tradeoff {
         let mut lines = vec![Line { a: 1.0, b: 0.0 }];
+        let mut kept = Vec::with_capacity(points.len());
         for p in points {
             let (e, d) = (p.epsilon, p.delta.upper.clamp(0.0, 1.0));
             if !e.is_finite() {
                 continue;
             }
+            kept.push((e, d));
             // β ≥ 1 − δ − e^ε α  ⇔  c ≤ δ + e^ε α.
             lines.push(Line { a: d, b: e.exp() });
             // β ≥ e^{−ε}(1 − δ − α)  ⇔  c ≤ (1 − e^{−ε}) + e^{−ε}(δ + α).
@@ -127,7 +159,11 @@ impl Tradeoff {
             hull.push(l);
         }
         // `breaks[i]` is where hull[i + 1] starts; the first line has no break before it.
-        Tradeoff { hull, breaks }
+        Tradeoff {
+            hull,
+            breaks,
+            points: kept,
+        }
     }
 
     /// c(α) = 1 − f_lo(α): an upper bound on the power (TPR) of any test at FPR α.
@@ -150,8 +186,75 @@ impl Tradeoff {
             .map(move |&x| (x, self.power(x)))
     }
 
-    /// Smallest μ with G_μ ≤ f_lo on α, β ≥ `floor` (certified for the run as f_lo ≤ f).
+    /// ln f_lo(α) for α = e^`ln_alpha` ≤ ½, without cancellation or underflow: the
+    /// maximum over the certified points' two lines, β ≥ 1 − δ − e^ε·α and
+    /// β ≥ e^{−ε}(1 − δ − α), each in logs (−∞ where a line gives nothing).
+    pub fn ln_beta(&self, ln_alpha: f64) -> f64 {
+        let alpha = ln_alpha.exp();
+        let mut best = f64::NEG_INFINITY; // β ≥ 0
+        for &(e, d) in &self.points {
+            let first = 1.0 - d - (e + ln_alpha).exp();
+            if first > 0.0 {
+                best = best.max(first.ln());
+            }
+            let rest = 1.0 - d - alpha;
+            if rest > 0.0 {
+                best = best.max(-e + rest.ln());
+            }
+        }
+        best
+    }
+
+    /// ln of the curve's equal-error point α* = f_lo(α*), bracketed: (ln α below, ln α
+    /// above). f_lo ≤ f, so α* of f_lo is at most the run's own equal-error rate.
+    fn ln_equal_error(&self) -> (f64, f64) {
+        // α − f_lo(α) grows with α; at α = ½, f_lo(½) ≤ ½ (a line through (0, 1 − δ)).
+        let (mut lo, mut hi) = (-1.0e6f64, 0.5f64.ln());
+        if self.ln_beta(lo) < lo {
+            return (lo, lo); // beyond any run in the domain; μ from it is still an upper bound
+        }
+        for _ in 0..200 {
+            let mid = 0.5 * (lo + hi);
+            if self.ln_beta(mid) >= mid {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+            if hi - lo <= 1e-13 * lo.abs().max(1.0) {
+                break;
+            }
+        }
+        (lo, hi)
+    }
+
+    /// Smallest μ with G_μ ≤ f_lo on α, β ≥ min(`floor`, α*) (certified for the run as
+    /// f_lo ≤ f), where α* is the equal-error point α* = f_lo(α*).
+    ///
+    /// The range α, β ≥ `floor` (gdpnum's) is empty for a Gaussian curve with μ above
+    /// 2·Φ̄⁻¹(`floor`) ≈ 12.72: every test there has α or β below the floor, so that range
+    /// would certify any μ at all. It is therefore widened to always hold the equal-error
+    /// point, where a μ-GDP curve has α = β = Φ̄(μ/2): beyond μ ≈ 12.72 the certified μ is
+    /// 2·Φ̄⁻¹(α*), computed in logs (α* underflows f64 past μ ≈ 75). Below it the range
+    /// is gdpnum's, unchanged.
     pub fn mu(&self, floor: f64) -> f64 {
+        self.mu_on_range(floor).0
+    }
+
+    /// [`Tradeoff::mu`] and the range's floor min(`floor`, α*) it holds on (α* rounded up to
+    /// the smallest positive f64 where it underflows: a narrower claim, still true).
+    pub fn mu_on_range(&self, floor: f64) -> (f64, f64) {
+        let (ln_lo, _) = self.ln_equal_error();
+        if ln_lo < floor.ln() {
+            // f_lo(floor) < floor: the equal-error point is the whole range.
+            let mu = 2.0 * isf_ln(ln_lo);
+            let at = ln_lo.exp().max(f64::from_bits(1));
+            return (mu * (1.0 + 1e-12) + 1e-9, at);
+        }
+        (self.mu_gdpnum(floor), floor)
+    }
+
+    /// The certified μ on gdpnum's range α, β ≥ `floor` (non-empty here).
+    fn mu_gdpnum(&self, floor: f64) -> f64 {
         let mut mu: f64 = 0.0;
         let mut at = |a: f64, c: f64| {
             if a >= floor && 1.0 - c >= floor {
@@ -235,7 +338,8 @@ pub struct GdpAnswer {
     pub mu: Bracket,
     /// Regret of the fit (0 = the run's curve is Gaussian).
     pub regret: f64,
-    /// The range the μ covers.
+    /// The range the μ covers: tests with FPR and FNR ≥ this ([`FPR_FLOOR`], or the
+    /// equal-error rate where that is smaller: see [`Tradeoff::mu`]).
     pub fpr_floor: f64,
     /// Advantage bound max(TPR − FPR) = δ(0): [lower, upper].
     pub advantage: Bracket,
@@ -253,20 +357,43 @@ fn dense_profile(sgm: Sgm, steps: u64) -> Result<Vec<ProfilePoint>, Error> {
 }
 
 /// μ-GDP of `steps` steps of the SGM (add/remove-one, Poisson sampling).
+///
+/// At q = 1 every step is the Gaussian mechanism, so the run is exactly √T/σ-GDP on every
+/// test (Dong, Roth, Su, Cor. 3.3): that μ is returned (its f64 rounding widened outwards)
+/// instead of the profile's fit, which is loose there beyond μ ≈ 16 (see [`Tradeoff::mu`]).
 pub fn gdp(sgm: Sgm, steps: u64) -> Result<GdpAnswer, Error> {
-    Ok(gdp_of(&dense_profile(sgm, steps)?))
+    let pts = dense_profile(sgm, steps)?;
+    if sgm.q() == 1.0 {
+        let mu = (steps as f64).sqrt() / sgm.sigma();
+        let exact = Bracket {
+            upper: mu * (1.0 + 4.0 * f64::EPSILON),
+            lower: mu * (1.0 - 4.0 * f64::EPSILON),
+        };
+        return Ok(gdp_with(&pts, Some(exact)));
+    }
+    Ok(gdp_of(&pts))
 }
 
 /// μ-GDP from a privacy profile with certified ends at ε = 0 and on a dense grid up to
 /// where δ is negligible (any scheme's: the trade-off curve is read from it).
 pub fn gdp_of(pts: &[ProfilePoint]) -> GdpAnswer {
+    gdp_with(pts, None)
+}
+
+/// [`gdp_of`], with μ given where it is known in closed form.
+fn gdp_with(pts: &[ProfilePoint], exact: Option<Bracket>) -> GdpAnswer {
     let curve = Tradeoff::from_profile(pts);
-    let upper = curve.mu(FPR_FLOOR);
+    let (upper, floor) = curve.mu_on_range(FPR_FLOOR);
     let lower = pts
         .iter()
         .map(|p| mu_below(p.epsilon, p.delta.lower, FPR_FLOOR))
         .fold(0.0f64, f64::max)
         .min(upper);
+    let (upper, lower, floor) = match exact {
+        // A Gaussian curve: μ-GDP on every test; the range is reported as the fit's.
+        Some(b) => (b.upper, b.lower, floor),
+        None => (upper, lower, floor),
+    };
     let regret = curve.regret(upper);
     let adv = pts[0].delta;
     let star = 0.5 * (1.0 - adv.upper);
@@ -277,7 +404,7 @@ pub fn gdp_of(pts: &[ProfilePoint]) -> GdpAnswer {
     GdpAnswer {
         mu: Bracket { upper, lower },
         regret,
-        fpr_floor: FPR_FLOOR,
+        fpr_floor: floor,
         advantage: adv,
         tradeoff,
     }
@@ -437,6 +564,29 @@ mod tests {
                     "{a}: {lo} {g}"
                 );
             }
+        }
+    }
+
+    /// μ of a Gaussian profile beyond 2·Φ̄⁻¹(1e-10) ≈ 12.72, where gdpnum's range is empty:
+    /// the certified μ is the truth (within the grid's error), never below it. (It read 1e-9.)
+    #[test]
+    fn large_mu_is_read_at_the_equal_error_point() {
+        for &mu in &[12.0, 12.8, 13.0, 20.0, 60.0, 200.0, 1000.0] {
+            let top = mu * mu / 2.0 + 12.0 * mu;
+            let curve = Tradeoff::from_profile(&gaussian_profile(mu, 4000, top));
+            let m = curve.mu(FPR_FLOOR);
+            // Certified always; tight (1 %) while the lines at the equal-error point have
+            // 1 − δ above f64's resolution (μ below ≈ 2·Φ̄⁻¹(2⁻⁵³) ≈ 16.4), then ≤ 2μ.
+            let slack = if mu <= 16.0 { 1.01 } else { 2.0 };
+            assert!(m >= mu && m <= mu * slack, "mu {mu}: {m}");
+        }
+    }
+
+    #[test]
+    fn isf_ln_inverts_tails_beyond_f64() {
+        for &z in &[0.1, 1.0, 6.0, 40.0, 500.0, 5000.0] {
+            let back = isf_ln(ln_phi_bar(z));
+            assert!((back / z - 1.0).abs() < 1e-9, "z {z}: {back}");
         }
     }
 
