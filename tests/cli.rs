@@ -907,6 +907,52 @@ fn sampling_and_adjacency_on_the_command_line_and_in_batch_agree() {
     );
     let bb = batch_of(r#"{"q":0.01,"sigma":1,"steps":3001,"delta":1e-5,"bands":4}"#);
     assert_eq!(bb["epsilon"], direct["epsilon"]);
+    // From dataset terms each step samples one of b partitions of N/b: rate b·B/N, not B/N
+    // (Choquette-Choo et al., arXiv 2306.08153). MNIST, 60 epochs, 4 bands: T = 14063,
+    // ⌈T/4⌉ = 3516 steps at q = 4·256/60000 (it read 1.134 at q = 256/60000, 4.7× low).
+    let mnist = [
+        "epsilon",
+        "--dataset-size",
+        "60000",
+        "--batch-size",
+        "256",
+        "--epochs",
+        "60",
+        "--sigma",
+        "1.1",
+        "--delta",
+        "1e-5",
+        "--bands",
+        "4",
+        "--json",
+    ];
+    let banded = json_of(&mnist);
+    let direct = json_of(&[
+        "epsilon",
+        "--q",
+        &(4.0 * 256.0 / 60000.0).to_string(),
+        "--steps",
+        "3516",
+        "--sigma",
+        "1.1",
+        "--delta",
+        "1e-5",
+        "--json",
+    ]);
+    assert_eq!(banded["epsilon"], direct["epsilon"], "{banded} {direct}");
+    assert!(banded["epsilon"].as_f64().unwrap() > 5.0, "{banded}");
+    let bb = batch_of(
+        r#"{"dataset_size":60000,"batch_size":256,"epochs":60,"sigma":1.1,"delta":1e-5,"bands":4}"#,
+    );
+    assert_eq!(bb["epsilon"], direct["epsilon"]);
+    assert_eq!(bb["training_steps"], 14063);
+    let too_big = batch_of(
+        r#"{"dataset_size":600,"batch_size":256,"epochs":60,"sigma":1.1,"delta":1e-5,"bands":4}"#,
+    );
+    assert!(
+        too_big["error"].as_str().unwrap().contains("must be <= 1"),
+        "{too_big}"
+    );
     // Truncated Poisson: the same bits from both front ends; a cap at N is Poisson.
     let tr = json_of(&[
         "epsilon",

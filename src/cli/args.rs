@@ -121,8 +121,9 @@ t = floor(N/B), with --epochs E or --steps T; or --q: t = floor(1/q))",
     flag(
         "bands",
         "b",
-        "BandMF / DP-FTRL with b bands, accounted as DP-SGD with ceil(T/b) steps at the same q
-and sigma (Choquette-Choo et al., arXiv 2306.08153)",
+        "BandMF / DP-FTRL with b bands, accounted as DP-SGD with ceil(T/b) steps at the rate
+within the partition each step samples: --q as given, or b*B/N from --dataset-size/--batch-size
+(Choquette-Choo et al., arXiv 2306.08153)",
     ),
     Flag {
         name: "json",

@@ -197,7 +197,16 @@ pub(crate) fn batch_value(line: &str) -> Result<Value, String> {
     match query.dataset {
         [None, None, None] => {}
         [Some(n), Some(b), Some(ep)] if query.q.is_none() && query.steps.is_none() => {
-            let (q, t) = engine::params::from_dataset(n, b, ep).map_err(e)?;
+            let (q, t) = match field(&obj, "bands")? {
+                // b bands: q = b·B/N within the partition each step samples.
+                Some(bands) => {
+                    let bands = bands_of(bands).map_err(|m| m.replace("--bands", "bands"))?;
+                    let (q, t, _) =
+                        engine::params::banded_from_dataset(n, b, ep, bands).map_err(e)?;
+                    (q, t)
+                }
+                None => engine::params::from_dataset(n, b, ep).map_err(e)?,
+            };
             obj.insert("q".into(), json!(q));
             obj.insert("steps".into(), json!(t));
         }

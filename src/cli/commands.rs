@@ -17,14 +17,31 @@ pub(super) fn bands_of(b: f64) -> Result<u64, String> {
 
 /// The answer for the accounted ⌈T/b⌉ steps, saying so: JSON gets `bands`,
 /// `training_steps` (T) beside `steps` (the accounted ⌈T/b⌉); text gets a line.
-pub(super) fn with_bands(mut r: Report, b: u64, training: u64, accounted: u64) -> Report {
+/// `from_dataset`: q was derived as b·B/N (the rate within the partition a step samples).
+pub(super) fn with_bands(
+    mut r: Report,
+    b: u64,
+    training: u64,
+    accounted: u64,
+    from_dataset: bool,
+) -> Report {
     r.fields.insert("bands".into(), json!(b));
     r.fields.insert("training_steps".into(), json!(training));
     r.fields.insert("steps".into(), json!(accounted));
-    r.text += &format!(
-        "BandMF / DP-FTRL with {b} bands: {training} training steps accounted as {accounted} steps of DP-SGD at the same q and sigma (Choquette-Choo et al., arXiv 2306.08153)\n"
-    );
+    r.text += &bands_note(b, training, accounted, from_dataset);
     r
+}
+
+/// The line that says how a banded run was accounted (command line and batch).
+pub(super) fn bands_note(b: u64, training: u64, accounted: u64, from_dataset: bool) -> String {
+    let rate = if from_dataset {
+        format!("q = {b}*batch_size/dataset_size (each step samples one of {b} partitions of dataset_size/{b} examples)")
+    } else {
+        "the given q (the rate within the partition each step samples)".to_string()
+    };
+    format!(
+        "BandMF / DP-FTRL with {b} bands (b-min-separated participation, strategy columns of norm <= 1): {training} training steps accounted as {accounted} steps of DP-SGD at {rate} and the same sigma (Choquette-Choo et al., arXiv 2306.08153)\n"
+    )
 }
 
 /// One command on parsed flags (Poisson sampling, add/remove, one example per user).

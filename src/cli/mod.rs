@@ -110,14 +110,24 @@ pub fn run(args: &[String]) -> Result<String, String> {
         };
         return Ok(report.print(f.json));
     }
-    // Users' terms: dataset size N, batch size B, epochs E → q = B/N, T = ⌈E·N/B⌉.
+    // Users' terms: dataset size N, batch size B, epochs E → q = B/N, T = ⌈E·N/B⌉ (with
+    // b bands: q = b·B/N within a partition, see `banded_from_dataset`).
+    let mut banded_rate = false;
     if let [Some(n), Some(b), Some(e)] = f.dataset {
         if f.q.is_some() || f.steps.is_some() {
             return Err(
                 "give either --q/--steps or --dataset-size/--batch-size/--epochs, not both".into(),
             );
         }
-        let (q, t) = engine::params::from_dataset(n, b, e).map_err(|e| e.to_string())?;
+        let (q, t) = match f.bands {
+            Some(bands) => {
+                let (q, t, _) = engine::params::banded_from_dataset(n, b, e, bands_of(bands)?)
+                    .map_err(|e| e.to_string())?;
+                banded_rate = true;
+                (q, t)
+            }
+            None => engine::params::from_dataset(n, b, e).map_err(|e| e.to_string())?,
+        };
         f.q = Some(q);
         f.steps = Some(t as f64);
     } else if f.dataset.iter().any(Option::is_some) {
@@ -147,7 +157,7 @@ pub fn run(args: &[String]) -> Result<String, String> {
     let out = command(&f, cmd)?;
     Ok(match bands {
         None => out,
-        Some((b, t)) => with_bands(out, b, t, f.steps()?),
+        Some((b, t)) => with_bands(out, b, t, f.steps()?, banded_rate),
     }
     .print(f.json))
 }

@@ -43,6 +43,12 @@ pub enum Error {
     BatchSize { batch: f64, dataset: f64 },
     /// Epochs E ≤ 0.
     Epochs(f64),
+    /// BandMF from users' terms: b·B > N, a partition of N/b examples is smaller than a batch.
+    BandedBatch {
+        bands: u64,
+        batch: f64,
+        dataset: f64,
+    },
     /// A conversion name other than "improved" or "classic".
     ConversionName(String),
     /// σ calibration: not even σ = MAX_SIGMA reaches the target; `epsilon` is its ε.
@@ -129,6 +135,16 @@ impl fmt::Display for Error {
                 show(*batch)
             ),
             Error::Epochs(e) => write!(f, "epochs must be > 0, got {}", show(*e)),
+            Error::BandedBatch {
+                bands,
+                batch,
+                dataset,
+            } => write!(
+                f,
+                "with {bands} bands each step samples one of {bands} partitions of dataset_size/{bands} examples at rate bands*batch_size/dataset_size, which must be <= 1 (got {bands}*{}/{})",
+                show(*batch),
+                show(*dataset)
+            ),
             Error::ConversionName(c) => write!(
                 f,
                 "conversion must be 'improved' or 'classic', got '{}'",

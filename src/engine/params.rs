@@ -102,6 +102,35 @@ pub fn from_dataset(n: f64, batch: f64, epochs: f64) -> Result<(f64, u64), Error
     Ok((q, steps_from_f64(t)?))
 }
 
+/// BandMF / DP-FTRL with `bands` = b bands, from users' terms: (q, T, ⌈T/b⌉), the rate each
+/// step samples at, the training steps T = ⌈E·N/B⌉ and the steps each example can take part in.
+///
+/// The amplified banded analysis (Choquette-Choo, Ganesh, McKenna, McMahan, Rush, Thakurta,
+/// Xu, "(Amplified) Banded Matrix Factorization: A unified approach to private training",
+/// NeurIPS 2023, arXiv 2306.08153) splits the data into b partitions of N/b examples and lets
+/// step i sample only partition i mod b: for the same expected batch B the rate within a
+/// partition is q = b·B/N, and an example takes part in at most ⌈T/b⌉ steps, b apart. With
+/// the strategy's columns normalised to norm ≤ 1 (sensitivity 1 per participation), the run
+/// is accounted as DP-SGD with ⌈T/b⌉ steps at rate b·B/N. (q = B/N would under-report: MNIST,
+/// 60 epochs, b = 4: ε 1.13 where 5.35 is right.)
+pub fn banded_from_dataset(
+    n: f64,
+    batch: f64,
+    epochs: f64,
+    bands: u64,
+) -> Result<(f64, u64, u64), Error> {
+    let (q, t) = from_dataset(n, batch, epochs)?;
+    let q_band = q * bands as f64;
+    if q_band > 1.0 {
+        return Err(Error::BandedBatch {
+            bands,
+            batch,
+            dataset: n,
+        });
+    }
+    Ok((q_band, t, t.div_ceil(bands)))
+}
+
 /// Parse a list of orders, validating each.
 pub fn check_orders(orders: &[f64]) -> Result<Vec<f64>, Error> {
     if orders.is_empty() {

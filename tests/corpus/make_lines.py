@@ -28,6 +28,8 @@ for a in [1.5, 2, 8.1, 32, 256.5, 1e4]:
 # bands
 add(q=0.004267, sigma=1.1, steps=14063, delta=1e-5, bands=4)
 add(q=0.004267, sigma=1.1, steps=14063, delta=1e-5, bands=4, accountant="pld")
+add(dataset_size=60000, batch_size=256, epochs=60, sigma=1.1, delta=1e-5, bands=4, accountant="pld")
+add(dataset_size=600, batch_size=256, epochs=60, sigma=1.1, delta=1e-5, bands=4)
 # gdp
 for q, s, t in [(1, 1, 100), (1, 2, 400), (0.01, 1.1, 1000), (256 / 60000, 1.1, 14063), (0.05, 3, 200)]:
     add(command="gdp", q=q, sigma=s, steps=t)
