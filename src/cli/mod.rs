@@ -1,8 +1,8 @@
 //! The native command line (`sgm-rdp`), kept in the library so tests can call
 //! it without spawning processes. `run` returns the text for stdout or a
 //! one-line error for stderr. By concern:
-//! [`args`] the flags (one table: names, aliases, values, help; parsed with `lexopt`),
-//! `commands` the plain Poisson / add-remove commands, [`scheme`] batching schemes,
+//! `args` the flags (one table: names, aliases, values, help; parsed with `lexopt`),
+//! `commands` the plain Poisson / add-remove commands, `scheme` batching schemes,
 //! adjacency and user-level privacy, `report` the JSON and text an answer prints as, and
 //! `batch` the JSON-lines front end (the worker's and the Python package's too).
 

@@ -2,7 +2,7 @@
 //!
 //! Sources (Mironov, Talwar, Zhang, "Rényi Differential Privacy of the Sampled Gaussian Mechanism", arXiv:1908.10530): Theorem 11 and Lemma 10's
 //! conditions (4), (5); Lemma 9; Table 1's rows for Abadi et al. [ACG+16] and
-//! Bun et al. [BDRS18]. Every bound reports whether it applies and, if not,
+//! Bun et al. \[BDRS18\]. Every bound reports whether it applies and, if not,
 //! the first condition that fails, in words.
 
 use super::error::Error;
@@ -58,6 +58,15 @@ pub fn cond5_rhs(q: f64, sigma: f64, alpha: f64) -> f64 {
 }
 
 /// Theorem 11 of Mironov–Talwar–Zhang: ε(α) ≤ 2q²α/σ² if q ≤ 1/5, σ ≥ 4, 1 < α ≤ (4), α ≤ (5).
+///
+/// ```
+/// use sgm_rdp::engine::{bounds::theorem11, rdp::rdp, Sgm};
+/// let m = Sgm::new(0.01, 4.0)?;
+/// let b = theorem11(&m, 8.0)?;
+/// assert!(b.holds() && rdp(&m, 8.0)? <= b.value); // the exact RDP is below the bound
+/// assert!(!theorem11(&Sgm::new(0.5, 4.0)?, 8.0)?.holds()); // q > 1/5: the condition is named
+/// # Ok::<(), sgm_rdp::engine::Error>(())
+/// ```
 pub fn theorem11(m: &Sgm, alpha: f64) -> Result<Bound, Error> {
     let alpha = check_order(alpha)?;
     let (q, s) = (m.q(), m.sigma());

@@ -47,6 +47,13 @@ fn eps_at(
 }
 
 /// Smallest σ with ε(σ) ≤ `target` for sampling rate q, T steps, δ.
+///
+/// ```
+/// use sgm_rdp::engine::{calibrate, default_orders, Conversion};
+/// let c = calibrate::sigma(2.0, 1e-5, 256.0 / 60000.0, 14063, &default_orders(), Conversion::Improved)?;
+/// assert!((c.sigma - 1.2952592).abs() < 1e-6 && c.epsilon <= 2.0);
+/// # Ok::<(), sgm_rdp::engine::Error>(())
+/// ```
 pub fn sigma(
     target: f64,
     delta: f64,

@@ -16,6 +16,15 @@ impl Sgm {
     /// q ∈ [0, 1], σ ∈ [MIN_SIGMA, MAX_SIGMA] = [10⁻³, 10⁸] (below, the mechanism adds
     /// no meaningful noise and the quadrature's work grows like 1/σ; above, ε(α) < 10⁻¹⁶α
     /// underflows any use), both finite.
+    ///
+    /// ```
+    /// use sgm_rdp::engine::{Error, Sgm};
+    /// let m = Sgm::new(0.01, 1.1)?; // sample_rate, noise_multiplier
+    /// assert_eq!((m.q(), m.sigma()), (0.01, 1.1));
+    /// assert!(matches!(Sgm::new(1.5, 1.0), Err(Error::SampleRate(_))));
+    /// assert!(Sgm::new(0.01, f64::NAN).is_err());
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn new(q: f64, sigma: f64) -> Result<Self, Error> {
         let q = finite("sample_rate q", q)?;
         let sigma = finite("noise_multiplier sigma", sigma)?;
@@ -81,6 +90,12 @@ pub fn steps_from_f64(t: f64) -> Result<u64, Error> {
 
 /// Users' terms → (q, T): dataset size N, batch size B, epochs E give
 /// q = B/N and T = ⌈E·N/B⌉ (Opacus / TF Privacy convention).
+///
+/// ```
+/// let (q, t) = sgm_rdp::engine::params::from_dataset(50000.0, 512.0, 30.0)?;
+/// assert_eq!((q, t), (512.0 / 50000.0, 2930));
+/// # Ok::<(), sgm_rdp::engine::Error>(())
+/// ```
 pub fn from_dataset(n: f64, batch: f64, epochs: f64) -> Result<(f64, u64), Error> {
     let n = finite("dataset size", n)?;
     let b = finite("batch size", batch)?;
@@ -113,6 +128,14 @@ pub fn from_dataset(n: f64, batch: f64, epochs: f64) -> Result<(f64, u64), Error
 /// the strategy's columns normalised to norm ≤ 1 (sensitivity 1 per participation), the run
 /// is accounted as DP-SGD with ⌈T/b⌉ steps at rate b·B/N. (q = B/N would under-report: MNIST,
 /// 60 epochs, b = 4: ε 1.13 where 5.35 is right.)
+///
+/// ```
+/// use sgm_rdp::engine::params::banded_from_dataset;
+/// let (q, t, accounted) = banded_from_dataset(60000.0, 256.0, 60.0, 4)?;
+/// assert_eq!((q, t, accounted), (4.0 * 256.0 / 60000.0, 14063, 3516));
+/// assert!(banded_from_dataset(600.0, 256.0, 1.0, 4).is_err()); // 4·256 > 600
+/// # Ok::<(), sgm_rdp::engine::Error>(())
+/// ```
 pub fn banded_from_dataset(
     n: f64,
     batch: f64,

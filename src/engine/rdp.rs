@@ -20,19 +20,19 @@
 //! * In z, the integrand is analytic for |Im z| < πσ² (the zeros of
 //!   1 − q + q e^{s} sit at Im s = π) and grows at most like e^{y²/(2σ²)}
 //!   off the axis (from the Gaussian). The trapezoid error is therefore
-//!   ≲ exp(d²/(2σ²) − 2πd/h) for any d < πσ²; [`step`] chooses h so this is
-//!   below e^{−36} relative (see [`step`]).
+//!   ≲ exp(d²/(2σ²) − 2πd/h) for any d < πσ²; `step` chooses h so this is
+//!   below e^{−36} relative (see `step`).
 //! * The log-integrand ℓ(z) = −z²/(2σ²) + α·ln(1 − q + q e^{s}) has at most
 //!   two local maxima: ℓ''(z) = (−1 + κ p(1−p))/σ² with κ = α/σ² and
 //!   p = sigmoid((z − z₁)/σ²), z₁ = ½ + σ² ln((1−q)/q) (§3.3's inflection
 //!   point), and p(1−p) is unimodal. Its critical points solve z = α·p(z),
-//!   so they lie in (0, α). [`modes`] brackets them analytically and bisects.
+//!   so they lie in (0, α). `modes` brackets them analytically and bisects.
 //!   We sum lattice nodes outward from each mode until the term falls 40
 //!   nats below the running maximum, skipping the valley between modes;
 //!   the work is O(σ/h) nodes per mode, independent of α.
 //! * When A_α < e, ln A_α is small and must come from A_α − 1 directly. We
 //!   then integrate the nonnegative form
-//!   A_α − 1 = E_{μ0}[(1+u)^α − 1 − αu], u = q(e^{s} − 1), E[u] = 0,
+//!   A_α − 1 = E_{μ0}[(1+u)^α − 1 − αu], u = q(e^{s} − 1), E\[u\] = 0,
 //!   with (1+u)^α − 1 − αu = β·[((1+u)ln(1+u) − u) + (1+u)·ψ(βv)/β],
 //!   β = α − 1, v = ln(1+u), ψ(x) = eˣ − 1 − x — a sum of nonnegative terms,
 //!   so there is no cancellation at any q, σ, α; then ln A = ln1p(A − 1).
@@ -123,6 +123,18 @@ pub fn log_a(m: &Sgm, alpha: f64) -> Result<f64, Error> {
 }
 
 /// Per-step RDP ε(α) = ln A_α/(α − 1) (Theorem 4 + Corollary 7 of Mironov–Talwar–Zhang).
+///
+/// At q = 1 the SGM is the Gaussian mechanism, whose RDP is α/(2σ²) in closed form; at a
+/// fractional order the same call is exact too:
+///
+/// ```
+/// use sgm_rdp::engine::{rdp::rdp, Sgm};
+/// let gauss = Sgm::new(1.0, 2.0)?;
+/// assert!((rdp(&gauss, 8.5)? - 8.5 / 8.0).abs() < 1e-12);
+/// let sampled = Sgm::new(0.01, 1.1)?;
+/// assert!(rdp(&sampled, 2.5)? < 2.5 / (2.0 * 1.1 * 1.1)); // sampling amplifies
+/// # Ok::<(), sgm_rdp::engine::Error>(())
+/// ```
 pub fn rdp(m: &Sgm, alpha: f64) -> Result<f64, Error> {
     let alpha = check_order(alpha)?;
     Ok(Lattice::new(m.q(), m.sigma()).rdp(alpha))

@@ -2,8 +2,8 @@
 //! on a canvas (plotters-canvas), native tests and the SVG export draw them to SVG.
 //!
 //! [`Model`] holds everything a chart shows, computed from the engine; the
-//! `draw_*` functions only draw it. One file per concern: the model ([`model`]),
-//! colours ([`theme`]), the shared frame ([`axes`]), legends as data ([`legend`]), and
+//! `draw_*` functions only draw it. One file per concern: the model (`model`),
+//! colours (`theme`), the shared frame (`axes`), legends as data (`legend`), and
 //! one file per chart; the tight accountant's charts are in [`tight`].
 
 mod axes;

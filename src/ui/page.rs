@@ -254,7 +254,7 @@ pub struct Scheme {
     /// The dataset size N, when known (the page's dataset terms when they describe q, a
     /// widget's `dataset-size`): truncated Poisson and fixed-size batches need it.
     pub dataset_size: Option<u64>,
-    /// Truncated Poisson's largest batch as given (None: [`default_max_batch`]).
+    /// Truncated Poisson's largest batch as given (None: `default_max_batch`).
     pub max_batch: Option<u64>,
 }
 

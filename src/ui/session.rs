@@ -1283,8 +1283,8 @@ pub fn export_choice(v: &str) -> &'static str {
 }
 
 /// What an export of chart `which` as `format` ("png" or "svg") says when `done` or not:
-/// PNG and SVG are the same picture whatever the screen, light theme, [`EXPORT_SIZE`]
-/// (the PNG at [`EXPORT_PNG_SCALE`]×).
+/// PNG and SVG are the same picture whatever the screen, light theme, `EXPORT_SIZE`
+/// (the PNG at `EXPORT_PNG_SCALE`×).
 pub fn export_status(which: &str, format: &str, done: bool) -> String {
     use crate::ui::layout::{EXPORT_PNG_SCALE, EXPORT_SIZE};
     let (w, h) = EXPORT_SIZE;

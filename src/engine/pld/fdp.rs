@@ -24,7 +24,7 @@
 //! Differential Privacy Guarantees", arXiv 2503.10945) the range is α, β ≥ 10⁻¹⁰: no
 //! finite profile certifies the extreme tails, and there the SGM is not Gaussian.
 //! A **lower bound** on the same μ: if δ_lo(ε) > δ_μ'(ε) (the Gaussian's profile) for an ε
-//! whose tangent point lies in the range, no μ' ≤ μ fits (see [`mu_below`]).
+//! whose tangent point lies in the range, no μ' ≤ μ fits (see `mu_below`).
 //! The **regret** (Gomez et al.) is the smallest Δ with f(α + Δ) − Δ ≤ G_μ(α) for all α:
 //! 0 for a Gaussian curve, larger when the run's curve bends away from every Gaussian one.
 //! It is read from the certified curve against the certified μ (a fit measure, not a
@@ -361,6 +361,15 @@ fn dense_profile(sgm: Sgm, steps: u64) -> Result<Vec<ProfilePoint>, Error> {
 /// At q = 1 every step is the Gaussian mechanism, so the run is exactly √T/σ-GDP on every
 /// test (Dong, Roth, Su, Cor. 3.3): that μ is returned (its f64 rounding widened outwards)
 /// instead of the profile's fit, which is loose there beyond μ ≈ 16 (see [`Tradeoff::mu`]).
+///
+/// ```
+/// use sgm_rdp::engine::{pld::fdp, Sgm};
+/// let g = fdp::gdp(Sgm::new(1.0, 2.0)?, 400)?; // the Gaussian mechanism: μ = √400/2 = 10
+/// assert!(g.mu.lower <= 10.0 && 10.0 <= g.mu.upper && g.mu.upper < 10.0 + 1e-9);
+/// let mnist = fdp::gdp(Sgm::new(256.0 / 60000.0, 1.1)?, 14063)?;
+/// assert!(mnist.mu.lower <= mnist.mu.upper && mnist.mu.upper < 0.6);
+/// # Ok::<(), sgm_rdp::engine::Error>(())
+/// ```
 pub fn gdp(sgm: Sgm, steps: u64) -> Result<GdpAnswer, Error> {
     let pts = dense_profile(sgm, steps)?;
     if sgm.q() == 1.0 {

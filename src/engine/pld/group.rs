@@ -8,7 +8,7 @@
 //!
 //! Its privacy loss L(x) = ln Σ_j w_j·e^{(2jx − j²)/(2σ²)} is increasing in the sample x
 //! (every term is), so the lattice PLDs are built exactly as for one example
-//! ([`super::discretize`]): the loss thresholds ℓ_k map to sample-space boundaries (here
+//! (`super::discretize`): the loss thresholds ℓ_k map to sample-space boundaries (here
 //! by bisection), and each bin's P- and Q-masses are sums of Gaussian interval masses,
 //! every term nonnegative. Connect-the-dots and the contraction then give the certified
 //! upper and the optimistic lower lattice as before. k = 1 is the SGM itself.

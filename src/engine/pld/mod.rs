@@ -34,7 +34,7 @@
 //!   E_P[(1 − e^{ε−ΣL})₊] for every coupling, so the result is a lower bound; losses
 //!   above the lattice are rounded down onto it and those below are dropped.
 //! * **Composition** by FFT under an exponential tilt with an explicit window; see
-//!   [`compose::compose_within`]. Rounding (8u·log₂N·(1 + T‖p̃‖₂) per bin), the folded tails
+//!   `compose::compose_within`. Rounding (8u·log₂N·(1 + T‖p̃‖₂) per bin), the folded tails
 //!   (Chernoff's inequality, ≤ 1e-10 of the tilted mass) and the mass at +∞
 //!   (1 − (1 − p∞)^T, exactly) are added to the upper and subtracted from the lower bound.
 //!
@@ -64,13 +64,13 @@
 //!   So Δ ≤ b/16 from the first pass where that is below 1e-4 (and on any pass that found
 //!   no lower bound), but not below 1e-17·T·r, where the bins' rounding starts to show over
 //!   T steps: a bin's connect-the-dots split taken from ΔP and ΔQ has relative error ~u/Δ
-//!   (r = 1); taken from the mixture's components ([`discretize`]'s `edge_excess`, every
+//!   (r = 1); taken from the mixture's components (`discretize`'s `edge_excess`, every
 //!   plain SGM step below Δ = 1e-4) ~u·r/Δ with r = q·E_P[e^{(2x−1)/(2σ²)}] ≤ 1 — at
 //!   q = 1.8e-9, σ = 1.23, T = 7.3·10⁸ that let Δ reach the bulk (b/16 = 1.1e-10, where
 //!   1e-17·T was 7.3e-9) and the bracket [1.20e-4, 1.23e-4] replaced a refusal.
 //! * Such a Δ over the whole range is 10⁶–10⁷ points. Where the range needs more than
 //!   2¹⁷, a plain SGM step's remove-direction lattice has two resolutions
-//!   ([`discretize::step_pld_split`]): Δ on its first 2¹⁴ points, then fΔ (f a power of
+//!   (`discretize::step_pld_split`): Δ on its first 2¹⁴ points, then fΔ (f a power of
 //!   two) to the range's end, with fΔ at most a 4096th of both the ε known so far and the
 //!   central limit's spread √T·b, and at most 2¹⁴ coarse points. Connect-the-dots and the
 //!   contraction argue per bin, so bins of two widths keep both bounds; the coarse part's
@@ -90,7 +90,7 @@
 //! has its long tail *below* (a coarse part there would need a mirrored ladder): at q = 1e-4,
 //! σ = 0.6, T = 10⁸ its lattice was 83,000 points where the remove pair's two resolutions are
 //! 16,900, and the add direction spent the call's budget. So where the remove lattices have
-//! two resolutions, the add pair is read from them ([`eps_reversed`]):
+//! two resolutions, the add pair is read from them (`eps_reversed`):
 //! * **Domination carries over.** Connect-the-dots and the ladder's re-discretizations build a
 //!   pair (P', Q') of which (P, Q) is a post-processing; then (Q, P) is one of (Q', P') too,
 //!   and the FFT's added mass only raises δ_add (monotone in every atom's mass). Only the
@@ -106,7 +106,7 @@
 //!   moment ≤ η·e^{λ ln(1−q)}); the ladder's cuts below a window; and the tops of its
 //!   measures (`ladder::TOP_REL` of the moment per settle; without the cut the FFT's rounding
 //!   floor at the top doubled the tail at every squaring).
-//! * **Read** by prefix sums ([`compose::Composed::delta`]): Σ_{KΔ<−ε} p(K)(e^{−KΔ} − e^ε).
+//! * **Read** by prefix sums (`compose::Composed::delta`): Σ_{KΔ<−ε} p(K)(e^{−KΔ} − e^ε).
 //!   Composed losses ≥ 0 weigh 0 for every ε ≥ 0 and are left out at the end — losses as
 //!   read, the lattices' offsets added (cut before them, a lattice with offsets lost its whole
 //!   tail: `ladder::compose_reversed`).
@@ -2125,7 +2125,19 @@ pub fn opacus_prv_epsilon(sgm: Sgm, steps: u64, delta: f64) -> Result<f64, Error
     Ok(epsilon(sgm, steps, delta * (1.0 - 1e-3))?.epsilon.upper + 0.01)
 }
 
-/// Tight ε at δ after `steps` steps of one SGM.
+/// Tight ε at δ after `steps` steps of one SGM (Poisson sampling, add/remove-one): a
+/// certified bracket, the worse of the two directions.
+///
+/// At q = 1 the run is the Gaussian mechanism with μ = √T/σ, whose ε at δ has a closed form
+/// (Balle, Wang, ICML 2018); the bracket holds it:
+///
+/// ```
+/// use sgm_rdp::engine::{pld, Sgm};
+/// let e = pld::epsilon(Sgm::new(1.0, 10.0)?, 100, 1e-5)?.epsilon; // μ = 1
+/// let truth = 4.377178095681224; // δ_μ(ε) = Φ(μ/2 − ε/μ) − e^ε·Φ(−μ/2 − ε/μ) = 1e-5, bisected
+/// assert!(e.lower <= truth && truth <= e.upper && e.upper - e.lower < 0.01 * e.upper);
+/// # Ok::<(), sgm_rdp::engine::Error>(())
+/// ```
 pub fn epsilon(sgm: Sgm, steps: u64, delta: f64) -> Result<EpsilonAnswer, Error> {
     epsilon_phases(&[Phase::new(sgm, steps)?], delta)
 }
@@ -2142,7 +2154,15 @@ pub fn delta_phases(phases: &[Phase], eps: f64) -> Result<DeltaAnswer, Error> {
     })
 }
 
-/// Tight δ at ε after `steps` steps of one SGM.
+/// Tight δ at ε after `steps` steps of one SGM, as a certified bracket.
+///
+/// ```
+/// use sgm_rdp::engine::{pld, Sgm};
+/// let mnist = Sgm::new(256.0 / 60000.0, 1.1)?;
+/// let d = pld::delta(mnist, 14063, 2.0)?.delta;
+/// assert!(d.lower <= d.upper && d.upper < 1.2e-4);
+/// # Ok::<(), sgm_rdp::engine::Error>(())
+/// ```
 pub fn delta(sgm: Sgm, steps: u64, eps: f64) -> Result<DeltaAnswer, Error> {
     delta_phases(&[Phase::new(sgm, steps)?], eps)
 }
@@ -2163,6 +2183,13 @@ pub fn profile_grid(top: Option<f64>) -> Result<Vec<f64>, f64> {
 }
 
 /// The privacy profile δ(ε) at each ε (≥ 0), with brackets.
+///
+/// ```
+/// use sgm_rdp::engine::{pld, Sgm};
+/// let pts = pld::profile(Sgm::new(0.01, 1.0)?, 1000, &[0.5, 1.0, 2.0])?;
+/// assert!(pts.windows(2).all(|w| w[1].delta.upper <= w[0].delta.upper)); // δ falls with ε
+/// # Ok::<(), sgm_rdp::engine::Error>(())
+/// ```
 pub fn profile(sgm: Sgm, steps: u64, eps: &[f64]) -> Result<Vec<ProfilePoint>, Error> {
     Ok(profile_phases(&[Phase::new(sgm, steps)?], eps)?
         .into_iter()
@@ -2931,6 +2958,15 @@ pub fn attack_tpr(profile: &[ProfilePoint], fpr: f64) -> Result<f64, Error> {
 /// calibration, when it answers, only supplies a starting σ that meets the target (the
 /// PLD bound is tighter); when RDP cannot reach the target (α ≤ 10⁶ floors its ε) the
 /// search gallops upward on the PLD itself. A refusal names the tight ε at the largest σ.
+///
+/// ```
+/// use sgm_rdp::engine::{pld, Sgm};
+/// let (sigma, at) = pld::calibrate_sigma(3.0, 1e-5, 0.01, 1000)?;
+/// assert!(at.epsilon.upper <= 3.0); // never misses the target
+/// let above = pld::epsilon(Sgm::new(0.01, sigma * 0.999)?, 1000, 1e-5)?.epsilon;
+/// assert!(above.lower > 2.9); // and is not far above the smallest σ
+/// # Ok::<(), sgm_rdp::engine::Error>(())
+/// ```
 pub fn calibrate_sigma(
     target: f64,
     delta: f64,

@@ -4,7 +4,7 @@
 //! * **Upper** (certified): no amplification. Each epoch uses an example in exactly one
 //!   step, so E epochs are the Gaussian mechanism with μ = s·√E/σ, s the adjacency's
 //!   sensitivity (1 zero-out / add-remove, 2 replace-one); ε from Balle & Wang's exact
-//!   δ(ε) ([`super::gauss`]). A partial epoch counts as one.
+//!   δ(ε) (`super::gauss`). A partial epoch counts as one.
 //! * **Lower** (certified): one pair of datasets for which the mechanism is provably at
 //!   least this leaky (Chua, Ghazi, Kamath, Kumar, Manurangsi, Sinha, Zhang, "How
 //!   Private are DP-SGD Implementations?", ICML 2024; "Scalable DP-SGD: Shuffling vs.
@@ -15,7 +15,7 @@
 //!   output is then P = (1/t)·Σ_i N(a·e_i, σ²I) against Q = (1/t)·Σ_i N(b·e_i, σ²I).
 //!   We post-process it by the largest coordinate M (an adversary may), bin M on a fine
 //!   grid (binning is post-processing too), and compose the E epochs' binned pairs with
-//!   the FFT machinery's optimistic side ([`super::discretize::merge_atoms`], rounding
+//!   the FFT machinery's optimistic side (`super::discretize::merge_atoms`, rounding
 //!   down). Each step is a post-processing of the true mechanism or lowers δ, so the
 //!   result is a lower bound on the true ε of shuffled training with these parameters.
 //!   When N is not a multiple of B the last N − tB examples of each permutation are
@@ -238,7 +238,18 @@ fn lower_step(atoms: &[(f64, f64)], d: f64) -> StepPld {
     }
 }
 
-/// The certified band on ε at δ after `steps` steps of shuffled training.
+/// The certified band on ε at δ after `steps` steps of shuffled training: the upper end
+/// without amplification, the lower end from Chua et al.'s shuffled pair.
+///
+/// ```
+/// use sgm_rdp::engine::{pld::{self, shuffle::{self, Shuffle}}, Adjacency, Sgm};
+/// // 50,000 examples, batches of 512 (97 per epoch, drop_last), σ = 1, 30 epochs.
+/// let sh = Shuffle::from_sizes(1.0, 50000, 512, Adjacency::AddRemove)?;
+/// let band = shuffle::epsilon(&sh, 97 * 30, 1e-5)?.epsilon;
+/// let poisson = pld::epsilon(Sgm::new(512.0 / 50000.0, 1.0)?, 2930, 1e-5)?.epsilon;
+/// assert!(poisson.upper < band.lower && band.lower < band.upper); // Poisson's ε is not the shuffle's
+/// # Ok::<(), sgm_rdp::engine::Error>(())
+/// ```
 pub fn epsilon(sh: &Shuffle, steps: u64, delta: f64) -> Result<ShuffleBand, Error> {
     let steps = check_steps(steps)?;
     let delta = check_delta(delta)?;
