@@ -1611,3 +1611,51 @@ fn calibration_takes_one_accountant_on_every_path() {
     let out = sgm_rdp::cli::batch_line(line);
     assert!(out.contains("one target, one accountant"), "{out}");
 }
+
+/// Hardening 4 #9: a reader that closes the pipe early (`sgm-rdp … | head -3`) ends the
+/// command quietly with exit 0, not with a "Broken pipe" panic. Both outputs are larger than
+/// a pipe's buffer, so the write after the reader is gone must fail with EPIPE.
+#[test]
+fn a_closed_pipe_exits_quietly() {
+    let orders: Vec<String> = (0..6000).map(|i| format!("{}", 1.5 + i as f64)).collect();
+    let mut child = bin()
+        .args([
+            "rdp",
+            "--q",
+            "0.01",
+            "--sigma",
+            "1",
+            "--orders",
+            &orders.join(","),
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && !err.contains("panicked"),
+        "{:?} {err}",
+        out.status
+    );
+
+    let mut child = bin()
+        .arg("batch")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let line = "{\"q\":0.01,\"sigma\":1,\"alpha\":2}\n".repeat(20000);
+    let _ = child.stdin.take().unwrap().write_all(line.as_bytes());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && !err.contains("panicked"),
+        "{:?} {err}",
+        out.status
+    );
+}

@@ -21,7 +21,7 @@ from typing import List, Optional
 from dp_accounting import dp_event
 from dp_accounting import privacy_accountant
 
-from . import Phase, delta_phases, epsilon_phases
+from . import Phase, SgmRdpError, delta_phases, epsilon_phases
 
 NeighborRel = privacy_accountant.NeighboringRelation
 CompositionErrorDetails = privacy_accountant.PrivacyAccountant.CompositionErrorDetails
@@ -63,12 +63,15 @@ class SgmRdpAccountant(privacy_accountant.PrivacyAccountant):
                     return r
             return None
         if isinstance(event, dp_event.GaussianDpEvent):
-            return self._add(Phase(event.noise_multiplier, 1.0, count, adjacency), count, do_compose)
+            return self._add(
+                event, Phase(event.noise_multiplier, 1.0, count, adjacency), count, do_compose
+            )
         if isinstance(event, dp_event.PoissonSampledDpEvent):
             inner = event.event
             if not isinstance(inner, dp_event.GaussianDpEvent):
                 return unsupported("only a GaussianDpEvent can be Poisson-sampled here")
             return self._add(
+                event,
                 Phase(inner.noise_multiplier, event.sampling_probability, count, adjacency),
                 count, do_compose,
             )
@@ -76,17 +79,33 @@ class SgmRdpAccountant(privacy_accountant.PrivacyAccountant):
             if adjacency != "add-remove":
                 return unsupported("truncated Poisson is answered under add/remove-one only")
             return self._add(
+                event,
                 Phase(event.noise_multiplier, event.sampling_probability, count, adjacency,
                       event.dataset_size, event.truncated_batch_size),
                 count, do_compose,
             )
         return unsupported(f"{type(event).__name__} is not supported by SgmRdpAccountant")
 
-    def _add(self, phase: Phase, count: int, do_compose: bool):
-        if do_compose and count > 0:
-            if phase.noise_multiplier == 0:
+    def _add(self, event, phase: Phase, count: int, do_compose: bool):
+        """Compose `count` steps of `phase`, after checking the event's fields: a NaN, an
+        infinity, a negative noise multiplier or a rate outside [0, 1] is refused by name
+        (it used to be skipped, and the accountant then said epsilon = 0)."""
+        name = type(event).__name__
+        why = None
+        sigma, q = phase.noise_multiplier, phase.sample_rate
+        if not isinstance(sigma, (int, float)) or not math.isfinite(sigma) or sigma < 0:
+            why = f"{name}: noise_multiplier must be a finite number >= 0, got {sigma!r}"
+        elif not isinstance(q, (int, float)) or not math.isfinite(q) or not 0 <= q <= 1:
+            why = f"{name}: sampling_probability must be a number in [0, 1], got {q!r}"
+        elif not isinstance(count, int) or count < 0:
+            why = f"{name}: count must be a whole number >= 0, got {count!r}"
+        if why is not None:
+            # Malformed, not unsupported: refused by supports() and compose() alike.
+            raise SgmRdpError(why)
+        if do_compose and count > 0 and q > 0:
+            if sigma == 0:
                 self._non_private = True
-            elif phase.sample_rate > 0:
+            else:
                 self._phases.append(phase)
         return None
 

@@ -233,3 +233,32 @@ def test_many_calls_do_not_leak():
                 sgm_rdp.epsilon(-2.0, 1.0, 10, 1e-5)
     grown = rss_kb() - before
     assert grown < 16_000, f"resident memory grew by {grown} kB over 1e5 calls"
+
+
+def test_accountant_refuses_malformed_events_by_name():
+    """Hardening 4 #3: a NaN, infinite, negative or out-of-range field is a named SgmRdpError,
+    never a number (a NaN rate used to be skipped and epsilon = 0 returned)."""
+    pytest.importorskip("dp_accounting")
+    from dp_accounting import dp_event
+    from sgm_rdp.accountant import SgmRdpAccountant
+
+    g = dp_event.GaussianDpEvent
+    bad = [
+        (dp_event.PoissonSampledDpEvent(float("nan"), g(1.0)), "sampling_probability"),
+        (dp_event.PoissonSampledDpEvent(-0.1, g(1.0)), "sampling_probability"),
+        (dp_event.PoissonSampledDpEvent(1.5, g(1.0)), "sampling_probability"),
+        (dp_event.PoissonSampledDpEvent(float("inf"), g(1.0)), "sampling_probability"),
+        (dp_event.PoissonSampledDpEvent(0.01, g(float("nan"))), "noise_multiplier"),
+        (dp_event.PoissonSampledDpEvent(0.01, g(-1.0)), "noise_multiplier"),
+        (dp_event.PoissonSampledDpEvent(0.01, g(float("inf"))), "noise_multiplier"),
+        (g(float("nan")), "noise_multiplier"),
+        (g(-2.0), "noise_multiplier"),
+    ]
+    for event, field in bad:
+        with pytest.raises(sgm_rdp.SgmRdpError, match=field):
+            SgmRdpAccountant().compose(event, 10).get_epsilon(1e-5)
+    # A rate of 0 costs nothing; a valid event still answers.
+    zero = SgmRdpAccountant().compose(dp_event.PoissonSampledDpEvent(0.0, g(1.0)), 10)
+    assert zero.get_epsilon(1e-5) == 0.0
+    ok = SgmRdpAccountant().compose(dp_event.PoissonSampledDpEvent(0.01, g(1.0)), 10)
+    assert ok.get_epsilon(1e-5) > 0

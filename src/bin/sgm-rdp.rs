@@ -9,6 +9,7 @@ fn main() -> ExitCode {
 
 #[cfg(not(target_arch = "wasm32"))]
 fn main() -> ExitCode {
+    use std::io::{ErrorKind, Write};
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("batch")
         && !matches!(args.get(1).map(String::as_str), Some("--help" | "-h"))
@@ -25,6 +26,8 @@ fn main() -> ExitCode {
         let stdout = std::io::stdout();
         return match sgm_rdp::cli::batch(stdin.lock(), stdout.lock()) {
             Ok(()) => ExitCode::SUCCESS,
+            // The reader went away (`| head`): nothing left to say to it.
+            Err(e) if e.kind() == ErrorKind::BrokenPipe => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("sgm-rdp batch: unreadable input: {e}");
                 ExitCode::FAILURE
@@ -33,11 +36,17 @@ fn main() -> ExitCode {
     }
     match sgm_rdp::cli::run(&args) {
         Ok(text) => {
-            print!("{text}");
-            if !text.ends_with('\n') {
-                println!();
+            let nl = if text.ends_with('\n') { "" } else { "\n" };
+            let mut out = std::io::stdout().lock();
+            match write!(out, "{text}{nl}").and_then(|()| out.flush()) {
+                // `sgm-rdp --help | head -3`: the reader closed the pipe; exit quietly.
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) if e.kind() == ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("sgm-rdp: cannot write the answer: {e}");
+                    ExitCode::FAILURE
+                }
             }
-            ExitCode::SUCCESS
         }
         Err(msg) => {
             eprintln!("sgm-rdp: {msg}");
