@@ -402,6 +402,11 @@ impl SchemeRun {
     /// The most steps whose certified ε meets `target` (random allocation and shuffled
     /// batches: whole epochs, in steps): the command line's calibrate.
     pub fn most_steps(&self, target: f64, delta: f64) -> Result<u64, String> {
+        Ok(self.most_steps_and_epsilon(target, delta)?.0)
+    }
+
+    /// [`SchemeRun::most_steps`] with the certified ε there.
+    pub fn most_steps_and_epsilon(&self, target: f64, delta: f64) -> Result<(u64, f64), String> {
         let mut w = words(&["calibrate"]);
         let flags: Vec<String> = match self.unit {
             // (The run's own epochs are what is asked for: not a flag of the calibration.)
@@ -428,12 +433,42 @@ impl SchemeRun {
             "--json".into(),
         ]);
         let r = command(&w)?;
+        let eps = r["epsilon"].as_f64().unwrap_or(f64::NAN);
         match (self.unit, r["epochs"].as_f64(), r["steps"].as_f64()) {
             (Unit::Epochs(t), Some(e), _) if self.line["sampling"] == "random-allocation" => {
-                Ok(e as u64 * t)
+                Ok((e as u64 * t, eps))
             }
-            (_, _, Some(s)) => Ok(s as u64),
+            (_, _, Some(s)) => Ok((s as u64, eps)),
             _ => Err("the calibration gave no steps".into()),
+        }
+    }
+
+    /// The smallest σ whose certified ε for this run (its scheme, its length) meets
+    /// `target`: the command line's calibrate. Returns (σ, ε there, the accountant).
+    pub fn smallest_sigma(&self, target: f64, delta: f64) -> Result<(f64, f64, String), String> {
+        let mut w = words(&["calibrate"]);
+        let mut flags = self.flags.clone();
+        if let Some(i) = flags.iter().position(|x| x == "--sigma") {
+            flags.drain(i..i + 2);
+        }
+        w.extend(flags);
+        w.extend(self.step_flags.iter().cloned());
+        if self.line.get("accountant").is_some() {
+            w.extend(words(&["--accountant", "pld"]));
+        }
+        w.extend([
+            "--delta".into(),
+            delta.to_string(),
+            "--epsilon".into(),
+            target.to_string(),
+            "--target".into(),
+            "sigma".into(),
+            "--json".into(),
+        ]);
+        let r = command(&w)?;
+        match (r["sigma"].as_f64(), r["epsilon"].as_f64()) {
+            (Some(s), Some(e)) => Ok((s, e, r["accountant"].as_str().unwrap_or("pld").to_string())),
+            _ => Err("the calibration gave no sigma".into()),
         }
     }
 
@@ -632,6 +667,37 @@ pub fn library(d: &Value) -> Result<Value, String> {
 /// is {which, accountant, value, epsilon (the TPR for a risk target), fpr?}.
 pub fn calibrate(d: &Value) -> Result<Value, String> {
     let which = text(d, "which").unwrap_or("");
+    // A run drawn by another scheme than Poisson sampling is calibrated as that scheme
+    // (issue 61 #1: Poisson's σ was the answer for shuffled, truncated and fixed-size runs).
+    let sampling = text(d, "sampling").unwrap_or("poisson");
+    if sampling != "poisson" {
+        if let Some(why) = text(d, "schemeError") {
+            return Err(why.to_string());
+        }
+        if which == "risk-sigma" || which == "risk-steps" {
+            return Err(format!("attack-risk targets are calibrated for Poisson sampling of one example under add/remove adjacency; this run uses {sampling} batches"));
+        }
+        let sc = match epochs_run(d) {
+            Some(req) => SchemeRun::of(&req),
+            None => SchemeRun::of(d),
+        };
+        let (target, delta) = (num(d, "target"), num(d, "delta"));
+        return match which {
+            "sigma" => {
+                let (sigma, eps, acct) = sc.smallest_sigma(target, delta)?;
+                Ok(
+                    json!({"which": which, "accountant": acct, "value": sigma, "epsilon": eps, "sampling": sampling}),
+                )
+            }
+            "steps" => {
+                let (steps, eps) = sc.most_steps_and_epsilon(target, delta)?;
+                Ok(
+                    json!({"which": which, "accountant": "pld", "value": steps, "epsilon": eps, "sampling": sampling}),
+                )
+            }
+            _ => Err("'which' must be 'sigma', 'steps', 'risk-sigma' or 'risk-steps'".into()),
+        };
+    }
     let k = num(d, "groupSize").max(1.0) as u64;
     let adj = text(d, "adjacency").unwrap_or("add-remove");
     let (q, delta, target) = (num(d, "q"), num(d, "delta"), num(d, "target"));
@@ -878,5 +944,83 @@ mod tests {
             cal(json!({"which": "risk-steps", "target": 0.1, "fpr": 0.01, "groupSize": 2}))
                 .is_err()
         );
+    }
+
+    /// Issue 61 #1: "What do I need?" answers the scheme shown, as the command line's
+    /// calibrate does for that scheme — never Poisson sampling's σ. P1: q = 0.01024
+    /// (t = ⌊1/q⌋ = 97 steps per epoch), 30 epochs, δ = 1e-5, target ε = 3.
+    #[test]
+    fn calibrations_answer_the_scheme_shown() {
+        let p1 = |extra: Value| {
+            let mut d = json!({"kind": "calibrate", "gen": 1, "q": 0.01024, "sigma": 1.0, "steps": 2930, "delta": 1e-5, "target": 3.0, "accountant": "pld", "which": "sigma"});
+            for (k, v) in obj(extra) {
+                d[k] = v;
+            }
+            calibrate(&d)
+        };
+        let poisson = p1(json!({})).unwrap()["value"].as_f64().unwrap();
+        let cli = |w: &[&str]| command(&words(w)).unwrap()["sigma"].as_f64().unwrap();
+        // Shuffled: the band's upper end meets the target (σ 7.6166 where Poisson's is 1.04).
+        let r = p1(json!({"sampling": "shuffled", "epochs": 30})).unwrap();
+        let want = cli(&[
+            "calibrate",
+            "--sampling",
+            "shuffle",
+            "--steps-per-epoch",
+            "97",
+            "--epochs",
+            "30",
+            "--delta",
+            "1e-5",
+            "--epsilon",
+            "3",
+            "--json",
+        ]);
+        assert_eq!(r["value"].as_f64(), Some(want), "{r}");
+        assert!(
+            want > 7.0 && poisson < 1.1 && r["accountant"] == "band",
+            "{r}"
+        );
+        // Truncated Poisson and fixed-size batches: their own calibrations.
+        let r = p1(json!({"sampling": "truncated-poisson", "datasetSize": 50000, "batchSize": 512, "maxBatch": 603})).unwrap();
+        let want = cli(&[
+            "calibrate",
+            "--sampling",
+            "truncated-poisson",
+            "--q",
+            "0.01024",
+            "--dataset-size",
+            "50000",
+            "--max-batch",
+            "603",
+            "--steps",
+            "2930",
+            "--accountant",
+            "pld",
+            "--delta",
+            "1e-5",
+            "--epsilon",
+            "3",
+            "--json",
+        ]);
+        assert_eq!(r["value"].as_f64(), Some(want), "{r}");
+        assert!(want > poisson, "{want} vs {poisson}");
+        let r = p1(json!({"sampling": "fixed-size", "datasetSize": 50000, "batchSize": 512, "adjacency": "replace-one"})).unwrap();
+        assert!((r["value"].as_f64().unwrap() - 3.6452).abs() < 1e-3, "{r}");
+        // Most steps of the shuffled run: whole epochs whose band's upper end meets the target.
+        // (One epoch of σ = 1 is already ε 4.38 without amplification: refused at 3.)
+        assert!(p1(json!({"which": "steps", "sampling": "shuffled", "epochs": 30})).is_err());
+        let r = p1(json!({"which": "steps", "sampling": "shuffled", "epochs": 30, "target": 20.0}))
+            .unwrap();
+        let steps = r["value"].as_u64().unwrap();
+        assert!(
+            steps % 97 == 0 && steps >= 97 && r["epsilon"].as_f64().unwrap() <= 20.0,
+            "{r}"
+        );
+        // An attack-risk target is refused for a scheme, by name; so is a scheme without sizes.
+        let e = p1(json!({"which": "risk-sigma", "fpr": 0.01, "target": 0.1, "sampling": "shuffled", "epochs": 30})).unwrap_err();
+        assert!(e.contains("shuffled"), "{e}");
+        let e = p1(json!({"sampling": "truncated-poisson", "schemeError": "truncated Poisson needs the dataset size"})).unwrap_err();
+        assert!(e.contains("dataset size"), "{e}");
     }
 }

@@ -173,25 +173,21 @@ pub fn rdp(i: &Inputs, gen: u32, model: bool) -> Fields {
 
 /// A calibration of "What do I need?": `which` (`sigma`, `steps`, `risk-sigma`,
 /// `risk-steps`) with its own fields (`extra`: the accountant, the target, the FPR), for
-/// users of `group` examples under `adjacency`.
+/// the run shown: its scheme `sc` (sampling with its `epochs` and sizes, examples per user,
+/// adjacency), as the tight request names it, so the answer is that run's.
 pub fn calibrate(
     i: &Inputs,
     gen: u32,
     which: &str,
     extra: Fields,
-    group: u32,
-    adjacency: Adjacency,
+    sc: &Scheme,
+    epochs: f64,
 ) -> Fields {
     let mut f = run(i, Some(gen));
     f.push(("kind", text("calibrate")));
     f.push(("which", text(which)));
     f.extend(extra);
-    if group > 1 {
-        f.push(("groupSize", num(group)));
-    }
-    if adjacency != Adjacency::AddRemove {
-        f.push(("adjacency", text(adjacency.name())));
-    }
+    f.extend(scheme(sc, i, epochs));
     f
 }
 
@@ -335,13 +331,17 @@ mod tests {
             3,
             "sigma",
             vec![("target", Value::Num(1.0))],
-            4,
-            Adjacency::ReplaceOne,
+            &users,
+            60.0,
         );
         assert_eq!(
             keys(&c)[8..],
             ["kind", "which", "target", "groupSize", "adjacency"]
         );
+        // A shuffled run's calibration names its scheme (issue 61 #1).
+        let shuffled = Scheme::of(Batching::Shuffled, 1, Adjacency::AddRemove);
+        let c = calibrate(&i, 3, "sigma", vec![], &shuffled, 30.0);
+        assert_eq!(keys(&c)[8..], ["kind", "which", "epochs", "sampling"]);
     }
 
     /// The worker reads what is written here: every key a request can carry is read by
@@ -385,8 +385,8 @@ mod tests {
                 1,
                 "sigma",
                 vec![("accountant", text("pld"))],
-                2,
-                Adjacency::ReplaceOne,
+                &sized,
+                1.0,
             ),
         ];
         for f in &all {

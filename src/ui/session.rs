@@ -238,8 +238,8 @@ struct Tight {
 #[derive(Debug, Clone, Default)]
 struct Inverse {
     seq: [u32; 4],
-    /// The inputs the answers are for (they go when these change).
-    asked_for: Option<Inputs>,
+    /// The inputs and the scheme the answers are for (they go when either changes).
+    asked_for: Option<(Inputs, Scheme)>,
     sigma: Option<f64>,
     steps: Option<u64>,
 }
@@ -393,13 +393,15 @@ impl Page {
     pub fn set_max_batch(&mut self, m: Option<u64>) -> Vec<Effect> {
         self.link.max_batch = m;
         self.tight.asked = None;
-        vec![
+        let mut fx = vec![
             Effect::Op(Op::Value(
                 "max-batch",
                 m.map(|m| m.to_string()).unwrap_or_default(),
             )),
             text("max-batch-error", ""),
-        ]
+        ];
+        fx.extend(self.inputs_changed());
+        fx
     }
 
     /// Who is a neighbour: replace-one is the worker's `--adjacency replace-one` (tight;
@@ -412,6 +414,7 @@ impl Page {
             text("adjacency-error", ""),
         ];
         fx.extend(self.who_and_note());
+        fx.extend(self.inputs_changed());
         fx
     }
 
@@ -424,6 +427,7 @@ impl Page {
             text("group-size-error", ""),
         ];
         fx.extend(self.who_and_note());
+        fx.extend(self.inputs_changed());
         fx
     }
 
@@ -433,6 +437,7 @@ impl Page {
         self.link.batch = b;
         self.tight.asked = None;
         let mut fx = self.who_and_note();
+        fx.extend(self.inputs_changed());
         for (id, shown) in [
             ("shuffled-box", Batching::Shuffled),
             ("allocation-box", Batching::RandomAllocation),
@@ -1166,22 +1171,22 @@ impl Page {
     /// the inputs shown, in the worker.
     pub fn calibrate(&mut self, which: &str, extra: Fields) -> Vec<Effect> {
         let i = self.inputs();
+        let sc = self.scheme(&i);
         let k = WHICH.iter().position(|w| *w == which).unwrap_or(3);
         self.inverse.seq[k] += 1;
-        self.inverse.asked_for = Some(i);
+        self.inverse.asked_for = Some((i, sc));
         let mut extra = extra;
         if k < 2 {
             extra.push(("accountant", Value::Text(self.link.acct.name().into())));
         }
+        // The run shown is calibrated: its scheme, with the epochs its tight request uses.
+        let epochs = if sc.sampling == Batching::Poisson {
+            f64::NAN
+        } else {
+            self.epochs_for(&i)
+        };
         vec![Effect::Post(
-            protocol::calibrate(
-                &i,
-                self.inverse.seq[k],
-                WHICH[k],
-                extra,
-                self.link.group.max(1),
-                self.link.adjacency,
-            ),
+            protocol::calibrate(&i, self.inverse.seq[k], WHICH[k], extra, &sc, epochs),
             Some(Posting {
                 computing: Some(answer_id(which)),
                 failed: error_id(which),
@@ -1205,10 +1210,16 @@ impl Page {
         fx
     }
 
-    /// After the inputs changed: the inverse mode's answers for other inputs go.
+    /// The inputs shown with their scheme: what a calibration's answer must be for.
+    fn run_shown(&self) -> (Inputs, Scheme) {
+        let i = self.inputs();
+        (i, self.scheme(&i))
+    }
+
+    /// After the inputs or the scheme changed: the inverse mode's answers for another run go.
     pub fn inputs_changed(&mut self) -> Vec<Effect> {
         match self.inverse.asked_for {
-            Some(a) if a != self.inputs() => self.clear_inverse(),
+            Some(a) if a != self.run_shown() => self.clear_inverse(),
             _ => Vec::new(),
         }
     }
@@ -1218,7 +1229,7 @@ impl Page {
         let which = data.text("which").unwrap_or_default();
         WHICH.iter().position(|w| *w == which).is_some_and(|k| {
             data.num("gen") == self.inverse.seq[k] as f64
-                && self.inverse.asked_for == Some(self.inputs())
+                && self.inverse.asked_for == Some(self.run_shown())
         })
     }
 
@@ -1239,10 +1250,17 @@ impl Page {
                 fmt_num_up(e),
                 fmt_num(data.num("fpr"))
             )
+        } else if data.text("accountant") == Some("band") {
+            format!("certified ε ≤ {}, the band's upper end", fmt_eps(e))
         } else if tight {
             format!("tight ε ≤ {}", fmt_eps(e))
         } else {
             format!("ε = {}", fmt_eps(e))
+        };
+        // Another scheme than Poisson sampling is named beside its answer.
+        let eps = match data.text("sampling") {
+            Some(s) if s != "poisson" => format!("{eps}, {} batches", s.replace('-', " ")),
+            _ => eps,
         };
         let sigma = which.ends_with("sigma");
         let shown = if sigma {
@@ -1649,6 +1667,66 @@ mod tests {
         assert!(fx.contains(&Effect::Op(Op::Hidden("apply-sigma", false))));
         assert_eq!(p.applied("sigma").map(|i| i.sigma), Some(1.7));
         assert!(p.applied("steps").is_none());
+    }
+
+    /// Issue 61 #1: a calibration asks for the scheme shown, and its answer goes (with Apply)
+    /// when the batches, examples per user or neighbours change.
+    #[test]
+    fn a_calibration_is_for_the_scheme_shown() {
+        let mut p = Page::default();
+        p.set_inputs(Inputs::mnist());
+        p.set_batching(Batching::Shuffled);
+        let fx = p.calibrate("sigma", vec![("target", Value::Num(3.0))]);
+        let Some(Effect::Post(f, _)) = fx.first() else {
+            panic!("{fx:?}")
+        };
+        assert!(
+            f.contains(&("sampling", Value::Text("shuffled".into()))),
+            "{f:?}"
+        );
+        assert!(f.iter().any(|(k, _)| *k == "epochs"), "{f:?}");
+        let gen = f.iter().find(|(k, _)| *k == "gen").unwrap().1.as_num();
+        let answer = obj(&[
+            kind(Kind::Calibrated),
+            ("gen", num(gen)),
+            ("which", Value::Text("sigma".into())),
+            ("accountant", Value::Text("band".into())),
+            ("sampling", Value::Text("shuffled".into())),
+            ("value", num(7.6)),
+            ("epsilon", num(2.99)),
+        ]);
+        let fx = p.answer(&answer);
+        let shown = texts(&fx, "sigma-answer");
+        assert!(
+            shown[0].contains("shuffled batches") && shown[0].contains("upper end"),
+            "{shown:?}"
+        );
+        assert_eq!(p.applied("sigma").map(|i| i.sigma), Some(7.6));
+        // Another batching, group or adjacency: the answer and Apply go.
+        for change in 0..3 {
+            let fx = p.calibrate("sigma", vec![("target", Value::Num(3.0))]);
+            let Some(Effect::Post(f, _)) = fx.first() else {
+                panic!("{fx:?}")
+            };
+            let gen = f.iter().find(|(k, _)| *k == "gen").unwrap().1.as_num();
+            let mut again = answer.clone();
+            if let Value::Obj(fields) = &mut again {
+                fields[1].1 = num(gen);
+            }
+            let fx = match change {
+                0 => p.set_batching(Batching::Poisson),
+                1 => p.set_group(2),
+                _ => p.set_adjacency(Adjacency::ReplaceOne),
+            };
+            assert!(
+                fx.contains(&Effect::Op(Op::Hidden("apply-sigma", true))),
+                "{change}"
+            );
+            assert!(
+                p.answer(&again).is_empty() && p.applied("sigma").is_none(),
+                "{change}"
+            );
+        }
     }
 
     /// A batching other than Poisson sampling leads the headline with its own certified

@@ -419,6 +419,25 @@ try {
     check(lowBox.low === down4(band.epsilon_lower) && up4(band.epsilon) === box.eps && /cannot be claimed/.test(lowBox.vs) && lowBox.title.startsWith('certified band ['),
       `batch=shuffled: the certified band [${lowBox.low}, ${box.eps}] = the CLI's --sampling shuffle [${down4(band.epsilon_lower)}, ${up4(band.epsilon)}]; "${lowBox.vs}"`);
     check(new URL(page.url()).searchParams.get('batch') === 'shuffled', 'the batching choice is in the URL');
+    // "What do I need?" calibrates the shuffled run shown, not Poisson sampling's (issue 61
+    // #1): σ whose band's upper end meets the target, as the CLI's calibrate for the scheme;
+    // going back to Poisson sampling drops that answer and its Apply.
+    {
+      await page.fill('#target-eps', '30');
+      await page.click('#solve-sigma');
+      await page.waitForFunction(() => /shuffled batches/.test(document.querySelector('#sigma-answer').textContent), null, { timeout: 60000 }).catch(() => {});
+      const ans = await text(page, '#sigma-answer');
+      const cs = cli('calibrate', { sampling: 'shuffle', 'steps-per-epoch': 234, epochs: 60, delta: 1e-5, epsilon: 30 });
+      check(ans.startsWith(`σ = ${cs.sigma.toFixed(6)}`) && /band's upper end, shuffled batches/.test(ans),
+        `batch=shuffled: Smallest σ "${ans}" = the CLI's calibrate --sampling shuffle (σ = ${cs.sigma})`);
+      await page.selectOption('#batching', 'poisson');
+      await frames(page);
+      check((await text(page, '#sigma-answer')) === '' && (await page.evaluate(() => document.querySelector('#apply-sigma').hidden)),
+        'another batching drops the calibration and its Apply');
+      await page.fill('#target-eps', '3');
+      await frames(page);
+      await page.selectOption('#batching', 'shuffled');
+    }
     await page.selectOption('#batching', 'poisson');
     check(await page.evaluate(() => document.querySelector('#shuffled-box').hidden), 'back to Poisson: the box is hidden');
     const pb = await open('?batch=fixed');
