@@ -263,6 +263,15 @@ self.onmessage = isHelper ? help : async ({ data }) => {
   // A scheme or a user-level run chosen: its own charts, target and μ-GDP (the Poisson
   // ones of one example per user do not apply).
   const own = side.own === true;
+  // Asked for a run of its own that has no answer (a refused user-level run, a scheme
+  // without its sizes): no chart, target or μ-GDP of another run stands in for it.
+  if (side.asked === true && !own) {
+    const why = side.why ?? 'the run shown has no certified answer';
+    reply({ client, gen: data.gen, kind: 'charts-error', message: why });
+    if (data.target !== undefined) reply({ client, gen: data.gen, kind: 'target', target: data.target, error: why });
+    if (data.gdp) reply({ client, gen: data.gen, kind: 'gdp', error: why });
+    return;
+  }
   const c = own
     ? cached(charts, sideKey, () => workerSchemeCharts(data, side))
     : await cachedAsync(charts, key, () => chartsFor(p, data.delta, h.ok));

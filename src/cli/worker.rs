@@ -533,8 +533,22 @@ pub fn side_answers(d: &Value) -> Value {
         };
         out.insert(key.into(), a);
     }
-    let own = out.values().any(|a| a.get("error").is_none());
+    // `asked`: the request names a run of its own (a scheme, user level, replace-one); when
+    // none of its answers stands (`own` false), `why` says why, and no chart, target or μ of
+    // Poisson sampling of one example may stand in for it (issue 61 #2).
+    // Every answer asked must stand: K = 2 with shuffled batches is not answered by the
+    // shuffled band of one example.
+    let asked = !out.is_empty();
+    let own = asked && out.values().all(|a| a.get("error").is_none());
+    let why = out
+        .values()
+        .find_map(|a| a.get("error").and_then(Value::as_str))
+        .map(str::to_string);
     out.insert("own".into(), json!(own));
+    out.insert("asked".into(), json!(asked));
+    if let (true, false, Some(why)) = (asked, own, why) {
+        out.insert("why".into(), json!(why));
+    }
     Value::Object(out)
 }
 
@@ -862,6 +876,18 @@ mod tests {
             .as_str()
             .unwrap()
             .contains("Poisson sampling only"));
+        // Issue 61 #2: a run of its own that has no answer says why, and nothing else
+        // stands in for it (the band of one example is not K = 2's).
+        assert_eq!(
+            (both["own"].clone(), both["asked"].clone()),
+            (json!(false), json!(true))
+        );
+        assert!(both["why"]
+            .as_str()
+            .unwrap()
+            .contains("Poisson sampling only"));
+        assert_eq!(refused["why"], "needs N");
+        assert_eq!(side_answers(&plain)["asked"], false);
     }
 
     /// A scheme's charts, most steps and μ-GDP: its own grid, the calibration's answer

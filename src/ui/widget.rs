@@ -97,7 +97,11 @@ impl TightState {
                 self.gdp = Some((i, text));
                 Answered::Charts
             }
+            // No charts for these inputs: the last run's go too (issue 61 #2: they stayed,
+            // dimmed, under the new run's labels).
             (None, "charts-error") => {
+                self.charts = None;
+                self.charts_inputs = Some(i);
                 Answered::ChartsError(data.text("message").unwrap_or_default().to_string())
             }
             _ => Answered::Nothing,
@@ -963,6 +967,17 @@ mod tests {
         assert_eq!(t.answer(&charts, i, &plain), Answered::Charts);
         assert_eq!(t.charts_inputs, Some(i));
         assert_eq!(t.answer(&Value::Null, i, &plain), Answered::Nothing);
+        // Issue 61 #2: refused charts for other inputs drop the last run's charts.
+        let other = Inputs { sigma: 2.0, ..i };
+        let refused = obj(vec![
+            ("kind", Value::Text("charts-error".into())),
+            ("message", Value::Text("work budget spent".into())),
+        ]);
+        assert!(matches!(
+            t.answer(&refused, other, &plain),
+            Answered::ChartsError(m) if m == "work budget spent"
+        ));
+        assert!(t.charts.is_none() && t.charts_inputs == Some(other));
     }
 
     #[test]

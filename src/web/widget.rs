@@ -252,7 +252,8 @@ impl Widget {
             Answered::Headline => true,
             Answered::Charts => false,
             Answered::ChartsError(msg) => {
-                web_sys::console::error_1(
+                // A refusal for these inputs, not a fault of the page: a warning.
+                web_sys::console::warn_1(
                     &format!("sgm-rdp-calculator: tight charts: {msg}").into(),
                 );
                 false
@@ -553,12 +554,15 @@ fn show_tight_charts(i: &Inner) {
     let dark = i.state.dark();
     let labels = &i.state.settings.scheme().chart_labels();
     let current = t.charts_inputs.as_ref() == Some(inp);
+    // No charts for the run shown (its headline or its charts were refused): none drawn,
+    // rather than another run's under this run's labels.
+    let refused = t.charts.is_none() && (current || t.error.is_some());
     for (canvas, on) in [
         (&e.chart_training, c.training),
         (&e.chart_profile, c.profile),
         (&e.chart_risk, c.risk),
     ] {
-        canvas.set_hidden(!on);
+        canvas.set_hidden(!on || refused);
         let _ = canvas.class_list().toggle_with_force("stale", !current);
     }
     // μ-GDP under the risk chart, for the inputs shown only.
