@@ -108,6 +108,22 @@ try {
     check((await text(pf, '#profile-status')) === '', `the profile chart's "unavailable" goes when it is drawn again ("${await text(pf, '#profile-status')}")`);
     await pf.close();
   }
+  // A run of its own with no answer (two examples per user with shuffled batches: user level
+  // is computed for Poisson sampling only) gets no chart, μ or risk sentence of another run —
+  // they used to be one example's, labelled per user (issue 61 #2).
+  {
+    const pu = await open('?batch=shuffled&group=2');
+    await pu.waitForFunction(() => /unavailable/.test(document.querySelector('#profile-status')?.textContent || ''), null, { timeout: 60000 }).catch(() => {});
+    const st = await pu.evaluate(() => ({
+      profile: document.querySelector('#profile-status').textContent,
+      training: document.querySelector('#training-statement').textContent,
+      risk: document.querySelector('#sentence-risk').textContent,
+      gdp: document.querySelector('#gdp-summary').textContent,
+    }));
+    check(/unavailable.*Poisson sampling only/.test(st.profile) && /unavailable/.test(st.training) && !/catches/.test(st.risk) && !/μ =/.test(st.gdp),
+      `a refused user-level run leaves no other run's charts: ${JSON.stringify(st).slice(0, 300)}`);
+    await pu.close();
+  }
   // #19: a run of ~4 sampled steps at σ = 0.341 (q = 9.462e-8, T = 46,420,413, δ = 0.0116),
   // whose profile the lattices spend the call on: the worker reads it in closed form, and the
   // chart is drawn (it read "unavailable … the work budget … is spent").

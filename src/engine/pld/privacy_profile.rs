@@ -1,0 +1,626 @@
+//! Stage 3, δ and the privacy profile δ(ε) with certified brackets.
+
+use super::*;
+
+/// Tight δ at ε for the phases.
+pub fn delta_phases(phases: &[Phase], eps: f64) -> Result<DeltaAnswer, Error> {
+    check_phases(phases)?;
+    let eps = check_epsilon(eps)?;
+    let pts = profile_phases(phases, &[eps])?;
+    let p = pts[0];
+    Ok(DeltaAnswer {
+        delta: p.0.delta,
+        grid: p.1,
+    })
+}
+
+/// Tight δ at ε after `steps` steps of one SGM, as a certified bracket.
+///
+/// ```
+/// use sgm_rdp::engine::{pld, Sgm};
+/// let mnist = Sgm::new(256.0 / 60000.0, 1.1)?;
+/// let d = pld::delta(mnist, 14063, 2.0)?.delta;
+/// assert!(d.lower <= d.upper && d.upper < 1.2e-4);
+/// # Ok::<(), sgm_rdp::engine::Error>(())
+/// ```
+pub fn delta(sgm: Sgm, steps: u64, eps: f64) -> Result<DeltaAnswer, Error> {
+    delta_phases(&[Phase::new(sgm, steps)?], eps)
+}
+
+/// The false-positive rates at which every front end (the command line's `profile`, `batch`,
+/// the JS API's `attackRisk`) reports the attack bound unless told otherwise.
+pub const DEFAULT_FPRS: [f64; 3] = [1e-3, 1e-2, 0.1];
+
+/// The privacy profile's ε values unless told otherwise: 101 equally spaced points of
+/// [0, `top`], `top` (default 10) in (0, 10⁴]; Err(top) when it is not (each front end names
+/// the flag or key in its refusal).
+pub fn profile_grid(top: Option<f64>) -> Result<Vec<f64>, f64> {
+    let top = top.unwrap_or(10.0);
+    if !(top.is_finite() && top > 0.0 && top <= 1e4) {
+        return Err(top);
+    }
+    Ok((0..=100).map(|i| top * i as f64 / 100.0).collect())
+}
+
+/// The privacy profile δ(ε) at each ε (≥ 0), with brackets.
+///
+/// ```
+/// use sgm_rdp::engine::{pld, Sgm};
+/// let pts = pld::profile(Sgm::new(0.01, 1.0)?, 1000, &[0.5, 1.0, 2.0])?;
+/// assert!(pts.windows(2).all(|w| w[1].delta.upper <= w[0].delta.upper)); // δ falls with ε
+/// # Ok::<(), sgm_rdp::engine::Error>(())
+/// ```
+pub fn profile(sgm: Sgm, steps: u64, eps: &[f64]) -> Result<Vec<ProfilePoint>, Error> {
+    Ok(profile_phases(&[Phase::new(sgm, steps)?], eps)?
+        .into_iter()
+        .map(|p| p.0)
+        .collect())
+}
+
+/// Profile for phases; also reports the grid used at each point.
+pub fn profile_phases(phases: &[Phase], eps: &[f64]) -> Result<Vec<(ProfilePoint, Grid)>, Error> {
+    // A few tens of big steps or fewer ([`few_jumps`]): the closed form first, the lattices
+    // only where it leaves a point poor (their brackets intersected). The input is checked
+    // first: the closed form takes it as checked. Far beyond the domain at δ = 0.1, the
+    // profile's largest δ, nothing is tried ([`FAR_BEYOND`]).
+    check_profile(phases, eps)?;
+    let live = live_phases(phases);
+    far_beyond(&live, || rdp_epsilon(&live, 0.1).0)?;
+    #[cfg(full_engine)]
+    let first = match few_jumps(&live).then(|| jumps_alone(phases, eps)).flatten() {
+        Some(o) if !o.iter().any(|p| poor(&p.0.delta)) => Ok(o),
+        Some(mut o) => {
+            if let Ok(l) = profile_of(phases, eps) {
+                for (a, b) in o.iter_mut().zip(l) {
+                    a.0.delta = intersect(a.0.delta, b.0.delta)?;
+                }
+                monotone_envelope(&mut o);
+            }
+            Ok(o)
+        }
+        None => profile_of(phases, eps),
+    };
+    #[cfg(not(full_engine))]
+    let first = profile_of(phases, eps);
+    // Where rare large losses decide δ ([`jumps_first`]), the points the lattices read poorly
+    // are read again in closed form and the brackets intersected ([`jumps_profile`]); where
+    // they may matter ([`jumps_rare`]) and the lattices spend the call, the closed form alone
+    // may still answer ([`jumps_alone`]). (Re-reading poor points wherever they may matter
+    // halved the profile sweep's poor points, 2,120 → 961 of 160 runs' 101, but added 1.5–4.5 s
+    // to the runs it touched: `benches/profile_sweep.py`.)
+    #[cfg(full_engine)]
+    let first = match first {
+        Ok(mut o) if jumps_first(&live) => jumps_profile(phases, &mut o).map(|_| o),
+        Err(e @ Error::PldBudget { .. }) => jumps_alone(phases, eps).ok_or(e),
+        r => r,
+    };
+    // A refusal for a run beyond the domain even at δ = 0.1, its largest δ (so at every
+    // (ε, δ) of it), says so, as the ε side's does.
+    #[cfg_attr(not(full_engine), allow(unused_mut))]
+    let mut out = first.map_err(|e| match e {
+        Error::PldBudget { .. } if beyond_domain(phases, 0.1) => Error::PldBudget {
+            reason: BEYOND_DOMAIN,
+        },
+        e => e,
+    })?;
+    // Truncated Poisson: lower ends from the gradient-0 datasets' exact pair (as for ε).
+    #[cfg(full_engine)]
+    if phases.iter().any(|p| p.trunc.is_some()) {
+        let low: Vec<Phase> = phases.iter().map(Phase::lower_phase).collect();
+        let lows = match profile_of(&low, eps) {
+            Ok(l) => l.iter().map(|p| p.0.delta.lower).collect(),
+            Err(Error::PldBudget { .. }) => vec![0.0; eps.len()],
+            Err(e) => return Err(e),
+        };
+        for (slot, l) in out.iter_mut().zip(lows) {
+            slot.0.delta.lower = l.min(slot.0.delta.upper);
+        }
+    }
+    // δ(ε) ≤ δ(0), the total variation, at every ε ≥ 0: its certified bound caps the upper
+    // ends (plain SGM add/remove phases only, [`tv_bound`]). Where the add pair is read from
+    // the remove lattices' coarse tail the small ε's upper ends can be looser than it: q = 1e-5,
+    // σ = 0.5, T = 10⁴ read δ(0) ≤ 4.50e-3, where the bound is 3.66e-3.
+    if let Some(tv) = tv_bound(&live) {
+        for slot in out.iter_mut() {
+            let d = &mut slot.0.delta;
+            d.upper = d.upper.min(tv);
+            d.lower = d.lower.min(d.upper);
+        }
+    }
+    Ok(out)
+}
+
+/// One plain SGM phase whose rare large losses may matter ([`jumps_rare`]; the caller asks
+/// only where they decide it, [`jumps_first`], where few steps are sampled, [`few_jumps`], or
+/// where the lattices refused): the profile points the lattices read poorly (upper end above
+/// [`PROFILE_FLOOR`] and more than [`PROFILE_RATIO`] times the lower) are read again in closed
+/// form ([`jumps::delta_brackets`], resolving δ down to the least of their lower ends), and the
+/// two certified brackets intersected. At q = 2.1e-9, σ = 0.51, T = 5.8·10⁸ the lattices read
+/// δ(0.0422) as [2.8e-15, 2.6e-2], where the ε side puts ε at δ = 3.3e-15 in
+/// [0.042169, 0.042208]. Where the closed form refuses, the lattices' brackets stand.
+#[cfg(full_engine)]
+pub(super) fn jumps_profile(
+    phases: &[Phase],
+    out: &mut [(ProfilePoint, Grid)],
+) -> Result<bool, Error> {
+    let live = live_phases(phases);
+    let ([p], true) = (&live[..], jumps_rare(&live)) else {
+        return Ok(false);
+    };
+    if p.adjacency != Adjacency::AddRemove {
+        return Ok(false);
+    }
+    let poor: Vec<usize> = (0..out.len()).filter(|&i| poor(&out[i].0.delta)).collect();
+    if poor.is_empty() {
+        return Ok(false);
+    }
+    let eps: Vec<f64> = poor.iter().map(|&i| out[i].0.epsilon).collect();
+    let least = (poor.iter().map(|&i| out[i].0.delta.lower))
+        .fold(f64::INFINITY, f64::min)
+        .max(PROFILE_FLOOR);
+    let Ok(read) = jumps::delta_brackets(p, &eps, least) else {
+        return Ok(false);
+    };
+    for (&i, b) in poor.iter().zip(read) {
+        let d = &mut out[i].0.delta;
+        *d = intersect(*d, b)?;
+    }
+    monotone_envelope(out);
+    Ok(true)
+}
+
+/// Whether a profile point's bracket is poor: its upper end above [`PROFILE_FLOOR`] and more
+/// than [`PROFILE_RATIO`] times its lower end.
+#[cfg(full_engine)]
+pub(super) fn poor(b: &Bracket) -> bool {
+    b.upper > PROFILE_FLOOR && b.upper > PROFILE_RATIO * b.lower
+}
+
+/// The profile from the closed form alone (where the lattices spend the call: q = 2.1e-9,
+/// σ = 0.51, T = 5.8·10⁸ over ε ∈ [0, 0.105], the page's range): every point starts at
+/// [0, exact RDP's δ] and is read by [`jumps_profile`]; None where that does not answer or
+/// the run is not one it reads. (Called on input [`check_profile`] has checked.)
+#[cfg(full_engine)]
+pub(super) fn jumps_alone(phases: &[Phase], eps: &[f64]) -> Option<Vec<(ProfilePoint, Grid)>> {
+    let live = live_phases(phases);
+    if !jumps_rare(&live) {
+        return None;
+    }
+    let curve = rdp_total(&live);
+    let mut out = zero_points(eps, 0.0);
+    for (slot, &e) in out.iter_mut().zip(eps) {
+        slot.0.delta.upper = rdp_ln_delta(&curve, e).0.exp().min(1.0);
+    }
+    jumps_profile(phases, &mut out).ok()?.then_some(out)
+}
+
+/// Whether exact RDP puts the plain SGM phases' ε at `delta` above 10³, beyond the domain the
+/// tight accountant is built for (its refusals then say so).
+pub(super) fn beyond_domain(phases: &[Phase], delta: f64) -> bool {
+    rdp_above(phases, delta, 1e3)
+}
+
+/// Where exact RDP's ε is above 10⁷ (10⁴ times the domain's end) the lattices are not tried:
+/// no run there answered in a grid of 27 beyond the domain (q ∈ {0.5, 0.05, 0.005},
+/// σ ∈ {0.3, 0.6, 1.5}, T ∈ {10⁶, 10⁸, 10⁹}, δ = 1e-5: the largest answered had exact RDP
+/// ε = 2.9·10⁶), and each refusal cost 2–9 s natively — tens of seconds in the page's worker,
+/// once for the headline and again for each chart (q = 0.5, σ = 0.3, T = 10⁹ kept the page
+/// "updating" for over 20 s before it said the tight ε is unavailable).
+pub(super) const FAR_BEYOND: f64 = 1e7;
+
+/// Whether exact RDP puts the plain SGM phases' ε at `delta` above `limit`.
+pub(super) fn rdp_above(phases: &[Phase], delta: f64, limit: f64) -> bool {
+    let live = live_phases(phases);
+    plain(&live) && rdp_epsilon(&live, delta).0 > limit
+}
+
+/// Whether the live phases are some, and all plain SGM (exact RDP bounds their ε).
+pub(super) fn plain(live: &[Phase]) -> bool {
+    !live.is_empty() && live.iter().all(Phase::is_sgm)
+}
+
+/// The refusal of a run far beyond the domain ([`FAR_BEYOND`]), before any lattice is built,
+/// from exact RDP's ε of the live phases (`eps_rdp`, read only for plain SGM phases); not where
+/// q = 1 makes the run the Gaussian mechanism, answered in closed form at any length.
+pub(super) fn far_beyond(live: &[Phase], eps_rdp: impl FnOnce() -> f64) -> Result<(), Error> {
+    if plain(live) && gaussian_mu(live).is_none() && eps_rdp() > FAR_BEYOND {
+        Err(Error::PldBudget {
+            reason: BEYOND_DOMAIN,
+        })
+    } else {
+        Ok(())
+    }
+}
+
+/// Exact RDP at one δ, for the lattices: the grid's optimum (ε, α) steers their grid and tilt,
+/// `cap` bounds their upper end.
+#[derive(Clone, Copy)]
+pub(super) struct Exact {
+    pub(super) eps: f64,
+    pub(super) alpha: f64,
+    pub(super) cap: f64,
+}
+
+/// [`Exact`] for the live phases at a checked δ. One plain SGM phase: the cap is the
+/// continuous optimum (≤ the grid's); several plain phases: the composed grid's ε; a group's
+/// guide is no bound (cap ∞).
+pub(super) fn exact_rdp(live: &[Phase], delta: f64) -> Exact {
+    if let [p] = live {
+        let one = p.is_sgm().then(|| {
+            Run::with_default_orders(p.sgm, p.steps)
+                .and_then(|r| r.epsilon(delta, Conversion::Improved))
+        });
+        if let Some(Ok(o)) = one {
+            return Exact {
+                eps: o.grid_value.max(0.0),
+                alpha: o.grid_alpha,
+                cap: o.value.min(o.grid_value),
+            };
+        }
+    }
+    let (eps, alpha) = rdp_epsilon(live, delta);
+    let cap = if plain(live) { eps } else { f64::INFINITY };
+    Exact { eps, alpha, cap }
+}
+
+/// A profile's input checked: the phases, and 1–10,000 finite ε ≥ 0.
+pub(super) fn check_profile(phases: &[Phase], eps: &[f64]) -> Result<(), Error> {
+    check_phases(phases)?;
+    if eps.is_empty() || eps.len() > 10_000 {
+        return Err(Error::ProfileLength(eps.len()));
+    }
+    match eps.iter().find(|e| !(e.is_finite() && **e >= 0.0)) {
+        Some(&e) => Err(Error::Epsilon(e)),
+        None => Ok(()),
+    }
+}
+
+/// The lattices' profile; the input is taken as checked ([`profile_phases`] checks it, and
+/// truncated Poisson's lower pass derives its phases from checked ones).
+pub(super) fn profile_of(
+    phases: &[Phase],
+    eps: &[f64],
+) -> Result<Vec<(ProfilePoint, Grid)>, Error> {
+    budget(WORK);
+    let live = live_phases(phases);
+    if live.is_empty() {
+        return Ok(zero_points(eps, 0.0));
+    }
+    if let Some(mu) = gaussian_mu(&live) {
+        let mut out = zero_points(eps, 0.0);
+        for (slot, &e) in out.iter_mut().zip(eps) {
+            slot.0.delta = gauss::delta_bracket(mu, e);
+        }
+        return Ok(out);
+    }
+    let t = total_steps(&live);
+    // ε so large that exact RDP already puts δ below 1e-290 are answered from RDP alone
+    // ([0, RDP's δ], certified): they would otherwise set the grid for every other point
+    // (hardening round 3, #9: δ(0) was [0, 0.99996] next to ε = 1e300, [0.424207, 0.424208]
+    // alone).
+    let curve = rdp_total(&live);
+    // (The RDP of a group's guide is no bound: groups are never answered from it.)
+    let exact = live.iter().all(Phase::is_sgm);
+    let far: Vec<bool> = eps
+        .iter()
+        .map(|&e| exact && rdp_ln_delta(&curve, e).0 < (1e-290f64).ln())
+        .collect();
+    let near: Vec<f64> = eps
+        .iter()
+        .zip(&far)
+        .filter(|(_, &f)| !f)
+        .map(|(&e, _)| e)
+        .collect();
+    let mut out = zero_points(eps, 0.0);
+    for ((slot, &e), &f) in out.iter_mut().zip(eps).zip(&far) {
+        if f {
+            slot.0.delta.upper = rdp_ln_delta(&curve, e).0.exp().min(1.0);
+        }
+    }
+    if near.is_empty() {
+        return Ok(out);
+    }
+    let emax = near.iter().cloned().fold(0.0f64, f64::max);
+    let emid = near
+        .iter()
+        .cloned()
+        .fold(f64::INFINITY, f64::min)
+        .max(emax * 0.5);
+    let alpha = rdp_ln_delta(&curve, emid.max(1e-3)).1;
+    // δ as small as 1e-15 is resolved: tails cut at η for δ = 1e-15.
+    let eta = eta_for(1e-15, t, 0.0, 1.0);
+    // A profile spans many tilts; the widest may need a much coarser grid (its points
+    // stay certified, only looser).
+    // The lattice follows the loss's own scale when every ε asked is far below it (δ near
+    // ε = 0 is the total variation, set by the bulk of the composed loss): the central
+    // limit μ ≈ √(Σ q²·T·(e^{1/σ²} − 1)) of Dong, Roth, Su (JRSS-B 2022, §5).
+    let clt = live
+        .iter()
+        .map(|p| {
+            let g = p.guide();
+            g.q().powi(2) * p.guide_steps() as f64 * (1.0 / g.sigma().powi(2)).exp_m1()
+        })
+        .sum::<f64>()
+        .sqrt();
+    // Small q: the two-resolution lattices where the range is long, their coarse spacing
+    // a 256th of the largest ε asked and of the central limit's spread (as for ε).
+    let tail_d = bulk_scale(&live).map(|b| emax.max(1e-6).min(b * t.sqrt()) / 256.0);
+    // (The spacing follows ε down to 1e-3, as the ε side's does: from 1e-2, q = 1e-4, σ = 1,
+    // T = 100 read δ at ε = 0.001 as [1.23e-4, 1.99e-4]; now [1.87e-4, 1.90e-4].)
+    let d0 = initial_spacing(emid.max(1e-3).max(0.3 * clt.min(1.0)), alpha, t, TOL);
+    // Whether an attempt got as far as composing (a lattice too long for the work left is
+    // charged, not built).
+    let composed = std::cell::Cell::new(false);
+    let run = |one: bool| {
+        coarsening(d0, 2 * COARSEN, |d| {
+            profile_at(&live, &near, d, (eta, tail_d), alpha, one, &composed)
+        })
+    };
+    // Small q: one resolution first, on ONE_SHARE of the work; where its compositions spend
+    // that (q = 1e-4, σ = 0.6, T = 10⁵: 287,000 points a step, and the first composition
+    // took the whole budget), two resolutions on the rest — on all of it where the one
+    // resolution's lattice alone was beyond its share (q = 1e-4, σ = 0.6, T = 10⁸: 10⁶ points).
+    let got = if tail_d.is_some() {
+        let total = compose::work_left();
+        budget(ONE_SHARE * total);
+        match run(true) {
+            Err(Error::PldBudget { reason }) if reason == WORK_SPENT => {
+                budget(if composed.get() {
+                    (1.0 - ONE_SHARE) * total
+                } else {
+                    total
+                });
+                run(false)?
+            }
+            r => r?,
+        }
+    } else {
+        run(true)?
+    };
+    let mut it = got.into_iter();
+    for ((slot, &f), &e) in out.iter_mut().zip(&far).zip(eps) {
+        if !f {
+            if let Some(p) = it.next() {
+                *slot = p;
+            }
+            // Exact RDP's δ is certified too: the smaller upper end stands (where a point
+            // read from a composition tilted elsewhere, RDP can be far tighter: q = 1e-4,
+            // σ = 1, T = 10⁵ at ε = 0.33 read δ ≤ 0.0186 there, RDP 1.3e-4).
+            if exact {
+                let r = rdp_ln_delta(&curve, e).0.exp();
+                slot.0.delta.upper = slot.0.delta.upper.min(r.max(slot.0.delta.lower));
+            }
+        }
+    }
+    monotone_envelope(&mut out);
+    Ok(out)
+}
+
+/// δ(ε) does not increase with ε, so a certified upper end at ε' bounds δ at every ε ≥ ε',
+/// and a lower end at ε' every ε ≤ ε': each point keeps the smallest upper end at or left of
+/// it and the largest lower end at or right of it (a point read from a composition tilted
+/// elsewhere then takes its neighbours' tighter ends).
+pub(super) fn monotone_envelope(out: &mut [(ProfilePoint, Grid)]) {
+    let mut order: Vec<usize> = (0..out.len()).collect();
+    order.sort_by(|&a, &b| out[a].0.epsilon.total_cmp(&out[b].0.epsilon));
+    let mut up = f64::INFINITY;
+    for &i in &order {
+        up = up.min(out[i].0.delta.upper);
+        out[i].0.delta.upper = up;
+    }
+    let mut lo = 0.0f64;
+    for &i in order.iter().rev() {
+        lo = lo.max(out[i].0.delta.lower);
+        out[i].0.delta.lower = lo;
+    }
+}
+
+/// δ = 0 at every ε (the start of a maximum over directions, and the answer when q = 0).
+pub(super) fn zero_points(eps: &[f64], spacing: f64) -> Vec<(ProfilePoint, Grid)> {
+    eps.iter()
+        .map(|&e| {
+            let point = ProfilePoint {
+                epsilon: e,
+                delta: Bracket {
+                    upper: 0.0,
+                    lower: 0.0,
+                },
+            };
+            let grid = Grid {
+                spacing,
+                fft_len: 0,
+                worst: "remove",
+            };
+            (point, grid)
+        })
+        .collect()
+}
+
+/// A profile point's bracket counts as poor when its upper end is more than this factor
+/// above its lower end (a visible gap on the chart's log axis), unless the upper end is
+/// below [`PROFILE_FLOOR`]: another composition, tilted for that ε, is then added.
+pub(super) const PROFILE_RATIO: f64 = 1.25;
+
+/// The share of a profile's work its one-resolution attempt may spend (small q; the rest goes
+/// to two resolutions where that attempt runs out).
+pub(super) const ONE_SHARE: f64 = 0.6;
+
+/// The smallest δ the profile resolves (its chart's axis ends there).
+pub(super) const PROFILE_FLOOR: f64 = 1e-15;
+
+/// A composition's δ bracket at ε with its FFT length (below its window: [0, 1]).
+pub(super) fn delta_read(c: &Composed, e: f64) -> (f64, f64, usize) {
+    let (u, l) = if c.side(e) == Side::Below {
+        (1.0, 0.0)
+    } else {
+        c.delta(e)
+    };
+    (u, l, c.window_len())
+}
+
+/// The profile on one lattice spacing.
+pub(super) fn profile_at(
+    live: &[Phase],
+    eps: &[f64],
+    d: f64,
+    (eta, tail_d): (f64, Option<f64>),
+    alpha: f64,
+    one: bool,
+    composed: &std::cell::Cell<bool>,
+) -> Result<Vec<(ProfilePoint, Grid)>, Error> {
+    let mut out = zero_points(eps, d);
+    #[cfg(full_engine)]
+    let mut rem: Option<Lattices> = None;
+    let dirs = directions(live);
+    for (i, &dir) in dirs.iter().enumerate() {
+        // Compositions beyond a direction's first only while the directions still to come
+        // keep their share of the work left (q = 1e-4, σ = 0.6, T = 10⁵: the remove pair's
+        // refinements spent it all, and the add pair's first composition was refused).
+        let later = (dirs.len() - 1 - i) as f64;
+        let reserve = compose::work_left() * later / (later + 1.0);
+        // The add pair from the remove lattices, reversed, where those have two resolutions
+        // or are long (as for ε: the add pair's own lattice has its long tail below).
+        #[cfg(full_engine)]
+        if let Some(r) = rem
+            .as_ref()
+            .filter(|r| dir == Direction::Add && r.reads_reversed())
+        {
+            profile_reversed(r, eps, &mut out)?;
+            continue;
+        }
+        // (One resolution while the range fits the point budget: the profile's spacing is
+        // not chosen for the bulk, and there the finer single lattice is the tighter.)
+        // (`one` false: two resolutions wherever the range is long.)
+        let lat = match Lattices::build(live, dir, d, (eta, eta), if one { None } else { tail_d }) {
+            Err(Error::PldBudget { reason }) if reason == TOO_MANY_POINTS && tail_d.is_some() => {
+                Lattices::build(live, dir, d, (eta, eta), tail_d)?
+            }
+            r => r?,
+        };
+        let mut comps: Vec<Composed> = Vec::new();
+        // The first composition tilted for the middle of the range asked (tilted for its
+        // first point, ε = 0, it was untilted and resolved little: q = 1e-4, σ = 3, T = 10⁸
+        // then needed 0.89 s and left 6 of 101 points poor, now 0.35 s and none).
+        let mid = eps.iter().cloned().fold(0.0f64, f64::max) * 0.4;
+        composed.set(true);
+        let first_left = compose::work_left();
+        comps.push(lat.compose(lat.tilt_for(mid, alpha - 1.0))?);
+        // The most one composition has cost, to keep the directions still to come their share.
+        let mut cost = first_left - compose::work_left();
+        let mut spent = false;
+        for (e, slot) in eps.iter().zip(out.iter_mut()) {
+            // Every composition gives a certified bracket wherever it reads: the tightest
+            // of those whose well-resolved range holds ε. Where none does, or their
+            // bracket is poor, one tilted for this ε is added (a composition's claimed range
+            // can be wide and its reading loose: q = 1e-4, σ = 1, T = 10⁵, the untilted
+            // remove composition asked for ε = 0 claimed (−31, 33) and read δ ≤ 0.0186 at
+            // every ε up to 0.33, where δ falls to 1e-18).
+            let read = |comps: &[Composed]| -> Option<(f64, f64, usize)> {
+                comps
+                    .iter()
+                    .filter(|c| {
+                        let (lo, hi) = c.good_range();
+                        *e >= lo && *e <= hi
+                    })
+                    .map(|c| delta_read(c, *e))
+                    .reduce(|a, b| (a.0.min(b.0), a.1.max(b.1), a.2.max(b.2)))
+            };
+            let poor = |r: Option<(f64, f64, usize)>| {
+                r.is_none_or(|(u, l, _)| u > PROFILE_FLOOR && u > PROFILE_RATIO * l)
+            };
+            let mut got = read(&comps);
+            if poor(got) && comps.len() < 12 && !spent && compose::work_left() - cost > reserve {
+                let lam = lat.tilt_for(*e, alpha - 1.0);
+                let fresh = comps
+                    .iter()
+                    .all(|c| (c.lambda - lam).abs() > 1e-3 * lam.max(1.0));
+                if fresh {
+                    // A refinement is optional: out of work, the points left read from the
+                    // compositions in hand; too wide for the FFT, this ε keeps theirs (q = 1e-4,
+                    // σ = 0.6, T = 10⁸: one such refusal threw away the whole attempt).
+                    let before = compose::work_left();
+                    match lat.compose(lam) {
+                        Ok(c) => {
+                            cost = cost.max(before - compose::work_left());
+                            comps.push(c)
+                        }
+                        Err(Error::PldBudget { reason }) if reason == WORK_SPENT => spent = true,
+                        Err(Error::PldBudget { .. }) => {}
+                        Err(err) => return Err(err),
+                    }
+                    got = read(&comps);
+                }
+            }
+            // Budget of compositions spent and none resolves ε: the closest one still gives a
+            // certified (if looser) bracket.
+            let (u, l, n) = match got {
+                Some(r) => r,
+                None => comps
+                    .iter()
+                    .min_by(|a, b| (a.center - e).abs().total_cmp(&(b.center - e).abs()))
+                    .map(|c| delta_read(c, *e))
+                    .ok_or(Error::PldBudget { reason: WORK_SPENT })?,
+            };
+            if u > slot.0.delta.upper {
+                slot.0.delta.upper = u;
+                slot.1.worst = if dir == Direction::Remove {
+                    "remove"
+                } else {
+                    "add"
+                };
+            }
+            slot.0.delta.lower = slot.0.delta.lower.max(l);
+            slot.1.fft_len = slot.1.fft_len.max(n);
+        }
+        #[cfg(full_engine)]
+        if dir == Direction::Remove {
+            rem = Some(lat);
+        }
+    }
+    Ok(out)
+}
+
+/// The add pair's upper δ at each ε from the remove lattices, reversed ([`eps_reversed`]),
+/// raised into `out` (whose lower ends, the remove pair's, stay: the answer is the larger).
+#[cfg(full_engine)]
+pub(super) fn profile_reversed(
+    rem: &Lattices,
+    eps: &[f64],
+    out: &mut [(ProfilePoint, Grid)],
+) -> Result<(), Error> {
+    let top = rem.add_loss_top();
+    let mut comps: Vec<Composed> = Vec::new();
+    for (e, slot) in eps.iter().zip(out.iter_mut()) {
+        // δ_add = 0 from ε = Σ T(−ln(1 − q)) on.
+        if *e >= top {
+            continue;
+        }
+        let hit = comps.iter().position(|c| {
+            let (lo, hi) = c.good_range();
+            -*e >= lo && -*e <= hi
+        });
+        let idx = match hit {
+            Some(i) => i,
+            None if comps.len() < 12 => {
+                let theta = rem.tilt_reversed(*e, 1.0);
+                comps.push(rem.ladder_reversed(theta)?);
+                comps.len() - 1
+            }
+            // (Every tilt gives a certified upper δ, the nearest the tightest.)
+            None => comps
+                .iter()
+                .enumerate()
+                .min_by(|(_, a), (_, b)| (a.center + e).abs().total_cmp(&(b.center + e).abs()))
+                .map(|(i, _)| i)
+                .unwrap_or(0),
+        };
+        let c = &comps[idx];
+        let u = c.delta(*e).0;
+        if u > slot.0.delta.upper {
+            slot.0.delta.upper = u;
+            slot.1.worst = "add";
+        }
+        slot.1.fft_len = slot.1.fft_len.max(c.window_len());
+    }
+    Ok(())
+}
