@@ -187,3 +187,26 @@ fn gdp_holds_the_closed_form_at_q_one_and_never_collapses() {
     });
     assert!(g.mu.lower > 10.0 && g.mu.upper >= g.mu.lower, "{:?}", g.mu);
 }
+
+/// Hardening round 4 #2: a large user-level group answers or refuses within the call's work
+/// budget. The lattice points of a K-component mixture are charged as such, so K = 256
+/// refuses at once and K = 128 within seconds (they ran past 300 s and 1.5 GB, and 129 s).
+/// The deadline here is a hang detector far above the budget, not a speed target.
+#[test]
+fn large_groups_answer_or_refuse_within_the_budget() {
+    use sgm_rdp::engine::{pld, Error};
+    let deadline = Duration::from_secs(90);
+    for k in [64u32, 128, 256] {
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let ph = pld::Phase::group(Sgm::new(0.01, 1.0).unwrap(), k, 100).unwrap();
+            let _ = tx.send(pld::epsilon_phases(&[ph], 1e-5));
+        });
+        match rx.recv_timeout(deadline) {
+            Ok(Ok(a)) => assert!(a.epsilon.lower <= a.epsilon.upper, "K = {k}: {a:?}"),
+            Ok(Err(Error::PldBudget { .. })) => {}
+            Ok(Err(e)) => panic!("K = {k}: {e}"),
+            Err(_) => panic!("K = {k} did not return within {deadline:?}"),
+        }
+    }
+}

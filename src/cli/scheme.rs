@@ -199,13 +199,23 @@ impl Query {
             Sampling::FixedSize => self.fixed_size(&mut out),
             Sampling::RandomAllocation => self.allocation(&mut out),
         };
-        // Messages name keys as the user wrote them; no exact-RDP answer exists for these
-        // queries, so the PLD refusal does not point to one.
+        // Messages name keys as the user wrote them; the PLD refusal points to the exact-RDP
+        // route where one exists (user level under Poisson sampling and add/remove: RDP
+        // with group privacy), and says there is none elsewhere.
+        let rdp_route = self.sampling == Sampling::Poisson
+            && self.adjacency == engine::Adjacency::AddRemove
+            && self.group.is_some_and(|k| k > 1.0);
         r.map_err(|m| {
-            let m = m.replace(
-                "; the exact-RDP epsilon still applies",
-                " (no exact-RDP route exists for this sampling scheme or adjacency)",
-            );
+            let instead = if rdp_route {
+                if self.cli {
+                    "; exact RDP with group privacy still answers (--accountant rdp)"
+                } else {
+                    "; exact RDP with group privacy still answers (accountant \"rdp\")"
+                }
+            } else {
+                " (no exact-RDP route exists for this sampling scheme or adjacency)"
+            };
+            let m = m.replace("; the exact-RDP epsilon still applies", instead);
             if !self.cli {
                 return m;
             }

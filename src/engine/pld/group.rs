@@ -87,6 +87,16 @@ impl Mix {
             .fold(f64::NEG_INFINITY, ln_add)
     }
 
+    /// How many Gaussian components carry weight (P's and Q's): each lattice point costs
+    /// a bisection and a tail pair per component, where one example's SGM pair has 2.
+    pub(crate) fn components(&self) -> usize {
+        self.p
+            .iter()
+            .chain(&self.q)
+            .filter(|(lw, _)| *lw > f64::NEG_INFINITY)
+            .count()
+    }
+
     /// The remove direction's loss at sample x.
     pub(crate) fn loss(&self, x: f64) -> f64 {
         let s2 = 2.0 * self.sigma * self.sigma;

@@ -111,7 +111,17 @@ impl Lattices {
                     reason: TOO_MANY_POINTS,
                 });
             }
-            if !compose::spend(POINT_WORK * points) {
+            // A mixture's point costs a bisection and a tail pair per component (user level:
+            // K + 1 of them, where one example's pair has 2): charged as such, so a large K
+            // refuses within the call's budget instead of running for minutes (hardening 4 #2).
+            #[cfg(full_engine)]
+            let per_point = match &mix {
+                Some(m) => POINT_WORK * m.components() as f64 / 2.0,
+                None => POINT_WORK,
+            };
+            #[cfg(not(full_engine))]
+            let per_point = POINT_WORK;
+            if !compose::spend(per_point * points) {
                 return Err(Error::PldBudget { reason: WORK_SPENT });
             }
             #[cfg(full_engine)]
