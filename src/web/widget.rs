@@ -252,7 +252,6 @@ impl Widget {
             Answered::Headline => true,
             Answered::Charts => false,
             Answered::ChartsError(msg) => {
-                // A refusal for these inputs, not a fault of the page: a warning.
                 web_sys::console::warn_1(
                     &format!("sgm-rdp-calculator: tight charts: {msg}").into(),
                 );
@@ -554,9 +553,7 @@ fn show_tight_charts(i: &Inner) {
     let dark = i.state.dark();
     let labels = &i.state.settings.scheme().chart_labels();
     let current = t.charts_inputs.as_ref() == Some(inp);
-    // No charts for the run shown (its headline or its charts were refused): none drawn,
-    // rather than another run's under this run's labels.
-    let refused = t.charts.is_none() && (current || t.error.is_some());
+    let refused = t.charts.is_none() && (current || t.error.is_some()); // none of another run
     for (canvas, on) in [
         (&e.chart_training, c.training),
         (&e.chart_profile, c.profile),
