@@ -1244,12 +1244,39 @@ fn sampling_refusals_name_what_is_wrong() {
             &["--sampling", "shuffle", "--group-size", "2"][..],
             "not available with shuffled",
         ),
+        // Hardening 4 #7: what does not apply is refused by name, not ignored.
+        (
+            &[
+                "--sampling",
+                "shuffle",
+                "--steps-per-epoch",
+                "97",
+                "--selected",
+                "2",
+            ][..],
+            "--selected applies to random allocation",
+        ),
     ] {
         let mut a = base.to_vec();
         a.extend(extra);
         let (ok, out, err) = run(&a);
         assert!(!ok && out.is_empty() && err.contains(says), "{a:?}: {err}");
     }
+    let (ok, _, err) = run(&[
+        "calibrate",
+        "--q",
+        "0.01",
+        "--steps",
+        "1000",
+        "--advantage",
+        "0.1",
+        "--group-size",
+        "3",
+    ]);
+    assert!(
+        !ok && err.contains("--advantage calibrate Poisson sampling of one example"),
+        "{err}"
+    );
     for (line, says) in [
         (
             r#"{"sampling":"shuffle","sigma":1,"steps":10,"delta":1e-5}"#,

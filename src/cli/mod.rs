@@ -88,6 +88,12 @@ pub fn run(args: &[String]) -> Result<String, String> {
         }
         let report = match cmd.as_str() {
             "calibrate" => {
+                // An attack-risk target is calibrated for Poisson sampling of one example
+                // under add/remove only: refused by name here, not answered as "missing
+                // epsilon" (hardening 4 #7).
+                if f.risk.iter().any(Option::is_some) {
+                    return Err("--tpr/--fpr and --advantage calibrate Poisson sampling of one example under add/remove adjacency; this run's scheme, group size or adjacency has no attack-risk calibration".into());
+                }
                 let a = query.calibrate(f.target.as_deref())?;
                 let text = scheme::text(&a);
                 Report { fields: a, text }

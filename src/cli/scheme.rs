@@ -470,6 +470,14 @@ impl Query {
 
     fn shuffle(&self, out: &mut Map<String, Value>) -> Result<(), String> {
         let e = |e: engine::Error| e.to_string();
+        // Each example is in exactly one batch per epoch: `selected` (random allocation's k)
+        // does not apply, and is refused rather than ignored (hardening 4 #7).
+        if self.selected.is_some() {
+            // (The answer's refusals name keys as the user wrote them: `answer` maps it.)
+            return Err(
+                "selected applies to random allocation, not to shuffled batches (one batch per epoch each)".into(),
+            );
+        }
         let (sh, steps) = self.shuffle_run()?;
         let (t, sigma) = (sh.steps_per_epoch(), sh.sigma());
         let (name, given) = self.asked()?;
