@@ -207,9 +207,14 @@ def _run(command: str, **kw: Any) -> Dict[str, Any]:
     return json.loads(_core.run(args))
 
 
+# The page's and the widget's spellings of a scheme, accepted here too.
+_SAMPLING_ALIASES = {"shuffled": "shuffle", "balls-in-bins": "random-allocation"}
+
+
 def _options(accountant, sampling, adjacency, orders, conversion, **kw):
     """The keyword set shared by epsilon() and delta(): the CLI's defaults are left out,
     so a default call is the plain command."""
+    sampling = _SAMPLING_ALIASES.get(sampling, sampling)
     opts = dict(kw)
     # Shuffled batches answer with their own band, fixed-size ones with RDP only.
     opts["accountant"] = accountant if sampling not in ("shuffle", "fixed-size") else None
@@ -394,9 +399,31 @@ def profile(
     ]
 
 
-def gdp(noise_multiplier: float, sample_rate: float, steps: int) -> Gdp:
-    """mu-GDP of the run with its fit, the advantage bound and the trade-off."""
-    raw = _run("gdp", noise_multiplier=noise_multiplier, sample_rate=sample_rate, steps=steps)
+def gdp(
+    noise_multiplier: float,
+    sample_rate: Optional[float] = None,
+    steps: Optional[int] = None,
+    *,
+    sampling: str = "poisson",
+    adjacency: str = "add-remove",
+    group_size: Optional[int] = None,
+    dataset_size: Optional[int] = None,
+    batch_size: Optional[int] = None,
+    epochs: Optional[float] = None,
+    steps_per_epoch: Optional[int] = None,
+    max_batch: Optional[int] = None,
+) -> Gdp:
+    """mu-GDP of the run with its fit, the advantage bound and the trade-off: Poisson
+    sampling of one example under add/remove by default, or the run's scheme, adjacency and
+    examples per user (`group_size`), as the command line's `gdp` takes them."""
+    sampling = _SAMPLING_ALIASES.get(sampling, sampling)
+    raw = _run(
+        "gdp", noise_multiplier=noise_multiplier, sample_rate=sample_rate, steps=steps,
+        sampling=None if sampling == "poisson" else sampling,
+        adjacency=None if adjacency == "add-remove" else adjacency,
+        group_size=group_size, dataset_size=dataset_size, batch_size=batch_size,
+        epochs=epochs, steps_per_epoch=steps_per_epoch, max_batch=max_batch,
+    )
     return Gdp(
         mu=raw["mu"], mu_lower=raw["mu_lower"], regret=raw["regret"],
         fpr_floor=raw["fpr_floor"], advantage=raw["advantage"],
@@ -508,3 +535,8 @@ class OpacusAccountant:
             self.step(noise_multiplier=optim.noise_multiplier, sample_rate=sample_rate * optim.accumulated_iterations)
 
         return hook_fn
+
+
+def __dir__():
+    """What the package offers (its helpers and typing imports are not part of it)."""
+    return sorted(__all__)

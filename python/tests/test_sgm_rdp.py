@@ -262,3 +262,23 @@ def test_accountant_refuses_malformed_events_by_name():
     assert zero.get_epsilon(1e-5) == 0.0
     ok = SgmRdpAccountant().compose(dp_event.PoissonSampledDpEvent(0.01, g(1.0)), 10)
     assert ok.get_epsilon(1e-5) > 0
+
+
+def test_the_pages_spellings_group_size_in_gdp_and_a_clean_namespace():
+    """Issue 61 #9: sampling="shuffled" (the page's and the widget's spelling) is the shuffle
+    band; gdp() takes the run's group size and scheme like the command line's gdp; dir()
+    lists the package's own names only."""
+    kw = dict(dataset_size=50000, batch_size=512, epochs=30, delta=1e-5)
+    a = sgm_rdp.epsilon(1.0, sampling="shuffled", **kw)
+    b = sgm_rdp.epsilon(1.0, sampling="shuffle", **kw)
+    assert (a.upper, a.lower) == (b.upper, b.lower) and a.lower > 15
+    g2 = sgm_rdp.gdp(1.0, 0.01, 100, group_size=2)
+    assert CLI, "SGM_RDP_CLI must point at the sgm-rdp binary (scripts/python.sh sets it)"
+    cli = json.loads(subprocess.run(
+        [CLI, "gdp", "--q", "0.01", "--sigma", "1", "--steps", "100", "--group-size", "2",
+         "--json"], capture_output=True, text=True, check=True).stdout)
+    g1 = sgm_rdp.gdp(1.0, 0.01, 100)
+    assert g2.mu == cli["mu"] and g2.mu > g1.mu and g2.mu_lower <= g2.mu
+    names = dir(sgm_rdp)
+    assert "epsilon" in names and "gdp" in names
+    assert not {"json", "Any", "Dict", "dataclass"} & set(names), names
