@@ -376,10 +376,7 @@ pub(super) fn command(f: &Flags, cmd: &str) -> Result<Report, String> {
             {
                 let mut s = String::new();
                 for r in rows {
-                    let v = r
-                        .epsilon
-                        .map(|x| format!("{x:.4}"))
-                        .unwrap_or_else(|| "n/a".into());
+                    let v = r.shown().unwrap_or_else(|| "n/a".into());
                     s += &format!("{:<48} {:>10}  {}\n", r.tool, v, r.note);
                 }
                 s += "Poisson sampling with rate q, add/remove adjacency; sigma = noise std / clipping norm\n";

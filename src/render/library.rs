@@ -2,6 +2,7 @@
 //! current run, next to ours, and copy-ready code with the current values.
 
 use super::{fmt_num, Inputs};
+use crate::decimal::Dir;
 use crate::engine::{default_orders, Conversion, Error, Run, Sgm};
 
 /// Opacus' RDP accountant's orders (`opacus.accountants.rdp.DEFAULT_ALPHAS`):
@@ -19,6 +20,15 @@ pub struct LibraryRow {
     /// The ε that tool reports (None while it is computed, or where it is unavailable).
     pub epsilon: Option<f64>,
     pub note: String,
+}
+
+impl LibraryRow {
+    /// The ε as the table prints it: four decimals rounded up (every ε in the table is an
+    /// upper end, ours certified), the same digits on the page, in the widget and in the
+    /// command line's `libraries` (issue 61 #4: 2.3819 in the table under a 2.3820 headline).
+    pub fn shown(&self) -> Option<String> {
+        self.epsilon.map(super::model::fmt_eps)
+    }
 }
 
 /// What the tight machinery computes for the library rows (the worker's, or the command
@@ -92,8 +102,8 @@ pub fn rows(
             Some(*u),
             format!(
                 "certified upper bound; bracket [{}, {}]",
-                fmt6(*l),
-                fmt6(*u)
+                fmt6(*l, Dir::Down),
+                fmt6(*u, Dir::Up)
             ),
         ),
         Some(Err(m)) => (None, format!("unavailable: {m}")),
@@ -141,11 +151,14 @@ dp_accounting's PLD accountant its connect-the-dots value at grid 1e-4 (far abov
 on long runs with tiny q); ours is certified from both sides. Their rows are their outputs, \
 computed here by their constructions. All assume Poisson sampling and add/remove adjacency.";
 
-fn fmt6(x: f64) -> String {
+/// A bracket end with six decimals, rounded outwards (`dir`): the printed ends stay bounds.
+fn fmt6(x: f64, dir: Dir) -> String {
     if (1e-3..1e6).contains(&x) {
-        format!("{x:.6}")
+        crate::decimal::fixed(x, 6, dir)
+    } else if dir == Dir::Up {
+        super::model::fmt_num_up(x)
     } else {
-        fmt_num(x)
+        super::model::fmt_num_lower(x)
     }
 }
 
@@ -279,4 +292,40 @@ pub fn snippets(
                 )
         }),
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 61 #4: every printed end rounds outwards — the bracket in the tight row's note
+    /// (it read [0.216058, 0.216117] for [0.2160575553, 0.2161171527]) and every ε cell
+    /// (2.3819 under a 2.3820 headline).
+    #[test]
+    fn printed_ends_round_outwards() {
+        let i = Inputs {
+            q: 0.0001024,
+            sigma: 0.8,
+            steps: 29297,
+            delta: 1e-8,
+            ..Inputs::mnist()
+        };
+        let views = Views {
+            tight: Some(Ok((0.2161171527, 0.2160575553))),
+            ..Views::default()
+        };
+        let rows = rows(&i, None, &views).unwrap();
+        let tight = rows.last().unwrap();
+        assert!(
+            tight.note.contains("[0.216057, 0.216118]"),
+            "{}",
+            tight.note
+        );
+        assert_eq!(tight.shown().as_deref(), Some("0.2162"));
+        for r in &rows {
+            if let (Some(e), Some(s)) = (r.epsilon, r.shown()) {
+                assert!(s.parse::<f64>().unwrap() >= e, "{}: {s} < {e}", r.tool);
+            }
+        }
+    }
 }

@@ -322,13 +322,22 @@ pub fn summary_profile(rows: &[ProfileRow], delta: f64) -> String {
     let (Some(first), Some(last)) = (pos.first(), pos.last()) else {
         return "Privacy profile: no points yet.".into();
     };
-    // The ε where the tight δ(ε) crosses the run's δ, and exact RDP's ε for the same δ.
-    let at = |f: fn(&ProfileRow) -> f64| pos.iter().find(|r| f(r) <= delta).map(|r| r.epsilon);
+    // Where the tight δ(ε) crosses the run's δ, and exact RDP's: between two grid points
+    // (the first at or below δ and the one before it), so the summary never reads as a
+    // second ε beside the headline's (issue 61 #4: it named the grid point 2.48118 under a
+    // 2.3820 headline).
+    let at = |f: fn(&ProfileRow) -> f64| {
+        let i = pos.iter().position(|r| f(r) <= delta)?;
+        let before = if i == 0 { 0.0 } else { pos[i - 1].epsilon };
+        Some((before, pos[i].epsilon))
+    };
     let cross = match (at(|r| r.upper), at(|r| r.rdp)) {
-        (Some(t), Some(r)) => format!(
-            " At δ = {delta:e} the tight curve reaches ε ≈ {}, exact RDP ε ≈ {}.",
-            fmt_num(t),
-            fmt_num(r)
+        (Some((t0, t1)), Some((r0, r1))) => format!(
+            " The tight curve crosses δ = {delta:e} between ε = {} and {} on this grid, exact RDP's between {} and {}.",
+            fmt_num(t0),
+            fmt_num(t1),
+            fmt_num(r0),
+            fmt_num(r1)
         ),
         _ => String::new(),
     };

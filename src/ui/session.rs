@@ -1143,10 +1143,7 @@ impl Page {
             let rows = rows
                 .iter()
                 .map(|r| {
-                    let e = r
-                        .epsilon
-                        .map(|e| format!("{e:.4}"))
-                        .unwrap_or_else(|| "…".into());
+                    let e = r.shown().unwrap_or_else(|| "…".into());
                     [r.tool.to_string(), e, r.note.clone()]
                 })
                 .collect();
