@@ -181,7 +181,6 @@ impl SchemeRun {
     /// sampling with K examples per user and/or replace-one adjacency.
     pub fn of(d: &Value) -> SchemeRun {
         let (q, sigma, delta) = (num(d, "q"), num(d, "sigma"), num(d, "delta"));
-        let t = (1.0 / q).floor().max(1.0) as u64;
         let steps = num(d, "steps").max(0.0) as u64;
         let epochs = num(d, "epochs").max(0.0) as u64;
         let adj = text(d, "adjacency").unwrap_or("add-remove");
@@ -194,12 +193,30 @@ impl SchemeRun {
                     sampling
                 };
                 let replace = adj == "replace-one";
-                let mut line = obj(
-                    json!({"sigma": sigma, "delta": delta, "sampling": name, "steps_per_epoch": t}),
-                );
-                let mut flags = words(&["--sampling", name, "--steps-per-epoch"]);
+                let (t, sized) = epoch_shape(d);
+                let (mut line, mut flags) = match sized {
+                    // The dataset terms: the command line's own derivation of t from N, B.
+                    Some((n, b)) => (
+                        obj(
+                            json!({"sigma": sigma, "delta": delta, "sampling": name, "dataset_size": n, "batch_size": b}),
+                        ),
+                        words(&[
+                            "--sampling",
+                            name,
+                            "--dataset-size",
+                            &n.to_string(),
+                            "--batch-size",
+                            &b.to_string(),
+                        ]),
+                    ),
+                    None => (
+                        obj(
+                            json!({"sigma": sigma, "delta": delta, "sampling": name, "steps_per_epoch": t}),
+                        ),
+                        words(&["--sampling", name, "--steps-per-epoch", &t.to_string()]),
+                    ),
+                };
                 flags.extend([
-                    t.to_string(),
                     "--epochs".into(),
                     epochs.to_string(),
                     "--sigma".into(),
@@ -521,7 +538,7 @@ pub fn side_answers(d: &Value) -> Value {
         out.insert("user".into(), a);
     }
     if let Some(req) = epochs_run(d) {
-        let t = (1.0 / num(d, "q")).floor().max(1.0) as u64;
+        let t = epoch_shape(&req).0;
         let e = num(d, "epochs");
         let a = SchemeRun::of(&req)
             .answer()
@@ -564,6 +581,23 @@ pub fn scheme_of(d: &Value, side: &Value) -> Option<SchemeRun> {
         Some(req) => SchemeRun::of(&req),
         None => SchemeRun::of(d),
     })
+}
+
+/// Steps per epoch of an epoch-based request, and (N, B) when it carries the dataset terms:
+/// ⌊N/B⌋ for shuffled batches (the last partial batch dropped), ⌈N/B⌉ for random allocation
+/// (every example in one step), as the command line derives them; else ⌊1/q⌋.
+fn epoch_shape(d: &Value) -> (u64, Option<(u64, u64)>) {
+    let (n, b) = (num(d, "datasetSize"), num(d, "batchSize"));
+    if n >= 1.0 && b >= 1.0 && b <= n && n.fract() == 0.0 && b.fract() == 0.0 {
+        let (n, b) = (n as u64, b as u64);
+        let t = if text(d, "sampling") == Some("random-allocation") {
+            n.div_ceil(b)
+        } else {
+            n / b
+        };
+        return (t, Some((n, b)));
+    }
+    ((1.0 / num(d, "q")).floor().max(1.0) as u64, None)
 }
 
 /// With `epochs` (and no sized scheme), the request of the epoch-based run it names: random
@@ -970,6 +1004,36 @@ mod tests {
             cal(json!({"which": "risk-steps", "target": 0.1, "fpr": 0.01, "groupSize": 2}))
                 .is_err()
         );
+    }
+
+    /// Issue 61 #5: one derivation of the steps per epoch. With the dataset terms the
+    /// worker's band and bracket are the command line's for --dataset-size/--batch-size
+    /// (P1 shuffled: t = ⌊N/B⌋ = 97 with the last 336 examples of each epoch dropped;
+    /// random allocation: t = ⌈N/B⌉ = 98), not those of ⌊1/q⌋ steps.
+    #[test]
+    fn epoch_runs_from_dataset_terms_are_the_command_lines() {
+        for (sampling, cli_name, t) in [
+            ("shuffled", "shuffle", 97),
+            ("random-allocation", "random-allocation", 98),
+        ] {
+            let d = json!({"v": 1, "gen": 3, "q": 0.01024, "sigma": 1.0, "steps": 2930, "delta": 1e-5,
+                "sampling": sampling, "epochs": 30, "datasetSize": 50000, "batchSize": 512});
+            let side = side_answers(&d);
+            let key = if sampling == "shuffled" {
+                "shuffled"
+            } else {
+                "allocation"
+            };
+            let line = json!({"sigma": 1.0, "delta": 1e-5, "sampling": cli_name,
+                "dataset_size": 50000, "batch_size": 512, "epochs": 30});
+            let cli = batch_value(&line.to_string()).unwrap();
+            assert_eq!(side[key]["epsilon"], cli["epsilon"], "{sampling}: {side}");
+            assert_eq!(
+                side[key]["epsilonLower"], cli["epsilon_lower"],
+                "{sampling}: {side}"
+            );
+            assert_eq!(side[key]["stepsPerEpoch"], t, "{sampling}: {side}");
+        }
     }
 
     /// Issue 61 #1: "What do I need?" answers the scheme shown, as the command line's

@@ -347,11 +347,37 @@ impl Scheme {
         }
     }
 
-    /// The run in words (the headline's title): what the two ends are, with t = ⌊1/q⌋ steps
-    /// per epoch and E = ⌈T·q⌉ epochs ([`epochs_of`]).
+    /// The dataset terms (N, B = q·N) when they describe q, for an epoch-based scheme of one
+    /// example per user: what the worker derives the steps per epoch from.
+    pub fn epoch_sizes(&self, i: &Inputs) -> Option<(u64, u64)> {
+        if !matches!(
+            self.sampling,
+            Batching::Shuffled | Batching::RandomAllocation
+        ) || self.group > 1
+        {
+            return None;
+        }
+        let n = self.dataset_size.filter(|&n| n >= 1)?;
+        let b = (i.q * n as f64).round();
+        (b >= 1.0 && (b / n as f64 - i.q).abs() <= 1e-9 * i.q).then_some((n, b as u64))
+    }
+
+    /// Steps per epoch, derived as the command line derives them (one derivation on every
+    /// surface, issue 61 #5): from the dataset terms ⌊N/B⌋ for shuffled batches (the last
+    /// partial batch dropped) and ⌈N/B⌉ for random allocation; else ⌊1/q⌋.
+    pub fn steps_per_epoch(&self, i: &Inputs) -> u64 {
+        match self.epoch_sizes(i) {
+            Some((n, b)) if self.sampling == Batching::RandomAllocation => n.div_ceil(b),
+            Some((n, b)) => n / b,
+            None => epochs_of(i).0,
+        }
+    }
+
+    /// The run in words (the headline's title): what the two ends are, with the steps per
+    /// epoch of [`Scheme::steps_per_epoch`] and E = ⌈T·q⌉ epochs ([`epochs_of`]).
     pub fn words(&self, i: &Inputs) -> String {
-        let (t, e) = epochs_of(i);
-        self.words_for(i, t, e)
+        let e = epochs_of(i).1;
+        self.words_for(i, self.steps_per_epoch(i), e)
     }
 
     /// The same with t steps per epoch and E epochs given (the page's dataset terms).
@@ -372,8 +398,8 @@ impl Scheme {
 
     /// The sentence for its certified upper ε (t, E as for [`Scheme::words`]).
     pub fn sentence(&self, i: &Inputs, eps: f64) -> String {
-        let (t, e) = epochs_of(i);
-        self.sentence_for(i, t, e, eps)
+        let e = epochs_of(i).1;
+        self.sentence_for(i, self.steps_per_epoch(i), e, eps)
     }
 
     /// The same with t steps per epoch and E epochs given.

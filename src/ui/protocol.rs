@@ -112,6 +112,13 @@ pub fn scheme(sc: &Scheme, i: &Inputs, epochs: f64) -> Fields {
     if sc.adjacency != Adjacency::AddRemove {
         f.push(("adjacency", text(sc.adjacency.name())));
     }
+    // Shuffled batches and random allocation from the dataset terms that describe q: the
+    // worker derives the steps per epoch from N and B as the command line does (⌊N/B⌋ with
+    // the last partial batch dropped; random allocation ⌈N/B⌉), not from ⌊1/q⌋ (issue 61 #5).
+    if let Some((n, b)) = sc.epoch_sizes(i) {
+        f.push(("datasetSize", num(n as f64)));
+        f.push(("batchSize", num(b as f64)));
+    }
     match sc.sizes(i) {
         Ok(Some(z)) => f.extend([
             ("datasetSize", num(z.dataset_size as f64)),

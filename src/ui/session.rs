@@ -646,8 +646,8 @@ impl Page {
         let batch = sc.sampling;
         let epochs = (batch != Batching::Poisson).then(|| self.epochs_for(&i));
         let scheme = (!sc.is_plain()).then(|| {
-            let (t, e) = page::epochs_of(&i);
-            (sc, t, epochs.unwrap_or(e))
+            let e = page::epochs_of(&i).1;
+            (sc, sc.steps_per_epoch(&i), epochs.unwrap_or(e))
         });
         // μ and the attack bound belong to the inputs they were computed for: gone until
         // the new ones arrive.

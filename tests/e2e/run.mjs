@@ -427,11 +427,13 @@ try {
       `batch=shuffled: the Poisson ε is said not to apply; bound without amplification ε ≤ ${box.eps} for E = ${box.e} (CLI q = 1, T = 60: ${up4(g.epsilon)}); assumed: "${box.assumed.slice(0, 60)}"`);
     // The headline, its gap note and the sentence follow the batching chosen (#23).
     const head = await page.evaluate(() => ({ eps: document.querySelector('#epsilon-pld').textContent, bracket: document.querySelector('#epsilon-pld-bracket').textContent, gap: document.querySelector('#epsilon-gap').textContent, sentence: document.querySelector('#sentence').textContent }));
-    check(head.eps === box.eps && /^certified band \[10\.86\d+, 54\.04\d+\] for shuffled, fixed-size batches$/.test(head.bracket) && /Poisson sampling's: not a bound/.test(head.gap) && head.sentence.startsWith('Training with noise multiplier 1.1 and shuffled, fixed-size batches (234 per epoch) for 60 epochs satisfies (54.0459, '),
+    check(head.eps === box.eps && /^certified band \[10\.8\d+, 54\.04\d+\] for shuffled, fixed-size batches$/.test(head.bracket) && /Poisson sampling's: not a bound/.test(head.gap) && head.sentence.startsWith('Training with noise multiplier 1.1 and shuffled, fixed-size batches (234 per epoch) for 60 epochs satisfies (54.0459, '),
       `batch=shuffled: the headline is the band's upper end ${head.eps} ("${head.bracket}"), the exact-RDP line "${head.gap}", the sentence "${head.sentence.slice(0, 110)}…"`);
     // The band's lower end: the command line's `--sampling shuffle` (Chua et al.'s pair) for
-    // t = ⌊1/q⌋ = 234 steps per epoch and the same 60 epochs, above MNIST's Poisson ε 2.38.
-    const band = cli('epsilon', { sampling: 'shuffle', sigma: 1.1, 'steps-per-epoch': 234, epochs: 60, delta: 1e-5 });
+    // the page's dataset terms (t = ⌊N/B⌋ = 234 steps per epoch, the last 96 examples of each
+    // epoch dropped; one derivation everywhere, issue 61 #5) and the same 60 epochs, above
+    // MNIST's Poisson ε 2.38.
+    const band = cli('epsilon', { sampling: 'shuffle', sigma: 1.1, 'dataset-size': 60000, 'batch-size': 256, epochs: 60, delta: 1e-5 });
     const lowBox = await page.evaluate(() => ({ low: document.querySelector('#epsilon-shuffled-lower').textContent, vs: document.querySelector('#shuffled-vs-poisson').textContent, title: document.querySelector('#epsilon-shuffled').title }));
     check(lowBox.low === down4(band.epsilon_lower) && up4(band.epsilon) === box.eps && /cannot be claimed/.test(lowBox.vs) && lowBox.title.startsWith('certified band ['),
       `batch=shuffled: the certified band [${lowBox.low}, ${box.eps}] = the CLI's --sampling shuffle [${down4(band.epsilon_lower)}, ${up4(band.epsilon)}]; "${lowBox.vs}"`);
@@ -444,7 +446,7 @@ try {
       await page.click('#solve-sigma');
       await page.waitForFunction(() => /shuffled batches/.test(document.querySelector('#sigma-answer').textContent), null, { timeout: 60000 }).catch(() => {});
       const ans = await text(page, '#sigma-answer');
-      const cs = cli('calibrate', { sampling: 'shuffle', 'steps-per-epoch': 234, epochs: 60, delta: 1e-5, epsilon: 30 });
+      const cs = cli('calibrate', { sampling: 'shuffle', 'dataset-size': 60000, 'batch-size': 256, epochs: 60, delta: 1e-5, epsilon: 30 });
       check(ans.startsWith(`σ = ${cs.sigma.toFixed(6)}`) && /band's upper end, shuffled batches/.test(ans),
         `batch=shuffled: Smallest σ "${ans}" = the CLI's calibrate --sampling shuffle (σ = ${cs.sigma})`);
       await page.selectOption('#batching', 'poisson');
@@ -464,12 +466,12 @@ try {
 
   // 1c'. Random allocation (balls in bins): its certified bracket, computed by the worker
   // through the command line's batch line, equals the CLI's `--sampling random-allocation`
-  // for t = ⌊1/q⌋ = 234 and E = 60; the box says how it differs from shuffling and carries
+  // for the page's dataset terms (t = ⌈N/B⌉ = 235: every example in one step) and E = 60; the box says how it differs from shuffling and carries
   // the PyTorch sampler; the choice is in the link and survives a reload from it.
   {
     await page.selectOption('#batching', 'random-allocation');
     await page.waitForFunction(() => /^\d+\.\d{4}$/.test(document.querySelector('#epsilon-allocation').textContent), null, { timeout: 30000 });
-    const ra = cli('epsilon', { sampling: 'random-allocation', sigma: 1.1, 'steps-per-epoch': 234, epochs: 60, delta: 1e-5 });
+    const ra = cli('epsilon', { sampling: 'random-allocation', sigma: 1.1, 'dataset-size': 60000, 'batch-size': 256, epochs: 60, delta: 1e-5 });
     const box = await page.evaluate(() => ({
       hidden: document.querySelector('#allocation-box').hidden,
       shuffledHidden: document.querySelector('#shuffled-box').hidden,
@@ -480,17 +482,17 @@ try {
       assumed: document.querySelector('#batching-assumed').textContent,
       sampler: document.querySelector('#allocation-sampler').textContent,
     }));
-    check(!box.hidden && box.shuffledHidden && box.up === up4(ra.epsilon) && box.low === down4(ra.epsilon_lower) && box.t === '234' && box.e === '60' && /^random allocation \(each example in one of 234 steps per epoch, 60 epochs\)/.test(box.assumed),
+    check(!box.hidden && box.shuffledHidden && box.up === up4(ra.epsilon) && box.low === down4(ra.epsilon_lower) && box.t === '235' && box.e === '60' && /^random allocation \(each example in one of 235 steps per epoch, 60 epochs\)/.test(box.assumed),
       `batch=random-allocation: the bracket [${box.low}, ${box.up}] = the CLI's --sampling random-allocation [${down4(ra.epsilon_lower)}, ${up4(ra.epsilon)}] for t = ${box.t}, E = ${box.e}`);
     const head = await page.evaluate(() => ({ eps: document.querySelector('#epsilon-pld').textContent, sentence: document.querySelector('#sentence').textContent }));
     check(await page.evaluate(() => !document.querySelector('#charts-batching').hidden && /follow random allocation/.test(document.querySelector('#charts-batching').textContent)), 'the charts say they follow random allocation');
     // ε over training follows the scheme: its last point is the headline's bracket (12
     // checkpoints by epoch, each the CLI's), and the target's "most steps" is whole epochs.
     await page.waitForFunction(() => !document.querySelector('figure.stale') && /(holds for the first|would hold for) \d+ steps/.test(document.querySelector('#training-statement').textContent), null, { timeout: 60000 }).catch(() => {});
-    const mostE = cli('calibrate', { sampling: 'random-allocation', 'steps-per-epoch': 234, sigma: 1.1, delta: 1e-5, epsilon: 3, target: 'steps' });
+    const mostE = cli('calibrate', { sampling: 'random-allocation', 'dataset-size': 60000, 'batch-size': 256, sigma: 1.1, delta: 1e-5, epsilon: 3, target: 'steps' });
     const stmt = await page.evaluate(() => document.querySelector('#training-statement').textContent);
-    check(stmt.includes(`${mostE.epochs * 234} steps`), `random allocation: "${stmt.slice(0, 120)}" (CLI: the most epochs for ε ≤ 3 is ${mostE.epochs}, ${mostE.epochs * 234} steps)`);
-    check(head.eps === box.up && head.sentence.startsWith(`Training with noise multiplier 1.1 and random allocation (each example in one of 234 steps per epoch) for 60 epochs satisfies (${box.up}, `),
+    check(stmt.includes(`${mostE.epochs * 235} steps`), `random allocation: "${stmt.slice(0, 120)}" (CLI: the most epochs for ε ≤ 3 is ${mostE.epochs}, ${mostE.epochs * 235} steps)`);
+    check(head.eps === box.up && head.sentence.startsWith(`Training with noise multiplier 1.1 and random allocation (each example in one of 235 steps per epoch) for 60 epochs satisfies (${box.up}, `),
       `batch=random-allocation: the headline is the bracket's upper end ${head.eps}; the sentence "${head.sentence.slice(0, 120)}…"`);
     check(/class RandomAllocationSampler\(Sampler\)/.test(box.sampler) && /torch\.randint\(self\.t, \(self\.n,\)/.test(box.sampler), 'the box carries the PyTorch sampler');
     check(new URL(page.url()).searchParams.get('batch') === 'random-allocation', 'random allocation is in the URL');
