@@ -80,5 +80,5 @@ reference:
 # The batch fuzz at 10⁶ cases (make test runs 10⁵), and the JS API fuzz at 5000 calls per
 # module from a new seed (make test runs 600 from a fixed one).
 fuzz: dist
-	SGM_RDP_FUZZ_CASES=1000000 cargo test --release --test fuzz_batch
+	SGM_RDP_FUZZ_CASES=1000000 cargo test --release --test frontends fuzz_batch
 	SGM_RDP_FUZZ_SEED=random SGM_RDP_FUZZ_JS=5000 node tests/e2e/fuzz.mjs

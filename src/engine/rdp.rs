@@ -72,7 +72,7 @@
 //!   underflow (q ≲ 1e-160 with σ ≳ 1e5 used to make every term 0 and the walks run to
 //!   `MAX_NODES`).
 //! * `MAX_NODES` = 2²⁶: a guard on every walk; never reached for inputs in the domain
-//!   (tests/extremes.rs checks the corners that once reached it).
+//!   (tests/engine/extremes.rs checks the corners that once reached it).
 //! * `CACHE` = 512: lattice nodes shared by every order of a curve (speed only).
 //!
 //! Measured: over the 1754 mpmath reference cases (tests/reference, ≥ 45 digits) the

@@ -122,7 +122,7 @@
 //!
 //! Checked against the one-jump reference (`tests/reference/one_jump.py`, mpmath, no lattice)
 //! and the binomial count statistic (a certified lower end in closed form) in
-//! `tests/pld_coverage.rs`.
+//! `tests/engine/pld_coverage.rs`.
 
 use super::compose::{budget, spend, Composed};
 use super::discretize::{

@@ -134,7 +134,7 @@
 //!   where that is below the remove pair's upper end, nothing is composed.
 //!
 //! Checked against the add pair's own lattices where both fit, and against Gaussian tails
-//! (the exact add-pair profile) for one step (`tests/pld_coverage.rs`).
+//! (the exact add-pair profile) for one step (`tests/engine/pld_coverage.rs`).
 
 // Random allocation (balls in bins): the law of a mean of log-normals, whole engine only.
 #[cfg(full_engine)]

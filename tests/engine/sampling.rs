@@ -9,7 +9,7 @@ use sgm_rdp::engine::pld::{self, Phase};
 use sgm_rdp::engine::{Adjacency, Sgm};
 
 fn rows(kind: &str) -> Vec<serde_json::Value> {
-    include_str!("reference/sampling.jsonl")
+    include_str!("../reference/sampling.jsonl")
         .lines()
         .filter(|l| !l.trim().is_empty())
         .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())

@@ -14,7 +14,7 @@ fn eps(sigma: f64, t: u64, k: u64, epochs: u64, delta: f64) -> Bracket {
 
 #[test]
 fn the_bracket_meets_the_independent_reference() {
-    let rows: Vec<serde_json::Value> = include_str!("reference/allocation.jsonl")
+    let rows: Vec<serde_json::Value> = include_str!("../reference/allocation.jsonl")
         .lines()
         .filter(|l| !l.trim().is_empty())
         .map(|l| serde_json::from_str(l).unwrap())

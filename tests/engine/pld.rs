@@ -19,7 +19,7 @@ fn sgm(q: f64, s: f64) -> Sgm {
 
 #[test]
 fn brackets_contain_the_mpmath_reference_for_one_and_two_steps() {
-    let text = include_str!("reference/pld_cases.jsonl");
+    let text = include_str!("../reference/pld_cases.jsonl");
     let mut n = 0;
     let mut worst: f64 = 0.0;
     for line in text.lines() {
@@ -174,7 +174,7 @@ fn phases_compose_like_one_run_and_checkpoints_agree() {
 /// the mpmath reference: at δ = the reference δ(ε), the true ε is the reference ε.
 #[test]
 fn chart_checkpoints_bracket_the_mpmath_reference() {
-    let text = include_str!("reference/pld_cases.jsonl");
+    let text = include_str!("../reference/pld_cases.jsonl");
     let mut n = 0;
     for line in text.lines().step_by(3) {
         let v: serde_json::Value = serde_json::from_str(line).unwrap();

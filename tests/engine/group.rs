@@ -14,7 +14,7 @@ fn group_eps(q: f64, sigma: f64, k: u32, steps: u64, delta: f64) -> pld::Bracket
 
 #[test]
 fn brackets_agree_with_dp_accountings_mixture_pld() {
-    let text = include_str!("reference/group.jsonl");
+    let text = include_str!("../reference/group.jsonl");
     let mut n = 0;
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
         let v: serde_json::Value = serde_json::from_str(line).unwrap();

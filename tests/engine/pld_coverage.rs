@@ -33,7 +33,7 @@ fn one_step_remove_delta(q: f64, s: f64, e: f64) -> f64 {
 
 /// The width rule of the issue: ≤ 0.1 % of ε, or ≤ 1e-4 absolute where ε < 0.1.
 /// The count statistic's certified floors (tests/reference/count_statistic.py).
-const COUNT_STATISTIC: &str = include_str!("reference/count_statistic.jsonl");
+const COUNT_STATISTIC: &str = include_str!("../reference/count_statistic.jsonl");
 
 /// A reference file's lines: the run (q, σ, T, δ) and the line.
 fn reference_lines(text: &str) -> Vec<((f64, f64, u64, f64), serde_json::Value)> {
@@ -189,7 +189,7 @@ fn the_issue_grid_answers_certified_brackets() {
 #[test]
 fn long_runs_agree_with_dp_accounting_on_fine_grids() {
     let mut n = 0;
-    for ((q, s, t, d), v) in reference_lines(include_str!("reference/pld_long.jsonl")) {
+    for ((q, s, t, d), v) in reference_lines(include_str!("../reference/pld_long.jsonl")) {
         let f = |k: &str| v[k].as_f64().unwrap();
         let (finest, ex) = (f("eps_finest"), f("eps_extrapolated"));
         let eps = floats(&v, "epsilons");
@@ -497,7 +497,7 @@ fn tiny_q_runs_get_a_lower_end_from_a_linear_statistic() {
 /// pair was tried where the square-root rule's spent the call (`engine::pld::jumps`).
 #[test]
 fn one_rare_loss_runs_agree_with_a_one_jump_reference() {
-    let rows = reference_rows(include_str!("reference/one_jump.jsonl"), "epsilon");
+    let rows = reference_rows(include_str!("../reference/one_jump.jsonl"), "epsilon");
     let mut n = 0;
     for (q, s, t, d, reference) in rows {
         let b = pld::epsilon(sgm(q, s), t, d)
@@ -647,7 +647,7 @@ fn rare_loss_brackets_meet_the_lattice_brackets() {
 /// moment: now 0.04 % above.)
 #[test]
 fn the_add_pair_bound_holds_against_a_laplace_inversion() {
-    let text = include_str!("reference/add_inversion.jsonl");
+    let text = include_str!("../reference/add_inversion.jsonl");
     let mut n = 0;
     for line in text.lines() {
         let v: serde_json::Value = serde_json::from_str(line).unwrap();
@@ -829,7 +829,7 @@ fn an_exact_rdp_epsilon_of_zero_is_the_answer() {
 #[test]
 fn a_small_sigma_long_run_answers_and_holds_a_laplace_inversion() {
     let mut n = 0;
-    for ((q, s, t, d), v) in reference_lines(include_str!("reference/remove_inversion.jsonl")) {
+    for ((q, s, t, d), v) in reference_lines(include_str!("../reference/remove_inversion.jsonl")) {
         let (eps, at) = (floats(&v, "epsilon"), floats(&v, "delta_at"));
         // The true ε lies in (below, above): δ falls with ε.
         let below = (eps.iter().zip(&at))

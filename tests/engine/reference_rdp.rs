@@ -18,7 +18,7 @@ struct Case {
 }
 
 fn cases() -> Vec<Case> {
-    let text = include_str!("reference/rdp_cases.jsonl");
+    let text = include_str!("../reference/rdp_cases.jsonl");
     text.lines()
         .map(|l| {
             let v: serde_json::Value = serde_json::from_str(l).unwrap();
@@ -104,7 +104,7 @@ fn rdp_matches_reference() {
 #[test]
 fn theorem5_a_dominates_b() {
     // Corollary 7 (A_α ≥ B_α), checked in the reference by integrating both.
-    let text = include_str!("reference/theorem5.jsonl");
+    let text = include_str!("../reference/theorem5.jsonl");
     let mut n = 0;
     for l in text.lines() {
         let v: serde_json::Value = serde_json::from_str(l).unwrap();
