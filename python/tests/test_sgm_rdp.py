@@ -282,3 +282,14 @@ def test_the_pages_spellings_group_size_in_gdp_and_a_clean_namespace():
     names = dir(sgm_rdp)
     assert "epsilon" in names and "gdp" in names
     assert not {"json", "Any", "Dict", "dataclass"} & set(names), names
+
+
+def test_a_noise_schedule_that_alternates_answers():
+    """Hardening 4 #4: 2,000 steps alternating sigma 1.0/1.1 at q = 0.01 (2,000 history
+    entries) is composed as its two distinct phases and answers; it equals 1,000 steps of
+    each (composition does not depend on order). It used to be refused mid-training."""
+    acc = sgm_rdp.OpacusAccountant()
+    for i in range(2000):
+        acc.step(noise_multiplier=1.0 if i % 2 == 0 else 1.1, sample_rate=0.01)
+    grouped = sgm_rdp.epsilon_phases([(1.0, 0.01, 1000), (1.1, 0.01, 1000)], delta=1e-5)
+    assert acc.get_epsilon(1e-5) == grouped.upper

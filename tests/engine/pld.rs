@@ -380,3 +380,28 @@ fn the_profile_stays_below_the_total_variation_bound() {
         );
     }
 }
+
+/// Hardening round 4 #4: a per-step noise schedule that returns to earlier settings (σ
+/// alternating 1.0/1.1 at q = 0.01 over 2,000 steps, as an Opacus accountant records it) is
+/// the composition of its two distinct phases — the same bracket as 1,000 steps of each —
+/// and answers (it was refused: "work budget … spent").
+#[test]
+fn alternating_phases_compose_as_their_distinct_phases() {
+    use sgm_rdp::engine::pld::{self, Phase};
+    let a = Phase::new(Sgm::new(0.01, 1.0).unwrap(), 1).unwrap();
+    let b = Phase::new(Sgm::new(0.01, 1.1).unwrap(), 1).unwrap();
+    let schedule: Vec<Phase> = (0..2000).map(|i| if i % 2 == 0 { a } else { b }).collect();
+    let alternating = pld::epsilon_phases(&schedule, 1e-5).unwrap().epsilon;
+    let grouped = pld::epsilon_phases(
+        &[
+            Phase::new(Sgm::new(0.01, 1.0).unwrap(), 1000).unwrap(),
+            Phase::new(Sgm::new(0.01, 1.1).unwrap(), 1000).unwrap(),
+        ],
+        1e-5,
+    )
+    .unwrap()
+    .epsilon;
+    assert_eq!(alternating, grouped);
+    let d = pld::delta_phases(&schedule, 1.0).unwrap().delta;
+    assert!(d.lower <= d.upper && d.upper > 0.0);
+}

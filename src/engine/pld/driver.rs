@@ -13,6 +13,7 @@ pub fn forget_cached_laws() {
 
 /// Tight ε at δ for the phases, both directions, the worse one reported.
 pub fn epsilon_phases(phases: &[Phase], delta: f64) -> Result<EpsilonAnswer, Error> {
+    let phases = &phase::merged(phases);
     #[cfg_attr(not(full_engine), allow(unused_mut))]
     let mut ans = epsilon_phases_at(phases, delta, TOL)?;
     // Truncated Poisson: the bracket above is of the revealed-branch pair, whose upper

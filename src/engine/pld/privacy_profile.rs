@@ -59,6 +59,7 @@ pub fn profile(sgm: Sgm, steps: u64, eps: &[f64]) -> Result<Vec<ProfilePoint>, E
 
 /// Profile for phases; also reports the grid used at each point.
 pub fn profile_phases(phases: &[Phase], eps: &[f64]) -> Result<Vec<(ProfilePoint, Grid)>, Error> {
+    let phases = &phase::merged(phases);
     // A few tens of big steps or fewer ([`few_jumps`]): the closed form first, the lattices
     // only where it leaves a point poor (their brackets intersected). The input is checked
     // first: the closed form takes it as checked. Far beyond the domain at δ = 0.1, the
