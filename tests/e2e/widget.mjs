@@ -448,6 +448,14 @@ try {
   await emb.waitForFunction(() => [...document.querySelectorAll('sgm-rdp-calculator')].every((w) => w.value), null, { timeout: 20000 });
   check((await emb.evaluate(() => document.querySelectorAll('sgm-rdp-calculator').length)) === 3, 'embed.html has three live widgets');
   {
+    // Its file list names every file the widget loads, each served (issue 61 #6: it named
+    // four, and a copy made from it failed with a 404 on sgm-rdp-page.js).
+    const files = ['widget.js', 'sgm-rdp-page.js', 'sgm-rdp-page_bg.wasm', 'pld-worker.js', 'sgm-rdp-worker.js', 'sgm-rdp-worker_bg.wasm'];
+    const listed = await emb.evaluate(() => [...document.querySelectorAll('section.panel')].find((s) => /Files/.test(s.querySelector('h2')?.textContent || ''))?.textContent || '');
+    const served = await emb.evaluate(async (fs) => Promise.all(fs.map((f) => fetch(f, { method: 'HEAD' }).then((r) => r.ok))), files);
+    check(files.every((f) => listed.includes(f)) && served.every(Boolean), `embed.html lists the widget's six files, each served: ${files.map((f, k) => `${f} ${listed.includes(f) ? 'listed' : 'MISSING'}/${served[k] ? 'ok' : '404'}`).join(', ')}`);
+  }
+  {
     const copies = await emb.evaluate(() => ({ pres: document.querySelectorAll('pre').length, buttons: document.querySelectorAll('button.copy').length }));
     // Record every text the button shows (the clipboard answers asynchronously and the
     // label resets after 2.5 s: wait on the label change itself, not on time).
