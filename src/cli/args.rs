@@ -133,11 +133,16 @@ within the partition each step samples: --q as given, or b*B/N from --dataset-si
     },
 ];
 
-/// The flag named `name` (without its dashes; an alias names its flag), or None.
+/// The flag named `name` (without its dashes; an alias names its flag, written with '_' as
+/// the training tools spell it or with '-' as every other flag is: `--noise-multiplier`),
+/// or None.
 pub(super) fn flag_named(name: &str) -> Option<&'static Flag> {
-    FLAGS
-        .iter()
-        .find(|f| f.name == name || f.alias == Some(name))
+    FLAGS.iter().find(|f| {
+        f.name == name
+            || f.alias.is_some_and(|a| {
+                a == name || (a.len() == name.len() && a.replace('_', "-") == name)
+            })
+    })
 }
 
 /// The commands and what each does, in the order the help lists them.

@@ -255,13 +255,10 @@ impl Query {
             return Err("steps_per_epoch applies to shuffled batches (sampling shuffle)".into());
         }
         let truncated = self.sampling == Sampling::TruncatedPoisson;
-        if truncated != self.max_batch.is_some() {
-            return Err(if truncated {
-                "truncated-poisson needs max_batch (the largest batch) and dataset_size"
-            } else {
-                "max_batch applies to sampling truncated-poisson"
-            }
-            .into());
+        // Without max_batch truncated Poisson takes the default the help states (q·N plus
+        // four standard deviations of the batch size), as the page and the widget do.
+        if !truncated && self.max_batch.is_some() {
+            return Err("max_batch applies to sampling truncated-poisson".into());
         }
         if truncated
             && (self.group.is_some_and(|k| k != 1.0) || self.adjacency != Adjacency::AddRemove)
@@ -317,7 +314,10 @@ impl Query {
                 "dataset_size",
                 self.dataset[0].ok_or("truncated-poisson needs dataset_size")?,
             )?;
-            let b = whole("max_batch", self.max_batch.unwrap_or(0.0))?;
+            let b = match self.max_batch {
+                Some(m) => whole("max_batch", m)?,
+                None => engine::params::default_max_batch(q, n as f64),
+            };
             out.insert("dataset_size".into(), json!(n));
             out.insert("max_batch".into(), json!(b));
             Phase::truncated(sgm, n, b, steps).map_err(e)?

@@ -154,6 +154,18 @@ pub fn banded_from_dataset(
     Ok((q_band, t, t.div_ceil(bands)))
 }
 
+/// Truncated Poisson's largest batch when none is given: the mean batch q·N plus four of its
+/// standard deviations, rounded up (a batch that large or larger has probability < 1e-4) —
+/// the one default of the page, the widget, the command line and `batch`.
+///
+/// ```
+/// assert_eq!(sgm_rdp::engine::params::default_max_batch(0.01024, 50000.0), 603);
+/// ```
+pub fn default_max_batch(q: f64, n: f64) -> u64 {
+    let m = q * n;
+    (m + 4.0 * (m * (1.0 - q)).max(0.0).sqrt()).ceil().max(1.0) as u64
+}
+
 /// Parse a list of orders, validating each.
 pub fn check_orders(orders: &[f64]) -> Result<Vec<f64>, Error> {
     if orders.is_empty() {

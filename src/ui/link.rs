@@ -141,8 +141,7 @@ impl Default for Link {
 /// Truncated Poisson's largest batch when none is given: the mean batch q·N plus four of its
 /// standard deviations, rounded up (a batch that large or larger has probability < 1e-4).
 pub fn default_max_batch(q: f64, n: f64) -> u64 {
-    let m = q * n;
-    (m + 4.0 * (m * (1.0 - q)).max(0.0).sqrt()).ceil().max(1.0) as u64
+    crate::engine::params::default_max_batch(q, n)
 }
 
 /// A largest batch as typed (`max_batch=`, the page's box): a whole number ≥ 1.

@@ -93,6 +93,7 @@ add(q=0.01, sigma=1, steps=10, delta=1e-5, command="nope")
 add(q=0.01, sigma=1, steps=10, delta=1e-5, tpr=0.1)
 add(sampling="truncated-poisson", dataset_size=50000, batch_size=512, epochs=30, sigma=1.0, delta=1e-5)
 add(q="0.01", sigma=1, steps=10, delta=1e-5)
+add(sampling="truncated-poisson", q=0.01024, dataset_size=50000, steps=2930, sigma=1.0, delta=1e-5, accountant="pld")
 
 with open(__file__.replace("make_lines.py", "lines.jsonl"), "w") as f:
     for kw in lines:

@@ -1207,7 +1207,7 @@ fn sampling_refusals_name_what_is_wrong() {
         (&["--sampling", "fixed-size"][..], "--adjacency replace-one"),
         (
             &["--sampling", "truncated-poisson", "--accountant", "pld"][..],
-            "needs --max-batch",
+            "truncated-poisson needs --dataset-size",
         ),
         (
             &["--max-batch", "9", "--accountant", "pld"][..],
@@ -1244,6 +1244,8 @@ fn sampling_refusals_name_what_is_wrong() {
             &["--sampling", "shuffle", "--group-size", "2"][..],
             "not available with shuffled",
         ),
+        // Without --max-batch the default the help states applies (issue 61 #9): the same
+        // bracket as with it given; the training tools' names also take dashes.
         // Hardening 4 #7: what does not apply is refused by name, not ignored.
         (
             &[
@@ -1685,4 +1687,53 @@ fn a_closed_pipe_exits_quietly() {
         "{:?} {err}",
         out.status
     );
+}
+
+/// Issue 61 #9: truncated Poisson without --max-batch takes the default --help states (q·N
+/// plus four standard deviations: 603 for q = 0.01024, N = 50,000), and the training tools'
+/// names take dashes like every other flag (--noise-multiplier, --sample-rate).
+#[test]
+fn stated_defaults_apply_and_tool_names_take_dashes() {
+    let run = |extra: &[&str]| {
+        let mut a = vec![
+            "epsilon",
+            "--sampling",
+            "truncated-poisson",
+            "--q",
+            "0.01024",
+            "--dataset-size",
+            "50000",
+            "--sigma",
+            "1",
+            "--steps",
+            "2930",
+            "--delta",
+            "1e-5",
+            "--accountant",
+            "pld",
+            "--json",
+        ];
+        a.extend(extra);
+        json_of(&a)
+    };
+    let default = run(&[]);
+    let given = run(&["--max-batch", "603"]);
+    assert_eq!(default["epsilon"], given["epsilon"]);
+    assert_eq!(default["max_batch"], 603);
+    let dashed = json_of(&[
+        "epsilon",
+        "--noise-multiplier",
+        "1.1",
+        "--sample-rate",
+        "0.01",
+        "--steps",
+        "100",
+        "--delta",
+        "1e-5",
+        "--json",
+    ]);
+    let named = json_of(&[
+        "epsilon", "--sigma", "1.1", "--q", "0.01", "--steps", "100", "--delta", "1e-5", "--json",
+    ]);
+    assert_eq!(dashed["epsilon"], named["epsilon"]);
 }
