@@ -318,11 +318,20 @@ def _calibration(raw: Dict[str, Any], key: str, accountant: str) -> Calibration:
     )
 
 
+def _targets(delta: Optional[float], epsilon: Optional[float]) -> None:
+    """A calibration is to a target the caller names: no silent delta = 1e-5 or epsilon = 1
+    (issue 61 #9: `calibrate_sigma(dataset_size=…, batch_size=…, epochs=…)` returned a sigma
+    for an epsilon nobody asked for)."""
+    missing = [n for n, v in (("delta", delta), ("epsilon", epsilon)) if v is None]
+    if missing:
+        raise SgmRdpError(f"a calibration needs its target: give {' and '.join(missing)} (delta=…, epsilon=…)")
+
+
 def calibrate_sigma(
     sample_rate: Optional[float] = None,
     steps: Optional[int] = None,
-    delta: float = 1e-5,
-    epsilon: float = 1.0,
+    delta: Optional[float] = None,
+    epsilon: Optional[float] = None,
     *,
     accountant: str = "pld",
     sampling: str = "poisson",
@@ -336,6 +345,7 @@ def calibrate_sigma(
 ) -> Calibration:
     """The smallest noise_multiplier whose certified epsilon at delta is <= `epsilon`
     (for the sampling scheme and adjacency given, as in `epsilon()`)."""
+    _targets(delta, epsilon)
     kw = _options(
         accountant, sampling, adjacency, None, None, sample_rate=sample_rate, steps=steps,
         delta=delta, epsilon=epsilon, group_size=group_size, dataset_size=dataset_size,
@@ -348,8 +358,8 @@ def calibrate_sigma(
 def calibrate_steps(
     noise_multiplier: float,
     sample_rate: Optional[float] = None,
-    delta: float = 1e-5,
-    epsilon: float = 1.0,
+    delta: Optional[float] = None,
+    epsilon: Optional[float] = None,
     *,
     accountant: str = "pld",
     sampling: str = "poisson",
@@ -361,6 +371,7 @@ def calibrate_steps(
     max_batch: Optional[int] = None,
 ) -> Calibration:
     """The most steps whose certified epsilon at delta is <= `epsilon`."""
+    _targets(delta, epsilon)
     kw = _options(
         accountant, sampling, adjacency, None, None, noise_multiplier=noise_multiplier,
         sample_rate=sample_rate, delta=delta, epsilon=epsilon, group_size=group_size,

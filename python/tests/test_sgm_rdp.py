@@ -293,3 +293,14 @@ def test_a_noise_schedule_that_alternates_answers():
         acc.step(noise_multiplier=1.0 if i % 2 == 0 else 1.1, sample_rate=0.01)
     grouped = sgm_rdp.epsilon_phases([(1.0, 0.01, 1000), (1.1, 0.01, 1000)], delta=1e-5)
     assert acc.get_epsilon(1e-5) == grouped.upper
+
+
+def test_a_calibration_needs_its_target():
+    """Issue 61 #9: no silent delta = 1e-5 / epsilon = 1 in the calibrations."""
+    with pytest.raises(SgmRdpError, match="epsilon"):
+        sgm_rdp.calibrate_sigma(dataset_size=50000, batch_size=512, epochs=30, delta=1e-5)
+    with pytest.raises(SgmRdpError, match="delta and epsilon"):
+        sgm_rdp.calibrate_sigma(dataset_size=50000, batch_size=512, epochs=30)
+    with pytest.raises(SgmRdpError, match="delta"):
+        sgm_rdp.calibrate_steps(1.1, 0.01, epsilon=2.0)
+    assert sgm_rdp.calibrate_sigma(0.01, 1000, delta=1e-5, epsilon=2.0).value > 0
