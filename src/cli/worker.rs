@@ -424,32 +424,12 @@ impl SchemeRun {
 
     /// [`SchemeRun::most_steps`] with the certified ε there.
     pub fn most_steps_and_epsilon(&self, target: f64, delta: f64) -> Result<(u64, f64), String> {
-        let mut w = words(&["calibrate"]);
+        // (The run's own length is what is asked for: not a flag of the calibration.)
         let flags: Vec<String> = match self.unit {
-            // (The run's own epochs are what is asked for: not a flag of the calibration.)
-            Unit::Epochs(_) => {
-                let mut f = self.flags.clone();
-                if let Some(i) = f.iter().position(|x| x == "--epochs") {
-                    f.drain(i..i + 2);
-                }
-                f
-            }
+            Unit::Epochs(_) => without(&self.flags, "--epochs"),
             Unit::Steps => self.flags.clone(),
         };
-        w.extend(flags);
-        if self.line.get("accountant").is_some() {
-            w.extend(words(&["--accountant", "pld"]));
-        }
-        w.extend([
-            "--delta".into(),
-            delta.to_string(),
-            "--epsilon".into(),
-            target.to_string(),
-            "--target".into(),
-            "steps".into(),
-            "--json".into(),
-        ]);
-        let r = command(&w)?;
+        let r = self.calibrate(flags, "steps", target, delta)?;
         let eps = r["epsilon"].as_f64().unwrap_or(f64::NAN);
         match (self.unit, r["epochs"].as_f64(), r["steps"].as_f64()) {
             (Unit::Epochs(t), Some(e), _) if self.line["sampling"] == "random-allocation" => {
@@ -463,13 +443,25 @@ impl SchemeRun {
     /// The smallest σ whose certified ε for this run (its scheme, its length) meets
     /// `target`: the command line's calibrate. Returns (σ, ε there, the accountant).
     pub fn smallest_sigma(&self, target: f64, delta: f64) -> Result<(f64, f64, String), String> {
-        let mut w = words(&["calibrate"]);
-        let mut flags = self.flags.clone();
-        if let Some(i) = flags.iter().position(|x| x == "--sigma") {
-            flags.drain(i..i + 2);
+        let mut flags = without(&self.flags, "--sigma");
+        flags.extend(self.step_flags.iter().cloned());
+        let r = self.calibrate(flags, "sigma", target, delta)?;
+        match (r["sigma"].as_f64(), r["epsilon"].as_f64()) {
+            (Some(s), Some(e)) => Ok((s, e, r["accountant"].as_str().unwrap_or("pld").to_string())),
+            _ => Err("the calibration gave no sigma".into()),
         }
+    }
+
+    /// The command line's calibrate of this run's `flags` for `which` (sigma or steps).
+    fn calibrate(
+        &self,
+        flags: Vec<String>,
+        which: &str,
+        target: f64,
+        delta: f64,
+    ) -> Result<Value, String> {
+        let mut w = words(&["calibrate"]);
         w.extend(flags);
-        w.extend(self.step_flags.iter().cloned());
         if self.line.get("accountant").is_some() {
             w.extend(words(&["--accountant", "pld"]));
         }
@@ -479,14 +471,10 @@ impl SchemeRun {
             "--epsilon".into(),
             target.to_string(),
             "--target".into(),
-            "sigma".into(),
+            which.into(),
             "--json".into(),
         ]);
-        let r = command(&w)?;
-        match (r["sigma"].as_f64(), r["epsilon"].as_f64()) {
-            (Some(s), Some(e)) => Ok((s, e, r["accountant"].as_str().unwrap_or("pld").to_string())),
-            _ => Err("the calibration gave no sigma".into()),
-        }
+        command(&w)
     }
 
     /// μ-GDP with its fit for the run (the command line's `gdp`, δ-free).
@@ -598,6 +586,15 @@ fn epoch_shape(d: &Value) -> (u64, Option<(u64, u64)>) {
         return (t, Some((n, b)));
     }
     ((1.0 / num(d, "q")).floor().max(1.0) as u64, None)
+}
+
+/// `flags` without the flag `name` and its value.
+fn without(flags: &[String], name: &str) -> Vec<String> {
+    let mut f = flags.to_vec();
+    if let Some(i) = f.iter().position(|x| x == name) {
+        f.drain(i..i + 2);
+    }
+    f
 }
 
 /// With `epochs` (and no sized scheme), the request of the epoch-based run it names: random
