@@ -1,0 +1,85 @@
+//! The page's worker bindings: what the worker computes beyond Poisson sampling's
+//! headline and charts (`crate::cli::worker`, tested natively); www/pld-worker.js only
+//! schedules and caches.
+
+use super::*;
+
+/// A worker request as a JSON value (None when it cannot be read as one).
+#[cfg(feature = "worker")]
+fn request(data: &JsValue) -> Option<serde_json::Value> {
+    serde_wasm_bindgen::from_value(data.clone()).ok()
+}
+
+#[cfg(feature = "worker")]
+fn thrown_as(r: Result<serde_json::Value, String>) -> Result<JsValue, JsError> {
+    out(&r.map_err(|e| JsError::new(&e))?)
+}
+
+/// Why the worker refuses a request (null: it is well formed).
+#[cfg(feature = "worker")]
+#[wasm_bindgen(js_name = workerCheck, skip_typescript)]
+pub fn worker_check(data: JsValue) -> Option<String> {
+    match request(&data) {
+        Some(d) => crate::cli::worker::check(&d).err(),
+        None => Some("a message must be an object of numbers and strings".into()),
+    }
+}
+
+/// A run request's answers beside Poisson sampling's headline, and whether one is the
+/// run's own (`own`).
+#[cfg(feature = "worker")]
+#[wasm_bindgen(js_name = workerSide, skip_typescript)]
+pub fn worker_side(data: JsValue) -> Result<JsValue, JsError> {
+    let d = request(&data).ok_or_else(|| JsError::new("workerSide: unreadable request"))?;
+    out(&crate::cli::worker::side_answers(&d))
+}
+
+/// `f` of a request and its side answers, as the worker answers it.
+#[cfg(feature = "worker")]
+fn with_side(
+    data: &JsValue,
+    side: &JsValue,
+    f: fn(&serde_json::Value, &serde_json::Value) -> Result<serde_json::Value, String>,
+) -> Result<JsValue, JsError> {
+    let (d, s) = request(data)
+        .zip(request(side))
+        .ok_or_else(|| JsError::new("worker: unreadable request"))?;
+    thrown_as(f(&d, &s))
+}
+
+/// The own scheme's three charts (each standing alone; throws when none can be drawn).
+#[cfg(feature = "worker")]
+#[wasm_bindgen(js_name = workerSchemeCharts, skip_typescript)]
+pub fn worker_scheme_charts(data: JsValue, side: JsValue) -> Result<JsValue, JsError> {
+    with_side(&data, &side, crate::cli::worker::scheme_charts)
+}
+
+/// The most steps whose certified ε meets the request's target (`cli::worker::most_steps`).
+#[cfg(feature = "worker")]
+#[wasm_bindgen(js_name = workerTarget, skip_typescript)]
+pub fn worker_target(data: JsValue, side: JsValue) -> Result<JsValue, JsError> {
+    with_side(&data, &side, crate::cli::worker::most_steps)
+}
+
+/// μ-GDP with its fit for the run (its own scheme's, else Poisson sampling's).
+#[cfg(feature = "worker")]
+#[wasm_bindgen(js_name = workerGdp, skip_typescript)]
+pub fn worker_gdp(data: JsValue, side: JsValue) -> Result<JsValue, JsError> {
+    with_side(&data, &side, crate::cli::worker::gdp)
+}
+
+/// "What your library reports": the command line's `libraries` for the run.
+#[cfg(feature = "worker")]
+#[wasm_bindgen(js_name = workerLibrary, skip_typescript)]
+pub fn worker_library(data: JsValue) -> Result<JsValue, JsError> {
+    let d = request(&data).ok_or_else(|| JsError::new("worker: unreadable request"))?;
+    thrown_as(crate::cli::worker::library(&d))
+}
+
+/// "What do I need?": the command line's calibrate for the request's `which`.
+#[cfg(feature = "worker")]
+#[wasm_bindgen(js_name = workerCalibrate, skip_typescript)]
+pub fn worker_calibrate(data: JsValue) -> Result<JsValue, JsError> {
+    let d = request(&data).ok_or_else(|| JsError::new("worker: unreadable request"))?;
+    thrown_as(crate::cli::worker::calibrate(&d))
+}
