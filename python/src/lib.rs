@@ -22,18 +22,79 @@ fn err(e: impl ToString) -> PyErr {
     SgmRdpError::new_err(e.to_string())
 }
 
+/// A job for the computing threads.
+type Job = Box<dyn FnOnce() + Send>;
+
+/// Computing threads waiting for a job. They live as long as the process, so the engine's
+/// per-thread FFT plans and recycled buffers stay warm from call to call; one more is started
+/// when every one is busy (concurrent Python threads, or a call left running by Ctrl-C).
+static IDLE: std::sync::Mutex<Vec<std::sync::mpsc::Sender<Job>>> =
+    std::sync::Mutex::new(Vec::new());
+
+fn computing_thread() -> std::sync::mpsc::Sender<Job> {
+    let (tx, rx) = std::sync::mpsc::channel::<Job>();
+    let back = tx.clone();
+    std::thread::spawn(move || {
+        for job in rx {
+            job();
+            if let Ok(mut idle) = IDLE.lock() {
+                idle.push(back.clone());
+            }
+        }
+    });
+    tx
+}
+
+/// Runs `work` on a computing thread while this one waits with the GIL released, checking
+/// for signals every 50 ms: Ctrl-C raises KeyboardInterrupt at once (hardening 4 #2: a long
+/// call ignored it until it returned); the interrupted work ends, unobserved, within the
+/// engine's per-call budget.
+fn interruptible<T: Send + 'static>(
+    py: Python<'_>,
+    work: impl FnOnce() -> T + Send + 'static,
+) -> PyResult<T> {
+    use std::sync::mpsc::RecvTimeoutError;
+    let (tx, rx) = std::sync::mpsc::channel();
+    let mut job: Job = Box::new(move || {
+        let _ = tx.send(work());
+    });
+    loop {
+        let idle = IDLE.lock().ok().and_then(|mut v| v.pop());
+        match idle.unwrap_or_else(computing_thread).send(job) {
+            Ok(()) => break,
+            Err(back) => job = back.0, // a thread that ended: another takes it
+        }
+    }
+    let mut rx = rx;
+    loop {
+        // (The receiver travels into the GIL-free closure and back: it is Send, not Sync.)
+        let (got, back) = py.allow_threads(move || {
+            let got = rx.recv_timeout(std::time::Duration::from_millis(50));
+            (got, rx)
+        });
+        rx = back;
+        match got {
+            Ok(v) => return Ok(v),
+            Err(RecvTimeoutError::Timeout) => py.check_signals()?,
+            Err(RecvTimeoutError::Disconnected) => {
+                return Err(err("the computation ended without an answer"))
+            }
+        }
+    }
+}
+
 /// One `sgm-rdp batch` line: a JSON object in, a JSON object out (`{"error": …}` on
 /// refusal), exactly as the command line answers it.
 #[pyfunction]
-fn query(py: Python<'_>, line: &str) -> String {
-    py.allow_threads(|| sgm_rdp::cli::batch_line(line))
+fn query(py: Python<'_>, line: String) -> PyResult<String> {
+    interruptible(py, move || sgm_rdp::cli::batch_line(&line))
 }
 
 /// The command line: `args` without the program name; the JSON text, or the one-line
 /// reason raised.
 #[pyfunction]
 fn run(py: Python<'_>, args: Vec<String>) -> PyResult<String> {
-    py.allow_threads(|| sgm_rdp::cli::run(&args)).map_err(err)
+    interruptible(py, move || sgm_rdp::cli::run(&args))?.map_err(err)
 }
 
 /// One phase: (sample_rate, noise_multiplier, steps, adjacency, dataset_size, max_batch);
@@ -69,9 +130,7 @@ fn phases_of(phases: &[PhaseTuple]) -> PyResult<Vec<Phase>> {
 #[pyfunction]
 fn epsilon_phases(py: Python<'_>, phases: Vec<PhaseTuple>, delta: f64) -> PyResult<(f64, f64)> {
     let ph = phases_of(&phases)?;
-    let a = py
-        .allow_threads(|| pld::epsilon_phases(&ph, delta))
-        .map_err(err)?;
+    let a = interruptible(py, move || pld::epsilon_phases(&ph, delta))?.map_err(err)?;
     Ok((a.epsilon.upper, a.epsilon.lower))
 }
 
@@ -79,9 +138,7 @@ fn epsilon_phases(py: Python<'_>, phases: Vec<PhaseTuple>, delta: f64) -> PyResu
 #[pyfunction]
 fn delta_phases(py: Python<'_>, phases: Vec<PhaseTuple>, epsilon: f64) -> PyResult<(f64, f64)> {
     let ph = phases_of(&phases)?;
-    let a = py
-        .allow_threads(|| pld::delta_phases(&ph, epsilon))
-        .map_err(err)?;
+    let a = interruptible(py, move || pld::delta_phases(&ph, epsilon))?.map_err(err)?;
     Ok((a.delta.upper, a.delta.lower))
 }
 

@@ -304,3 +304,35 @@ def test_a_calibration_needs_its_target():
     with pytest.raises(SgmRdpError, match="delta"):
         sgm_rdp.calibrate_steps(1.1, 0.01, epsilon=2.0)
     assert sgm_rdp.calibrate_sigma(0.01, 1000, delta=1e-5, epsilon=2.0).value > 0
+
+
+def test_a_long_call_can_be_interrupted():
+    """Hardening 4 #2: Ctrl-C (here SIGALRM raising KeyboardInterrupt, as Python's own SIGINT
+    handler does) ends a long call at once instead of after it returns. The same call is
+    timed uninterrupted first, so the check is a ratio on this machine, not a fixed time."""
+    import signal
+    import time
+
+    def long_call():
+        return sgm_rdp.epsilon(1.0, 0.01, 100, 1e-5, group_size=64)
+
+    t0 = time.monotonic()
+    long_call()
+    full = time.monotonic() - t0
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    old = signal.signal(signal.SIGALRM, interrupt)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, full * 0.1)
+        t0 = time.monotonic()
+        with pytest.raises(KeyboardInterrupt):
+            long_call()
+        cut = time.monotonic() - t0
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+    assert cut < full * 0.6, (cut, full)
+    # The module still answers afterwards.
+    assert sgm_rdp.epsilon(1.1, 0.01, 100, 1e-5).upper > 0
