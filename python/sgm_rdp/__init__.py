@@ -142,12 +142,13 @@ class Phase:
         if (self.dataset_size is None) != (self.max_batch is None):
             raise SgmRdpError("truncated Poisson needs both dataset_size and max_batch")
         return (
-            float(self.sample_rate),
-            float(self.noise_multiplier),
+            float(_num("sample_rate", self.sample_rate)),
+            float(_num("noise_multiplier", self.noise_multiplier)),
             _whole("steps", self.steps),
             str(self.adjacency),
-            _whole("dataset_size", self.dataset_size or 0, allow_zero=True),
-            _whole("max_batch", self.max_batch or 0, allow_zero=True),
+            # 0 means "not truncated" to the binding; a given 0 is refused, not read as that.
+            0 if self.dataset_size is None else _whole("dataset_size", self.dataset_size),
+            0 if self.max_batch is None else _whole("max_batch", self.max_batch),
         )
 
 
@@ -182,15 +183,25 @@ _FLAGS = {
 }
 
 
+# The keywords whose values are names, not numbers.
+_TEXT_KEYS = {"accountant", "sampling", "adjacency", "conversion", "target"}
+
+
 def _num(name: str, v: Any) -> str:
+    """A number as the engine reads it; anything else (a bool, a word such as "--help", an
+    int too large for a float) is an SgmRdpError naming the parameter (hardening 4 #7)."""
     if isinstance(v, bool):
         raise SgmRdpError(f"{name} must be a number, got {v!r}")
-    if isinstance(v, str):
-        return v
     try:
         return repr(float(v))
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise SgmRdpError(f"{name} must be a number, got {v!r}") from None
+
+
+def _text(name: str, v: Any) -> str:
+    if not isinstance(v, str) or not v or v.startswith("-"):
+        raise SgmRdpError(f"{name} must be a name (see the function's documentation), got {v!r}")
+    return v
 
 
 def _run(command: str, **kw: Any) -> Dict[str, Any]:
@@ -202,7 +213,7 @@ def _run(command: str, **kw: Any) -> Dict[str, Any]:
             args += ["--orders", ",".join(_num("orders", a) for a in v)]
             continue
         flag = _FLAGS[k]
-        args += [flag, v if isinstance(v, str) else _num(k, v)]
+        args += [flag, _text(k, v) if k in _TEXT_KEYS else _num(k, v)]
     args.append("--json")
     return json.loads(_core.run(args))
 
@@ -214,6 +225,8 @@ _SAMPLING_ALIASES = {"shuffled": "shuffle", "balls-in-bins": "random-allocation"
 def _options(accountant, sampling, adjacency, orders, conversion, **kw):
     """The keyword set shared by epsilon() and delta(): the CLI's defaults are left out,
     so a default call is the plain command."""
+    if accountant is None:
+        raise SgmRdpError("accountant must be 'pld', 'rdp' or 'both', got None")
     sampling = _SAMPLING_ALIASES.get(sampling, sampling)
     opts = dict(kw)
     # Shuffled batches answer with their own band, fixed-size ones with RDP only.

@@ -201,7 +201,7 @@ def test_opacus_style_accountant_without_torch():
         (lambda: sgm_rdp.epsilon(1.0, 0.01, 100, 1e-5, accountant="best"), "accountant"),
         (lambda: sgm_rdp.epsilon(1.0, 0.01, 100, 1e-5, sampling="nosuch"), "sampling"),
         (lambda: sgm_rdp.epsilon(1.0, 0.01, 100, 1e-5, sampling="random-allocation"), "random allocation takes"),
-        (lambda: sgm_rdp.epsilon("x", 0.01, 100, 1e-5), "sigma"),
+        (lambda: sgm_rdp.epsilon("x", 0.01, 100, 1e-5), "noise_multiplier"),
         (lambda: sgm_rdp.epsilon_phases([], 1e-5), "phases"),
         (lambda: sgm_rdp.epsilon_phases([Phase(1.0, 0.01, 1.5)], 1e-5), "steps"),
         (lambda: sgm_rdp.epsilon_phases([(1.0, 0.01, 10, "sideways")], 1e-5), "adjacency"),
@@ -336,3 +336,23 @@ def test_a_long_call_can_be_interrupted():
     assert cut < full * 0.6, (cut, full)
     # The module still answers afterwards.
     assert sgm_rdp.epsilon(1.1, 0.01, 100, 1e-5).upper > 0
+
+
+def test_what_is_not_a_value_is_refused_by_name():
+    """Hardening 4 #7: accountant=None (it ran exact RDP silently), a word in a number's place
+    ("--help" reached the command line), an int too large for a float (OverflowError), and a
+    given max_batch=0 (read as "not truncated") are SgmRdpErrors naming the parameter."""
+    with pytest.raises(SgmRdpError, match="accountant"):
+        sgm_rdp.epsilon(1.1, 0.01, 100, 1e-5, accountant=None)
+    with pytest.raises(SgmRdpError, match="noise_multiplier"):
+        sgm_rdp.epsilon("--help", 0.01, 100, 1e-5)
+    with pytest.raises(SgmRdpError, match="steps"):
+        sgm_rdp.epsilon(1.1, 0.01, 10**400, 1e-5)
+    with pytest.raises(SgmRdpError, match="sampling"):
+        sgm_rdp.epsilon(1.1, 0.01, 100, 1e-5, sampling="--help")
+    with pytest.raises(SgmRdpError, match="max_batch"):
+        sgm_rdp.epsilon_phases([Phase(1.1, 0.01, 100, dataset_size=1000, max_batch=0)], 1e-5)
+    with pytest.raises(SgmRdpError, match="sample_rate"):
+        sgm_rdp.epsilon_phases([Phase(1.1, "abc", 100)], 1e-5)
+    # Numbers written as text still read as numbers.
+    assert sgm_rdp.epsilon("1.1", 0.01, 100, "1e-5").upper == sgm_rdp.epsilon(1.1, 0.01, 100, 1e-5).upper
