@@ -37,8 +37,27 @@ pub const USAGE: &str = "usage: sgm-rdp <rdp|epsilon|delta|calibrate|bounds|comp
 /// before), the tight PLD bracket, or both side by side.
 pub(crate) use crate::engine::Accountant;
 
-/// Run one command; Ok(stdout text) or Err(one-line reason).
+/// Run one command; Ok(stdout text) or Err(one-line reason). The text answer of a run given
+/// in dataset terms warns when δ ≥ 1/N, as the page does (issue 61 #9).
 pub fn run(args: &[String]) -> Result<String, String> {
+    let out = run_command(args)?;
+    let flags = args.split_first().and_then(|(_, rest)| parse(rest).ok());
+    Ok(match flags {
+        Some(f) if !f.json => match (f.dataset[0], f.delta) {
+            (Some(n), Some(d)) if n >= 1.0 && d >= 1.0 / n => format!(
+                "{out}{}warning: delta = {} >= 1/N = {}: the usual rule asks for delta < 1/N (a mechanism that publishes one random example in full satisfies delta = 1/N)\n",
+                if out.ends_with('\n') { "" } else { "\n" },
+                engine::error::show(d),
+                engine::error::show(1.0 / n)
+            ),
+            _ => out,
+        },
+        _ => out,
+    })
+}
+
+/// [`run`] without the δ ≥ 1/N note.
+fn run_command(args: &[String]) -> Result<String, String> {
     let (cmd, rest) = args.split_first().ok_or_else(|| USAGE.to_string())?;
     // Conventions: --help / -h / help, --version / -V, and `<command> --help`.
     match cmd.as_str() {

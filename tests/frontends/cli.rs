@@ -1737,3 +1737,30 @@ fn stated_defaults_apply_and_tool_names_take_dashes() {
     ]);
     assert_eq!(dashed["epsilon"], named["epsilon"]);
 }
+
+/// Issue 61 #9: a run given in dataset terms warns when δ ≥ 1/N, as the page does (text
+/// answers only; JSON keeps its fields).
+#[test]
+fn delta_at_or_above_one_over_n_is_warned() {
+    let base = [
+        "epsilon",
+        "--dataset-size",
+        "1000",
+        "--batch-size",
+        "10",
+        "--epochs",
+        "2",
+        "--sigma",
+        "1",
+        "--delta",
+    ];
+    let (ok, out, _) = run(&[&base[..], &["1e-2"]].concat());
+    assert!(
+        ok && out.contains("warning: delta = 0.01 >= 1/N = 0.001"),
+        "{out}"
+    );
+    let (ok, out, _) = run(&[&base[..], &["1e-4"]].concat());
+    assert!(ok && !out.contains("1/N"), "{out}");
+    let (ok, out, _) = run(&[&base[..], &["1e-2", "--json"]].concat());
+    assert!(ok && !out.contains("warning"), "{out}");
+}
