@@ -37,27 +37,8 @@ pub const USAGE: &str = "usage: sgm-rdp <rdp|epsilon|delta|calibrate|bounds|comp
 /// before), the tight PLD bracket, or both side by side.
 pub(crate) use crate::engine::Accountant;
 
-/// Run one command; Ok(stdout text) or Err(one-line reason). The text answer of a run given
-/// in dataset terms warns when δ ≥ 1/N, as the page does (issue 61 #9).
+/// Run one command; Ok(stdout text) or Err(one-line reason).
 pub fn run(args: &[String]) -> Result<String, String> {
-    let out = run_command(args)?;
-    let flags = args.split_first().and_then(|(_, rest)| parse(rest).ok());
-    Ok(match flags {
-        Some(f) if !f.json => match (f.dataset[0], f.delta) {
-            (Some(n), Some(d)) if n >= 1.0 && d >= 1.0 / n => format!(
-                "{out}{}warning: delta = {} >= 1/N = {}: the usual rule asks for delta < 1/N (a mechanism that publishes one random example in full satisfies delta = 1/N)\n",
-                if out.ends_with('\n') { "" } else { "\n" },
-                engine::error::show(d),
-                engine::error::show(1.0 / n)
-            ),
-            _ => out,
-        },
-        _ => out,
-    })
-}
-
-/// [`run`] without the δ ≥ 1/N note.
-fn run_command(args: &[String]) -> Result<String, String> {
     let (cmd, rest) = args.split_first().ok_or_else(|| USAGE.to_string())?;
     // Conventions: --help / -h / help, --version / -V, and `<command> --help`.
     match cmd.as_str() {
@@ -69,6 +50,7 @@ fn run_command(args: &[String]) -> Result<String, String> {
         return command_help(cmd).ok_or_else(|| format!("unknown command '{cmd}' ({USAGE})"));
     }
     let mut f = parse(rest)?;
+    let note = one_over_n_note(&f);
     let flags = allowed(cmd);
     if !flags.is_empty() {
         if let Some(extra) = f.given.iter().find(|g| !flags.contains(g)) {
@@ -133,7 +115,7 @@ fn run_command(args: &[String]) -> Result<String, String> {
                 Report { fields: a, text }
             }
         };
-        return Ok(report.print(f.json));
+        return Ok(report.print(f.json) + &note);
     }
     // Users' terms: dataset size N, batch size B, epochs E → q = B/N, T = ⌈E·N/B⌉ (with
     // b bands: q = b·B/N within a partition, see `banded_from_dataset`).
@@ -184,5 +166,19 @@ fn run_command(args: &[String]) -> Result<String, String> {
         None => out,
         Some((b, t)) => with_bands(out, b, t, f.steps()?, banded_rate),
     }
-    .print(f.json))
+    .print(f.json)
+        + &note)
+}
+
+/// The text answer of a run given in dataset terms warns when δ ≥ 1/N, as the page does
+/// (issue 61 #9); "" for JSON and for other runs.
+fn one_over_n_note(f: &Flags) -> String {
+    match (f.json, f.dataset[0], f.delta) {
+        (false, Some(n), Some(d)) if n >= 1.0 && d >= 1.0 / n => format!(
+            "warning: delta = {} >= 1/N = {}: the usual rule asks for delta < 1/N (a mechanism that publishes one random example in full satisfies delta = 1/N)\n",
+            engine::error::show(d),
+            engine::error::show(1.0 / n)
+        ),
+        _ => String::new(),
+    }
 }
