@@ -205,13 +205,13 @@ impl Tradeoff {
         best
     }
 
-    /// ln of the curve's equal-error point α* = f_lo(α*), bracketed: (ln α below, ln α
-    /// above). f_lo ≤ f, so α* of f_lo is at most the run's own equal-error rate.
-    fn ln_equal_error(&self) -> (f64, f64) {
+    /// ln of the curve's equal-error point α* = f_lo(α*), from below (the bisection's lower
+    /// end). f_lo ≤ f, so α* of f_lo is at most the run's own equal-error rate.
+    fn ln_equal_error(&self) -> f64 {
         // α − f_lo(α) grows with α; at α = ½, f_lo(½) ≤ ½ (a line through (0, 1 − δ)).
         let (mut lo, mut hi) = (-1.0e6f64, 0.5f64.ln());
         if self.ln_beta(lo) < lo {
-            return (lo, lo); // beyond any run in the domain; μ from it is still an upper bound
+            return lo; // beyond any run in the domain; μ from it is still an upper bound
         }
         for _ in 0..200 {
             let mid = 0.5 * (lo + hi);
@@ -224,7 +224,7 @@ impl Tradeoff {
                 break;
             }
         }
-        (lo, hi)
+        lo
     }
 
     /// Smallest μ with G_μ ≤ f_lo on α, β ≥ min(`floor`, α*) (certified for the run as
@@ -243,7 +243,7 @@ impl Tradeoff {
     /// [`Tradeoff::mu`] and the range's floor min(`floor`, α*) it holds on (α* rounded up to
     /// the smallest positive f64 where it underflows: a narrower claim, still true).
     pub fn mu_on_range(&self, floor: f64) -> (f64, f64) {
-        let (ln_lo, _) = self.ln_equal_error();
+        let ln_lo = self.ln_equal_error();
         if ln_lo < floor.ln() {
             // f_lo(floor) < floor: the equal-error point is the whole range.
             let mu = 2.0 * isf_ln(ln_lo);
@@ -398,11 +398,8 @@ fn gdp_with(pts: &[ProfilePoint], exact: Option<Bracket>) -> GdpAnswer {
         .map(|p| mu_below(p.epsilon, p.delta.lower, FPR_FLOOR))
         .fold(0.0f64, f64::max)
         .min(upper);
-    let (upper, lower, floor) = match exact {
-        // A Gaussian curve: μ-GDP on every test; the range is reported as the fit's.
-        Some(b) => (b.upper, b.lower, floor),
-        None => (upper, lower, floor),
-    };
+    // A Gaussian curve: μ-GDP on every test; the range is reported as the fit's.
+    let (upper, lower) = exact.map_or((upper, lower), |b| (b.upper, b.lower));
     let regret = curve.regret(upper);
     let adv = pts[0].delta;
     let star = 0.5 * (1.0 - adv.upper);
