@@ -173,9 +173,7 @@ fn by_scheme(call: &'static str, v: &JsValue) -> Result<Option<JsValue>, JsError
             "'{given}' is required (the {other} is computed at it)"
         )));
     }
-    let Value::Object(o) =
-        crate::cli::batch_value(&Value::Object(line).to_string()).map_err(bad)?
-    else {
+    let Value::Object(o) = crate::query::line_answer(line).map_err(bad)? else {
         return Err(bad("the query layer gave no answer".into()));
     };
     out(&camel_case(Value::Object(o))).map(Some)
@@ -1089,7 +1087,7 @@ pub fn gdp(params: JsValue) -> Result<JsValue, JsError> {
 #[cfg(feature = "worker")]
 #[wasm_bindgen(js_name = batchLine)]
 pub fn batch_line(line: &str) -> String {
-    crate::cli::batch_line(line)
+    crate::query::line(line)
 }
 
 /// One command line — the words after `sgm-rdp`, e.g. `["gdp", "--q", "0.01", "--sigma",
@@ -1124,5 +1122,5 @@ pub fn command(args: JsValue) -> Result<String, JsError> {
     if words.first().is_some_and(|w| w == "batch") {
         return Err(fail("'batch' reads lines: call batchLine(line) for each"));
     }
-    crate::cli::run(&words).map_err(|e| fail(&e))
+    crate::query::run(&words).map_err(|e| fail(&e))
 }

@@ -3,8 +3,9 @@
 //! Three layers, dependencies pointing one way:
 //! [`engine`] (pure numerics) ← [`render`] (plotters charts on any backend) ← [`ui`]
 //! (fields and parsing, no DOM) ← `web`
-//! (wasm-bindgen/DOM glue, compiled only for wasm32). Front ends on the same layers:
-//! [`cli`] (the command line and `batch`) and `api` (the JS API, wasm32).
+//! (wasm-bindgen/DOM glue, compiled only for wasm32). One typed query layer, [`query`], under
+//! every front end: [`cli`] (the command line and `batch`), [`worker`] (the page's worker),
+//! `api` (the JS API, wasm32) and the Python package; no front end calls another.
 //!
 //! No `unwrap`/`expect` outside tests (clippy refuses them, below): every input reaches a
 //! typed error or a default, never a panic.
@@ -39,11 +40,18 @@ pub mod engine;
 pub mod render;
 pub mod ui;
 
-// The command line and its query layer (`batch`): natively, and in the worker-only wasm,
-// where `batchLine` answers a `batch` line exactly as the command line does (the page's
-// own wasm never calls it).
+// The query layer (one typed request and answer under every front end): natively and in
+// the wasm modules that carry the whole engine (the page's own wasm never calls it).
 #[cfg(full_engine)]
+pub mod query;
+
+// The command line (natively only: the wasm modules reach the query layer directly).
+#[cfg(all(full_engine, not(target_arch = "wasm32")))]
 pub mod cli;
+
+// What the page's worker computes (its protocol in, the query layer's answers out).
+#[cfg(full_engine)]
+pub mod worker;
 
 // The page and the widget (with the JS API unless `page` leaves it out).
 #[cfg(all(target_arch = "wasm32", not(feature = "worker"), not(feature = "api")))]

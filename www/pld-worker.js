@@ -156,7 +156,7 @@ async function help({ data }) {
 
 // What is computed beyond Poisson sampling's headline and charts — the schemes' answers,
 // charts, most steps and μ-GDP, the library rows, the calibrations, the check of every
-// request — is decided in Rust (src/cli/worker.rs, through the command line's own query
+// request — is decided in Rust (src/worker.rs, as typed requests of the query
 // layer, tested natively); this script only schedules (newest request per client and kind,
 // the helper worker) and caches.
 const chartsC = new Map();

@@ -87,14 +87,14 @@ fn interruptible<T: Send + 'static>(
 /// refusal), exactly as the command line answers it.
 #[pyfunction]
 fn query(py: Python<'_>, line: String) -> PyResult<String> {
-    interruptible(py, move || sgm_rdp::cli::batch_line(&line))
+    interruptible(py, move || sgm_rdp::query::line(&line))
 }
 
 /// The command line: `args` without the program name; the JSON text, or the one-line
 /// reason raised.
 #[pyfunction]
 fn run(py: Python<'_>, args: Vec<String>) -> PyResult<String> {
-    interruptible(py, move || sgm_rdp::cli::run(&args))?.map_err(err)
+    interruptible(py, move || sgm_rdp::query::run(&args))?.map_err(err)
 }
 
 /// One phase: (sample_rate, noise_multiplier, steps, adjacency, dataset_size, max_batch);

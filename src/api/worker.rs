@@ -1,5 +1,5 @@
 //! The page's worker bindings: what the worker computes beyond Poisson sampling's
-//! headline and charts (`crate::cli::worker`, tested natively); www/pld-worker.js only
+//! headline and charts (`crate::worker`, tested natively); www/pld-worker.js only
 //! schedules and caches.
 
 use super::*;
@@ -20,7 +20,7 @@ fn thrown_as(r: Result<serde_json::Value, String>) -> Result<JsValue, JsError> {
 #[wasm_bindgen(js_name = workerCheck, skip_typescript)]
 pub fn worker_check(data: JsValue) -> Option<String> {
     match request(&data) {
-        Some(d) => crate::cli::worker::check(&d).err(),
+        Some(d) => crate::worker::check(&d).err(),
         None => Some("a message must be an object of numbers and strings".into()),
     }
 }
@@ -31,7 +31,7 @@ pub fn worker_check(data: JsValue) -> Option<String> {
 #[wasm_bindgen(js_name = workerSide, skip_typescript)]
 pub fn worker_side(data: JsValue) -> Result<JsValue, JsError> {
     let d = request(&data).ok_or_else(|| JsError::new("workerSide: unreadable request"))?;
-    out(&crate::cli::worker::side_answers(&d))
+    out(&crate::worker::side_answers(&d))
 }
 
 /// `f` of a request and its side answers, as the worker answers it.
@@ -51,21 +51,21 @@ fn with_side(
 #[cfg(feature = "worker")]
 #[wasm_bindgen(js_name = workerSchemeCharts, skip_typescript)]
 pub fn worker_scheme_charts(data: JsValue, side: JsValue) -> Result<JsValue, JsError> {
-    with_side(&data, &side, crate::cli::worker::scheme_charts)
+    with_side(&data, &side, crate::worker::scheme_charts)
 }
 
-/// The most steps whose certified ε meets the request's target (`cli::worker::most_steps`).
+/// The most steps whose certified ε meets the request's target (`worker::most_steps`).
 #[cfg(feature = "worker")]
 #[wasm_bindgen(js_name = workerTarget, skip_typescript)]
 pub fn worker_target(data: JsValue, side: JsValue) -> Result<JsValue, JsError> {
-    with_side(&data, &side, crate::cli::worker::most_steps)
+    with_side(&data, &side, crate::worker::most_steps)
 }
 
 /// μ-GDP with its fit for the run (its own scheme's, else Poisson sampling's).
 #[cfg(feature = "worker")]
 #[wasm_bindgen(js_name = workerGdp, skip_typescript)]
 pub fn worker_gdp(data: JsValue, side: JsValue) -> Result<JsValue, JsError> {
-    with_side(&data, &side, crate::cli::worker::gdp)
+    with_side(&data, &side, crate::worker::gdp)
 }
 
 /// "What your library reports": the command line's `libraries` for the run.
@@ -73,7 +73,7 @@ pub fn worker_gdp(data: JsValue, side: JsValue) -> Result<JsValue, JsError> {
 #[wasm_bindgen(js_name = workerLibrary, skip_typescript)]
 pub fn worker_library(data: JsValue) -> Result<JsValue, JsError> {
     let d = request(&data).ok_or_else(|| JsError::new("worker: unreadable request"))?;
-    thrown_as(crate::cli::worker::library(&d))
+    thrown_as(crate::worker::library(&d))
 }
 
 /// "What do I need?": the command line's calibrate for the request's `which`.
@@ -81,5 +81,5 @@ pub fn worker_library(data: JsValue) -> Result<JsValue, JsError> {
 #[wasm_bindgen(js_name = workerCalibrate, skip_typescript)]
 pub fn worker_calibrate(data: JsValue) -> Result<JsValue, JsError> {
     let d = request(&data).ok_or_else(|| JsError::new("worker: unreadable request"))?;
-    thrown_as(crate::cli::worker::calibrate(&d))
+    thrown_as(crate::worker::calibrate(&d))
 }

@@ -352,17 +352,16 @@ mod tests {
     }
 
     /// The worker reads what is written here: every key a request can carry is read by
-    /// www/pld-worker.js or by its Rust side (src/cli/worker.rs), every kind of answer
+    /// www/pld-worker.js or by its Rust side (src/worker.rs), every kind of answer
     /// appears in the worker, and it checks the version (so a key renamed
     /// on one side only fails here).
     #[test]
     fn the_worker_speaks_this_protocol() {
         let js = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/www/pld-worker.js"))
             .unwrap();
-        // What the worker computes beyond scheduling is read in Rust (src/cli/worker.rs).
+        // What the worker computes beyond scheduling is read in Rust (src/worker.rs).
         let rust =
-            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/src/cli/worker.rs"))
-                .unwrap();
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/src/worker.rs")).unwrap();
         let i = Inputs::mnist();
         let sized = Scheme {
             dataset_size: Some(60000),

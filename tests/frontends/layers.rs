@@ -1,5 +1,5 @@
-//! The layers point one way — engine ← render ← ui ← web, with the front ends (cli, api)
-//! beside web — and src/web's modules import each other without a cycle, its root (mod.rs)
+//! The layers point one way — engine ← render ← ui ← web, with the query layer under every
+//! front end (cli, worker, api, Python) and no front end calling another — and src/web's modules import each other without a cycle, its root (mod.rs)
 //! importing them and none importing it (#20). Read from the sources, so a new import that
 //! breaks either rule fails here.
 
@@ -57,6 +57,42 @@ fn each_layer_imports_only_the_layers_below() {
             }
         }
     }
+}
+
+/// One query layer under every front end (issue 60): the query layer imports no front end;
+/// no front end but the command line's own files and its binary names `cli::`; and the
+/// worker prints no answer as JSON to parse it back (it reads the query layer's fields).
+#[test]
+fn every_front_end_stands_on_the_query_layer_alone() {
+    let front_ends = ["crate::cli", "crate::worker", "crate::api", "crate::web"];
+    for (path, text) in sources("src/query") {
+        for f in front_ends {
+            assert!(
+                !code(&text).contains(f),
+                "{path} imports {f}: the query layer is under the front ends"
+            );
+        }
+    }
+    let mut others = sources("src/api");
+    others.extend(sources("python/src"));
+    others.extend(sources("src/web"));
+    for p in ["src/api.rs", "src/worker.rs"] {
+        others.push((p.into(), fs::read_to_string(p).unwrap()));
+    }
+    for (path, text) in &others {
+        let text = code(text);
+        assert!(
+            !text.contains("cli::"),
+            "{path} calls the command line: front ends stand on the query layer"
+        );
+    }
+    // The worker runs no words and parses no printed answer outside its tests.
+    let worker = fs::read_to_string("src/worker.rs").unwrap();
+    let body = code(&worker[..worker.find("#[cfg(test)]").unwrap()]);
+    assert!(
+        !body.contains("from_str"),
+        "src/worker.rs parses printed JSON"
+    );
 }
 
 #[test]

@@ -3,7 +3,7 @@
 //! (keys `sampling`, `adjacency`, `steps_per_epoch`, `dataset_size`, `batch_size`,
 //! `epochs`, `group_size`), so both front ends give the same numbers and the same refusals.
 
-use super::Accountant;
+use super::{Accountant, Request};
 use crate::decimal::{self, Dir};
 use crate::engine::error::show;
 use crate::engine::pld::shuffle::{self, Shuffle};
@@ -78,7 +78,7 @@ fn group_rdp(
 
 /// How batches are drawn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub(super) enum Sampling {
+pub enum Sampling {
     /// Each example independently with rate q (Opacus' default; what `q` means).
     #[default]
     Poisson,
@@ -93,7 +93,7 @@ pub(super) enum Sampling {
 }
 
 impl Sampling {
-    pub(super) fn parse(s: &str) -> Result<Sampling, String> {
+    pub fn parse(s: &str) -> Result<Sampling, String> {
         match s {
             "poisson" => Ok(Sampling::Poisson),
             "shuffle" | "shuffled" => Ok(Sampling::Shuffle),
@@ -126,31 +126,6 @@ pub(super) fn adjacency(s: &str) -> Result<Adjacency, String> {
     })
 }
 
-/// What one tight query asks, from flags or a batch line (names as in `batch`).
-#[derive(Debug, Default, Clone)]
-pub(super) struct Query {
-    pub q: Option<f64>,
-    pub sigma: Option<f64>,
-    pub steps: Option<f64>,
-    /// Dataset size N, batch size B, epochs E.
-    pub dataset: [Option<f64>; 3],
-    pub delta: Option<f64>,
-    pub epsilon: Option<f64>,
-    pub accountant: Option<Accountant>,
-    pub group: Option<f64>,
-    pub sampling: Sampling,
-    pub adjacency: Adjacency,
-    pub steps_per_epoch: Option<f64>,
-    /// Truncated Poisson: the largest batch.
-    pub max_batch: Option<f64>,
-    /// Random allocation: steps per epoch each example is in (k).
-    pub selected: Option<f64>,
-    /// Fixed-size batches: the RDP orders (default: the 156).
-    pub orders: Option<Vec<f64>>,
-    /// Messages name command-line flags (`--group-size`) rather than batch keys.
-    pub cli: bool,
-}
-
 /// A whole number ≥ 1 (steps per epoch, dataset and batch sizes).
 fn whole(name: &str, v: f64) -> Result<u64, String> {
     if v.is_finite() && v >= 1.0 && v.fract() == 0.0 && v <= engine::MAX_STEPS as f64 {
@@ -163,7 +138,7 @@ fn whole(name: &str, v: f64) -> Result<u64, String> {
     }
 }
 
-impl Query {
+impl Request {
     /// Nothing beyond Poisson sampling of one example under add/remove: the plain route.
     pub(super) fn is_plain(&self) -> bool {
         self.sampling == Sampling::Poisson
@@ -509,7 +484,7 @@ impl Query {
     }
 }
 
-impl Query {
+impl Request {
     /// Random allocation: (phase, t, k, epochs) from steps_per_epoch (or t = ⌈N/B⌉ from
     /// dataset_size and batch_size), selected (default 1) and epochs.
     fn allocation_phase(&self) -> Result<(Phase, u64, u64, u64), String> {
@@ -645,7 +620,7 @@ impl Query {
     }
 }
 
-impl Query {
+impl Request {
     /// `profile` for these schemes: δ(ε) with both ends on 101 points of [0, top]
     /// (`epsilon` given: the top; default 10), and the membership-inference bounds at FPR
     /// 0.1 %, 1 %, 10 % from a profile of their own (up to the ε at δ = 1e-12, so they do
@@ -776,7 +751,7 @@ impl Query {
             None => self.sigma.is_some(),
         };
         // The certified upper ε of a variant of this query (∞ where it cannot be certified).
-        let upper = |q: Query| -> Result<(f64, Map<String, Value>), engine::Error> {
+        let upper = |q: Request| -> Result<(f64, Map<String, Value>), engine::Error> {
             match q.answer() {
                 Ok(a) => Ok((
                     a.get("epsilon")

@@ -5,9 +5,11 @@ use super::*;
 /// What a command answers, built once: its JSON fields and its text lines; `--json`
 /// chooses which is printed (no command decides twice).
 #[derive(Debug, Default)]
-pub(super) struct Report {
-    pub(super) fields: Map<String, Value>,
-    pub(super) text: String,
+pub struct Report {
+    /// The answer's fields (what `--json` prints and a batch line carries).
+    pub fields: Map<String, Value>,
+    /// The answer as the command line prints it.
+    pub text: String,
 }
 
 impl Report {
@@ -20,7 +22,7 @@ impl Report {
         Report { fields, text }
     }
     /// What `--json` (or not) prints.
-    pub(super) fn print(self, json: bool) -> String {
+    pub fn print(self, json: bool) -> String {
         if json {
             Value::Object(self.fields).to_string()
         } else {

@@ -1,11 +1,17 @@
-//! `sgm-rdp batch`: JSON lines in, one JSON line out per line (the worker's `batchLine`
-//! and the Python package answer through it too).
+//! A JSON line (`sgm-rdp batch`, the JS API's `batchLine` and scheme calls, the Python
+//! package's `query`): its keys into a [`Request`], the answer's fields beside them.
 
 use super::*;
 
 /// One line of `sgm-rdp batch`: the input's fields plus results, or {"error": …}.
-pub fn batch_line(line: &str) -> String {
-    match batch_value(line) {
+pub fn line(line: &str) -> String {
+    let answer = serde_json::from_str::<Value>(line)
+        .map_err(|x| format!("invalid JSON: {x}"))
+        .and_then(|v| match v {
+            Value::Object(obj) => line_answer(obj),
+            _ => Err("each line must be a JSON object".into()),
+        });
+    match answer {
         Ok(v) => v.to_string(),
         Err(msg) => json!({ "error": msg }).to_string(),
     }
@@ -49,10 +55,19 @@ pub(super) const BATCH_KEYS: [&str; 22] = [
     "selected",
 ];
 
-/// A `"command": "calibrate"` line: its keys become the command line's flags (`dataset_size`
-/// → `--dataset-size`), so the answer and the refusals are `calibrate --json`'s.
+/// A `"command": "calibrate"` line: its keys set the request as the command line's flags
+/// would (`dataset_size` is `--dataset-size`), so the answer and the refusals are
+/// `calibrate --json`'s, with the keys named as the line wrote them.
 pub(super) fn calibrate_line(obj: &Map<String, Value>) -> Result<Value, String> {
-    let mut words = vec!["calibrate".to_string()];
+    let as_keys = |m: String| {
+        BATCH_KEYS.iter().fold(m, |m, k| {
+            m.replace(&format!("--{}", k.replace('_', "-")), k)
+        })
+    };
+    let mut f = Request {
+        cli: true,
+        ..Request::default()
+    };
     for (k, v) in obj {
         if k == "command" {
             continue;
@@ -62,21 +77,15 @@ pub(super) fn calibrate_line(obj: &Map<String, Value>) -> Result<Value, String> 
             Value::String(t) => t.clone(),
             _ => return Err(format!("{k} must be a number or a string, got {v}")),
         };
-        words.push(format!("--{}", k.replace('_', "-")));
-        words.push(value);
+        let key = k.replace('_', "-");
+        let canon = flag_named(&key).map_or(key.as_str(), |f| f.name);
+        set(&mut f, canon, &key, &value).map_err(as_keys)?;
+        f.given.extend(flag_named(&key).map(|f| f.name));
     }
-    words.push("--json".into());
-    let out = run(&words).map_err(|m| {
-        // Name the keys as the line wrote them.
-        BATCH_KEYS.iter().fold(m, |m, k| {
-            m.replace(&format!("--{}", k.replace('_', "-")), k)
-        })
-    })?;
-    let Value::Object(mut answer) =
-        serde_json::from_str(&out).map_err(|e| format!("calibrate: {e}"))?
-    else {
-        return Err("calibrate gave no answer".into());
-    };
+    if let Some(extra) = f.given.iter().find(|g| !allowed("calibrate").contains(g)) {
+        return Err(as_keys(format!("--{extra} does not apply to calibrate")));
+    }
+    let mut answer = super::answer("calibrate", f).map_err(as_keys)?.fields;
     for (k, v) in obj {
         answer.entry(k.clone()).or_insert(v.clone());
     }
@@ -95,11 +104,8 @@ pub(super) fn text_field<'a>(
     }
 }
 
-pub(crate) fn batch_value(line: &str) -> Result<Value, String> {
-    let v: Value = serde_json::from_str(line).map_err(|x| format!("invalid JSON: {x}"))?;
-    let Value::Object(mut obj) = v else {
-        return Err("each line must be a JSON object".into());
-    };
+/// A line's keys (a JSON object) → the line with the answer's fields added, or the reason.
+pub fn line_answer(mut obj: Map<String, Value>) -> Result<Value, String> {
     let unknown: Vec<&str> = obj
         .keys()
         .map(String::as_str)
@@ -122,7 +128,7 @@ pub(crate) fn batch_value(line: &str) -> Result<Value, String> {
             ))
         }
     };
-    let query = Query {
+    let query = Request {
         q: field(&obj, "q")?,
         sigma: field(&obj, "sigma")?,
         steps: field(&obj, "steps")?,
@@ -146,8 +152,7 @@ pub(crate) fn batch_value(line: &str) -> Result<Value, String> {
         steps_per_epoch: field(&obj, "steps_per_epoch")?,
         max_batch: field(&obj, "max_batch")?,
         selected: field(&obj, "selected")?,
-        orders: None,
-        cli: false,
+        ..Request::default()
     };
     // A `gdp` line: μ-GDP with its fit, as the command line's `gdp --json`.
     let gdp_line = match text_field(&obj, "command")? {
@@ -298,28 +303,4 @@ pub(crate) fn batch_value(line: &str) -> Result<Value, String> {
         (None, None) => return Err("missing delta".into()),
     }
     Ok(Value::Object(obj))
-}
-
-/// `sgm-rdp batch`: JSON lines in, one JSON line out per input line, in order. Lines are
-/// read as bytes: a line that is not UTF-8 gets an `{"error": …}` line and the batch goes on.
-pub fn batch(mut input: impl BufRead, mut out: impl Write) -> std::io::Result<()> {
-    let mut buf = Vec::new();
-    loop {
-        buf.clear();
-        if input.read_until(b'\n', &mut buf)? == 0 {
-            break;
-        }
-        if buf.last() == Some(&b'\n') {
-            buf.pop();
-            if buf.last() == Some(&b'\r') {
-                buf.pop();
-            }
-        }
-        let reply = match std::str::from_utf8(&buf) {
-            Ok(line) => batch_line(line),
-            Err(x) => json!({ "error": format!("line is not valid UTF-8 ({x})") }).to_string(),
-        };
-        writeln!(out, "{reply}")?;
-    }
-    out.flush()
 }

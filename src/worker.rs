@@ -7,7 +7,8 @@
 //! only schedules (the newest request per client and kind, caches, the helper worker);
 //! what is computed, and how it is asked, is decided here and tested natively.
 
-use super::{batch_value, run};
+use crate::engine::Adjacency;
+use crate::query::{self, Accountant, Request, Sampling};
 use crate::ui::protocol::VERSION;
 use serde_json::{json, Map, Value};
 
@@ -125,23 +126,17 @@ const SAMPLINGS: [&str; 5] = [
     "fixed-size",
 ];
 
-/// Run one command of this command line (its `--json` output).
-fn command(words: &[String]) -> Result<Value, String> {
-    let out = run(words)?;
-    serde_json::from_str(&out).map_err(|e| format!("unreadable answer: {e}"))
-}
-
-fn words(w: &[&str]) -> Vec<String> {
-    w.iter().map(|s| s.to_string()).collect()
-}
-
-/// One batch line's answer, or its refusal.
-fn line_answer(line: &Value) -> Result<Value, String> {
-    let a = batch_value(&line.to_string())?;
-    match a.get("error").and_then(Value::as_str) {
-        Some(e) => Err(e.to_string()),
-        None => Ok(a),
+/// A request as the command line's flags set it (its refusals name flags: `--max-batch`).
+fn flags() -> Request {
+    Request {
+        cli: true,
+        ..Request::default()
     }
+}
+
+/// The query layer's answer (its fields) to `cmd` for `r`.
+fn ask(cmd: &str, r: Request) -> Result<Map<String, Value>, String> {
+    Ok(query::answer(cmd, r)?.fields)
 }
 
 /// How a scheme's ε-over-training steps are counted: `n` epochs of t steps, or steps.
@@ -151,18 +146,20 @@ enum Unit {
     Steps,
 }
 
-/// A run the command line names by a scheme: its batch line at n (epochs or steps), its
-/// flags for `profile`, `gdp` and `calibrate`, and ε over training's checkpoints.
-#[derive(Debug, Clone, PartialEq)]
+/// A run named by a scheme, as one typed request of the query layer: its inputs apart from
+/// its length, δ and the accountant (what `profile`, `gdp` and `calibrate` take), and ε over
+/// training's checkpoints.
+#[derive(Debug, Clone)]
 pub struct SchemeRun {
-    /// The batch line's fields apart from the count (`epochs` or `steps`).
-    line: Map<String, Value>,
+    /// The run apart from its length (`epochs` or `steps`), δ and the accountant.
+    run: Request,
+    /// δ of its ε answers.
+    delta: f64,
+    /// Whether its answers name the tight accountant (truncated Poisson, user level).
+    pld: bool,
     /// What the count is, and its value for the whole run.
     unit: Unit,
     total: u64,
-    /// The command line's flags for the run apart from its length, and its length's.
-    flags: Vec<String>,
-    step_flags: Vec<String>,
     /// Why the run has no privacy profile (fixed-size batches: RDP only).
     no_profile: Option<&'static str>,
     /// The extra fields of its answer (`epochs`/`stepsPerEpoch`, `groupSize`, `sampling`).
@@ -184,54 +181,33 @@ impl SchemeRun {
         let steps = num(d, "steps").max(0.0) as u64;
         let epochs = num(d, "epochs").max(0.0) as u64;
         let adj = text(d, "adjacency").unwrap_or("add-remove");
-        let s = |x: f64| x.to_string();
+        let replace = adj == "replace-one";
+        let mut run = Request {
+            sigma: Some(sigma),
+            ..flags()
+        };
         match text(d, "sampling") {
             Some(sampling @ ("random-allocation" | "shuffled")) => {
-                let name = if sampling == "shuffled" {
-                    "shuffle"
+                run.sampling = if sampling == "shuffled" {
+                    Sampling::Shuffle
                 } else {
-                    sampling
+                    Sampling::RandomAllocation
                 };
-                let replace = adj == "replace-one";
                 let (t, sized) = epoch_shape(d);
-                let (mut line, mut flags) = match sized {
+                match sized {
                     // The dataset terms: the command line's own derivation of t from N, B.
-                    Some((n, b)) => (
-                        obj(
-                            json!({"sigma": sigma, "delta": delta, "sampling": name, "dataset_size": n, "batch_size": b}),
-                        ),
-                        words(&[
-                            "--sampling",
-                            name,
-                            "--dataset-size",
-                            &n.to_string(),
-                            "--batch-size",
-                            &b.to_string(),
-                        ]),
-                    ),
-                    None => (
-                        obj(
-                            json!({"sigma": sigma, "delta": delta, "sampling": name, "steps_per_epoch": t}),
-                        ),
-                        words(&["--sampling", name, "--steps-per-epoch", &t.to_string()]),
-                    ),
-                };
-                flags.extend([
-                    "--epochs".into(),
-                    epochs.to_string(),
-                    "--sigma".into(),
-                    s(sigma),
-                ]);
+                    Some((n, b)) => run.dataset = [Some(n as f64), Some(b as f64), None],
+                    None => run.steps_per_epoch = Some(t as f64),
+                }
                 if replace {
-                    line.insert("adjacency".into(), json!("replace-one"));
-                    flags.extend(words(&["--adjacency", "replace-one"]));
+                    run.adjacency = Adjacency::ReplaceOne;
                 }
                 SchemeRun {
-                    line,
+                    run,
+                    delta,
+                    pld: false,
                     unit: Unit::Epochs(t),
                     total: epochs,
-                    flags,
-                    step_flags: Vec::new(),
                     no_profile: None,
                     extra: obj(json!({"epochs": epochs, "stepsPerEpoch": t})),
                 }
@@ -243,63 +219,41 @@ impl SchemeRun {
                     num(d, "batchSize"),
                     num(d, "maxBatch"),
                 );
-                let (line, sizes) = if fixed {
-                    (
-                        json!({"sigma": sigma, "delta": delta, "sampling": sampling, "dataset_size": n, "batch_size": b, "adjacency": "replace-one"}),
-                        vec![
-                            "--dataset-size".into(),
-                            s(n),
-                            "--batch-size".into(),
-                            s(b),
-                            "--adjacency".into(),
-                            "replace-one".into(),
-                        ],
-                    )
+                if fixed {
+                    run.sampling = Sampling::FixedSize;
+                    run.dataset = [Some(n), Some(b), None];
+                    run.adjacency = Adjacency::ReplaceOne;
                 } else {
-                    (
-                        json!({"sigma": sigma, "delta": delta, "sampling": sampling, "q": q, "dataset_size": n, "max_batch": m, "accountant": "pld"}),
-                        vec![
-                            "--q".into(),
-                            s(q),
-                            "--dataset-size".into(),
-                            s(n),
-                            "--max-batch".into(),
-                            s(m),
-                        ],
-                    )
-                };
-                let mut flags = words(&["--sampling", sampling]);
-                flags.extend(sizes);
-                flags.extend(["--sigma".into(), s(sigma)]);
+                    run.sampling = Sampling::TruncatedPoisson;
+                    run.q = Some(q);
+                    run.dataset[0] = Some(n);
+                    run.max_batch = Some(m);
+                }
                 SchemeRun {
-                    line: obj(line),
+                    run,
+                    delta,
+                    pld: !fixed,
                     unit: Unit::Steps,
                     total: steps,
-                    flags,
-                    step_flags: vec!["--steps".into(), steps.to_string()],
                     no_profile: fixed.then_some("the privacy profile and attack risk need a privacy-loss distribution; fixed-size batches have an RDP bound only (Wang, Balle, Kasiviswanathan)"),
                     extra: obj(json!({"sampling": sampling})),
                 }
             }
             _ => {
                 let k = num(d, "groupSize").max(1.0) as u64;
+                run.q = Some(q);
+                run.group = Some(k as f64);
+                run.adjacency = if replace {
+                    Adjacency::ReplaceOne
+                } else {
+                    Adjacency::AddRemove
+                };
                 SchemeRun {
-                    line: obj(
-                        json!({"q": q, "sigma": sigma, "delta": delta, "group_size": k, "adjacency": adj, "accountant": "pld"}),
-                    ),
+                    run,
+                    delta,
+                    pld: true,
                     unit: Unit::Steps,
                     total: steps,
-                    flags: vec![
-                        "--q".into(),
-                        s(q),
-                        "--sigma".into(),
-                        s(sigma),
-                        "--group-size".into(),
-                        k.to_string(),
-                        "--adjacency".into(),
-                        adj.into(),
-                    ],
-                    step_flags: vec!["--steps".into(), steps.to_string()],
                     no_profile: None,
                     extra: obj(json!({"groupSize": k, "adjacency": adj})),
                 }
@@ -307,15 +261,25 @@ impl SchemeRun {
         }
     }
 
-    /// Its batch line at n epochs or steps.
-    fn line(&self, n: u64) -> Value {
-        let mut l = self.line.clone();
-        let key = match self.unit {
-            Unit::Epochs(_) => "epochs",
-            Unit::Steps => "steps",
+    /// The run at n epochs or steps.
+    fn at(&self, n: u64) -> Request {
+        let mut r = self.run.clone();
+        match self.unit {
+            Unit::Epochs(_) => r.dataset[2] = Some(n as f64),
+            Unit::Steps => r.steps = Some(n as f64),
+        }
+        r
+    }
+
+    /// Its certified ε (with the lower end) at n epochs or steps, as a batch line answers.
+    fn epsilon_at(&self, n: u64) -> Result<Map<String, Value>, String> {
+        let r = Request {
+            delta: Some(self.delta),
+            accountant: self.pld.then_some(Accountant::Pld),
+            cli: false,
+            ..self.at(n)
         };
-        l.insert(key.into(), json!(n));
-        Value::Object(l)
+        ask("epsilon", r)
     }
 
     /// n (epochs or steps) in steps.
@@ -337,7 +301,7 @@ impl SchemeRun {
 
     /// The run's certified answer (its batch line for the whole run), with what it is.
     pub fn answer(&self) -> Result<Value, String> {
-        let a = line_answer(&self.line(self.total))?;
+        let a = self.epsilon_at(self.total)?;
         let mut out = obj(
             json!({"epsilon": a["epsilon"], "epsilonLower": a.get("epsilon_lower").cloned().unwrap_or(Value::Null)}),
         );
@@ -355,7 +319,7 @@ impl SchemeRun {
         let training = (|| -> Result<Value, String> {
             let (mut st, mut up, mut lo) = (Vec::new(), Vec::new(), Vec::new());
             for n in self.checkpoints() {
-                let a = line_answer(&self.line(n))?;
+                let a = self.epsilon_at(n)?;
                 st.push(self.steps(n));
                 up.push(a["epsilon"].clone());
                 lo.push(a.get("epsilon_lower").cloned().unwrap_or(Value::Null));
@@ -376,13 +340,13 @@ impl SchemeRun {
         let top = (if largest.is_finite() { largest } else { 1.0 }).max(1e-3) * 2.5;
         let profile = match self.no_profile {
             Some(why) => Err(why.to_string()),
-            None => {
-                let mut w = words(&["profile"]);
-                w.extend(self.flags.iter().cloned());
-                w.extend(self.step_flags.iter().cloned());
-                w.extend(["--epsilon".into(), top.to_string(), "--json".into()]);
-                command(&w)
-            }
+            None => ask(
+                "profile",
+                Request {
+                    epsilon: Some(top),
+                    ..self.at(self.total)
+                },
+            ),
         };
         let (prof, risk) = match &profile {
             Ok(p) => {
@@ -424,15 +388,13 @@ impl SchemeRun {
 
     /// [`SchemeRun::most_steps`] with the certified ε there.
     pub fn most_steps_and_epsilon(&self, target: f64, delta: f64) -> Result<(u64, f64), String> {
-        // (The run's own length is what is asked for: not a flag of the calibration.)
-        let flags: Vec<String> = match self.unit {
-            Unit::Epochs(_) => without(&self.flags, "--epochs"),
-            Unit::Steps => self.flags.clone(),
-        };
-        let r = self.calibrate(flags, "steps", target, delta)?;
+        // (The run's own length is what is asked for.)
+        let r = self.calibrate(self.run.clone(), "steps", target, delta)?;
         let eps = r["epsilon"].as_f64().unwrap_or(f64::NAN);
-        match (self.unit, r["epochs"].as_f64(), r["steps"].as_f64()) {
-            (Unit::Epochs(t), Some(e), _) if self.line["sampling"] == "random-allocation" => {
+        let epochs = r.get("epochs").and_then(Value::as_f64);
+        let steps = r.get("steps").and_then(Value::as_f64);
+        match (self.unit, epochs, steps) {
+            (Unit::Epochs(t), Some(e), _) if self.run.sampling == Sampling::RandomAllocation => {
                 Ok((e as u64 * t, eps))
             }
             (_, _, Some(s)) => Ok((s as u64, eps)),
@@ -441,49 +403,49 @@ impl SchemeRun {
     }
 
     /// The smallest σ whose certified ε for this run (its scheme, its length) meets
-    /// `target`: the command line's calibrate. Returns (σ, ε there, the accountant).
+    /// `target`: the query layer's calibrate. Returns (σ, ε there, the accountant).
     pub fn smallest_sigma(&self, target: f64, delta: f64) -> Result<(f64, f64, String), String> {
-        let mut flags = without(&self.flags, "--sigma");
-        flags.extend(self.step_flags.iter().cloned());
-        let r = self.calibrate(flags, "sigma", target, delta)?;
-        match (r["sigma"].as_f64(), r["epsilon"].as_f64()) {
-            (Some(s), Some(e)) => Ok((s, e, r["accountant"].as_str().unwrap_or("pld").to_string())),
+        let r = Request {
+            sigma: None,
+            ..self.at(self.total)
+        };
+        let r = self.calibrate(r, "sigma", target, delta)?;
+        let got = |k: &str| r.get(k).and_then(Value::as_f64);
+        match (got("sigma"), got("epsilon")) {
+            (Some(s), Some(e)) => Ok((
+                s,
+                e,
+                r.get("accountant")
+                    .and_then(Value::as_str)
+                    .unwrap_or("pld")
+                    .to_string(),
+            )),
             _ => Err("the calibration gave no sigma".into()),
         }
     }
 
-    /// The command line's calibrate of this run's `flags` for `which` (sigma or steps).
+    /// The query layer's calibrate of `r` (this run, less what is found) for `which`
+    /// (sigma or steps) to ε ≤ `target` at `delta`.
     fn calibrate(
         &self,
-        flags: Vec<String>,
+        r: Request,
         which: &str,
         target: f64,
         delta: f64,
-    ) -> Result<Value, String> {
-        let mut w = words(&["calibrate"]);
-        w.extend(flags);
-        if self.line.get("accountant").is_some() {
-            w.extend(words(&["--accountant", "pld"]));
-        }
-        w.extend([
-            "--delta".into(),
-            delta.to_string(),
-            "--epsilon".into(),
-            target.to_string(),
-            "--target".into(),
-            which.into(),
-            "--json".into(),
-        ]);
-        command(&w)
+    ) -> Result<Map<String, Value>, String> {
+        let r = Request {
+            accountant: self.pld.then_some(Accountant::Pld),
+            delta: Some(delta),
+            epsilon: Some(target),
+            target: Some(which.into()),
+            ..r
+        };
+        ask("calibrate", r)
     }
 
-    /// μ-GDP with its fit for the run (the command line's `gdp`, δ-free).
-    pub fn gdp(&self) -> Result<Value, String> {
-        let mut w = words(&["gdp"]);
-        w.extend(self.flags.iter().cloned());
-        w.extend(self.step_flags.iter().cloned());
-        w.push("--json".into());
-        command(&w)
+    /// μ-GDP with its fit for the run (the query layer's `gdp`, δ-free).
+    pub fn gdp(&self) -> Result<Map<String, Value>, String> {
+        ask("gdp", self.at(self.total))
     }
 }
 
@@ -588,15 +550,6 @@ fn epoch_shape(d: &Value) -> (u64, Option<(u64, u64)>) {
     ((1.0 / num(d, "q")).floor().max(1.0) as u64, None)
 }
 
-/// `flags` without the flag `name` and its value.
-fn without(flags: &[String], name: &str) -> Vec<String> {
-    let mut f = flags.to_vec();
-    if let Some(i) = f.iter().position(|x| x == name) {
-        f.drain(i..i + 2);
-    }
-    f
-}
-
 /// With `epochs` (and no sized scheme), the request of the epoch-based run it names: random
 /// allocation as asked, else the shuffled band (the page's batching control, t = ⌊1/q⌋).
 fn epochs_run(d: &Value) -> Option<Value> {
@@ -621,7 +574,7 @@ pub fn own_answer(side: &Value) -> Option<&Value> {
 }
 
 /// μ-GDP as the worker answers it: {mu, muLower, regret, tradeoff}.
-fn gdp_answer(g: &Value) -> Value {
+fn gdp_answer(g: &Map<String, Value>) -> Value {
     json!({"mu": g["mu"], "muLower": g["mu_lower"], "regret": g["regret"], "tradeoff": g["tradeoff"]})
 }
 
@@ -662,48 +615,31 @@ pub fn gdp(d: &Value, side: &Value) -> Result<Value, String> {
     Ok(gdp_answer(&g))
 }
 
-/// μ-GDP of Poisson sampling of one example (the command line's `gdp`).
-fn poisson_gdp(d: &Value) -> Result<Value, String> {
-    command(&words(&[
-        "gdp",
-        "--q",
-        &num(d, "q").to_string(),
-        "--sigma",
-        &num(d, "sigma").to_string(),
-        "--steps",
-        &num(d, "steps").to_string(),
-        "--json",
-    ]))
+/// μ-GDP of Poisson sampling of one example (the query layer's `gdp`).
+fn poisson_gdp(d: &Value) -> Result<Map<String, Value>, String> {
+    let r = Request {
+        q: Some(num(d, "q")),
+        sigma: Some(num(d, "sigma")),
+        steps: Some(num(d, "steps")),
+        ..flags()
+    };
+    ask("gdp", r)
 }
 
-/// "What your library reports" for Poisson sampling of one example: the command line's
+/// "What your library reports" for Poisson sampling of one example: the query layer's
 /// `libraries`, with Opacus' loader terms when the page has them.
 pub fn library(d: &Value) -> Result<Value, String> {
-    let mut w = words(&["libraries"]);
+    let mut r = Request {
+        sigma: Some(num(d, "sigma")),
+        delta: Some(num(d, "delta")),
+        ..flags()
+    };
     if finite(d.get("loaderN")) {
-        for (flag, k) in [
-            ("--dataset-size", "loaderN"),
-            ("--batch-size", "loaderB"),
-            ("--epochs", "loaderE"),
-        ] {
-            w.extend([flag.to_string(), num(d, k).to_string()]);
-        }
+        r.dataset = ["loaderN", "loaderB", "loaderE"].map(|k| Some(num(d, k)));
     } else {
-        w.extend([
-            "--q".into(),
-            num(d, "q").to_string(),
-            "--steps".into(),
-            num(d, "steps").to_string(),
-        ]);
+        (r.q, r.steps) = (Some(num(d, "q")), Some(num(d, "steps")));
     }
-    w.extend([
-        "--sigma".into(),
-        num(d, "sigma").to_string(),
-        "--delta".into(),
-        num(d, "delta").to_string(),
-        "--json".into(),
-    ]);
-    command(&w)
+    Ok(Value::Object(ask("libraries", r)?))
 }
 
 /// "What do I need?" (`which`: sigma, steps, risk-sigma, risk-steps): the command line's
@@ -746,7 +682,6 @@ pub fn calibrate(d: &Value) -> Result<Value, String> {
     let k = num(d, "groupSize").max(1.0) as u64;
     let adj = text(d, "adjacency").unwrap_or("add-remove");
     let (q, delta, target) = (num(d, "q"), num(d, "delta"), num(d, "target"));
-    let s = |x: f64| x.to_string();
     if which == "risk-sigma" || which == "risk-steps" {
         if k > 1 || adj != "add-remove" {
             return Err("attack-risk targets are calibrated for one example per user under add/remove adjacency".into());
@@ -756,22 +691,20 @@ pub fn calibrate(d: &Value) -> Result<Value, String> {
             return Err("'fpr' must be a number in (0, 1)".into());
         }
         let sigma_of = which == "risk-sigma";
-        let mut w = vec!["calibrate".into(), "--q".into(), s(q)];
-        w.extend(if sigma_of {
-            ["--steps".into(), s(num(d, "steps"))]
+        let mut r = Request {
+            q: Some(q),
+            risk: [Some(target), Some(fpr), None],
+            ..flags()
+        };
+        if sigma_of {
+            r.steps = Some(num(d, "steps"));
         } else {
-            ["--sigma".into(), s(num(d, "sigma"))]
-        });
-        w.extend([
-            "--tpr".into(),
-            s(target),
-            "--fpr".into(),
-            s(fpr),
-            "--json".into(),
-        ]);
-        let r = command(&w)?;
+            r.sigma = Some(num(d, "sigma"));
+        }
+        let r = ask("calibrate", r)?;
+        let found = if sigma_of { &r["sigma"] } else { &r["steps"] };
         return Ok(
-            json!({"which": which, "accountant": "pld", "value": if sigma_of { &r["sigma"] } else { &r["steps"] }, "epsilon": r["tpr"], "fpr": fpr}),
+            json!({"which": which, "accountant": "pld", "value": found, "epsilon": r["tpr"], "fpr": fpr}),
         );
     }
     if which != "sigma" && which != "steps" {
@@ -782,43 +715,49 @@ pub fn calibrate(d: &Value) -> Result<Value, String> {
     } else {
         "pld"
     };
-    let mut w = vec!["calibrate".into(), "--q".into(), s(q)];
+    let mut r = Request {
+        q: Some(q),
+        accountant: Some(if acct == "rdp" {
+            Accountant::Rdp
+        } else {
+            Accountant::Pld
+        }),
+        delta: Some(delta),
+        epsilon: Some(target),
+        target: Some(which.into()),
+        ..flags()
+    };
     if k > 1 || adj != "add-remove" {
-        w.extend([
-            "--group-size".into(),
-            k.to_string(),
-            "--adjacency".into(),
-            adj.into(),
-        ]);
+        r.group = Some(k as f64);
+        r.adjacency = if adj == "replace-one" {
+            Adjacency::ReplaceOne
+        } else {
+            Adjacency::AddRemove
+        };
     }
-    w.extend([
-        "--accountant".into(),
-        acct.into(),
-        "--delta".into(),
-        s(delta),
-        "--epsilon".into(),
-        s(target),
-        "--target".into(),
-        which.into(),
-    ]);
-    w.extend(if which == "sigma" {
-        ["--steps".into(), s(num(d, "steps"))]
+    if which == "sigma" {
+        r.steps = Some(num(d, "steps"));
     } else {
-        ["--sigma".into(), s(num(d, "sigma"))]
-    });
-    if let Some(c) = text(d, "conversion") {
-        if acct == "rdp" {
-            w.extend(["--conversion".into(), c.into()]);
-        }
+        r.sigma = Some(num(d, "sigma"));
     }
-    w.push("--json".into());
-    let r = command(&w)?;
+    if let Some(c) = text(d, "conversion").filter(|_| acct == "rdp") {
+        r.conversion = Some(c.parse().map_err(|e: crate::engine::Error| e.to_string())?);
+        r.given.push("conversion");
+    }
+    let r = ask("calibrate", r)?;
     Ok(json!({"which": which, "accountant": acct, "value": r[which], "epsilon": r["epsilon"]}))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The command line's `--json` answer to `w` (the words, as a user types them).
+    fn command(w: &[&str]) -> Result<Value, String> {
+        let words: Vec<String> = w.iter().map(|s| s.to_string()).collect();
+        let out = crate::query::run(&words)?;
+        serde_json::from_str(&out).map_err(|e| format!("unreadable answer: {e}"))
+    }
 
     fn req(extra: Value) -> Value {
         let mut d =
@@ -876,7 +815,7 @@ mod tests {
         let d = req(json!({"epochs": 10, "sampling": "shuffled"}));
         let side = side_answers(&d);
         let line = json!({"sigma": 1.0, "delta": 1e-5, "sampling": "shuffle", "steps_per_epoch": 100, "epochs": 10});
-        let cli = batch_value(&line.to_string()).unwrap();
+        let cli = crate::query::line_answer(obj(line.clone())).unwrap();
         assert_eq!(side["shuffled"]["epsilon"], cli["epsilon"]);
         assert_eq!(side["shuffled"]["epsilonLower"], cli["epsilon_lower"]);
         assert_eq!(side["own"], true);
@@ -888,7 +827,7 @@ mod tests {
         let line = json!({"q": 0.01, "sigma": 1.0, "delta": 1e-5, "steps": 1000, "group_size": 2, "adjacency": "add-remove", "accountant": "pld"});
         assert_eq!(
             user["user"]["epsilon"],
-            batch_value(&line.to_string()).unwrap()["epsilon"]
+            crate::query::line_answer(obj(line.clone())).unwrap()["epsilon"]
         );
         let refused = side_answers(&req(
             json!({"sampling": "fixed-size", "schemeError": "needs N"}),
@@ -1023,7 +962,7 @@ mod tests {
             };
             let line = json!({"sigma": 1.0, "delta": 1e-5, "sampling": cli_name,
                 "dataset_size": 50000, "batch_size": 512, "epochs": 30});
-            let cli = batch_value(&line.to_string()).unwrap();
+            let cli = crate::query::line_answer(obj(line.clone())).unwrap();
             assert_eq!(side[key]["epsilon"], cli["epsilon"], "{sampling}: {side}");
             assert_eq!(
                 side[key]["epsilonLower"], cli["epsilon_lower"],
@@ -1046,7 +985,7 @@ mod tests {
             calibrate(&d)
         };
         let poisson = p1(json!({})).unwrap()["value"].as_f64().unwrap();
-        let cli = |w: &[&str]| command(&words(w)).unwrap()["sigma"].as_f64().unwrap();
+        let cli = |w: &[&str]| command(w).unwrap()["sigma"].as_f64().unwrap();
         // Shuffled: the band's upper end meets the target (σ 7.6166 where Poisson's is 1.04).
         let r = p1(json!({"sampling": "shuffled", "epochs": 30})).unwrap();
         let want = cli(&[

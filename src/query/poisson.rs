@@ -45,7 +45,7 @@ pub(super) fn bands_note(b: u64, training: u64, accounted: u64, from_dataset: bo
 }
 
 /// One command on parsed flags (Poisson sampling, add/remove, one example per user).
-pub(super) fn command(f: &Flags, cmd: &str) -> Result<Report, String> {
+pub(super) fn command(f: &Request, cmd: &str) -> Result<Report, String> {
     let e = |e: engine::Error| e.to_string();
     match cmd {
         "rdp" => {
@@ -413,7 +413,7 @@ pub(super) fn group_size(k: f64) -> Result<u32, String> {
 }
 
 /// `gdp`: μ-GDP with its bracket and fit, the advantage, and the trade-off values.
-pub(super) fn gdp(f: &Flags) -> Result<Report, String> {
+pub(super) fn gdp(f: &Request) -> Result<Report, String> {
     let (m, t) = (f.sgm()?, f.steps()?);
     let g = engine::pld::fdp::gdp(m, t).map_err(|e| e.to_string())?;
     let mut o = serde_json::Map::new();
@@ -429,7 +429,7 @@ pub(super) fn gdp(f: &Flags) -> Result<Report, String> {
 
 /// `calibrate --tpr A --fpr B` / `--advantage A`: the smallest σ (or, with --sigma or
 /// --target steps, the most steps) whose certified attack bound meets the target.
-pub(super) fn calibrate_risk(f: &Flags) -> Result<Report, String> {
+pub(super) fn calibrate_risk(f: &Request) -> Result<Report, String> {
     use engine::pld::fdp::{self, Risk};
     let (risk, target, name) = match f.risk {
         [Some(a), Some(b), None] => (Risk::tpr(b).map_err(|e| e.to_string())?, a, "tpr"),
