@@ -106,6 +106,13 @@ pub(super) fn text_field<'a>(
 
 /// A line's keys (a JSON object) → the line with the answer's fields added, or the reason.
 pub fn line_answer(mut obj: Map<String, Value>) -> Result<Value, String> {
+    // A `check` line: a training configuration in its library's terms (its own keys).
+    if obj.get("command").and_then(Value::as_str) == Some("check") {
+        for (k, v) in super::check(&obj)?.fields {
+            obj.entry(k).or_insert(v);
+        }
+        return Ok(Value::Object(obj));
+    }
     let unknown: Vec<&str> = obj
         .keys()
         .map(String::as_str)
@@ -170,7 +177,7 @@ pub fn line_answer(mut obj: Map<String, Value>) -> Result<Value, String> {
         Some("calibrate") => return calibrate_line(&obj),
         Some(other) => {
             return Err(format!(
-                "command must be \"gdp\" or \"calibrate\" (epsilon and delta lines need none), got \"{other}\""
+                "command must be \"gdp\", \"calibrate\" or \"check\" (epsilon and delta lines need none), got \"{other}\""
             ))
         }
     };

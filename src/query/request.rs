@@ -151,7 +151,7 @@ pub(super) fn flag_named(name: &str) -> Option<&'static Flag> {
 }
 
 /// The commands and what each does, in the order the help lists them.
-pub(super) const COMMANDS: [(&str, &str); 11] = [
+pub(super) const COMMANDS: [(&str, &str); 12] = [
     ("rdp", "per-step and composed RDP at each order"),
     (
         "epsilon",
@@ -172,6 +172,12 @@ with --dataset-size/--batch-size/--epochs, Opacus' q and steps from its data loa
     ),
     ("profile", "the tight privacy profile delta(epsilon) and membership-inference bounds"),
     ("gdp", "mu-GDP of the run (certified mu, its bracket, the fit's regret) and the attack trade-off"),
+    (
+        "check",
+        "a training configuration in its library's terms (--library opacus|dp_accounting|jax_privacy|tf_privacy,
+--noise-multiplier, --dataset-size, --batch-size, --epochs, --delta, --poisson-sampling false, ...;
+or --config FILE.json): what the library prints, what the code that ran guarantees, each mismatch",
+    ),
     ("batch", "JSON lines on stdin, one JSON line out per line (no flags: every key goes in the lines)"),
     ("help", "this text; `sgm-rdp <command> --help`: the flags a command takes"),
 ];

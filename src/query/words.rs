@@ -48,6 +48,13 @@ pub(super) fn help() -> String {
 /// `sgm-rdp <command> --help`: what it does and the flags it takes; None for no command.
 pub(super) fn command_help(cmd: &str) -> Option<String> {
     let about = COMMANDS.iter().find(|(n, _)| *n == cmd)?.1;
+    if cmd == "check" {
+        return Some(format!(
+            "sgm-rdp check: {}\n\nusage: sgm-rdp check --library L --noise-multiplier S (--sample-rate Q | --dataset-size N --batch-size B) (--epochs E | --steps T) --delta D [--key value ...] [--config FILE] [--json]\n\nkeys: {}\n(the catalogue of mismatches: docs/check.md)",
+            about.replace('\n', " "),
+            super::check::CHECK_KEYS[1..].join(", ")
+        ));
+    }
     if cmd == "batch" {
         return Some(format!(
             "sgm-rdp batch: {about}\n\nusage: sgm-rdp batch < lines.jsonl   (keys: q, sigma, alpha | steps, delta | epsilon, accountant; see the README)"
@@ -153,6 +160,10 @@ pub fn run(args: &[String]) -> Result<String, String> {
     if rest.iter().any(|a| a == "--help" || a == "-h") {
         return command_help(cmd).ok_or_else(|| format!("unknown command '{cmd}' ({USAGE})"));
     }
+    if cmd == "check" {
+        let (config, json) = check_words(rest)?;
+        return Ok(super::check(&config)?.print(json));
+    }
     let f = parse(rest)?;
     let note = one_over_n_note(&f);
     let flags = allowed(cmd);
@@ -163,6 +174,65 @@ pub fn run(args: &[String]) -> Result<String, String> {
     }
     let json = f.json;
     Ok(answer(cmd, f)?.print(json) + &note)
+}
+
+/// `check`'s words: `--config FILE` (a JSON object of the configuration), then any
+/// `--key value` in the libraries' own names, dashed or not (`--noise-multiplier 1.0`,
+/// `--poisson-sampling false`), over the file's; `--json`.
+fn check_words(rest: &[String]) -> Result<(Map<String, Value>, bool), String> {
+    let mut config = Map::new();
+    let mut given = Map::new();
+    let mut json = false;
+    let mut words = rest.iter();
+    while let Some(w) = words.next() {
+        let Some(name) = w.strip_prefix("--").filter(|n| !n.is_empty()) else {
+            return Err(format!(
+                "unexpected argument '{w}' (check takes --key value)"
+            ));
+        };
+        let (name, inline) = match name.split_once('=') {
+            Some((n, v)) => (n, Some(v.to_string())),
+            None => (name, None),
+        };
+        if name == "json" {
+            json = true;
+            continue;
+        }
+        let value = match inline {
+            Some(v) => v,
+            None => words
+                .next()
+                .cloned()
+                .ok_or_else(|| format!("--{name} needs a value"))?,
+        };
+        if name == "config" {
+            let text =
+                std::fs::read_to_string(&value).map_err(|e| format!("--config {value}: {e}"))?;
+            match serde_json::from_str::<Value>(&text) {
+                Ok(Value::Object(m)) => config = m,
+                Ok(_) => return Err(format!("--config {value}: not a JSON object")),
+                Err(e) => return Err(format!("--config {value}: invalid JSON ({e})")),
+            }
+            continue;
+        }
+        let key = name.replace('-', "_");
+        if given.contains_key(&key) {
+            return Err(format!(
+                "--{name} given more than once (give each flag once)"
+            ));
+        }
+        let v = match value.as_str() {
+            "true" => Value::Bool(true),
+            "false" => Value::Bool(false),
+            _ => match value.trim().parse::<f64>() {
+                Ok(x) if x.is_finite() => json!(x),
+                _ => Value::String(value),
+            },
+        };
+        given.insert(key, v);
+    }
+    config.extend(given);
+    Ok((config, json))
 }
 
 /// The text answer of a run given in dataset terms warns when δ ≥ 1/N, as the page does

@@ -1,9 +1,11 @@
-//! The front ends' tests, one binary: the command line and its `batch` contract (`cli`,
+//! The front ends' tests, one binary: the training-configuration check (`check`), the
+//! command line and its `batch` contract (`cli`,
 //! `fuzz_batch`: 10⁵ proptest cases, `make fuzz` 10⁶), the red-team findings (`hardening`),
 //! the library table (`library`), the charts as SVG (`render_svg`), the ui layer's parser
 //! (`ui`) and the layering read from the sources (`layers`). The browser's side is
 //! `tests/web.rs` (wasm-bindgen-test) and `tests/e2e/`.
 
+mod check;
 mod cli;
 mod fuzz_batch;
 mod hardening;

@@ -370,6 +370,19 @@ pub fn epsilon(sgm: Sgm, steps: u64, delta: f64) -> Result<EpsilonAnswer, Error>
     epsilon_phases(&[Phase::new(sgm, steps)?], delta)
 }
 
+/// The (ε, δ) of the Gaussian mechanism with sensitivity / σ = `mu` (μ-GDP), as a certified
+/// bracket at `delta`: e.g. training in a fixed order, each example once per epoch for E
+/// epochs, is exactly μ = √E/σ.
+pub fn gaussian_epsilon(mu: f64, delta: f64) -> Result<Bracket, crate::engine::Error> {
+    if !(mu.is_finite() && mu > 0.0) {
+        return Err(crate::engine::Error::NoiseMultiplier(mu));
+    }
+    if !(delta > 0.0 && delta < 1.0) {
+        return Err(crate::engine::Error::Delta(delta));
+    }
+    Ok(gauss::epsilon_bracket(mu, delta))
+}
+
 #[cfg(test)]
 mod tests {
     use super::{monotone, Bracket, Error};
