@@ -1080,6 +1080,63 @@ pub fn gdp(params: JsValue) -> Result<JsValue, JsError> {
         .ok_or_else(|| JsError::new("gdp: expected an object like { q, sigma, steps }"))
 }
 
+/// A training configuration in its library's own terms (`{library: "opacus",
+/// noise_multiplier: 1, dataset_size: 50000, batch_size: 512, epochs: 30, delta: 1e-5,
+/// poisson_sampling: false}`; keys snake_case or camelCase) → what that library prints,
+/// the certified ε of the code that ran and each mismatch (`printedEpsilon`,
+/// `certifiedEpsilon`, `certifiedEpsilonLower`, `findings`, …): the query layer's `check`,
+/// as `sgm-rdp check --json` answers. Only in the worker-only wasm (`sgm-rdp-async.js`).
+#[cfg(feature = "worker")]
+#[wasm_bindgen(unchecked_return_type = "CheckResult")]
+pub fn check(config: JsValue) -> Result<JsValue, JsError> {
+    use serde_json::{Map, Value};
+    let bad = |m: String| JsError::new(&format!("check: {m}"));
+    if !config.is_object() || try_is_array(&config).unwrap_or(true) {
+        return Err(bad(
+            "expected an object like { library, noise_multiplier, ... }".into(),
+        ));
+    }
+    let keys = try_keys(&config)
+        .map_err(|e| bad(format!("listing the configuration threw: {}", thrown(&e))))?;
+    if keys.length() > 64 {
+        return Err(bad("at most 64 keys".into()));
+    }
+    let mut map = Map::new();
+    for k in keys.iter().filter_map(|k| k.as_string()) {
+        let x = try_get(&config, &JsValue::from_str(&k))
+            .map_err(|e| bad(format!("reading '{}' threw: {}", clip(&k), thrown(&e))))?;
+        let value = if x.is_undefined() || x.is_null() {
+            continue;
+        } else if let Some(b) = x.as_bool() {
+            Value::Bool(b)
+        } else if let Some(f) = x.as_f64() {
+            serde_json::Number::from_f64(f)
+                .map(Value::Number)
+                .ok_or_else(|| bad(format!("'{}' must be a finite number", clip(&k))))?
+        } else if let Some(t) = x.as_string().filter(|t| t.len() <= 100) {
+            Value::String(t)
+        } else {
+            return Err(bad(format!(
+                "'{}' must be a number, a boolean or a short string, got {}",
+                clip(&k),
+                describe(&x)
+            )));
+        };
+        let mut snake = String::with_capacity(k.len() + 4);
+        for ch in k.chars() {
+            if ch.is_ascii_uppercase() {
+                snake.push('_');
+                snake.push(ch.to_ascii_lowercase());
+            } else {
+                snake.push(ch);
+            }
+        }
+        map.insert(snake, value);
+    }
+    let answer = crate::query::check(&map).map_err(bad)?;
+    out(&camel_case(Value::Object(answer.fields)))
+}
+
 /// One `batch` line → its answer line, exactly as `sgm-rdp batch` gives it: the command
 /// line's own query layer (sampling schemes, adjacency, user-level privacy, both
 /// accountants, dataset terms), so the worker answers what the command line answers, with

@@ -29,6 +29,29 @@ export function batchLine(line: string, o?: CallOptions): Promise<string>;
 /** One command line — the words after `sgm-rdp`, e.g. ["gdp", "--q", "0.01", "--sigma", "1", "--steps", "1000", "--json"] —
  *  → what the command line prints on stdout (every command and flag: μ-GDP, attack-risk calibration, user-level ε, schemes). */
 export function command(args: string[], o?: CallOptions): Promise<string>;
+/** A training configuration in its library's own terms (docs/check.md): Opacus, dp_accounting, jax-privacy or TF Privacy. */
+export interface CheckParams {
+  library: 'opacus' | 'dp_accounting' | 'jax_privacy' | 'tf_privacy';
+  noise_multiplier: number;
+  delta?: number; target_delta?: number;
+  sample_rate?: number; dataset_size?: number; number_of_examples?: number; batch_size?: number;
+  epochs?: number; num_epochs?: number; steps?: number;
+  [key: string]: number | string | boolean | undefined;
+}
+/** One mismatch: its catalogue id, severity, the sentence, the fix and its source. */
+export interface CheckFinding { id: string; severity: 'unsafe' | 'caution' | 'info'; finding: string; fix: string; source: string }
+/** What the library prints (null with printedWhy where not emulated), the certified ε of the code that ran
+ *  (a certified upper bound; certifiedEpsilonLower the lower end of its bracket or band; null with certifiedWhy
+ *  where no certified number exists), the run the code made (run*), and the findings. */
+export interface CheckResult {
+  library: string; libraryAccountant: string; libraryQ: number; librarySteps: number; delta: number;
+  printedEpsilon: number | null; printedBy?: string; printedWhy?: string; printedEpsilonOncePerEpoch?: number;
+  certifiedEpsilon: number | null; certifiedEpsilonLower?: number; certifiedMeaning?: string; certifiedWhy?: string;
+  runSampling: string; runAdjacency: string; runSigma: number; runQ?: number; runSteps: number; runCopiesPerExample: number;
+  findings: CheckFinding[];
+}
+/** A training configuration checked: what its library prints, what the code that ran guarantees, each mismatch by name. */
+export function check(p: CheckParams, o?: CallOptions): Promise<CheckResult>;
 /** End the worker (pending calls reject with an AbortError); the next call starts a new one. */
 export function terminate(): void;
 /** The wasm memory (bytes) above which the worker is replaced after a call (default 256 MB). */

@@ -16,7 +16,7 @@
 // memory never shrinks; a new worker starts small), and `terminate()` ends it. Calls run one
 // at a time, in order.
 const HERE = import.meta.url;
-const FUNCTIONS = ['rdp', 'epsilon', 'delta', 'profile', 'gdp', 'attackRisk', 'epsilonOverTraining', 'calibrateSigma', 'calibrateSteps', 'bounds', 'compare', 'batchLine', 'command'];
+const FUNCTIONS = ['rdp', 'epsilon', 'delta', 'profile', 'gdp', 'attackRisk', 'epsilonOverTraining', 'calibrateSigma', 'calibrateSteps', 'bounds', 'compare', 'batchLine', 'command', 'check'];
 
 let worker = null;
 let started = 0;
@@ -117,6 +117,8 @@ export const compare = (p, o) => call('compare', p, o);
 export const batchLine = (line, o) => call('batchLine', line, o);
 /** One command line (the words after `sgm-rdp`, an array of strings) → its stdout text. */
 export const command = (args, o) => call('command', args, o);
+/** A training configuration in its library's terms → what it prints, the certified ε of the code that ran, each mismatch. */
+export const check = (config, o) => call('check', config, o);
 /** End the worker (pending calls reject); the next call starts a new one. */
 export function terminate() {
   if (worker) worker.terminate();

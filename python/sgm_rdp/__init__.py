@@ -21,6 +21,7 @@ clipping norm), `sample_rate`, `steps`, `delta`, `orders`. Bad input raises
 """
 
 import json
+import math
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
@@ -45,6 +46,9 @@ __all__ = [
     "epsilon_phases",
     "delta_phases",
     "OpacusAccountant",
+    "Check",
+    "check",
+    "check_opacus",
     "__version__",
 ]
 
@@ -559,6 +563,89 @@ class OpacusAccountant:
             self.step(noise_multiplier=optim.noise_multiplier, sample_rate=sample_rate * optim.accumulated_iterations)
 
         return hook_fn
+
+
+@dataclass(frozen=True)
+class Check:
+    """A training configuration checked (`check()`): what its library prints
+    (`printed_epsilon`, computed here by a re-implementation of that library's accountant
+    and defaults, None with `printed_why` where not emulated), the certified epsilon of the
+    code that ran (`certified_epsilon`: a certified upper bound; `certified_epsilon_lower`
+    the certified lower end of its bracket or band; None with `certified_why` where no
+    certified number exists), and each mismatch (`findings`: dicts with id, severity,
+    finding, fix, source; the catalogue is docs/check.md). `fields`: every field."""
+
+    printed_epsilon: Optional[float]
+    certified_epsilon: Optional[float]
+    certified_epsilon_lower: Optional[float]
+    findings: List[Dict[str, str]]
+    fields: Dict[str, Any]
+
+
+def check(**config: Any) -> Check:
+    """Check a training configuration given in its library's own terms, e.g.
+    `check(library="opacus", noise_multiplier=1.0, dataset_size=50000, batch_size=512,
+    epochs=30, delta=1e-5, poisson_sampling=False)` or
+    `check(library="jax_privacy", noise_multiplier=1.0, dataset_size=1000, batch_size=10,
+    accumulation_steps=8, steps=100, delta=1e-5)`. The keys are the command line's
+    `sgm-rdp check` flags (docs/check.md); a bad configuration raises SgmRdpError naming
+    the field."""
+    line = {"command": "check"}
+    for k, v in config.items():
+        if v is None:
+            continue
+        if isinstance(v, bool) or isinstance(v, str):
+            line[k] = v
+        elif isinstance(v, (int, float)):
+            if isinstance(v, float) and not math.isfinite(v):
+                raise SgmRdpError(f"{k} must be a finite number, got {v!r}")
+            line[k] = v
+        else:
+            raise SgmRdpError(f"{k} must be a number, a string or a bool, got {type(v).__name__}")
+    out = json.loads(_core.query(json.dumps(line)))
+    if "error" in out:
+        raise SgmRdpError(out["error"])
+    return Check(
+        printed_epsilon=out.get("printed_epsilon"),
+        certified_epsilon=out.get("certified_epsilon"),
+        certified_epsilon_lower=out.get("certified_epsilon_lower"),
+        findings=out.get("findings", []),
+        fields=out,
+    )
+
+
+def check_opacus(optimizer: Any, data_loader: Any, *, delta: float, epochs: Optional[float] = None,
+                 steps: Optional[int] = None, accountant: str = "prv",
+                 accumulation_steps: int = 1, target_epsilon: Optional[float] = None) -> Check:
+    """`check()` of a live Opacus run, read duck-typed (no torch import): the optimizer's
+    `noise_multiplier` and `max_grad_norm`; the data loader — Opacus' DPDataLoader (it has
+    `sample_rate`: Poisson sampling), or a plain DataLoader whose sampler says how batches
+    were drawn (RandomSampler: shuffled; SequentialSampler: fixed order;
+    WeightedRandomSampler: weighted, with its `num_samples`), its `batch_size`, `drop_last`
+    and `len(dataset)`."""
+    config: Dict[str, Any] = dict(
+        library="opacus", noise_multiplier=float(optimizer.noise_multiplier),
+        max_grad_norm=float(getattr(optimizer, "max_grad_norm", 1.0)), delta=delta,
+        epochs=epochs, steps=steps, accountant=accountant, target_epsilon=target_epsilon,
+        accumulation_steps=accumulation_steps if accumulation_steps != 1 else None)
+    rate = getattr(data_loader, "sample_rate", None)
+    if rate is not None:
+        config["sample_rate"] = float(rate)
+        if steps is None and epochs is not None:
+            config["steps"] = int(round(epochs / float(rate)))
+            config["epochs"] = None
+        return check(**config)
+    config["dataset_size"] = len(data_loader.dataset)
+    config["batch_size"] = int(data_loader.batch_size)
+    config["drop_last"] = bool(getattr(data_loader, "drop_last", False))
+    sampler = type(getattr(data_loader, "sampler", None)).__name__
+    config["poisson_sampling"] = False
+    if sampler == "WeightedRandomSampler":
+        config["sampler"] = "weighted"
+        config["sampler_num_samples"] = int(data_loader.sampler.num_samples)
+    else:
+        config["shuffle"] = sampler != "SequentialSampler"
+    return check(**config)
 
 
 def __dir__():

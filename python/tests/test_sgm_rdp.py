@@ -356,3 +356,49 @@ def test_what_is_not_a_value_is_refused_by_name():
         sgm_rdp.epsilon_phases([Phase(1.1, "abc", 100)], 1e-5)
     # Numbers written as text still read as numbers.
     assert sgm_rdp.epsilon("1.1", 0.01, 100, "1e-5").upper == sgm_rdp.epsilon(1.1, 0.01, 100, 1e-5).upper
+
+
+P1 = dict(noise_multiplier=1.0, dataset_size=50000, batch_size=512, epochs=30, delta=1e-5)
+
+
+def test_check_equals_the_cli_field_for_field():
+    c = sgm_rdp.check(library="opacus", poisson_sampling=False, **P1)
+    args = ["check", "--library", "opacus", "--poisson-sampling", "false"]
+    for k, v in P1.items():
+        args += ["--" + k.replace("_", "-"), str(v)]
+    ref = cli(*args)
+    for k, v in ref.items():
+        assert c.fields[k] == v, k
+    assert c.printed_epsilon < 3.3 < 15 < c.certified_epsilon_lower < c.certified_epsilon
+    assert [f["id"] for f in c.findings][0] == "shuffled-as-poisson"
+
+
+def test_check_opacus_reads_live_objects_duck_typed():
+    class RandomSampler:
+        pass
+
+    class WeightedRandomSampler:
+        num_samples = 1000
+
+    optimizer = SimpleNamespace(noise_multiplier=1.0, max_grad_norm=1.0)
+    loader = SimpleNamespace(dataset=range(50000), batch_size=512, drop_last=False,
+                             sampler=RandomSampler())
+    c = sgm_rdp.check_opacus(optimizer, loader, epochs=30, delta=1e-5)
+    assert c.fields == sgm_rdp.check(library="opacus", poisson_sampling=False, shuffle=True,
+                                     max_grad_norm=1.0, accountant="prv", drop_last=False,
+                                     **P1).fields
+    loader.sampler = WeightedRandomSampler()
+    w = sgm_rdp.check_opacus(optimizer, loader, epochs=30, delta=1e-5)
+    assert w.certified_epsilon is None and "q-from-sampler-length" in [f["id"] for f in w.findings]
+    dp_loader = SimpleNamespace(sample_rate=1 / 98)
+    p = sgm_rdp.check_opacus(optimizer, dp_loader, epochs=30, delta=1e-5)
+    assert p.fields["library_steps"] == 2940 and p.fields["run_sampling"] == "poisson"
+
+
+def test_check_refuses_by_name():
+    with pytest.raises(SgmRdpError, match="library must be"):
+        sgm_rdp.check(library="keras", **P1)
+    with pytest.raises(SgmRdpError, match="noise_multiplier must be a finite number"):
+        sgm_rdp.check(library="opacus", **{**P1, "noise_multiplier": float("nan")})
+    with pytest.raises(SgmRdpError, match="unknown key"):
+        sgm_rdp.check(library="opacus", bogus=1, **P1)

@@ -622,6 +622,17 @@ pub fn check(obj: &Map<String, Value>) -> Result<Report, String> {
             source: "dp_accounting PR #464",
         });
     }
+    if let (Some(p), Some(cb), true) = (printed_e, cert, findings.is_empty()) {
+        if p < cb.lower {
+            findings.push(Finding {
+                id: "printed-below-the-truth",
+                severity: "unsafe",
+                finding: format!("the printed ε {} is below the certified lower bound {} of the true ε for this very run", fmt4(p), down6(cb.lower)),
+                fix: "report the certified upper bound".into(),
+                source: "the tight accountant's bracket",
+            });
+        }
+    }
     if lib == Library::Opacus && accountant == "prv" {
         findings.push(Finding {
             id: "prv-estimate",

@@ -10,7 +10,7 @@ pub(super) fn parse_accountant(s: &str) -> Result<Accountant, String> {
         .ok_or_else(|| format!("--accountant must be 'rdp', 'pld' or 'both', got '{s}'"))
 }
 
-/// One query's inputs, typed; every front end builds one (by name with [`Request::set`], or
+/// One query's inputs, typed; every front end builds one (by name, as the words and the lines do, or
 /// field by field) and [`answer`] reads it.
 #[derive(Debug, Default, Clone)]
 pub struct Request {

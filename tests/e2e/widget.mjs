@@ -894,10 +894,13 @@ try {
       const gdp = await a.gdp({ q: 0.0042666666666666667, noise_multiplier: 1.1, steps: 14070 });
       const gdpUser = await a.gdp({ q: 0.0064, sigma: 1, steps: 782, groupSize: 2 });
       const gdpBad = await msg(a.gdp({ q: 0.01, sigma: 1, steps: 10, delta: 1e-5 }));
+      // The training-configuration check (issue 63): camelCase keys in, the CLI's fields out.
+      const checked = await a.check({ library: 'opacus', noiseMultiplier: 1, datasetSize: 50000, batchSize: 512, epochs: 30, delta: 1e-5, poissonSampling: false });
+      const checkBad = await msg(a.check({ library: 'keras', noise_multiplier: 1 }));
       let syncScheme = '';
       try { m.epsilon({ ...MN, sampling: 'random-allocation' }); } catch (e) { syncScheme = e.message; }
       a.terminate();
-      return { eps, long, syncMessage, bad, clone, aborted, abortMs, after, restarted, pre, r1, r2, recycled, line, commands, refused, notArray, alloc, allocDelta, replace, schemeRefused, schemeBad, syncScheme, gdp, gdpUser, gdpBad };
+      return { eps, long, syncMessage, bad, clone, aborted, abortMs, after, restarted, pre, r1, r2, recycled, line, commands, refused, notArray, alloc, allocDelta, replace, schemeRefused, schemeBad, syncScheme, gdp, gdpUser, gdpBad, checked, checkBad };
     }, { MN, LONG, COMMANDS });
     const cp = cli('epsilon', { ...MN, accountant: 'pld' });
     const cl = cli('epsilon', LONG);
@@ -920,6 +923,15 @@ try {
       const diff = want.map((w, i) => (same(w, got.commands[i]) ? null : `${COMMANDS[i][0]}: CLI ${JSON.stringify(w).slice(0, 120)} / async ${JSON.stringify(got.commands[i]).slice(0, 120)}`)).filter((x) => x);
       check(diff.length === 0 && /^Error: command: .*7/.test(got.refused) && /^Error: command: the arguments must be an array/.test(got.notArray),
         `sgm-rdp-async.js: command() = the native CLI's stdout for gdp, calibrate --tpr/--fpr and user-level epsilon (μ = ${got.commands[0].mu}); refusals carry its reason ("${got.refused}")${diff.length ? ': ' + diff.join(' || ') : ''}`);
+    }
+    {
+      const want = JSON.parse(execFileSync('cargo', ['run', '-q', '--release', '--bin', 'sgm-rdp', '--', 'check', '--library', 'opacus', '--noise-multiplier', '1', '--dataset-size', '50000', '--batch-size', '512', '--epochs', '30', '--delta', '1e-5', '--poisson-sampling', 'false', '--json'], { cwd: ROOT, encoding: 'utf8' }));
+      const c = got.checked;
+      const ok = c && close(c.printedEpsilon, want.printed_epsilon, 1e-9) && close(c.certifiedEpsilon, want.certified_epsilon, 1e-9)
+        && close(c.certifiedEpsilonLower, want.certified_epsilon_lower, 1e-6) && c.findings.length === want.findings.length
+        && c.findings.every((f, i) => f.id === want.findings[i].id && f.severity === want.findings[i].severity);
+      check(ok && /^Error: check: library must be/.test(got.checkBad),
+        `sgm-rdp-async.js: check() = the CLI's check for a shuffled Opacus run (printed ${c && c.printedEpsilon}, certified [${c && c.certifiedEpsilonLower}, ${c && c.certifiedEpsilon}], ${c && c.findings.map((f) => f.id).join(', ')}); refusals name the field ("${got.checkBad}")`);
     }
     {
       const ra = cli('epsilon', { sampling: 'random-allocation', sigma: 1.1, 'steps-per-epoch': 234, epochs: 60, delta: 1e-5 });
