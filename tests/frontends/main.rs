@@ -5,6 +5,9 @@
 //! (`ui`) and the layering read from the sources (`layers`). The browser's side is
 //! `tests/web.rs` (wasm-bindgen-test) and `tests/e2e/`.
 
+// The command line is native only (the wasm modules reach the query layer directly).
+#![cfg(not(target_arch = "wasm32"))]
+
 mod check;
 mod cli;
 mod fuzz_batch;

@@ -65,6 +65,7 @@ use super::compose::{power, Phase as CPhase};
 use super::discretize::{from_bins, lattice, z_of_tail, Direction, StepPld};
 use super::gauss::{ln_mass, Tails};
 use crate::engine::error::Error;
+use crate::engine::pld::compose::Work;
 
 /// Largest FFT for the sum of t log-normals.
 const MAX_SUM_FFT: usize = 1 << 21;
@@ -321,7 +322,7 @@ fn too_wide(e: super::compose::TooWide) -> Error {
 impl Law {
     /// The law of W for σ (s = 1/σ) and t steps per epoch, on a lattice of spacing h in
     /// the sum S = tW, with P-mass at most `eta` sent to +∞ by the cap.
-    pub(crate) fn new(sigma: f64, t: u64, h: f64, eta: f64) -> Result<Law, Error> {
+    pub(crate) fn new(sigma: f64, t: u64, h: f64, eta: f64, w: &Work) -> Result<Law, Error> {
         let s = 1.0 / sigma;
         let tf = t as f64;
         // Cap: (t + 1)·Φ̄((ln H − s²/2)/s) ≤ η bounds both directions' mass from A (any cap
@@ -332,7 +333,7 @@ impl Law {
         let bins = (cap / h).min(V_FINE / h + 8.0 / h * (cap / V_FINE).log2().max(0.0));
         let m_split = split_point(s, tf, eta, h, cap);
         let dense = (cap / h).min(m_split.unwrap_or(cap) / h);
-        if !super::compose::spend(super::POINT_WORK * 2.0 * bins + dense) {
+        if !w.spend(super::POINT_WORK * 2.0 * bins + dense) {
             return Err(Error::PldBudget {
                 reason: super::WORK_SPENT,
             });
@@ -366,7 +367,7 @@ impl Law {
         for lam in [0.0, -8.0 / (sd * h)] {
             wins.push((
                 lam,
-                power(&phase, lam, h, MAX_SUM_FFT, alias).map_err(too_wide)?,
+                power(&phase, lam, h, MAX_SUM_FFT, alias, w).map_err(too_wide)?,
             ));
         }
         // The right tilt (the remove direction's large losses, small δ) within the plain
@@ -374,7 +375,7 @@ impl Law {
         // wide, so the tilt is halved until it fits.
         let right = (8.0 / (sd * h)).min(12.0 / m_bulk);
         let fit = [1.0, 0.5, 0.25, 0.125].iter().find_map(|f| {
-            power(&phase, right * f, h, wins[0].1.n, alias)
+            power(&phase, right * f, h, wins[0].1.n, alias, w)
                 .ok()
                 .map(|p| (right * f, p))
         });
@@ -442,7 +443,7 @@ impl Law {
         };
         if !c.tail_up.is_empty() || !c.tail_lo.is_empty() {
             drop(wins);
-            law.one_large(&c, &step, alias, m_bulk)?;
+            law.one_large(&c, &step, alias, m_bulk, w)?;
         }
         Ok(law)
     }
@@ -460,6 +461,7 @@ impl Law {
         step: &StepPld,
         alias: f64,
         m_bulk: f64,
+        w: &Work,
     ) -> Result<(), Error> {
         let (h, tf) = (self.h, self.t);
         let (b0, b_up, b_lo, b_out) = if tf > 1.0 {
@@ -467,7 +469,7 @@ impl Law {
                 pld: step,
                 steps: tf - 1.0,
             }];
-            let p = power(&phase, 0.0, h, MAX_SUM_FFT, alias).map_err(too_wide)?;
+            let p = power(&phase, 0.0, h, MAX_SUM_FFT, alias, w).map_err(too_wide)?;
             let (su, sl) = (p.ln_scale_up.exp(), p.ln_scale_lo.exp());
             let k0 = p.k0.max(0);
             let (u, l): (Vec<f64>, Vec<f64>) = (k0..p.k0 + p.n as i64)
@@ -518,7 +520,7 @@ impl Law {
             let bu = spread(b_up.iter().enumerate().map(|(k, &m)| (on_grid(k), m)));
             let bl = contract(b_lo.iter().enumerate().map(|(k, &m)| (on_grid(k), m)));
             let work = (bu.1.len() * tu.1.len() + bl.1.len() * tl.1.len()) as f64;
-            if !super::compose::spend(work) {
+            if !w.spend(work) {
                 return Err(Error::PldBudget {
                     reason: super::WORK_SPENT,
                 });
@@ -696,17 +698,21 @@ type LawKey = (u64, u64, u64, u64);
 /// times coarser) and a refinement's.
 const KEPT: usize = 4;
 
-thread_local! {
-    /// The last laws built (both directions and every refinement at one spacing share
-    /// one; a repeated query finds its own). Keyed exactly, so an answer does not depend
-    /// on what was asked before.
-    static LAST: std::cell::RefCell<Vec<(LawKey, std::rc::Rc<Law>)>> =
-        const { std::cell::RefCell::new(Vec::new()) };
-}
+/// The last laws built (both directions and every refinement at one spacing share one; a
+/// repeated query finds its own). A cache keyed exactly, so an answer does not depend on
+/// what was asked before.
+static LAST: std::sync::Mutex<Vec<(LawKey, std::sync::Arc<Law>)>> =
+    std::sync::Mutex::new(Vec::new());
 
 /// The law of W for σ, t steps per epoch and loss spacing Δ: its sum lattice is
 /// h = √t·Δ/2, so the spread it adds to W's variance, h²/(4t), is a sixteenth of Δ²/4.
-pub(crate) fn law(sigma: f64, t: u64, d: f64, eta: f64) -> Result<std::rc::Rc<Law>, Error> {
+pub(crate) fn law(
+    sigma: f64,
+    t: u64,
+    d: f64,
+    eta: f64,
+    w: &Work,
+) -> Result<std::sync::Arc<Law>, Error> {
     // Few steps per epoch put W's left tail (the add direction's large losses) near 0,
     // where the spread's mass at V = 0 is a loss of +∞: h keeps P(V ≤ h)^t ≤ η/100.
     let s = 1.0 / sigma;
@@ -714,29 +720,31 @@ pub(crate) fn law(sigma: f64, t: u64, d: f64, eta: f64) -> Result<std::rc::Rc<La
     let h_left = (-0.5 * s * s - s * z).exp();
     let h = (0.5 * (t as f64).sqrt() * d).min(h_left);
     let key = (sigma.to_bits(), t, h.to_bits(), eta.to_bits());
-    let found = LAST.with(|c| {
-        c.borrow()
-            .iter()
-            .find(|(k, _)| *k == key)
-            .map(|(_, l)| l.clone())
-    });
+    let last = || {
+        LAST.lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    };
+    let found = last()
+        .iter()
+        .find(|(k, _)| *k == key)
+        .map(|(_, l)| l.clone());
     if let Some(l) = found {
         return Ok(l);
     }
-    let l = std::rc::Rc::new(Law::new(sigma, t, h, eta)?);
-    LAST.with(|c| {
-        let mut c = c.borrow_mut();
-        if c.len() >= KEPT {
-            c.remove(0);
-        }
-        c.push((key, l.clone()));
-    });
+    let l = std::sync::Arc::new(Law::new(sigma, t, h, eta, w)?);
+    let mut c = last();
+    if c.len() >= KEPT {
+        c.remove(0);
+    }
+    c.push((key, l.clone()));
     Ok(l)
 }
 
 /// Forget the cached law (a benchmark's cold call).
 pub(crate) fn forget_law() {
-    LAST.with(|c| c.borrow_mut().clear());
+    LAST.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .clear();
 }
 
 #[cfg(test)]
@@ -853,8 +861,9 @@ mod tests {
     /// below; and the far points exist (the tail was split off).
     #[test]
     fn a_split_law_covers_both_measures() {
+        let w = &crate::engine::pld::compose::Work::new(f64::INFINITY);
         let (sigma, t, h, eta) = (0.7, 50, 0.01, 1e-12);
-        let l = Law::new(sigma, t, h, eta).unwrap();
+        let l = Law::new(sigma, t, h, eta, w).unwrap();
         assert!(!l.far.is_empty());
         let lattice = (0..l.up.len()).map(|i| (l.w(l.k_lo + i as i64), l.up[i], l.lo[i]));
         let all: Vec<_> = lattice.chain(l.far.iter().copied()).collect();

@@ -45,22 +45,66 @@ pub(crate) const MAX_FFT: usize = 1 << 17;
 #[cfg(not(full_engine))]
 pub(crate) const MAX_FFT: usize = 1 << 20;
 
-thread_local! {
-    /// FFT work (Σ N·log₂N over transforms) left for the current call; every public
-    /// entry point sets it, so every call is bounded.
-    static WORK: std::cell::Cell<f64> = const { std::cell::Cell::new(f64::INFINITY) };
+/// One call's context, created by each public entry point and passed down explicitly (no
+/// hidden per-thread state): the FFT work (Σ N·log₂N over transforms) the call may still
+/// spend — every call is bounded — and whether products with a coarse tail also form their
+/// lower measure contracted after the product ([`Work::lowering_after`]).
+#[derive(Debug)]
+pub(crate) struct Work {
+    left: std::cell::Cell<f64>,
+    lower: std::cell::Cell<Option<Lowering>>,
 }
 
-#[cfg(full_engine)]
-thread_local! {
-    /// Whether products with a coarse tail also form their lower measure contracted after
-    /// the product (read by the layer that forms them, beside this call's work budget), and
-    /// whether that lower measure must also keep the far tail ([`Lowering::KeepingFar`]). On
-    /// for the ε side (`epsilon_lattices`) and the closed form's small pair; off by default:
-    /// its extra convolutions (one more a square, two more a product) spent the budget of
-    /// q = 4.9e-9, σ = 0.40, T = 7.7·10⁷'s δ side on the lattices, which then read
-    /// [0, 0.068] where they had read [6.9e-7, 1.3e-6].
-    static LOWER_AFTER: std::cell::Cell<Option<Lowering>> = const { std::cell::Cell::new(None) };
+impl Work {
+    /// A call allowed `units` of FFT work (and no lowering after products).
+    pub(crate) fn new(units: f64) -> Work {
+        Work {
+            left: std::cell::Cell::new(units),
+            lower: std::cell::Cell::new(None),
+        }
+    }
+
+    /// Give the call `units` of FFT work from here on (a stage with its own budget).
+    pub(crate) fn budget(&self, units: f64) {
+        self.left.set(units);
+    }
+
+    /// The work left (negative once spent).
+    pub(crate) fn left(&self) -> f64 {
+        self.left.get()
+    }
+
+    /// True while the call has work left.
+    pub(crate) fn has_work(&self) -> bool {
+        self.left.get() >= 0.0
+    }
+
+    /// Spend `units`; false when the budget is exhausted.
+    pub(crate) fn spend(&self, units: f64) -> bool {
+        let left = self.left.get() - units;
+        self.left.set(left);
+        left >= 0.0
+    }
+
+    /// Run `f` with products contracting their lower measure after they are formed too
+    /// (the ε side's lattices, and the closed form's small pair through its parent's),
+    /// kept as `how`. On for the ε side (`epsilon_lattices`) and the closed form's small
+    /// pair; off by default: its extra convolutions (one more a square, two more a product)
+    /// spent the budget of q = 4.9e-9, σ = 0.40, T = 7.7·10⁷'s δ side on the lattices,
+    /// which then read [0, 0.068] where they had read [6.9e-7, 1.3e-6].
+    #[cfg(full_engine)]
+    pub(crate) fn lowering_after<R>(&self, how: Lowering, f: impl FnOnce() -> R) -> R {
+        let was = self.lower.replace(Some(how));
+        let r = f();
+        self.lower.set(was);
+        r
+    }
+
+    /// Whether [`Work::lowering_after`] is in force, and how.
+    #[cfg_attr(not(full_engine), allow(dead_code))]
+    pub(crate) fn lowers_after(&self) -> Option<Lowering> {
+        self.lower.get()
+    }
 }
 
 /// Which lower measure of a product with a coarse tail a composition in [`lowering_after`]
@@ -77,58 +121,19 @@ pub(crate) enum Lowering {
     KeepingFar,
 }
 
-/// Run `f` with products contracting their lower measure after they are formed too (the ε
-/// side's lattices, and the closed form's small pair through its parent's), kept as `how`.
-#[cfg(full_engine)]
-pub(crate) fn lowering_after<R>(how: Lowering, f: impl FnOnce() -> R) -> R {
-    let was = LOWER_AFTER.with(|c| c.replace(Some(how)));
-    let r = f();
-    LOWER_AFTER.with(|c| c.set(was));
-    r
-}
-
-/// Whether [`lowering_after`] is in force, and how.
-#[cfg(full_engine)]
-pub(crate) fn lowers_after() -> Option<Lowering> {
-    LOWER_AFTER.with(|c| c.get())
-}
-
-/// Give the current call `units` of FFT work.
-pub(crate) fn budget(units: f64) {
-    WORK.with(|w| w.set(units));
-}
-
-/// The current call's work left (negative once spent).
-pub(crate) fn work_left() -> f64 {
-    WORK.with(|w| w.get())
-}
-
-/// True while the current call has work left.
-pub(crate) fn has_work() -> bool {
-    WORK.with(|w| w.get() >= 0.0)
-}
-
-/// Spend `units`; false when the budget is exhausted.
-pub(crate) fn spend(units: f64) -> bool {
-    WORK.with(|w| {
-        let left = w.get() - units;
-        w.set(left);
-        left >= 0.0
-    })
-}
-
 /// Forward and inverse FFT plans of one length.
 type Plans = (Arc<dyn Fft<f64>>, Arc<dyn Fft<f64>>);
 
-thread_local! {
-    /// FFT plans (twiddle tables) are kept per length for the life of the thread: a
-    /// slider that recomputes at the same length pays for them once.
-    static PLANS: std::cell::RefCell<Vec<(usize, Plans)>> = const { std::cell::RefCell::new(Vec::new()) };
-}
+/// FFT plans (twiddle tables) kept per length for the life of the process: a slider that
+/// recomputes at the same length pays for them once. A cache only: a plan is a pure
+/// function of its length, so no answer depends on what was asked before.
+static PLANS: std::sync::Mutex<Vec<(usize, Plans)>> = std::sync::Mutex::new(Vec::new());
 
 pub(crate) fn plans(n: usize) -> Plans {
-    PLANS.with(|p| {
-        let mut p = p.borrow_mut();
+    {
+        let mut p = PLANS
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         if let Some((_, pl)) = p.iter().find(|(len, _)| *len == n) {
             return pl.clone();
         }
@@ -141,7 +146,7 @@ pub(crate) fn plans(n: usize) -> Plans {
         }
         p.push((n, pl.clone()));
         pl
-    })
+    }
 }
 
 /// An FFT of length `n` (a power of two). Natively rustfft's planner, which picks its AVX
@@ -176,32 +181,32 @@ fn fft_plan(n: usize, dir: FftDirection) -> Arc<dyn Fft<f64>> {
     }
 }
 
+/// Window-sized buffers recycled (natively: a composition allocates ~3 MB for MNIST, and
+/// fresh pages from the OS cost more than the FFT — page faults and zeroing were a quarter
+/// of MNIST's time). At most `KEEP` of each kind are kept; every buffer is cleared and
+/// refilled when taken, so no answer depends on what was computed before. The wasm's
+/// memory is never given back, so there it is a plain allocation.
 #[cfg(not(target_arch = "wasm32"))]
-thread_local! {
-    /// Window-sized buffers recycled within a thread (natively: a composition allocates
-    /// ~3 MB for MNIST, and fresh pages from the OS cost more than the FFT — page faults
-    /// and zeroing were a quarter of MNIST's time). At most `KEEP` of each kind are kept.
-    /// The wasm's memory is never given back, so there it is a plain allocation.
-    static REALS: std::cell::RefCell<Vec<Vec<f64>>> = const { std::cell::RefCell::new(Vec::new()) };
-    static COMPLEXES: std::cell::RefCell<Vec<Vec<Complex<f64>>>> = const { std::cell::RefCell::new(Vec::new()) };
-}
+type Pool<T> = std::sync::Mutex<Vec<Vec<T>>>;
+#[cfg(not(target_arch = "wasm32"))]
+static REALS: Pool<f64> = std::sync::Mutex::new(Vec::new());
+#[cfg(not(target_arch = "wasm32"))]
+static COMPLEXES: Pool<Complex<f64>> = std::sync::Mutex::new(Vec::new());
 #[cfg(not(target_arch = "wasm32"))]
 const KEEP: usize = 8;
 
 /// A recycled buffer of `n` copies of `fill` (the smallest kept one that fits).
 #[cfg(not(target_arch = "wasm32"))]
-fn take<T: Copy>(
-    pool: &'static std::thread::LocalKey<std::cell::RefCell<Vec<Vec<T>>>>,
-    n: usize,
-    fill: T,
-) -> Vec<T> {
-    let mut v = pool.with(|p| {
-        let mut p = p.borrow_mut();
+fn take<T: Copy>(pool: &'static Pool<T>, n: usize, fill: T) -> Vec<T> {
+    let mut v = {
+        let mut p = pool
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let best = (0..p.len())
             .filter(|&i| p[i].capacity() >= n)
             .min_by_key(|&i| p[i].capacity());
         best.map(|i| p.swap_remove(i)).unwrap_or_default()
-    });
+    };
     v.clear();
     v.resize(n, fill);
     v
@@ -209,14 +214,14 @@ fn take<T: Copy>(
 
 /// Hand a buffer back (kept if it is large and the pool has room).
 #[cfg(not(target_arch = "wasm32"))]
-fn give<T>(pool: &'static std::thread::LocalKey<std::cell::RefCell<Vec<Vec<T>>>>, v: Vec<T>) {
+fn give<T>(pool: &'static Pool<T>, v: Vec<T>) {
     if v.capacity() >= 1 << 12 {
-        pool.with(|p| {
-            let mut p = p.borrow_mut();
-            if p.len() < KEEP {
-                p.push(v);
-            }
-        });
+        let mut p = pool
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if p.len() < KEEP {
+            p.push(v);
+        }
     }
 }
 
@@ -401,8 +406,9 @@ pub(crate) fn compose_within(
     lambda: f64,
     d: f64,
     max_fft: usize,
+    w: &Work,
 ) -> Result<Composed, TooWide> {
-    let pw = power(phases, lambda, d, max_fft, ALIAS)?;
+    let pw = power(phases, lambda, d, max_fft, ALIAS, w)?;
     let (n, k0, buf) = (pw.n, pw.k0, &pw.buf);
     // Position j holds K ≡ j (mod n); the window is K ∈ [k0, k0 + n), window index
     // k = K − k0 at j = (k + k0) mod n. Suffix sums with weights e^{−λ·jΔ} (U) and
@@ -497,6 +503,7 @@ pub(crate) fn power(
     d: f64,
     max_fft: usize,
     alias: f64,
+    w: &Work,
 ) -> Result<Power, TooWide> {
     let mut up = Vec::with_capacity(phases.len());
     let mut lo = Vec::with_capacity(phases.len());
@@ -596,7 +603,7 @@ pub(crate) fn power(
         }
         n *= 2;
     }
-    if !spend(2.0 * n as f64 * (n as f64).log2()) {
+    if !w.spend(2.0 * n as f64 * (n as f64).log2()) {
         return Err(TooWide::SPENT);
     }
     let k0 = mean.round() as i64 - (n as i64) / 2;
@@ -617,7 +624,7 @@ pub(crate) fn power(
             buf[pos] += Complex::new(a, b);
             pos = if pos + 1 == n { 0 } else { pos + 1 };
         }
-        if !spend(n as f64 * (n as f64).log2()) {
+        if !w.spend(n as f64 * (n as f64).log2()) {
             for v in [buf, spec_up, spec_lo] {
                 give(&COMPLEXES, v);
             }

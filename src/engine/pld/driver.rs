@@ -2,6 +2,7 @@
 //! closed form for rare large losses, Bernstein), refinement and refusals.
 
 use super::*;
+use crate::engine::pld::compose::Work;
 
 /// Forget the random-allocation law cached between calls (it makes a second call at the
 /// same σ, t and δ cheap): for benchmarks that time a cold call.
@@ -13,16 +14,25 @@ pub fn forget_cached_laws() {
 
 /// Tight ε at δ for the phases, both directions, the worse one reported.
 pub fn epsilon_phases(phases: &[Phase], delta: f64) -> Result<EpsilonAnswer, Error> {
+    epsilon_phases_with(phases, delta, &Work::new(super::WORK))
+}
+
+/// [`epsilon_phases`] within the call context `w` (its work budget and mode).
+pub(crate) fn epsilon_phases_with(
+    phases: &[Phase],
+    delta: f64,
+    w: &Work,
+) -> Result<EpsilonAnswer, Error> {
     let phases = &phase::merged(phases);
     #[cfg_attr(not(full_engine), allow(unused_mut))]
-    let mut ans = epsilon_phases_at(phases, delta, TOL)?;
+    let mut ans = epsilon_phases_at(phases, delta, TOL, w)?;
     // Truncated Poisson: the bracket above is of the revealed-branch pair, whose upper
     // end is certified for the mechanism; the lower end comes from the exact pair of the
     // gradient-0 datasets ([`truncated`]).
     #[cfg(full_engine)]
     if phases.iter().any(|p| p.trunc.is_some()) {
         let low: Vec<Phase> = phases.iter().map(Phase::lower_phase).collect();
-        let lower = match epsilon_phases_at(&low, delta, TOL) {
+        let lower = match epsilon_phases_at(&low, delta, TOL, w) {
             Ok(a) => a.epsilon.lower,
             Err(Error::PldBudget { .. }) => 0.0,
             Err(e) => return Err(e),
@@ -40,6 +50,7 @@ pub(super) fn epsilon_phases_at(
     phases: &[Phase],
     delta: f64,
     tol: f64,
+    w: &Work,
 ) -> Result<EpsilonAnswer, Error> {
     check_phases(phases)?;
     let delta = check_delta(delta)?;
@@ -69,7 +80,7 @@ pub(super) fn epsilon_phases_at(
     let mut closed = None;
     #[cfg(full_engine)]
     if first {
-        if let Some(a) = jumps_raw(&live, delta) {
+        if let Some(a) = jumps_raw(&live, delta, w) {
             // (Within 0.1 %, or within the width rule and the caller's target: q = 3.073e-8,
             // σ = 0.4757, T = 8.5·10⁸, δ = 1.03e-5 reads [0.021881, 0.021924], 4.3e-5 wide,
             // and the lattices' try after it took 2.3 s more.)
@@ -101,7 +112,7 @@ pub(super) fn epsilon_phases_at(
     };
     #[cfg(not(full_engine))]
     let work = (WORK, true);
-    let lattices = epsilon_lattices(phases, delta, tol, work, exact);
+    let lattices = epsilon_lattices(phases, delta, tol, work, exact, w);
     #[cfg(not(full_engine))]
     return match lattices {
         Ok(a) if acceptable(a.epsilon) => Ok(a),
@@ -129,7 +140,7 @@ pub(super) fn epsilon_phases_at(
                 .as_ref()
                 .map_or(true, |a| rare && wider_than(a.epsilon, tol))
         {
-            closed = jumps_raw(&live, delta);
+            closed = jumps_raw(&live, delta, w);
         }
         let got = combine(lattices, closed);
         // Refused so far where the lattices had no rescue budget: again, with it (and the
@@ -142,7 +153,7 @@ pub(super) fn epsilon_phases_at(
             && !beyond_domain(&live, delta)
         {
             if let Ok(a) = combine(
-                epsilon_lattices(phases, delta, tol, (WORK, true), exact),
+                epsilon_lattices(phases, delta, tol, (WORK, true), exact, w),
                 closed,
             ) {
                 return Ok(a);
@@ -334,12 +345,12 @@ pub(super) fn jumps_rare(phases: &[Phase]) -> bool {
 /// whatever its width (the caller holds it to [`acceptable`], or intersects it with the
 /// lattices' bracket).
 #[cfg(full_engine)]
-pub(super) fn jumps_raw(phases: &[Phase], delta: f64) -> Option<EpsilonAnswer> {
+pub(super) fn jumps_raw(phases: &[Phase], delta: f64, w: &Work) -> Option<EpsilonAnswer> {
     let [p] = phases else { return None };
     if !jumps_apply(phases) || check_delta(delta).is_err() {
         return None;
     }
-    let (b, add) = jumps_bracket(p, delta).ok()?;
+    let (b, add) = jumps_bracket(p, delta, w).ok()?;
     let add =
         add.min(bernstein::epsilon_in(phases, delta, Direction::Add).unwrap_or(f64::INFINITY));
     // ε is the larger of the two pairs' ε: at most the larger upper end, at least the remove
@@ -366,17 +377,18 @@ pub(super) fn jumps_raw(phases: &[Phase], delta: f64) -> Option<EpsilonAnswer> {
 #[cfg(full_engine)]
 #[doc(hidden)]
 pub fn epsilon_by_jumps(sgm: Sgm, steps: u64, delta: f64) -> Result<(Bracket, f64), Error> {
-    jumps_bracket(&Phase::new(sgm, steps)?, check_delta(delta)?)
+    let w = &Work::new(super::WORK);
+    jumps_bracket(&Phase::new(sgm, steps)?, check_delta(delta)?, w)
 }
 
 /// [`jumps::bracket`] for one plain SGM phase, capped by the certified upper ends in hand: exact
 /// RDP's ε and Bernstein's bound for the remove pair.
 #[cfg(full_engine)]
-pub(super) fn jumps_bracket(p: &Phase, delta: f64) -> Result<(Bracket, f64), Error> {
+pub(super) fn jumps_bracket(p: &Phase, delta: f64, w: &Work) -> Result<(Bracket, f64), Error> {
     let phases = std::slice::from_ref(p);
     let (cap, _) = rdp_epsilon(phases, delta);
     let bern = bernstein::epsilon_in(phases, delta, Direction::Remove);
-    jumps::bracket(p, delta, cap.min(bern.unwrap_or(f64::INFINITY)))
+    jumps::bracket(p, delta, cap.min(bern.unwrap_or(f64::INFINITY)), w)
 }
 
 /// The answer [0, 0], `worst` saying why.
@@ -424,17 +436,18 @@ pub(super) fn epsilon_lattices(
     tol: f64,
     work: (f64, bool),
     exact: Exact,
+    w: &Work,
 ) -> Result<EpsilonAnswer, Error> {
     #[cfg(full_engine)]
     if phases
         .iter()
         .any(|p| p.sgm.q() > 0.0 && p.guide().sigma() < LOWER_SIGMA)
     {
-        return compose::lowering_after(compose::Lowering::AtTilt, || {
-            lattices_epsilon(phases, delta, tol, work, exact)
+        return w.lowering_after(compose::Lowering::AtTilt, || {
+            lattices_epsilon(phases, delta, tol, work, exact, w)
         });
     }
-    lattices_epsilon(phases, delta, tol, work, exact)
+    lattices_epsilon(phases, delta, tol, work, exact, w)
 }
 
 /// The σ (of a phase's guide: σ/k for a group of k, σ/2 under replace-one) below which the ε
@@ -457,8 +470,9 @@ pub(super) fn lattices_epsilon(
     tol: f64,
     (work, rescue): (f64, bool),
     exact: Exact,
+    w: &Work,
 ) -> Result<EpsilonAnswer, Error> {
-    budget(work);
+    w.budget(work);
     if phases.iter().all(|p| p.sgm.q() == 0.0) {
         return Ok(zero_answer("remove"));
     }
@@ -523,7 +537,7 @@ pub(super) fn lattices_epsilon(
     // `rescued`: whether it did.
     let mut rescued = false;
     for pass in 0..=REFINE {
-        let left = compose::work_left();
+        let left = w.left();
         // While no lower bound above 0 has been found (small q: the ε is made of losses of
         // order q, far below a lattice step fine enough for the whole loss range), the
         // lattices are cut where the P-mass above is at most 1e-3·δ/T per step: valid for both
@@ -559,8 +573,8 @@ pub(super) fn lattices_epsilon(
                 Some(b) => b.epsilon.upper,
                 None => eps_rdp * 0.93,
             };
-            let rem = Lattices::build(&phases, Direction::Remove, d, (eta, eta_law), tail_d)?;
-            let (mut u, mut l, mut n) = eps_direction(&rem, delta, guess, alpha, tol)?;
+            let rem = Lattices::build(&phases, Direction::Remove, d, (eta, eta_law), tail_d, w)?;
+            let (mut u, mut l, mut n) = eps_direction(&rem, delta, guess, alpha, tol, w)?;
             // Exact RDP can sit far above the tight ε (q = 1e-5, σ = 1.5, T = 10⁶: 0.133
             // against 0.0197), and a composition tilted there can resolve the wrong tail: a
             // refinement that found no lower bound, or an upper one far above the last pass's,
@@ -568,7 +582,8 @@ pub(super) fn lattices_epsilon(
             if let Some(b) =
                 best.filter(|b| (l <= 0.0 || u > 1.5 * b.epsilon.upper) && b.epsilon.upper != guess)
             {
-                if let Ok((u2, l2, n2)) = eps_direction(&rem, delta, b.epsilon.upper, alpha, tol) {
+                if let Ok((u2, l2, n2)) = eps_direction(&rem, delta, b.epsilon.upper, alpha, tol, w)
+                {
                     (u, l, n) = (u.min(u2), l.max(l2), n.max(n2));
                     overlap(u, l)?;
                 }
@@ -587,7 +602,7 @@ pub(super) fn lattices_epsilon(
             // a second tilt, aimed at the answer, on the same lattices instead.
             #[cfg(full_engine)]
             if symmetric(&phases) {
-                let (u2, l2, n2) = eps_direction(&rem, delta, u, alpha, tol)?;
+                let (u2, l2, n2) = eps_direction(&rem, delta, u, alpha, tol, w)?;
                 overlap(u.min(u2), l.max(l2))?;
                 return Ok((u.min(u2), l.max(l2), n.max(n2), "remove"));
             }
@@ -596,7 +611,7 @@ pub(super) fn lattices_epsilon(
             // 1e-4, σ = 0.6, T = 10⁸: 83,000 points, and the budget ran out).
             #[cfg(full_engine)]
             if rem.reads_reversed() {
-                let (ua, na) = eps_reversed(&rem, delta, (u, up.0), bern_add)?;
+                let (ua, na) = eps_reversed(&rem, delta, (u, up.0), bern_add, w)?;
                 saw_add(ua);
                 up.2 = up.2.max(na);
                 if ua > up.0 {
@@ -610,8 +625,9 @@ pub(super) fn lattices_epsilon(
             // took 52.4 M instructions where it took 56.7 M, callgrind, with the same bracket.)
             let mut cu = f64::INFINITY;
             for f in [8.0, 4.0] {
-                let read = Lattices::build(&phases, Direction::Add, f * d, (eta, eta_law), tail_d)
-                    .and_then(|coarse| eps_direction(&coarse, delta, u, alpha, tol));
+                let read =
+                    Lattices::build(&phases, Direction::Add, f * d, (eta, eta_law), tail_d, w)
+                        .and_then(|coarse| eps_direction(&coarse, delta, u, alpha, tol, w));
                 let (c, _, cn) = match read {
                     Ok(r) => r,
                     // (The coarser lattice only saves work: where it runs out or its window does
@@ -627,8 +643,8 @@ pub(super) fn lattices_epsilon(
                 }
             }
             if cu > up.0 {
-                let add = Lattices::build(&phases, Direction::Add, d, (eta, eta_law), tail_d)?;
-                let (u, l, n) = eps_direction(&add, delta, cu, alpha, tol)?;
+                let add = Lattices::build(&phases, Direction::Add, d, (eta, eta_law), tail_d, w)?;
+                let (u, l, n) = eps_direction(&add, delta, cu, alpha, tol, w)?;
                 saw_add(u);
                 if u > up.0 {
                     up.0 = u;
@@ -676,7 +692,7 @@ pub(super) fn lattices_epsilon(
             // pass); it stays the fallback of a refinement bound for a refusal.
             Err(_) if rescue && !rescued && best.is_some_and(|b| !acceptable(b.epsilon)) => {
                 rescued = true;
-                budget(work);
+                w.budget(work);
                 d = 2f64
                     .powf((16.0 * (0.8 * prev_d).log2()).round() / 16.0)
                     .max(finest);
@@ -748,8 +764,8 @@ pub(super) fn lattices_epsilon(
         // FFT limit). A refinement asked beyond it used to spend the
         // budget and refuse (q = 1e-5, σ = 0.75, T = 10⁶: 12 % wide after the first pass,
         // where a 4× finer grid fits and brings it within the rule).
-        let spent = left - compose::work_left();
-        let fits = d * spent / (0.5 * compose::work_left()).max(1e-300);
+        let spent = left - w.left();
+        let fits = d * spent / (0.5 * w.left()).max(1e-300);
         // (When not even 30 % finer looks affordable, the refinement asked is still tried:
         // the estimate is rough — much of a pass's work does not grow with 1/Δ — a pass a few
         // per cent finer would not narrow the bracket, and a pass that runs out keeps the
@@ -765,7 +781,7 @@ pub(super) fn lattices_epsilon(
         // first pass of q = 1.043e-5, σ = 0.4833, T = 111,233,572, δ = 2.46e-6 read [4.544329,
         // 4.546749], 0.053 %, on 1.8·10⁸ units; the refinement asked took it from 0.4 s to 1.1 s
         // for [4.544854, 4.546511].
-        let dear = work - compose::work_left() + spent * d / wanted > 0.5 * work;
+        let dear = work - w.left() + spent * d / wanted > 0.5 * work;
         if (fits > d || dear) && meets_rule(lower, upper) {
             break;
         }

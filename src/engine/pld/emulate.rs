@@ -2,6 +2,7 @@
 //! Opacus' PRV), computed by our own code for the "what your library prints" rows.
 
 use super::*;
+use crate::engine::pld::compose::Work;
 
 /// dp_accounting's default `value_discretization_interval` for its `PLDAccountant`.
 pub const DP_ACCOUNTING_GRID: f64 = 1e-4;
@@ -19,9 +20,10 @@ pub(super) const DP_ACCOUNTING_FFT: usize = 1 << 21;
 /// losses are of the order of Δ, it lies well above the tight ε. One FFT (the ladder would
 /// re-discretize, which that library does not); a window beyond it is refused.
 pub fn dp_accounting_epsilon(sgm: Sgm, steps: u64, delta: f64) -> Result<f64, Error> {
+    let w = &Work::new(super::WORK);
     let phases = [Phase::new(sgm, steps)?];
     check_phases(&phases)?;
-    budget(WORK);
+    w.budget(WORK);
     let delta = check_delta(delta)?;
     if sgm.q() == 0.0 {
         return Ok(0.0);
@@ -30,9 +32,9 @@ pub fn dp_accounting_epsilon(sgm: Sgm, steps: u64, delta: f64) -> Result<f64, Er
     let eta = (-50f64).exp();
     let mut upper = 0.0f64;
     for &dir in directions(&phases) {
-        let mut lat = Lattices::build(&phases, dir, DP_ACCOUNTING_GRID, (eta, eta), None)?;
+        let mut lat = Lattices::build(&phases, dir, DP_ACCOUNTING_GRID, (eta, eta), None, w)?;
         lat.one_fft = Some(DP_ACCOUNTING_FFT);
-        let (u, _, _) = eps_direction(&lat, delta, eps_rdp, alpha, TOL)?;
+        let (u, _, _) = eps_direction(&lat, delta, eps_rdp, alpha, TOL, w)?;
         upper = upper.max(u);
     }
     Ok(upper)

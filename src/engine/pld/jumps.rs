@@ -124,7 +124,7 @@
 //! and the binomial count statistic (a certified lower end in closed form) in
 //! `tests/engine/pld_coverage.rs`.
 
-use super::compose::{budget, spend, Composed};
+use super::compose::Composed;
 use super::discretize::{
     bulk_offset, ln_p_between, ln_pq_between, loss_range, loss_remove, step_pld_below, x_of_loss,
 };
@@ -133,6 +133,7 @@ use super::{
     Error, Lattices, Phase, CORE_POINTS, MAX_STEP_POINTS, MAX_TAIL_FACTOR, POINT_WORK,
     SPLIT_POINTS, WORK_SPENT,
 };
+use crate::engine::pld::compose::Work;
 use crate::engine::search::{bisect, crossing};
 
 mod small;
@@ -238,18 +239,18 @@ struct Bins {
 /// took nine tenths of the budget, and was refused; under the cube-root rule (losses to 0.0075)
 /// it reads [1.088919, 1.088971] (the one-jump estimate of `tests/reference/one_jump.py`:
 /// 1.088929).
-pub(super) fn bracket(p: &Phase, delta: f64, cap: f64) -> Result<(Bracket, f64), Error> {
-    let (run, d0, finest) = start(p, cap)?;
+pub(super) fn bracket(p: &Phase, delta: f64, cap: f64, w: &Work) -> Result<(Bracket, f64), Error> {
+    let (run, d0, finest) = start(p, cap, w)?;
     let (q, sigma, t, _) = run;
     let other = two_rules((q, sigma, t), delta, cap);
-    match bracket_by_rule(run, (d0, finest), delta, cap, false) {
+    match bracket_by_rule(run, (d0, finest), delta, cap, false, w) {
         Err(e) if other => {
-            budget(WORK);
-            bracket_by_rule(run, (d0, finest), delta, cap, true).map_err(|_| e)
+            w.budget(WORK);
+            bracket_by_rule(run, (d0, finest), delta, cap, true, w).map_err(|_| e)
         }
         Ok((b, add)) if other && !meets_rule(b.lower, b.upper) => {
-            budget(WORK);
-            let Ok((c, c_add)) = bracket_by_rule(run, (d0, finest), delta, cap, true) else {
+            w.budget(WORK);
+            let Ok((c, c_add)) = bracket_by_rule(run, (d0, finest), delta, cap, true, w) else {
                 return Ok((b, add));
             };
             Ok((super::intersect(b, c)?, add.min(c_add)))
@@ -265,6 +266,7 @@ fn bracket_by_rule(
     delta: f64,
     cap: f64,
     cube: bool,
+    w: &Work,
 ) -> Result<(Bracket, f64), Error> {
     let spent = Error::PldBudget { reason: WORK_SPENT };
     let mut best: Option<(Bracket, f64)> = None;
@@ -274,12 +276,12 @@ fn bracket_by_rule(
             // T = 850,989,488, δ = 1.03e-5 the first spacing read [0.021774, 0.021934]
             // (0.74 %) and left 2.7·10⁸ of the 4.4·10⁸ units the second needs; on its own
             // budget it reads [0.021881, 0.021923], within the rule.
-            budget(WORK);
+            w.budget(WORK);
         }
         // The add pair's upper end found so far: where it is already below the remove pair's
         // upper end, the halved spacing composes the add pair no further.
         let known = best.map_or(f64::INFINITY, |(_, a)| a);
-        let (b, add, cost) = match (on_lattice(run, delta, (cap, cube), d, known), best) {
+        let (b, add, cost) = match (on_lattice(run, delta, (cap, cube), d, known, w), best) {
             (Ok(b), _) => b,
             (Err(_), Some(_)) => break,
             (Err(e), None) => return Err(e),
@@ -313,10 +315,15 @@ fn bracket_by_rule(
 /// falls with ε). Compositions: one tilted a spread above the small pair's mean (the k = 1
 /// terms) with the reversed one below the windows; then, where a read is poor, one tilted at
 /// the largest such ε (the k = 0 term reads H at ε) with its reversed one, and those re-read.
-pub(super) fn delta_brackets(p: &Phase, eps: &[f64], floor: f64) -> Result<Vec<Bracket>, Error> {
+pub(super) fn delta_brackets(
+    p: &Phase,
+    eps: &[f64],
+    floor: f64,
+    w: &Work,
+) -> Result<Vec<Bracket>, Error> {
     let spent = || Error::PldBudget { reason: WORK_SPENT };
     let top = eps.iter().cloned().fold(0.0f64, f64::max);
-    let ((q, sigma, t, bulk), d, _) = start(p, top)?;
+    let ((q, sigma, t, bulk), d, _) = start(p, top, w)?;
     let Setup {
         mut small,
         lat,
@@ -324,18 +331,19 @@ pub(super) fn delta_brackets(p: &Phase, eps: &[f64], floor: f64) -> Result<Vec<B
         flat,
         m0,
         s0,
-    } = setup((q, sigma, t, bulk), floor, (top, false), d)?;
+    } = setup((q, sigma, t, bulk), floor, (top, false), d, w)?;
     small.max_bins = DELTA_BINS;
     // (The add pair's upper end is read at every ε: its big part on bins from the start.)
-    small.bin_big(s0);
+    small.bin_big(s0, w);
     small
         .comps
-        .push(lat.compose_lowering_after(lat.tilt_for(m0 + s0, 1.0))?);
+        .push(lat.compose_lowering_after(lat.tilt_for(m0 + s0, 1.0, w), w)?);
     let mut order: Vec<usize> = (0..eps.len()).collect();
     order.sort_by(|&a, &b| eps[a].total_cmp(&eps[b]));
-    small
-        .revs
-        .extend(lat.ladder_reversed(lat.tilt_reversed(-flat, 1.0)).ok());
+    small.revs.extend(
+        lat.ladder_reversed(lat.tilt_reversed(-flat, 1.0, w), w)
+            .ok(),
+    );
     let mut out = vec![
         Bracket {
             upper: 1.0,
@@ -349,10 +357,10 @@ pub(super) fn delta_brackets(p: &Phase, eps: &[f64], floor: f64) -> Result<Vec<B
         let e = eps[i];
         if bins.as_ref().is_none_or(|(c, _)| *c < e) {
             let c = (2.0 * e).max(64.0 * dd);
-            bins = Some((c, small.bins(c, dd, flat).ok_or_else(spent)?));
+            bins = Some((c, small.bins(c, dd, flat, w).ok_or_else(spent)?));
         }
         let (_, b) = bins.as_ref().ok_or_else(spent)?;
-        let (up, lo) = small.read(b, e).ok_or_else(spent)?;
+        let (up, lo) = small.read(b, e, w).ok_or_else(spent)?;
         let upper = up.max(small.add_delta(e)).min(1.0);
         Ok(Bracket {
             upper,
@@ -398,13 +406,13 @@ pub(super) fn delta_brackets(p: &Phase, eps: &[f64], floor: f64) -> Result<Vec<B
         if round == 1 {
             break;
         }
-        match lat.compose_lowering_after(lat.tilt_for(aim.max(m0 + 2.0 * s0), 1.0)) {
+        match lat.compose_lowering_after(lat.tilt_for(aim.max(m0 + 2.0 * s0), 1.0, w), w) {
             Ok(c) => small.comps.push(c),
             Err(_) => break,
         }
         small
             .revs
-            .extend(lat.ladder_reversed(lat.tilt_reversed(aim, 1.0)).ok());
+            .extend(lat.ladder_reversed(lat.tilt_reversed(aim, 1.0, w), w).ok());
     }
     Ok(out)
 }
@@ -416,7 +424,7 @@ type Run = (f64, f64, f64, f64);
 /// the largest ε read) is at most `top`: (q, σ, T, the bulk scale), the bulk rule's spacing
 /// and the finest the phase allows; the call's work budget set. Refused where the
 /// decomposition does not apply (q ∈ {0, 1}, one step, no bulk scale, `top` ≤ 0).
-fn start(p: &Phase, top: f64) -> Result<(Run, f64, f64), Error> {
+fn start(p: &Phase, top: f64, w: &Work) -> Result<(Run, f64, f64), Error> {
     let (q, sigma, steps) = (p.sgm.q(), p.sgm.sigma(), p.steps);
     let phases = std::slice::from_ref(p);
     let (Some(bulk), true) = (
@@ -425,7 +433,7 @@ fn start(p: &Phase, top: f64) -> Result<(Run, f64, f64), Error> {
     ) else {
         return Err(Error::PldBudget { reason: WORK_SPENT });
     };
-    budget(WORK);
+    w.budget(WORK);
     let t = steps as f64;
     let finest = finest_spacing(t, split_share(phases));
     Ok((
@@ -482,6 +490,7 @@ fn setup(
     delta: f64,
     (cap, cube): (f64, bool),
     d: f64,
+    w: &Work,
 ) -> Result<Setup, Error> {
     let spent = Error::PldBudget { reason: WORK_SPENT };
     let x_c = x_top_for((q, sigma, t), delta, cap, cube);
@@ -504,7 +513,7 @@ fn setup(
         Some((b, f)) => (b - lo) / d + (hi - b) / (d * f as f64) + 2.0,
         None => (hi - lo) / d,
     };
-    if points > MAX_STEP_POINTS || !spend(POINT_WORK * points) {
+    if points > MAX_STEP_POINTS || !w.spend(POINT_WORK * points) {
         return Err(spent);
     }
     let (pld, x_top) = step_pld_below(q, sigma, d, (lo, hi), split, o);
@@ -568,6 +577,7 @@ fn on_lattice(
     (cap, cube): (f64, bool),
     d: f64,
     known: f64,
+    w: &Work,
 ) -> Result<(Bracket, f64, f64), Error> {
     let spent = Error::PldBudget { reason: WORK_SPENT };
     let Setup {
@@ -577,16 +587,17 @@ fn on_lattice(
         flat,
         m0,
         s0,
-    } = setup(run, delta, (cap, cube), d)?;
+    } = setup(run, delta, (cap, cube), d, w)?;
     // First a composition tilted a spread above the mean (the k = 1 term reads H near it),
     // and the reversed one for reads below the windows; then, while the bracket is wide, one
     // tilted at its upper end (the k = 0 term reads H at ε, far out where ε is decided by
     // the big part).
-    let mut lambda = lat.tilt_for(m0 + s0, 1.0);
-    let start = super::compose::work_left();
-    small
-        .revs
-        .extend(lat.ladder_reversed(lat.tilt_reversed(-flat, 1.0)).ok());
+    let mut lambda = lat.tilt_for(m0 + s0, 1.0, w);
+    let start = w.left();
+    small.revs.extend(
+        lat.ladder_reversed(lat.tilt_reversed(-flat, 1.0, w), w)
+            .ok(),
+    );
     // The square-root rule's small pair, whose reversed composition already spent the call,
     // where the cube-root rule's is there to try: that one, at once.
     let (q, sigma, t, _) = run;
@@ -597,22 +608,22 @@ fn on_lattice(
     let (mut cost, mut forward) = (0.0, 0.0);
     for _ in 0..MAX_TILTS {
         // A further tilt costs about what the first did: not begun without that much left.
-        if best.is_some() && super::compose::work_left() < forward {
+        if best.is_some() && w.left() < forward {
             break;
         }
-        let before = super::compose::work_left();
-        let c = match lat.compose_lowering_after(lambda) {
+        let before = w.left();
+        let c = match lat.compose_lowering_after(lambda, w) {
             Ok(c) => c,
             Err(_) if best.is_some() => break,
             Err(e) => return Err(e),
         };
         if best.is_none() {
-            forward = before - super::compose::work_left();
-            cost = start - super::compose::work_left();
+            forward = before - w.left();
+            cost = start - w.left();
         }
         let (center, spread) = (c.center, c.spread);
         small.comps.push(c);
-        let Some((l, u)) = small.solve(delta, dd, flat, cap) else {
+        let Some((l, u)) = small.solve(delta, dd, flat, cap, w) else {
             break;
         };
         let (l, u) = match best {
@@ -624,7 +635,7 @@ fn on_lattice(
         if meets_rule(l, u) {
             break;
         }
-        let next = lat.tilt_for(u, lambda.max(1.0));
+        let next = lat.tilt_for(u, lambda.max(1.0), w);
         if (u - center).abs() <= 3.0 * spread || (next - lambda).abs() <= 1e-3 * lambda {
             break;
         }
@@ -636,7 +647,7 @@ fn on_lattice(
     // READ_WORK a bin). At q = 4.692e-8, σ = 0.405, T = 5.6·10⁸, δ = 1.36e-5 the bins were
     // 5.8e-5 wide and the bracket [0.104692, 0.104825] (2.3 bins); neither the halved spacing
     // nor a second tilt narrowed it, and on bins a quarter as wide it is [0.104709, 0.104804].
-    let (mut fine, left) = (dd, super::compose::work_left());
+    let (mut fine, left) = (dd, w.left());
     while !meets_rule(lower, upper) {
         let now = small.fine_part(upper, fine, flat).1;
         if upper - lower > BINS_SET * now
@@ -645,19 +656,19 @@ fn on_lattice(
             break;
         }
         fine /= FINER;
-        budget(FINE_WORK);
-        let Some((l, u)) = small.solve_within(delta, fine, flat, (lower, upper)) else {
+        w.budget(FINE_WORK);
+        let Some((l, u)) = small.solve_within(delta, fine, flat, (lower, upper), w) else {
             break;
         };
         (lower, upper) = (lower.max(l), upper.min(u));
         super::overlap(upper, lower)?;
     }
     // (The add pair's compositions on what the call had left before.)
-    budget(left);
+    w.budget(left);
     // The add pair: from the reversed composition at hand, then one tilted at the remove pair's
     // upper end where that does not rule it out (the answer is the larger of the two).
     let mut add = small.add_upper(delta).min(known);
-    if add > upper && small.bin_big(s0) {
+    if add > upper && small.bin_big(s0, w) {
         add = add.min(small.add_upper(delta));
     }
     let mut aim = upper;
@@ -665,7 +676,7 @@ fn on_lattice(
         if add <= upper {
             break;
         }
-        let Ok(r) = lat.ladder_reversed(lat.tilt_reversed(aim, 1.0)) else {
+        let Ok(r) = lat.ladder_reversed(lat.tilt_reversed(aim, 1.0, w), w) else {
             break;
         };
         small.revs.push(r);

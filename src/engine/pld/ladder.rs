@@ -121,9 +121,10 @@
 //! thousandth of it and the lower cuts a hundredth of the floor (each per use); the direct
 //! points that asks cost at most a few FFTs per product.
 
-use super::compose::{plans, spend, Composed, Lowering, TooWide};
+use super::compose::{plans, Composed, Lowering, TooWide};
 use super::discretize::{merge_atoms, merge_atoms_falling, StepPld};
 use super::gauss::{ln_add, U};
+use crate::engine::pld::compose::Work;
 use rustfft::num_complex::Complex;
 
 mod conv;
@@ -194,8 +195,8 @@ const REBIN_EVEN: f64 = 0.13;
 /// Whether a product with a coarse tail also forms its lower measure contracted after the
 /// product ([`with_lower`]): where the caller asks ([`super::compose::lowering_after`]), for a
 /// composition whose one-step law is a spike narrower than the tail's spacing.
-fn lowering_after(lambda: f64) -> bool {
-    lambda >= 0.0 && super::compose::lowers_after().is_some()
+fn lowering_after(lambda: f64, w: &Work) -> bool {
+    lambda >= 0.0 && w.lowers_after().is_some()
 }
 
 /// Tilted masses on {kΔ}, k = k0 … k0 + len − 1: the untilted P-mass at k is
@@ -533,7 +534,7 @@ fn top_to_ledger(p: &mut Part, ln_budget: f64) -> f64 {
 /// moment its top may take to the ledger, at most [`TOP_REL`]), spill the core above its τ-point into the tail, move tail mass
 /// inside the core's range back onto the core, and drop the tail when the core can
 /// hold it.
-fn settle(m: &mut Meas, lambda: f64, eta: f64) {
+fn settle(m: &mut Meas, lambda: f64, eta: f64, w: &Work) {
     let f = m.f;
     if lambda < 0.0 {
         // Reversed (λ ≤ −1): nothing goes to +∞ (it would lower the reversed δ); the top of
@@ -580,17 +581,21 @@ fn settle(m: &mut Meas, lambda: f64, eta: f64) {
             let spill = m.core.slice(b + 1, m.core.len());
             m.core.up.truncate(b + 1);
             m.core.lo.truncate(b + 1);
-            let tail = add(&m.tail, &coarsen_in(&spill, f, lambda, Bins::Centred), 1.0);
+            let tail = add(
+                &m.tail,
+                &coarsen_in(&spill, f, lambda, Bins::Centred, w),
+                1.0,
+            );
             // The lower measure: the spilled atoms contracted per coarse bin and merged with
             // the tail's (a spill narrower than a coarse bin, merged alone, went onto one
             // lattice point below it: [`lower_product`]).
-            m.tail = if lowering_after(lambda) {
+            m.tail = if lowering_after(lambda, w) {
                 let z = add(
                     &on_points(&m.tail),
                     &contracted(&spill, f, lambda, Bins::Centred),
                     1.0,
                 );
-                with_lower(tail, &z, lambda)
+                with_lower(tail, &z, lambda, w)
             } else {
                 tail
             };
@@ -623,7 +628,7 @@ fn settle(m: &mut Meas, lambda: f64, eta: f64) {
     // wide; coarsened 2× it reads [69.86, 70.92], and it costs less (the tail spills less).
     if m.tail.len() > m.cap {
         let g = m.tail.len().div_ceil(m.cap).next_power_of_two() as i64;
-        m.tail = coarsen(&m.tail, g, lambda);
+        m.tail = coarsen(&m.tail, g, lambda, w);
         m.f *= g;
     }
     // A tail the core can hold on its own lattice: merge it (on the factor as it is now).
@@ -638,7 +643,14 @@ fn settle(m: &mut Meas, lambda: f64, eta: f64) {
 /// The per-step lattice as a two-resolution measure: `eta` its +∞ budget, `lost` the share of
 /// its moment it may lose below ([`lost_share`]); `edge`: for a reversed composition (λ ≤ −1),
 /// ln of the per-step moment bound of the mass below the lattice (module docs).
-fn from_step(pld: &StepPld, lambda: f64, d: f64, (eta, lost): (f64, f64), edge: f64) -> Meas {
+fn from_step(
+    pld: &StepPld,
+    lambda: f64,
+    d: f64,
+    (eta, lost): (f64, f64),
+    edge: f64,
+    w: &Work,
+) -> Meas {
     let mut core = Part::tilted((&pld.ln_up, &pld.ln_lo), pld.k_lo, lambda, d);
     let ln_s_up = core.ln_s_up;
     // Below: exact tilted prefix sums to the ledger.
@@ -687,7 +699,7 @@ fn from_step(pld: &StepPld, lambda: f64, d: f64, (eta, lost): (f64, f64), edge: 
         m.ln_lost = ln_add(m.ln_lost, ln_add(inf, edge));
         m.inf = 0.0;
     }
-    settle(&mut m, lambda, eta);
+    settle(&mut m, lambda, eta, w);
     m
 }
 
@@ -699,15 +711,16 @@ fn product(
     y: &Meas,
     square: bool,
     (lambda, eta, copies, floor): (f64, f64, f64, f64),
+    w: &Work,
 ) -> Result<Meas, TooWide> {
     let share = floor / copies.max(1.0);
     // One tail factor: the larger (a tail re-discretized to a coarser lattice).
     let f = x.f.max(y.f);
     let (xt, yt) = (
-        coarsen(&x.tail, f / x.f, lambda),
-        coarsen(&y.tail, f / y.f, lambda),
+        coarsen(&x.tail, f / x.f, lambda, w),
+        coarsen(&y.tail, f / y.f, lambda, w),
     );
-    let core_raw = conv(&x.core, &y.core, square, share)?;
+    let core_raw = conv(&x.core, &y.core, square, share, w)?;
     let (a, below) = if core_raw.is_empty() {
         (0, 0.0)
     } else {
@@ -721,19 +734,19 @@ fn product(
     // Products with a tail, on the tail's lattice.
     let mut tail = Part::empty(x.core.d * f as f64);
     if !xt.is_empty() || !yt.is_empty() {
-        let xc = coarsen(&x.core, f, lambda);
-        let yc = coarsen(&y.core, f, lambda);
+        let xc = coarsen(&x.core, f, lambda, w);
+        let yc = coarsen(&y.core, f, lambda, w);
         if square {
             // 2·x_c'·x_t + x_t·x_t = x_t∗(2x_c' + x_t).
-            tail = conv(&xt, &add(&xt, &xc, 2.0), false, share)?;
+            tail = conv(&xt, &add(&xt, &xc, 2.0), false, share, w)?;
         } else {
-            let t1 = conv(&xt, &add(&yt, &yc, 1.0), false, share)?;
-            let t2 = conv(&xc, &yt, false, share)?;
+            let t1 = conv(&xt, &add(&yt, &yc, 1.0), false, share, w)?;
+            let t2 = conv(&xc, &yt, false, share, w)?;
             tail = add(&t1, &t2, 1.0);
         }
         // The lower measure contracted after the product too ([`lower_product`], where
         // [`lower_after`] asks for it; a reversed composition, λ < 0, keeps none).
-        if lowering_after(lambda) {
+        if lowering_after(lambda, w) {
             let (tx, ty) = (on_points(&xt), on_points(&yt));
             let z = if square {
                 conv(
@@ -741,6 +754,7 @@ fn product(
                     &add(&tx, &contracted(&x.core, f, lambda, Bins::Left), 2.0),
                     false,
                     share,
+                    w,
                 )?
             } else {
                 let z1 = conv(
@@ -748,16 +762,18 @@ fn product(
                     &add(&ty, &contracted(&y.core, f, lambda, Bins::Left), 1.0),
                     false,
                     share,
+                    w,
                 )?;
                 let z2 = conv(
                     &contracted(&x.core, f, lambda, Bins::Left),
                     &ty,
                     false,
                     share,
+                    w,
                 )?;
                 add(&z1, &z2, 1.0)
             };
-            tail = with_lower(tail, &z, lambda);
+            tail = with_lower(tail, &z, lambda, w);
         }
     }
     let (mx, my) = (x.ln_moment(), y.ln_moment());
@@ -786,12 +802,12 @@ fn product(
         ln_lost,
         cap: x.cap.max(y.cap),
     };
-    settle(&mut m, lambda, eta);
+    settle(&mut m, lambda, eta, w);
     Ok(m)
 }
 
 /// Re-discretize a measure's core (and its tail, keeping the factor) by `g`.
-fn regrid(m: &Meas, g: i64, lambda: f64) -> Meas {
+fn regrid(m: &Meas, g: i64, lambda: f64, w: &Work) -> Meas {
     if g == 1 {
         return m.clone();
     }
@@ -801,8 +817,8 @@ fn regrid(m: &Meas, g: i64, lambda: f64) -> Meas {
     // composed centre moved far from the answer. Else it goes to twice the core's spacing.
     let f = (m.f / g).max(2);
     Meas {
-        core: coarsen(&m.core, g, lambda),
-        tail: coarsen(&m.tail, f * g / m.f, lambda),
+        core: coarsen(&m.core, g, lambda, w),
+        tail: coarsen(&m.tail, f * g / m.f, lambda, w),
         f,
         inf: m.inf,
         ln_lost: m.ln_lost,
@@ -811,18 +827,18 @@ fn regrid(m: &Meas, g: i64, lambda: f64) -> Meas {
 }
 
 /// Coarsen by a power of two while the core is longer than N_CAP and `max_d` allows.
-fn fit(m: Meas, max_d: f64, lambda: f64) -> Meas {
+fn fit(m: Meas, max_d: f64, lambda: f64, w: &Work) -> Meas {
     let mut g = 1;
     while m.core.len() / g > N_CAP && m.core.d * (2 * g) as f64 <= max_d * (1.0 + 1e-12) {
         g *= 2;
     }
-    regrid(&m, g as i64, lambda)
+    regrid(&m, g as i64, lambda, w)
 }
 
 /// Bring `x` to core spacing `d` and tail factor `f` (powers of two from its own).
-fn align(x: &Meas, d: f64, lambda: f64) -> Meas {
+fn align(x: &Meas, d: f64, lambda: f64, w: &Work) -> Meas {
     let g = (d / x.core.d).round() as i64;
-    regrid(x, g.max(1), lambda)
+    regrid(x, g.max(1), lambda, w)
 }
 
 /// One phase: the per-step lattice composed `steps` times.
@@ -831,6 +847,7 @@ fn power(
     steps: u64,
     lambda: f64,
     (d0, eta, edge, floor): (f64, f64, f64, f64),
+    w: &Work,
 ) -> Result<Meas, TooWide> {
     let levels = 64 - steps.leading_zeros() as i32; // L + 1
     let per = eta / (2.0 * levels as f64);
@@ -840,6 +857,7 @@ fn power(
         d0,
         (per / steps as f64, lost_share(floor, steps as f64)),
         edge,
+        w,
     );
     // (The even part where the per-step lattice has its own coarse part: small q.)
     let even = if pld.tail.is_some() { REBIN_EVEN } else { 0.0 };
@@ -855,8 +873,8 @@ fn power(
             acc = Some(match acc {
                 None => base.clone(),
                 Some(r) => {
-                    let r = align(&r, base.core.d, lambda);
-                    product(&r, &base, false, (lambda, per, 1.0, floor))?
+                    let r = align(&r, base.core.d, lambda, w);
+                    product(&r, &base, false, (lambda, per, 1.0, floor), w)?
                 }
             });
         }
@@ -865,11 +883,11 @@ fn power(
         }
         // Square: 2^{j+1} steps, used ⌊T/2^{j+1}⌋ times in the end.
         let copies = (steps >> (j + 1)) as f64;
-        let sq = product(&base, &base, true, (lambda, per / copies, copies, floor))?;
+        let sq = product(&base, &base, true, (lambda, per / copies, copies, floor), w)?;
         j += 1;
         let share = (REBIN * 2f64.powf(-0.5 * (levels - 1 - j) as f64)).max(even / levels as f64);
         let max_d = d0 * (share * 2f64.powi(j)).sqrt();
-        base = fit(sq, max_d.max(d0), lambda);
+        base = fit(sq, max_d.max(d0), lambda, w);
     }
     acc.ok_or(TooWide { needed: 0.0 })
 }
@@ -881,8 +899,9 @@ pub(crate) fn compose(
     phases: &[(&StepPld, u64)],
     lambda: f64,
     (d, eta, floor): (f64, f64, f64),
+    w: &Work,
 ) -> Result<Composed, TooWide> {
-    compose_with(phases, lambda, (d, eta, floor), &[], 0.0)
+    compose_with(phases, lambda, (d, eta, floor), &[], 0.0, w)
 }
 
 /// The reversed pair's composition ([`super`]'s "reversed pair"): the phases' lattices
@@ -900,9 +919,10 @@ pub(crate) fn compose_reversed(
     (d, top): (f64, f64),
     edges: &[f64],
     shift: f64,
+    w: &Work,
 ) -> Result<Composed, TooWide> {
     debug_assert!(lambda <= -1.0 && edges.len() == phases.len());
-    compose_with(phases, lambda, (d, top, FLOOR_SHARE), edges, shift)
+    compose_with(phases, lambda, (d, top, FLOOR_SHARE), edges, shift, w)
 }
 
 fn compose_with(
@@ -911,6 +931,7 @@ fn compose_with(
     (d, eta, floor): (f64, f64, f64),
     edges: &[f64],
     shift: f64,
+    w: &Work,
 ) -> Result<Composed, TooWide> {
     let mut total: Option<Meas> = None;
     for (i, &(pld, steps)) in phases.iter().enumerate() {
@@ -923,13 +944,14 @@ fn compose_with(
             steps,
             lambda,
             (d, eta / phases.len() as f64, edge, floor),
+            w,
         )?;
         total = Some(match total {
             None => p,
             Some(t) => {
                 let dd = t.core.d.max(p.core.d);
-                let (t, p) = (align(&t, dd, lambda), align(&p, dd, lambda));
-                product(&t, &p, false, (lambda, eta, 1.0, floor))?
+                let (t, p) = (align(&t, dd, lambda, w), align(&p, dd, lambda, w));
+                product(&t, &p, false, (lambda, eta, 1.0, floor), w)?
             }
         });
     }
@@ -956,7 +978,7 @@ fn compose_with(
     // the core re-discretized onto it.
     let span = m.tail.end() * m.f - m.core.k0;
     let all = if !m.tail.is_empty() && span > (4 * MAX_LEN) as i64 {
-        add(&coarsen(&m.core, m.f, lambda), &m.tail, 1.0)
+        add(&coarsen(&m.core, m.f, lambda, w), &m.tail, 1.0)
     } else {
         add(&m.core, &m.tail.refine(m.f), 1.0)
     };

@@ -2,6 +2,7 @@
 //! T-fold compositions at a tilt, and ε read from them in one direction.
 
 use super::*;
+use crate::engine::pld::compose::Work;
 
 /// The per-step lattices of every phase, for one direction and spacing.
 pub(super) struct Lattices {
@@ -36,6 +37,7 @@ impl Lattices {
         d: f64,
         (eta, eta_law): (f64, f64),
         tail_d: Option<f64>,
+        w: &Work,
     ) -> Result<Lattices, Error> {
         let mut steps = Vec::with_capacity(phases.len());
         // Per phase: its lattice is {kΔ + o} ([`discretize::bulk_offset`]; 0 but for a plain
@@ -54,7 +56,7 @@ impl Lattices {
             }
             #[cfg(full_engine)]
             if let Some(t) = ph.alloc {
-                steps.push(allocation::law(s, t, d, eta_law.max(eta))?.step_pld(dir, d, eta)?);
+                steps.push(allocation::law(s, t, d, eta_law.max(eta), w)?.step_pld(dir, d, eta)?);
                 continue;
             }
             #[cfg(full_engine)]
@@ -121,7 +123,7 @@ impl Lattices {
             };
             #[cfg(not(full_engine))]
             let per_point = POINT_WORK;
-            if !compose::spend(per_point * points) {
+            if !w.spend(per_point * points) {
                 return Err(Error::PldBudget { reason: WORK_SPENT });
             }
             #[cfg(full_engine)]
@@ -146,7 +148,7 @@ impl Lattices {
             if let Some((p_t, c)) = ph.trunc {
                 // The revealed mixture of the two branches' SGM pairs ([`truncated`]).
                 let (lo2, hi2) = loss_range(c, s / 2.0, dir, eta);
-                if !compose::spend(POINT_WORK * (hi2 - lo2) / d) {
+                if !w.spend(POINT_WORK * (hi2 - lo2) / d) {
                     return Err(Error::PldBudget { reason: WORK_SPENT });
                 }
                 let a = step_pld(q, s, dir, d, lo, hi);
@@ -182,20 +184,25 @@ impl Lattices {
             .collect()
     }
 
-    pub(super) fn compose(&self, lambda: f64) -> Result<Composed, Error> {
-        self.compose_at(lambda, None)
+    pub(super) fn compose(&self, lambda: f64, w: &Work) -> Result<Composed, Error> {
+        self.compose_at(lambda, None, w)
     }
 
     /// [`Lattices::compose`] with the ladder's lower measure also contracted after each
     /// core∗tail product (for a one-step law narrower than the tail's spacing: [`jumps`]).
     #[cfg(full_engine)]
-    pub(super) fn compose_lowering_after(&self, lambda: f64) -> Result<Composed, Error> {
-        compose::lowering_after(compose::Lowering::KeepingFar, || self.compose(lambda))
+    pub(super) fn compose_lowering_after(&self, lambda: f64, w: &Work) -> Result<Composed, Error> {
+        w.lowering_after(compose::Lowering::KeepingFar, || self.compose(lambda, w))
     }
 
     /// [`Lattices::compose`], the ladder's FFT floors within `floor` of each product's mass
     /// (None: the ladder's own share; see [`eps_direction`]).
-    pub(super) fn compose_at(&self, lambda: f64, floor: Option<f64>) -> Result<Composed, Error> {
+    pub(super) fn compose_at(
+        &self,
+        lambda: f64,
+        floor: Option<f64>,
+        w: &Work,
+    ) -> Result<Composed, Error> {
         let lambda = lambda.max(0.0);
         // One FFT while the window fits (fast, and the tightest for short runs); the
         // ladder beyond — unless the lattice must be kept as it is (`one_fft`: its own
@@ -203,9 +210,9 @@ impl Lattices {
         let max = self.one_fft.unwrap_or(compose::MAX_FFT);
         // (A two-resolution lattice composes on the ladder only.)
         if self.steps.iter().any(|s| s.tail.is_some()) {
-            return self.ladder(lambda, floor);
+            return self.ladder(lambda, floor, w);
         }
-        match compose::compose_within(&self.phases(), lambda, self.d, max) {
+        match compose::compose_within(&self.phases(), lambda, self.d, max, w) {
             Ok(c) => return Ok(c),
             Err(e) if e.needed.is_infinite() => {
                 return Err(Error::PldBudget { reason: WORK_SPENT })
@@ -213,22 +220,33 @@ impl Lattices {
             Err(_) if self.one_fft.is_some() => return Err(Error::PldBudget { reason: TOO_WIDE }),
             Err(_) => {}
         }
-        self.ladder(lambda, floor)
+        self.ladder(lambda, floor, w)
     }
 
     #[cfg(not(full_engine))]
-    pub(super) fn ladder(&self, _lambda: f64, _floor: Option<f64>) -> Result<Composed, Error> {
+    pub(super) fn ladder(
+        &self,
+        _lambda: f64,
+        _floor: Option<f64>,
+        _w: &Work,
+    ) -> Result<Composed, Error> {
         Err(Error::PldBudget { reason: TOO_WIDE })
     }
 
     /// The composition by repeated squaring on evolving lattices ([`ladder`]).
     #[cfg(full_engine)]
-    pub(super) fn ladder(&self, lambda: f64, floor: Option<f64>) -> Result<Composed, Error> {
+    pub(super) fn ladder(
+        &self,
+        lambda: f64,
+        floor: Option<f64>,
+        w: &Work,
+    ) -> Result<Composed, Error> {
         let floor = floor.unwrap_or(ladder::FLOOR_SHARE);
         let mut c = ladder::compose(
             &self.ladder_phases(),
             lambda,
             (self.d, self.eta_total, floor),
+            w,
         )
         .map_err(ladder_error)?;
         c.shift_by(self.shift());
@@ -270,7 +288,7 @@ impl Lattices {
 
     /// The reversed pair's composition at tilt λ = −(1 + θ) on the ladder.
     #[cfg(full_engine)]
-    pub(super) fn ladder_reversed(&self, theta: f64) -> Result<Composed, Error> {
+    pub(super) fn ladder_reversed(&self, theta: f64, w: &Work) -> Result<Composed, Error> {
         let lambda = -(1.0 + theta.max(0.0));
         // The mass below a lattice sits at losses ≥ its infimum: moment ≤ η·e^{λ·inf} (λ < 0).
         let ln_eta = (self.eta_total / self.counts.iter().sum::<f64>()).ln();
@@ -293,9 +311,15 @@ impl Lattices {
             f64::INFINITY
         };
         let shift = self.shift();
-        let mut c =
-            ladder::compose_reversed(&self.ladder_phases(), lambda, (self.d, top), &edges, shift)
-                .map_err(ladder_error)?;
+        let mut c = ladder::compose_reversed(
+            &self.ladder_phases(),
+            lambda,
+            (self.d, top),
+            &edges,
+            shift,
+            w,
+        )
+        .map_err(ladder_error)?;
         c.shift_by(shift);
         Ok(c)
     }
@@ -323,7 +347,7 @@ impl Lattices {
     /// The θ ≥ 0 whose tilt λ = −(1 + θ) puts the composed loss's tilted mean at −ε (the
     /// reversed pair's answer sits at the remove pair's loss −ε), as [`Self::tilt_for`].
     #[cfg(full_engine)]
-    pub(super) fn tilt_reversed(&self, eps: f64, start: f64) -> f64 {
+    pub(super) fn tilt_reversed(&self, eps: f64, start: f64, w: &Work) -> f64 {
         let at = self.tilted_moments();
         let at = |th: f64| at(-(1.0 + th));
         let (m0, _) = at(0.0);
@@ -334,13 +358,13 @@ impl Lattices {
         // The composed loss is at least Σ T·(first lattice point): aim above it.
         let bottom = self.composed_end(|p| p.k_lo);
         let target = target.max(m0 + 0.9 * (bottom - m0));
-        solve_tilt(at, target, start, -1.0, self.d)
+        solve_tilt(at, target, start, -1.0, self.d, w)
     }
 
     /// The tilt whose tilted mean is ε (λ ≥ 0), to within half a tilted standard
     /// deviation (the tilt only steers precision; every tilt gives valid bounds):
     /// Newton's method on T·κ'(λ) = ε from `start`, safeguarded by bisection.
-    pub(super) fn tilt_for(&self, eps: f64, start: f64) -> f64 {
+    pub(super) fn tilt_for(&self, eps: f64, start: f64, w: &Work) -> f64 {
         let at = self.tilted_moments();
         let (m0, _) = at(0.0);
         if m0 >= eps {
@@ -350,7 +374,7 @@ impl Lattices {
         // loss is bounded by −ln(1−q) per step): aim inside it.
         let top = self.composed_end(StepPld::k_top);
         let eps = eps.min(m0 + 0.9 * (top - m0));
-        solve_tilt(at, eps, start, 1.0, self.d)
+        solve_tilt(at, eps, start, 1.0, self.d, w)
     }
 }
 
@@ -375,11 +399,12 @@ pub(super) fn solve_tilt(
     start: f64,
     dir: f64,
     d: f64,
+    w: &Work,
 ) -> f64 {
     let (mut lo, mut hi) = (0.0, f64::INFINITY);
     let mut x = start.max(0.0);
     for _ in 0..40 {
-        if !compose::has_work() {
+        if !w.has_work() {
             return x;
         }
         let (m, slope) = at(x);
@@ -496,6 +521,7 @@ pub(super) fn eps_reversed(
     delta: f64,
     (guess, enough): (f64, f64),
     bern_add: f64,
+    w: &Work,
 ) -> Result<(f64, usize), Error> {
     // The add pair's loss is at most −ln(1 − q) per step, so δ_add(ε) = 0 from ε = Σ T·(−ln(1 − q))
     // on; and Bernstein's bound for the add pair (`bern_add`) is another certified upper end.
@@ -506,10 +532,10 @@ pub(super) fn eps_reversed(
     if top <= enough {
         return Ok((top, 0));
     }
-    let mut theta = lat.tilt_reversed(guess, 1.0);
+    let mut theta = lat.tilt_reversed(guess, 1.0, w);
     let mut best: Option<(f64, usize)> = None;
     for _ in 0..6 {
-        let c = lat.ladder_reversed(theta)?;
+        let c = lat.ladder_reversed(theta, w)?;
         let n = c.window_len();
         match eps_on_reversed(&c, delta) {
             Some(u) => {
@@ -518,7 +544,7 @@ pub(super) fn eps_reversed(
                 if b.0 <= enough || (-u - c.center).abs() <= 1.5 * c.spread {
                     break;
                 }
-                let t2 = lat.tilt_reversed(u, theta);
+                let t2 = lat.tilt_reversed(u, theta, w);
                 if (t2 - theta).abs() <= 1e-3 * theta.max(1.0) {
                     break;
                 }
@@ -526,7 +552,7 @@ pub(super) fn eps_reversed(
             }
             None => {
                 let (lo, _) = c.window_range();
-                theta = lat.tilt_reversed(-lo + 3.0 * c.spread, theta.max(0.5) * 1.5);
+                theta = lat.tilt_reversed(-lo + 3.0 * c.spread, theta.max(0.5) * 1.5, w);
             }
         }
     }
@@ -619,8 +645,9 @@ pub(super) fn eps_direction(
     eps_guess: f64,
     alpha: f64,
     tol: f64,
+    w: &Work,
 ) -> Result<(f64, f64, usize), Error> {
-    let mut lambda = lat.tilt_for(eps_guess, alpha - 1.0);
+    let mut lambda = lat.tilt_for(eps_guess, alpha - 1.0, w);
     // Every composition gives a certified bracket, so brackets from several tilts
     // combine: the smallest upper and the largest lower bound.
     let mut best: Option<(f64, f64, usize)> = None;
@@ -628,7 +655,7 @@ pub(super) fn eps_direction(
     #[cfg_attr(not(full_engine), allow(unused_mut))]
     let mut floor: Option<f64> = None;
     for _ in 0..6 {
-        let c = match (lat.compose_at(lambda, floor), best) {
+        let c = match (lat.compose_at(lambda, floor, w), best) {
             (Ok(c), _) => c,
             // A re-tilt or a lower floor that runs out of work keeps the bracket found (q =
             // 3.95e-7, σ = 0.59, T = 1.4·10⁷: [0.38746, 0.38809] after two compositions, then
@@ -662,7 +689,7 @@ pub(super) fn eps_direction(
                 let retilt = if near {
                     None
                 } else {
-                    let l2 = lat.tilt_for(u, lambda);
+                    let l2 = lat.tilt_for(u, lambda, w);
                     // (A tilt within 0.1 % of this one resolves the same range: q = 3.8e-7,
                     // σ = 0.61, T = 2·10⁶ spent half its budget on three re-tilts of 2e-5. And
                     // where δ is a tiny share of the tilted moment — rare large losses decide
@@ -706,7 +733,7 @@ pub(super) fn eps_direction(
             }
             Err(Side::Below) => {
                 let (lo, _) = c.window_range();
-                lambda = lat.tilt_for((lo - 3.0 * c.spread).max(0.0), lambda) * 0.7;
+                lambda = lat.tilt_for((lo - 3.0 * c.spread).max(0.0), lambda, w) * 0.7;
             }
             Err(Side::Above) => {
                 if c.inf_mass >= delta {
@@ -715,7 +742,7 @@ pub(super) fn eps_direction(
                     });
                 }
                 let (_, hi) = c.window_range();
-                lambda = lat.tilt_for(hi + 3.0 * c.spread, lambda.max(0.5) * 1.5);
+                lambda = lat.tilt_for(hi + 3.0 * c.spread, lambda.max(0.5) * 1.5, w);
             }
             Err(Side::Inside) => unreachable!(),
         }

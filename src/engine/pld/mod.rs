@@ -189,7 +189,7 @@ pub use self::privacy_profile::*;
 pub use self::training::*;
 pub use discretize::Direction;
 
-use self::compose::{budget, tilted_mean, Composed, Phase as CPhase, Side};
+use self::compose::{tilted_mean, Composed, Phase as CPhase, Side};
 use self::discretize::{loss_range, step_pld, StepPld};
 use super::accountant::{eps_from_rdp, ln_delta_from_rdp, Conversion, Run};
 use super::error::Error;
@@ -393,23 +393,27 @@ mod tests {
     /// still run (and may answer: q = 0.05, σ = 1.5, T = 10⁹ reads ε ≈ 6.8·10⁵).
     #[test]
     fn a_run_far_beyond_the_domain_is_refused_before_any_lattice() {
-        use super::{compose, epsilon, profile, BEYOND_DOMAIN};
+        use super::compose::Work;
+        use super::{epsilon, epsilon_phases_with, profile_phases_with, Phase, BEYOND_DOMAIN};
         use crate::engine::Sgm;
         let far = Sgm::new(0.5, 0.3).unwrap();
         let beyond = |r: Result<(), Error>| matches!(r, Err(Error::PldBudget { reason }) if reason == BEYOND_DOMAIN);
-        compose::budget(123.0);
-        assert!(beyond(epsilon(far, 1_000_000_000, 1e-5).map(|_| ())));
-        assert_eq!(compose::work_left(), 123.0);
+        let ph = |sgm, t| [Phase::new(sgm, t).unwrap()];
+        let w = Work::new(123.0);
         assert!(beyond(
-            profile(far, 1_000_000_000, &[0.0, 10.0]).map(|_| ())
+            epsilon_phases_with(&ph(far, 1_000_000_000), 1e-5, &w).map(|_| ())
         ));
-        assert_eq!(compose::work_left(), 123.0);
+        assert_eq!(w.left(), 123.0);
+        assert!(beyond(
+            profile_phases_with(&ph(far, 1_000_000_000), &[0.0, 10.0], &w).map(|_| ())
+        ));
+        assert_eq!(w.left(), 123.0);
         // At q = 1 (the Gaussian mechanism, in closed form) the run answers at any length.
         assert!(epsilon(Sgm::new(1.0, 0.3).unwrap(), 1_000_000_000, 1e-5).is_ok());
         // Inside the limit (exact RDP ε = 2.9·10⁶ at T = 10⁶) the lattices are tried.
-        compose::budget(123.0);
-        let _ = epsilon(far, 1_000_000, 1e-5);
-        assert_ne!(compose::work_left(), 123.0);
+        let w = Work::new(123.0);
+        let _ = epsilon_phases_with(&ph(far, 1_000_000), 1e-5, &w);
+        assert_ne!(w.left(), 123.0);
     }
 
     /// ε grows with the steps: each checkpoint's bracket is tightened by the others', and
@@ -454,12 +458,12 @@ mod tests {
             (0.01, 1.0, 1000, 1e-5),
             (1e-3, 0.8, 10_000, 1e-6),
         ] {
-            super::budget(super::WORK);
+            let w = &super::compose::Work::new(super::WORK);
             let ph = [Phase::new(Sgm::new(q, s).unwrap(), t).unwrap()];
             let d = 2e-4;
             let eta = 1e-16;
-            let rem = Lattices::build(&ph, Direction::Remove, d, (eta, eta), None).unwrap();
-            let (u, _) = eps_reversed(&rem, delta, (0.5, 0.0), f64::INFINITY).unwrap();
+            let rem = Lattices::build(&ph, Direction::Remove, d, (eta, eta), None, w).unwrap();
+            let (u, _) = eps_reversed(&rem, delta, (0.5, 0.0), f64::INFINITY, w).unwrap();
             if t == 1 {
                 assert!(
                     exact_add(q, s, u) <= delta * (1.0 + 1e-9),
@@ -479,8 +483,8 @@ mod tests {
                     "{q} {s}: reversed {u} vs exact {b}"
                 );
             } else {
-                let add = Lattices::build(&ph, Direction::Add, d, (eta, eta), None).unwrap();
-                let (au, al, _) = eps_direction(&add, delta, u, 2.0, super::TOL).unwrap();
+                let add = Lattices::build(&ph, Direction::Add, d, (eta, eta), None, w).unwrap();
+                let (au, al, _) = eps_direction(&add, delta, u, 2.0, super::TOL, w).unwrap();
                 assert!(
                     u >= al && u <= au * (1.0 + 1e-3),
                     "{q} {s} {t}: {u} vs [{al}, {au}]"

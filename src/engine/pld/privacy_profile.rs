@@ -1,6 +1,7 @@
 //! Stage 3, δ and the privacy profile δ(ε) with certified brackets.
 
 use super::*;
+use crate::engine::pld::compose::Work;
 
 /// Tight δ at ε for the phases.
 pub fn delta_phases(phases: &[Phase], eps: f64) -> Result<DeltaAnswer, Error> {
@@ -59,6 +60,15 @@ pub fn profile(sgm: Sgm, steps: u64, eps: &[f64]) -> Result<Vec<ProfilePoint>, E
 
 /// Profile for phases; also reports the grid used at each point.
 pub fn profile_phases(phases: &[Phase], eps: &[f64]) -> Result<Vec<(ProfilePoint, Grid)>, Error> {
+    profile_phases_with(phases, eps, &Work::new(super::WORK))
+}
+
+/// [`profile_phases`] within the call context `w` (its work budget and mode).
+pub(crate) fn profile_phases_with(
+    phases: &[Phase],
+    eps: &[f64],
+    w: &Work,
+) -> Result<Vec<(ProfilePoint, Grid)>, Error> {
     let phases = &phase::merged(phases);
     // A few tens of big steps or fewer ([`few_jumps`]): the closed form first, the lattices
     // only where it leaves a point poor (their brackets intersected). The input is checked
@@ -68,10 +78,13 @@ pub fn profile_phases(phases: &[Phase], eps: &[f64]) -> Result<Vec<(ProfilePoint
     let live = live_phases(phases);
     far_beyond(&live, || rdp_epsilon(&live, 0.1).0)?;
     #[cfg(full_engine)]
-    let first = match few_jumps(&live).then(|| jumps_alone(phases, eps)).flatten() {
+    let first = match few_jumps(&live)
+        .then(|| jumps_alone(phases, eps, w))
+        .flatten()
+    {
         Some(o) if !o.iter().any(|p| poor(&p.0.delta)) => Ok(o),
         Some(mut o) => {
-            if let Ok(l) = profile_of(phases, eps) {
+            if let Ok(l) = profile_of(phases, eps, w) {
                 for (a, b) in o.iter_mut().zip(l) {
                     a.0.delta = intersect(a.0.delta, b.0.delta)?;
                 }
@@ -79,10 +92,10 @@ pub fn profile_phases(phases: &[Phase], eps: &[f64]) -> Result<Vec<(ProfilePoint
             }
             Ok(o)
         }
-        None => profile_of(phases, eps),
+        None => profile_of(phases, eps, w),
     };
     #[cfg(not(full_engine))]
-    let first = profile_of(phases, eps);
+    let first = profile_of(phases, eps, w);
     // Where rare large losses decide δ ([`jumps_first`]), the points the lattices read poorly
     // are read again in closed form and the brackets intersected ([`jumps_profile`]); where
     // they may matter ([`jumps_rare`]) and the lattices spend the call, the closed form alone
@@ -91,8 +104,8 @@ pub fn profile_phases(phases: &[Phase], eps: &[f64]) -> Result<Vec<(ProfilePoint
     // to the runs it touched: `benches/profile_sweep.py`.)
     #[cfg(full_engine)]
     let first = match first {
-        Ok(mut o) if jumps_first(&live) => jumps_profile(phases, &mut o).map(|_| o),
-        Err(e @ Error::PldBudget { .. }) => jumps_alone(phases, eps).ok_or(e),
+        Ok(mut o) if jumps_first(&live) => jumps_profile(phases, &mut o, w).map(|_| o),
+        Err(e @ Error::PldBudget { .. }) => jumps_alone(phases, eps, w).ok_or(e),
         r => r,
     };
     // A refusal for a run beyond the domain even at δ = 0.1, its largest δ (so at every
@@ -108,7 +121,7 @@ pub fn profile_phases(phases: &[Phase], eps: &[f64]) -> Result<Vec<(ProfilePoint
     #[cfg(full_engine)]
     if phases.iter().any(|p| p.trunc.is_some()) {
         let low: Vec<Phase> = phases.iter().map(Phase::lower_phase).collect();
-        let lows = match profile_of(&low, eps) {
+        let lows = match profile_of(&low, eps, w) {
             Ok(l) => l.iter().map(|p| p.0.delta.lower).collect(),
             Err(Error::PldBudget { .. }) => vec![0.0; eps.len()],
             Err(e) => return Err(e),
@@ -143,6 +156,7 @@ pub fn profile_phases(phases: &[Phase], eps: &[f64]) -> Result<Vec<(ProfilePoint
 pub(super) fn jumps_profile(
     phases: &[Phase],
     out: &mut [(ProfilePoint, Grid)],
+    w: &Work,
 ) -> Result<bool, Error> {
     let live = live_phases(phases);
     let ([p], true) = (&live[..], jumps_rare(&live)) else {
@@ -159,7 +173,7 @@ pub(super) fn jumps_profile(
     let least = (poor.iter().map(|&i| out[i].0.delta.lower))
         .fold(f64::INFINITY, f64::min)
         .max(PROFILE_FLOOR);
-    let Ok(read) = jumps::delta_brackets(p, &eps, least) else {
+    let Ok(read) = jumps::delta_brackets(p, &eps, least, w) else {
         return Ok(false);
     };
     for (&i, b) in poor.iter().zip(read) {
@@ -182,7 +196,11 @@ pub(super) fn poor(b: &Bracket) -> bool {
 /// [0, exact RDP's δ] and is read by [`jumps_profile`]; None where that does not answer or
 /// the run is not one it reads. (Called on input [`check_profile`] has checked.)
 #[cfg(full_engine)]
-pub(super) fn jumps_alone(phases: &[Phase], eps: &[f64]) -> Option<Vec<(ProfilePoint, Grid)>> {
+pub(super) fn jumps_alone(
+    phases: &[Phase],
+    eps: &[f64],
+    w: &Work,
+) -> Option<Vec<(ProfilePoint, Grid)>> {
     let live = live_phases(phases);
     if !jumps_rare(&live) {
         return None;
@@ -192,7 +210,7 @@ pub(super) fn jumps_alone(phases: &[Phase], eps: &[f64]) -> Option<Vec<(ProfileP
     for (slot, &e) in out.iter_mut().zip(eps) {
         slot.0.delta.upper = rdp_ln_delta(&curve, e).0.exp().min(1.0);
     }
-    jumps_profile(phases, &mut out).ok()?.then_some(out)
+    jumps_profile(phases, &mut out, w).ok()?.then_some(out)
 }
 
 /// Whether exact RDP puts the plain SGM phases' ε at `delta` above 10³, beyond the domain the
@@ -281,8 +299,9 @@ pub(super) fn check_profile(phases: &[Phase], eps: &[f64]) -> Result<(), Error> 
 pub(super) fn profile_of(
     phases: &[Phase],
     eps: &[f64],
+    w: &Work,
 ) -> Result<Vec<(ProfilePoint, Grid)>, Error> {
-    budget(WORK);
+    w.budget(WORK);
     let live = live_phases(phases);
     if live.is_empty() {
         return Ok(zero_points(eps, 0.0));
@@ -354,7 +373,7 @@ pub(super) fn profile_of(
     let composed = std::cell::Cell::new(false);
     let run = |one: bool| {
         coarsening(d0, 2 * COARSEN, |d| {
-            profile_at(&live, &near, d, (eta, tail_d), alpha, one, &composed)
+            profile_at(&live, &near, d, (eta, tail_d), alpha, (one, &composed), w)
         })
     };
     // Small q: one resolution first, on ONE_SHARE of the work; where its compositions spend
@@ -362,11 +381,11 @@ pub(super) fn profile_of(
     // took the whole budget), two resolutions on the rest — on all of it where the one
     // resolution's lattice alone was beyond its share (q = 1e-4, σ = 0.6, T = 10⁸: 10⁶ points).
     let got = if tail_d.is_some() {
-        let total = compose::work_left();
-        budget(ONE_SHARE * total);
+        let total = w.left();
+        w.budget(ONE_SHARE * total);
         match run(true) {
             Err(Error::PldBudget { reason }) if reason == WORK_SPENT => {
-                budget(if composed.get() {
+                w.budget(if composed.get() {
                     (1.0 - ONE_SHARE) * total
                 } else {
                     total
@@ -466,8 +485,8 @@ pub(super) fn profile_at(
     d: f64,
     (eta, tail_d): (f64, Option<f64>),
     alpha: f64,
-    one: bool,
-    composed: &std::cell::Cell<bool>,
+    (one, composed): (bool, &std::cell::Cell<bool>),
+    w: &Work,
 ) -> Result<Vec<(ProfilePoint, Grid)>, Error> {
     let mut out = zero_points(eps, d);
     #[cfg(full_engine)]
@@ -478,7 +497,7 @@ pub(super) fn profile_at(
         // keep their share of the work left (q = 1e-4, σ = 0.6, T = 10⁵: the remove pair's
         // refinements spent it all, and the add pair's first composition was refused).
         let later = (dirs.len() - 1 - i) as f64;
-        let reserve = compose::work_left() * later / (later + 1.0);
+        let reserve = w.left() * later / (later + 1.0);
         // The add pair from the remove lattices, reversed, where those have two resolutions
         // or are long (as for ε: the add pair's own lattice has its long tail below).
         #[cfg(full_engine)]
@@ -486,28 +505,31 @@ pub(super) fn profile_at(
             .as_ref()
             .filter(|r| dir == Direction::Add && r.reads_reversed())
         {
-            profile_reversed(r, eps, &mut out)?;
+            profile_reversed(r, eps, &mut out, w)?;
             continue;
         }
         // (One resolution while the range fits the point budget: the profile's spacing is
         // not chosen for the bulk, and there the finer single lattice is the tighter.)
         // (`one` false: two resolutions wherever the range is long.)
-        let lat = match Lattices::build(live, dir, d, (eta, eta), if one { None } else { tail_d }) {
-            Err(Error::PldBudget { reason }) if reason == TOO_MANY_POINTS && tail_d.is_some() => {
-                Lattices::build(live, dir, d, (eta, eta), tail_d)?
-            }
-            r => r?,
-        };
+        let lat =
+            match Lattices::build(live, dir, d, (eta, eta), if one { None } else { tail_d }, w) {
+                Err(Error::PldBudget { reason })
+                    if reason == TOO_MANY_POINTS && tail_d.is_some() =>
+                {
+                    Lattices::build(live, dir, d, (eta, eta), tail_d, w)?
+                }
+                r => r?,
+            };
         let mut comps: Vec<Composed> = Vec::new();
         // The first composition tilted for the middle of the range asked (tilted for its
         // first point, ε = 0, it was untilted and resolved little: q = 1e-4, σ = 3, T = 10⁸
         // then needed 0.89 s and left 6 of 101 points poor, now 0.35 s and none).
         let mid = eps.iter().cloned().fold(0.0f64, f64::max) * 0.4;
         composed.set(true);
-        let first_left = compose::work_left();
-        comps.push(lat.compose(lat.tilt_for(mid, alpha - 1.0))?);
+        let first_left = w.left();
+        comps.push(lat.compose(lat.tilt_for(mid, alpha - 1.0, w), w)?);
         // The most one composition has cost, to keep the directions still to come their share.
-        let mut cost = first_left - compose::work_left();
+        let mut cost = first_left - w.left();
         let mut spent = false;
         for (e, slot) in eps.iter().zip(out.iter_mut()) {
             // Every composition gives a certified bracket wherever it reads: the tightest
@@ -530,8 +552,8 @@ pub(super) fn profile_at(
                 r.is_none_or(|(u, l, _)| u > PROFILE_FLOOR && u > PROFILE_RATIO * l)
             };
             let mut got = read(&comps);
-            if poor(got) && comps.len() < 12 && !spent && compose::work_left() - cost > reserve {
-                let lam = lat.tilt_for(*e, alpha - 1.0);
+            if poor(got) && comps.len() < 12 && !spent && w.left() - cost > reserve {
+                let lam = lat.tilt_for(*e, alpha - 1.0, w);
                 let fresh = comps
                     .iter()
                     .all(|c| (c.lambda - lam).abs() > 1e-3 * lam.max(1.0));
@@ -539,10 +561,10 @@ pub(super) fn profile_at(
                     // A refinement is optional: out of work, the points left read from the
                     // compositions in hand; too wide for the FFT, this ε keeps theirs (q = 1e-4,
                     // σ = 0.6, T = 10⁸: one such refusal threw away the whole attempt).
-                    let before = compose::work_left();
-                    match lat.compose(lam) {
+                    let before = w.left();
+                    match lat.compose(lam, w) {
                         Ok(c) => {
-                            cost = cost.max(before - compose::work_left());
+                            cost = cost.max(before - w.left());
                             comps.push(c)
                         }
                         Err(Error::PldBudget { reason }) if reason == WORK_SPENT => spent = true,
@@ -588,6 +610,7 @@ pub(super) fn profile_reversed(
     rem: &Lattices,
     eps: &[f64],
     out: &mut [(ProfilePoint, Grid)],
+    w: &Work,
 ) -> Result<(), Error> {
     let top = rem.add_loss_top();
     let mut comps: Vec<Composed> = Vec::new();
@@ -603,8 +626,8 @@ pub(super) fn profile_reversed(
         let idx = match hit {
             Some(i) => i,
             None if comps.len() < 12 => {
-                let theta = rem.tilt_reversed(*e, 1.0);
-                comps.push(rem.ladder_reversed(theta)?);
+                let theta = rem.tilt_reversed(*e, 1.0, w);
+                comps.push(rem.ladder_reversed(theta, w)?);
                 comps.len() - 1
             }
             // (Every tilt gives a certified upper δ, the nearest the tightest.)

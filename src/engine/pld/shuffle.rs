@@ -25,12 +25,13 @@
 //! The Poisson-sampled ε for the same q and T is typically below this lower bound, so it
 //! cannot be claimed for shuffled training.
 
-use super::compose::{budget, Side};
+use super::compose::Side;
 use super::discretize::{lattice, merge_atoms, StepPld};
 use super::gauss::{ln_add, ln_phi_bar, ln_sub};
 use super::{eps_direction, gauss, initial_spacing, Bracket, Lattices, TOL, WORK};
 use crate::engine::error::Error;
 use crate::engine::params::{check_delta, check_steps, Adjacency};
+use crate::engine::pld::compose::Work;
 use serde::Serialize;
 
 /// Shuffled training: σ, t steps per epoch, the fraction r of examples left out of
@@ -123,6 +124,7 @@ impl Shuffle {
 /// optimistic side, as for the shuffled pair (shifts 1 against 0 instead of 2 against 1).
 /// Independent of the allocation accountant's law of W: a check on its upper end.
 pub fn allocation_lower_bound(sigma: f64, t: u64, epochs: u64, delta: f64) -> Result<f64, Error> {
+    let w = &Work::new(super::WORK);
     let sh = Shuffle {
         shifts: (1.0, 0.0),
         ..Shuffle::new(sigma, t, 0.0, Adjacency::AddRemove)?
@@ -131,7 +133,7 @@ pub fn allocation_lower_bound(sigma: f64, t: u64, epochs: u64, delta: f64) -> Re
     let delta = check_delta(delta)?;
     // The Gaussian mechanism over the epochs bounds it from above (no amplification).
     let upper = gauss::epsilon_bracket((epochs as f64).sqrt() / sh.sigma, delta).upper;
-    lower_bound(&sh, epochs, 0, delta, upper)
+    lower_bound(&sh, epochs, 0, delta, upper, w)
 }
 
 /// ln F and ln(1 − F) of the largest of c coordinates at m: one of them (with
@@ -251,6 +253,7 @@ fn lower_step(atoms: &[(f64, f64)], d: f64) -> StepPld {
 /// # Ok::<(), sgm_rdp::engine::Error>(())
 /// ```
 pub fn epsilon(sh: &Shuffle, steps: u64, delta: f64) -> Result<ShuffleBand, Error> {
+    let w = &Work::new(super::WORK);
     let steps = check_steps(steps)?;
     let delta = check_delta(delta)?;
     let t = sh.steps_per_epoch;
@@ -258,7 +261,7 @@ pub fn epsilon(sh: &Shuffle, steps: u64, delta: f64) -> Result<ShuffleBand, Erro
     let started = full + u64::from(part > 0);
     let mu = sh.adjacency.sensitivity() * (started as f64).sqrt() / sh.sigma;
     let upper = gauss::epsilon_bracket(mu, delta).upper;
-    let lower = lower_bound(sh, full, part, delta, upper)?;
+    let lower = lower_bound(sh, full, part, delta, upper, w)?;
     Ok(ShuffleBand {
         epsilon: Bracket {
             upper,
@@ -315,18 +318,25 @@ fn steer(sh: &Shuffle, e: f64, eps: f64) -> (f64, f64) {
 }
 
 /// The Chua et al. lower bound on ε: `full` epochs and one of `part` steps.
-fn lower_bound(sh: &Shuffle, full: u64, part: u64, delta: f64, upper: f64) -> Result<f64, Error> {
+fn lower_bound(
+    sh: &Shuffle,
+    full: u64,
+    part: u64,
+    delta: f64,
+    upper: f64,
+    w: &Work,
+) -> Result<f64, Error> {
     if upper == 0.0 {
         return Ok(0.0);
     }
-    budget(WORK);
+    w.budget(WORK);
     let epochs = epochs_of(sh, full, part);
     let e = epochs.iter().map(|x| x.2).sum::<f64>();
     let (_, alpha) = steer(sh, e, upper);
     let d = initial_spacing(upper, alpha, e, TOL);
     let mut best = 0.0f64;
     for lat in lower_lattices(sh, &epochs, d) {
-        match eps_direction(&lat, delta, 0.7 * upper, alpha, TOL) {
+        match eps_direction(&lat, delta, 0.7 * upper, alpha, TOL, w) {
             Ok((_, l, _)) => best = best.max(l),
             // A lower bound may always fall back to a weaker one: 0 for this direction.
             Err(Error::PldBudget { .. }) => {}
@@ -345,6 +355,7 @@ pub fn delta(sh: &Shuffle, steps: u64, eps: f64) -> Result<Bracket, Error> {
 /// [`delta`] at each ε of `eps` (ε ≥ 0; δ(0) is the total variation), sharing one set
 /// of lattices and reusing a composition wherever it resolves the next ε well.
 pub fn profile(sh: &Shuffle, steps: u64, eps: &[f64]) -> Result<Vec<Bracket>, Error> {
+    let w = &Work::new(super::WORK);
     let steps = check_steps(steps)?;
     if eps.is_empty() || eps.len() > 10_000 {
         return Err(Error::ProfileLength(eps.len()));
@@ -359,7 +370,7 @@ pub fn profile(sh: &Shuffle, steps: u64, eps: &[f64]) -> Result<Vec<Bracket>, Er
     let e = epochs.iter().map(|x| x.2).sum::<f64>();
     let mid = eps.iter().cloned().fold(0.0f64, f64::max) * 0.5;
     let (_, alpha) = steer(sh, e, mid);
-    budget(WORK);
+    w.budget(WORK);
     let d = initial_spacing(mid.max(0.1), alpha, e, TOL);
     let mut out: Vec<Bracket> = eps
         .iter()
@@ -379,7 +390,7 @@ pub fn profile(sh: &Shuffle, steps: u64, eps: &[f64]) -> Result<Vec<Bracket>, Er
                 Some(i) => &comps[i],
                 None if comps.len() < 12 => {
                     let (_, a) = steer(sh, e, x);
-                    match lat.compose(lat.tilt_for(x, a - 1.0)) {
+                    match lat.compose(lat.tilt_for(x, a - 1.0, w), w) {
                         Ok(c) => {
                             comps.push(c);
                             &comps[comps.len() - 1]

@@ -1,10 +1,12 @@
 //! ε over training: certified brackets at checkpoints of one run, kept monotone.
 
 use super::*;
+use crate::engine::pld::compose::Work;
 
 /// ε (bracket) at δ after each number of steps in `checkpoints` (ascending or not):
 /// the per-step lattices are built once and composed per checkpoint.
 pub fn checkpoints(sgm: Sgm, checkpoints: &[u64], delta: f64) -> Result<Vec<Bracket>, Error> {
+    let w = &Work::new(super::WORK);
     let delta = check_delta(delta)?;
     check_phases(&[Phase::new(sgm, 1)?])?;
     if checkpoints.is_empty() || checkpoints.len() > 1000 {
@@ -23,13 +25,13 @@ pub fn checkpoints(sgm: Sgm, checkpoints: &[u64], delta: f64) -> Result<Vec<Brac
         ]);
     }
     let tmax = checkpoints.iter().copied().max().unwrap_or(1);
-    budget(WORK);
+    w.budget(WORK);
     let (e_max, a_max) = rdp_epsilon(&[Phase::new(sgm, tmax)?], delta);
     let eta = eta_for(delta, tmax as f64, e_max, a_max);
     coarsening(
         initial_spacing(e_max, a_max, tmax as f64, TOL),
         COARSEN,
-        |d| checkpoints_at(sgm, checkpoints, delta, d, eta, tmax),
+        |d| checkpoints_at(sgm, checkpoints, delta, d, eta, tmax, w),
     )
 }
 
@@ -56,6 +58,7 @@ pub fn checkpoints_known(
     tol: f64,
     known: Option<(u64, Bracket)>,
 ) -> Result<Vec<Bracket>, Error> {
+    let w = &Work::new(super::WORK);
     check_delta(delta)?;
     if checkpoints.is_empty() || checkpoints.len() > 1000 {
         return Err(Error::ProfileLength(checkpoints.len()));
@@ -76,7 +79,7 @@ pub fn checkpoints_known(
             solved.push(b);
             continue;
         }
-        match epsilon_phases_at(&[Phase::new(sgm, t)?], delta, tol) {
+        match epsilon_phases_at(&[Phase::new(sgm, t)?], delta, tol, w) {
             Ok(a) => solved.push(a.epsilon),
             Err(e @ Error::PldBudget { .. }) => {
                 refused.get_or_insert(e);
@@ -129,6 +132,7 @@ pub(super) fn checkpoints_at(
     d: f64,
     eta: f64,
     tmax: u64,
+    w: &Work,
 ) -> Result<Vec<Bracket>, Error> {
     let mut out = vec![
         Bracket {
@@ -138,11 +142,11 @@ pub(super) fn checkpoints_at(
         checkpoints.len()
     ];
     for dir in [Direction::Remove, Direction::Add] {
-        let mut lat = Lattices::build(&[Phase::new(sgm, tmax)?], dir, d, (eta, eta), None)?;
+        let mut lat = Lattices::build(&[Phase::new(sgm, tmax)?], dir, d, (eta, eta), None, w)?;
         for (slot, &t) in out.iter_mut().zip(checkpoints) {
             lat.counts[0] = t as f64;
             let (e_rdp, a) = rdp_epsilon(&[Phase::new(sgm, t)?], delta);
-            let (u, l, _) = eps_direction(&lat, delta, e_rdp * 0.93, a, TOL)?;
+            let (u, l, _) = eps_direction(&lat, delta, e_rdp * 0.93, a, TOL, w)?;
             slot.upper = slot.upper.max(u.min(e_rdp));
             slot.lower = if slot.lower.is_infinite() {
                 l

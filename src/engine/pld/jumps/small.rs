@@ -1,6 +1,7 @@
 //! The closed form's small pair: the lattice part of the rare-large-loss decomposition.
 
 use super::*;
+use crate::engine::pld::compose::Work;
 
 /// Append grow(last point) to `grid` until its last point reaches `top`.
 pub(super) fn extend_to(grid: &mut Vec<f64>, top: f64, grow: impl Fn(f64) -> f64) {
@@ -116,18 +117,18 @@ impl Small {
     /// composition (δ_rev(ε + ℓ) falls on that scale) over BIG_SPREADS spreads, then each
     /// BIG_GROW wider, to ℓ_max; the last bin runs to +∞. False (one bin kept) where the
     /// call's work is spent.
-    pub(super) fn bin_big(&mut self, s0: f64) -> bool {
-        let w = s0 / BIG_BINS_PER_SPREAD;
+    pub(super) fn bin_big(&mut self, s0: f64, w: &Work) -> bool {
+        let width = s0 / BIG_BINS_PER_SPREAD;
         let (l_top, fine_end) = (self.l_top, self.l_top + BIG_SPREADS * s0);
         let mut ends = vec![l_top];
         extend_to(&mut ends, self.l_max, |l| {
             l + if l < fine_end {
-                w
+                width
             } else {
-                w.max(BIG_GROW * (l - l_top))
+                width.max(BIG_GROW * (l - l_top))
             }
         });
-        if !spend(MASS_WORK * ends.len() as f64) {
+        if !w.spend(MASS_WORK * ends.len() as f64) {
             return false;
         }
         let (q, sigma) = (self.q, self.sigma);
@@ -207,9 +208,9 @@ impl Small {
     /// above ℓ_top), and the upper sum's part beyond the last bin; None once the call's work
     /// is spent. The masses are the costly part (four erfc a bin), so a bisection builds them
     /// once, for the largest ε it reads: finer bins than a smaller ε needs only tighten it.
-    pub(super) fn bins(&self, eps: f64, dd: f64, flat: f64) -> Option<Bins> {
+    pub(super) fn bins(&self, eps: f64, dd: f64, flat: f64, w: &Work) -> Option<Bins> {
         let pts = self.breakpoints(eps, dd, flat);
-        if !spend(MASS_WORK * pts.len() as f64) {
+        if !w.spend(MASS_WORK * pts.len() as f64) {
             return None;
         }
         // (ℓ_top's own boundary is the lattice's, so that the two parts partition the line.)
@@ -281,7 +282,7 @@ impl Small {
         let live: Vec<(usize, f64)> = (grid.iter().copied().enumerate())
             .filter(|(_, a)| *a > 0.0)
             .collect();
-        if !spend(PAIR_WORK * (live.len() * live.len()) as f64) {
+        if !w.spend(PAIR_WORK * (live.len() * live.len()) as f64) {
             return None;
         }
         let c2 = self.c2() * (1.0 + 1e-12 * grid.len() as f64);
@@ -322,7 +323,7 @@ impl Small {
         let live_lo: Vec<(usize, f64)> = (grid_lo.iter().copied().enumerate())
             .filter(|(_, a)| *a > 0.0)
             .collect();
-        if !spend(PAIR_WORK * (live_lo.len() * live_lo.len()) as f64) {
+        if !w.spend(PAIR_WORK * (live_lo.len() * live_lo.len()) as f64) {
             return None;
         }
         let mut lows = vec![0.0f64; low_sums.len()];
@@ -374,14 +375,14 @@ impl Small {
 
     /// (upper, lower) bounds on δ(ε) from `bins` (built for this ε or a larger one); None
     /// once the call's work is spent.
-    pub(super) fn read(&self, bins: &Bins, eps: f64) -> Option<(f64, f64)> {
+    pub(super) fn read(&self, bins: &Bins, eps: f64, w: &Work) -> Option<(f64, f64)> {
         // Bins from `closed` on lie past ε + T·(−ln(1 − q)), where δ_rev is 0 and H is in
         // closed form: no read of H there.
         let closed =
             (bins.bins).partition_point(|b| b.0 * (1.0 - 1e-12) - 1e-18 - eps < self.add_top);
         let work = READ_WORK * (closed + bins.pairs.len()) as f64
             + CLOSED_WORK * (bins.bins.len() - closed) as f64;
-        if !spend(work) {
+        if !w.spend(work) {
             return None;
         }
         let (mut up, mut lo) = (0.0f64, 0.0f64);
@@ -430,10 +431,17 @@ impl Small {
     /// spent). Any ε whose upper sum is ≤ δ is a certified upper end and any whose lower sum is
     /// above δ a certified lower end: the bisections keep such points, to a millionth of ε
     /// (the width rule asks for a thousandth).
-    pub(super) fn solve(&self, delta: f64, dd: f64, flat: f64, cap: f64) -> Option<(f64, f64)> {
+    pub(super) fn solve(
+        &self,
+        delta: f64,
+        dd: f64,
+        flat: f64,
+        cap: f64,
+        w: &Work,
+    ) -> Option<(f64, f64)> {
         let spent = std::cell::Cell::new(false);
         let read = |bins: Option<&Bins>, e: f64| {
-            let r = bins.and_then(|b| self.read(b, e));
+            let r = bins.and_then(|b| self.read(b, e, w));
             spent.set(spent.get() || r.is_none());
             r.unwrap_or((f64::INFINITY, 0.0))
         };
@@ -443,7 +451,7 @@ impl Small {
         let mut b = (64.0 * dd).min(cap);
         let mut a = (0.0, f64::INFINITY);
         let (bins, top) = loop {
-            let bins = self.bins(b, dd, flat);
+            let bins = self.bins(b, dd, flat, w);
             let r = read(bins.as_ref(), b);
             if r.0 <= delta {
                 break (bins?, r);
@@ -461,7 +469,7 @@ impl Small {
         // q = 5.2e-9, σ = 0.74, T = 8.2·10⁸, δ = 3.2e-14, a first tilt's lower end bisected
         // from 0 left too little for the latter, and the add pair was not ruled out.)
         let near = |u: f64| (0.95 * u).min(u - crate::engine::pld::ABS_WIDTH).max(0.0);
-        self.ends_on(&bins, delta, (a, (b, top)), near, 0.0)
+        self.ends_on(&bins, delta, (a, (b, top)), near, 0.0, w)
     }
 
     /// [`Small::solve`] inside a bracket in hand (from coarser bins): the bins built once, at
@@ -473,13 +481,21 @@ impl Small {
         dd: f64,
         flat: f64,
         (lo, hi): (f64, f64),
+        w: &Work,
     ) -> Option<(f64, f64)> {
-        let bins = self.bins(hi, dd, flat)?;
-        let top = self.read(&bins, hi)?;
+        let bins = self.bins(hi, dd, flat, w)?;
+        let top = self.read(&bins, hi, w)?;
         if top.0 > delta {
             return None;
         }
-        self.ends_on(&bins, delta, ((lo, f64::INFINITY), (hi, top)), |_| lo, lo)
+        self.ends_on(
+            &bins,
+            delta,
+            ((lo, f64::INFINITY), (hi, top)),
+            |_| lo,
+            lo,
+            w,
+        )
     }
 
     /// Both ends of ε's bracket on `bins`, to a millionth of ε: the upper end searched in
@@ -498,10 +514,11 @@ impl Small {
         (a, (b, top)): ((f64, f64), (f64, (f64, f64))),
         from: impl FnOnce(f64) -> f64,
         none: f64,
+        w: &Work,
     ) -> Option<(f64, f64)> {
         let seen = std::cell::RefCell::new(vec![(b, top)]);
         let at = |e: f64| -> Result<(f64, f64), ()> {
-            let r = self.read(bins, e).ok_or(())?;
+            let r = self.read(bins, e, w).ok_or(())?;
             seen.borrow_mut().push((e, r));
             Ok(r)
         };

@@ -4,17 +4,18 @@ use crate::engine::Sgm;
 /// A run's small pair at its first spacing, with its forward composition tilted a spread
 /// above its mean (as [`on_lattice`] composes it first).
 fn composed_small_pair(q: f64, sigma: f64, t: u64, delta: f64) -> (Small, Lattices) {
+    let w = &crate::engine::pld::compose::Work::new(f64::INFINITY);
     let p = Phase::new(Sgm::new(q, sigma).unwrap(), t).unwrap();
     let cap = super::super::rdp_epsilon(std::slice::from_ref(&p), delta).0;
-    let (run, d0, _) = start(&p, cap).unwrap();
+    let (run, d0, _) = start(&p, cap, w).unwrap();
     let Setup {
         mut small,
         lat,
         m0,
         s0,
         ..
-    } = setup(run, delta, (cap, false), d0).unwrap();
-    let forward = lat.compose_lowering_after(lat.tilt_for(m0 + s0, 1.0));
+    } = setup(run, delta, (cap, false), d0, w).unwrap();
+    let forward = lat.compose_lowering_after(lat.tilt_for(m0 + s0, 1.0, w), w);
     small.comps.push(forward.unwrap());
     (small, lat)
 }
@@ -28,15 +29,17 @@ fn composed_small_pair(q: f64, sigma: f64, t: u64, delta: f64) -> (Small, Lattic
 /// least 2.4e-3 (the remove pair's upper end read after it fell below its lower end).
 #[test]
 fn the_reversed_small_pair_bounds_what_the_forward_one_proves() {
+    let w = &crate::engine::pld::compose::Work::new(f64::INFINITY);
     let (mut small, lat) = composed_small_pair(4.692e-8, 0.405, 562_805_544, 1.36e-5);
     assert!(
         lat.shift() < -1.0,
         "the lattice has offsets: {}",
         lat.shift()
     );
-    small
-        .revs
-        .push(lat.ladder_reversed(lat.tilt_reversed(0.1048, 1.0)).unwrap());
+    small.revs.push(
+        lat.ladder_reversed(lat.tilt_reversed(0.1048, 1.0, w), w)
+            .unwrap(),
+    );
     for y in [-0.001f64, -0.005, -0.01, -0.02] {
         let h_lo = small.comps[0].delta(y).1;
         let below = (h_lo - small.mp_hi + y.exp() * small.mq) / y.exp();
@@ -57,11 +60,13 @@ fn the_reversed_small_pair_bounds_what_the_forward_one_proves() {
 /// bound (H(−0.0002) 3.0e-8 above).
 #[test]
 fn the_small_pair_lower_composition_stays_below_the_exact_masses() {
+    let w = &crate::engine::pld::compose::Work::new(f64::INFINITY);
     let (mut small, lat) = composed_small_pair(1.537e-9, 0.7839, 324_535_627, 1.02e-3);
     for y in [-0.001f64, -0.0002, -0.00005] {
-        small
-            .revs
-            .push(lat.ladder_reversed(lat.tilt_reversed(-y, 1.0)).unwrap());
+        small.revs.push(
+            lat.ladder_reversed(lat.tilt_reversed(-y, 1.0, w), w)
+                .unwrap(),
+        );
         let h_lo = small.comps[0].delta(y).1;
         let bound = small.mp_hi - y.exp() * small.mq + y.exp() * small.rev(-y);
         assert!(

@@ -8,6 +8,7 @@ use super::*;
 /// intersecting brackets on δ(ε) (both are certified), and the ladder's is narrow.
 #[test]
 fn two_resolution_lattices_compose_consistently() {
+    let w = &crate::engine::pld::compose::Work::new(f64::INFINITY);
     for (q, s, t, d, f, lambda, eps) in [
         (1e-3, 0.8, 1_000u64, 1e-4, 16i64, 5.0, [0.1, 0.2, 0.4]),
         (1e-3, 1.0, 10_000, 2e-4, 8, 8.0, [0.1, 0.3, 0.5]),
@@ -30,9 +31,10 @@ fn two_resolution_lattices_compose_consistently() {
             lambda,
             d,
             1 << 21,
+            w,
         )
         .unwrap();
-        let b = compose(&[(&two, t)], lambda, (d, 1e-12, FLOOR_SHARE)).unwrap();
+        let b = compose(&[(&two, t)], lambda, (d, 1e-12, FLOOR_SHARE), w).unwrap();
         for e in eps {
             let ((au, al), (bu, bl)) = (a.delta(e), b.delta(e));
             assert!(
@@ -53,6 +55,7 @@ fn two_resolution_lattices_compose_consistently() {
 /// 23.2 to 60.9.
 #[test]
 fn a_long_run_keeps_its_tilted_mean() {
+    let w = &crate::engine::pld::compose::Work::new(f64::INFINITY);
     use super::super::compose::tilted_mean;
     let (q, s, d, t, lambda) = (1e-4, 0.6, 1.1666e-5, 100_000_000u64, 1.0289);
     let (lo, hi) = loss_range(q, s, Direction::Remove, 2e-18);
@@ -64,7 +67,7 @@ fn a_long_run_keeps_its_tilted_mean() {
         (lo, lo + 16384.0 * d, hi),
         (1024, 0.0),
     );
-    let c = compose(&[(&two, t)], lambda, (d, 1e-9, FLOOR_SHARE)).unwrap();
+    let c = compose(&[(&two, t)], lambda, (d, 1e-9, FLOOR_SHARE), w).unwrap();
     let model = tilted_mean(
         &[Phase {
             pld: &two,
@@ -88,6 +91,7 @@ fn a_long_run_keeps_its_tilted_mean() {
 /// factor's lattice: mass at lower losses, an upper bound below the truth).
 #[test]
 fn ladder_and_one_fft_brackets_intersect() {
+    let w = &crate::engine::pld::compose::Work::new(f64::INFINITY);
     for (q, s, t, d, lambda, eps) in [
         (0.01, 3.0, 100_000u64, 2e-4, 0.5, [8.0, 10.0, 12.0]),
         (0.01, 3.0, 1_000_000, 9.661e-5, 0.4, [12.0, 14.0, 16.0]),
@@ -105,9 +109,10 @@ fn ladder_and_one_fft_brackets_intersect() {
                 lambda,
                 d,
                 1 << 21,
+                w,
             )
             .unwrap();
-            let b = compose(&[(&pld, t)], lambda, (d, 1e-12, FLOOR_SHARE)).unwrap();
+            let b = compose(&[(&pld, t)], lambda, (d, 1e-12, FLOOR_SHARE), w).unwrap();
             for e in eps {
                 let ((au, al), (bu, bl)) = (a.delta(e), b.delta(e));
                 assert!(
@@ -126,12 +131,13 @@ fn ladder_and_one_fft_brackets_intersect() {
 /// it ≤ FLOOR_SHARE/copies (2e-14). Squares and a product of two different measures.
 #[test]
 fn conv_keeps_its_floor_within_the_share_it_is_allowed() {
+    let w = &crate::engine::pld::compose::Work::new(f64::INFINITY);
     let (q, s, d, lambda) = (1e-4, 0.6, 1e-5, 1.0);
     let (lo, hi) = loss_range(q, s, Direction::Remove, 1e-14);
     let pld = step_pld(q, s, Direction::Remove, d, lo, (lo + 4096.0 * d).min(hi));
     let x = Part::tilted((&pld.ln_up, &pld.ln_lo), pld.k_lo, lambda, d);
     // A second factor: x's square, re-normalized (smooth, wider).
-    let y = conv(&x, &x, true, FLOOR_SHARE).unwrap();
+    let y = conv(&x, &x, true, FLOOR_SHARE, w).unwrap();
     let plain = |a: &[f64], b: &[f64]| {
         let mut c = vec![0.0; a.len() + b.len() - 1];
         for (i, &u) in a.iter().enumerate() {
@@ -143,7 +149,7 @@ fn conv_keeps_its_floor_within_the_share_it_is_allowed() {
     };
     let copies = 5e7;
     for (a, b, square) in [(&x, &x, true), (&x, &y, false)] {
-        let got = conv(a, b, square, FLOOR_SHARE / copies).unwrap();
+        let got = conv(a, b, square, FLOOR_SHARE / copies, w).unwrap();
         let (ru, rl) = (plain(&a.up, &b.up), plain(&a.lo, &b.lo));
         let off = (got.k0 - (a.k0 + b.k0)) as usize;
         let total: f64 = ru.iter().sum();

@@ -2,6 +2,7 @@
 //! direct product of short parts.
 
 use super::*;
+use crate::engine::pld::compose::Work;
 
 /// The spectrum (length n) of w(i)·(up + i·lo) of `m`, and that vector's ‖·‖₂.
 pub(super) fn spectrum(m: &Part, n: usize, w: impl Fn(usize) -> f64) -> (Vec<Complex<f64>>, f64) {
@@ -78,7 +79,13 @@ pub(crate) const FLOOR_SHARE: f64 = 1e-6;
 /// steps. So the tallest points s of each factor are convolved directly (sums of
 /// nonnegative products: relative rounding only) and only the rest, r, by FFT:
 /// x∗y = s_x∗y + s_y∗r_x + r_x∗r_y — as few as bring the floor within `share`.
-pub(super) fn conv(x: &Part, y: &Part, square: bool, share: f64) -> Result<Part, TooWide> {
+pub(super) fn conv(
+    x: &Part,
+    y: &Part,
+    square: bool,
+    share: f64,
+    w: &Work,
+) -> Result<Part, TooWide> {
     if x.is_empty() || y.is_empty() {
         return Ok(Part::empty(x.d));
     }
@@ -102,10 +109,10 @@ pub(super) fn conv(x: &Part, y: &Part, square: bool, share: f64) -> Result<Part,
     };
     let rx = without(x, &sx);
     let ry = if square { rx.clone() } else { without(y, &sy) };
-    let (mut up, mut lo) = fft_conv(&rx, &ry, square, len, allowed)?;
+    let (mut up, mut lo) = fft_conv(&rx, &ry, square, len, allowed, w)?;
     let terms = sx.len() + sy.len();
     if terms > 0 {
-        if !spend(DIRECT_UNIT * (sx.len() * y.len() + sy.len() * x.len()) as f64) {
+        if !w.spend(DIRECT_UNIT * (sx.len() * y.len() + sy.len() * x.len()) as f64) {
             return Err(TooWide::SPENT);
         }
         let (mut du, mut dl) = (vec![0.0; len], vec![0.0; len]);
@@ -316,6 +323,7 @@ pub(super) fn fft_conv(
     square: bool,
     len: usize,
     allowed: f64,
+    w: &Work,
 ) -> Result<(Vec<f64>, Vec<f64>), TooWide> {
     let zero = |v: &Part| v.up.iter().chain(&v.lo).all(|&a| a == 0.0);
     if zero(x) || zero(y) {
@@ -332,7 +340,7 @@ pub(super) fn fft_conv(
         (true, true) => 3.0 * log(n) + 2.0 * log(nc),
         (true, false) => 5.0 * log(n) + 3.0 * log(nc),
     };
-    if !spend(transforms) {
+    if !w.spend(transforms) {
         return Err(TooWide::SPENT);
     }
     let inside = |a: usize, b: usize| move |i: usize| if i >= a && i < b { 1.0 } else { 0.0 };

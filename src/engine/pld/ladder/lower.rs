@@ -2,6 +2,7 @@
 //! products' lower measures.
 
 use super::*;
+use crate::engine::pld::compose::Work;
 
 /// How [`contract`] cuts a measure into coarse bins before contracting each to one atom.
 #[derive(Clone, Copy, PartialEq, Debug)]
@@ -28,12 +29,12 @@ impl Bins {
 
 /// Re-discretize onto the lattice of spacing m·Δ (`up` by connect-the-dots, `lo` by
 /// contraction and merging).
-pub(super) fn coarsen(x: &Part, factor: i64, lambda: f64) -> Part {
-    coarsen_in(x, factor, lambda, Bins::Left)
+pub(super) fn coarsen(x: &Part, factor: i64, lambda: f64, w: &Work) -> Part {
+    coarsen_in(x, factor, lambda, Bins::Left, w)
 }
 
 /// [`coarsen`], the lower measure contracted in `bins`.
-pub(super) fn coarsen_in(x: &Part, factor: i64, lambda: f64, bins: Bins) -> Part {
+pub(super) fn coarsen_in(x: &Part, factor: i64, lambda: f64, bins: Bins, w: &Work) -> Part {
     if factor == 1 || x.is_empty() {
         let mut p = x.clone();
         p.d *= factor as f64;
@@ -41,7 +42,7 @@ pub(super) fn coarsen_in(x: &Part, factor: i64, lambda: f64, bins: Bins) -> Part
     }
     let (d, big) = (x.d, x.d * factor as f64);
     // Logs and exps per point: ~20 FFT units each (the budget is only checked by conv).
-    spend(20.0 * x.len() as f64);
+    w.spend(20.0 * x.len() as f64);
     let c0 = x.k0.div_euclid(factor);
     let c1 = (x.end() - 1).div_euclid(factor) + 1;
     let len = (c1 - c0 + 1) as usize;
@@ -305,7 +306,7 @@ pub(super) fn lower_product(z: &Part, lambda: f64) -> (i64, Vec<f64>, f64) {
 /// 1.3e-5…1.8e-4 of their lower measure's moment coarsening the core first (the other kept all
 /// but ~4e-7 of it), ~0.2 in ln δ over the run: [7.886382, 7.952654], 0.83 %; at the tilt
 /// alone [7.948984, 7.952654].
-pub(super) fn with_lower(tail: Part, z: &Part, lambda: f64) -> Part {
+pub(super) fn with_lower(tail: Part, z: &Part, lambda: f64, w: &Work) -> Part {
     if z.is_empty() || tail.is_empty() {
         return tail;
     }
@@ -319,7 +320,7 @@ pub(super) fn with_lower(tail: Part, z: &Part, lambda: f64) -> Part {
         let mx = w.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
         ln_s + mx + w.iter().map(|&x| (x - mx).exp()).sum::<f64>().ln()
     };
-    let keep_far = crate::engine::pld::compose::lowers_after() == Some(Lowering::KeepingFar);
+    let keep_far = w.lowers_after() == Some(Lowering::KeepingFar);
     if ln_moment(&lo, ln_s_lo) <= ln_moment(&tail.lo, tail.ln_s_lo)
         || (keep_far && ln_far(&lo, ln_s_lo, k_lo) <= ln_far(&tail.lo, tail.ln_s_lo, tail.k0))
     {

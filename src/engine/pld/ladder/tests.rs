@@ -35,6 +35,7 @@ fn delta_of(p: &Part, lambda: f64, eps: f64) -> (f64, f64) {
 /// above and the lower's below the finer ones', at every ε and tilt.
 #[test]
 fn coarsening_keeps_the_bracket_order() {
+    let w = &crate::engine::pld::compose::Work::new(f64::INFINITY);
     for (q, s, dir) in [
         (1e-4, 0.6, Direction::Remove),
         (0.01, 1.0, Direction::Remove),
@@ -55,7 +56,7 @@ fn coarsening_keeps_the_bracket_order() {
                 ln_s_lo: sl,
             };
             for f in [2, 16, 256] {
-                let c = coarsen(&fine, f, lambda);
+                let c = coarsen(&fine, f, lambda, w);
                 for eps in [-0.01, 0.0, 0.001, 0.01, 0.05, 0.3, 1.0, 3.0] {
                     let (fu, fl) = delta_of(&fine, lambda, eps);
                     let (cu, cl) = delta_of(&c, lambda, eps);
@@ -230,6 +231,7 @@ fn delta_meas(m: &Meas, lambda: f64, eps: f64) -> (f64, f64) {
 /// of the per-step lattice (a direct O(n²) convolution in log space).
 #[test]
 fn squaring_brackets_the_direct_square() {
+    let w = &crate::engine::pld::compose::Work::new(f64::INFINITY);
     for (q, s, d, lambda) in [
         (1e-4, 0.6, 1e-3, 5.0),
         (1e-4, 0.6, 2e-4, 5.0),
@@ -237,8 +239,8 @@ fn squaring_brackets_the_direct_square() {
     ] {
         let (lo, hi) = loss_range(q, s, Direction::Remove, 1e-14);
         let pld = step_pld(q, s, Direction::Remove, d, lo, hi);
-        let m = from_step(&pld, lambda, d, (1e-16, LOST_REL), f64::NEG_INFINITY);
-        let sq = product(&m, &m, true, (lambda, 1e-16, 1.0, FLOOR_SHARE)).unwrap();
+        let m = from_step(&pld, lambda, d, (1e-16, LOST_REL), f64::NEG_INFINITY, w);
+        let sq = product(&m, &m, true, (lambda, 1e-16, 1.0, FLOOR_SHARE), w).unwrap();
         // Direct: P-masses of the squared upper and lower lattices.
         let n = pld.ln_up.len();
         let (pu, pl): (Vec<f64>, Vec<f64>) = (
