@@ -34,7 +34,7 @@ pub enum Error {
     Rate(f64),
     /// The PLD accountant's grid budget cannot deliver the accuracy here (the RDP
     /// answer still applies).
-    PldBudget { reason: &'static str },
+    PldBudget { reason: Refusal },
     /// Steps given as a number that is not a whole number in [1, MAX_STEPS].
     StepsValue(f64),
     /// Dataset size N not a whole number ≥ 1.
@@ -116,7 +116,8 @@ impl fmt::Display for Error {
             Error::Rate(r) => write!(f, "false-positive rate must be in [0, 1], got {}", show(*r)),
             Error::PldBudget { reason } => write!(
                 f,
-                "PLD accountant: {reason}; the exact-RDP epsilon still applies"
+                "PLD accountant: {}; the exact-RDP epsilon still applies",
+                reason.text()
             ),
             Error::StepsValue(t) => write!(
                 f,
@@ -201,5 +202,61 @@ pub(crate) fn finite(name: &'static str, value: f64) -> Result<f64, Error> {
         Ok(value)
     } else {
         Err(Error::NotFinite { name, value })
+    }
+}
+
+/// Why the tight accountant gives no bracket for a call (the exact-RDP ε still applies):
+/// one variant per cause, compared by value (the code that retries or falls back reads the
+/// cause, never its text).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    /// The composed loss is too wide for the largest FFT.
+    TooWide,
+    /// The loss range needs more lattice points than the budget.
+    TooManyPoints,
+    /// The call's work budget is spent.
+    WorkSpent,
+    /// Exact RDP's ε is above 10³, beyond the tight accountant's domain.
+    BeyondDomain,
+    /// Two certified brackets disagree (a numerical failure), so none is given.
+    Disagree,
+    /// The grid budget cannot bracket ε within 1 %.
+    CannotBracket,
+    /// No grid pass completed.
+    NoGridPass,
+    /// q below 1.1e-16: 1 − q rounds to 1.
+    RateBelowRounding,
+    /// No tilt brought the answer inside the FFT window.
+    NoTilt,
+    /// The mass beyond the loss range exceeds δ.
+    MassBeyondRange,
+    /// Random allocation: the log-normal's range needs too many lattice points.
+    AllocationRange,
+    /// Random allocation: the law of the loss has no mass on its lattice.
+    AllocationNoMass,
+    /// Random allocation: the sum of the log-normals is too wide for the largest FFT.
+    AllocationTooWide,
+}
+
+impl Refusal {
+    /// The reason as messages print it.
+    pub fn text(self) -> &'static str {
+        match self {
+            Refusal::TooWide => "the composed loss is too wide for the largest FFT",
+            Refusal::TooManyPoints => "the loss range needs more lattice points than the budget",
+            Refusal::WorkSpent => "the work budget of one call (about a second) is spent",
+            Refusal::BeyondDomain => {
+                "exact RDP's epsilon is above 1e3, beyond the domain the tight accountant covers"
+            }
+            Refusal::Disagree => "two of its certified brackets disagree (a numerical failure of the composition), so none is given",
+            Refusal::CannotBracket => "the grid budget cannot bracket epsilon within 1 %",
+            Refusal::NoGridPass => "no grid pass completed",
+            Refusal::RateBelowRounding => "q is below 1.1e-16, where 1 - q rounds to 1 and the privacy-loss lattice cannot represent the mechanism",
+            Refusal::NoTilt => "no tilt brought the answer inside the FFT window",
+            Refusal::MassBeyondRange => "the mass beyond the loss range exceeds delta",
+            Refusal::AllocationRange => "random allocation: the log-normal's range needs more lattice points than the budget",
+            Refusal::AllocationNoMass => "random allocation: the law of the loss has no mass on its lattice",
+            Refusal::AllocationTooWide => "random allocation: the sum of the log-normals is too wide for the largest FFT",
+        }
     }
 }

@@ -314,7 +314,7 @@ fn too_wide(e: super::compose::TooWide) -> Error {
         reason: if e.needed.is_infinite() {
             super::WORK_SPENT
         } else {
-            "random allocation: the sum of the log-normals is too wide for the largest FFT"
+            crate::engine::error::Refusal::AllocationTooWide
         },
     }
 }
@@ -340,7 +340,7 @@ impl Law {
         }
         if dense > (MAX_SUM_FFT * 4) as f64 {
             return Err(Error::PldBudget {
-                reason: "random allocation: the log-normal's range needs more lattice points than the budget",
+                reason: crate::engine::error::Refusal::AllocationRange,
             });
         }
         let split = m_split.map_or(usize::MAX, |m| (m / h).floor() as usize);
@@ -599,7 +599,7 @@ impl Law {
         let total: f64 = points(false).map(|x| p_of(&x)).sum();
         if total.is_nan() || total <= 0.0 {
             return Err(Error::PldBudget {
-                reason: "random allocation: the law of the loss has no mass on its lattice",
+                reason: crate::engine::error::Refusal::AllocationNoMass,
             });
         }
         // The first point (from either end) whose mass with what precedes it passes η.

@@ -238,7 +238,7 @@ pub(super) fn combine(
 pub(super) fn refusal(
     live: &[Phase],
     delta: f64,
-    reason: &'static str,
+    reason: crate::engine::error::Refusal,
 ) -> Result<EpsilonAnswer, Error> {
     match bernstein::epsilon(live, delta) {
         Some(b) if b <= ABS_WIDTH => Ok(bernstein_answer(b)),
@@ -809,7 +809,7 @@ pub(super) fn lattices_epsilon(
     // The loop runs at least once and either sets `best` or returns.
     #[cfg_attr(not(full_engine), allow(unused_mut))]
     let mut ans = best.ok_or(Error::PldBudget {
-        reason: "no grid pass completed",
+        reason: crate::engine::error::Refusal::NoGridPass,
     })?;
     // One plain SGM phase whose bracket is still wide (tiny q over very many steps, where the
     // lattices cannot resolve a step's losses): the linear statistic's certified lower end.
@@ -825,7 +825,8 @@ pub(super) fn lattices_epsilon(
 }
 
 /// Why a bracket wider than [`acceptable`] is refused.
-pub(super) const CANNOT_BRACKET: &str = "the grid budget cannot bracket epsilon within 1 %";
+pub(super) const CANNOT_BRACKET: crate::engine::error::Refusal =
+    crate::engine::error::Refusal::CannotBracket;
 
 /// Whether a certified bracket is narrow enough to be an answer: within 1 % of ε (MAX_WIDTH),
 /// or ABS_WIDTH absolute.

@@ -557,7 +557,7 @@ pub(super) fn eps_reversed(
         }
     }
     best.map(|(u, n)| (u.min(top), n)).ok_or(Error::PldBudget {
-        reason: "no tilt brought the answer inside the FFT window",
+        reason: crate::engine::error::Refusal::NoTilt,
     })
 }
 
@@ -738,7 +738,7 @@ pub(super) fn eps_direction(
             Err(Side::Above) => {
                 if c.inf_mass >= delta {
                     return Err(Error::PldBudget {
-                        reason: "the mass beyond the loss range exceeds delta",
+                        reason: crate::engine::error::Refusal::MassBeyondRange,
                     });
                 }
                 let (_, hi) = c.window_range();
@@ -748,7 +748,7 @@ pub(super) fn eps_direction(
         }
     }
     best.ok_or(Error::PldBudget {
-        reason: "no tilt brought the answer inside the FFT window",
+        reason: crate::engine::error::Refusal::NoTilt,
     })
 }
 

@@ -204,14 +204,14 @@ pub const MAX_WIDTH: f64 = 0.01;
 /// whatever its relative width, and one no wider than `ABS_TOL` is not refined further.
 pub const ABS_WIDTH: f64 = 1e-4;
 const ABS_TOL: f64 = 2e-5;
-const TOO_WIDE: &str = "the composed loss is too wide for the largest FFT";
-const TOO_MANY_POINTS: &str = "the loss range needs more lattice points than the budget";
-const WORK_SPENT: &str = "the work budget of one call (about a second) is spent";
+use crate::engine::error::Refusal;
+const TOO_WIDE: Refusal = Refusal::TooWide;
+const TOO_MANY_POINTS: Refusal = Refusal::TooManyPoints;
+const WORK_SPENT: Refusal = Refusal::WorkSpent;
 /// A refusal where exact RDP's ε is above 10³: the domain the tight accountant is built to
 /// answer everywhere (q ∈ [1e-9, 1], σ ∈ [0.3, 10³], T ∈ [1, 10⁹], δ ∈ [1e-15, 0.1]) ends there.
-const BEYOND_DOMAIN: &str =
-    "exact RDP's epsilon is above 1e3, beyond the domain the tight accountant covers";
-const DISAGREE: &str = "two of its certified brackets disagree (a numerical failure of the composition), so none is given";
+const BEYOND_DOMAIN: Refusal = Refusal::BeyondDomain;
+const DISAGREE: Refusal = Refusal::Disagree;
 
 /// Two certified brackets must overlap: a lower bound above an upper bound proves one of
 /// them wrong (q = 1e-7, σ = 5, T = 10⁸: tilts 2.6e4 and 6.2e3 on one lattice gave lower
@@ -324,7 +324,7 @@ fn check_phases(phases: &[Phase]) -> Result<(), Error> {
     }
     if phases.iter().any(|p| p.sgm.q() > 0.0 && p.sgm.q() < MIN_Q) {
         return Err(Error::PldBudget {
-            reason: "q is below 1.1e-16, where 1 - q rounds to 1 and the privacy-loss lattice cannot represent the mechanism",
+            reason: Refusal::RateBelowRounding,
         });
     }
     if total_steps(phases) > super::MAX_STEPS as f64 {
