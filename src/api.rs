@@ -11,6 +11,7 @@
 //! unknown keys are refused (a typo must not silently fall back to a default).
 //! Every engine error becomes a thrown JS `Error` carrying the engine's message.
 
+use crate::engine::answer::Asked;
 use crate::engine::{self, bounds, calibrate, params, pld, Conversion, Optimum, Run, Sgm};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
@@ -457,33 +458,27 @@ impl Args {
     }
 }
 
-/// The tight answer for `acct`: none for "rdp" (the PLD is not run), the error itself for
-/// "pld", and for "both" either the answer or the reason it is unavailable (the RDP
-/// fields beside it stand).
-fn tight<T>(
-    a: &Args,
-    acct: Acct,
-    r: impl FnOnce() -> Result<T, engine::Error>,
-) -> Result<(Option<T>, Option<String>), JsError> {
-    match acct {
-        Acct::Rdp => Ok((None, None)),
-        Acct::Pld => r().map(|t| (Some(t), None)).map_err(|e| a.fail(e)),
-        Acct::Both => Ok(match r() {
-            Ok(t) => (Some(t), None),
-            Err(e) => (None, Some(e.to_string())),
-        }),
+impl Args {
+    /// The run's answer by the engine's one rule for every front end
+    /// ([`engine::answer::answer`]): exact RDP's optimum (always run here: the API reports
+    /// it beside the tight answer), the tight bracket when asked, and — for "both" — why
+    /// it is unavailable.
+    fn answer(
+        &self,
+        asked: Asked,
+        acct: Acct,
+    ) -> Result<(Optimum, Option<pld::Bracket>, Option<String>), JsError> {
+        let a = engine::answer::answer(&self.run()?, asked, acct, self.conversion()?, true)
+            .map_err(|e| self.fail(e))?;
+        let o = a
+            .rdp
+            .ok_or_else(|| JsError::new("exact RDP gave no answer"))?;
+        Ok(match a.tight {
+            Some(Ok((b, _))) => (o, Some(b), None),
+            Some(Err(e)) => (o, None, Some(e.to_string())),
+            None => (o, None, None),
+        })
     }
-}
-
-/// The shared body of `epsilon` and `delta` (RDP): read the run and the `given`
-/// one of δ or ε, and optimize the other over α.
-fn optimize(
-    a: &Args,
-    given: &str,
-    f: fn(&Run, f64, Conversion) -> Result<Optimum, engine::Error>,
-) -> Result<Optimum, JsError> {
-    let x = a.need(given, if given == "delta" { a.delta } else { a.epsilon })?;
-    f(&a.run()?, x, a.conversion()?).map_err(|e| a.fail(e))
 }
 
 #[derive(Serialize)]
@@ -531,23 +526,22 @@ pub fn epsilon(
         ],
     )?;
     let acct = a.accountant()?;
-    let o = optimize(&a, "delta", Run::epsilon)?;
-    let (m, steps, d) = (a.sgm()?, a.steps()?, a.need("delta", a.delta)?);
-    let (t, pld_error) = tight(&a, acct, || pld::epsilon(m, steps, d))?;
+    let d = a.need("delta", a.delta)?;
+    let (o, t, pld_error) = a.answer(Asked::Epsilon(d), acct)?;
     let pld_only = acct == Acct::Pld;
     let tried = acct != Acct::Rdp;
     out(&EpsOut {
         epsilon: match (pld_only, t) {
-            (true, Some(t)) => t.epsilon.upper,
+            (true, Some(t)) => t.upper,
             _ => o.value,
         },
         alpha: o.alpha,
         grid_epsilon: o.grid_value,
         grid_alpha: o.grid_alpha,
         at_edge: o.at_edge,
-        epsilon_lower: t.filter(|_| pld_only).map(|t| t.epsilon.lower),
-        epsilon_pld: tried.then(|| t.map(|t| t.epsilon.upper)),
-        epsilon_pld_lower: tried.then(|| t.map(|t| t.epsilon.lower)),
+        epsilon_lower: t.filter(|_| pld_only).map(|t| t.lower),
+        epsilon_pld: tried.then(|| t.map(|t| t.upper)),
+        epsilon_pld_lower: tried.then(|| t.map(|t| t.lower)),
         pld_error,
         epsilon_rdp: pld_only.then_some(o.value),
     })
@@ -597,23 +591,22 @@ pub fn delta(
         ],
     )?;
     let acct = a.accountant()?;
-    let o = optimize(&a, "epsilon", Run::delta)?;
-    let (m, steps, e) = (a.sgm()?, a.steps()?, a.need("epsilon", a.epsilon)?);
-    let (t, pld_error) = tight(&a, acct, || pld::delta(m, steps, e))?;
+    let e = a.need("epsilon", a.epsilon)?;
+    let (o, t, pld_error) = a.answer(Asked::Delta(e), acct)?;
     let pld_only = acct == Acct::Pld;
     let tried = acct != Acct::Rdp;
     out(&DeltaOut {
         delta: match (pld_only, t) {
-            (true, Some(t)) => t.delta.upper,
+            (true, Some(t)) => t.upper,
             _ => o.value,
         },
         alpha: o.alpha,
         grid_delta: o.grid_value,
         grid_alpha: o.grid_alpha,
         at_edge: o.at_edge,
-        delta_lower: t.filter(|_| pld_only).map(|t| t.delta.lower),
-        delta_pld: tried.then(|| t.map(|t| t.delta.upper)),
-        delta_pld_lower: tried.then(|| t.map(|t| t.delta.lower)),
+        delta_lower: t.filter(|_| pld_only).map(|t| t.lower),
+        delta_pld: tried.then(|| t.map(|t| t.upper)),
+        delta_pld_lower: tried.then(|| t.map(|t| t.lower)),
         pld_error,
         delta_rdp: pld_only.then_some(o.value),
     })

@@ -2,11 +2,13 @@
 //!
 //! * [`rdp`] — exact per-step RDP of the Sampled Gaussian Mechanism (Mironov–Talwar–Zhang §3).
 //! * [`accountant`] — composition over T steps and RDP → (ε, δ).
+//! * [`answer`] — one Poisson run's ε or δ by the accountant(s) asked (every front end's).
 //! * [`bounds`] — Theorem 11, Table 1's bounds, Lemma 9, Figure 1 (left).
 //! * [`calibrate`] — smallest σ / largest T for an ε target.
 //! * [`pld`] — the tight (ε, δ) from the privacy-loss distribution, as a certified bracket.
 
 pub mod accountant;
+pub mod answer;
 pub mod bounds;
 pub mod calibrate;
 pub mod compare;

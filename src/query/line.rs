@@ -2,6 +2,7 @@
 //! package's `query`): its keys into a [`Request`], the answer's fields beside them.
 
 use super::*;
+use crate::engine::answer::{answer, Asked};
 
 /// One line of `sgm-rdp batch`: the input's fields plus results, or {"error": …}.
 pub fn line(line: &str) -> String {
@@ -267,47 +268,24 @@ pub fn line_answer(mut obj: Map<String, Value>) -> Result<Value, String> {
     }
     // One shape for both directions: the RDP answer under `out`, the PLD bracket under
     // `out` (accountant "pld") or `out_pld` (accountant "both"), each with `_lower`.
-    let given = (field(&obj, "delta")?, field(&obj, "epsilon")?);
-    type Pld = Option<Result<(f64, f64), String>>;
-    let mut put = |out: &str, rdp: Option<(f64, f64)>, pld: Pld| {
-        if let Some((v, a)) = rdp {
-            obj.insert(out.into(), json!(v));
-            obj.insert("alpha".into(), json!(a));
-        }
-        match pld {
-            Some(Ok((u, l))) => put_bracket(&mut obj, acct, out, u, l),
-            Some(Err(why)) => unavailable(&mut obj, &mut String::new(), out, &why),
-            None => {}
-        }
-    };
-    let run = || Run::with_default_orders(m, steps).map_err(e);
-    match given {
-        (Some(delta), None) => {
-            let rdp = (acct != Accountant::Pld)
-                .then(|| run()?.epsilon(delta, Conversion::Improved).map_err(e))
-                .transpose()?
-                .map(|o| (o.value, o.alpha));
-            let pld = (acct != Accountant::Rdp)
-                .then(|| pld_or_unavailable(acct, engine::pld::epsilon(m, steps, delta)))
-                .transpose()?
-                .map(|r| r.map(|p| (p.epsilon.upper, p.epsilon.lower)));
-            put("epsilon", rdp, pld);
-        }
-        (None, Some(eps)) => {
-            let rdp = (acct != Accountant::Pld)
-                .then(|| run()?.delta(eps, Conversion::Improved).map_err(e))
-                .transpose()?
-                .map(|o| (o.value, o.alpha));
-            let pld = (acct != Accountant::Rdp)
-                .then(|| pld_or_unavailable(acct, engine::pld::delta(m, steps, eps)))
-                .transpose()?
-                .map(|r| r.map(|p| (p.delta.upper, p.delta.lower)));
-            put("delta", rdp, pld);
-        }
+    let (asked, out) = match (field(&obj, "delta")?, field(&obj, "epsilon")?) {
+        (Some(delta), None) => (Asked::Epsilon(delta), "epsilon"),
+        (None, Some(eps)) => (Asked::Delta(eps), "delta"),
         (Some(_), Some(_)) => {
             return Err("give delta (for epsilon) or epsilon (for delta), not both".into())
         }
         (None, None) => return Err("missing delta".into()),
+    };
+    let run = Run::with_default_orders(m, steps).map_err(e)?;
+    let a = answer(&run, asked, acct, Conversion::Improved, false).map_err(e)?;
+    if let Some(o) = a.rdp {
+        obj.insert(out.into(), json!(o.value));
+        obj.insert("alpha".into(), json!(o.alpha));
+    }
+    match a.tight {
+        Some(Ok((b, _))) => put_bracket(&mut obj, acct, out, b.upper, b.lower),
+        Some(Err(why)) => unavailable(&mut obj, &mut String::new(), out, &why.to_string()),
+        None => {}
     }
     Ok(Value::Object(obj))
 }

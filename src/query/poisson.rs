@@ -2,6 +2,7 @@
 //! adjacency (other runs go through [`super::scheme`]).
 
 use super::*;
+use crate::engine::answer::{answer, Asked};
 
 /// A band count: a whole number ≥ 1.
 pub(super) fn bands_of(b: f64) -> Result<u64, String> {
@@ -78,6 +79,7 @@ pub(super) fn command(f: &Request, cmd: &str) -> Result<Report, String> {
             let run = Run::new(f.sgm()?, f.steps()?, f.orders()).map_err(e)?;
             let d = need(f.delta, "delta")?;
             let acct = f.accountant.unwrap_or(Accountant::Rdp);
+            let a = answer(&run, Asked::Epsilon(d), acct, f.conv(), false).map_err(e)?;
             let mut out = String::new();
             let mut obj = Map::new();
             for (k, v) in [
@@ -88,8 +90,7 @@ pub(super) fn command(f: &Request, cmd: &str) -> Result<Report, String> {
             ] {
                 obj.insert(k.into(), v);
             }
-            if acct != Accountant::Pld {
-                let o = run.epsilon(d, f.conv()).map_err(e)?;
+            if let Some(o) = a.rdp {
                 obj.insert("conversion".into(), json!(f.conv()));
                 put_optimum(&mut obj, "epsilon", &o);
                 out += &format!(
@@ -98,18 +99,17 @@ pub(super) fn command(f: &Request, cmd: &str) -> Result<Report, String> {
                     if o.at_edge { "\nwarning: the optimal order is at the edge of the orders; widen --orders" } else { "" }
                 );
             }
-            if acct != Accountant::Rdp {
-                match pld_or_unavailable(acct, engine::pld::epsilon(run.sgm(), run.steps(), d))? {
-                    Ok(p) => {
-                        put_bracket(&mut obj, acct, "epsilon", p.epsilon.upper, p.epsilon.lower);
-                        obj.insert("pld_grid".into(), json!(p.grid));
-                        out += &format!(
-                            "epsilon = {} (PLD, certified upper bound; bracket [{}, {}], worse direction: {})\n",
-                            up6(p.epsilon.upper), down6(p.epsilon.lower), up6(p.epsilon.upper), p.grid.worst
-                        );
-                    }
-                    Err(why) => unavailable(&mut obj, &mut out, "epsilon", &why),
+            match a.tight {
+                Some(Ok((b, grid))) => {
+                    put_bracket(&mut obj, acct, "epsilon", b.upper, b.lower);
+                    obj.insert("pld_grid".into(), json!(grid));
+                    out += &format!(
+                        "epsilon = {} (PLD, certified upper bound; bracket [{}, {}], worse direction: {})\n",
+                        up6(b.upper), down6(b.lower), up6(b.upper), grid.worst
+                    );
                 }
+                Some(Err(why)) => unavailable(&mut obj, &mut out, "epsilon", &why.to_string()),
+                None => {}
             }
             Ok(Report {
                 fields: obj,
@@ -120,11 +120,11 @@ pub(super) fn command(f: &Request, cmd: &str) -> Result<Report, String> {
             let run = Run::new(f.sgm()?, f.steps()?, f.orders()).map_err(e)?;
             let eps = need(f.epsilon, "epsilon")?;
             let acct = f.accountant.unwrap_or(Accountant::Rdp);
+            let a = answer(&run, Asked::Delta(eps), acct, f.conv(), false).map_err(e)?;
             let mut out = String::new();
             let mut obj = Map::new();
             obj.insert("epsilon".into(), json!(eps));
-            if acct != Accountant::Pld {
-                let o = run.delta(eps, f.conv()).map_err(e)?;
+            if let Some(o) = a.rdp {
                 put_optimum(&mut obj, "delta", &o);
                 out += &format!(
                     "delta = {} at alpha = {:.4}\n",
@@ -132,19 +132,18 @@ pub(super) fn command(f: &Request, cmd: &str) -> Result<Report, String> {
                     o.alpha
                 );
             }
-            if acct != Accountant::Rdp {
-                match pld_or_unavailable(acct, engine::pld::delta(run.sgm(), run.steps(), eps))? {
-                    Ok(p) => {
-                        put_bracket(&mut obj, acct, "delta", p.delta.upper, p.delta.lower);
-                        out += &format!(
-                            "delta = {} (PLD, certified upper bound; bracket [{}, {}])\n",
-                            decimal::sci(p.delta.upper, 6, Dir::Up),
-                            decimal::sci(p.delta.lower, 6, Dir::Down),
-                            decimal::sci(p.delta.upper, 6, Dir::Up)
-                        );
-                    }
-                    Err(why) => unavailable(&mut obj, &mut out, "delta", &why),
+            match a.tight {
+                Some(Ok((b, _))) => {
+                    put_bracket(&mut obj, acct, "delta", b.upper, b.lower);
+                    out += &format!(
+                        "delta = {} (PLD, certified upper bound; bracket [{}, {}])\n",
+                        decimal::sci(b.upper, 6, Dir::Up),
+                        decimal::sci(b.lower, 6, Dir::Down),
+                        decimal::sci(b.upper, 6, Dir::Up)
+                    );
                 }
+                Some(Err(why)) => unavailable(&mut obj, &mut out, "delta", &why.to_string()),
+                None => {}
             }
             Ok(Report {
                 fields: obj,

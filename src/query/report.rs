@@ -62,19 +62,6 @@ pub(super) fn put_bracket(
     obj.insert(key, json!(upper));
 }
 
-/// A PLD answer, or — with accountant "both" only — why it is unavailable (the RDP
-/// answer beside it still stands); with accountant "pld" the error is the answer.
-pub(super) fn pld_or_unavailable<T>(
-    acct: Accountant,
-    r: Result<T, engine::Error>,
-) -> Result<Result<T, String>, String> {
-    match r {
-        Ok(v) => Ok(Ok(v)),
-        Err(x) if acct == Accountant::Both => Ok(Err(x.to_string())),
-        Err(x) => Err(x.to_string()),
-    }
-}
-
 /// "both" without a PLD answer: `<name>_pld: null` and `pld_error` in JSON, one line of
 /// words in text.
 pub(super) fn unavailable(obj: &mut Map<String, Value>, out: &mut String, name: &str, why: &str) {
