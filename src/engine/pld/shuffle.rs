@@ -332,16 +332,30 @@ fn lower_bound(
     w.budget(WORK);
     let epochs = epochs_of(sh, full, part);
     let e = epochs.iter().map(|x| x.2).sum::<f64>();
-    let (_, alpha) = steer(sh, e, upper);
-    let d = initial_spacing(upper, alpha, e, TOL);
+    // First at the upper end's scale; then, where the pair's ε proves much smaller (it is:
+    // shuffling amplifies), again on a lattice and tilt at that scale, whose discretization
+    // loses far less of it (σ 3.58, t 184, δ 7.3e-12: the first pass read 0 at 2 epochs and
+    // 0.145 at 7 after 0.175 at 6). Every pass is a certified lower bound: the best stands.
     let mut best = 0.0f64;
-    for lat in lower_lattices(sh, &epochs, d) {
-        match eps_direction(&lat, delta, 0.7 * upper, alpha, TOL, w) {
-            Ok((_, l, _)) => best = best.max(l),
-            // A lower bound may always fall back to a weaker one: 0 for this direction.
-            Err(Error::PldBudget { .. }) => {}
-            Err(other) => return Err(other),
+    let mut guess = upper;
+    for pass in 0..4 {
+        let before = best;
+        let (_, alpha) = steer(sh, e, guess);
+        let d = initial_spacing(guess, alpha, e, TOL) / f64::from(1 + pass);
+        for lat in lower_lattices(sh, &epochs, d) {
+            match eps_direction(&lat, delta, 0.7 * guess, alpha, TOL, w) {
+                Ok((_, l, _)) => best = best.max(l),
+                // A lower bound may always fall back to a weaker one: 0 for this direction.
+                Err(Error::PldBudget { .. }) => {}
+                Err(other) => return Err(other),
+            }
         }
+        let next = if best > 0.0 { best } else { 0.1 * guess };
+        // Again at the new scale while it is a different one and the last pass gained.
+        if (pass > 0 && best < 1.02 * before) || !w.has_work() {
+            break;
+        }
+        guess = next;
     }
     Ok(best)
 }
