@@ -30,6 +30,7 @@ from ._sgm_rdp import SgmRdpError, __version__
 
 __all__ = [
     "SgmRdpError",
+    "SgmRdpWarning",
     "Epsilon",
     "Delta",
     "Calibration",
@@ -509,6 +510,41 @@ def delta_phases(phases: Sequence[Any], epsilon: float) -> Delta:
     return Delta(upper=upper, lower=lower, accountant="pld")
 
 
+class SgmRdpWarning(UserWarning):
+    """The tight accountant could not answer within its per-call budget and an accountant
+    answered by exact RDP instead (a certified upper bound too, looser)."""
+
+
+def _rdp_fallback(phases: List["Phase"], error: "SgmRdpError", epsilon: Optional[float] = None,
+                  delta: Optional[float] = None) -> float:
+    """The exact-RDP answer for `phases` after the tight accountant refused with `error`
+    (its work budget: e.g. a thousand distinct noise multipliers), with a SgmRdpWarning;
+    re-raised where exact RDP has no route (replace-one or truncated phases) or the
+    refusal is not the tight accountant's."""
+    import warnings
+
+    message = str(error)
+    if "PLD accountant" not in message:
+        raise error
+    if any(p.adjacency != "add-remove" or p.dataset_size is not None for p in phases):
+        raise SgmRdpError(message.replace(
+            "; the exact-RDP epsilon still applies",
+            "; no exact-RDP route here (replace-one or truncated Poisson phases)"))
+    triples = [(float(p.sample_rate), float(p.noise_multiplier), int(p.steps)) for p in phases]
+    if delta is not None:
+        value, order = _core.rdp_epsilon_phases(triples, delta)
+        what = f"epsilon = {value:.6g} at order {order:g}"
+    else:
+        value, order = _core.rdp_delta_phases(triples, epsilon)
+        what = f"delta = {value:.6g} at order {order:g}"
+    warnings.warn(
+        f"sgm_rdp: the tight accountant refused ({message.split('; the exact-RDP')[0]}); "
+        f"answered by exact RDP over {len(phases)} phase(s) instead: {what} "
+        "(a certified upper bound, looser than the tight one)",
+        SgmRdpWarning, stacklevel=3)
+    return value
+
+
 class OpacusAccountant:
     """An accountant with Opacus' interface (`step(noise_multiplier=, sample_rate=)`,
     `get_epsilon(delta)`, `history`, `len`, `state_dict`), answered by the tight
@@ -531,9 +567,15 @@ class OpacusAccountant:
             self.history.append((noise_multiplier, sample_rate, 1))
 
     def get_epsilon(self, delta: float, **kwargs: Any) -> float:
+        """The tight accountant's certified upper bound; where it refuses within its budget
+        (many distinct noise multipliers), exact RDP's, with a SgmRdpWarning."""
         if not self.history:
             return 0.0
-        return epsilon_phases([Phase(nm, sr, n) for nm, sr, n in self.history], delta).upper
+        phases = [Phase(nm, sr, n) for nm, sr, n in self.history]
+        try:
+            return epsilon_phases(phases, delta).upper
+        except SgmRdpError as e:
+            return _rdp_fallback(phases, e, delta=delta)
 
     def __len__(self) -> int:
         return len(self.history)

@@ -11,7 +11,9 @@ dp_accounting code that takes an accountant can take it. It composes
 * `SelfComposedDpEvent`, `ComposedDpEvent`, `NoOpDpEvent`,
 
 and answers `get_epsilon(delta)` / `get_delta(epsilon)` with the tight accountant's
-certified upper bound (`supports()` is False for anything else). Requires dp_accounting
+certified upper bound (`supports()` is False for anything else); where the tight accountant
+refuses within its per-call budget (e.g. a thousand distinct noise multipliers), with exact
+RDP's certified bound and a `SgmRdpWarning` saying so. Requires dp_accounting
 (`pip install dp-accounting`).
 """
 
@@ -21,7 +23,7 @@ from typing import List, Optional
 from dp_accounting import dp_event
 from dp_accounting import privacy_accountant
 
-from . import Phase, SgmRdpError, delta_phases, epsilon_phases
+from . import Phase, SgmRdpError, _rdp_fallback, delta_phases, epsilon_phases
 
 NeighborRel = privacy_accountant.NeighboringRelation
 CompositionErrorDetails = privacy_accountant.PrivacyAccountant.CompositionErrorDetails
@@ -114,11 +116,19 @@ class SgmRdpAccountant(privacy_accountant.PrivacyAccountant):
             return math.inf
         if not self._phases:
             return 0.0
-        return epsilon_phases(self._phases, target_delta).upper
+        try:
+            return epsilon_phases(self._phases, target_delta).upper
+        except SgmRdpError as e:
+            # Beyond the tight accountant's budget (e.g. a thousand distinct noise
+            # multipliers): exact RDP's certified bound, with a SgmRdpWarning.
+            return _rdp_fallback(self._phases, e, delta=target_delta)
 
     def get_delta(self, target_epsilon: float) -> float:
         if self._non_private:
             return 1.0
         if not self._phases:
             return 0.0
-        return delta_phases(self._phases, target_epsilon).upper
+        try:
+            return delta_phases(self._phases, target_epsilon).upper
+        except SgmRdpError as e:
+            return _rdp_fallback(self._phases, e, epsilon=target_epsilon)

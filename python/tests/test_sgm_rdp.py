@@ -402,3 +402,33 @@ def test_check_refuses_by_name():
         sgm_rdp.check(library="opacus", **{**P1, "noise_multiplier": float("nan")})
     with pytest.raises(SgmRdpError, match="unknown key"):
         sgm_rdp.check(library="opacus", bogus=1, **P1)
+
+
+def test_a_thousand_noise_multipliers_fall_back_to_exact_rdp_and_say_so():
+    # Issue 62 #4: 1,000 distinct noise multipliers, 10 steps each, spend the tight
+    # accountant's budget; the accountant answers by exact RDP with a warning, and that
+    # answer is dp_accounting's own RdpAccountant's on the same events (its 156 orders).
+    from dp_accounting import dp_event
+    from dp_accounting.rdp import rdp_privacy_accountant
+
+    from sgm_rdp.accountant import SgmRdpAccountant
+
+    acc, ref = SgmRdpAccountant(), rdp_privacy_accountant.RdpAccountant()
+    for i in range(1000):
+        ev = dp_event.SelfComposedDpEvent(
+            dp_event.PoissonSampledDpEvent(0.01, dp_event.GaussianDpEvent(1.0 + i * 0.001)), 10)
+        acc.compose(ev)
+        ref.compose(ev)
+    with pytest.warns(sgm_rdp.SgmRdpWarning, match="exact RDP over 1000 phase"):
+        e = acc.get_epsilon(1e-5)
+    assert e == pytest.approx(ref.get_epsilon(1e-5), rel=1e-6)
+    with pytest.warns(sgm_rdp.SgmRdpWarning):
+        d = acc.get_delta(e)
+    assert d == pytest.approx(1e-5, rel=1e-6)
+    # Opacus' interface: the same fallback.
+    o = sgm_rdp.OpacusAccountant()
+    for i in range(1000):
+        for _ in range(10):
+            o.step(noise_multiplier=1.0 + i * 0.001, sample_rate=0.01)
+    with pytest.warns(sgm_rdp.SgmRdpWarning):
+        assert o.get_epsilon(1e-5) == pytest.approx(e, rel=1e-9)
