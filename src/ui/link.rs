@@ -118,6 +118,9 @@ pub struct Link {
     /// Truncated Poisson's largest batch (`max_batch=`); None: the default
     /// ([`default_max_batch`]).
     pub max_batch: Option<u64>,
+    /// The attack-risk target of "What do I need?" (`risk_tpr=`, `risk_fpr=`): TPR ≤ the
+    /// first at FPR the second, when it differs from [`DEFAULT_RISK`].
+    pub risk: Option<(f64, f64)>,
 }
 
 impl Default for Link {
@@ -134,6 +137,7 @@ impl Default for Link {
             group: 1,
             adjacency: crate::engine::Adjacency::AddRemove,
             max_batch: None,
+            risk: None,
         }
     }
 }
@@ -171,7 +175,7 @@ pub struct LinkError {
 }
 
 /// Every parameter the codec reads; anything else in a query is ignored.
-pub const PARAMS: [&str; 21] = [
+pub const PARAMS: [&str; 23] = [
     "v",
     "q",
     "sigma",
@@ -193,6 +197,8 @@ pub const PARAMS: [&str; 21] = [
     "group",
     "adjacency",
     "max_batch",
+    "risk_tpr",
+    "risk_fpr",
 ];
 
 /// The query (with or without its leading `?`) → the link's settings, plus one
@@ -271,6 +277,19 @@ pub fn decode(query: &str) -> (Link, Vec<LinkError>) {
         match parse_target(t) {
             Ok(e) => link.target = Some(e),
             Err(m) => refuse("target", m),
+        }
+    }
+    if get("risk_tpr").is_some() || get("risk_fpr").is_some() {
+        let rate = |k: &str, name: &str, default: f64| {
+            get(k).map_or(Ok(default), |t| crate::ui::page::parse_rate(t, name))
+        };
+        match (
+            rate("risk_tpr", "TPR", DEFAULT_RISK.0),
+            rate("risk_fpr", "FPR", DEFAULT_RISK.1),
+        ) {
+            (Ok(t), Ok(f)) => link.risk = Some((t, f)),
+            (Err(m), _) => refuse("risk_tpr", m),
+            (_, Err(m)) => refuse("risk_fpr", m),
         }
     }
     if let Some(t) = get("omega") {
@@ -383,10 +402,40 @@ pub fn encode(link: &Link) -> String {
     if let Some(m) = link.max_batch {
         s += &format!("&max_batch={m}");
     }
+    if let Some((t, f)) = link.risk.filter(|r| *r != DEFAULT_RISK) {
+        s += &format!("&risk_tpr={}&risk_fpr={}", show(t), show(f));
+    }
     if link.embed {
         s += "&embed=1";
     }
     s
+}
+
+/// The page's attack-risk target when the link names none (TPR ≤ 0.05 at FPR 0.01): a
+/// link carries `risk_tpr`/`risk_fpr` only when they differ.
+pub const DEFAULT_RISK: (f64, f64) = (0.05, 0.01);
+
+/// The element that shows a refused link parameter's reason, next to its control.
+pub fn error_element(param: &str) -> &'static str {
+    match param {
+        "q" => "q-error",
+        "sigma" => "sigma-error",
+        "steps" => "steps-error",
+        "delta" => "delta-error",
+        "omega" => "omega-error",
+        "acct" => "accountant-error",
+        "batch" => "batching-error",
+        "group" => "group-size-error",
+        "adjacency" => "adjacency-error",
+        "max_batch" => "max-batch-error",
+        "cb_sigma" | "cb_eps" => "cb-error",
+        "dataset" => "ds-error",
+        "target" => "target-error",
+        "risk_tpr" | "risk_fpr" => "risk-error",
+        "overlays" => "overlays-error",
+        "conv" => "conversion-error",
+        _ => "link-error",
+    }
 }
 
 /// The page's target ε when the link names none (its "target ε" box starts at it): a link
@@ -645,6 +694,14 @@ mod tests {
                         dataset: Dataset { n, b: b as f64, e },
                         embed: em,
                         target: (tg < 5e4).then_some(tg),
+                        risk: max_batch
+                            .map(|m| {
+                                (
+                                    ((m % 97) + 1) as f64 / 100.0,
+                                    ((m % 89) + 1) as f64 / 1000.0,
+                                )
+                            })
+                            .filter(|r| *r != DEFAULT_RISK),
                         group,
                         adjacency: if rep {
                             crate::engine::Adjacency::ReplaceOne
@@ -736,6 +793,23 @@ mod tests {
         // Copy link of the first (terms and q, steps agree): no message.
         let (_, errors) = decode(&encode(&l));
         assert!(errors.iter().all(|e| e.param != "dataset"), "{errors:?}");
+    }
+
+    #[test]
+    fn the_attack_risk_target_travels_in_the_link() {
+        let (l, e) = decode("?q=0.01&risk_tpr=0.1&risk_fpr=0.001");
+        assert!(e.is_empty(), "{e:?}");
+        assert_eq!(l.risk, Some((0.1, 0.001)));
+        assert!(encode(&l).ends_with("&risk_tpr=0.1&risk_fpr=0.001"));
+        // One rate alone keeps the other's default; the defaults are left out.
+        assert_eq!(decode("?risk_fpr=0.02").0.risk, Some((0.05, 0.02)));
+        assert!(!encode(&decode("?risk_tpr=0.05").0).contains("risk"));
+        let (l, e) = decode("?risk_tpr=2");
+        assert_eq!((l.risk, e[0].param), (None, "risk_tpr"));
+        assert!(e[0]
+            .message
+            .contains("TPR must be a number between 0 and 1"));
+        assert_eq!(error_element(e[0].param), "risk-error");
     }
 
     #[test]

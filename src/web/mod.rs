@@ -488,6 +488,12 @@ fn wire_inverse(app: &Shared) {
             }
         });
     }
+    // The risk target travels in the link as typed (a bad rate is left out of it).
+    for id in ["risk-tpr", "risk-fpr"] {
+        on_app(app, id, "input", move |a| {
+            state::write_url(&a.borrow().page)
+        });
+    }
     // An attack-risk target (TPR ≤ a at FPR b): the same worker, the command line's
     // `calibrate --tpr --fpr`; a bad rate is named next to the fields.
     for which in ["risk-sigma", "risk-steps"] {

@@ -27,6 +27,10 @@ pub fn read_url() -> (Link, Vec<(&'static str, String)>) {
     if let Some(e) = l.target {
         set_value("target-eps", &e.to_string());
     }
+    if let Some((t, f)) = l.risk {
+        set_value("risk-tpr", &t.to_string());
+        set_value("risk-fpr", &f.to_string());
+    }
     if l.dataset != Dataset::MNIST {
         if let Some(d) = by_id::<web_sys::Element>("dataset") {
             let _ = d.set_attribute("open", "");
@@ -46,24 +50,10 @@ pub fn read_url() -> (Link, Vec<(&'static str, String)>) {
 /// Show the refused link values next to their controls (once the controls are synced).
 pub fn show_link_errors(errors: Vec<(&'static str, String)>) {
     for (param, msg) in errors {
-        let id = match param {
-            "q" | "sigma" | "steps" | "delta" | "omega" => {
-                set_error(param, &msg);
-                continue;
-            }
-            "acct" => "accountant-error",
-            "batch" => "batching-error",
-            "group" => "group-size-error",
-            "adjacency" => "adjacency-error",
-            "max_batch" => "max-batch-error",
-            "cb_sigma" | "cb_eps" => "cb-error",
-            "dataset" => "ds-error",
-            "target" => "target-error",
-            "overlays" => "overlays-error",
-            "conv" => "conversion-error",
-            _ => "link-error",
-        };
-        set_text(id, &msg);
+        match param {
+            "q" | "sigma" | "steps" | "delta" | "omega" => set_error(param, &msg),
+            _ => set_text(link::error_element(param), &msg),
+        }
     }
 }
 
@@ -88,6 +78,9 @@ fn current(page: &Page) -> Link {
             .and_then(|d| d.body())
             .is_some_and(|b| b.class_list().contains("embed")),
         target: l.target.filter(|&e| e != link::DEFAULT_TARGET),
+        risk: crate::ui::page::parse_rate(&value("risk-tpr"), "TPR")
+            .and_then(|t| crate::ui::page::parse_rate(&value("risk-fpr"), "FPR").map(|f| (t, f)))
+            .ok(),
         group: l.group.max(1),
         ..*l
     }
