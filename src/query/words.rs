@@ -173,7 +173,25 @@ pub fn run(args: &[String]) -> Result<String, String> {
         }
     }
     let json = f.json;
-    Ok(answer(cmd, f)?.print(json) + &note)
+    let default_story = default_accountant_note(cmd, &f);
+    Ok(answer(cmd, f)?.print(json) + &note + &default_story)
+}
+
+/// One default story told where the user meets it (issue 61 #9): a plain Poisson `epsilon`,
+/// `delta` or `calibrate` without `--accountant` answers by exact RDP (as dp_accounting's
+/// RdpAccountant and Opacus' RDP accountant do), while the page, the widget and the Python
+/// package answer by the tight accountant; the text answer says so. "" for JSON and for
+/// runs whose accountant is given or fixed by their scheme.
+fn default_accountant_note(cmd: &str, f: &Request) -> String {
+    let plain = f.is_plain() && f.bands.is_none() && f.risk.iter().all(Option::is_none);
+    if f.json
+        || f.accountant.is_some()
+        || !plain
+        || !matches!(cmd, "epsilon" | "delta" | "calibrate")
+    {
+        return String::new();
+    }
+    "(exact RDP: the command line's default; --accountant pld gives the tight accountant's certified bracket, the default of the page, the widget and the Python package; --accountant both shows the two)\n".into()
 }
 
 /// `check`'s words: `--config FILE` (a JSON object of the configuration), then any

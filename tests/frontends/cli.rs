@@ -1764,3 +1764,49 @@ fn delta_at_or_above_one_over_n_is_warned() {
     let (ok, out, _) = run(&[&base[..], &["1e-2", "--json"]].concat());
     assert!(ok && !out.contains("warning"), "{out}");
 }
+
+/// One default story where the user meets it (issue 61 #9): a plain text answer without
+/// --accountant says it is exact RDP and where the tight accountant is the default; a given
+/// accountant, JSON and scheme runs carry no such line.
+#[test]
+fn the_default_accountant_is_named_where_it_answers() {
+    let base = ["--q", "0.01", "--sigma", "1", "--steps", "1000"];
+    let with = |cmd: &str, extra: &[&str]| {
+        let mut a = vec![cmd];
+        a.extend(base);
+        a.extend(extra);
+        run(&a).1
+    };
+    let note = "(exact RDP: the command line's default; --accountant pld gives";
+    assert!(with("epsilon", &["--delta", "1e-5"]).contains(note));
+    assert!(with("delta", &["--epsilon", "2"]).contains(note));
+    let cal = run(&[
+        "calibrate",
+        "--q",
+        "0.01",
+        "--steps",
+        "1000",
+        "--delta",
+        "1e-5",
+        "--epsilon",
+        "3",
+    ])
+    .1;
+    assert!(cal.contains(note), "{cal}");
+    for extra in [
+        &["--delta", "1e-5", "--accountant", "rdp"][..],
+        &["--delta", "1e-5", "--accountant", "pld"],
+        &["--delta", "1e-5", "--json"],
+        &[
+            "--delta",
+            "1e-5",
+            "--group-size",
+            "2",
+            "--accountant",
+            "pld",
+        ],
+    ] {
+        let out = with("epsilon", extra);
+        assert!(!out.is_empty() && !out.contains(note), "{extra:?}: {out}");
+    }
+}
