@@ -478,11 +478,12 @@ pub fn draw_risk<DB: DrawingBackend>(
     drawn(root, &plot, strip.as_ref(), &chart, &legend, false, th)
 }
 
-/// The sentence a non-specialist reads under the risk chart, from the tightest bound.
-pub fn risk_sentence(fpr: f64, tpr: f64) -> String {
+/// The sentence a non-specialist reads under the risk chart; `source` says which bound the
+/// curve is (e.g. "the tight accountant", or a shuffled band's no-amplification upper end).
+pub fn risk_sentence(fpr: f64, tpr: f64, source: &str) -> String {
     format!(
         "An attacker who wrongly flags at most {} of non-members catches at most {} of members \
-         (for every attack, from the tight accountant).",
+         (for every attack, from {source}).",
         pct(fpr, Dir::Down),
         pct(tpr, Dir::Up)
     )

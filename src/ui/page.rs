@@ -501,6 +501,20 @@ impl Scheme {
         ))
     }
 
+    /// Which bound the attack-risk curve is for this run, in a sentence: the tight
+    /// accountant's; for shuffled batches the band's upper end (no amplification), the only
+    /// end with a whole trade-off curve.
+    pub fn risk_source(&self) -> String {
+        match self.sampling {
+            Batching::Poisson if self.is_plain() => "the tight accountant".to_string(),
+            Batching::Shuffled => {
+                "the shuffled band's upper end: no amplification by shuffling is assumed"
+                    .to_string()
+            }
+            _ => format!("the tight accountant for {}", self.name()),
+        }
+    }
+
     /// Its name in a sentence.
     pub fn name(&self) -> String {
         if self.group > 1 {

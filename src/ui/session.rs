@@ -142,12 +142,13 @@ pub fn gdp_text(data: &Value) -> String {
     )
 }
 
-/// The attack-risk sentence at a false-positive rate of 1 % (from the readouts).
-pub fn one_percent_sentence(risk_fpr: &[(f64, f64)]) -> String {
+/// The attack-risk sentence at a false-positive rate of 1 % (from the readouts), naming the
+/// bound the curve is for `scheme` ([`page::Scheme::risk_source`]).
+pub fn one_percent_sentence(risk_fpr: &[(f64, f64)], scheme: &page::Scheme) -> String {
     risk_fpr
         .iter()
         .find(|(f, _)| (*f - 0.01).abs() < 1e-12)
-        .map(|&(f, tp)| tc::risk_sentence(f, tp))
+        .map(|&(f, tp)| tc::risk_sentence(f, tp, &scheme.risk_source()))
         .unwrap_or_default()
 }
 

@@ -699,6 +699,10 @@ pub struct Texts {
     pub context: String,
     /// The full mode's sentence (None in the compact mode).
     pub sentence: Option<String>,
+    /// What the headline's ε is, after it: "tight (PLD)" for Poisson sampling of one
+    /// example; for shuffled batches the band with both ends (the headline is its upper
+    /// end, no amplification); the scheme's name otherwise.
+    pub acct: String,
 }
 
 /// The widget's texts. The headline shows the tight ε, exact RDP's, or both (the
@@ -775,7 +779,18 @@ pub fn texts(s: &Settings, m: &Model, t: &TightState) -> Texts {
             scheme.name()
         ),
     });
+    let acct = match (scheme.sampling, t.eps) {
+        _ if scheme.is_plain() => " tight (PLD)".to_string(),
+        (Batching::Shuffled, Some((up, lo))) => format!(
+            " no-amplification upper end; certified band [{}, {}], shuffled batches",
+            fmt_eps6_lower(lo),
+            fmt_eps6(up)
+        ),
+        (Batching::Shuffled, None) => " shuffled batches: certified band".to_string(),
+        _ => format!(" certified, {}", scheme.name()),
+    };
     Texts {
+        acct,
         messages,
         pld,
         rdp,
@@ -891,6 +906,36 @@ mod tests {
         assert!(w
             .eps_pld_title
             .starts_with("certified bracket [2.370000, 2.380000]"));
+        assert_eq!(w.acct, " tight (PLD)");
+        // Shuffled batches (issue 61 #6): the headline's number is the band's upper end (no
+        // amplification), and the label says so with both ends; it is not "tight (PLD)".
+        let mut sh = Settings::default();
+        sh.set("sampling", Some("shuffled"));
+        let band = obj(vec![
+            ("kind", Value::Text("headline".into())),
+            ("epsilon", Value::Num(2.38)),
+            (
+                "shuffled",
+                obj(vec![
+                    ("epsilon", Value::Num(8.0)),
+                    ("epsilonLower", Value::Num(1.5)),
+                ]),
+            ),
+        ]);
+        let mut ts = TightState::default();
+        ts.answer(&band, m.inputs, &sh.scheme());
+        let w = texts(&sh, &m, &ts);
+        assert_eq!(w.eps_pld, "8.0000");
+        assert_eq!(
+            w.acct,
+            " no-amplification upper end; certified band [1.500000, 8.000000], shuffled batches"
+        );
+        // Its risk sentence names that end, not "the tight accountant".
+        let risk = [(0.01, 0.2)];
+        let said = crate::ui::session::one_percent_sentence(&risk, &sh.scheme());
+        assert!(said.ends_with("(for every attack, from the shuffled band's upper end: no amplification by shuffling is assumed)."), "{said}");
+        assert!(crate::ui::session::one_percent_sentence(&risk, &plain)
+            .ends_with("from the tight accountant)."));
         let other = Model::compute(Inputs {
             sigma: 2.0,
             ..Inputs::mnist()

@@ -210,8 +210,7 @@ fn wire(app: &Shared) {
         let fx = a.borrow_mut().page.set_adjacency(adj);
         chosen(a, fx);
     });
-    // Examples per user: a whole number 1 … 256, committed when valid (a typed invalid
-    // value keeps the last valid one and says why next to the field).
+    // Examples per user: 1 … 256, committed when valid (else the last valid one stays).
     let a = app.clone();
     on(
         "group-size",
@@ -228,8 +227,7 @@ fn wire(app: &Shared) {
             }
         },
     );
-    // Truncated Poisson's largest batch: a whole number ≥ 1, or empty for the default; a
-    // typed invalid value keeps the last valid one and says why next to the field.
+    // Truncated Poisson's largest batch (≥ 1, or empty: the default), as examples per user.
     on_app(app, "max-batch", "change", move |a| {
         let t = value("max-batch");
         let parsed = if t.trim().is_empty() {
@@ -494,8 +492,7 @@ fn wire_inverse(app: &Shared) {
             state::write_url(&a.borrow().page)
         });
     }
-    // An attack-risk target (TPR ≤ a at FPR b): the same worker, the command line's
-    // `calibrate --tpr --fpr`; a bad rate is named next to the fields.
+    // An attack-risk target (TPR ≤ a at FPR b), solved in the worker; bad rates are named.
     for which in ["risk-sigma", "risk-steps"] {
         on_app(app, &format!("solve-{which}"), "click", move |a| {
             let rates = crate::ui::page::parse_rate(&value("risk-tpr"), "TPR").and_then(|t| {

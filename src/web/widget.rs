@@ -37,6 +37,7 @@ struct Els {
     /// The tight ε's part of the headline, its number, the separator, exact RDP's part.
     pld_part: HtmlElement,
     eps_pld: Element,
+    acct: Element,
     sep: HtmlElement,
     rdp_part: HtmlElement,
     rdp_label: Element,
@@ -326,7 +327,7 @@ fn build(d: &Document, root: &web_sys::ShadowRoot) -> Result<Els, JsValue> {
     // Only the numbers are announced (not the whole headline on every slider step).
     let eps_pld = text(d, "strong", "eps-pld", "…", &pld_part)?;
     eps_pld.set_attribute("aria-live", "polite")?;
-    text(d, "small", "acct", " tight (PLD)", &pld_part)?;
+    let acct = text(d, "small", "acct", " tight (PLD)", &pld_part)?;
     let sep = text(d, "span", "sep", " · ", &head)?;
     let rdp_part = el(d, "span", "rdp", &head)?;
     let rdp_label = text(d, "span", "", "ε = ", &rdp_part)?;
@@ -398,6 +399,7 @@ fn build(d: &Document, root: &web_sys::ShadowRoot) -> Result<Els, JsValue> {
         drawn_width: std::cell::Cell::new(0),
         pld_part,
         eps_pld: eps_pld.into(),
+        acct: acct.into(),
         sep,
         rdp_part,
         rdp_label: rdp_label.into(),
@@ -511,6 +513,7 @@ fn show_text(i: &Inner) {
     e.eps.set_text_content(Some(&w.eps));
     e.alpha.set_text_content(Some(&w.alpha));
     e.eps_pld.set_text_content(Some(&w.eps_pld));
+    e.acct.set_text_content(Some(&w.acct));
     let _ = e.eps_pld.set_attribute("title", &w.eps_pld_title);
     let _ = e.pld_part.class_list().toggle_with_force("stale", w.stale);
     e.context.set_text_content(Some(&w.context));
@@ -585,7 +588,7 @@ fn show_tight_charts(i: &Inner) {
         draw_chart(&e.chart_risk, dark, "widget risk", 2, |root, th| {
             tight::draw_risk(root, &tc.risk, labels, th).map(|_| ())
         });
-        let s = one_percent_sentence(&tc.risk_fpr);
+        let s = one_percent_sentence(&tc.risk_fpr, &i.state.settings.scheme());
         let _ = e
             .chart_risk
             .set_attribute("aria-label", &format!("membership-inference risk: {s}"));

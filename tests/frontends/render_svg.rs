@@ -441,16 +441,24 @@ fn tight_charts_draw_from_engine_data() {
         !svg_t.contains("lower end"),
         "a bracket's lower end is not drawn"
     );
-    let sentence = tight::risk_sentence(0.01, curve[2].1);
+    let sentence = tight::risk_sentence(0.01, curve[2].1, "the tight accountant");
     assert!(
         sentence.contains("1.0 %") || sentence.contains("1 %"),
         "{sentence}"
     );
     // The TPR bound rounds up, the FPR it holds at down: the sentence stays true.
-    assert!(tight::risk_sentence(0.01, 0.04812).contains("catches at most 4.9 %"));
-    assert!(tight::risk_sentence(0.0199, 0.13).contains("flags at most 1.9 %"));
-    assert!(tight::risk_sentence(0.01, 0.1201).contains("catches at most 13 %"));
-    assert!(tight::risk_sentence(0.01, 0.0012345).contains("catches at most 0.12345 %"));
+    assert!(tight::risk_sentence(0.01, 0.04812, "the tight accountant")
+        .contains("catches at most 4.9 %"));
+    assert!(
+        tight::risk_sentence(0.0199, 0.13, "the tight accountant").contains("flags at most 1.9 %")
+    );
+    assert!(
+        tight::risk_sentence(0.01, 0.1201, "the tight accountant").contains("catches at most 13 %")
+    );
+    assert!(
+        tight::risk_sentence(0.01, 0.0012345, "the tight accountant")
+            .contains("catches at most 0.12345 %")
+    );
     // Readouts (#22): every point drawn reads out its own numbers, named as in the legend,
     // and the drawn mapping puts each point inside the plot.
     let k = 14063.0 / 60.0;

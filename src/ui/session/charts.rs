@@ -59,7 +59,7 @@ impl Page {
             (Some(e), _) => format!("When ε = {} is reached: computing…", fmt_num(e)),
             _ => "Set a target ε (in “What do I need?”) to see when it is reached.".into(),
         };
-        let risk = one_percent_sentence(&c.risk_fpr);
+        let risk = one_percent_sentence(&c.risk_fpr, &self.scheme(&i));
         let readouts: Vec<String> = c
             .risk_fpr
             .iter()
