@@ -142,6 +142,29 @@ fn delta_phases(py: Python<'_>, phases: Vec<PhaseTuple>, epsilon: f64) -> PyResu
     Ok((a.delta.upper, a.delta.lower))
 }
 
+/// The composed exact RDP of heterogeneous Poisson/add-remove phases at each of `orders`
+/// (the default 156 when None): (the orders, Σ steps·RDP per order).
+fn composed_rdp(
+    phases: &[(f64, f64, u64)],
+    orders: Option<Vec<f64>>,
+) -> PyResult<(Vec<f64>, Vec<f64>)> {
+    let orders = engine::params::check_orders(&orders.unwrap_or_else(engine::default_orders))
+        .map_err(err)?;
+    if phases.is_empty() {
+        return Err(err("no phases to compose"));
+    }
+    let mut total = vec![0.0; orders.len()];
+    for &(q, sigma, steps) in phases {
+        let sgm = Sgm::new(q, sigma).map_err(err)?;
+        let steps = engine::params::check_steps(steps).map_err(err)?;
+        let r = engine::rdp::rdp_orders(&sgm, &orders).map_err(err)?;
+        for (t, v) in total.iter_mut().zip(r) {
+            *t += steps as f64 * v;
+        }
+    }
+    Ok((orders, total))
+}
+
 /// Exact RDP of heterogeneous Poisson/add-remove phases, composed over `orders` (the
 /// default 156 when None) and converted at δ (improved conversion): (ε, its order).
 #[pyfunction]
@@ -151,21 +174,8 @@ fn rdp_epsilon_phases(
     delta: f64,
     orders: Option<Vec<f64>>,
 ) -> PyResult<(f64, f64)> {
-    let orders = engine::params::check_orders(&orders.unwrap_or_else(engine::default_orders))
-        .map_err(err)?;
     let delta = engine::params::check_delta(delta).map_err(err)?;
-    let mut total = vec![0.0; orders.len()];
-    for &(q, sigma, steps) in &phases {
-        let sgm = Sgm::new(q, sigma).map_err(err)?;
-        let steps = engine::params::check_steps(steps).map_err(err)?;
-        let r = engine::rdp::rdp_orders(&sgm, &orders).map_err(err)?;
-        for (t, v) in total.iter_mut().zip(r) {
-            *t += steps as f64 * v;
-        }
-    }
-    if phases.is_empty() {
-        return Err(err("no phases to compose"));
-    }
+    let (orders, total) = composed_rdp(&phases, orders)?;
     let mut best = (f64::INFINITY, orders[0]);
     for (&a, &r) in orders.iter().zip(&total) {
         let e = engine::accountant::eps_from_rdp(r, a, delta, Conversion::Improved);
@@ -185,25 +195,12 @@ fn rdp_delta_phases(
     epsilon: f64,
     orders: Option<Vec<f64>>,
 ) -> PyResult<(f64, f64)> {
-    let orders = engine::params::check_orders(&orders.unwrap_or_else(engine::default_orders))
-        .map_err(err)?;
     if !(epsilon.is_finite() && epsilon >= 0.0) {
         return Err(err(format!(
             "epsilon must be a finite number >= 0, got {epsilon}"
         )));
     }
-    if phases.is_empty() {
-        return Err(err("no phases to compose"));
-    }
-    let mut total = vec![0.0; orders.len()];
-    for &(q, sigma, steps) in &phases {
-        let sgm = Sgm::new(q, sigma).map_err(err)?;
-        let steps = engine::params::check_steps(steps).map_err(err)?;
-        let r = engine::rdp::rdp_orders(&sgm, &orders).map_err(err)?;
-        for (t, v) in total.iter_mut().zip(r) {
-            *t += steps as f64 * v;
-        }
-    }
+    let (orders, total) = composed_rdp(&phases, orders)?;
     let mut best = (f64::INFINITY, orders[0]);
     for (&a, &r) in orders.iter().zip(&total) {
         let l = engine::accountant::ln_delta_from_rdp(r, a, epsilon, Conversion::Improved);
