@@ -68,6 +68,13 @@ pub fn check(d: &Value) -> Result<(), String> {
             shown(d.get("gen"))
         ));
     }
+    if text(d, "kind") == Some("check") {
+        // A training configuration: its own keys, checked by the query layer's `check`.
+        return match d.get("config") {
+            Some(Value::Object(m)) if m.len() <= 64 => Ok(()),
+            _ => Err("'config' must be an object of at most 64 keys".into()),
+        };
+    }
     let need: &[&str] = if text(d, "kind") == Some("calibrate") {
         &["q", "delta", "target"]
     } else {
@@ -748,6 +755,15 @@ pub fn calibrate(d: &Value) -> Result<Value, String> {
     Ok(json!({"which": which, "accountant": acct, "value": r[which], "epsilon": r["epsilon"]}))
 }
 
+/// "Check my training code": the request's `config` through the query layer's `check` (the
+/// command line's `check --json` fields).
+pub fn check_config(d: &Value) -> Result<Value, String> {
+    match d.get("config") {
+        Some(Value::Object(m)) => Ok(Value::Object(query::check(m)?.fields)),
+        _ => Err("'config' must be an object".into()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -766,6 +782,39 @@ mod tests {
             d[k] = v;
         }
         d
+    }
+
+    /// A check request is the command line's `check`, field for field; a bad one is refused.
+    #[test]
+    fn a_check_request_is_the_command_lines_check() {
+        let d = json!({"v": 1, "gen": 2, "kind": "check", "config": {"library": "opacus",
+            "noise_multiplier": 1, "dataset_size": 50000, "batch_size": 512, "epochs": 30,
+            "delta": 1e-5, "poisson_sampling": false}});
+        assert!(check(&d).is_ok());
+        let got = check_config(&d).unwrap();
+        let cli = command(&[
+            "check",
+            "--library",
+            "opacus",
+            "--noise-multiplier",
+            "1",
+            "--dataset-size",
+            "50000",
+            "--batch-size",
+            "512",
+            "--epochs",
+            "30",
+            "--delta",
+            "1e-5",
+            "--poisson-sampling",
+            "false",
+            "--json",
+        ])
+        .unwrap();
+        assert_eq!(got, cli);
+        assert!(check(&json!({"v": 1, "gen": 2, "kind": "check"})).is_err());
+        let bad = json!({"v": 1, "gen": 2, "kind": "check", "config": {"library": "keras"}});
+        assert!(check_config(&bad).unwrap_err().contains("library must be"));
     }
 
     /// Every malformed request is refused by name, before it touches the worker's state.

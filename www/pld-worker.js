@@ -27,7 +27,7 @@
 // The page's exact-RDP model at small σ ({kind: "rdp", client, gen, q, sigma, steps, delta,
 // conversion, omega}) is answered with {kind: "rdp", gen, rdp, value, alpha, …, compare}
 // (or {…, error}), then {kind: "chart-c", sigma, chartC} when chart C's σ is new.
-import init, { epsilon, compare, heavyModel, heavyChartC, tightCharts, workerCheck, workerSide, workerSchemeCharts, workerTarget, workerGdp, workerLibrary, workerCalibrate } from './sgm-rdp-worker.js';
+import init, { epsilon, compare, heavyModel, heavyChartC, tightCharts, workerCheck, workerCheckConfig, workerSide, workerSchemeCharts, workerTarget, workerGdp, workerLibrary, workerCalibrate } from './sgm-rdp-worker.js';
 
 const ready = init({ module_or_path: new URL('./sgm-rdp-worker_bg.wasm', import.meta.url) });
 const newest = new Map();
@@ -186,7 +186,8 @@ self.onmessage = isHelper ? help : async ({ data }) => {
   if (bad !== null) {
     const client = data !== null && typeof data === 'object' && typeof data.client === 'string' ? data.client : 'page';
     const gen = data !== null && typeof data === 'object' && Number.isSafeInteger(data.gen) ? data.gen : -1;
-    reply({ client, gen, kind: data && data.kind === 'calibrate' ? 'calibrate-error' : 'error', which: data && data.which, message: `worker: ${bad}` });
+    const failed = { calibrate: 'calibrate-error', check: 'check-error' }[data && data.kind] ?? 'error';
+    reply({ client, gen, kind: failed, which: data && data.which, message: `worker: ${bad}` });
     return;
   }
   const client = data.client ?? 'page';
@@ -218,6 +219,20 @@ self.onmessage = isHelper ? help : async ({ data }) => {
     if (data.gen !== newest.get(client) || data.chartC === false) return;
     const c = cached(chartsC, data.sigma, () => Array.from(heavyChartC(data.sigma)));
     if (c.ok) reply({ client, kind: 'chart-c', sigma: data.sigma, chartC: c.ok });
+    return;
+  }
+  if (data.kind === 'check') {
+    // "Check my training code": {kind: "check", config} → {kind: "checked", …the check's
+    // fields} or {kind: "check-error", message}; the newest check per client wins.
+    const slot = `${client}|check`;
+    newestCalibration.set(slot, Math.max(newestCalibration.get(slot) ?? -1, data.gen));
+    await yieldToQueue();
+    if (data.gen !== newestCalibration.get(slot)) return;
+    try {
+      reply({ client, gen: data.gen, kind: 'checked', ...workerCheckConfig(data) });
+    } catch (err) {
+      reply({ client, gen: data.gen, kind: 'check-error', message: messageOf(err) });
+    }
     return;
   }
   if (data.kind === 'calibrate') {

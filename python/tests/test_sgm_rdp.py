@@ -432,3 +432,54 @@ def test_a_thousand_noise_multipliers_fall_back_to_exact_rdp_and_say_so():
             o.step(noise_multiplier=1.0 + i * 0.001, sample_rate=0.01)
     with pytest.warns(sgm_rdp.SgmRdpWarning):
         assert o.get_epsilon(1e-5) == pytest.approx(e, rel=1e-9)
+
+
+CATALOGUE = [
+    dict(library="opacus", poisson_sampling=False, **P1),
+    dict(library="opacus", accountant="gdp", **P1),
+    dict(library="opacus", sampler="weighted", sampler_num_samples=1000, **P1),
+    dict(library="jax_privacy", noise_multiplier=1, dataset_size=1000, batch_size=10,
+         accumulation_steps=8, steps=100, delta=1e-5),
+    dict(library="jax_privacy", noise_multiplier=1, dataset_size=1000, batch_size=10,
+         accumulation_steps=8, accumulation="independent", steps=100, delta=1e-5),
+    dict(library="dp_accounting", noise_multiplier=2, sample_rate=1, steps=1, delta=1e-5,
+         neighboring="replace_one"),
+    dict(library="tf_privacy", noise_multiplier=1, number_of_examples=50000, batch_size=512,
+         num_epochs=30, delta=1e-5, drop_last=True),
+    dict(library="dp_accounting", noise_multiplier=2, noise_std=2, max_grad_norm=4,
+         sample_rate=0.01, steps=1000, delta=1e-5),
+]
+
+
+@pytest.mark.parametrize("config", CATALOGUE)
+def test_every_catalogue_row_is_the_clis_check(config):
+    args = ["check"]
+    for k, v in config.items():
+        args += ["--" + k.replace("_", "-"), str(v).lower() if isinstance(v, bool) else str(v)]
+    ref = cli(*args)
+    got = sgm_rdp.check(**config).fields
+    for k, v in ref.items():
+        assert got[k] == v, k
+
+
+def test_printed_values_are_the_libraries_own():
+    # dp_accounting 0.6.0 (installed here) computes what dp_accounting and TF Privacy print.
+    from dp_accounting import dp_event
+    from dp_accounting.rdp import rdp_privacy_accountant
+
+    def rdp_eps(event, delta=1e-5):
+        a = rdp_privacy_accountant.RdpAccountant()
+        a.compose(event)
+        return a.get_epsilon(delta)
+
+    sampled = lambda q, s, t: dp_event.SelfComposedDpEvent(
+        dp_event.PoissonSampledDpEvent(q, dp_event.GaussianDpEvent(s)), t)
+    c = sgm_rdp.check(library="dp_accounting", **P1)
+    assert c.printed_epsilon == pytest.approx(rdp_eps(sampled(512 / 50000, 1.0, 2930)), rel=1e-6)
+    # TF Privacy's statement: sigma / 2 (used_microbatching), ceil(E / q) steps; and each
+    # example once per epoch: the Gaussian of sigma / 2 composed ceil(E) times.
+    t = sgm_rdp.check(library="tf_privacy", noise_multiplier=1, number_of_examples=50000,
+                      batch_size=512, num_epochs=30, delta=1e-5)
+    assert t.printed_epsilon == pytest.approx(rdp_eps(sampled(512 / 50000, 0.5, 2930)), rel=1e-6)
+    once = dp_event.SelfComposedDpEvent(dp_event.GaussianDpEvent(0.5), 30)
+    assert t.fields["printed_epsilon_once_per_epoch"] == pytest.approx(rdp_eps(once), rel=1e-6)

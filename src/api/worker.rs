@@ -83,3 +83,12 @@ pub fn worker_calibrate(data: JsValue) -> Result<JsValue, JsError> {
     let d = request(&data).ok_or_else(|| JsError::new("worker: unreadable request"))?;
     thrown_as(crate::worker::calibrate(&d))
 }
+
+/// "Check my training code": the request's configuration through the query layer's `check`
+/// (`crate::worker::check_config`).
+#[cfg(feature = "worker")]
+#[wasm_bindgen(js_name = workerCheckConfig, skip_typescript)]
+pub fn worker_check_config(data: JsValue) -> Result<JsValue, JsError> {
+    let d = request(&data).ok_or_else(|| JsError::new("worker: unreadable request"))?;
+    thrown_as(crate::worker::check_config(&d))
+}

@@ -170,8 +170,8 @@ impl Fields<'_> {
     }
 }
 
-/// ε at `delta` from exact RDP on `orders` as a library's grid reads it (its best order),
-/// and whether that order is the first or last of the grid.
+/// ε at `delta` as the library's RDP accountant prints it on `orders` (its own fractional-order
+/// RDP: [`engine::rdp::library_epsilon`]), and whether its best order is the first or last.
 fn rdp_on(
     q: f64,
     sigma: f64,
@@ -179,11 +179,11 @@ fn rdp_on(
     orders: Vec<f64>,
     delta: f64,
 ) -> Result<(f64, bool), String> {
-    let o = Sgm::new(q, sigma)
-        .and_then(|m| Run::new(m, steps, orders))
-        .and_then(|r| r.epsilon(delta, Conversion::Improved))
-        .map_err(|e| e.to_string())?;
-    Ok((o.grid_value, o.at_edge))
+    let m = Sgm::new(q, sigma).map_err(|e| e.to_string())?;
+    let (e, a) =
+        engine::rdp::library_epsilon(&m, steps, &orders, delta).map_err(|e| e.to_string())?;
+    let edge = orders.first() == Some(&a) || orders.last() == Some(&a);
+    Ok((e, edge))
 }
 
 /// The check of one configuration: its fields (`printed_*`, `certified_*`, `findings`)

@@ -198,6 +198,18 @@ pub fn calibrate(
     f
 }
 
+/// "Check my training code": a configuration in its library's terms (`config`: the query
+/// layer's `check` keys), answered with the check's fields (`checked`) or why not
+/// (`check-error`); the newest of the page's checks wins.
+pub fn check(gen: u32, config: Vec<(String, Value)>) -> Fields {
+    vec![
+        ("v", Value::Num(f64::from(VERSION))),
+        ("gen", Value::Num(f64::from(gen))),
+        ("kind", text("check")),
+        ("config", Value::Obj(config)),
+    ]
+}
+
 /// The kinds of answer the worker sends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
@@ -216,10 +228,13 @@ pub enum Kind {
     ChartC,
     Calibrated,
     CalibrateError,
+    /// A training configuration's check, or why there is none.
+    Checked,
+    CheckError,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 11] = [
+    pub const ALL: [Kind; 13] = [
         Kind::Headline,
         Kind::Error,
         Kind::Charts,
@@ -231,6 +246,8 @@ impl Kind {
         Kind::ChartC,
         Kind::Calibrated,
         Kind::CalibrateError,
+        Kind::Checked,
+        Kind::CheckError,
     ];
 
     /// Its name in an answer's `kind`.
@@ -247,6 +264,8 @@ impl Kind {
             Kind::ChartC => "chart-c",
             Kind::Calibrated => "calibrated",
             Kind::CalibrateError => "calibrate-error",
+            Kind::Checked => "checked",
+            Kind::CheckError => "check-error",
         }
     }
 
@@ -255,9 +274,13 @@ impl Kind {
         Kind::ALL.into_iter().find(|k| k.name() == s)
     }
 
-    /// An answer to a calibration (kept for its own slot, whatever the run shown).
+    /// An answer to a calibration (kept for its own slot, whatever the run shown), or to a
+    /// check (which is of a configuration, not of the run shown).
     pub fn is_calibration(self) -> bool {
-        matches!(self, Kind::Calibrated | Kind::CalibrateError)
+        matches!(
+            self,
+            Kind::Calibrated | Kind::CalibrateError | Kind::Checked | Kind::CheckError
+        )
     }
 }
 
@@ -394,6 +417,7 @@ mod tests {
                 &sized,
                 1.0,
             ),
+            check(1, vec![("library".into(), text("opacus"))]),
         ];
         for f in &all {
             for (k, _) in f {

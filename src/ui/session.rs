@@ -17,6 +17,7 @@ use crate::ui::page::{self, reason_in_words, Scheme};
 use crate::ui::protocol::{self, Fields, Kind, Value};
 
 mod charts;
+mod check;
 mod inverse;
 
 /// Quiet time before a request is posted (the slider is still moving before that).
@@ -289,6 +290,8 @@ pub struct Page {
     tight: Tight,
     inverse: Inverse,
     rdp: Rdp,
+    /// The newest "Check my training code" request.
+    check_gen: u32,
 }
 
 impl Page {
@@ -801,6 +804,7 @@ impl Page {
                 fx.push(Effect::Redraw);
             }
             Kind::Calibrated => fx.extend(self.calibrated(data)),
+            Kind::Checked | Kind::CheckError => fx.extend(self.checked(data)),
             Kind::CalibrateError => {
                 if self.is_current_calibration(data) {
                     let which = data.text("which").unwrap_or_default();

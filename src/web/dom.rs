@@ -23,8 +23,8 @@ pub fn set_text(id: &str, text: &str) {
 }
 
 pub fn value(id: &str) -> String {
-    by_id::<HtmlInputElement>(id)
-        .map(|e| e.value())
+    by_id::<web_sys::Element>(id) // an input, a select or a textarea
+        .and_then(|e| js_sys::Reflect::get(&e, &"value".into()).ok()?.as_string())
         .unwrap_or_default()
 }
 

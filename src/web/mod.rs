@@ -142,9 +142,7 @@ impl App {
     }
 }
 
-/// In iframe mode, post the height whenever the page's size changes (the
-/// comparison table and chart C fill in after the first frame, messages come
-/// and go), not only after a redraw.
+/// In iframe mode, post the height whenever the page's size changes (not only on a redraw).
 fn watch_height() {
     let cb = Closure::<dyn FnMut(JsValue)>::new(|_: JsValue| post_height());
     if let (Ok(ro), Some(root)) = (
@@ -169,8 +167,7 @@ fn sync_inputs(app: &Shared, i: &Inputs) {
 
 fn wire(app: &Shared) {
     for f in Field::ALL {
-        // The shared control: slider, arrow keys and box → state (the page keeps its
-        // listeners for its lifetime).
+        // The shared control: slider, arrow keys and box → state (for the page's lifetime).
         let control = app.borrow().controls.iter().find(|c| c.f == f).cloned();
         if let Some(c) = control {
             let a = app.clone();
@@ -196,8 +193,7 @@ fn wire(app: &Shared) {
             .and_then(|s| Batching::from_name(&s.value()))
             .unwrap_or_default();
         let mut fx = a.borrow_mut().page.set_batching(b);
-        // Fixed-size batches are accounted under replace-one adjacency (the dataset size is
-        // public): choosing them chooses it (the neighbours control shows it).
+        // Fixed-size batches are accounted under replace-one adjacency: choosing them chooses it.
         if b == Batching::FixedSize {
             fx.extend(a.borrow_mut().page.set_adjacency(Adjacency::ReplaceOne));
         }
@@ -324,8 +320,7 @@ fn wire(app: &Shared) {
     on_window("resize", move |_| request_frame(&a));
 }
 
-/// q = B/N and T = ⌈E·N/B⌉ from the dataset terms (a bad value is named, and q and T go
-/// back to `before`, their values before the edit).
+/// q = B/N and T = ⌈E·N/B⌉ from the dataset terms (a bad value named, q and T as `before`).
 fn apply_dataset(a: &Shared, before: Option<(f64, u64)>) {
     let d = field::dataset_terms();
     a.borrow_mut().page.set_dataset(d);
@@ -383,8 +378,7 @@ fn on_app(app: &Shared, id: &str, event: &str, f: impl Fn(&Shared) + 'static) {
     on(id, event, move |_| f(&a));
 }
 
-/// Carry out the page model's effects (no borrow of the app is held: an effect may
-/// update it again).
+/// Carry out the page model's effects (no borrow held: an effect may update the app again).
 fn run(app: &Shared, fx: Vec<Effect>) {
     for e in fx {
         match e {
@@ -444,10 +438,10 @@ fn clear_inverse(a: &Shared) {
 }
 
 fn wire_inverse(app: &Shared) {
-    // A new target makes the answers stale; Enter solves for both.
+    // A new target makes the answers stale (a valid one goes to the chart and the link at
+    // once); Enter solves for both.
     on_app(app, "target-eps", "input", move |a| {
         clear_inverse(a);
-        // A valid target goes to the training chart's sentence and to the link at once.
         let target = field::parse_target().ok();
         let fx = a.borrow_mut().page.set_target(target);
         run(a, fx);
@@ -466,8 +460,7 @@ fn wire_inverse(app: &Shared) {
             }
         }
     });
-    // Both accountants solve in the worker (a solve at small σ can take a second); the
-    // answer arrives through the page model.
+    // Both accountants solve in the worker; the answer arrives through the page model.
     for which in ["sigma", "steps"] {
         on_app(app, &format!("solve-{which}"), "click", move |a| {
             match field::parse_target() {
@@ -486,6 +479,13 @@ fn wire_inverse(app: &Shared) {
             }
         });
     }
+    on_app(app, "check-run", "click", move |a| {
+        let fx = a
+            .borrow_mut()
+            .page
+            .check(&value("check-library"), &value("check-snippet"));
+        run(a, fx);
+    });
     // The risk target travels in the link as typed (a bad rate is left out of it).
     for id in ["risk-tpr", "risk-fpr"] {
         on_app(app, id, "input", move |a| {

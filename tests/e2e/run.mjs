@@ -67,6 +67,29 @@ try {
       `σ 2 → 3: #gdp-summary follows (μ ${up4(g2.mu)} → ${up4(g3.mu)}): "${s3}"`);
     await pg.close();
   }
+  // "Check my training code" (issue 63): the default snippet (a shuffled Opacus run) is the
+  // CLI's `check`; a pasted call with objects skips them and says so; a bad snippet is named.
+  {
+    const want = cli('check', { library: 'opacus', 'noise-multiplier': 1, 'dataset-size': 50000, 'batch-size': 512, epochs: 30, delta: 1e-5, 'poisson-sampling': 'false' });
+    await page.click('#check-run');
+    await page.waitForFunction(() => /guarantees ε ≤/.test(document.querySelector('#check-certified')?.textContent || ''), null, { timeout: 30000 }).catch(() => {});
+    const printed = await text(page, '#check-printed');
+    const cert = await text(page, '#check-certified');
+    const findings = await text(page, '#check-findings');
+    check(printed.startsWith(`opacus prints ε = ${want.printed_epsilon.toFixed(4)}`) && cert.includes(`ε ≤ ${up6(want.certified_epsilon)}`)
+      && cert.includes(`[${down6(want.certified_epsilon_lower)}, ${up6(want.certified_epsilon)}]`) && findings.startsWith('[unsafe] shuffled-as-poisson:'),
+      `#check: the CLI's check of a shuffled Opacus run (printed ${want.printed_epsilon.toFixed(4)}, certified [${down6(want.certified_epsilon_lower)}, ${up6(want.certified_epsilon)}]): "${printed}" / "${cert.slice(0, 90)}" / "${findings.slice(0, 60)}"`);
+    await page.selectOption('#check-library', 'jax_privacy');
+    await page.fill('#check-snippet', 'train(model=net, noise_multiplier=1, dataset_size=1000, batch_size=10, accumulation_steps=8, steps=100, delta=1e-5)');
+    await page.click('#check-run');
+    await page.waitForFunction(() => /physical-batch/.test(document.querySelector('#check-findings')?.textContent || ''), null, { timeout: 30000 }).catch(() => {});
+    check((await text(page, '#check-findings')).includes('[unsafe] physical-batch') && (await text(page, '#check-skipped')).includes('model'),
+      `#check: jax-privacy's accumulation case names physical-batch and the skipped 'model': "${(await text(page, '#check-findings')).slice(0, 80)}"`);
+    await page.fill('#check-snippet', 'noise_multiplier 1');
+    await page.click('#check-run');
+    check((await text(page, '#check-error')).includes('is not name=value') && (await text(page, '#check-certified')) === '',
+      `#check: a bad snippet is named and no old answer stays: "${await text(page, '#check-error')}"`);
+  }
   // Hardening round 3, #1: the tight accountant fails for the new inputs (q = 0.5, σ = 0.3,
   // T = 10⁹: exact RDP's ε is 2.9·10⁹, outside the domain the tight accountant covers; the CLI
   // refuses it as well — q = 1e-6, σ = 0.6, T = 10⁸, used until it answered, now does) → "—"
