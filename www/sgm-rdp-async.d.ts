@@ -39,7 +39,7 @@ export interface CheckParams {
   [key: string]: number | string | boolean | undefined;
 }
 /** One mismatch: its catalogue id, severity, the sentence, the fix and its source. */
-export interface CheckFinding { id: string; severity: 'unsafe' | 'caution' | 'info'; finding: string; fix: string; source: string }
+export interface CheckFinding { id: string; severity: 'unsafe' | 'caution' | 'info'; finding: string; fix: string; source: string; /** The configuration keys that set it. */ keys: string[] }
 /** What the library prints (null with printedWhy where not emulated), the certified ε of the code that ran
  *  (a certified upper bound; certifiedEpsilonLower the lower end of its bracket or band; null with certifiedWhy
  *  where no certified number exists), the run the code made (run*), and the findings. */

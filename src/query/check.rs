@@ -784,7 +784,7 @@ pub fn check(obj: &Map<String, Value>) -> Result<Report, String> {
         Value::Array(
             findings
                 .iter()
-                .map(|x| json!({"id": x.id, "severity": x.severity, "finding": x.finding, "fix": x.fix, "source": x.source}))
+                .map(|x| json!({"id": x.id, "severity": x.severity, "finding": x.finding, "fix": x.fix, "source": x.source, "keys": keys_of(x.id)}))
                 .collect(),
         ),
     );
@@ -823,11 +823,40 @@ pub fn check(obj: &Map<String, Value>) -> Result<Report, String> {
     }
     for x in &findings {
         s += &format!(
-            "[{}] {}: {}. Fix: {}. ({})\n",
-            x.severity, x.id, x.finding, x.fix, x.source
+            "[{}] {}: {}. Fix: {} (set by {}). ({})\n",
+            x.severity,
+            x.id,
+            x.finding,
+            x.fix,
+            keys_of(x.id).join(", "),
+            x.source
         );
     }
     Ok(Report { fields: o, text: s })
+}
+
+/// The configuration keys a finding concerns (what the user changes to act on it).
+pub fn keys_of(id: &str) -> &'static [&'static str] {
+    match id {
+        "shuffled-as-poisson" | "fixed-order-as-poisson" => {
+            &["poisson_sampling", "shuffle", "sampling"]
+        }
+        "physical-batch" => &["batch_size", "accumulation_steps"],
+        "independent-micro-batches" => &["accumulation", "accumulation_steps"],
+        "noise-on-mean" => &["noise_std", "noise_added_to"],
+        "sigma-as-std" => &["noise_multiplier", "noise_std", "max_grad_norm"],
+        "replace-one-units" => &["neighboring", "accountant"],
+        "printed-below-the-truth" | "prv-estimate" | "gdp-clt" | "orders-too-short" => {
+            &["accountant"]
+        }
+        "q-from-sampler-length" => &["sampler", "sampler_num_samples"],
+        "steps-rounding" => &["epochs", "drop_last", "steps"],
+        "delta-at-least-1-over-n" => &["delta"],
+        "expected-batch-normalisation" => &["sample_rate", "dataset_size"],
+        "microbatching-doubles-sensitivity" => &["used_microbatching"],
+        "target-met-on-paper" => &["target_epsilon"],
+        _ => &[],
+    }
 }
 
 fn fmt4(x: f64) -> String {

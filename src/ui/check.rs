@@ -134,12 +134,25 @@ pub fn answer_texts(d: &Value) -> (String, String, String) {
         .items("findings")
         .iter()
         .map(|f| {
+            let keys: Vec<&str> = f
+                .items("keys")
+                .iter()
+                .filter_map(|k| match k {
+                    Value::Text(t) => Some(t.as_str()),
+                    _ => None,
+                })
+                .collect();
             format!(
-                "[{}] {}: {}. Fix: {}. ({})",
+                "[{}] {}: {}. Fix: {}{}. ({})",
                 f.text("severity").unwrap_or(""),
                 f.text("id").unwrap_or(""),
                 f.text("finding").unwrap_or(""),
                 f.text("fix").unwrap_or(""),
+                if keys.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (set by {})", keys.join(", "))
+                },
                 f.text("source").unwrap_or("")
             )
         })
@@ -213,6 +226,10 @@ mod tests {
             ("finding".into(), Value::Text("the loader shuffles".into())),
             ("fix".into(), Value::Text("poisson_sampling=True".into())),
             ("source".into(), Value::Text("Chua et al.".into())),
+            (
+                "keys".into(),
+                Value::List(vec![Value::Text("poisson_sampling".into())]),
+            ),
         ]);
         let d = Value::Obj(vec![
             ("library".into(), Value::Text("opacus".into())),
@@ -227,7 +244,7 @@ mod tests {
         let (p, c, f) = answer_texts(&d);
         assert_eq!(p, "opacus prints ε = 3.2411 (PRV)");
         assert!(c.starts_with("The code that ran guarantees ε ≤ 37.622457 at δ = 0.00001 (certified; bracket [15.733739, 37.622457]"), "{c}");
-        assert_eq!(f, "[unsafe] shuffled-as-poisson: the loader shuffles. Fix: poisson_sampling=True. (Chua et al.)");
+        assert_eq!(f, "[unsafe] shuffled-as-poisson: the loader shuffles. Fix: poisson_sampling=True (set by poisson_sampling). (Chua et al.)");
         let none = Value::Obj(vec![(
             "certified_why".into(),
             Value::Text("weighted".into()),

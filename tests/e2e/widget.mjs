@@ -842,6 +842,16 @@ try {
   // memory passes the bound, parameters that cannot be sent refused by name. ----
   {
     const LONG = { q: 0.0001, sigma: 1, steps: 100000000, delta: 1e-5, accountant: 'pld' };
+    // Catalogue rows of the training-configuration check (docs/check.md).
+    const CHECK_ROWS = [
+      { library: 'opacus', noise_multiplier: 1, dataset_size: 50000, batch_size: 512, epochs: 30, delta: 1e-5, poisson_sampling: false },
+      { library: 'opacus', accountant: 'gdp', noise_multiplier: 1, dataset_size: 50000, batch_size: 512, epochs: 30, delta: 1e-5 },
+      { library: 'jax_privacy', noise_multiplier: 1, dataset_size: 1000, batch_size: 10, accumulation_steps: 8, steps: 100, delta: 1e-5 },
+      { library: 'jax_privacy', noise_multiplier: 1, dataset_size: 1000, batch_size: 10, accumulation_steps: 8, accumulation: 'independent', steps: 100, delta: 1e-5 },
+      { library: 'dp_accounting', noise_multiplier: 2, sample_rate: 1, steps: 1, delta: 1e-5, neighboring: 'replace_one' },
+      { library: 'tf_privacy', noise_multiplier: 1, number_of_examples: 50000, batch_size: 512, num_epochs: 30, delta: 1e-5, drop_last: true },
+      { library: 'opacus', sampler: 'weighted', sampler_num_samples: 1000, noise_multiplier: 1, dataset_size: 50000, batch_size: 512, epochs: 30, delta: 1e-5 },
+    ];
     const COMMANDS = [
       ['gdp', '--q', '0.0042666666666666667', '--sigma', '1.1', '--steps', '14063', '--json'],
       ['calibrate', '--q', '0.0042666666666666667', '--steps', '14063', '--tpr', '0.05', '--fpr', '0.01', '--json'],
@@ -897,11 +907,12 @@ try {
       // The training-configuration check (issue 63): camelCase keys in, the CLI's fields out.
       const checked = await a.check({ library: 'opacus', noiseMultiplier: 1, datasetSize: 50000, batchSize: 512, epochs: 30, delta: 1e-5, poissonSampling: false });
       const checkBad = await msg(a.check({ library: 'keras', noise_multiplier: 1 }));
+      const checkRows = await Promise.all(CHECK_ROWS.map((c) => a.check(c).catch((e) => ({ error: e.message }))));
       let syncScheme = '';
       try { m.epsilon({ ...MN, sampling: 'random-allocation' }); } catch (e) { syncScheme = e.message; }
       a.terminate();
-      return { eps, long, syncMessage, bad, clone, aborted, abortMs, after, restarted, pre, r1, r2, recycled, line, commands, refused, notArray, alloc, allocDelta, replace, schemeRefused, schemeBad, syncScheme, gdp, gdpUser, gdpBad, checked, checkBad };
-    }, { MN, LONG, COMMANDS });
+      return { eps, long, syncMessage, bad, clone, aborted, abortMs, after, restarted, pre, r1, r2, recycled, line, commands, refused, notArray, alloc, allocDelta, replace, schemeRefused, schemeBad, syncScheme, gdp, gdpUser, gdpBad, checked, checkBad, checkRows };
+    }, { MN, LONG, COMMANDS, CHECK_ROWS });
     const cp = cli('epsilon', { ...MN, accountant: 'pld' });
     const cl = cli('epsilon', LONG);
     // (The ladder's FFTs round differently in the wasm than natively: 2e-9 relative on this
@@ -930,6 +941,18 @@ try {
       const ok = c && close(c.printedEpsilon, want.printed_epsilon, 1e-9) && close(c.certifiedEpsilon, want.certified_epsilon, 1e-9)
         && close(c.certifiedEpsilonLower, want.certified_epsilon_lower, 1e-6) && c.findings.length === want.findings.length
         && c.findings.every((f, i) => f.id === want.findings[i].id && f.severity === want.findings[i].severity);
+      // Every catalogue row (docs/check.md) as the CLI checks it: the same printed value,
+      // certified ends (wasm and native FFTs round differently: 1e-6) and findings.
+      const rowDiffs = CHECK_ROWS.map((c, i) => {
+        const args = Object.entries(c).flatMap(([k, v]) => [`--${k.replace(/_/g, '-')}`, String(v)]);
+        const w = JSON.parse(execFileSync('cargo', ['run', '-q', '--release', '--bin', 'sgm-rdp', '--', 'check', ...args, '--json'], { cwd: ROOT, encoding: 'utf8' }));
+        const g = got.checkRows[i];
+        const near = (x, y) => (x === null && y === null) || (x != null && y != null && Math.abs(x - y) <= 1e-6 * Math.abs(y));
+        const same = g && !g.error && near(g.printedEpsilon, w.printed_epsilon) && near(g.certifiedEpsilon, w.certified_epsilon ?? null)
+          && g.findings.map((f) => f.id).join() === w.findings.map((f) => f.id).join();
+        return same ? null : `${c.library}: ${JSON.stringify(g).slice(0, 100)} vs ${JSON.stringify(w).slice(0, 100)}`;
+      }).filter((x) => x);
+      check(rowDiffs.length === 0, `sgm-rdp-async.js: check() = the CLI's check on ${CHECK_ROWS.length} catalogue rows${rowDiffs.length ? ': ' + rowDiffs.join(' || ') : ''}`);
       check(ok && /^Error: check: library must be/.test(got.checkBad),
         `sgm-rdp-async.js: check() = the CLI's check for a shuffled Opacus run (printed ${c && c.printedEpsilon}, certified [${c && c.certifiedEpsilonLower}, ${c && c.certifiedEpsilon}], ${c && c.findings.map((f) => f.id).join(', ')}); refusals name the field ("${got.checkBad}")`);
     }

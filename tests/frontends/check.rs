@@ -115,6 +115,11 @@ fn a_shuffled_opacus_loader_gets_the_shuffled_band() {
     assert_eq!(a["certified_epsilon_lower"], band["epsilon_lower"]);
     assert!(num(&a, "certified_epsilon_lower") > 15.0 && printed < 3.3);
     assert_eq!(finding(&a, "shuffled-as-poisson")["severity"], "unsafe");
+    // Each finding names the configuration keys that set it (the page shows them).
+    assert_eq!(
+        finding(&a, "shuffled-as-poisson")["keys"],
+        json!(["poisson_sampling", "shuffle", "sampling"])
+    );
     // With Poisson sampling (Opacus' default) the same run has no such finding, and the
     // certified ε is the tight accountant's for Opacus' own q and steps.
     let b = check(p1(json!({"library": "opacus"})));
