@@ -69,10 +69,12 @@ pub fn check(d: &Value) -> Result<(), String> {
         ));
     }
     if text(d, "kind") == Some("check") {
-        // A training configuration: its own keys, checked by the query layer's `check`.
-        return match d.get("config") {
-            Some(Value::Object(m)) if m.len() <= 64 => Ok(()),
-            _ => Err("'config' must be an object of at most 64 keys".into()),
+        // A training configuration: its own keys (`config`) or a pasted snippet with its
+        // library, read and checked by the query layer's `check`.
+        return match (d.get("config"), text(d, "snippet"), text(d, "library")) {
+            (Some(Value::Object(m)), _, _) if m.len() <= 64 => Ok(()),
+            (None, Some(_), Some(_)) => Ok(()),
+            _ => Err("a check needs 'config' (an object of at most 64 keys) or 'library' and 'snippet' (strings)".into()),
         };
     }
     let need: &[&str] = if text(d, "kind") == Some("calibrate") {
@@ -755,12 +757,19 @@ pub fn calibrate(d: &Value) -> Result<Value, String> {
     Ok(json!({"which": which, "accountant": acct, "value": r[which], "epsilon": r["epsilon"]}))
 }
 
-/// "Check my training code": the request's `config` through the query layer's `check` (the
-/// command line's `check --json` fields).
+/// "Check my training code": the request's `config`, or its `library` and pasted `snippet`
+/// (read by [`query::check::from_snippet`]; the names left out come back as `skipped`),
+/// through the query layer's `check` (the command line's `check --json` fields).
 pub fn check_config(d: &Value) -> Result<Value, String> {
-    match d.get("config") {
-        Some(Value::Object(m)) => Ok(Value::Object(query::check(m)?.fields)),
-        _ => Err("'config' must be an object".into()),
+    match (d.get("config"), text(d, "snippet"), text(d, "library")) {
+        (Some(Value::Object(m)), _, _) => Ok(Value::Object(query::check(m)?.fields)),
+        (None, Some(snippet), Some(library)) => {
+            let (config, skipped) = query::check::from_snippet(library, snippet)?;
+            let mut fields = query::check(&config)?.fields;
+            fields.insert("skipped".into(), json!(skipped));
+            Ok(Value::Object(fields))
+        }
+        _ => Err("a check needs 'config', or 'library' and 'snippet'".into()),
     }
 }
 
@@ -815,6 +824,13 @@ mod tests {
         assert!(check(&json!({"v": 1, "gen": 2, "kind": "check"})).is_err());
         let bad = json!({"v": 1, "gen": 2, "kind": "check", "config": {"library": "keras"}});
         assert!(check_config(&bad).unwrap_err().contains("library must be"));
+        // The page's form: a pasted call, read here; the objects come back as skipped.
+        let pasted = json!({"v": 1, "gen": 3, "kind": "check", "library": "opacus", "snippet":
+            "make_private(module=model, noise_multiplier=1, dataset_size=50000, batch_size=512, epochs=30, delta=1e-5, poisson_sampling=False)"});
+        assert!(check(&pasted).is_ok());
+        let got = check_config(&pasted).unwrap();
+        assert_eq!(got["certified_epsilon"], cli["certified_epsilon"]);
+        assert_eq!(got["skipped"], json!(["module"]));
     }
 
     /// Every malformed request is refused by name, before it touches the worker's state.

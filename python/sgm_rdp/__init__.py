@@ -633,10 +633,23 @@ def check(**config: Any) -> Check:
     `sgm-rdp check` flags (docs/check.md); a bad configuration raises SgmRdpError naming
     the field."""
     line = {"command": "check"}
+
+    def tree(x):
+        # A dp_accounting DpEvent object → its to_named_tuple() as JSON.
+        if hasattr(x, "to_named_tuple"):
+            x = x.to_named_tuple()
+        if hasattr(x, "_asdict"):
+            return {k: tree(v) for k, v in x._asdict().items()}
+        if isinstance(x, (list, tuple)):
+            return [tree(v) for v in x]
+        return x
+
     for k, v in config.items():
         if v is None:
             continue
-        if isinstance(v, bool) or isinstance(v, str):
+        if k == "dp_event" and not isinstance(v, str):
+            line[k] = tree(v)
+        elif isinstance(v, bool) or isinstance(v, str):
             line[k] = v
         elif isinstance(v, (int, float)):
             if isinstance(v, float) and not math.isfinite(v):

@@ -483,3 +483,61 @@ def test_printed_values_are_the_libraries_own():
     assert t.printed_epsilon == pytest.approx(rdp_eps(sampled(512 / 50000, 0.5, 2930)), rel=1e-6)
     once = dp_event.SelfComposedDpEvent(dp_event.GaussianDpEvent(0.5), 30)
     assert t.fields["printed_epsilon_once_per_epoch"] == pytest.approx(rdp_eps(once), rel=1e-6)
+
+
+def test_check_takes_a_dp_event_object():
+    from dp_accounting import dp_event
+
+    ev = dp_event.SelfComposedDpEvent(
+        dp_event.PoissonSampledDpEvent(0.01, dp_event.GaussianDpEvent(1.0)), 1000)
+    a = sgm_rdp.check(library="dp_accounting", dp_event=ev, delta=1e-5)
+    b = sgm_rdp.check(library="dp_accounting", dp_event=repr(ev), delta=1e-5)
+    c = sgm_rdp.check(library="dp_accounting", noise_multiplier=1.0, sample_rate=0.01,
+                      steps=1000, delta=1e-5)
+    assert a.certified_epsilon == b.certified_epsilon == c.certified_epsilon
+    assert a.printed_epsilon == c.printed_epsilon
+
+
+def test_tf_privacys_user_level_printout():
+    # TF Privacy's user-level line (max_examples_per_user = k, RDP): Vadhan's Lemma 2.2 with
+    # its line search, rebuilt here from dp_accounting's RdpAccountant and SciPy's brentq
+    # (the algorithm of compute_dp_sgd_privacy_lib._compute_dp_sgd_user_privacy).
+    import math
+
+    from dp_accounting import dp_event
+    from dp_accounting.rdp import rdp_privacy_accountant
+    from scipy import optimize
+
+    def example_eps(event, log_delta):
+        a = rdp_privacy_accountant.RdpAccountant()
+        a.compose(event)
+        return a.get_epsilon(math.exp(log_delta))
+
+    def logexpm1(x):
+        return x + math.log(-math.expm1(-x))
+
+    def user_eps(event, delta, k):
+        def gap(ld):
+            e = example_eps(event, ld)
+            return ld + logexpm1(k * e) - logexpm1(e) - math.log(delta)
+
+        hi = math.log(delta)
+        lo = hi - math.log(10)
+        g = gap(lo)
+        while g > 0:
+            hi = lo - g
+            lo = hi - math.log(10)
+            g = gap(lo)
+        ld = optimize.brentq(gap, lo - g, hi)
+        return k * example_eps(event, ld)
+
+    q, s, e, k = 512 / 50000, 2.0, 3, 2
+    poisson = dp_event.SelfComposedDpEvent(
+        dp_event.PoissonSampledDpEvent(q, dp_event.GaussianDpEvent(s)), math.ceil(e / q))
+    once = dp_event.SelfComposedDpEvent(dp_event.GaussianDpEvent(s), e)
+    c = sgm_rdp.check(library="tf_privacy", noise_multiplier=2, number_of_examples=50000,
+                      batch_size=512, num_epochs=3, delta=1e-5, max_examples_per_user=k,
+                      used_microbatching=False)
+    assert c.fields["printed_user_epsilon"] == pytest.approx(user_eps(poisson, 1e-5, k), rel=1e-6)
+    assert c.fields["printed_user_epsilon_once_per_epoch"] == pytest.approx(
+        user_eps(once, 1e-5, k), rel=1e-6)

@@ -718,6 +718,73 @@ pub fn library_rdp(m: &Sgm, alpha: f64) -> Result<f64, Error> {
     Ok(f64::INFINITY)
 }
 
+/// TF Privacy's user-level ε (`compute_dp_sgd_privacy_statement` with `max_examples_per_user`
+/// = `k`, RDP accounting): Vadhan's Lemma 2.2 as it applies it — the example-level δ_ex whose
+/// ε_ex = [`library_epsilon`] makes δ_ex·(e^{k·ε_ex} − 1)/(e^{ε_ex} − 1) = `delta`, then
+/// k·ε_ex (found by bisection on ln δ_ex where it uses Brent's method; +∞ where no δ_ex
+/// reaches `delta`, as it prints "inf").
+pub fn library_user_epsilon(
+    m: &Sgm,
+    steps: u64,
+    orders: &[f64],
+    delta: f64,
+    k: u64,
+) -> Result<f64, Error> {
+    let delta = crate::engine::params::check_delta(delta)?;
+    let curve: Vec<(f64, f64)> = orders
+        .iter()
+        .map(|&a| library_rdp(m, a).map(|r| (a, steps as f64 * r)))
+        .collect::<Result<_, _>>()?;
+    let eps = |ln_d: f64| {
+        curve
+            .iter()
+            .filter(|(_, r)| r.is_finite())
+            .map(|&(a, r)| {
+                crate::engine::accountant::eps_from_rdp(
+                    r,
+                    a,
+                    ln_d.exp(),
+                    crate::engine::Conversion::Improved,
+                )
+            })
+            .fold(f64::INFINITY, f64::min)
+            .max(0.0)
+    };
+    if k == 1 {
+        return Ok(eps(delta.ln()));
+    }
+    let kf = k as f64;
+    // ln(e^x − 1), stable for large x.
+    let ln_expm1 = |x: f64| x + (-(-x).exp_m1()).ln();
+    let gap = |ln_d: f64| {
+        let e = eps(ln_d);
+        ln_d + ln_expm1(kf * e) - ln_expm1(e) - delta.ln()
+    };
+    // δ_ex ≤ δ; search down a decade at a time for a δ_ex below the root (as it does).
+    let (mut lo, mut hi) = (delta.ln() - std::f64::consts::LN_10, delta.ln());
+    let mut g = gap(lo);
+    while g > 0.0 {
+        hi = lo - g;
+        lo = hi - std::f64::consts::LN_10;
+        g = gap(lo);
+        if !g.is_finite() || lo < -745.0 {
+            return Ok(f64::INFINITY);
+        }
+    }
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if gap(mid) > 0.0 {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+        if hi - lo < 1e-12 {
+            break;
+        }
+    }
+    Ok(kf * eps(0.5 * (lo + hi)))
+}
+
 /// ε at `delta` as dp_accounting's `RdpAccountant` (and Opacus', TF Privacy's) prints it for
 /// `steps` steps on `orders`: [`library_rdp`] composed, the improved conversion, the best
 /// order (orders whose series did not converge left out): (ε, its order).

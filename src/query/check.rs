@@ -7,11 +7,15 @@
 
 use super::*;
 use crate::engine::pld::{self, Bracket};
+
+mod input;
 use crate::render::library::opacus_orders;
+use input::event_run;
+pub use input::from_snippet;
 
 /// The keys a configuration may carry (the libraries' own names; `number_of_examples`,
 /// `num_epochs` and `target_delta` are TF Privacy's and Opacus' names for three of them).
-pub const CHECK_KEYS: [&str; 27] = [
+pub const CHECK_KEYS: [&str; 29] = [
     "command",
     "library",
     "noise_multiplier",
@@ -39,6 +43,8 @@ pub const CHECK_KEYS: [&str; 27] = [
     "neighboring",
     "used_microbatching",
     "max_examples_per_user",
+    "dp_event",
+    "max_physical_batch_size",
 ];
 
 /// Also accepted: Opacus' `make_private_with_epsilon` target.
@@ -200,6 +206,38 @@ pub fn check(obj: &Map<String, Value>) -> Result<Report, String> {
             unknown.join(", "),
             CHECK_KEYS[1..].join(", ")
         ));
+    }
+    // A dp_accounting DpEvent stands for noise_multiplier, sample_rate and steps.
+    if let Some(ev) = obj.get("dp_event").filter(|v| !v.is_null()) {
+        let mut filled = obj.clone();
+        filled.remove("dp_event");
+        let (q, sigma, t) = event_run(ev)?;
+        for (k, v) in [
+            ("noise_multiplier", sigma),
+            ("sample_rate", q),
+            ("steps", t as f64),
+        ] {
+            match Fields(obj).num(&[k])? {
+                Some(given) if given != v => {
+                    return Err(format!("{k} {given} contradicts the dp_event's {v}"))
+                }
+                _ => {
+                    filled.insert(k.into(), json!(v));
+                }
+            }
+        }
+        if obj.contains_key("dataset_size")
+            || obj.contains_key("batch_size")
+            || obj.contains_key("epochs")
+        {
+            return Err("a dp_event gives the rate and steps: leave out dataset_size, batch_size and epochs".into());
+        }
+        let mut r = check(&filled)?;
+        r.fields.insert(
+            "dp_event_run".into(),
+            json!({"sample_rate": q, "noise_multiplier": sigma, "steps": t}),
+        );
+        return Ok(r);
     }
     let f = Fields(obj);
     let lib = Library::parse(
@@ -376,6 +414,7 @@ pub fn check(obj: &Map<String, Value>) -> Result<Report, String> {
     let sigma_printed = if halve { sigma_lib / 2.0 } else { sigma_lib };
     let mut at_edge = false;
     let mut once_per_epoch = None;
+    let mut user_printed: Option<(f64, f64)> = None;
     let printed: Result<(f64, String), String> = (|| {
         if replace && lib == Library::Opacus {
             return Err("Opacus accounts add/remove adjacency only".to_string());
@@ -407,6 +446,14 @@ pub fn check(obj: &Map<String, Value>) -> Result<Report, String> {
                 at_edge = edge;
                 let (once, _) = rdp_on(1.0, sigma_printed, e.ceil() as u64, engine::default_orders(), delta)?;
                 once_per_epoch = Some(once);
+                if users > 1 {
+                    let user = |q: f64, t: u64| {
+                        Sgm::new(q, sigma_printed)
+                            .and_then(|m| engine::rdp::library_user_epsilon(&m, t, &engine::default_orders(), delta, users))
+                            .map_err(|e| e.to_string())
+                    };
+                    user_printed = Some((user(q, t)?, user(1.0, e.ceil() as u64)?));
+                }
                 (eps, format!("compute_dp_sgd_privacy_statement's \"Epsilon assuming Poisson sampling\": RDP at q = {}, {t} steps, noise multiplier {}{}", show_q(q), sigma_printed, if halve { " (its noise_multiplier / 2: used_microbatching=True)" } else { "" }))
             }
             (_, "pld") => {
@@ -712,6 +759,15 @@ pub fn check(obj: &Map<String, Value>) -> Result<Report, String> {
             source: "TF Privacy compute_dp_sgd_privacy_statement; Ponomareva et al., How to DP-fy ML (arXiv 2303.00654) §5.6",
         });
     }
+    if let (Library::Opacus, Some(m)) = (lib, f.whole(&["max_physical_batch_size"])?) {
+        findings.push(Finding {
+            id: "batch-memory-manager",
+            severity: "info",
+            finding: format!("BatchMemoryManager splits each logical batch into physical batches of at most {m}: noise is added once per logical batch, and that batch (batch_size) is what is accounted"),
+            fix: "give batch_size as the logical batch (the DataLoader's), not the physical one".into(),
+            source: "Opacus BatchMemoryManager",
+        });
+    }
     if let Some(t) = target {
         if !(t.is_finite() && t > 0.0) {
             return Err(format!(
@@ -750,6 +806,12 @@ pub fn check(obj: &Map<String, Value>) -> Result<Report, String> {
     }
     if let Some(e) = once_per_epoch {
         o.insert("printed_epsilon_once_per_epoch".into(), json!(e));
+    }
+    // TF Privacy's user-level lines (group privacy, Vadhan's Lemma 2.2); null: "inf".
+    if let Some((u, once)) = user_printed {
+        let finite = |x: f64| if x.is_finite() { json!(x) } else { Value::Null };
+        o.insert("printed_user_epsilon".into(), finite(u));
+        o.insert("printed_user_epsilon_once_per_epoch".into(), finite(once));
     }
     let drawn_name = match drawn {
         Drawn::Poisson => "poisson",
@@ -796,6 +858,14 @@ pub fn check(obj: &Map<String, Value>) -> Result<Report, String> {
         s += &format!(
             "  and \"Epsilon with each example occurring once per epoch\": {}\n",
             fmt4(e)
+        );
+    }
+    if let Some((u, once)) = user_printed {
+        let shown = |x: f64| if x.is_finite() { fmt4(x) } else { "inf".into() };
+        s += &format!(
+            "  user level ({users} examples per user, group privacy): {} assuming Poisson sampling, {} once per epoch\n",
+            shown(u),
+            shown(once)
         );
     }
     let rate = match (drawn, logical_b, n) {
@@ -855,6 +925,7 @@ pub fn keys_of(id: &str) -> &'static [&'static str] {
         "expected-batch-normalisation" => &["sample_rate", "dataset_size"],
         "microbatching-doubles-sensitivity" => &["used_microbatching"],
         "target-met-on-paper" => &["target_epsilon"],
+        "batch-memory-manager" => &["batch_size", "max_physical_batch_size"],
         _ => &[],
     }
 }

@@ -198,15 +198,16 @@ pub fn calibrate(
     f
 }
 
-/// "Check my training code": a configuration in its library's terms (`config`: the query
-/// layer's `check` keys), answered with the check's fields (`checked`) or why not
+/// "Check my training code": the library and the pasted snippet (read by the worker into
+/// the query layer's `check` keys), answered with the check's fields (`checked`) or why not
 /// (`check-error`); the newest of the page's checks wins.
-pub fn check(gen: u32, config: Vec<(String, Value)>) -> Fields {
+pub fn check(gen: u32, library: &str, snippet: &str) -> Fields {
     vec![
         ("v", Value::Num(f64::from(VERSION))),
         ("gen", Value::Num(f64::from(gen))),
         ("kind", text("check")),
-        ("config", Value::Obj(config)),
+        ("library", text(library)),
+        ("snippet", text(snippet)),
     ]
 }
 
@@ -417,7 +418,7 @@ mod tests {
                 &sized,
                 1.0,
             ),
-            check(1, vec![("library".into(), text("opacus"))]),
+            check(1, "opacus", "noise_multiplier=1"),
         ];
         for f in &all {
             for (k, _) in f {

@@ -87,6 +87,7 @@ try {
       `#check: jax-privacy's accumulation case names physical-batch and the skipped 'model': "${(await text(page, '#check-findings')).slice(0, 80)}"`);
     await page.fill('#check-snippet', 'noise_multiplier 1');
     await page.click('#check-run');
+    await page.waitForFunction(() => /name=value/.test(document.querySelector('#check-error')?.textContent || ''), null, { timeout: 30000 }).catch(() => {});
     check((await text(page, '#check-error')).includes('is not name=value') && (await text(page, '#check-certified')) === '',
       `#check: a bad snippet is named and no old answer stays: "${await text(page, '#check-error')}"`);
   }

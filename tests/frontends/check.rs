@@ -341,3 +341,52 @@ fn bad_configurations_are_refused_by_name() {
     let e = sgm_rdp::cli::run(&words(&["check", "--config", "/nonexistent.json"])).unwrap_err();
     assert!(e.starts_with("--config /nonexistent.json: "), "{e}");
 }
+
+/// A dp_accounting DpEvent (its repr, or its `to_named_tuple()` as JSON) stands for the
+/// rate, σ and steps: the same check as those keys; equal events merge, different ones and
+/// unsupported events are refused by name.
+#[test]
+fn a_dp_event_is_its_run() {
+    let keys = check(json!({"library": "dp_accounting", "noise_multiplier": 1.0,
+        "sample_rate": 0.01, "steps": 1000, "delta": 1e-5}));
+    let repr = check(
+        json!({"library": "dp_accounting", "delta": 1e-5, "dp_event":
+        "SelfComposedDpEvent(event=PoissonSampledDpEvent(sampling_probability=0.01, event=GaussianDpEvent(noise_multiplier=1.0)), count=1000)"}),
+    );
+    assert_eq!(repr["printed_epsilon"], keys["printed_epsilon"]);
+    assert_eq!(repr["certified_epsilon"], keys["certified_epsilon"]);
+    let line = json!({"command": "check", "library": "dp_accounting", "delta": 1e-5, "dp_event":
+        {"class_name": "ComposedDpEvent", "events": [
+            {"class_name": "SelfComposedDpEvent", "count": 600, "event": {"class_name": "PoissonSampledDpEvent",
+                "sampling_probability": 0.01, "event": {"class_name": "GaussianDpEvent", "noise_multiplier": 1.0}}},
+            {"class_name": "SelfComposedDpEvent", "count": 400, "event": {"class_name": "PoissonSampledDpEvent",
+                "sampling_probability": 0.01, "event": {"class_name": "GaussianDpEvent", "noise_multiplier": 1.0}}},
+            {"class_name": "NoOpDpEvent"}]}});
+    let out: Value = serde_json::from_str(&sgm_rdp::cli::batch_line(&line.to_string())).unwrap();
+    assert_eq!(out["certified_epsilon"], keys["certified_epsilon"], "{out}");
+    assert_eq!(out["dp_event_run"]["steps"], 1000.0);
+    for (ev, why) in [
+        (
+            "ComposedDpEvent([GaussianDpEvent(1.0), GaussianDpEvent(2.0)])",
+            "2 different",
+        ),
+        ("LaplaceDpEvent(1.0)", "LaplaceDpEvent is not checked here"),
+        (
+            "SelfComposedDpEvent(GaussianDpEvent(1.0), count=-1)",
+            "count must be",
+        ),
+        ("GaussianDpEvent(noise_multiplier=1.0", "dp_event"),
+    ] {
+        let e = sgm_rdp::cli::run(&words(&[
+            "check",
+            "--library",
+            "dp_accounting",
+            "--delta",
+            "1e-5",
+            "--dp-event",
+            ev,
+        ]))
+        .unwrap_err();
+        assert!(e.contains(why), "{ev}: {e}");
+    }
+}

@@ -4,35 +4,26 @@
 use super::*;
 
 impl Page {
-    /// Check the pasted snippet for `library`: a refusal next to the panel, or the request
-    /// (with "computing…" where the answer will be). Skipped names are said, not silently
-    /// dropped.
+    /// Check the pasted snippet for `library`: the request (with "computing…" where the
+    /// answer will be; the last answer cleared). The worker reads the snippet.
     pub fn check(&mut self, library: &str, snippet: &str) -> Vec<Effect> {
         self.check_gen += 1;
-        let clear = ["check-printed", "check-certified", "check-findings"].map(|id| text(id, ""));
-        let mut fx: Vec<Effect> = clear.into_iter().collect();
-        match crate::ui::check::parse_snippet(library, snippet) {
-            Err(m) => fx.push(text("check-error", m)),
-            Ok((config, skipped)) => {
-                fx.push(text("check-error", ""));
-                fx.push(text(
-                    "check-skipped",
-                    if skipped.is_empty() {
-                        String::new()
-                    } else {
-                        format!("Not literals, left out: {}.", skipped.join(", "))
-                    },
-                ));
-                fx.push(Effect::Post(
-                    protocol::check(self.check_gen, config),
-                    Some(Posting {
-                        computing: Some("check-printed"),
-                        failed: "check-error",
-                        message: "the calculator's worker is not available",
-                    }),
-                ));
-            }
-        }
+        let ids = [
+            "check-printed",
+            "check-certified",
+            "check-findings",
+            "check-skipped",
+            "check-error",
+        ];
+        let mut fx: Vec<Effect> = ids.into_iter().map(|id| text(id, "")).collect();
+        fx.push(Effect::Post(
+            protocol::check(self.check_gen, library, snippet),
+            Some(Posting {
+                computing: Some("check-printed"),
+                failed: "check-error",
+                message: "the calculator's worker is not available",
+            }),
+        ));
         fx
     }
 
@@ -51,7 +42,23 @@ impl Page {
             ];
         }
         let (printed, certified, findings) = crate::ui::check::answer_texts(data);
+        let skipped: Vec<&str> = data
+            .items("skipped")
+            .iter()
+            .filter_map(|k| match k {
+                Value::Text(t) => Some(t.as_str()),
+                _ => None,
+            })
+            .collect();
         vec![
+            text(
+                "check-skipped",
+                if skipped.is_empty() {
+                    String::new()
+                } else {
+                    format!("Not literals, left out: {}.", skipped.join(", "))
+                },
+            ),
             text("check-error", ""),
             text("check-printed", printed),
             text("check-certified", certified),
