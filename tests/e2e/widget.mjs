@@ -857,7 +857,7 @@ try {
       ['calibrate', '--q', '0.0042666666666666667', '--steps', '14063', '--tpr', '0.05', '--fpr', '0.01', '--json'],
       ['epsilon', '--q', '0.0042666666666666667', '--sigma', '1.1', '--steps', '1000', '--delta', '1e-5', '--accountant', 'pld', '--group-size', '2', '--json'],
     ];
-    const got = await api.evaluate(async ({ MN, LONG, COMMANDS }) => {
+    const got = await api.evaluate(async ({ MN, LONG, COMMANDS, CHECK_ROWS }) => {
       const a = await import('./sgm-rdp-async.js');
       const m = await import('./sgm-rdp.js');
       await m.default();
