@@ -731,25 +731,8 @@ pub fn library_user_epsilon(
     k: u64,
 ) -> Result<f64, Error> {
     let delta = crate::engine::params::check_delta(delta)?;
-    let curve: Vec<(f64, f64)> = orders
-        .iter()
-        .map(|&a| library_rdp(m, a).map(|r| (a, steps as f64 * r)))
-        .collect::<Result<_, _>>()?;
-    let eps = |ln_d: f64| {
-        curve
-            .iter()
-            .filter(|(_, r)| r.is_finite())
-            .map(|&(a, r)| {
-                crate::engine::accountant::eps_from_rdp(
-                    r,
-                    a,
-                    ln_d.exp(),
-                    crate::engine::Conversion::Improved,
-                )
-            })
-            .fold(f64::INFINITY, f64::min)
-            .max(0.0)
-    };
+    let curve = library_curve(m, steps, orders)?;
+    let eps = |ln_d: f64| best_order(&curve, ln_d.exp()).0;
     if k == 1 {
         return Ok(eps(delta.ln()));
     }
@@ -795,22 +778,33 @@ pub fn library_epsilon(
     delta: f64,
 ) -> Result<(f64, f64), Error> {
     let delta = crate::engine::params::check_delta(delta)?;
+    Ok(best_order(&library_curve(m, steps, orders)?, delta))
+}
+
+/// (α, T·[`library_rdp`]) at each of `orders`.
+fn library_curve(m: &Sgm, steps: u64, orders: &[f64]) -> Result<Vec<(f64, f64)>, Error> {
+    orders
+        .iter()
+        .map(|&a| library_rdp(m, a).map(|r| (a, steps as f64 * r)))
+        .collect()
+}
+
+/// The libraries' reading of a composed curve at δ: the improved conversion at each order
+/// whose RDP is finite, the smallest ε (≥ 0) and its order.
+fn best_order(curve: &[(f64, f64)], delta: f64) -> (f64, f64) {
     let mut best = (f64::INFINITY, f64::NAN);
-    for &a in orders {
-        let r = library_rdp(m, a)?;
-        if r.is_finite() {
-            let e = crate::engine::accountant::eps_from_rdp(
-                steps as f64 * r,
-                a,
-                delta,
-                crate::engine::Conversion::Improved,
-            );
-            if e < best.0 {
-                best = (e, a);
-            }
+    for &(a, r) in curve.iter().filter(|(_, r)| r.is_finite()) {
+        let e = crate::engine::accountant::eps_from_rdp(
+            r,
+            a,
+            delta,
+            crate::engine::Conversion::Improved,
+        );
+        if e < best.0 {
+            best = (e, a);
         }
     }
-    Ok((best.0.max(0.0), best.1))
+    (best.0.max(0.0), best.1)
 }
 
 #[cfg(test)]

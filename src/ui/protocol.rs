@@ -275,9 +275,9 @@ impl Kind {
         Kind::ALL.into_iter().find(|k| k.name() == s)
     }
 
-    /// An answer to a calibration (kept for its own slot, whatever the run shown), or to a
-    /// check (which is of a configuration, not of the run shown).
-    pub fn is_calibration(self) -> bool {
+    /// An answer kept for its own slot, whatever the run shown: a calibration's, or a
+    /// check's (which is of a configuration, not of the run shown).
+    pub fn has_own_slot(self) -> bool {
         matches!(
             self,
             Kind::Calibrated | Kind::CalibrateError | Kind::Checked | Kind::CheckError

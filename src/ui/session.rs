@@ -742,7 +742,7 @@ impl Page {
         let gen = data.num("gen");
         let t = &self.tight;
         let fresh = t.posted.is_some() && t.posted == t.asked;
-        if (gen != t.gen as f64 || !fresh) && !kind.is_calibration() {
+        if (gen != t.gen as f64 || !fresh) && !kind.has_own_slot() {
             return Vec::new(); // for inputs no longer shown: a newer request is on its way
         }
         let mut fx = Vec::new();
