@@ -113,6 +113,44 @@ impl Mix {
             })
     }
 
+    /// ln of the mixture's mass above x (`upper`) or below it: ln Σ w·Φ̄(±(x − a)/σ).
+    fn ln_tail(parts: &[(f64, f64)], sigma: f64, x: f64, upper: bool) -> f64 {
+        let sign = if upper { 1.0 } else { -1.0 };
+        parts
+            .iter()
+            .filter(|(lw, _)| *lw > f64::NEG_INFINITY)
+            .map(|&(lw, a)| lw + super::gauss::ln_phi_bar(sign * (x - a) / sigma))
+            .fold(f64::NEG_INFINITY, ln_add)
+    }
+
+    /// An x beyond which (above it if `upper`, else below) the mixture puts at most `eta`:
+    /// bisection between the nearest and the farthest mean widened by one component's
+    /// `eta`-quantile z (there the mass is at most Σw·Φ̄(z) = `eta`), ending on the side
+    /// whose tail is ≤ `eta`.
+    fn quantile(parts: &[(f64, f64)], sigma: f64, eta: f64, upper: bool) -> f64 {
+        let (lo_m, hi_m) = Self::means(parts);
+        let z = z_of_tail(eta);
+        let target = eta.ln();
+        // `inner` may have a tail above eta; `outer` has one at most eta.
+        let (mut inner, mut outer) = if upper {
+            (lo_m, hi_m + sigma * z)
+        } else {
+            (hi_m, lo_m - sigma * z)
+        };
+        for _ in 0..200 {
+            let mid = 0.5 * (inner + outer);
+            if mid == inner || mid == outer {
+                break;
+            }
+            if Self::ln_tail(parts, sigma, mid, upper) <= target {
+                outer = mid;
+            } else {
+                inner = mid;
+            }
+        }
+        outer
+    }
+
     /// The x with L(x) = ℓ: −∞ when ℓ is at or below the loss far left, +∞ when above it
     /// far right (bisection on the increasing loss).
     fn x_of_loss(&self, l: f64) -> f64 {
@@ -175,20 +213,23 @@ impl Mix {
 }
 
 /// The loss range outside which the direction's P puts at most `eta` on each side.
+///
+/// The ends are the mixture's own `eta`-quantiles in the sample (by bisection on its tail,
+/// [`Mix::quantile`]), not its extreme means widened by one component's quantile: a user's
+/// k examples all in one batch weigh q^k (1e-40 at q = 1e-4, k = 10), and the extreme
+/// mean made P2's K = 10 range 19 times as long as the mass it has to hold.
 pub(crate) fn loss_range(mix: &Mix, dir: Direction, eta: f64) -> (f64, f64) {
-    let z = z_of_tail(eta);
-    let s = mix.sigma;
     match dir {
         // x ∼ P's mixture, loss L(x).
-        Direction::Remove => {
-            let (lo, hi) = Mix::means(&mix.p);
-            (mix.loss(lo - s * z), mix.loss(hi + s * z))
-        }
+        Direction::Remove => (
+            mix.loss(Mix::quantile(&mix.p, mix.sigma, eta, false)),
+            mix.loss(Mix::quantile(&mix.p, mix.sigma, eta, true)),
+        ),
         // x ∼ Q's mixture, loss −L(x).
-        Direction::Add => {
-            let (lo, hi) = Mix::means(&mix.q);
-            (-mix.loss(hi + s * z), -mix.loss(lo - s * z))
-        }
+        Direction::Add => (
+            -mix.loss(Mix::quantile(&mix.q, mix.sigma, eta, true)),
+            -mix.loss(Mix::quantile(&mix.q, mix.sigma, eta, false)),
+        ),
     }
 }
 
