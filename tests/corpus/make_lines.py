@@ -95,6 +95,12 @@ add(sampling="truncated-poisson", dataset_size=50000, batch_size=512, epochs=30,
 add(q="0.01", sigma=1, steps=10, delta=1e-5)
 add(sampling="truncated-poisson", q=0.01024, dataset_size=50000, steps=2930, sigma=1.0, delta=1e-5, accountant="pld")
 
+# Added 2026-12-05 (after the random draws, so earlier lines keep their places): the δ
+# direction where the ε side answers (issue 61 #8), user level at small δ (P2, #7).
+add(q=0.3513, sigma=10.3565, steps=1085213, epsilon=0.1212, accountant="pld")
+add(q=0.001, sigma=1.0, steps=100000000, epsilon=140.76412973771252, accountant="pld")
+for k in [2, 10, 64]:
+    add(dataset_size=10000000, batch_size=1024, epochs=3, sigma=0.8, delta=1e-8, accountant="pld", group_size=k)
 with open(__file__.replace("make_lines.py", "lines.jsonl"), "w") as f:
     for kw in lines:
         f.write(json.dumps(kw) + "\n")

@@ -1258,3 +1258,67 @@ fn bulks_on_a_point_meet_the_rule_and_the_closed_form() {
         (6.26e-6, 0.4727, 454_873_816, 5.42e-9),
     ]);
 }
+
+/// The δ direction covers what the ε direction covers (issue 61 #8): for runs of the issue's
+/// grid whose ε at δ = 1e-5 is within the domain (≤ 10³), δ is asked at that bracket's ends
+/// and at a tenth and a hundredth of its upper end. Every answer is a bracket within the
+/// profile's rule (upper ≤ 1.25 × lower), consistent with the ε side's (δ(ε_up) ≤ 1e-5 ≤
+/// δ(ε_lo): the lower end at ε_up is at most 1e-5, the upper end at ε_lo at least 1e-5) and
+/// nonincreasing in ε. Measured 2026-12-05: 20 of these 72 points (and the issue's
+/// `{"q":0.3513,"sigma":10.3565,"steps":1085213,"epsilon":0.1212}`) had been refused; all
+/// answer, through the ε side where the δ side's lattices spend the call.
+#[test]
+fn the_delta_direction_answers_where_the_epsilon_direction_does() {
+    let mut runs = Vec::new();
+    for q in [1e-5, 1e-4, 1e-3, 0.01, 0.3513] {
+        for s in [0.6, 1.0, 10.3565] {
+            for t in [1_000_000u64, 100_000_000] {
+                runs.push((q, s, t));
+            }
+        }
+    }
+    let domain: Vec<(f64, f64, u64, pld::Bracket)> = solve_all(&runs)
+        .into_iter()
+        .filter_map(|(q, s, t, r)| r.ok().map(|b| (q, s, t, b)))
+        .filter(|(_, _, _, b)| b.upper > 1e-3 && b.upper <= 1e3)
+        .collect();
+    assert!(domain.len() >= 18, "{}", domain.len());
+    let check = |part: &[(f64, f64, u64, pld::Bracket)]| {
+        for &(q, s, t, b) in part {
+            let at = [b.lower, b.upper, 0.1 * b.upper, 0.01 * b.upper];
+            let ds: Vec<pld::Bracket> = at
+                .iter()
+                .map(|&e| {
+                    pld::delta(sgm(q, s), t, e)
+                        .unwrap_or_else(|err| panic!("q={q} s={s} T={t} ε={e}: {err}"))
+                        .delta
+                })
+                .collect();
+            for (d, e) in ds.iter().zip(at) {
+                assert!(
+                    0.0 < d.lower && d.lower <= d.upper && d.upper <= 1.25 * d.lower,
+                    "q={q} s={s} T={t} ε={e}: {d:?}"
+                );
+            }
+            assert!(
+                ds[1].lower <= 1e-5 && ds[0].upper >= 1e-5,
+                "q={q} s={s} T={t}: {ds:?}"
+            );
+            assert!(
+                ds[3].upper >= ds[2].lower && ds[2].upper >= ds[1].lower,
+                "q={q} s={s} T={t}: {ds:?}"
+            );
+        }
+    };
+    let (a, c) = domain.split_at(domain.len() / 2);
+    std::thread::scope(|sc| {
+        let h = sc.spawn(|| check(a));
+        check(c);
+        h.join().unwrap();
+    });
+    // The issue's run: δ at ε = 0.1212 is above 0.999 (ε at δ = 0.999 is above 514).
+    let d = pld::delta(sgm(0.3513, 10.3565), 1_085_213, 0.1212)
+        .unwrap()
+        .delta;
+    assert!(d.lower >= 0.98 && d.upper <= 1.0, "{d:?}");
+}

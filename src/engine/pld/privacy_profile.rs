@@ -7,12 +7,147 @@ use crate::engine::pld::compose::Work;
 pub fn delta_phases(phases: &[Phase], eps: f64) -> Result<DeltaAnswer, Error> {
     check_phases(phases)?;
     let eps = check_epsilon(eps)?;
-    let pts = profile_phases(phases, &[eps])?;
+    let pts = match profile_phases(phases, &[eps]) {
+        Ok(p) => p,
+        #[cfg(full_engine)]
+        Err(e @ Error::PldBudget { .. }) => {
+            return delta_by_inversion(phases, eps).ok_or(e);
+        }
+        Err(e) => return Err(e),
+    };
     let p = pts[0];
+    // A poor bracket (a lower end of 0 where the lattices were tilted for the bulk) is read
+    // again through the ε side, and the two certified brackets intersected.
+    #[cfg(full_engine)]
+    if poor(&p.0.delta) {
+        if let Some(inv) = delta_by_inversion(phases, eps) {
+            return Ok(DeltaAnswer {
+                delta: intersect(p.0.delta, inv.delta)?,
+                grid: inv.grid,
+            });
+        }
+    }
     Ok(DeltaAnswer {
         delta: p.0.delta,
         grid: p.1,
     })
+}
+
+/// δ at ε read through the ε direction, where the δ side's own lattices spend the call: the
+/// ε side's certified bracket [ε_lo, ε_up] at a δ* says δ(ε) > δ* for every ε < ε_lo (ε_lo is
+/// at most the least ε with δ(ε) ≤ δ*, and δ is nonincreasing) and δ(ε) ≤ δ* for every
+/// ε ≥ ε_up. A secant search in ln δ* (its first slope from exact RDP's order at ε) finds a δ*
+/// whose bracket holds ε, then a probe on each side of it gives the two ends. Answered only
+/// where the ends are within [`PROFILE_RATIO`] of each other (as a profile point not poor).
+/// Coverage of the δ direction then matches the ε direction's: `{"q":0.3513,
+/// "sigma":10.3565,"steps":1085213,"epsilon":0.1212}` had been refused (δ there is > 0.999:
+/// the ε side reads ε ∈ [514.98, 515.17] at δ = 0.999); q = 0.001, σ = 1, T = 10⁸ at its own
+/// ε(1e-5) = 140.76 had been refused too.
+#[cfg(full_engine)]
+fn delta_by_inversion(phases: &[Phase], eps: f64) -> Option<DeltaAnswer> {
+    const TOP: f64 = 0.999;
+    const PROBES: usize = 12;
+    let live = live_phases(phases);
+    let curve = rdp_total(&live);
+    let (ln_rdp, alpha) = rdp_ln_delta(&curve, eps);
+    // Exact RDP's δ bounds the plain SGM phases' δ; a group's guide is no bound.
+    let mut up = if plain(&live) {
+        ln_rdp.exp().min(1.0)
+    } else {
+        1.0
+    };
+    let mut lo = 0.0f64;
+    let mut grid = None;
+    let done = |lo: f64, up: f64| lo > 0.0 && up <= 1.02 * lo;
+    // One ε-side answer at δ* = e^x (None where it refuses), narrowing [lo, up].
+    let mut probe = |x: f64, lo: &mut f64, up: &mut f64| -> Option<(f64, f64)> {
+        let d = x.exp().clamp(1e-300, TOP);
+        let a = epsilon_phases(phases, d).ok()?;
+        let (el, eu) = (a.epsilon.lower, a.epsilon.upper);
+        if el > eps {
+            *lo = lo.max(d);
+        }
+        if eu <= eps {
+            *up = up.min(d);
+        }
+        grid = Some(a.grid);
+        Some((el, eu))
+    };
+    // A safeguarded secant in x = ln δ* for ε(δ*) = ε: a proposal outside the ends known so
+    // far (or too near one) is replaced by their midpoint, or by a step of growing length
+    // away from the one end known.
+    let mut slope = -(alpha - 1.0).max(0.05);
+    let mut x = up.clamp(1e-300, 0.5).ln();
+    let mut last: Option<(f64, f64)> = None;
+    let mut step = std::f64::consts::LN_10;
+    let (mut n, mut centre) = (0, None);
+    while n < PROBES && !done(lo, up) {
+        n += 1;
+        let got = probe(x, &mut lo, &mut up);
+        if let Some((el, eu)) = got {
+            if el <= eps && eps <= eu {
+                centre = Some((x, eu - el));
+                break;
+            }
+        }
+        // (ε = 0 there — the total variation at most δ* — says nothing of the slope.)
+        if let Some((el, eu)) = got.filter(|&(_, eu)| eu > 0.0) {
+            let em = 0.5 * (el + eu);
+            if let Some((px, pe)) = last {
+                let s = (x - px) / (em - pe);
+                if s.is_finite() && s < 0.0 {
+                    slope = s;
+                }
+            }
+            last = Some((x, em));
+        }
+        let (a, b) = (
+            if lo > 0.0 { lo.ln() } else { f64::NEG_INFINITY },
+            up.clamp(1e-300, TOP).ln(),
+        );
+        let proposal = match (got.filter(|&(_, eu)| eu > 0.0), last) {
+            (Some(_), Some((lx, le))) => lx + slope * (eps - le),
+            _ => f64::NAN,
+        };
+        let margin = 1e-3 * (b - a).min(1.0);
+        x = if proposal > a + margin && proposal < b - margin {
+            proposal
+        } else if a.is_finite() {
+            0.5 * (a + b)
+        } else {
+            step *= 2.0;
+            b - step
+        };
+        if x.is_nan() || x < (1e-300f64).ln() {
+            break;
+        }
+    }
+    // Each side of a δ* whose bracket holds ε, moved out by the bracket's width in ln δ (and
+    // more where a probe lands inside again).
+    if let Some((xc, width)) = centre {
+        let mut m = (slope.abs() * width).max(1e-3);
+        while n < PROBES && !done(lo, up) {
+            let before = n;
+            if lo < (xc - m).exp() {
+                n += 1;
+                probe(xc - m, &mut lo, &mut up);
+            }
+            if !done(lo, up) && up > (xc + m).exp() && (xc + m).exp() < TOP {
+                n += 1;
+                probe(xc + m, &mut lo, &mut up);
+            }
+            if n == before {
+                break;
+            }
+            m *= 3.0;
+        }
+    }
+    let delta = Bracket {
+        upper: up,
+        lower: lo.min(up),
+    };
+    let grid = grid.filter(|_| lo > 0.0 && !poor(&delta))?;
+    Some(DeltaAnswer { delta, grid })
 }
 
 /// Tight δ at ε after `steps` steps of one SGM, as a certified bracket.
