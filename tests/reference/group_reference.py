@@ -31,6 +31,11 @@ CASES = [
     (256 / 60000, 1.1, 1000, 1e-5, 8),
     (0.01, 2.0, 300, 1e-5, 5),
     (0.1, 3.0, 50, 1e-6, 3),
+    # A large-dataset run at small delta (issue 61's P2: N 10^7, B 1024, 3 epochs, sigma 0.8,
+    # delta 1e-8; T = 3 * ceil(N / B)), users of 2, 10 and 64 examples.
+    (1024 / 1e7, 0.8, 29297, 1e-8, 2),
+    (1024 / 1e7, 0.8, 29297, 1e-8, 10),
+    (1024 / 1e7, 0.8, 29297, 1e-8, 64),
 ]
 
 
