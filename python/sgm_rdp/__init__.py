@@ -128,6 +128,9 @@ class Gdp:
     advantage: float
     advantage_lower: float
     tradeoff: List[Tuple[float, float]]
+    #: With `delta`: the epsilon the Gaussian trade-off with `mu` has at that delta (valid
+    #: where mu is; the run's own epsilon at delta is at most this). None without `delta`.
+    epsilon_from_mu: Optional[float] = None
 
 
 @dataclass(frozen=True)
@@ -441,13 +444,16 @@ def gdp(
     epochs: Optional[float] = None,
     steps_per_epoch: Optional[int] = None,
     max_batch: Optional[int] = None,
+    delta: Optional[float] = None,
 ) -> Gdp:
     """mu-GDP of the run with its fit, the advantage bound and the trade-off: Poisson
     sampling of one example under add/remove by default, or the run's scheme, adjacency and
-    examples per user (`group_size`), as the command line's `gdp` takes them."""
+    examples per user (`group_size`), as the command line's `gdp` takes them. With `delta`,
+    also the epsilon that mu implies there (`epsilon_from_mu`, as `gdp --delta`)."""
     sampling = _SAMPLING_ALIASES.get(sampling, sampling)
     raw = _run(
         "gdp", noise_multiplier=noise_multiplier, sample_rate=sample_rate, steps=steps,
+        delta=delta,
         sampling=None if sampling == "poisson" else sampling,
         adjacency=None if adjacency == "add-remove" else adjacency,
         group_size=group_size, dataset_size=dataset_size, batch_size=batch_size,
@@ -458,6 +464,7 @@ def gdp(
         fpr_floor=raw["fpr_floor"], advantage=raw["advantage"],
         advantage_lower=raw["advantage_lower"],
         tradeoff=[(t["fpr"], t["tpr_max"]) for t in raw["tradeoff"]],
+        epsilon_from_mu=raw.get("epsilon_from_mu"),
     )
 
 

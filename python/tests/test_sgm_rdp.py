@@ -284,6 +284,19 @@ def test_the_pages_spellings_group_size_in_gdp_and_a_clean_namespace():
     assert not {"json", "Any", "Dict", "dataclass"} & set(names), names
 
 
+def test_gdp_takes_a_delta():
+    """Issue 61 #9: gdp(delta=...) gives the epsilon mu implies there, as `gdp --delta`;
+    checked against the Gaussian mechanism's closed-form profile (Balle & Wang 2018,
+    Theorem 8) computed here with math.erfc: delta at that epsilon is the delta asked."""
+    g = sgm_rdp.gdp(1.0, 0.01, 1000, delta=1e-5)
+    assert sgm_rdp.gdp(1.0, 0.01, 1000).epsilon_from_mu is None
+    mu, e = g.mu, g.epsilon_from_mu
+    phi_bar = lambda z: 0.5 * math.erfc(z / math.sqrt(2))
+    d = phi_bar(e / mu - mu / 2) - math.exp(e) * phi_bar(e / mu + mu / 2)
+    assert abs(d - 1e-5) <= 1e-11, d
+    assert sgm_rdp.epsilon(1.0, 0.01, 1000, 1e-5).upper <= e
+
+
 def test_a_noise_schedule_that_alternates_answers():
     """Hardening 4 #4: 2,000 steps alternating sigma 1.0/1.1 at q = 0.01 (2,000 history
     entries) is composed as its two distinct phases and answers; it equals 1,000 steps of

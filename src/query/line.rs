@@ -166,7 +166,7 @@ pub fn line_answer(mut obj: Map<String, Value>) -> Result<Value, String> {
     let gdp_line = match text_field(&obj, "command")? {
         None | Some("epsilon" | "delta") => false,
         Some("gdp") => {
-            for k in ["delta", "epsilon", "alpha", "accountant", "bands"] {
+            for k in ["epsilon", "alpha", "accountant", "bands"] {
                 if obj.contains_key(k) {
                     return Err(format!("{k} does not apply to a gdp line"));
                 }
@@ -193,7 +193,7 @@ pub fn line_answer(mut obj: Map<String, Value>) -> Result<Value, String> {
         for (k, v) in query.gdp()? {
             obj.entry(k).or_insert(v);
         }
-        return Ok(Value::Object(obj));
+        return gdp_at(obj, query.delta);
     }
     if !query.is_plain() {
         if field(&obj, "alpha")?.is_some() || obj.contains_key("bands") {
@@ -238,7 +238,7 @@ pub fn line_answer(mut obj: Map<String, Value>) -> Result<Value, String> {
         let t = engine::params::steps_from_f64(t).map_err(e)?;
         obj.insert("steps".into(), json!(t));
         obj.extend(gdp_fields(&engine::pld::fdp::gdp(m, t).map_err(e)?));
-        return Ok(Value::Object(obj));
+        return gdp_at(obj, query.delta);
     }
     if let Some(alpha) = field(&obj, "alpha")? {
         if obj.contains_key("accountant") || obj.contains_key("bands") {
@@ -288,4 +288,17 @@ pub fn line_answer(mut obj: Map<String, Value>) -> Result<Value, String> {
         None => {}
     }
     Ok(Value::Object(obj))
+}
+
+/// A gdp line's answer, with the ε its μ implies at the line's δ where it has one (as
+/// `gdp --delta`).
+fn gdp_at(obj: Map<String, Value>, delta: Option<f64>) -> Result<Value, String> {
+    let mut r = Report {
+        fields: obj,
+        text: String::new(),
+    };
+    if let Some(d) = delta {
+        super::report::gdp_at_delta(&mut r, d)?;
+    }
+    Ok(Value::Object(r.fields))
 }

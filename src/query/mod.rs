@@ -44,7 +44,32 @@ pub use crate::engine::Accountant;
 /// Answer `cmd` (`epsilon`, `delta`, `calibrate`, `profile`, `gdp`, `rdp`, `bounds`,
 /// `compare`, `libraries`) for the request `f`: the fields (what `--json` prints and a batch
 /// line carries) and the text, or a one-line reason.
-pub fn answer(cmd: &str, mut f: Request) -> Result<Report, String> {
+pub fn answer(cmd: &str, f: Request) -> Result<Report, String> {
+    // `gdp` and `profile` with a δ: the answer as without it, and what it means at that δ
+    // (issue 61 #9: they had refused --delta).
+    match (cmd, f.delta) {
+        ("gdp", Some(d)) => {
+            let mut r = answer(cmd, Request { delta: None, ..f })?;
+            report::gdp_at_delta(&mut r, d)?;
+            Ok(r)
+        }
+        ("profile", Some(d)) => {
+            // The tight accountant for Poisson sampling; a scheme's own answer otherwise.
+            let accountant = f.is_plain().then_some(Accountant::Pld);
+            let at = Request {
+                accountant,
+                ..f.clone()
+            };
+            let eps = answer("epsilon", at)?;
+            let mut r = answer(cmd, Request { delta: None, ..f })?;
+            report::profile_at_delta(&mut r, d, &eps.fields)?;
+            Ok(r)
+        }
+        _ => answer_for(cmd, f),
+    }
+}
+
+fn answer_for(cmd: &str, mut f: Request) -> Result<Report, String> {
     // Batching schemes, replace-one and user-level privacy: one query, shared with `batch`.
     if !f.is_plain() {
         if f.bands.is_some() {

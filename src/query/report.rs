@@ -130,3 +130,51 @@ pub(crate) fn gdp_text(g: &engine::pld::fdp::GdpAnswer, run: &str) -> String {
     s += &format!("# {run}; sigma = noise std / clipping norm\n");
     s
 }
+
+/// A μ-GDP report at a δ as well: the ε the Gaussian trade-off with the reported μ has at δ
+/// (increasing in μ, read at μ's upper end). It holds where μ does — for tests whose FPR and
+/// FNR are at least the report's floor — and is never smaller than the accountant's own ε at
+/// δ, which reads the run's profile rather than its μ; it is labelled as implied, not as the
+/// run's certified ε.
+pub(crate) fn gdp_at_delta(r: &mut Report, delta: f64) -> Result<(), String> {
+    let get = |k: &str| r.fields.get(k).and_then(Value::as_f64).unwrap_or(f64::NAN);
+    let (mu, floor) = (get("mu"), get("fpr_floor"));
+    let e = engine::pld::gaussian_epsilon(mu, delta).map_err(|e| e.to_string())?;
+    r.fields.insert("delta".into(), json!(delta));
+    r.fields.insert("epsilon_from_mu".into(), json!(e.upper));
+    r.text += &format!(
+        "epsilon at delta {delta:e} implied by mu = {}: {} (the Gaussian trade-off's, for tests with FPR and FNR >= {floor:e} as mu is; the run's own epsilon at this delta, from sgm-rdp epsilon, is at most this)\n",
+        up6(mu),
+        up6(e.upper)
+    );
+    Ok(())
+}
+
+/// A profile report at a δ as well: the tight accountant's ε there (its certified bracket, as
+/// `epsilon --accountant pld` answers), so the profile's summary and the headline agree.
+pub(crate) fn profile_at_delta(
+    r: &mut Report,
+    delta: f64,
+    eps: &Map<String, Value>,
+) -> Result<(), String> {
+    let get = |k: &str| eps.get(k).and_then(Value::as_f64);
+    let (up, lo) = match (get("epsilon"), get("epsilon_lower")) {
+        (Some(u), Some(l)) => (u, l),
+        _ => return Err("the tight epsilon at --delta is unavailable for this run".into()),
+    };
+    r.fields.insert("delta".into(), json!(delta));
+    r.fields.insert("epsilon_at_delta".into(), json!(up));
+    r.fields.insert("epsilon_at_delta_lower".into(), json!(lo));
+    let meaning = eps.get("meaning").and_then(Value::as_str).unwrap_or(
+        "epsilon: certified upper bound; epsilon_lower: certified lower bound (tight PLD bracket)",
+    );
+    r.fields
+        .insert("epsilon_at_delta_meaning".into(), json!(meaning));
+    r.text += &format!(
+        "# at delta {delta:e}: epsilon <= {} ([{}, {}]; {meaning})\n",
+        up6(up),
+        down6(lo),
+        up6(up)
+    );
+    Ok(())
+}
