@@ -150,3 +150,39 @@ fn the_upper_end_is_above_the_largest_coordinate_lower_bound() {
         );
     }
 }
+
+/// Each end of the random-allocation bracket moves the right way over fixed-seed runs
+/// (hardening round 4's standing check): neither end rises with more noise (σ × 1.25) or a
+/// larger δ (× 10), and neither falls with one more epoch. Each end is compared with the
+/// neighbour's same end, allowing for the brackets' own width where ends are read on
+/// different grids: the more private run's end may exceed the other's by at most the
+/// other's width (both brackets hold their truths, which are ordered).
+#[test]
+fn every_end_is_monotone_over_fixed_seed_runs() {
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    let mut uniform = || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        (x >> 11) as f64 / (1u64 << 53) as f64
+    };
+    for _ in 0..6 {
+        let sigma = 0.8 + 1.5 * uniform();
+        let t = [16u64, 40, 64][(uniform() * 3.0) as usize % 3];
+        let e = 1 + (uniform() * 4.0) as u64;
+        let delta = 10f64.powf(-9.0 + 5.0 * uniform());
+        let base = eps(sigma, t, 1, e, delta);
+        for (what, n, more_private) in [
+            ("σ×1.25", eps(sigma * 1.25, t, 1, e, delta), true),
+            ("δ×10", eps(sigma, t, 1, e, delta * 10.0), true),
+            ("E+1", eps(sigma, t, 1, e + 1, delta), false),
+        ] {
+            let (a, b) = if more_private { (n, base) } else { (base, n) };
+            let slack = b.upper - b.lower;
+            assert!(
+                a.upper <= b.upper + slack && a.lower <= b.lower + slack && a.lower <= b.upper,
+                "σ {sigma}, t {t}, E {e}, δ {delta}, {what}: {a:?} vs {b:?}"
+            );
+        }
+    }
+}

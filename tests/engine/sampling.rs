@@ -287,3 +287,45 @@ fn fixed_size_rdp_agrees_with_dp_accounting_in_its_units() {
         );
     }
 }
+
+/// Every end of the shuffled band moves the right way (hardening round 4's standing check):
+/// over 16 fixed-seed runs (both adjacencies), neither end rises with more noise (σ × 1.3) or
+/// a larger δ (× 10), and neither falls with one more epoch.
+#[test]
+fn every_end_of_the_shuffled_band_is_monotone_in_sigma_delta_and_epochs() {
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    let mut uniform = || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        (x >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let mut checked = 0;
+    for _ in 0..16 {
+        let sigma = 10f64.powf(-0.1 + 1.0 * uniform());
+        let t = [10u64, 50, 97, 184, 500][(uniform() * 5.0) as usize % 5];
+        let e = 1 + (uniform() * 8.0) as u64;
+        let delta = 10f64.powf(-11.0 + 8.0 * uniform());
+        let adj = if uniform() < 0.5 {
+            Adjacency::AddRemove
+        } else {
+            Adjacency::ReplaceOne
+        };
+        let base = band(sigma, t, 0.0, adj, e * t, delta);
+        let neighbours = [
+            ("σ×1.3", band(sigma * 1.3, t, 0.0, adj, e * t, delta), false),
+            ("δ×10", band(sigma, t, 0.0, adj, e * t, delta * 10.0), false),
+            ("E+1", band(sigma, t, 0.0, adj, (e + 1) * t, delta), true),
+        ];
+        for (what, n, larger) in neighbours {
+            let (a, b) = if larger { (base, n) } else { (n, base) };
+            // a is the more private run: neither of its ends is above b's.
+            assert!(
+                a.upper <= b.upper * (1.0 + 1e-12) && a.lower <= b.lower * (1.0 + 1e-12),
+                "σ {sigma}, t {t}, E {e}, δ {delta}, {adj:?}, {what}: {a:?} vs {b:?}"
+            );
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 48);
+}
