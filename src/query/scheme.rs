@@ -801,12 +801,30 @@ impl Request {
             };
             let mut at = at;
             let one = at(1).map_err(e)?;
-            if one > goal {
-                return Err(engine::Error::StepsUnreachable {
-                    target: goal,
-                    epsilon: one,
+            // The first step or epoch refused: its reason, never "ε = inf" (a random
+            // allocation at σ 0.5 had read "even one step gives epsilon = inf > target 1").
+            if one.is_infinite() {
+                let mut q = base.clone();
+                if by_epochs {
+                    q.dataset[2] = Some(1.0);
+                } else {
+                    q.steps = Some(1.0);
                 }
-                .to_string());
+                q.answer()?;
+            }
+            if one > goal {
+                // In the scheme's unit: a shuffled run's upper end counts whole epochs, so its
+                // one step is already one epoch of the Gaussian mechanism.
+                let unit = match base.sampling {
+                    _ if by_epochs => "epoch",
+                    Sampling::Shuffle => "step (for shuffled batches one epoch: the band's upper end counts whole epochs)",
+                    _ => "step",
+                };
+                return Err(format!(
+                    "even one {unit} gives epsilon = {} > target {}",
+                    decimal::fixed(one, 6, Dir::Up),
+                    show(goal)
+                ));
             }
             let (t, _) = engine::search::most_steps(
                 goal,

@@ -1876,3 +1876,69 @@ fn gdp_and_profile_take_a_delta() {
     assert_eq!(p["epsilon_at_delta_lower"], band["epsilon_lower"], "{p}");
     assert_eq!(p["epsilon_at_delta_meaning"], band["meaning"], "{p}");
 }
+
+/// A steps calibration of a scheme that cannot take even one step or epoch says so in the
+/// scheme's unit, and a first step the engine refuses gives the engine's reason — never
+/// "epsilon = inf" (issue 61 #6/#2: the shuffled run's "one step" is a whole epoch).
+#[test]
+fn a_scheme_steps_calibration_refuses_in_its_own_unit() {
+    let (ok, _, err) = run(&[
+        "calibrate",
+        "--sampling",
+        "shuffle",
+        "--dataset-size",
+        "50000",
+        "--batch-size",
+        "512",
+        "--sigma",
+        "0.5",
+        "--delta",
+        "1e-5",
+        "--epsilon",
+        "3",
+        "--target",
+        "steps",
+    ]);
+    assert!(
+        !ok && err.contains("one epoch") && err.contains("9.997257"),
+        "{err}"
+    );
+    let (ok, _, err) = run(&[
+        "calibrate",
+        "--sampling",
+        "random-allocation",
+        "--steps-per-epoch",
+        "97",
+        "--sigma",
+        "0.5",
+        "--delta",
+        "1e-5",
+        "--epsilon",
+        "1",
+        "--target",
+        "steps",
+    ]);
+    assert!(
+        !ok && !err.contains("inf") && err.contains("random allocation"),
+        "{err}"
+    );
+    let (ok, _, err) = run(&[
+        "calibrate",
+        "--sampling",
+        "random-allocation",
+        "--steps-per-epoch",
+        "97",
+        "--sigma",
+        "1.5",
+        "--delta",
+        "1e-5",
+        "--epsilon",
+        "0.1",
+        "--target",
+        "steps",
+    ]);
+    assert!(
+        !ok && err.contains("even one epoch gives epsilon = 0.261020"),
+        "{err}"
+    );
+}
