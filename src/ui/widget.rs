@@ -436,9 +436,24 @@ impl Settings {
         }
     }
 
-    /// One line per bad attribute, naming it and what is shown instead; with another
-    /// scheme than Poisson sampling, which charts asked for are not drawn, and why.
+    /// One line per bad attribute, naming it and what is shown instead (errors, shown as
+    /// such); the notes ([`Settings::notes`]) follow them.
     pub fn messages(&self) -> Vec<String> {
+        self.errors
+            .iter()
+            .map(|(n, m)| {
+                let kept = match Field::ALL.into_iter().find(|f| f.id() == n) {
+                    Some(f) => format!("; showing {n} = {}", f.format(f.get(&self.inputs))),
+                    None => String::new(),
+                };
+                format!("attribute {n}: {m}{kept}")
+            })
+            .collect()
+    }
+
+    /// Informational notes, not errors (issue 61 #6: they were red like errors): with another
+    /// scheme than Poisson sampling, which charts asked for are not drawn, and why.
+    pub fn notes(&self) -> Vec<String> {
         let (asked, shown) = (self.charts(), self.shown_charts());
         let missing: Vec<&str> = [
             (asked.epsilon && !shown.epsilon, "epsilon"),
@@ -470,17 +485,7 @@ impl Settings {
                 )
             }
         });
-        self.errors
-            .iter()
-            .map(|(n, m)| {
-                let kept = match Field::ALL.into_iter().find(|f| f.id() == n) {
-                    Some(f) => format!("; showing {n} = {}", f.format(f.get(&self.inputs))),
-                    None => String::new(),
-                };
-                format!("attribute {n}: {m}{kept}")
-            })
-            .chain(scheme)
-            .collect()
+        scheme.into_iter().collect()
     }
 }
 
@@ -685,6 +690,8 @@ impl State {
 pub struct Texts {
     /// The refused attributes, and why the tight ε is unavailable.
     pub messages: Vec<String>,
+    /// Informational notes (which charts a scheme does not draw), shown apart from errors.
+    pub notes: Vec<String>,
     /// Which headline parts show: the tight ε, exact RDP's.
     pub pld: bool,
     pub rdp: bool,
@@ -792,6 +799,7 @@ pub fn texts(s: &Settings, m: &Model, t: &TightState) -> Texts {
     Texts {
         acct,
         messages,
+        notes: s.notes(),
         pld,
         rdp,
         rdp_label: if pld { "exact RDP ε = " } else { "ε = " },

@@ -171,7 +171,7 @@ impl Widget {
                 return JsValue::UNDEFINED;
             }
             Computed::Refused(msgs) => {
-                set_lines(&i.els.messages, &msgs);
+                set_lines(&i.els.messages, &msgs, &i.state.settings.notes());
                 return JsValue::UNDEFINED;
             }
         };
@@ -205,7 +205,7 @@ impl Widget {
         {
             let mut i = self.inner.borrow_mut();
             if let Err(msgs) = i.state.heavy_answer(&from_js(&data)) {
-                set_lines(&i.els.messages, &msgs);
+                set_lines(&i.els.messages, &msgs, &i.state.settings.notes());
                 return JsValue::UNDEFINED;
             }
         }
@@ -443,14 +443,14 @@ fn update(w: &Weak<RefCell<Inner>>, f: Field, v: f64, request: &js_sys::Function
     let _ = request.call0(&JsValue::NULL);
 }
 
-fn set_lines(target: &HtmlElement, lines: &[String]) {
+fn set_lines(target: &HtmlElement, lines: &[String], notes: &[String]) {
     target.set_text_content(None);
-    target.set_hidden(lines.is_empty());
+    target.set_hidden(lines.is_empty() && notes.is_empty());
     let Some(d) = target.owner_document() else {
         return;
     };
-    for l in lines {
-        let _ = text(&d, "div", "", l, target);
+    for (l, class) in (lines.iter().map(|l| (l, ""))).chain(notes.iter().map(|l| (l, "note"))) {
+        let _ = text(&d, "div", class, l, target);
     }
 }
 
@@ -505,7 +505,7 @@ fn show_text(i: &Inner) {
     let s = &i.state.settings;
     let inp = &m.inputs;
     let w = crate::ui::widget::texts(s, m, &i.state.tight);
-    set_lines(&e.messages, &w.messages);
+    set_lines(&e.messages, &w.messages, &w.notes);
     e.pld_part.set_hidden(!w.pld);
     e.rdp_part.set_hidden(!w.rdp);
     e.sep.set_hidden(!(w.pld && w.rdp));

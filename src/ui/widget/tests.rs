@@ -274,9 +274,10 @@ fn the_group_size_attribute() {
     let shown = s.shown_charts();
     assert!(!shown.epsilon && shown.training);
     assert_eq!(
-        s.messages(),
+        s.notes(),
         ["charts epsilon: exact RDP of one example under add/remove, not drawn for users with at most 2 examples"]
     );
+    assert!(s.messages().is_empty());
     let i = Inputs::mnist();
     assert!(s
         .scheme()
@@ -327,22 +328,22 @@ fn the_sampling_attribute() {
     s.set("sampling", Some("random-allocation"));
     s.set("accountant", Some("rdp"));
     s.set("charts", Some("none"));
-    assert!(s.wants_tight() && s.shown_charts() == Charts::default() && s.messages().is_empty());
+    assert!(s.wants_tight() && s.shown_charts() == Charts::default() && s.notes().is_empty());
     s.set("charts", Some("epsilon training risk"));
     assert!(s.shown_charts().training && s.shown_charts().risk && !s.shown_charts().epsilon);
     assert_eq!(
-        s.messages(),
+        s.notes(),
         ["charts epsilon: drawn for Poisson sampling only, not for random allocation"]
     );
     s.set("sampling", Some("shuffled"));
     assert_eq!(
-        s.messages(),
+        s.notes(),
         ["charts epsilon: drawn for Poisson sampling only, not for shuffled, fixed-size batches"],
         "the band's own tight charts"
     );
     s.set("sampling", Some("fixed-size"));
     assert_eq!(
-        s.messages(),
+        s.notes(),
         ["charts epsilon, risk: not drawn for fixed-size batches, which have an RDP bound only (no privacy-loss distribution for a profile or attack risk; ε vs α and bound vs exact are Poisson sampling's)"]
     );
     s.set("sampling", Some("random-allocation"));
