@@ -3,6 +3,9 @@
 // why instead of leaving its placeholders (hardening round 3, #16); text only, no markup.
 import init, { mountPage } from './sgm-rdp-page.js';
 
+// The scripts run: the file:// note in index.html is not needed.
+document.getElementById('needs-http')?.remove();
+
 try {
   await init({ module_or_path: new URL('./sgm-rdp-page_bg.wasm', import.meta.url) });
   mountPage();

@@ -1228,6 +1228,23 @@ try {
   await writeFile(join(OUT, 'bench.json'), JSON.stringify(bench, null, 2));
   await page.close();
 
+  // Opened from disk (file://) the browser runs no module script: the page says why instead
+  // of leaving its placeholders (issue 61 #6); served, boot.js removes that note.
+  {
+    const fp = await browser.newPage();
+    await fp.goto('file://' + join(DIST, 'index.html'));
+    await fp.waitForTimeout(3000);
+    const vis = await fp.evaluate(() => {
+      const e = document.getElementById('needs-http');
+      return e ? getComputedStyle(e).visibility : 'absent';
+    });
+    check(vis === 'visible', `file:// page: the "serve it over http(s)" note shows (${vis})`);
+    await fp.close();
+    const served = await open('');
+    check(await served.evaluate(() => !document.getElementById('needs-http')), 'served page: the file:// note is removed');
+    await served.close();
+  }
+
   check(consoleErrors.length === 0, `zero console errors${consoleErrors.length ? ': ' + consoleErrors.join(' | ') : ''}`);
   console.log(`screenshots: ${join(OUT, 'page-1280.png')}, ${join(OUT, 'page-360.png')}`);
 } catch (e) {
