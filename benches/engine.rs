@@ -1,5 +1,6 @@
 //! Engine benchmarks (criterion). Ids are a contract: rdp_grid_156, epsilon_T1e4, calibrate_sigma,
-//! pld_mnist, pld_profile, pld_calibrate_sigma, pld_large_dataset.
+//! pld_mnist, pld_profile, pld_calibrate_sigma, pld_large_dataset, and one per run class of
+//! issue 64's table (`class_*`, in their own group: fewer samples, as some take ~1 s).
 //! dp_accounting's time on the same grid comes from benches/dp_accounting.sh in the same `make bench`.
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
@@ -73,9 +74,50 @@ fn benches(c: &mut Criterion) {
     );
 }
 
+/// One tight ε per run class (issue 64's table; `benches/rivals.py` puts dp_accounting's
+/// default grid beside each in the same `make bench`).
+fn classes(c: &mut Criterion) {
+    let sgm = |q: f64, s: f64| Sgm::new(q, s).unwrap();
+    let runs: [(&str, Sgm, u64, f64); 6] = [
+        ("class_cifar", sgm(256.0 / 50000.0, 1.0), 2930, 1e-5),
+        ("class_q1e-5_T1e6", sgm(1e-5, 1.0), 1_000_000, 1e-5),
+        ("class_q2e-5_T5e6", sgm(2e-5, 1.0), 5_000_000, 1e-6),
+        ("class_q1e-6_T1e8", sgm(1e-6, 0.8), 100_000_000, 1e-5),
+        (
+            "class_mnist_delta1e-12",
+            sgm(256.0 / 60000.0, 1.1),
+            14063,
+            1e-12,
+        ),
+        ("class_mnist", sgm(256.0 / 60000.0, 1.1), 14063, 1e-5),
+    ];
+    for (id, m, t, d) in runs {
+        c.bench_function(id, |b| {
+            b.iter(|| pld::epsilon(black_box(m), t, black_box(d)).unwrap())
+        });
+    }
+    let alloc = pld::Phase::allocation(1.0, 64, 1, 1).unwrap();
+    c.bench_function("class_allocation_t64", |b| {
+        b.iter(|| {
+            pld::forget_cached_laws();
+            pld::epsilon_phases(black_box(&[alloc]), black_box(1e-8)).unwrap()
+        })
+    });
+    let user = pld::Phase::group(sgm(1.024e-4, 0.8), 10, 29297).unwrap();
+    c.bench_function("class_user_k10", |b| {
+        b.iter(|| pld::epsilon_phases(black_box(&[user]), black_box(1e-8)).unwrap())
+    });
+}
+
+criterion_group! {
+    name = by_class;
+    config = Criterion::default().sample_size(10).measurement_time(std::time::Duration::from_secs(2));
+    targets = classes
+}
+
 criterion_group! {
     name = engine;
     config = Criterion::default().sample_size(20).measurement_time(std::time::Duration::from_secs(3));
     targets = benches
 }
-criterion_main!(engine);
+criterion_main!(engine, by_class);

@@ -2,7 +2,8 @@
 # The Python package (python/: PyO3 + maturin, one abi3 wheel): build the wheel, install
 # it into python/.venv (created once, with maturin, pytest and dp-accounting 0.6.0 from
 # PyPI), run its pytest suite against the command line built from the same tree.
-# `--bench`: the same set-up, then the speed comparison (benches/python_bench.py).
+# `--bench`: the same set-up, then the speed comparisons (benches/python_bench.py, then the
+# rivals side by side per run class: benches/rivals.py).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root/python"
@@ -15,6 +16,7 @@ rm -rf dist
 .venv/bin/pip install -q --disable-pip-version-check --force-reinstall --no-deps dist/sgm_rdp-*.whl
 (cd "$root" && cargo build -q --bin sgm-rdp)
 if [ "${1:-}" = "--bench" ]; then
-  exec .venv/bin/python "$root/benches/python_bench.py"
+  .venv/bin/python "$root/benches/python_bench.py"
+  exec .venv/bin/python "$root/benches/rivals.py"
 fi
 SGM_RDP_CLI="$root/target/debug/sgm-rdp" .venv/bin/pytest -q -p no:cacheprovider tests
