@@ -554,3 +554,35 @@ def test_tf_privacys_user_level_printout():
     assert c.fields["printed_user_epsilon"] == pytest.approx(user_eps(poisson, 1e-5, k), rel=1e-6)
     assert c.fields["printed_user_epsilon_once_per_epoch"] == pytest.approx(
         user_eps(once, 1e-5, k), rel=1e-6)
+
+
+def test_every_scheme_answers_as_the_command_line_does():
+    """Issue 61's cross-surface table, Python's side: every scheme x adjacency x group size on
+    P1's terms with accountant pld and rdp, epsilon() against the command line's `epsilon
+    --json` (the same bits), or a refusal (SgmRdpError) where the command line refuses."""
+    assert CLI, "SGM_RDP_CLI must point at the sgm-rdp binary (scripts/python.sh sets it)"
+    answered = refused = 0
+    for s in ["poisson", "shuffle", "truncated-poisson", "fixed-size", "random-allocation"]:
+        for adj in ["add-remove", "replace-one"]:
+            for k in [1, 2]:
+                for acct in ["pld", "rdp"]:
+                    args = [CLI, "epsilon", "--sampling", s, "--adjacency", adj, "--group-size",
+                            str(k), "--dataset-size", "50000", "--batch-size", "512", "--epochs",
+                            "30", "--sigma", "1", "--delta", "1e-5", "--json"]
+                    # Python passes no accountant for the schemes with one answer (their band
+                    # or exact RDP), as the command line takes none.
+                    if s not in ("shuffle", "fixed-size"):
+                        args += ["--accountant", acct]
+                    cli = subprocess.run(args, capture_output=True, text=True)
+                    try:
+                        got = sgm_rdp.epsilon(
+                            1.0, sampling=s, adjacency=adj, group_size=k, dataset_size=50000,
+                            batch_size=512, epochs=30, delta=1e-5, accountant=acct)
+                    except SgmRdpError:
+                        assert cli.returncode != 0, (s, adj, k, acct, cli.stdout)
+                        refused += 1
+                        continue
+                    assert cli.returncode == 0, (s, adj, k, acct, cli.stderr)
+                    assert got.upper == json.loads(cli.stdout)["epsilon"], (s, adj, k, acct)
+                    answered += 1
+    assert answered >= 10 and refused >= 10, (answered, refused)
