@@ -36,21 +36,33 @@ pub(crate) fn log_range(vals: impl Iterator<Item = f64>) -> (f64, f64) {
 /// [lo, hi] (plotters' own log ticks skip a range's partial first decade).
 /// Every chart's x and y axes use it, so they share one instantiation of plotters'
 /// generic drawing code.
-pub(crate) fn log_axis(lo: f64, hi: f64, th: &Theme) -> WithKeyPoints<LogCoord<f64>> {
-    let wide = (hi / lo).log10() > if th.legend_below { 2.0 } else { 4.0 };
+///
+/// `px` is the axis's length on screen: where a label per decade would crowd it (labels closer
+/// than 14 px, scaled — a 390 px phone drew the profile's fourteen δ decades on ~100 px, their
+/// labels overlapping), only every second, third or fifth decade is labelled.
+pub(crate) fn log_axis(lo: f64, hi: f64, th: &Theme, px: f64) -> WithKeyPoints<LogCoord<f64>> {
+    let decades = (hi / lo).log10();
+    let wide = decades > if th.legend_below { 2.0 } else { 4.0 };
+    let per = px / decades.max(1e-9);
+    let every = [1i32, 2, 3, 5, 10]
+        .into_iter()
+        .find(|&k| per * k as f64 >= 14.0 * th.scale)
+        .unwrap_or(10);
     let (mut bold, mut light) = (Vec::new(), Vec::new());
-    let mut decade = 10f64.powi(lo.log10().floor() as i32);
+    let mut exp = lo.log10().floor() as i32;
+    let mut decade = 10f64.powi(exp);
     while decade <= hi {
         for k in 1..10 {
             let v = decade * k as f64;
             if v >= lo && v <= hi {
                 light.push(v);
-                if k == 1 || (!wide && matches!(k, 2 | 5)) {
+                if (k == 1 && exp.rem_euclid(every) == 0) || (!wide && matches!(k, 2 | 5)) {
                     bold.push(v);
                 }
             }
         }
         decade *= 10.0;
+        exp += 1;
     }
     (lo..hi)
         .log_scale()
@@ -73,6 +85,10 @@ pub(crate) fn log_chart<'a, DB: DrawingBackend>(
 ) -> Result<LogChart<'a, DB>, DrawingAreaErrorKind<DB::ErrorType>> {
     let (xlo, xhi) = drawable((xlo, xhi));
     let (ylo, yhi) = drawable((ylo, yhi));
+    // The plot area's extent (what the builder below leaves of the root), for label spacing.
+    let (w, h) = root.dim_in_pixel();
+    let plot_w = w as f64 - (56.0 + 10.0 + 26.0) * th.scale;
+    let plot_h = h as f64 - (15.0 + 34.0 + 20.0 + 10.0) * th.scale;
     ChartBuilder::on(root)
         .caption(caption, th.font(15.0))
         .margin(th.px(10.0))
@@ -83,7 +99,10 @@ pub(crate) fn log_chart<'a, DB: DrawingBackend>(
         .y_label_area_size(th.px(56.0))
         // The y axis labelled like the x axis: 1, 2, 5 × 10^k on a narrow range (ε over
         // training had labels only at 1 and 10).
-        .build_cartesian_2d(log_axis(xlo, xhi, th), log_axis(ylo, yhi, th))
+        .build_cartesian_2d(
+            log_axis(xlo, xhi, th, plot_w),
+            log_axis(ylo, yhi, th, plot_h),
+        )
 }
 
 /// Decades a log axis may span: beyond ~30 nothing is readable, and plotters' log

@@ -834,3 +834,73 @@ fn the_last_x_tick_label_is_whole() {
         );
     }
 }
+
+/// A short δ axis is labelled every few decades, not every decade (issue 61 #6: on a 390 px
+/// phone the profile's fourteen decades overlapped in ~100 px): on a 390 × 200 chart no two
+/// y labels are closer than 14 px; on the 900 × 560 chart every decade keeps its label.
+#[test]
+fn a_short_log_axis_thins_its_labels() {
+    use render::tight::{self, ProfileRow};
+    let rows: Vec<ProfileRow> = (0..=20)
+        .map(|i| {
+            let e = i as f64 * 0.25;
+            let d = 10f64.powf(-0.5 - 2.8 * e);
+            ProfileRow {
+                epsilon: e,
+                upper: d,
+                lower: d * 0.9,
+                rdp: d * 3.0,
+            }
+        })
+        .collect();
+    let draw = |w: u32, h: u32| {
+        let mut s = String::new();
+        {
+            let root = SVGBackend::with_string(&mut s, (w, h)).into_drawing_area();
+            tight::draw_profile(
+                &root,
+                &rows,
+                1e-5,
+                &tight::Labels::default(),
+                &Theme::light(1.0),
+            )
+            .unwrap();
+        }
+        s
+    };
+    // The y labels: right-anchored texts whose content is a power of ten ("1e-7", "0.01", "1").
+    let ys = |s: &str| -> Vec<f64> {
+        s.split("<text")
+            .skip(1)
+            .filter(|t| t.contains("text-anchor=\"end\""))
+            .filter_map(|t| {
+                let y = t
+                    .split("y=\"")
+                    .nth(1)?
+                    .split('"')
+                    .next()?
+                    .parse::<f64>()
+                    .ok()?;
+                let body = t.split('>').nth(1)?.split('<').next()?.trim();
+                body.parse::<f64>().ok().filter(|v| *v > 0.0).map(|_| y)
+            })
+            .collect()
+    };
+    let mut small = ys(&draw(390, 200));
+    small.sort_by(f64::total_cmp);
+    assert!(small.len() >= 3, "{small:?}");
+    for w in small.windows(2) {
+        assert!(
+            w[1] - w[0] >= 14.0,
+            "labels {} px apart: {small:?}",
+            w[1] - w[0]
+        );
+    }
+    let large = ys(&draw(900, 560));
+    assert!(
+        large.len() > small.len(),
+        "{} vs {}",
+        large.len(),
+        small.len()
+    );
+}
