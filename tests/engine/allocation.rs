@@ -159,13 +159,7 @@ fn the_upper_end_is_above_the_largest_coordinate_lower_bound() {
 /// other's width (both brackets hold their truths, which are ordered).
 #[test]
 fn every_end_is_monotone_over_fixed_seed_runs() {
-    let mut x = 0x2545_f491_4f6c_dd1du64;
-    let mut uniform = || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        (x >> 11) as f64 / (1u64 << 53) as f64
-    };
+    let mut uniform = crate::uniform_from(0x2545_f491_4f6c_dd1du64);
     for _ in 0..6 {
         let sigma = 0.8 + 1.5 * uniform();
         let t = [16u64, 40, 64][(uniform() * 3.0) as usize % 3];

@@ -15,3 +15,15 @@ mod pld_coverage;
 mod pld_props;
 mod reference_rdp;
 mod sampling;
+
+/// A fixed-seed uniform draw on [0, 1) (xorshift64): the property sweeps' runs, the same on
+/// every machine.
+pub(crate) fn uniform_from(seed: u64) -> impl FnMut() -> f64 {
+    let mut x = seed;
+    move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        (x >> 11) as f64 / (1u64 << 53) as f64
+    }
+}

@@ -127,13 +127,7 @@ fn shuffle_lower_end_grows_with_the_epochs() {
         (3.5809895106623095, 184u64, 7.303411949210048e-12),
         (4.4146, 153, 3.34e-5),
     ];
-    let mut x = 0x2545_f491_4f6c_dd1du64;
-    let mut uniform = || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        (x >> 11) as f64 / (1u64 << 53) as f64
-    };
+    let mut uniform = crate::uniform_from(0x2545_f491_4f6c_dd1du64);
     for _ in 0..20 {
         let sigma = 10f64.powf(-0.3 + 1.3 * uniform());
         let t = [10u64, 50, 100, 184, 500, 1000][(uniform() * 6.0) as usize % 6];
@@ -293,13 +287,7 @@ fn fixed_size_rdp_agrees_with_dp_accounting_in_its_units() {
 /// a larger δ (× 10), and neither falls with one more epoch.
 #[test]
 fn every_end_of_the_shuffled_band_is_monotone_in_sigma_delta_and_epochs() {
-    let mut x = 0x9e37_79b9_7f4a_7c15u64;
-    let mut uniform = || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        (x >> 11) as f64 / (1u64 << 53) as f64
-    };
+    let mut uniform = crate::uniform_from(0x9e37_79b9_7f4a_7c15u64);
     let mut checked = 0;
     for _ in 0..16 {
         let sigma = 10f64.powf(-0.1 + 1.0 * uniform());

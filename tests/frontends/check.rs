@@ -96,21 +96,11 @@ fn a_shuffled_opacus_loader_gets_the_shuffled_band() {
     let printed = pld::opacus_prv_epsilon(Sgm::new(1.0 / 98.0, 1.0).unwrap(), 2940, 1e-5).unwrap();
     assert_eq!(num(&a, "printed_epsilon"), printed);
     let band = cli(&[
-        "epsilon",
-        "--sampling",
-        "shuffle",
-        "--dataset-size",
-        "50000",
-        "--batch-size",
-        "512",
-        "--epochs",
-        "30",
-        "--sigma",
-        "1",
-        "--delta",
-        "1e-5",
-        "--json",
-    ]);
+        &["epsilon", "--sampling", "shuffle"][..],
+        &super::cli::P1[..],
+        &["--json"][..],
+    ]
+    .concat());
     assert_eq!(a["certified_epsilon"], band["epsilon"]);
     assert_eq!(a["certified_epsilon_lower"], band["epsilon_lower"]);
     assert!(num(&a, "certified_epsilon_lower") > 15.0 && printed < 3.3);

@@ -1589,20 +1589,7 @@ fn libraries_rows_name_each_tool() {
         out.contains("Opacus, PrivacyEngine default (PRV accountant)       0.0299"),
         "{out}"
     );
-    let (ok, out, err) = run(&[
-        "libraries",
-        "--dataset-size",
-        "50000",
-        "--batch-size",
-        "512",
-        "--epochs",
-        "30",
-        "--sigma",
-        "1",
-        "--delta",
-        "1e-5",
-        "--json",
-    ]);
+    let (ok, out, err) = run(&[&["libraries"][..], &P1[..], &["--json"][..]].concat());
     assert!(ok, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["opacus_steps"], 2940);
@@ -1820,6 +1807,20 @@ fn the_default_accountant_is_named_where_it_answers() {
     }
 }
 
+/// P1's terms (issue 61): N 50,000, B 512, 30 epochs, σ 1, δ 1e-5.
+pub(crate) const P1: [&str; 10] = [
+    "--dataset-size",
+    "50000",
+    "--batch-size",
+    "512",
+    "--epochs",
+    "30",
+    "--sigma",
+    "1",
+    "--delta",
+    "1e-5",
+];
+
 /// Φ̄(z), the standard normal's upper tail (for the Gaussian trade-off's closed form).
 fn phi_bar(z: f64) -> f64 {
     0.5 * libm::erfc(z / std::f64::consts::SQRT_2)
@@ -1855,21 +1856,7 @@ fn gdp_and_profile_take_a_delta() {
     let p = json_of(&[&["profile"][..], &args[..]].concat());
     assert_eq!(p["epsilon_at_delta"], tight["epsilon"], "{p}");
     assert_eq!(p["epsilon_at_delta_lower"], tight["epsilon_lower"], "{p}");
-    let shuffled = [
-        "--sampling",
-        "shuffle",
-        "--dataset-size",
-        "50000",
-        "--batch-size",
-        "512",
-        "--epochs",
-        "30",
-        "--sigma",
-        "1",
-        "--delta",
-        "1e-5",
-        "--json",
-    ];
+    let shuffled = [&["--sampling", "shuffle"][..], &P1[..], &["--json"][..]].concat();
     let p = json_of(&[&["profile"][..], &shuffled[..]].concat());
     let band = json_of(&[&["epsilon"][..], &shuffled[..]].concat());
     assert_eq!(p["epsilon_at_delta"], band["epsilon"], "{p}");
@@ -1882,61 +1869,33 @@ fn gdp_and_profile_take_a_delta() {
 /// "epsilon = inf" (issue 61 #6/#2: the shuffled run's "one step" is a whole epoch).
 #[test]
 fn a_scheme_steps_calibration_refuses_in_its_own_unit() {
-    let (ok, _, err) = run(&[
-        "calibrate",
-        "--sampling",
-        "shuffle",
-        "--dataset-size",
-        "50000",
-        "--batch-size",
-        "512",
-        "--sigma",
-        "0.5",
-        "--delta",
-        "1e-5",
-        "--epsilon",
-        "3",
-        "--target",
-        "steps",
-    ]);
+    let calibrate = |scheme: &[&str], sigma: &str, eps: &str| {
+        let tail = [
+            "--sigma",
+            sigma,
+            "--delta",
+            "1e-5",
+            "--epsilon",
+            eps,
+            "--target",
+            "steps",
+        ];
+        run(&[&["calibrate", "--sampling"][..], scheme, &tail[..]].concat())
+    };
+    let shuffled = ["shuffle", "--dataset-size", "50000", "--batch-size", "512"];
+    let (ok, _, err) = calibrate(&shuffled, "0.5", "3");
     assert!(
         !ok && err.contains("one epoch") && err.contains("9.997257"),
         "{err}"
     );
-    let (ok, _, err) = run(&[
-        "calibrate",
-        "--sampling",
-        "random-allocation",
-        "--steps-per-epoch",
-        "97",
-        "--sigma",
-        "0.5",
-        "--delta",
-        "1e-5",
-        "--epsilon",
-        "1",
-        "--target",
-        "steps",
-    ]);
+    // Random allocation, t = 97: σ 0.5 is refused by the engine; σ 1.5 cannot take one epoch.
+    let allocation = ["random-allocation", "--steps-per-epoch", "97"];
+    let (ok, _, err) = calibrate(&allocation, "0.5", "1");
     assert!(
         !ok && !err.contains("inf") && err.contains("random allocation"),
         "{err}"
     );
-    let (ok, _, err) = run(&[
-        "calibrate",
-        "--sampling",
-        "random-allocation",
-        "--steps-per-epoch",
-        "97",
-        "--sigma",
-        "1.5",
-        "--delta",
-        "1e-5",
-        "--epsilon",
-        "0.1",
-        "--target",
-        "steps",
-    ]);
+    let (ok, _, err) = calibrate(&allocation, "1.5", "0.1");
     assert!(
         !ok && err.contains("even one epoch gives epsilon = 0.261020"),
         "{err}"
