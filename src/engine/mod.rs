@@ -19,6 +19,7 @@ pub mod fixed_size;
 // User-level ε by exact RDP and group privacy (TF Privacy's route), for comparison.
 #[cfg(full_engine)]
 pub mod group_rdp;
+pub mod library_rdp;
 pub mod params;
 pub mod pld;
 pub mod rdp;

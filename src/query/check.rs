@@ -177,7 +177,7 @@ impl Fields<'_> {
 }
 
 /// ε at `delta` as the library's RDP accountant prints it on `orders` (its own fractional-order
-/// RDP: [`engine::rdp::library_epsilon`]), and whether its best order is the first or last.
+/// RDP: [`engine::library_rdp::library_epsilon`]), and whether its best order is the first or last.
 fn rdp_on(
     q: f64,
     sigma: f64,
@@ -186,8 +186,8 @@ fn rdp_on(
     delta: f64,
 ) -> Result<(f64, bool), String> {
     let m = Sgm::new(q, sigma).map_err(|e| e.to_string())?;
-    let (e, a) =
-        engine::rdp::library_epsilon(&m, steps, &orders, delta).map_err(|e| e.to_string())?;
+    let (e, a) = engine::library_rdp::library_epsilon(&m, steps, &orders, delta)
+        .map_err(|e| e.to_string())?;
     let edge = orders.first() == Some(&a) || orders.last() == Some(&a);
     Ok((e, edge))
 }
@@ -449,7 +449,7 @@ pub fn check(obj: &Map<String, Value>) -> Result<Report, String> {
                 if users > 1 {
                     let user = |q: f64, t: u64| {
                         Sgm::new(q, sigma_printed)
-                            .and_then(|m| engine::rdp::library_user_epsilon(&m, t, &engine::default_orders(), delta, users))
+                            .and_then(|m| engine::library_rdp::library_user_epsilon(&m, t, &engine::default_orders(), delta, users))
                             .map_err(|e| e.to_string())
                     };
                     user_printed = Some((user(q, t)?, user(1.0, e.ceil() as u64)?));

@@ -75,7 +75,13 @@ pub fn rows(
     let (oq, ot) = opacus.unwrap_or((i.q, i.steps));
     // What the libraries' RDP accountants print: their own fractional-order RDP.
     let grid = |q: f64, steps: u64, orders: Vec<f64>| -> Result<f64, Error> {
-        Ok(crate::engine::rdp::library_epsilon(&Sgm::new(q, i.sigma)?, steps, &orders, i.delta)?.0)
+        Ok(crate::engine::library_rdp::library_epsilon(
+            &Sgm::new(q, i.sigma)?,
+            steps,
+            &orders,
+            i.delta,
+        )?
+        .0)
     };
     let ours_rdp = Run::with_default_orders(sgm, i.steps)?
         .epsilon(i.delta, Conversion::Improved)?

@@ -311,6 +311,19 @@ fn plain(t: &str) -> Result<f64, String> {
     Err(format!("'{}' is not a number", clip(t)))
 }
 
+/// A rate of an attack-risk target as typed (TPR or FPR): a number in (0, 1).
+pub fn parse_rate(text: &str, name: &str) -> Result<f64, String> {
+    let x = parse_number(text).map_err(|m| format!("{name}: {m}"))?;
+    if x > 0.0 && x < 1.0 {
+        Ok(x)
+    } else {
+        Err(format!(
+            "{name} must be a number between 0 and 1, got {}",
+            fmt_num(x)
+        ))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -281,7 +281,7 @@ pub fn decode(query: &str) -> (Link, Vec<LinkError>) {
     }
     if get("risk_tpr").is_some() || get("risk_fpr").is_some() {
         let rate = |k: &str, name: &str, default: f64| {
-            get(k).map_or(Ok(default), |t| crate::ui::page::parse_rate(t, name))
+            get(k).map_or(Ok(default), |t| crate::ui::fields::parse_rate(t, name))
         };
         match (
             rate("risk_tpr", "TPR", DEFAULT_RISK.0),

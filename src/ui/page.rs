@@ -231,18 +231,7 @@ pub fn user_sentence(
     )
 }
 
-/// A rate of an attack-risk target as typed (TPR or FPR): a number in (0, 1).
-pub fn parse_rate(text: &str, name: &str) -> Result<f64, String> {
-    let x = crate::ui::fields::parse_number(text).map_err(|m| format!("{name}: {m}"))?;
-    if x > 0.0 && x < 1.0 {
-        Ok(x)
-    } else {
-        Err(format!(
-            "{name} must be a number between 0 and 1, got {}",
-            fmt_num(x)
-        ))
-    }
-}
+pub use crate::ui::fields::parse_rate;
 
 /// What a tight ε is for (the page's controls, a widget's attributes): how batches are
 /// drawn, how many examples a user has, and who is a neighbour.

@@ -228,11 +228,11 @@ fn the_other_rows_of_the_catalogue() {
         json!({"library": "tf_privacy", "noise_multiplier": 1, "number_of_examples": 50000,
         "batch_size": 512, "num_epochs": 30, "delta": 1e-5, "drop_last": true}),
     );
-    // (The libraries' own fractional-order RDP, engine::rdp::library_epsilon, checked against
+    // (The libraries' own fractional-order RDP, engine::library_rdp::library_epsilon, checked against
     // dp_accounting's output in engine::rdp's tests and python/tests.)
     let orders = sgm_rdp::engine::default_orders();
     let rdp = |q: f64, t: u64| {
-        sgm_rdp::engine::rdp::library_epsilon(&Sgm::new(q, 0.5).unwrap(), t, &orders, 1e-5)
+        sgm_rdp::engine::library_rdp::library_epsilon(&Sgm::new(q, 0.5).unwrap(), t, &orders, 1e-5)
             .unwrap()
             .0
     };
