@@ -11,7 +11,7 @@ use super::rdp::{log_add_exp, rdp};
 
 /// The Poisson-sampled Gaussian's per-step RDP at `alpha` as dp_accounting's `RdpAccountant`
 /// (and Opacus' and TF Privacy's, which share its algorithm) computes it — what those
-/// libraries print, not a bound of ours: integer orders exactly ([`rdp`](super::rdp::rdp)); fractional orders
+/// libraries print, not a bound of ours: integer orders exactly ([`rdp`]); fractional orders
 /// by the two series of Mironov, Talwar, Zhang (§3.3) with every binomial coefficient taken
 /// by its absolute value (ln|Γ|, as `scipy.special.gammaln` gives it), summed until both terms
 /// fall and lie e^30 below the total, at most 1000 terms (not converged: +∞, and the library

@@ -18,6 +18,7 @@ mod sampling;
 
 /// A fixed-seed uniform draw on [0, 1) (xorshift64): the property sweeps' runs, the same on
 /// every machine.
+#[cfg(not(target_arch = "wasm32"))]
 pub(crate) fn uniform_from(seed: u64) -> impl FnMut() -> f64 {
     let mut x = seed;
     move || {
