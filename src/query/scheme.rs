@@ -787,30 +787,27 @@ impl Request {
             base.dataset[2] = None;
             // Random allocation counts whole epochs (each example once per epoch).
             let by_epochs = base.sampling == Sampling::RandomAllocation;
-            let at = |t: u64| {
+            // The run with t steps (t epochs of random allocation).
+            let of_length = |t: u64| {
                 let mut q = base.clone();
                 if by_epochs {
                     q.dataset[2] = Some(t as f64);
                 } else {
                     q.steps = Some(t as f64);
                 }
-                upper(q).map(|(v, a)| {
+                q
+            };
+            let mut at = |t: u64| {
+                upper(of_length(t)).map(|(v, a)| {
                     last = a;
                     v
                 })
             };
-            let mut at = at;
             let one = at(1).map_err(e)?;
             // The first step or epoch refused: its reason, never "ε = inf" (a random
             // allocation at σ 0.5 had read "even one step gives epsilon = inf > target 1").
             if one.is_infinite() {
-                let mut q = base.clone();
-                if by_epochs {
-                    q.dataset[2] = Some(1.0);
-                } else {
-                    q.steps = Some(1.0);
-                }
-                q.answer()?;
+                of_length(1).answer()?;
             }
             if one > goal {
                 // In the scheme's unit: a shuffled run's upper end counts whole epochs, so its

@@ -36,14 +36,7 @@ pub fn answer_texts(d: &Value) -> (String, String, String) {
         .items("findings")
         .iter()
         .map(|f| {
-            let keys: Vec<&str> = f
-                .items("keys")
-                .iter()
-                .filter_map(|k| match k {
-                    Value::Text(t) => Some(t.as_str()),
-                    _ => None,
-                })
-                .collect();
+            let keys = f.texts("keys");
             format!(
                 "[{}] {}: {}. Fix: {}{}. ({})",
                 f.text("severity").unwrap_or(""),

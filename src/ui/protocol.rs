@@ -63,6 +63,15 @@ impl Value {
     pub fn nums(&self, k: &str) -> Vec<f64> {
         self.items(k).iter().map(Value::as_num).collect()
     }
+    /// Field `k` as a list of texts (its other items left out).
+    pub fn texts(&self, k: &str) -> Vec<&str> {
+        (self.items(k).iter())
+            .filter_map(|v| match v {
+                Value::Text(t) => Some(t.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
     pub fn is_obj(&self) -> bool {
         matches!(self, Value::Obj(_))
     }

@@ -42,14 +42,7 @@ impl Page {
             ];
         }
         let (printed, certified, findings) = crate::ui::check::answer_texts(data);
-        let skipped: Vec<&str> = data
-            .items("skipped")
-            .iter()
-            .filter_map(|k| match k {
-                Value::Text(t) => Some(t.as_str()),
-                _ => None,
-            })
-            .collect();
+        let skipped = data.texts("skipped");
         vec![
             text(
                 "check-skipped",
