@@ -71,6 +71,9 @@ pub enum Error {
     /// A sampling scheme's option that does not fit the others (one line, for the user).
     #[cfg(full_engine)]
     Sampling(String),
+    /// An audit's input that cannot be used (one line, for the user).
+    #[cfg(full_engine)]
+    Audit(String),
 }
 
 impl fmt::Display for Error {
@@ -181,6 +184,8 @@ impl fmt::Display for Error {
             ),
             #[cfg(full_engine)]
             Error::Sampling(why) => write!(f, "{why}"),
+            #[cfg(full_engine)]
+            Error::Audit(why) => write!(f, "{why}"),
         }
     }
 }

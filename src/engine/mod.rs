@@ -6,9 +6,13 @@
 //! * [`bounds`] — Theorem 11, Table 1's bounds, Lemma 9, Figure 1 (left).
 //! * [`calibrate`] — smallest σ / largest T for an ε target.
 //! * [`pld`] — the tight (ε, δ) from the privacy-loss distribution, as a certified bracket.
+//! * `audit` — empirical lower bounds on ε and μ from canary scores, and audit planning.
 
 pub mod accountant;
 pub mod answer;
+// Audits: empirical lower bounds from canary scores, beside the certificate (issue 65).
+#[cfg(full_engine)]
+pub mod audit;
 pub mod bounds;
 pub mod calibrate;
 pub mod compare;

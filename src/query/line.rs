@@ -114,6 +114,12 @@ pub fn line_answer(mut obj: Map<String, Value>) -> Result<Value, String> {
         }
         return Ok(Value::Object(obj));
     }
+    // Audit lines: canary scores (their own keys beside the run's), or an audit plan.
+    match obj.get("command").and_then(Value::as_str) {
+        Some("audit") => return super::audit_line(&obj).map(Value::Object),
+        Some("audit_plan") => return super::audit_plan_line(&obj).map(Value::Object),
+        _ => {}
+    }
     let unknown: Vec<&str> = obj
         .keys()
         .map(String::as_str)
@@ -178,7 +184,7 @@ pub fn line_answer(mut obj: Map<String, Value>) -> Result<Value, String> {
         Some("calibrate") => return calibrate_line(&obj),
         Some(other) => {
             return Err(format!(
-                "command must be \"gdp\", \"calibrate\" or \"check\" (epsilon and delta lines need none), got \"{other}\""
+                "command must be \"gdp\", \"calibrate\", \"check\", \"audit\" or \"audit_plan\" (epsilon and delta lines need none), got \"{other}\""
             ))
         }
     };

@@ -11,6 +11,7 @@ use crate::decimal::{self, Dir};
 use crate::engine::{self, bounds, calibrate, Conversion, Optimum, Run, Sgm};
 use serde_json::{json, Map, Value};
 
+mod audit;
 pub mod check;
 mod line;
 mod poisson;
@@ -19,6 +20,7 @@ pub mod request;
 mod scheme;
 mod words;
 
+pub use audit::{audit_line, audit_plan_line, AUDIT_KEYS};
 pub use check::check;
 pub use line::{line, line_answer};
 use poisson::*;
@@ -30,7 +32,7 @@ use request::*;
 pub use scheme::Sampling;
 pub use words::run;
 
-pub const USAGE: &str = "usage: sgm-rdp <rdp|epsilon|delta|calibrate|bounds|compare|libraries|profile|gdp|check|batch> [--q Q] [--sigma S] \
+pub const USAGE: &str = "usage: sgm-rdp <rdp|epsilon|delta|calibrate|bounds|compare|libraries|profile|gdp|check|audit|audit-plan|batch> [--q Q] [--sigma S] \
 [--steps T] [--delta D] [--epsilon E] [--orders A,B,..] [--alpha A] [--conversion improved|classic] \
 [--accountant rdp|pld|both] \
 [--target sigma|steps] [--tpr A --fpr B | --advantage A] [--dataset-size N --batch-size B --epochs E] \

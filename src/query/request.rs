@@ -151,7 +151,7 @@ pub(super) fn flag_named(name: &str) -> Option<&'static Flag> {
 }
 
 /// The commands and what each does, in the order the help lists them.
-pub(super) const COMMANDS: [(&str, &str); 12] = [
+pub(super) const COMMANDS: [(&str, &str); 14] = [
     ("rdp", "per-step and composed RDP at each order"),
     (
         "epsilon",
@@ -177,6 +177,15 @@ with --dataset-size/--batch-size/--epochs, Opacus' q and steps from its data loa
         "a training configuration in its library's terms (--library opacus|dp_accounting|jax_privacy|tf_privacy,
 --noise-multiplier, --dataset-size, --batch-size, --epochs, --delta, --poisson-sampling false, ...;
 or --config FILE.json): what the library prints, what the code that ran guarantees, each mismatch",
+    ),
+    (
+        "audit",
+        "empirical lower bounds on epsilon and mu from canary scores (--in FILE --out FILE, or --scores FILE.csv),
+beside the run's certified epsilon and mu when the run is given (docs/audit.md)",
+    ),
+    (
+        "audit-plan",
+        "how many canaries an audit of the run needs to show a share of its certified epsilon (--fraction), and the ceiling of a one-run audit",
     ),
     ("batch", "JSON lines on stdin, one JSON line out per line (no flags: every key goes in the lines)"),
     ("help", "this text; `sgm-rdp <command> --help`: the flags a command takes"),

@@ -106,7 +106,7 @@ impl Sampling {
             )),
         }
     }
-    fn name(self) -> &'static str {
+    pub(super) fn name(self) -> &'static str {
         match self {
             Sampling::Poisson => "poisson",
             Sampling::Shuffle => "shuffle",

@@ -55,6 +55,18 @@ pub(super) fn command_help(cmd: &str) -> Option<String> {
             super::check::CHECK_KEYS[1..].join(", ")
         ));
     }
+    if cmd == "audit" {
+        return Some(format!(
+            "sgm-rdp audit: {}\n\nusage: sgm-rdp audit (--in FILE --out FILE [--column NAME] | --scores FILE.csv) [--delta D] [--significance A] [--fpr F1,F2,..] [--threshold T] [--lower-is-member] [run: --q Q --sigma S --steps T | --dataset-size N --batch-size B --epochs E --sigma S, --sampling ..., --group-size K ...] [--json]\n\n--in/--out: members' and non-members' scores, one per line or a CSV column ('score', or --column, or the first);\n--scores: one CSV with a 'score' and a 'member' column (1/0, true/false, in/out);\nhigher score = more likely a member unless --lower-is-member (losses);\n--significance: each bound holds with probability >= 1 - A (default 0.05);\n--delta: the epsilon lower bounds are read at this delta (without it only the mu bounds);\nthe run's terms put its certified epsilon and mu beside the audit.\n(the bounds, their assumptions and references: docs/audit.md)",
+            about.replace('\n', " ")
+        ));
+    }
+    if cmd == "audit-plan" {
+        return Some(format!(
+            "sgm-rdp audit-plan: {}\n\nusage: sgm-rdp audit-plan (--q Q --sigma S --steps T | --dataset-size N --batch-size B --epochs E --sigma S) --delta D [--significance A] [--fraction F] [scheme flags] [--json]\n\n--fraction: the share of the certified epsilon the audit should show (default 0.5)\n(docs/audit.md)",
+            about.replace('\n', " ")
+        ));
+    }
     if cmd == "batch" {
         return Some(format!(
             "sgm-rdp batch: {about}\n\nusage: sgm-rdp batch < lines.jsonl   (keys: q, sigma, alpha | steps, delta | epsilon, accountant; see the README)"
@@ -159,6 +171,9 @@ pub fn run(args: &[String]) -> Result<String, String> {
     }
     if rest.iter().any(|a| a == "--help" || a == "-h") {
         return command_help(cmd).ok_or_else(|| format!("unknown command '{cmd}' ({USAGE})"));
+    }
+    if cmd == "audit" || cmd == "audit-plan" {
+        return super::audit::words(cmd, rest);
     }
     if cmd == "check" {
         let (config, json) = check_words(rest)?;
