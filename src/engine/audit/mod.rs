@@ -542,7 +542,7 @@ mod tests {
     }
 
     /// A perfect separation of n members from n non-members: the Clopper–Pearson bound is in
-    /// closed form, ln((1 − ...)/fpr_hi) with the zero-count ends 1 − s^(1/n).
+    /// closed form, ln((1 − e − δ)/e) with e = 1 − s^(1/n) the zero-count end, s = α/(2·tests).
     #[test]
     fn a_perfect_attack_gives_the_closed_form() {
         let n = 1000usize;
@@ -551,7 +551,7 @@ mod tests {
         let s = Scores::new(m, o).unwrap();
         let opts = Options::new(0.05, 1e-5, vec![0.01], None).unwrap();
         let a = audit(&s, &opts);
-        let sig = 0.05 / (2.0 * n as f64);
+        let sig = 0.05 / (2.0 * grid(n as u64).len() as f64);
         let zero_end = -(sig.ln() / n as f64).exp_m1();
         let want = ((1.0 - zero_end) - 1e-5).ln() - zero_end.ln();
         let got = a.clopper_pearson.epsilon;
