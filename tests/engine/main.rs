@@ -5,6 +5,7 @@
 //! which independent reference.
 
 mod allocation;
+mod audit;
 mod compare;
 mod engine_props;
 mod extremes;

@@ -2000,3 +2000,126 @@ fn every_scheme_answers_alike_on_the_command_line_and_in_batch() {
         "{answered} answered, {refused} refused"
     );
 }
+
+/// `audit` (issue 65): files on the command line and arrays in a batch line give the same
+/// fields; the run's certificate comes beside them; bad files and lines get one line.
+#[test]
+fn audit_on_the_command_line_and_in_batch() {
+    let dir = std::env::temp_dir().join(format!("sgm-rdp-audit-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // Members' scores a uniform spread shifted by 0.6 from the non-members' (any scores will
+    // do: the check is that both front ends give the same audit).
+    let n = 400;
+    let z = |i: usize| ((i as f64 + 0.5) / n as f64 - 0.5) * 6.0;
+    let ins: Vec<f64> = (0..n).map(|i| 0.6 + z(i)).collect();
+    let outs: Vec<f64> = (0..n).map(z).collect();
+    let write = |name: &str, v: &[f64]| {
+        let p = dir.join(name);
+        std::fs::write(&p, v.iter().map(|x| format!("{x}\n")).collect::<String>()).unwrap();
+        p.to_string_lossy().into_owned()
+    };
+    let (fi, fo) = (write("in.txt", &ins), write("out.txt", &outs));
+    let run_terms = ["--q", "0.01", "--sigma", "1", "--steps", "1000"];
+    let mut args = vec![
+        "audit", "--in", &fi, "--out", &fo, "--delta", "1e-5", "--json",
+    ];
+    args.extend(run_terms);
+    let cli = json_of(&args);
+    let line = serde_json::json!({"command": "audit", "in_scores": ins, "out_scores": outs,
+        "delta": 1e-5, "q": 0.01, "sigma": 1, "steps": 1000});
+    let b = batch_of(&line.to_string());
+    for k in [
+        "epsilon_lower",
+        "mu_lower",
+        "auc",
+        "certified_epsilon",
+        "certified_mu",
+        "consistent",
+        "verdict",
+    ] {
+        assert!(cli.get(k).is_some(), "{k} missing: {cli}");
+        assert_eq!(cli[k], b[k], "{k}");
+    }
+    assert!(cli["epsilon_lower"].as_f64().unwrap() <= cli["certified_epsilon"].as_f64().unwrap());
+    // A CSV with a header and a membership column gives the same audit.
+    let csv = dir.join("scores.csv");
+    let mut text = String::from("id,score,member\n");
+    for (i, x) in ins.iter().enumerate() {
+        text += &format!("a{i},{x},1\n");
+    }
+    for (i, x) in outs.iter().enumerate() {
+        text += &format!("b{i},{x},0\n");
+    }
+    std::fs::write(&csv, text).unwrap();
+    let mut args2 = vec![
+        "audit",
+        "--scores",
+        csv.to_str().unwrap(),
+        "--delta",
+        "1e-5",
+        "--json",
+    ];
+    args2.extend(run_terms);
+    assert_eq!(json_of(&args2)["epsilon_lower"], cli["epsilon_lower"]);
+    // Bad input: one line, non-zero exit.
+    let empty = write("empty.txt", &[]);
+    for bad in [
+        vec!["audit", "--in", fi.as_str()],
+        vec!["audit", "--in", empty.as_str(), "--out", fo.as_str()],
+        vec![
+            "audit",
+            "--in",
+            fi.as_str(),
+            "--out",
+            fo.as_str(),
+            "--significance",
+            "0.7",
+        ],
+        vec![
+            "audit",
+            "--in",
+            fi.as_str(),
+            "--out",
+            fo.as_str(),
+            "--alpha",
+            "3",
+        ],
+        vec![
+            "audit-plan",
+            "--q",
+            "0.01",
+            "--sigma",
+            "1",
+            "--steps",
+            "1000",
+        ],
+    ] {
+        let (ok, out, err) = run(&bad);
+        assert!(
+            !ok && out.is_empty() && err.trim().lines().count() == 1,
+            "{bad:?}: {err}"
+        );
+    }
+    for bad in [
+        r#"{"command":"audit","in_scores":[1],"out_scores":[]}"#,
+        r#"{"command":"audit","in_scores":[1,null],"out_scores":[0]}"#,
+        r#"{"command":"audit","in_scores":[1],"out_scores":[0],"sigma":"x"}"#,
+        r#"{"command":"audit_plan","q":0.01,"sigma":1,"steps":1000}"#,
+    ] {
+        assert!(batch_of(bad).get("error").is_some(), "{bad}");
+    }
+    let plan = json_of(&[
+        "audit-plan",
+        "--q",
+        "0.01",
+        "--sigma",
+        "1",
+        "--steps",
+        "1000",
+        "--delta",
+        "1e-5",
+        "--json",
+    ]);
+    assert_eq!(plan["rows"].as_array().unwrap().len(), 5);
+    std::fs::remove_dir_all(&dir).ok();
+}
