@@ -50,6 +50,9 @@ __all__ = [
     "Check",
     "check",
     "check_opacus",
+    "Audit",
+    "audit",
+    "audit_plan",
     "__version__",
 ]
 
@@ -708,6 +711,119 @@ def check_opacus(optimizer: Any, data_loader: Any, *, delta: float, epochs: Opti
     else:
         config["shuffle"] = sampler != "SequentialSampler"
     return check(**config)
+
+
+@dataclass(frozen=True)
+class Audit:
+    """An audit of canary scores (`audit()`), docs/audit.md. `epsilon_lower`: the strongest
+    empirical lower bound on epsilon at `delta` (two-sample Clopper-Pearson or one-run
+    Steinke-Nasr-Jagielski, whichever is larger; None without delta); `mu_lower`: the
+    strongest lower bound on mu (every mu-GDP claim below it is rejected). Each holds with
+    probability >= 1 - significance under its stated assumptions; neither is a certificate.
+    With the run's terms, `certified_epsilon` / `certified_mu` (upper bounds), `consistent`
+    (False: the audit's lower bound exceeds the certificate — a bug in the training code or
+    its configuration) and `verdict` (one sentence). `fields`: every field (per-method bounds,
+    the ROC points with intervals, the AUC)."""
+
+    epsilon_lower: Optional[float]
+    mu_lower: float
+    auc: float
+    certified_epsilon: Optional[float]
+    certified_mu: Optional[float]
+    consistent: Optional[bool]
+    verdict: Optional[str]
+    fields: Dict[str, Any] = field(repr=False, compare=False)
+
+
+def _scores(name: str, xs: Any) -> List[float]:
+    """A sequence of finite numbers from a list, a tuple or a 1-D NumPy array (read through
+    `tolist()` when it has one; NumPy is not needed)."""
+    if hasattr(xs, "tolist"):
+        xs = xs.tolist()
+    if isinstance(xs, (str, bytes)) or not hasattr(xs, "__iter__"):
+        raise SgmRdpError(f"{name} must be a sequence of numbers, got {type(xs).__name__}")
+    out = []
+    for i, x in enumerate(xs):
+        if isinstance(x, bool) or not isinstance(x, (int, float)):
+            raise SgmRdpError(f"{name}[{i}] must be a number, got {type(x).__name__}")
+        x = float(x)
+        if not math.isfinite(x):
+            raise SgmRdpError(f"{name}[{i}] must be a finite number, got {x!r}")
+        out.append(x)
+    return out
+
+
+def _run_keys(noise_multiplier, sample_rate, steps, sampling, adjacency, **rest) -> Dict[str, Any]:
+    sampling = _SAMPLING_ALIASES.get(sampling, sampling)
+    keys = {"sigma": noise_multiplier, "q": sample_rate, "steps": steps,
+            "sampling": None if sampling == "poisson" else sampling,
+            "adjacency": None if adjacency == "add-remove" else adjacency, **rest}
+    return {k: v for k, v in keys.items() if v is not None}
+
+
+def _line(line: Dict[str, Any]) -> Dict[str, Any]:
+    for k, v in line.items():
+        if isinstance(v, float) and not math.isfinite(v):
+            raise SgmRdpError(f"{k} must be a finite number, got {v!r}")
+    out = json.loads(_core.query(json.dumps(line)))
+    if "error" in out:
+        raise SgmRdpError(out["error"])
+    return out
+
+
+def audit(in_scores: Any, out_scores: Any, *, delta: Optional[float] = None,
+          significance: float = 0.05, fprs: Optional[Sequence[float]] = None,
+          threshold: Optional[float] = None, lower_is_member: bool = False,
+          noise_multiplier: Optional[float] = None, sample_rate: Optional[float] = None,
+          steps: Optional[int] = None, sampling: str = "poisson",
+          adjacency: str = "add-remove", group_size: Optional[int] = None,
+          dataset_size: Optional[int] = None, batch_size: Optional[int] = None,
+          epochs: Optional[float] = None, steps_per_epoch: Optional[int] = None,
+          max_batch: Optional[int] = None) -> Audit:
+    """Empirical lower bounds from attack scores of canaries that were trained on
+    (`in_scores`) and that were not (`out_scores`) — lists or NumPy arrays; a higher score
+    means "more likely a member" unless `lower_is_member` (losses). With `delta`, the epsilon
+    bounds at that delta; with the run's terms (`noise_multiplier` with `sample_rate` and
+    `steps`, or `dataset_size`, `batch_size`, `epochs`; a scheme as for `epsilon()`), its
+    certified epsilon and mu beside them and a verdict. As `sgm-rdp audit` answers."""
+    line: Dict[str, Any] = {"command": "audit", "in_scores": _scores("in_scores", in_scores),
+                            "out_scores": _scores("out_scores", out_scores),
+                            "significance": significance, "lower_is_member": bool(lower_is_member)}
+    if delta is not None:
+        line["delta"] = delta
+    if fprs is not None:
+        line["fprs"] = _scores("fprs", fprs)
+    if threshold is not None:
+        line["threshold"] = threshold
+    line.update(_run_keys(noise_multiplier, sample_rate, steps, sampling, adjacency,
+                          group_size=group_size, dataset_size=dataset_size,
+                          batch_size=batch_size, epochs=epochs,
+                          steps_per_epoch=steps_per_epoch, max_batch=max_batch))
+    out = _line(line)
+    return Audit(epsilon_lower=out.get("epsilon_lower"), mu_lower=out["mu_lower"], auc=out["auc"],
+                 certified_epsilon=out.get("certified_epsilon"),
+                 certified_mu=out.get("certified_mu"), consistent=out.get("consistent"),
+                 verdict=out.get("verdict"), fields=out)
+
+
+def audit_plan(noise_multiplier: Optional[float] = None, sample_rate: Optional[float] = None,
+               steps: Optional[int] = None, *, delta: float, significance: float = 0.05,
+               fraction: float = 0.5, sampling: str = "poisson", adjacency: str = "add-remove",
+               group_size: Optional[int] = None, dataset_size: Optional[int] = None,
+               batch_size: Optional[int] = None, epochs: Optional[float] = None,
+               steps_per_epoch: Optional[int] = None,
+               max_batch: Optional[int] = None) -> Dict[str, Any]:
+    """How many canaries an audit of the run needs to show `fraction` of its certified
+    epsilon, and what typical audits of 10^2 ... 10^6 canaries show (estimates for an attack
+    as strong as the certificate allows, if the trade-off is Gaussian at the run's mu), with
+    the one-run ceiling; as `sgm-rdp audit-plan --json` answers."""
+    line = {"command": "audit_plan", "delta": delta, "significance": significance,
+            "fraction": fraction}
+    line.update(_run_keys(noise_multiplier, sample_rate, steps, sampling, adjacency,
+                          group_size=group_size, dataset_size=dataset_size,
+                          batch_size=batch_size, epochs=epochs,
+                          steps_per_epoch=steps_per_epoch, max_batch=max_batch))
+    return _line(line)
 
 
 def __dir__():

@@ -589,3 +589,34 @@ def test_every_scheme_answers_as_the_command_line_does():
                     assert got.upper == json.loads(cli.stdout)["epsilon"], (s, adj, k, acct)
                     answered += 1
     assert answered >= 10 and refused >= 10, (answered, refused)
+
+
+def test_audit_takes_lists_and_numpy_and_answers_as_the_command_line(tmp_path):
+    """`audit()` (issue 65): lists and NumPy arrays give the same audit, which is the
+    command line's `audit --json` on the same scores; bad scores raise SgmRdpError."""
+    np = pytest.importorskip("numpy")
+    rng = np.random.default_rng(7)
+    ins = rng.normal(0.6, 1.0, 2000)
+    outs = rng.normal(0.0, 1.0, 2000)
+    run = dict(noise_multiplier=1.0, sample_rate=0.01, steps=1000)
+    a = sgm_rdp.audit(ins, outs, delta=1e-5, **run)
+    b = sgm_rdp.audit(ins.tolist(), list(outs), delta=1e-5, **run)
+    assert a.fields == b.fields
+    assert 0 < a.epsilon_lower <= a.certified_epsilon and a.consistent
+    assert a.mu_lower <= a.certified_mu
+    (tmp_path / "in.txt").write_text("\n".join(repr(float(x)) for x in ins))
+    (tmp_path / "out.txt").write_text("\n".join(repr(float(x)) for x in outs))
+    cli_ = cli("audit", "--in", str(tmp_path / "in.txt"), "--out", str(tmp_path / "out.txt"),
+               "--delta", "1e-5", "--q", "0.01", "--sigma", "1", "--steps", "1000")
+    for k in ("epsilon_lower", "mu_lower", "auc", "certified_epsilon", "verdict"):
+        assert cli_[k] == a.fields[k], k
+    no_delta = sgm_rdp.audit(ins, outs)
+    assert no_delta.epsilon_lower is None and no_delta.mu_lower > 0
+    for bad_in, bad_out in [([], [1.0]), ([1.0, float("nan")], [0.0]), ("12", [0.0]),
+                            ([[1.0]], [0.0]), ([1.0], [None])]:
+        with pytest.raises(SgmRdpError):
+            sgm_rdp.audit(bad_in, bad_out)
+    with pytest.raises(SgmRdpError):
+        sgm_rdp.audit([1.0], [0.0], significance=0.9)
+    plan = sgm_rdp.audit_plan(**run, delta=1e-5)
+    assert len(plan["rows"]) == 5 and plan["certified_epsilon"] > 0
