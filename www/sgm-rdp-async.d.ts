@@ -52,6 +52,40 @@ export interface CheckResult {
 }
 /** A training configuration checked: what its library prints, what the code that ran guarantees, each mismatch by name. */
 export function check(p: CheckParams, o?: CallOptions): Promise<CheckResult>;
+/** Canary scores for an audit (docs/audit.md): a higher score means "more likely a member" unless lowerIsMember. */
+export interface AuditParams {
+  inScores: number[] | Float64Array | Float32Array;
+  outScores: number[] | Float64Array | Float32Array;
+  /** The ε lower bounds are read at this δ (without it only the μ bounds). */
+  delta?: number;
+  /** Each bound holds with probability ≥ 1 − significance (default 0.05). */
+  significance?: number;
+  fprs?: number[];
+  threshold?: number;
+  lowerIsMember?: boolean;
+  /** The run (optional): its certified ε and μ beside the audit. */
+  q?: number; sampleRate?: number; sigma?: number; noiseMultiplier?: number; steps?: number;
+  datasetSize?: number; batchSize?: number; epochs?: number; sampling?: string; adjacency?: string; groupSize?: number;
+  stepsPerEpoch?: number; maxBatch?: number; selected?: number;
+}
+/** One test's empirical TPR at an FPR with its exact two-sided interval. */
+export interface AuditRocPoint { fpr: number; threshold: number; tpr: number; tprLower: number; tprUpper: number; fprUpper: number }
+/** Empirical lower bounds (each at 1 − significance, under its assumptions), and the certificate beside them when the run is given. */
+export interface AuditResult {
+  members: number; nonMembers: number; significance: number; auc: number; roc: AuditRocPoint[];
+  muLower: number; muLowerGdp: number; muLowerOneRunFdp: number;
+  epsilonLower?: number; epsilonLowerMethod?: string; epsilonLowerClopperPearson?: number; epsilonLowerOneRun?: number;
+  epsilonGdpEstimate?: number; epsilonOneRunFdpEstimate?: number; delta?: number;
+  clopperPearson?: Record<string, number | null>; oneRun?: Record<string, number>; gdp: Record<string, number | null>; oneRunFdp: Record<string, number>;
+  certifiedEpsilon?: number; certifiedMu?: number; epsilonRatio?: number; consistent?: boolean; verdict?: string;
+}
+export interface AuditPlanRow { canaries: number; clopperPearson: number; gdpMu: number; gdpEpsilon: number; oneRun: number; oneRunCeiling: number }
+export interface AuditPlanResult {
+  mu: number; epsilon: number; delta: number; significance: number; fraction: number; rows: AuditPlanRow[];
+  twoSampleCanaries: number | null; oneRunCanaries: number | null; certifiedEpsilon: number; certifiedMu: number;
+}
+export function audit(p: AuditParams, o?: CallOptions): Promise<AuditResult>;
+export function auditPlan(p: SchemeParams & { delta: number; significance?: number; fraction?: number }, o?: CallOptions): Promise<AuditPlanResult>;
 /** End the worker (pending calls reject with an AbortError); the next call starts a new one. */
 export function terminate(): void;
 /** The wasm memory (bytes) above which the worker is replaced after a call (default 256 MB). */

@@ -16,7 +16,7 @@
 // memory never shrinks; a new worker starts small), and `terminate()` ends it. Calls run one
 // at a time, in order.
 const HERE = import.meta.url;
-const FUNCTIONS = ['rdp', 'epsilon', 'delta', 'profile', 'gdp', 'attackRisk', 'epsilonOverTraining', 'calibrateSigma', 'calibrateSteps', 'bounds', 'compare', 'batchLine', 'command', 'check'];
+const FUNCTIONS = ['rdp', 'epsilon', 'delta', 'profile', 'gdp', 'attackRisk', 'epsilonOverTraining', 'calibrateSigma', 'calibrateSteps', 'bounds', 'compare', 'batchLine', 'command', 'check', 'audit', 'auditPlan'];
 
 let worker = null;
 let started = 0;
@@ -119,6 +119,10 @@ export const batchLine = (line, o) => call('batchLine', line, o);
 export const command = (args, o) => call('command', args, o);
 /** A training configuration in its library's terms → what it prints, the certified ε of the code that ran, each mismatch. */
 export const check = (config, o) => call('check', config, o);
+/** Canary scores ({ inScores, outScores, delta, ...the run }) → empirical lower bounds beside the run's certificate (docs/audit.md). */
+export const audit = (p, o) => call('audit', p, o);
+/** The run and δ → how many canaries an audit needs, and the one-run ceiling. */
+export const auditPlan = (p, o) => call('auditPlan', p, o);
 /** End the worker (pending calls reject); the next call starts a new one. */
 export function terminate() {
   if (worker) worker.terminate();

@@ -908,10 +908,19 @@ try {
       const checked = await a.check({ library: 'opacus', noiseMultiplier: 1, datasetSize: 50000, batchSize: 512, epochs: 30, delta: 1e-5, poissonSampling: false });
       const checkBad = await msg(a.check({ library: 'keras', noise_multiplier: 1 }));
       const checkRows = await Promise.all(CHECK_ROWS.map((c) => a.check(c).catch((e) => ({ error: e.message }))));
+      // Audits (issue 65): typed-array scores, the run beside them; 10⁵ scores timed.
+      const spread = (n, shift) => Float64Array.from({ length: n }, (_, i) => shift + ((i + 0.5) / n - 0.5) * 6);
+      const audited = await a.audit({ inScores: spread(2000, 0.6), outScores: Array.from(spread(2000, 0)), delta: 1e-5, sampleRate: 0.01, noiseMultiplier: 1, steps: 1000 });
+      const auditBad = await msg(a.audit({ inScores: [1, NaN], outScores: [0] }));
+      await a.audit({ inScores: [1, 2], outScores: [0, 1] });
+      const t0 = performance.now();
+      await a.audit({ inScores: spread(50000, 0.6), outScores: spread(50000, 0), delta: 1e-5 });
+      const auditMs = performance.now() - t0;
+      const plan = await a.auditPlan({ q: 0.01, sigma: 1, steps: 1000, delta: 1e-5 });
       let syncScheme = '';
       try { m.epsilon({ ...MN, sampling: 'random-allocation' }); } catch (e) { syncScheme = e.message; }
       a.terminate();
-      return { eps, long, syncMessage, bad, clone, aborted, abortMs, after, restarted, pre, r1, r2, recycled, line, commands, refused, notArray, alloc, allocDelta, replace, schemeRefused, schemeBad, syncScheme, gdp, gdpUser, gdpBad, checked, checkBad, checkRows };
+      return { eps, long, syncMessage, bad, clone, aborted, abortMs, after, restarted, pre, r1, r2, recycled, line, commands, refused, notArray, alloc, allocDelta, replace, schemeRefused, schemeBad, syncScheme, gdp, gdpUser, gdpBad, checked, checkBad, checkRows, audited, auditBad, auditMs, plan };
     }, { MN, LONG, COMMANDS, CHECK_ROWS });
     const cp = cli('epsilon', { ...MN, accountant: 'pld' });
     const cl = cli('epsilon', LONG);
@@ -955,6 +964,21 @@ try {
       check(rowDiffs.length === 0, `sgm-rdp-async.js: check() = the CLI's check on ${CHECK_ROWS.length} catalogue rows${rowDiffs.length ? ': ' + rowDiffs.join(' || ') : ''}`);
       check(ok && /^Error: check: library must be/.test(got.checkBad),
         `sgm-rdp-async.js: check() = the CLI's check for a shuffled Opacus run (printed ${c && c.printedEpsilon}, certified [${c && c.certifiedEpsilonLower}, ${c && c.certifiedEpsilon}], ${c && c.findings.map((f) => f.id).join(', ')}); refusals name the field ("${got.checkBad}")`);
+    }
+    {
+      // The same scores through the native CLI's `audit` (files written here).
+      const dir = join(OUT, 'audit');
+      await mkdir(dir, { recursive: true });
+      const spread = (n, shift) => Array.from({ length: n }, (_, i) => shift + ((i + 0.5) / n - 0.5) * 6);
+      await writeFile(join(dir, 'in.txt'), spread(2000, 0.6).join('\n'));
+      await writeFile(join(dir, 'out.txt'), spread(2000, 0).join('\n'));
+      const want = JSON.parse(execFileSync('cargo', ['run', '-q', '--release', '--bin', 'sgm-rdp', '--', 'audit', '--in', join(dir, 'in.txt'), '--out', join(dir, 'out.txt'), '--delta', '1e-5', '--q', '0.01', '--sigma', '1', '--steps', '1000', '--json'], { cwd: ROOT, encoding: 'utf8' }));
+      await rm(dir, { recursive: true, force: true });
+      const g = got.audited;
+      const ok = g && close(g.epsilonLower, want.epsilon_lower, 1e-9) && close(g.muLower, want.mu_lower, 1e-9) && g.auc === want.auc
+        && close(g.certifiedEpsilon, want.certified_epsilon, 1e-6) && g.consistent === want.consistent;
+      check(ok && /^Error: audit: in_scores\[1\] must be|^Error: audit: 'inScores' must hold finite/.test(got.auditBad) && got.plan.rows.length === 5,
+        `sgm-rdp-async.js: audit() = the CLI's audit (ε ≥ ${g && g.epsilonLower}, μ ≥ ${g && g.muLower}, certified ε ≤ ${g && g.certifiedEpsilon}); refusals name the field ("${got.auditBad}"); auditPlan() answers; 10⁵ scores in ${got.auditMs.toFixed(0)} ms (issue 65's goal: 200 ms; a measurement, not a test)`);
     }
     {
       const ra = cli('epsilon', { sampling: 'random-allocation', sigma: 1.1, 'steps-per-epoch': 234, epochs: 60, delta: 1e-5 });

@@ -58,6 +58,12 @@ export async function demoAsync(): Promise<number> {
   await later.epsilon({ sampling: "bernoulli", sigma: 1.1, stepsPerEpoch: 234, epochs: 60, delta: 1e-5 });
   const g = await later.gdp({ q: 0.01, sigma: 1.1, steps: 100, groupSize: 2 });
   const fit: number = g.mu + g.regret + g.tradeoff[0].tprMax;
+  // An audit of canary scores (typed arrays or plain), the run beside it.
+  const au = await later.audit({ inScores: new Float64Array([2, 3]), outScores: [0, 1], delta: 1e-5, q: 0.01, sigma: 1, steps: 100 });
+  const shown: number = au.muLower + (au.epsilonLower ?? 0) + au.roc.length + (au.consistent ? 1 : 0);
+  // @ts-expect-error: scores are numbers
+  await later.audit({ inScores: ["2"], outScores: [0] });
+  const plan = await later.auditPlan({ q: 0.01, sigma: 1, steps: 100, delta: 1e-5 });
   later.terminate();
-  return e.epsilon + ra.epsilon + line.length + p.length + later.workersStarted() + fit;
+  return e.epsilon + ra.epsilon + line.length + p.length + later.workersStarted() + fit + shown + plan.rows.length;
 }
