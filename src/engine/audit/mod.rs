@@ -11,7 +11,7 @@
 //!   independent of the others given the model — Jagielski, Ullman, Oprea, "Auditing
 //!   differentially private machine learning", NeurIPS 2020; Nasr, Songi, Thakurta, Papernot,
 //!   Carlini, "Adversary instantiation", S&P 2021). The tests are "member iff score > o₍ⱼ₎",
-//!   o₍ⱼ₎ the j-th largest non-member score, for the ranks j = ⌈2^(i/2)⌉ ≤ n_out ([`grid`]):
+//!   o₍ⱼ₎ the j-th largest non-member score, for the ranks j = ⌈2^(i/2)⌉ ≤ n_out (`grid`):
 //!   a set fixed before the data are seen (ranks, not values), so a union bound over its
 //!   ≈ 2·log₂ n_out tests is exact (a union over all n_out ranks would cost the bound
 //!   ln(n_out / 2 log₂ n_out) in its tails' significance). At rank j the
