@@ -77,6 +77,11 @@ pub fn check(d: &Value) -> Result<(), String> {
             _ => Err("a check needs 'config' (an object of at most 64 keys) or 'library' and 'snippet' (strings)".into()),
         };
     }
+    if text(d, "kind") == Some("audit") && !d.get("csv").is_some_and(Value::is_string) {
+        return Err(
+            "an audit needs 'csv' (a string: a CSV with 'score' and 'member' columns)".into(),
+        );
+    }
     let need: &[&str] = if text(d, "kind") == Some("calibrate") {
         &["q", "delta", "target"]
     } else {
@@ -773,6 +778,36 @@ pub fn check_config(d: &Value) -> Result<Value, String> {
     }
 }
 
+/// The run shown as one request at its whole length: Poisson sampling of one example under
+/// add/remove, else its scheme's run (as its headline and charts answer it).
+fn shown_run(d: &Value) -> Request {
+    let plain = matches!(text(d, "sampling"), None | Some("poisson"))
+        && num(d, "groupSize").max(1.0) <= 1.0
+        && text(d, "adjacency") != Some("replace-one");
+    if plain {
+        return Request {
+            q: Some(num(d, "q")),
+            sigma: Some(num(d, "sigma")),
+            steps: Some(num(d, "steps")),
+            ..flags()
+        };
+    }
+    let sc = match epochs_run(d).filter(|_| num(d, "groupSize").max(1.0) <= 1.0) {
+        Some(req) => SchemeRun::of(&req),
+        None => SchemeRun::of(d),
+    };
+    sc.at(sc.total)
+}
+
+/// "Audit against the certificate": the request's scores (`csv`, with `score` and `member`
+/// columns; `lowerIsMember`) audited at its δ, beside the certified ε and μ of the run shown.
+pub fn audit(d: &Value) -> Result<Value, String> {
+    let csv = text(d, "csv").ok_or("an audit needs 'csv'")?;
+    let lower = d.get("lowerIsMember") == Some(&Value::Bool(true));
+    let fields = query::audit_csv(csv, lower, num(d, "delta"), shown_run(d))?;
+    Ok(Value::Object(fields))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1113,5 +1148,59 @@ mod tests {
         assert!(e.contains("shuffled"), "{e}");
         let e = p1(json!({"sampling": "truncated-poisson", "schemeError": "truncated Poisson needs the dataset size"})).unwrap_err();
         assert!(e.contains("dataset size"), "{e}");
+    }
+
+    /// The page's audit: the pasted CSV against the run shown — Poisson sampling's, or the
+    /// shuffled band's — with the certificate the command line gives for that run.
+    #[test]
+    fn an_audit_is_of_the_run_shown() {
+        let mut csv = String::from("score,member\n");
+        for i in 0..300 {
+            let z = (i as f64 + 0.5) / 300.0 * 6.0 - 3.0;
+            csv += &format!("{},1\n{z},0\n", z + 1.0);
+        }
+        let d = req(json!({"kind": "audit", "csv": csv.clone()}));
+        check(&d).unwrap();
+        let a = audit(&d).unwrap();
+        let want = command(&[
+            "epsilon",
+            "--q",
+            "0.01",
+            "--sigma",
+            "1",
+            "--steps",
+            "1000",
+            "--delta",
+            "1e-5",
+            "--accountant",
+            "pld",
+            "--json",
+        ])
+        .unwrap();
+        assert_eq!(a["certified_epsilon"], want["epsilon"], "{a}");
+        assert!(a["verdict"].as_str().unwrap().contains("poisson sampling"));
+        let shuffled =
+            req(json!({"kind": "audit", "csv": csv, "sampling": "shuffled", "epochs": 10}));
+        let a = audit(&shuffled).unwrap();
+        let want = command(&[
+            "epsilon",
+            "--sampling",
+            "shuffle",
+            "--steps-per-epoch",
+            "100",
+            "--epochs",
+            "10",
+            "--sigma",
+            "1",
+            "--delta",
+            "1e-5",
+            "--json",
+        ])
+        .unwrap();
+        assert_eq!(a["certified_epsilon"], want["epsilon"], "{a}");
+        assert!(a["verdict"].as_str().unwrap().contains("shuffle sampling"));
+        assert!(check(&req(json!({"kind": "audit"}))).is_err());
+        let e = audit(&req(json!({"kind": "audit", "csv": "a,b\n1,2"}))).unwrap_err();
+        assert!(e.contains("'score' column"), "{e}");
     }
 }

@@ -6,6 +6,24 @@ import init, { mountPage } from './sgm-rdp-page.js';
 // The scripts run: the file:// note in index.html is not needed.
 document.getElementById('needs-http')?.remove();
 
+// A file of audit scores, chosen or dropped on the audit panel, goes into its text box as
+// text (never markup) and is audited; the page's wasm reads the box (files stay local).
+function auditFile(file) {
+  const box = document.getElementById('audit-scores');
+  if (!file || !box) return;
+  file.text().then((t) => {
+    box.value = t;
+    document.getElementById('audit-run')?.click();
+  });
+}
+document.getElementById('audit-file')?.addEventListener('change', (e) => auditFile(e.target.files[0]));
+const auditPanel = document.getElementById('audit');
+auditPanel?.addEventListener('dragover', (e) => e.preventDefault());
+auditPanel?.addEventListener('drop', (e) => {
+  e.preventDefault();
+  auditFile(e.dataTransfer && e.dataTransfer.files[0]);
+});
+
 try {
   await init({ module_or_path: new URL('./sgm-rdp-page_bg.wasm', import.meta.url) });
   mountPage();

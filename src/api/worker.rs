@@ -92,3 +92,12 @@ pub fn worker_check_config(data: JsValue) -> Result<JsValue, JsError> {
     let d = request(&data).ok_or_else(|| JsError::new("worker: unreadable request"))?;
     thrown_as(crate::worker::check_config(&d))
 }
+
+/// "Audit against the certificate": the request's scores (CSV) against the run shown, through
+/// the query layer's audit (`crate::worker::audit`).
+#[cfg(feature = "worker")]
+#[wasm_bindgen(js_name = workerAudit, skip_typescript)]
+pub fn worker_audit(data: JsValue) -> Result<JsValue, JsError> {
+    let d = request(&data).ok_or_else(|| JsError::new("worker: unreadable request"))?;
+    thrown_as(crate::worker::audit(&d))
+}

@@ -295,6 +295,11 @@ fn read_column(path: &str, column: Option<&str>) -> Result<Vec<f64>, String> {
 /// (`member`, `in` or `label`: 1/0, true/false, in/out).
 fn read_labelled(path: &str) -> Result<(Vec<f64>, Vec<f64>), String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+    labelled(&text, path)
+}
+
+/// A labelled CSV's text (`path` names it in messages) → members' and non-members' scores.
+fn labelled(text: &str, path: &str) -> Result<(Vec<f64>, Vec<f64>), String> {
     let mut lines = text
         .lines()
         .enumerate()
@@ -441,6 +446,25 @@ pub(super) fn words(cmd: &str, rest: &[String]) -> Result<String, String> {
         _ => return Err("audit needs --in FILE --out FILE (members' and non-members' scores, one per line or a CSV column) or --scores FILE (a CSV with 'score' and 'member' columns)".into()),
     };
     Ok(report(members, non_members, &asked, run)?.print(json))
+}
+
+/// The page's audit: a labelled CSV's text (as pasted or read), audited at δ beside the run
+/// shown → the answer's fields.
+pub fn audit_csv(
+    text: &str,
+    lower_is_member: bool,
+    delta: f64,
+    run: Request,
+) -> Result<Map<String, Value>, String> {
+    let (members, non_members) = labelled(text, "the scores")?;
+    let asked = Asked {
+        significance: SIGNIFICANCE,
+        delta: Some(delta),
+        fprs: FPRS.to_vec(),
+        threshold: None,
+        lower_is_member,
+    };
+    Ok(report(members, non_members, &asked, Some(run))?.fields)
 }
 
 /// A JSON array of finite numbers.

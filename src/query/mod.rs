@@ -20,7 +20,7 @@ pub mod request;
 mod scheme;
 mod words;
 
-pub use audit::{audit_line, audit_plan_line, AUDIT_KEYS};
+pub use audit::{audit_csv, audit_line, audit_plan_line, AUDIT_KEYS};
 pub use check::check;
 pub use line::{line, line_answer};
 use poisson::*;

@@ -434,17 +434,22 @@ pub fn draw_profile<DB: DrawingBackend>(
     drawn(root, &plot, strip.as_ref(), &chart, &legend, true, th)
 }
 
+/// An audit's empirical point on the attack-risk chart: (FPR, TPR, the TPR's interval).
+pub type AuditPoint = (f64, f64, f64, f64);
+
 /// Chart "attack risk": the bound on a membership-inference attack's true-positive
-/// rate against its false-positive rate (log axes), with the no-privacy-loss diagonal.
+/// rate against its false-positive rate (log axes), with the no-privacy-loss diagonal, and
+/// an audit's empirical points with their intervals when one is given (issue 65).
 pub fn draw_risk<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     curve: &[(f64, f64)],
+    audit: &[AuditPoint],
     labels: &Labels,
     th: &Theme,
 ) -> Drawn<DB> {
     root.fill(&th.bg)?;
     let (lo, hi) = (1e-6, 1.0);
-    let (plot, strip) = split_legend(root, th, 2);
+    let (plot, strip) = split_legend(root, th, 2 + usize::from(!audit.is_empty()));
     let mut chart = log_chart(&plot, "membership-inference risk", th, (lo, hi), (lo, hi))?;
     mesh(
         &mut chart,
@@ -467,7 +472,7 @@ pub fn draw_risk<DB: DrawingBackend>(
         diag.stroke_width(th.px(1.5)),
         th,
     )?;
-    let legend = vec![
+    let mut legend = vec![
         (labels.risk.clone(), col, Mark::Line),
         (
             "random guessing (TPR = FPR)".to_string(),
@@ -475,6 +480,29 @@ pub fn draw_risk<DB: DrawingBackend>(
             Mark::Dashed,
         ),
     ];
+    if !audit.is_empty() {
+        let dot = th.series[1];
+        let shown: Vec<&AuditPoint> = audit.iter().filter(|p| p.0 > 0.0 && p.1 > 0.0).collect();
+        for p in &shown {
+            let at = |t: f64| (p.0.clamp(lo, hi), t.clamp(lo, hi));
+            chart.draw_series(LineSeries::new(
+                [at(p.2), at(p.3)],
+                dot.stroke_width(th.px(1.5)),
+            ))?;
+        }
+        chart.draw_series(shown.iter().map(|p| {
+            Circle::new(
+                (p.0.clamp(lo, hi), p.1.clamp(lo, hi)),
+                th.px(3.5),
+                dot.filled(),
+            )
+        }))?;
+        legend.push((
+            "audit: empirical TPR, 95 % interval".to_string(),
+            dot,
+            Mark::Dot,
+        ));
+    }
     drawn(root, &plot, strip.as_ref(), &chart, &legend, false, th)
 }
 

@@ -2,6 +2,7 @@
 //! Target-independent, so its tests run under plain `cargo test` (the start of the
 //! `ui` layer: engine ← render ← ui ← web).
 
+pub mod audit;
 pub mod check;
 pub mod fields;
 pub mod layout;

@@ -220,6 +220,25 @@ pub fn check(gen: u32, library: &str, snippet: &str) -> Fields {
     ]
 }
 
+/// "Audit against the certificate": the scores as pasted or read (a CSV with `score` and
+/// `member` columns, read by the worker) and the run shown, answered with the audit's fields
+/// (`audited`) or why not (`audit-error`); the newest audit wins.
+pub fn audit(
+    i: &Inputs,
+    gen: u32,
+    csv: &str,
+    lower_is_member: bool,
+    sc: &Scheme,
+    epochs: f64,
+) -> Fields {
+    let mut f = run(i, Some(gen));
+    f.push(("kind", text("audit")));
+    f.push(("csv", text(csv)));
+    f.push(("lowerIsMember", Value::Bool(lower_is_member)));
+    f.extend(scheme(sc, i, epochs));
+    f
+}
+
 /// The kinds of answer the worker sends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
@@ -241,10 +260,13 @@ pub enum Kind {
     /// A training configuration's check, or why there is none.
     Checked,
     CheckError,
+    /// An audit of canary scores beside the run's certificate, or why there is none.
+    Audited,
+    AuditError,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 13] = [
+    pub const ALL: [Kind; 15] = [
         Kind::Headline,
         Kind::Error,
         Kind::Charts,
@@ -258,6 +280,8 @@ impl Kind {
         Kind::CalibrateError,
         Kind::Checked,
         Kind::CheckError,
+        Kind::Audited,
+        Kind::AuditError,
     ];
 
     /// Its name in an answer's `kind`.
@@ -276,6 +300,8 @@ impl Kind {
             Kind::CalibrateError => "calibrate-error",
             Kind::Checked => "checked",
             Kind::CheckError => "check-error",
+            Kind::Audited => "audited",
+            Kind::AuditError => "audit-error",
         }
     }
 
@@ -284,12 +310,18 @@ impl Kind {
         Kind::ALL.into_iter().find(|k| k.name() == s)
     }
 
-    /// An answer kept for its own slot, whatever the run shown: a calibration's, or a
-    /// check's (which is of a configuration, not of the run shown).
+    /// An answer kept for its own slot, whatever the run shown: a calibration's, a check's
+    /// (which is of a configuration, not of the run shown) or an audit's (its own
+    /// generation, asked again for every run shown).
     pub fn has_own_slot(self) -> bool {
         matches!(
             self,
-            Kind::Calibrated | Kind::CalibrateError | Kind::Checked | Kind::CheckError
+            Kind::Calibrated
+                | Kind::CalibrateError
+                | Kind::Checked
+                | Kind::CheckError
+                | Kind::Audited
+                | Kind::AuditError
         )
     }
 }

@@ -16,6 +16,7 @@ use crate::ui::link::{self, Acct, Batching, Dataset, Link};
 use crate::ui::page::{self, reason_in_words, Scheme};
 use crate::ui::protocol::{self, Fields, Kind, Value};
 
+mod audit;
 mod charts;
 mod check;
 mod inverse;
@@ -292,6 +293,8 @@ pub struct Page {
     rdp: Rdp,
     /// The newest "Check my training code" request.
     check_gen: u32,
+    /// "Audit against the certificate".
+    audit: audit::AuditState,
 }
 
 impl Page {
@@ -685,6 +688,8 @@ impl Page {
             protocol::tight(&i, Some(t.gen), &sc, epochs.unwrap_or(f64::NAN), ask),
             None,
         ));
+        // An audit on screen is asked again for the run now shown.
+        fx.extend(self.post_audit());
         fx
     }
 
@@ -805,6 +810,7 @@ impl Page {
             }
             Kind::Calibrated => fx.extend(self.calibrated(data)),
             Kind::Checked | Kind::CheckError => fx.extend(self.checked(data)),
+            Kind::Audited | Kind::AuditError => fx.extend(self.audited(data)),
             Kind::CalibrateError => {
                 if self.is_current_calibration(data) {
                     let which = data.text("which").unwrap_or_default();

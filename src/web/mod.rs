@@ -301,9 +301,8 @@ fn wire(app: &Shared) {
             Err(m) => set_error("omega", &m),
         },
     );
-    // Dataset terms are live: any edit in the box recomputes q = B/N and T = ⌈E·N/B⌉; terms
-    // that end invalid restore q and T from before the edit (when a box got focus), so a
-    // valid prefix ("7000" of "70000" with N = 60000) never stays.
+    // Dataset terms are live (q = B/N, T = ⌈E·N/B⌉); invalid terms restore q and T from
+    // before the edit, so a valid prefix ("7000" of "70000" with N = 60000) never stays.
     let before = Rc::new(std::cell::Cell::new(None));
     let (a, b) = (app.clone(), before.clone());
     on("dataset", "focusin", move |_| {
@@ -438,8 +437,7 @@ fn clear_inverse(a: &Shared) {
 }
 
 fn wire_inverse(app: &Shared) {
-    // A new target makes the answers stale (a valid one goes to the chart and the link at
-    // once); Enter solves for both.
+    // A new target makes the answers stale (a valid one goes to the chart and link); Enter solves.
     on_app(app, "target-eps", "input", move |a| {
         clear_inverse(a);
         let target = field::parse_target().ok();
@@ -484,6 +482,11 @@ fn wire_inverse(app: &Shared) {
             .borrow_mut()
             .page
             .check(&value("check-library"), &value("check-snippet"));
+        run(a, fx);
+    });
+    on_app(app, "audit-run", "click", move |a| {
+        let lower = by_id::<HtmlInputElement>("audit-lower").is_some_and(|c| c.checked());
+        let fx = a.borrow_mut().page.audit(&value("audit-scores"), lower);
         run(a, fx);
     });
     // The risk target travels in the link as typed (a bad rate is left out of it).
@@ -561,8 +564,7 @@ fn wire_exports(app: &Shared) {
             }
         }
     });
-    // PNG and SVG are the same picture whatever the screen: light theme, 900 × 560 CSS px
-    // (the PNG at 2×: 1800 × 1120 pixels), drawn by the same code as the page's charts.
+    // PNG and SVG: light theme, 900 × 560 CSS px (PNG at 2×), drawn as the page's charts are.
     for format in ["png", "svg"] {
         on_app(app, &format!("export-{format}"), "click", move |a| {
             let which = export_choice(
@@ -720,8 +722,7 @@ fn frame(app: &Shared) {
             return;
         }
     };
-    // What to show comes from the ui layer (tested natively); here it is written out.
-    // Another batching than Poisson sampling: its own sentence (exact RDP is Poisson's).
+    // What to show comes from the ui layer; another batching than Poisson has its own sentence.
     let h = {
         let p = &app.borrow().page;
         crate::ui::page::Headline::of(&model, Some(p.link.dataset), p.tight_sentence(&inputs))
@@ -760,8 +761,7 @@ fn frame(app: &Shared) {
     draw("chart-b", dark, |root, th| {
         render::draw_bound_vs_exact(root, &model, th, overlays)
     });
-    // Charts C and D do not depend on q, steps or δ: redraw them here only when
-    // their canvases or the theme changed (their data has its own triggers).
+    // Charts C and D do not depend on q, steps or δ: redrawn here only on a new size or theme.
     let key = backdrop_key(dark);
     let new_look = app.borrow().backdrop != Some(key);
     if new_look {
@@ -770,8 +770,7 @@ fn frame(app: &Shared) {
         }
         app.borrow_mut().backdrop = Some(key);
     }
-    // The comparison table and chart C come from the worker once the inputs rest; the
-    // URL follows the inputs as they are typed or dragged (debounced).
+    // The table and chart C come from the worker once inputs rest; the URL follows (debounced).
     schedule_worker(app);
     debounce(
         app,

@@ -96,7 +96,7 @@ fn draw_tight<DB: plotters::prelude::DrawingBackend>(
             th,
         ),
         "profile" => tight::draw_profile(root, &c.profile, i.delta, &l, th),
-        _ => tight::draw_risk(root, &c.risk, &l, th),
+        _ => tight::draw_risk(root, &c.risk, page.audit_points(), &l, th),
     })
 }
 

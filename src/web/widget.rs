@@ -586,7 +586,7 @@ fn show_tight_charts(i: &Inner) {
     }
     if c.risk {
         draw_chart(&e.chart_risk, dark, "widget risk", 2, |root, th| {
-            tight::draw_risk(root, &tc.risk, labels, th).map(|_| ())
+            tight::draw_risk(root, &tc.risk, &[], labels, th).map(|_| ())
         });
         let s = one_percent_sentence(&tc.risk_fpr, &i.state.settings.scheme());
         let _ = e

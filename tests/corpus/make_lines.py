@@ -101,6 +101,15 @@ add(q=0.3513, sigma=10.3565, steps=1085213, epsilon=0.1212, accountant="pld")
 add(q=0.001, sigma=1.0, steps=100000000, epsilon=140.76412973771252, accountant="pld")
 for k in [2, 10, 64]:
     add(dataset_size=10000000, batch_size=1024, epochs=3, sigma=0.8, delta=1e-8, accountant="pld", group_size=k)
+# Audits of canary scores (issue 65): a spread of scores shifted by 0.6, with and without
+# δ and the run; the plan; refusals.
+_z = [round((i + 0.5) / 200 * 6 - 3, 6) for i in range(200)]
+add(command="audit", in_scores=[x + 0.6 for x in _z], out_scores=_z, delta=1e-5, q=0.01, sigma=1, steps=1000)
+add(command="audit", in_scores=[x + 0.6 for x in _z], out_scores=_z)
+add(command="audit", in_scores=[-x for x in _z], out_scores=_z, lower_is_member=True, significance=0.1, delta=1e-6)
+add(command="audit_plan", q=0.01, sigma=1, steps=1000, delta=1e-5)
+add(command="audit", in_scores=[], out_scores=[1.0])
+add(command="audit", in_scores=[1.0], out_scores=[0.0], fraction=0.5)
 with open(__file__.replace("make_lines.py", "lines.jsonl"), "w") as f:
     for kw in lines:
         f.write(json.dumps(kw) + "\n")

@@ -91,6 +91,41 @@ try {
     check((await text(page, '#check-error')).includes('is not name=value') && (await text(page, '#check-certified')) === '',
       `#check: a bad snippet is named and no old answer stays: "${await text(page, '#check-error')}"`);
   }
+  // "Audit against the certificate" (issue 65): a CSV chosen as a file is the CLI's audit
+  // of the run shown; a new σ asks again (the old verdict and points go); a bad CSV is named.
+  {
+    const n = 2000;
+    const rows = ['score,member'];
+    for (let i = 0; i < n; i++) {
+      const z = ((i + 0.5) / n - 0.5) * 6;
+      rows.push(`${z + 0.6},1`, `${z},0`);
+    }
+    await mkdir(OUT, { recursive: true });
+    const csv = join(OUT, 'audit-scores.csv');
+    await writeFile(csv, rows.join('\n'));
+    const verdict = (pg) => pg.textContent('#audit-verdict');
+    const pa = await open('?q=0.01&sigma=1&steps=1000&delta=0.00001');
+    const want = cli('audit', { scores: csv, delta: 1e-5, q: 0.01, sigma: 1, steps: 1000 });
+    await pa.setInputFiles('#audit-file', csv);
+    await pa.waitForFunction((w) => document.querySelector('#audit-verdict')?.textContent === w, want.verdict, { timeout: 30000 }).catch(() => {});
+    const b1 = await text(pa, '#audit-bounds');
+    check((await verdict(pa)) === want.verdict && b1.includes(`ε ≥ ${down6(want.epsilon_lower_clopper_pearson)} (two-sample`),
+      `#audit: a chosen CSV file is the CLI's audit of the run shown: "${(await verdict(pa)).slice(0, 140)}" / "${b1.slice(0, 100)}"`);
+    const want2 = cli('audit', { scores: csv, delta: 1e-5, q: 0.01, sigma: 2, steps: 1000 });
+    await pa.fill('#sigma', '2');
+    await frames(pa);
+    await pa.waitForFunction((w) => document.querySelector('#audit-verdict')?.textContent === w, want2.verdict, { timeout: 30000 }).catch(() => {});
+    check((await verdict(pa)) === want2.verdict && want2.verdict !== want.verdict,
+      `#audit: σ 1 → 2 audits again for the new run: "${(await verdict(pa)).slice(0, 140)}"`);
+    await frames(pa);
+    const withPoints = await canvasData(pa, 'chart-risk');
+    await pa.fill('#audit-scores', 'a,b\n1,2');
+    await pa.click('#audit-run');
+    await pa.waitForFunction(() => /score/.test(document.querySelector('#audit-error')?.textContent || ''), null, { timeout: 30000 }).catch(() => {});
+    check((await text(pa, '#audit-error')).includes("'score' column") && (await verdict(pa)) === '' && withPoints !== await canvasData(pa, 'chart-risk'),
+      `#audit: a CSV without a score column is named, no old verdict or points stay: "${await text(pa, '#audit-error')}"`);
+    await pa.close();
+  }
   // Hardening round 3, #1: the tight accountant fails for the new inputs (q = 0.5, σ = 0.3,
   // T = 10⁹: exact RDP's ε is 2.9·10⁹, outside the domain the tight accountant covers; the CLI
   // refuses it as well — q = 1e-6, σ = 0.6, T = 10⁸, used until it answered, now does) → "—"

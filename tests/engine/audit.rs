@@ -3,6 +3,7 @@
 //! that shares nothing with ours), and seeded simulations of Gaussian mechanisms with known μ:
 //! each lower bound must stay below the truth with at least its stated frequency, and must
 //! not be vacuous.
+#![cfg(not(target_arch = "wasm32"))]
 
 use serde_json::Value;
 use sgm_rdp::engine::audit::{

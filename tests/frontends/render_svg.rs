@@ -396,9 +396,30 @@ fn tight_charts_draw_from_engine_data() {
         .map(|&f| (f, pld::attack_tpr(&prof, f).unwrap()))
         .collect();
     let svg_r = svg(|r| {
-        tight::draw_risk(r, &curve, &tight::Labels::default(), &Theme::light(1.0)).unwrap()
+        tight::draw_risk(
+            r,
+            &curve,
+            &[],
+            &tight::Labels::default(),
+            &Theme::light(1.0),
+        )
+        .unwrap()
     });
     assert!(svg_r.contains("random guessing"));
+    // An audit's points with their intervals over the certified bound (issue 65).
+    let svg_a = svg(|r| {
+        let pts = [(1e-3, 0.01, 0.008, 0.012), (1e-2, 0.05, 0.04, 0.06)];
+        tight::draw_risk(
+            r,
+            &curve,
+            &pts,
+            &tight::Labels::default(),
+            &Theme::light(1.0),
+        )
+        .unwrap()
+    });
+    assert!(svg_a.contains("audit: empirical TPR, 95 % interval"));
+    assert!(svg_a.matches("<circle").count() >= svg_r.matches("<circle").count() + 2);
     // The charts as data (#22): one long CSV, every series, no NaN.
     let csv = tight::charts_csv(&t, &rows, &curve);
     let lines: Vec<&str> = csv.lines().collect();

@@ -454,3 +454,60 @@ fn malformed_answers_read_as_nothing() {
         .is_empty());
     assert!(p.answer(&Value::Null).is_empty());
 }
+
+/// The audit (issue 65): posted with the run shown; its answer shown only while it is the
+/// newest audit's and its run is shown; a new run asks again and the old points go at once.
+#[test]
+fn an_audit_answers_for_the_run_shown() {
+    let mut p = Page::new(Link::default());
+    ask(&mut p, sigma(1.1), 2.5);
+    assert_eq!(texts(&p.audit("  ", false), "audit-error").len(), 1);
+    let fx = p.audit("score,member\n1,1\n0,0", true);
+    let post = fx.iter().find_map(|e| match e {
+        Effect::Post(f, Some(_)) => Some(f.clone()),
+        _ => None,
+    });
+    let post = post.expect("an audit request");
+    let field = |k: &str| post.iter().find(|(n, _)| *n == k).map(|(_, v)| v.clone());
+    assert_eq!(field("kind"), Some(Value::Text("audit".into())));
+    assert_eq!(field("lowerIsMember"), Some(Value::Bool(true)));
+    assert_eq!(field("sigma"), Some(num(1.1)));
+    let gen = field("gen").unwrap().as_num();
+    let roc = Value::List(vec![obj(&[
+        ("fpr", num(0.01)),
+        ("tpr", num(0.04)),
+        ("tpr_lower", num(0.03)),
+        ("tpr_upper", num(0.05)),
+    ])]);
+    let answer = |g: f64| {
+        obj(&[
+            kind(Kind::Audited),
+            ("gen", num(g)),
+            (
+                "verdict",
+                Value::Text("consistent with the certificate".into()),
+            ),
+            ("roc", roc.clone()),
+        ])
+    };
+    // An older audit's answer is dropped; the newest is shown, with its point.
+    assert!(p.answer(&answer(gen - 1.0)).is_empty());
+    let fx = p.answer(&answer(gen));
+    assert_eq!(
+        texts(&fx, "audit-verdict"),
+        vec!["consistent with the certificate"]
+    );
+    assert_eq!(p.audit_points().len(), 1);
+    // Another σ: the points go, the audit is asked again for the new run.
+    let i = sigma(2.0);
+    p.set_inputs(i);
+    assert!(p.audit_points().is_empty());
+    let _ = p.request(i, 1.0);
+    let fx = p.post();
+    let again = fx.iter().any(|e| matches!(e, Effect::Post(f, Some(_)) if f.iter().any(|(k, v)| *k == "kind" && *v == Value::Text("audit".into()))));
+    assert!(again, "{fx:?}");
+    assert!(
+        p.answer(&answer(gen)).is_empty(),
+        "the old run's audit is not shown"
+    );
+}

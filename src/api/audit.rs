@@ -1,0 +1,130 @@
+//! The JS API's audits (issue 65): `audit` (canary scores → empirical lower bounds beside the
+//! run's certificate) and `auditPlan`, the query layer's `audit_line` / `audit_plan_line`.
+//! Only in the worker-only wasm (`sgm-rdp-async.js`).
+
+use super::*;
+
+/// An audit's or a plan's parameter object → the query layer's keys (snake_case): numbers,
+/// booleans, short strings and arrays of numbers (plain or typed arrays).
+#[cfg(feature = "worker")]
+fn audit_keys(
+    params: &JsValue,
+    name: &str,
+) -> Result<serde_json::Map<String, serde_json::Value>, JsError> {
+    use serde_json::{Map, Number, Value};
+    let bad = |m: String| JsError::new(&format!("{name}: {m}"));
+    if !params.is_object() || try_is_array(params).unwrap_or(true) {
+        return Err(bad(
+            "expected an object like { inScores, outScores, delta }".into(),
+        ));
+    }
+    let keys = try_keys(params)
+        .map_err(|e| bad(format!("listing the parameters threw: {}", thrown(&e))))?;
+    if keys.length() > 64 {
+        return Err(bad("at most 64 keys".into()));
+    }
+    let number = |k: &str, f: f64| {
+        Number::from_f64(f)
+            .map(Value::Number)
+            .ok_or_else(|| bad(format!("'{}' must hold finite numbers", clip(k))))
+    };
+    let mut map = Map::new();
+    for k in keys.iter().filter_map(|k| k.as_string()) {
+        let x = try_get(params, &JsValue::from_str(&k))
+            .map_err(|e| bad(format!("reading '{}' threw: {}", clip(&k), thrown(&e))))?;
+        let value = if x.is_undefined() || x.is_null() {
+            continue;
+        } else if let Some(b) = x.as_bool() {
+            Value::Bool(b)
+        } else if let Some(f) = x.as_f64() {
+            number(&k, f)?
+        } else if let Some(t) = x.as_string().filter(|t| t.len() <= 100) {
+            Value::String(t)
+        } else if let Some(a) = x.dyn_ref::<js_sys::Float64Array>() {
+            Value::Array(
+                a.to_vec()
+                    .into_iter()
+                    .map(|f| number(&k, f))
+                    .collect::<Result<_, _>>()?,
+            )
+        } else if let Some(a) = x.dyn_ref::<js_sys::Float32Array>() {
+            Value::Array(
+                a.to_vec()
+                    .into_iter()
+                    .map(|f| number(&k, f as f64))
+                    .collect::<Result<_, _>>()?,
+            )
+        } else if try_is_array(&x).unwrap_or(false) {
+            let a = js_sys::Array::from(&x);
+            if a.length() as usize > crate::engine::audit::MAX_SCORES {
+                return Err(bad(format!(
+                    "'{}' holds more than {} values",
+                    clip(&k),
+                    crate::engine::audit::MAX_SCORES
+                )));
+            }
+            let mut v = Vec::with_capacity(a.length() as usize);
+            for (i, y) in a.iter().enumerate() {
+                let f = y.as_f64().ok_or_else(|| {
+                    bad(format!(
+                        "{}[{i}] must be a number, got {}",
+                        clip(&k),
+                        describe(&y)
+                    ))
+                })?;
+                v.push(number(&k, f)?);
+            }
+            Value::Array(v)
+        } else {
+            return Err(bad(format!(
+                "'{}' must be a number, a boolean, a short string or an array of numbers, got {}",
+                clip(&k),
+                describe(&x)
+            )));
+        };
+        let mut snake = String::with_capacity(k.len() + 4);
+        for ch in k.chars() {
+            if ch.is_ascii_uppercase() {
+                snake.push('_');
+                snake.push(ch.to_ascii_lowercase());
+            } else {
+                snake.push(ch);
+            }
+        }
+        let snake = match snake.as_str() {
+            "noise_multiplier" => "sigma".to_string(),
+            "sample_rate" => "q".to_string(),
+            _ => snake,
+        };
+        map.insert(snake, value);
+    }
+    Ok(map)
+}
+
+/// Empirical lower bounds from canary scores (docs/audit.md): `{ inScores, outScores,
+/// delta?, significance?, fprs?, threshold?, lowerIsMember?, ...the run (q | sampleRate,
+/// sigma | noiseMultiplier, steps, or datasetSize, batchSize, epochs; a scheme) }` →
+/// `{ epsilonLower, muLower, auc, roc, clopperPearson, gdp, oneRun, oneRunFdp,
+/// certifiedEpsilon, certifiedMu, consistent, verdict, ... }`, as `sgm-rdp audit --json`
+/// answers. Arrays may be plain or typed (Float64Array). Only in the worker-only wasm
+/// (`sgm-rdp-async.js`).
+#[cfg(feature = "worker")]
+#[wasm_bindgen(unchecked_return_type = "AuditResult")]
+pub fn audit(params: JsValue) -> Result<JsValue, JsError> {
+    let map = audit_keys(&params, "audit")?;
+    let answer =
+        crate::query::audit_line(&map).map_err(|m| JsError::new(&format!("audit: {m}")))?;
+    out(&camel_case(serde_json::Value::Object(answer)))
+}
+
+/// How many canaries an audit of the run needs (`sgm-rdp audit-plan --json`): `{ the run,
+/// delta, significance?, fraction? }` → `{ rows, twoSampleCanaries, oneRunCanaries,
+/// certifiedEpsilon, certifiedMu, ... }`. Only in the worker-only wasm.
+#[cfg(feature = "worker")]
+#[wasm_bindgen(js_name = auditPlan, unchecked_return_type = "AuditPlanResult")]
+pub fn audit_plan(params: JsValue) -> Result<JsValue, JsError> {
+    let map = audit_keys(&params, "auditPlan")?;
+    let answer = crate::query::audit_plan_line(&map)
+        .map_err(|m| JsError::new(&format!("auditPlan: {m}")))?;
+    out(&camel_case(serde_json::Value::Object(answer)))
+}
