@@ -913,9 +913,9 @@ try {
       const audited = await a.audit({ inScores: spread(2000, 0.6), outScores: Array.from(spread(2000, 0)), delta: 1e-5, sampleRate: 0.01, noiseMultiplier: 1, steps: 1000 });
       const auditBad = await msg(a.audit({ inScores: [1, NaN], outScores: [0] }));
       await a.audit({ inScores: [1, 2], outScores: [0, 1] });
-      const t0 = performance.now();
+      const tAudit = performance.now();
       await a.audit({ inScores: spread(50000, 0.6), outScores: spread(50000, 0), delta: 1e-5 });
-      const auditMs = performance.now() - t0;
+      const auditMs = performance.now() - tAudit;
       const plan = await a.auditPlan({ q: 0.01, sigma: 1, steps: 1000, delta: 1e-5 });
       let syncScheme = '';
       try { m.epsilon({ ...MN, sampling: 'random-allocation' }); } catch (e) { syncScheme = e.message; }
