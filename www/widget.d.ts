@@ -47,6 +47,10 @@ export declare class SgmRdpCalculator extends HTMLElement {
   static readonly observedAttributes: string[];
   /** The values shown, or undefined before the first render. */
   readonly value: SgmRdpChangeDetail | undefined;
+  /** Chart `which` of the values shown as an SVG document (light theme, 900 × 560, the run
+   *  named under it), or with format "csv" the tight charts' data (every series); null when the
+   *  widget does not show that chart or has no answer for the values shown yet. */
+  exportChart(which?: "epsilon" | "bound" | "training" | "profile" | "risk", format?: "svg" | "csv"): string | null;
   // Properties mirror the attributes: read the attribute's text, write any value (null removes it).
   get q(): string | null;
   set q(v: number | string | null | undefined);

@@ -247,6 +247,14 @@ export class SgmRdpCalculator extends HTMLElement {
     return this.#w ? this.#w.value() : undefined;
   }
 
+  /** Chart `which` ("epsilon", "bound", "training", "profile" or "risk") of the values shown as
+   *  an SVG document (light theme, 900 × 560, the run named under it), or with format "csv" the
+   *  tight charts' data; null when the widget does not show it or has no answer for the values
+   *  shown yet (an export is never of another run). */
+  exportChart(which = 'training', format = 'svg') {
+    return (this.#w && this.#w.exportChart(String(which), String(format))) ?? null;
+  }
+
   // A one-line text in place of the calculator (loading, or why it cannot load).
   #say(text) {
     const p = document.createElement('div');

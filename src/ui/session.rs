@@ -390,6 +390,36 @@ impl Page {
         self.link.dataset = d;
     }
 
+    /// Dataset terms typed: q = B/N and T = ⌈E·N/B⌉ set as the inputs (with the words under
+    /// the box), or the reason, and q and T from `before` the edit (a valid prefix such as
+    /// "7000" of "70000" never stays). The (q, T) the inputs now hold, if any.
+    pub fn apply_dataset(
+        &mut self,
+        d: Dataset,
+        before: Option<(f64, u64)>,
+    ) -> (Vec<Effect>, Option<(f64, u64)>) {
+        self.set_dataset(d);
+        let (fx, qt) = match crate::engine::params::from_dataset(d.n, d.b, d.e) {
+            Ok((q, t)) => (
+                vec![
+                    text("ds-error", ""),
+                    text(
+                        "ds-derived",
+                        format!("q = {}, T = ⌈E·N/B⌉ = {t}", fmt_num(q)),
+                    ),
+                ],
+                Some((q, t)),
+            ),
+            Err(e) => (vec![text("ds-error", e.to_string())], before),
+        };
+        if let Some((q, t)) = qt {
+            let mut i = self.inputs();
+            (i.q, i.steps) = (q, t);
+            self.set_inputs(i);
+        }
+        (fx, qt)
+    }
+
     /// The accountant chosen (URL `acct`).
     pub fn set_acct(&mut self, a: Acct) -> Vec<Effect> {
         self.link.acct = a;

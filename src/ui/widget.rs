@@ -573,6 +573,76 @@ pub enum Computed {
 }
 
 impl State {
+    /// The footer an export of chart `which` carries: the run it is for (issue 61 #6) —
+    /// "epsilon" and "bound" are exact RDP of one example under Poisson sampling, the tight
+    /// charts the run shown. None while the chart is not shown or has nothing for the values
+    /// shown (an export is never of another run).
+    pub fn export_caption(&self, which: &str) -> Option<String> {
+        let i = self.model.as_ref()?.inputs;
+        let c = self.settings.shown_charts();
+        let tight = self.tight.charts.is_some() && self.tight.charts_inputs == Some(i);
+        let shown = match which {
+            "epsilon" => c.epsilon,
+            "bound" => c.bound,
+            "training" => c.training && tight,
+            "profile" => c.profile && tight,
+            "risk" => c.risk && tight,
+            _ => false,
+        };
+        let scheme = match which {
+            "epsilon" | "bound" => Scheme::of(Batching::Poisson, 1, Adjacency::AddRemove),
+            _ => self.settings.scheme(),
+        };
+        shown.then(|| scheme.export_caption(&i))
+    }
+
+    /// Chart `which` (epsilon, bound, training, profile, risk) of the values shown as an SVG
+    /// document: light theme, the page's export size, the run named under it (issue 61 #6:
+    /// the page exports its charts, and now the widget too). None when it has nothing for them.
+    pub fn export_svg(&self, which: &str) -> Option<String> {
+        use crate::render::{self, tight};
+        use plotters::prelude::{IntoDrawingArea, SVGBackend};
+        let (caption, m) = (self.export_caption(which)?, self.model.as_ref()?);
+        let (th, labels) = (
+            render::Theme::light(1.0),
+            self.settings.scheme().chart_labels(),
+        );
+        let mut out = String::new();
+        let root =
+            SVGBackend::with_string(&mut out, crate::ui::layout::EXPORT_SIZE).into_drawing_area();
+        let area = render::with_footer(&root, &caption, &th).ok()?;
+        let ok = match (which, self.tight.charts.as_ref()) {
+            ("epsilon", _) => render::draw_eps_vs_alpha(&area, m, &th).is_ok(),
+            ("bound", _) => render::draw_bound_vs_exact(&area, m, &th, false).is_ok(),
+            ("training", Some(c)) => {
+                tight::draw_training(&area, &c.training, None, None, &labels, &th).is_ok()
+            }
+            ("profile", Some(c)) => {
+                tight::draw_profile(&area, &c.profile, m.inputs.delta, &labels, &th).is_ok()
+            }
+            ("risk", Some(c)) => tight::draw_risk(&area, &c.risk, &[], &labels, &th).is_ok(),
+            _ => false,
+        };
+        drop((area, root));
+        ok.then_some(out)
+    }
+
+    /// The tight charts' data as CSV (the page's charts CSV: every series), headed by the run
+    /// they are for; None while they are not here for the values shown.
+    pub fn export_csv(&self) -> Option<String> {
+        let i = self.model.as_ref()?.inputs;
+        let c = self
+            .tight
+            .charts
+            .as_ref()
+            .filter(|_| self.tight.charts_inputs == Some(i))?;
+        Some(format!(
+            "# charts_for = {}\n{}",
+            self.settings.scheme().export_caption(&i),
+            crate::render::tight::charts_csv(&c.training, &c.profile, &c.risk)
+        ))
+    }
+
     /// Recompute if the settings changed. A change of run drops the tight answers (they
     /// belong to the run they were asked for).
     pub fn compute(&mut self) -> Computed {

@@ -14,7 +14,7 @@ pub mod widget;
 mod worker;
 
 use crate::engine::Adjacency;
-use crate::render::{self, fmt_num, Inputs, Model, Theme};
+use crate::render::{self, Inputs, Model, Theme};
 pub(crate) use crate::ui::layout::{EXPORT_PNG_SCALE, EXPORT_SIZE};
 use crate::ui::link::{Acct, Batching};
 use crate::ui::protocol::Value;
@@ -319,28 +319,15 @@ fn wire(app: &Shared) {
     on_window("resize", move |_| request_frame(&a));
 }
 
-/// q = B/N and T = ⌈E·N/B⌉ from the dataset terms (a bad value named, q and T as `before`).
+/// q = B/N and T = ⌈E·N/B⌉ from the dataset terms (`Page::apply_dataset`).
 fn apply_dataset(a: &Shared, before: Option<(f64, u64)>) {
-    let d = field::dataset_terms();
-    a.borrow_mut().page.set_dataset(d);
-    let qt = match crate::engine::params::from_dataset(d.n, d.b, d.e) {
-        Ok((q, t)) => {
-            set_text("ds-error", "");
-            set_text(
-                "ds-derived",
-                &format!("q = {}, T = ⌈E·N/B⌉ = {t}", fmt_num(q)),
-            );
-            Some((q, t))
-        }
-        Err(e) => {
-            set_text("ds-error", &e.to_string());
-            before
-        }
-    };
-    if let Some((q, t)) = qt {
-        let mut i = a.borrow().page.inputs();
-        (i.q, i.steps) = (q, t);
-        a.borrow_mut().page.set_inputs(i);
+    let (fx, qt) = a
+        .borrow_mut()
+        .page
+        .apply_dataset(field::dataset_terms(), before);
+    run(a, fx);
+    if qt.is_some() {
+        let i = a.borrow().page.inputs();
         sync_inputs(a, &i);
         request_frame(a);
     }

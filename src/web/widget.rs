@@ -11,8 +11,7 @@
 //! the element (set an attribute) while a render is in progress; no RefCell
 //! borrow is held while JavaScript runs.
 
-use super::canvas::paint_canvas;
-use super::canvas::MeasuredCanvas;
+use super::canvas::{paint_canvas, MeasuredCanvas};
 use super::field::{Control, Listener};
 use super::state::Field;
 use super::worker::from_js;
@@ -210,6 +209,18 @@ impl Widget {
             }
         }
         self.render()
+    }
+
+    /// Chart `which` of the values shown as an SVG document, or (format "csv") the tight
+    /// charts' data: [`State::export_svg`], [`State::export_csv`] (widget.js `exportChart`).
+    #[wasm_bindgen(js_name = exportChart)]
+    pub fn export(&self, which: &str, format: &str) -> Option<String> {
+        let s = &self.inner.borrow().state;
+        if format == "csv" {
+            s.export_csv()
+        } else {
+            s.export_svg(which)
+        }
     }
 
     /// The CSS width (px) the RDP charts were last drawn at, 0 if none was drawn.

@@ -490,6 +490,19 @@ try {
     }));
     check(drawn.length === 3 && drawn.every((c) => c.ink > 200), `charts="training profile risk": three drawn canvases (${JSON.stringify(drawn.map((c) => c.ink))})`);
     check(/membership-inference risk: an attacker/i.test(drawn[2]?.label || ''), `the risk chart's label states the attack bound: "${drawn[2]?.label}"`);
+    // Its export (issue 61 #6): SVG and CSV of the values shown, none for a chart not shown
+    // and none of the old run once the values change (until their answer is here).
+    const ex = await emb.evaluate(async () => {
+      const el = document.getElementById('demo-tight');
+      const got = { svg: el.exportChart('risk'), csv: el.exportChart('training', 'csv'), none: el.exportChart('bound') };
+      el.setAttribute('sigma', '1.37');
+      await new Promise((r) => setTimeout(r, 0));
+      got.after = el.exportChart('risk');
+      return got;
+    });
+    check(ex.svg?.startsWith('<svg') && ex.svg.includes('membership-inference risk') && ex.svg.includes('σ = 1.1') && ex.csv?.startsWith('# charts_for = ')
+      && ex.csv.includes('\nrisk,fpr,') && ex.none === null && ex.after === null,
+      `demo-tight exportChart: an SVG of the risk chart naming its run (${ex.svg?.length} chars), the charts CSV, null for a chart not shown and for the old run after σ changes (${ex.after === null})`);
   }
   check((await emb.textContent('#demo-log')).includes(`ε = ${up4(me.epsilon)}`), 'embed.html logs the compact widget\'s change event');
   const [refs, link] = await emb.evaluate(() => [...document.getElementById('demo-compact').shadowRoot.querySelectorAll('.foot a')].map((a) => a.href));

@@ -40,7 +40,10 @@ export async function demo(): Promise<number> {
   // @ts-expect-error: mode is "compact" | "full"
   w.mode = "huge";
   const v = w.value;
-  return e.epsilon + e2.alpha + d + r[0] + s + t + (v?.epsilon ?? 0) + (routes[0] ?? 0) + bracket + prof[0].delta.upper + tpr[0];
+  const svg: string | null = w.exportChart("risk", "svg");
+  // @ts-expect-error: not a chart
+  w.exportChart("pie");
+  return e.epsilon + e2.alpha + d + r[0] + s + t + (v?.epsilon ?? 0) + (svg?.length ?? 0) + (routes[0] ?? 0) + bracket + prof[0].delta.upper + tpr[0];
 }
 
 // The Promise API (sgm-rdp-async.d.ts): same parameter and result types, an AbortSignal.

@@ -394,3 +394,71 @@ fn calculator_links_are_http_only() {
         );
     }
 }
+
+/// The widget's export (issue 61 #6): an SVG of a chart shown, named by its run, and the
+/// tight charts' CSV — only for the values shown; a chart not shown or not yet answered has
+/// none, and a new run drops them.
+#[test]
+fn a_widget_exports_what_it_shows() {
+    let mut st = State::default();
+    st.settings.set("charts", Some("epsilon training risk"));
+    assert_eq!(st.compute(), Computed::Fresh);
+    let svg = st
+        .export_svg("epsilon")
+        .expect("chart A is drawn from the model");
+    assert!(
+        svg.starts_with("<svg") && svg.contains("Poisson"),
+        "{}",
+        &svg[..200.min(svg.len())]
+    );
+    assert!(st.export_svg("bound").is_none(), "not shown");
+    assert!(
+        st.export_svg("training").is_none() && st.export_csv().is_none(),
+        "no answer yet"
+    );
+    let n = |x: f64| Value::Num(x);
+    let list = |v: Vec<Value>| Value::List(v);
+    let charts = obj(vec![
+        ("kind", Value::Text("charts".into())),
+        (
+            "training",
+            obj(vec![
+                ("steps", list(vec![n(10.0), n(100.0)])),
+                ("pldUpper", list(vec![n(0.5), n(1.0)])),
+                ("pldLower", list(vec![n(0.49), n(0.99)])),
+                ("rdp", list(vec![n(0.6), n(1.2)])),
+            ]),
+        ),
+        (
+            "risk",
+            obj(vec![(
+                "curve",
+                list(vec![
+                    obj(vec![("fpr", n(1e-3)), ("tpr", n(0.01))]),
+                    obj(vec![("fpr", n(0.1)), ("tpr", n(0.3))]),
+                ]),
+            )]),
+        ),
+    ]);
+    assert_eq!(st.tight_answer(&charts), Answered::Charts);
+    let svg = st.export_svg("training").expect("ε over training");
+    let caption = st.settings.scheme().export_caption(&st.settings.inputs);
+    let first = caption.split('\n').next().unwrap_or_default().to_string();
+    assert!(
+        svg.contains("<svg") && svg.contains(&first[..20]),
+        "{first}"
+    );
+    assert!(st.export_svg("risk").is_some());
+    let csv = st.export_csv().unwrap();
+    assert!(
+        csv.starts_with("# charts_for = ")
+            && csv.contains("\ntraining,steps,1e1,epsilon_upper,5e-1"),
+        "{csv}"
+    );
+    st.settings.set("sigma", Some("2"));
+    assert_eq!(st.compute(), Computed::Fresh);
+    assert!(
+        st.export_svg("training").is_none() && st.export_csv().is_none(),
+        "another run's"
+    );
+}
