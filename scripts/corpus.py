@@ -5,11 +5,13 @@ compare with tests/corpus/expected.jsonl, the answers of the last accepted build
     python3 scripts/corpus.py            # compare (make test runs this); exit 1 on any drift
     python3 scripts/corpus.py --record   # accept the current build's answers (say why in the commit)
     python3 scripts/corpus.py --bin PATH # another build (default: cargo run --bin sgm-rdp)
+    python3 scripts/corpus.py --answers FILE  # another surface's answers (the e2e writes the JS API's)
 
 Rules: strings (error messages, labels) and key sets identical; exact-RDP figures within 1e-9
 relative; tight figures (a line whose answer carries a `_lower` end, a band or a PLD field)
 within 1 % relative of the expected value, and every [lower, upper] pair must still overlap the
-expected pair (both are certified, so both contain the truth)."""
+expected pair (both are certified, so both contain the truth). Objects and lists inside an answer
+follow the same rules, element by element."""
 import json
 import math
 import subprocess
@@ -38,28 +40,49 @@ def pairs(obj):
     return [(k[: -len("_lower")], k) for k in obj if k.endswith("_lower") and k[: -len("_lower")] in obj]
 
 
+def close(x, y, tight, path):
+    """None when y matches x under the rules (objects and lists element by element)."""
+    if isinstance(x, dict) and isinstance(y, dict):
+        if set(x) != set(y):
+            return f"{path}: keys differ: -{sorted(set(x) - set(y))} +{sorted(set(y) - set(x))}"
+        for k in x:
+            why = close(x[k], y[k], tight, f"{path}.{k}" if path else k)
+            if why:
+                return why
+        return None
+    if isinstance(x, list) and isinstance(y, list):
+        if len(x) != len(y):
+            return f"{path}: {len(x)} items -> {len(y)}"
+        for i, (u, v) in enumerate(zip(x, y)):
+            why = close(u, v, tight, f"{path}[{i}]")
+            if why:
+                return why
+        return None
+    numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (x, y))
+    if numbers:
+        if x == y:
+            return None
+        scale = max(abs(x), abs(y), 1e-300)
+        rel = abs(x - y) / scale
+        tol = TIGHT_TOL if tight else RDP_TOL
+        if tight and abs(x - y) <= 1e-9:
+            return None  # a fit measure (regret) at numerical zero
+        if not math.isfinite(rel) or rel > tol:
+            return f"{path}: {x} -> {y} (relative {rel:.3g} > {tol})"
+        return None
+    if x != y:
+        return f"{path}: {json.dumps(x)[:120]} -> {json.dumps(y)[:120]}"
+    return None
+
+
 def compare(old, new):
-    """None when new is acceptable against old, else a reason."""
+    """None when new is identical to old, "tight" when it moved within the rules, else a reason."""
     a, b = json.loads(old), json.loads(new)
     if a == b:
         return None
-    if set(a) != set(b):
-        return f"keys differ: -{sorted(set(a) - set(b))} +{sorted(set(b) - set(a))}"
-    tight = tight_line(a)
-    for k in a:
-        x, y = a[k], b[k]
-        if isinstance(x, (int, float)) and isinstance(y, (int, float)) and not isinstance(x, bool):
-            if x == y:
-                continue
-            scale = max(abs(x), abs(y), 1e-300)
-            rel = abs(x - y) / scale
-            tol = TIGHT_TOL if tight else RDP_TOL
-            if tight and abs(x - y) <= 1e-9:
-                continue  # a fit measure (regret) at numerical zero
-            if not math.isfinite(rel) or rel > tol:
-                return f"{k}: {x} -> {y} (relative {rel:.3g} > {tol})"
-        elif x != y:
-            return f"{k}: {json.dumps(x)[:120]} -> {json.dumps(y)[:120]}"
+    why = close(a, b, tight_line(a), "")
+    if why:
+        return why
     for up, lo in pairs(a):
         if isinstance(a[up], (int, float)) and isinstance(b[lo], (int, float)):
             if b[lo] > a[up] * (1 + 1e-12) or a[lo] > b[up] * (1 + 1e-12):
@@ -70,7 +93,9 @@ def compare(old, new):
 def main():
     args = sys.argv[1:]
     binary = args[args.index("--bin") + 1] if "--bin" in args else None
-    got = run(binary)
+    # --answers FILE: another surface's answers to the same lines (the JS API's, from the e2e).
+    answers = args[args.index("--answers") + 1] if "--answers" in args else None
+    got = Path(answers).read_text().splitlines() if answers else run(binary)
     lines = LINES.read_text().splitlines()
     if len(got) != len(lines):
         sys.exit(f"corpus: {len(lines)} lines in, {len(got)} out")

@@ -620,3 +620,25 @@ def test_audit_takes_lists_and_numpy_and_answers_as_the_command_line(tmp_path):
         sgm_rdp.audit([1.0], [0.0], significance=0.9)
     plan = sgm_rdp.audit_plan(**run, delta=1e-5)
     assert len(plan["rows"]) == 5 and plan["certified_epsilon"] > 0
+
+
+def test_the_corpus_answers_as_the_command_line_recorded_it():
+    """The cross-surface corpus (tests/corpus/lines.jsonl: every command, scheme, adjacency,
+    group size and refusal) through the package's query, against the command line's recorded
+    answers (tests/corpus/expected.jsonl) by the corpus's own rules (scripts/corpus.py)."""
+    import importlib.util
+    root = os.path.join(os.path.dirname(__file__), "..", "..")
+    spec = importlib.util.spec_from_file_location("corpus", os.path.join(root, "scripts", "corpus.py"))
+    corpus = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(corpus)
+    with open(os.path.join(root, "tests", "corpus", "lines.jsonl")) as f:
+        lines = f.read().splitlines()
+    with open(os.path.join(root, "tests", "corpus", "expected.jsonl")) as f:
+        expected = f.read().splitlines()
+    assert len(lines) == len(expected) >= 250
+    drifted = []
+    for i, (line, want) in enumerate(zip(lines, expected)):
+        why = corpus.compare(want, sgm_rdp._core.query(line))
+        if why not in (None, "tight"):
+            drifted.append(f"line {i + 1}: {why}")
+    assert not drifted, drifted[:5]

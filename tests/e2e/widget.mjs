@@ -1016,6 +1016,38 @@ try {
       `sgm-rdp-async.js: a worker whose memory passes the bound is replaced after its call (${got.recycled} workers for 2 calls at a 1-byte bound), answers unchanged; batchLine = the CLI`);
   }
 
+  // ---- D4. The cross-surface corpus in the browser (issues 61, 62): every line of
+  // tests/corpus/lines.jsonl (every command, scheme, adjacency, group size and refusal) through
+  // the JS API's batchLine, compared with the command line's recorded answers by the corpus's
+  // own rules (scripts/corpus.py --answers: strings and keys identical, exact RDP within 1e-9,
+  // tight figures within 1 % with overlapping certified brackets). ----
+  {
+    const lines = (await readFile(join(ROOT, 'tests/corpus/lines.jsonl'), 'utf8')).trim().split('\n');
+    const expectedCorpus = (await readFile(join(ROOT, 'tests/corpus/expected.jsonl'), 'utf8')).trim().split('\n');
+    const t0 = Date.now();
+    const answers = await api.evaluate(async (lines) => {
+      const a = await import('./sgm-rdp-async.js');
+      const out = [];
+      for (const l of lines) out.push(await a.batchLine(l));
+      a.terminate();
+      return out;
+    }, lines);
+    const secs = (Date.now() - t0) / 1000;
+    const file = join(OUT, 'corpus-wasm.jsonl');
+    await writeFile(file, answers.join('\n') + '\n');
+    let said = '';
+    let ok = true;
+    try {
+      said = execFileSync('python3', ['scripts/corpus.py', '--answers', file], { cwd: ROOT, encoding: 'utf8' }).trim();
+    } catch (e) {
+      ok = false;
+      said = String(e.stdout || e.message).trim().split('\n').slice(0, 6).join(' | ');
+    }
+    const identical = answers.filter((x, i) => x === expectedCorpus[i]).length;
+    check(ok && answers.length === lines.length,
+      `JS API batchLine = the command line on the corpus's ${lines.length} lines (${identical} byte-identical; ${secs.toFixed(1)} s in the worker): ${said.slice(0, 300)}`);
+  }
+
   await api.close();
 
   // ---- E. dist/ as an npm package, in Node (what a bundler or SSR sees) ----
