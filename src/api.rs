@@ -183,6 +183,21 @@ fn by_scheme(call: &'static str, v: &JsValue) -> Result<Option<JsValue>, JsError
     out(&camel_case(Value::Object(o))).map(Some)
 }
 
+/// A camelCase key in snake_case (`noiseMultiplier` → `noise_multiplier`).
+#[cfg(feature = "worker")]
+fn snake_case(k: &str) -> String {
+    let mut snake = String::with_capacity(k.len() + 4);
+    for ch in k.chars() {
+        if ch.is_ascii_uppercase() {
+            snake.push('_');
+            snake.push(ch.to_ascii_lowercase());
+        } else {
+            snake.push(ch);
+        }
+    }
+    snake
+}
+
 /// Every object key in camelCase (`epsilon_lower` → `epsilonLower`), nested ones too.
 #[cfg(feature = "worker")]
 fn camel_case(v: serde_json::Value) -> serde_json::Value {
@@ -1118,16 +1133,7 @@ pub fn check(config: JsValue) -> Result<JsValue, JsError> {
                 describe(&x)
             )));
         };
-        let mut snake = String::with_capacity(k.len() + 4);
-        for ch in k.chars() {
-            if ch.is_ascii_uppercase() {
-                snake.push('_');
-                snake.push(ch.to_ascii_lowercase());
-            } else {
-                snake.push(ch);
-            }
-        }
-        map.insert(snake, value);
+        map.insert(snake_case(&k), value);
     }
     let answer = crate::query::check(&map).map_err(bad)?;
     out(&camel_case(Value::Object(answer.fields)))

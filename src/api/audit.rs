@@ -82,15 +82,7 @@ fn audit_keys(
                 describe(&x)
             )));
         };
-        let mut snake = String::with_capacity(k.len() + 4);
-        for ch in k.chars() {
-            if ch.is_ascii_uppercase() {
-                snake.push('_');
-                snake.push(ch.to_ascii_lowercase());
-            } else {
-                snake.push(ch);
-            }
-        }
+        let snake = snake_case(&k);
         let snake = match snake.as_str() {
             "noise_multiplier" => "sigma".to_string(),
             "sample_rate" => "q".to_string(),

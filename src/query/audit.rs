@@ -24,12 +24,26 @@ pub const AUDIT_KEYS: [&str; 7] = [
 ];
 
 /// An audit's own inputs.
+#[derive(Debug, Clone)]
 struct Asked {
     significance: f64,
     delta: Option<f64>,
     fprs: Vec<f64>,
     threshold: Option<f64>,
     lower_is_member: bool,
+}
+
+impl Default for Asked {
+    /// 95 % confidence, no δ, the FPRs 0.001, 0.01, 0.1, the rank tests, higher = member.
+    fn default() -> Asked {
+        Asked {
+            significance: SIGNIFICANCE,
+            delta: None,
+            fprs: FPRS.to_vec(),
+            threshold: None,
+            lower_is_member: false,
+        }
+    }
 }
 
 /// The run's keys (the command line's flags, dashed or not) → a [`Request`], refusing any
@@ -356,13 +370,7 @@ fn fpr_list(v: &str) -> Result<Vec<f64>, String> {
 /// The command line's `audit` and `audit-plan` words.
 pub(super) fn words(cmd: &str, rest: &[String]) -> Result<String, String> {
     let plan = cmd == "audit-plan";
-    let mut asked = Asked {
-        significance: SIGNIFICANCE,
-        delta: None,
-        fprs: FPRS.to_vec(),
-        threshold: None,
-        lower_is_member: false,
-    };
+    let mut asked = Asked::default();
     let (mut ins, mut outs, mut labelled, mut fraction, mut column) =
         (None, None, None, None, None);
     let mut json = false;
@@ -458,11 +466,9 @@ pub fn audit_csv(
 ) -> Result<Map<String, Value>, String> {
     let (members, non_members) = labelled(text, "the scores")?;
     let asked = Asked {
-        significance: SIGNIFICANCE,
         delta: Some(delta),
-        fprs: FPRS.to_vec(),
-        threshold: None,
         lower_is_member,
+        ..Asked::default()
     };
     Ok(report(members, non_members, &asked, Some(run))?.fields)
 }
@@ -493,13 +499,7 @@ fn clip(s: &str) -> String {
 
 /// An audit's own keys from a line; the rest are the run's.
 fn asked_of(obj: &Map<String, Value>) -> Result<(Asked, Vec<(String, String)>), String> {
-    let mut asked = Asked {
-        significance: SIGNIFICANCE,
-        delta: None,
-        fprs: FPRS.to_vec(),
-        threshold: None,
-        lower_is_member: false,
-    };
+    let mut asked = Asked::default();
     let mut run = Vec::new();
     for (k, v) in obj {
         match k.as_str() {

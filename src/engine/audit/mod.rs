@@ -326,7 +326,7 @@ pub(crate) fn grid(n: u64) -> Vec<u64> {
 
 /// The two-sample tests: for each rank j of the grid, the non-members' j-th largest score
 /// o₍ⱼ₎ as the threshold, its counted false positives j − 1 and the members above it.
-fn rank_tests(s: &Scores) -> Vec<(usize, f64, u64)> {
+fn rank_tests(s: &Scores) -> Vec<Test> {
     grid(s.non_members.len() as u64)
         .into_iter()
         .map(|j| {
@@ -392,86 +392,90 @@ fn two_sample(s: &Scores, o: &Options) -> (EpsilonBound, MuBound) {
         }
     };
     let sig = o.significance / (2.0 * count as f64);
-    let exact = |&(j, _t, tp): &(usize, f64, u64)| {
-        (cp_lower(tp, n_in, sig), cp_upper(j as u64 - 1, n_out, sig))
-    };
+    let exact = |&(j, _t, tp): &Test| (cp_lower(tp, n_in, sig), cp_upper(j as u64 - 1, n_out, sig));
     // Inner ends: the CP upper end of a rate is ≥ its point estimate and ≥ the zero-count
     // end 1 − s^(1/n); the lower end ≤ the point estimate.
     let floor = |n: u64| -(sig.ln() / n as f64).exp_m1();
-    let inner = |&(j, _t, tp): &(usize, f64, u64)| {
+    let inner = |&(j, _t, tp): &Test| {
         let fpr = ((j as f64 - 1.0) / n_out as f64).max(floor(n_out));
         let tpr = tp as f64 / n_in as f64;
         let fnr = (1.0 - tpr).max(floor(n_in));
         (tpr, fpr, fnr)
     };
-    let mut best_eps = EpsilonBound {
-        epsilon: 0.0,
-        threshold: f64::INFINITY,
-        tpr_lower: 0.0,
-        fpr_upper: 1.0,
-        tests: count,
-    };
-    let mut order: Vec<(f64, usize)> = tests
-        .iter()
-        .enumerate()
-        .map(|(i, t)| {
+    let cp = strongest(
+        &tests,
+        |t| {
             let (tpr, fpr, _) = inner(t);
-            (eps_of(tpr, fpr, delta), i)
-        })
-        .collect();
-    order.sort_by(|a, b| b.0.total_cmp(&a.0));
-    for &(cheap, i) in &order {
-        if cheap <= best_eps.epsilon {
-            break;
-        }
-        let (tpr_lo, fpr_hi) = exact(&tests[i]);
-        let e = eps_of(tpr_lo, fpr_hi, delta);
-        if e > best_eps.epsilon {
-            best_eps = EpsilonBound {
-                epsilon: e,
-                threshold: tests[i].1,
-                tpr_lower: tpr_lo,
-                fpr_upper: fpr_hi,
-                tests: count,
-            };
-        }
-    }
-    let mut best_mu = MuBound {
-        mu: 0.0,
-        epsilon: 0.0,
-        threshold: f64::INFINITY,
-        tpr_lower: 0.0,
-        fpr_upper: 1.0,
+            eps_of(tpr, fpr, delta)
+        },
+        |tpr_lo, fpr_hi| eps_of(tpr_lo, fpr_hi, delta),
+        exact,
+    );
+    let gdp = strongest(
+        &tests,
+        |t| {
+            let (_, fpr, fnr) = inner(t);
+            (isf(fpr) + isf(fnr)).max(0.0)
+        },
+        mu_of,
+        exact,
+    );
+    // (value, threshold, TPR lower end, FPR upper end); no test showing anything: 0.
+    let at = |b: Option<(usize, f64, f64, f64)>| match b {
+        Some((i, v, tpr_lo, fpr_hi)) => (v, tests[i].1, tpr_lo, fpr_hi),
+        None => (0.0, f64::INFINITY, 0.0, 1.0),
+    };
+    let (epsilon, threshold, tpr_lower, fpr_upper) = at(cp);
+    let eps = EpsilonBound {
+        epsilon,
+        threshold,
+        tpr_lower,
+        fpr_upper,
         tests: count,
     };
+    let (mu, threshold, tpr_lower, fpr_upper) = at(gdp);
+    let mu = MuBound {
+        mu,
+        epsilon: gaussian_epsilon_lower(mu, delta),
+        threshold,
+        tpr_lower,
+        fpr_upper,
+        tests: count,
+    };
+    (eps, mu)
+}
+
+/// A two-sample test: its rank j (j − 1 counted false positives), threshold and true positives.
+type Test = (usize, f64, u64);
+
+/// The test with the largest `value` of its exact ends (TPR lower, FPR upper), each test
+/// evaluated exactly only where `cheap` — an upper bound on its value — could beat the best so
+/// far: (index, value, TPR lower end, FPR upper end), None when no test shows anything.
+fn strongest(
+    tests: &[Test],
+    cheap: impl Fn(&Test) -> f64,
+    value: impl Fn(f64, f64) -> f64,
+    exact: impl Fn(&Test) -> (f64, f64),
+) -> Option<(usize, f64, f64, f64)> {
     let mut order: Vec<(f64, usize)> = tests
         .iter()
         .enumerate()
-        .map(|(i, t)| {
-            let (_, fpr, fnr) = inner(t);
-            ((isf(fpr) + isf(fnr)).max(0.0), i)
-        })
+        .map(|(i, t)| (cheap(t), i))
         .collect();
     order.sort_by(|a, b| b.0.total_cmp(&a.0));
-    for &(cheap, i) in &order {
-        if cheap <= best_mu.mu {
+    let mut best: Option<(usize, f64, f64, f64)> = None;
+    for (bound, i) in order {
+        let so_far = best.map_or(0.0, |b| b.1);
+        if bound <= so_far {
             break;
         }
         let (tpr_lo, fpr_hi) = exact(&tests[i]);
-        let mu = mu_of(tpr_lo, fpr_hi);
-        if mu > best_mu.mu {
-            best_mu = MuBound {
-                mu,
-                epsilon: 0.0,
-                threshold: tests[i].1,
-                tpr_lower: tpr_lo,
-                fpr_upper: fpr_hi,
-                tests: count,
-            };
+        let v = value(tpr_lo, fpr_hi);
+        if v > so_far {
+            best = Some((i, v, tpr_lo, fpr_hi));
         }
     }
-    best_mu.epsilon = gaussian_epsilon_lower(best_mu.mu, delta);
-    (best_eps, best_mu)
+    best
 }
 
 /// The lower end of ε of the Gaussian mechanism at μ and δ (0 for μ = 0).
