@@ -5,7 +5,7 @@
 import init, * as api from './sgm-rdp-worker.js';
 
 const ready = init({ module_or_path: new URL('./sgm-rdp-worker_bg.wasm', import.meta.url) });
-const FUNCTIONS = new Set(['rdp', 'epsilon', 'delta', 'profile', 'gdp', 'attackRisk', 'epsilonOverTraining', 'calibrateSigma', 'calibrateSteps', 'bounds', 'compare', 'batchLine', 'command', 'check']);
+const FUNCTIONS = new Set(['rdp', 'epsilon', 'delta', 'profile', 'gdp', 'attackRisk', 'epsilonOverTraining', 'calibrateSigma', 'calibrateSteps', 'bounds', 'compare', 'batchLine', 'command', 'check', 'audit', 'auditPlan']);
 const MEMORY_BOUND = Number(new URL(import.meta.url).searchParams.get('memoryBound')) || 256 * 1024 * 1024;
 
 self.onmessage = async ({ data }) => {
