@@ -54,8 +54,19 @@ worker() {
   "$OPT" -O3 --strip-producers --low-memory-unused "$OUT/sgm-rdp-worker_bg.wasm" -o "$OUT/sgm-rdp-worker_bg.wasm"
 }
 
+# dist/package.json (Trunk copies www/'s, version 0.0.0-dev) gets Cargo.toml's version: the one
+# place it is set ([workspace.package]).
+stamp() {
+  local v
+  v=$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -1)
+  [ -f "$OUT/package.json" ] || return 0
+  node -e 'const fs = require("fs"); const [f, v] = process.argv.slice(1);
+    const p = JSON.parse(fs.readFileSync(f, "utf8")); p.version = v;
+    fs.writeFileSync(f, JSON.stringify(p, null, 2) + "\n");' "$OUT/package.json" "$v"
+}
+
 case "$WHICH" in
-  all) page; api; worker ;;
+  all) page; api; worker; stamp ;;
   page) page ;;
   api) api ;;
   pkg) api_pkg "$OUT" ;;

@@ -25,7 +25,10 @@ def cli(*args):
 
 
 def test_imports_and_version():
-    assert sgm_rdp.__version__ == "0.1.0"
+    # The one version (Cargo.toml's [workspace.package]) reaches the wheel.
+    with open(os.path.join(os.path.dirname(__file__), "..", "..", "Cargo.toml")) as f:
+        cargo = next(l for l in f if l.startswith("version = ")).split('"')[1]
+    assert sgm_rdp.__version__ == cargo
     assert issubclass(SgmRdpError, ValueError)
 
 

@@ -192,3 +192,32 @@ fn no_source_file_over_1250_lines() {
         .collect();
     assert!(big.is_empty(), "{big:?}");
 }
+
+/// One version (issue 66 #5), set in one place: Cargo.toml's `[workspace.package]`. The crate
+/// and the Python crate inherit it, the wheel reads it (pyproject.toml: `dynamic`), `make dist`
+/// stamps dist/package.json with it (www/package.json holds a placeholder), the page, the
+/// exports and `--version` show `CARGO_PKG_VERSION`; CHANGELOG.md's newest release is it.
+#[test]
+fn one_version_set_in_one_place() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let read = |p: &str| std::fs::read_to_string(format!("{root}/{p}")).unwrap();
+    let v = env!("CARGO_PKG_VERSION");
+    let cargo = read("Cargo.toml");
+    assert!(cargo.contains(&format!("[workspace.package]\nversion = \"{v}\"")));
+    assert!(cargo.contains("version.workspace = true"));
+    assert!(read("python/Cargo.toml").contains("version.workspace = true"));
+    let py = read("python/pyproject.toml");
+    assert!(
+        py.contains("dynamic = [\"version\"]") && !py.lines().any(|l| l.starts_with("version"))
+    );
+    assert!(read("www/package.json").contains("\"version\": \"0.0.0-dev\""));
+    let log = read("CHANGELOG.md");
+    let newest = log
+        .lines()
+        .find(|l| l.starts_with("## "))
+        .unwrap_or_default();
+    assert!(
+        newest.starts_with(&format!("## {v} ")),
+        "CHANGELOG.md's newest release: {newest}"
+    );
+}
