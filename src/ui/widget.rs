@@ -596,22 +596,27 @@ impl State {
         shown.then(|| scheme.export_caption(&i))
     }
 
-    /// Chart `which` (epsilon, bound, training, profile, risk) of the values shown as an SVG
-    /// document: light theme, the page's export size, the run named under it (issue 61 #6:
-    /// the page exports its charts, and now the widget too). None when it has nothing for them.
-    pub fn export_svg(&self, which: &str) -> Option<String> {
+    /// Draw chart `which` (epsilon, bound, training, profile, risk) of the values shown for an
+    /// export on `root` (the web layer's SVG surface, which measures text without inline
+    /// styles; natively any backend): light theme, the run named under it (issue 61 #6: the
+    /// page exports its charts, and now the widget too). False when it has nothing for them.
+    pub fn draw_export<DB: plotters::prelude::DrawingBackend>(
+        &self,
+        which: &str,
+        root: &plotters::prelude::DrawingArea<DB, plotters::coord::Shift>,
+    ) -> bool {
         use crate::render::{self, tight};
-        use plotters::prelude::{IntoDrawingArea, SVGBackend};
-        let (caption, m) = (self.export_caption(which)?, self.model.as_ref()?);
+        let (Some(caption), Some(m)) = (self.export_caption(which), self.model.as_ref()) else {
+            return false;
+        };
         let (th, labels) = (
             render::Theme::light(1.0),
             self.settings.scheme().chart_labels(),
         );
-        let mut out = String::new();
-        let root =
-            SVGBackend::with_string(&mut out, crate::ui::layout::EXPORT_SIZE).into_drawing_area();
-        let area = render::with_footer(&root, &caption, &th).ok()?;
-        let ok = match (which, self.tight.charts.as_ref()) {
+        let Ok(area) = render::with_footer(root, &caption, &th) else {
+            return false;
+        };
+        match (which, self.tight.charts.as_ref()) {
             ("epsilon", _) => render::draw_eps_vs_alpha(&area, m, &th).is_ok(),
             ("bound", _) => render::draw_bound_vs_exact(&area, m, &th, false).is_ok(),
             ("training", Some(c)) => {
@@ -622,9 +627,7 @@ impl State {
             }
             ("risk", Some(c)) => tight::draw_risk(&area, &c.risk, &[], &labels, &th).is_ok(),
             _ => false,
-        };
-        drop((area, root));
-        ok.then_some(out)
+        }
     }
 
     /// The tight charts' data as CSV (the page's charts CSV: every series), headed by the run

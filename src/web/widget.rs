@@ -11,11 +11,12 @@
 //! the element (set an attribute) while a render is in progress; no RefCell
 //! borrow is held while JavaScript runs.
 
-use super::canvas::{paint_canvas, MeasuredCanvas};
+use super::canvas::{paint_canvas, MeasuredCanvas, Surface};
 use super::field::{Control, Listener};
 use super::state::Field;
 use super::worker::from_js;
 use crate::render::{self, tight, Inputs};
+use crate::ui::layout::EXPORT_SIZE;
 use crate::ui::session::one_percent_sentence;
 use crate::ui::widget::{Answered, Computed, State};
 use plotters::coord::Shift;
@@ -211,16 +212,19 @@ impl Widget {
         self.render()
     }
 
-    /// Chart `which` of the values shown as an SVG document, or (format "csv") the tight
-    /// charts' data: [`State::export_svg`], [`State::export_csv`] (widget.js `exportChart`).
+    /// Chart `which` as an SVG document (`State::draw_export` on the SVG surface), or (format
+    /// "csv") the tight charts' data: widget.js `exportChart`.
     #[wasm_bindgen(js_name = exportChart)]
     pub fn export(&self, which: &str, format: &str) -> Option<String> {
         let s = &self.inner.borrow().state;
         if format == "csv" {
-            s.export_csv()
-        } else {
-            s.export_svg(which)
+            return s.export_csv();
         }
+        let mut out = String::new();
+        let svg = Surface::svg(SVGBackend::with_string(&mut out, EXPORT_SIZE))?;
+        s.draw_export(which, &svg.into_drawing_area())
+            .then_some(())?;
+        Some(out)
     }
 
     /// The CSS width (px) the RDP charts were last drawn at, 0 if none was drawn.

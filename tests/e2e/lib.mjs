@@ -12,12 +12,22 @@ export const OUT = join(ROOT, 'target', 'e2e');
 const MIME = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm', '.css': 'text/css', '.svg': 'image/svg+xml', '.ts': 'text/plain' };
 
 // Serve `dir` (optionally with CORS, as a CDN would); resolves to { base, close, hits }.
-export async function serve(dir, { cors = false } = {}) {
+// `prefix` (e.g. "sgm-rdp/") serves `dir` under that sub-path only, as GitHub Pages serves a
+// project site (https://<owner>.github.io/<repo>/); anything outside it is a 404.
+export async function serve(dir, { cors = false, prefix = '' } = {}) {
   const hits = [];
   const server = createServer(async (req, res) => {
-    const path = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname)).replace(/^\/+/, '');
+    let path = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname)).replace(/^\/+/, '');
     hits.push(path);
     const headers = cors ? { 'access-control-allow-origin': '*' } : {};
+    if (prefix) {
+      if (!(path + '/').startsWith(prefix)) {
+        res.writeHead(404, headers);
+        res.end('not found (outside the sub-path)');
+        return;
+      }
+      path = path.slice(prefix.length);
+    }
     if (path === 'favicon.ico') {
       res.writeHead(204, headers);
       res.end();
@@ -33,7 +43,7 @@ export async function serve(dir, { cors = false } = {}) {
     }
   });
   await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  return { base: `http://127.0.0.1:${server.address().port}/`, close: () => server.close(), hits };
+  return { base: `http://127.0.0.1:${server.address().port}/${prefix}`, close: () => server.close(), hits };
 }
 
 export function checker() {

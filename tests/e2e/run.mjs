@@ -1280,6 +1280,22 @@ try {
     await served.close();
   }
 
+  // The hosted page (issue 66 #1): dist/ served under a sub-path only, as GitHub Pages serves a
+  // project site — the page, its wasm, its worker and the tight ε all load from there.
+  {
+    const sub = await serve(DIST, { prefix: 'sgm-rdp/' });
+    const ps = await newPage(browser, consoleErrors, 'sub-path', { viewport: { width: 1280, height: 1000 } });
+    await ps.goto(sub.base + '?q=0.01&sigma=1&steps=1000&delta=0.00001');
+    await ps.waitForFunction(() => /\d/.test(document.querySelector('#epsilon-pld')?.textContent || ''), null, { timeout: 30000 }).catch(() => {});
+    const want = cli('epsilon', { q: 0.01, sigma: 1, steps: 1000, delta: 1e-5, accountant: 'pld' });
+    const shown = await ps.textContent('#epsilon-pld');
+    const outside = sub.hits.filter((h) => !(h + '/').startsWith('sgm-rdp/'));
+    check(shown.includes(up4(want.epsilon)) && outside.length === 0,
+      `dist/ served under /sgm-rdp/ only: the page, its wasm and worker load and the tight ε is the CLI's (${shown.trim()} = ${up4(want.epsilon)}); requests outside the sub-path: ${outside.length}`);
+    await ps.close();
+    sub.close();
+  }
+
   check(consoleErrors.length === 0, `zero console errors${consoleErrors.length ? ': ' + consoleErrors.join(' | ') : ''}`);
   console.log(`screenshots: ${join(OUT, 'page-1280.png')}, ${join(OUT, 'page-360.png')}`);
 } catch (e) {
