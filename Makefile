@@ -41,13 +41,14 @@ test-native:
 test-wasm:
 	@$(WASM_ENV) && wasm-pack test $(WP_TEST_MODE) --headless --chrome -- --test web
 
-# The page, then the widget + JS API, the JS API fuzz (both modules), then the shipped .d.ts
-# files; all run, any failure fails.
+# The page, then the widget + JS API, the JS API fuzz (both modules), the npm tarball in a fresh
+# Vite project, then the shipped .d.ts files; all run, any failure fails.
 test-e2e: dist pkg
 	@$(WASM_ENV) && rc=0; \
 	node tests/e2e/run.mjs || rc=1; \
 	node tests/e2e/widget.mjs || rc=1; \
 	node tests/e2e/fuzz.mjs || rc=1; \
+	node tests/e2e/npm.mjs || rc=1; \
 	{ node_modules/.bin/tsc -p tests/types && echo "types: dist/sgm-rdp.d.ts and dist/widget.d.ts check"; } || rc=1; \
 	exit $$rc
 

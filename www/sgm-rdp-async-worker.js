@@ -1,14 +1,20 @@
 // The worker behind sgm-rdp-async.js: {id, fn, args} → {id, ok} or {id, error} (the
 // synchronous call's own message), and `recycle: true` once its wasm memory exceeds 256 MB
-// (the caller then starts a new worker; a wasm memory never shrinks). Only the functions
+// (the caller then starts a new worker; a wasm memory never shrinks; the bound comes in the
+// first message). Only the functions
 // listed are callable. Runs the worker-only wasm (the whole engine).
 import init, * as api from './sgm-rdp-worker.js';
 
 const ready = init({ module_or_path: new URL('./sgm-rdp-worker_bg.wasm', import.meta.url) });
 const FUNCTIONS = new Set(['rdp', 'epsilon', 'delta', 'profile', 'gdp', 'attackRisk', 'epsilonOverTraining', 'calibrateSigma', 'calibrateSteps', 'bounds', 'compare', 'batchLine', 'command', 'check', 'audit', 'auditPlan']);
-const MEMORY_BOUND = Number(new URL(import.meta.url).searchParams.get('memoryBound')) || 256 * 1024 * 1024;
+// The memory bound arrives as the first message ({memoryBound}) from sgm-rdp-async.js.
+let memoryBound = 256 * 1024 * 1024;
 
 self.onmessage = async ({ data }) => {
+  if (data && typeof data.memoryBound === 'number' && !('fn' in data)) {
+    if (data.memoryBound > 0) memoryBound = data.memoryBound;
+    return;
+  }
   const wasm = await ready;
   const id = data && data.id;
   const fn = data && data.fn;
@@ -22,6 +28,6 @@ self.onmessage = async ({ data }) => {
       reply = { id, error: String(e && e.message ? e.message : e) };
     }
   }
-  if (wasm.memory.buffer.byteLength > MEMORY_BOUND) reply.recycle = true;
+  if (wasm.memory.buffer.byteLength > memoryBound) reply.recycle = true;
   self.postMessage(reply);
 };

@@ -15,7 +15,6 @@
 // one. The worker is also replaced after a call leaves its wasm memory above 256 MB (a wasm
 // memory never shrinks; a new worker starts small), and `terminate()` ends it. Calls run one
 // at a time, in order.
-const HERE = import.meta.url;
 const FUNCTIONS = ['rdp', 'epsilon', 'delta', 'profile', 'gdp', 'attackRisk', 'epsilonOverTraining', 'calibrateSigma', 'calibrateSteps', 'bounds', 'compare', 'batchLine', 'command', 'check', 'audit', 'auditPlan'];
 
 let worker = null;
@@ -29,18 +28,20 @@ function abortError() {
 }
 
 function start() {
-  const url = new URL('./sgm-rdp-async-worker.js', HERE);
-  url.searchParams.set('memoryBound', String(memoryBound));
   started++;
   let w;
   try {
-    w = new Worker(url, { type: 'module' });
+    // (The literal form a bundler rewrites to the worker it emits.)
+    w = new Worker(new URL('./sgm-rdp-async-worker.js', import.meta.url), { type: 'module' });
   } catch {
     // From another origin: a module worker from a blob: URL importing the real file (needs
     // CORS on these files and, under a CSP, worker-src blob:).
+    const url = new URL('./sgm-rdp-async-worker.js', import.meta.url);
     const blob = new Blob([`import ${JSON.stringify(url.href)};`], { type: 'text/javascript' });
     w = new Worker(URL.createObjectURL(blob), { type: 'module' });
   }
+  // Its memory bound, before any call (messages arrive in order).
+  w.postMessage({ memoryBound });
   w.onmessage = ({ data }) => {
     const call = pending.get(data.id);
     if (data.recycle && w === worker) {

@@ -32,14 +32,17 @@
 // once per page however many widgets there are.
 import init, { Widget, widgetCss } from './sgm-rdp-page.js';
 
-const HERE = import.meta.url;
 const TAG = 'sgm-rdp-calculator';
 const ATTRIBUTES = ['q', 'sigma', 'steps', 'delta', 'mode', 'accountant', 'charts', 'conversion', 'theme', 'calculator', 'sampling', 'group-size', 'adjacency', 'dataset-size', 'max-batch'];
 // Each attribute's property: its name in camelCase (group-size → groupSize).
 const propOf = (a) => a.replace(/-([a-z])/g, (_, c) => c.toUpperCase());
 
 let ready = null;
-const load = () => (ready ??= init({ module_or_path: new URL('./sgm-rdp-page_bg.wasm', HERE) }));
+// Every URL of a file beside this module is written `new URL('./file', import.meta.url)`, the
+// form bundlers (Vite, webpack, Rollup) rewrite to the file they emit: `npm install` + one
+// import works with a bundler as from a static folder.
+const pageWasm = () => new URL('./sgm-rdp-page_bg.wasm', import.meta.url);
+const load = () => (ready ??= init({ module_or_path: pageWasm() }));
 
 // One IntersectionObserver for every widget: "near" = within one viewport height of the
 // screen. Printing draws them all.
@@ -80,11 +83,11 @@ const waiting = new Map(); // client id → answer callback
 let clients = 0;
 function tightWorker() {
   if (worker !== undefined) return worker;
-  const url = new URL('./pld-worker.js', HERE);
   try {
-    worker = new Worker(url, { type: 'module' });
+    worker = new Worker(new URL('./pld-worker.js', import.meta.url), { type: 'module' });
   } catch (e) {
     try {
+      const url = new URL('./pld-worker.js', import.meta.url);
       const blob = new Blob([`import ${JSON.stringify(url.href)};`], { type: 'text/javascript' });
       worker = new Worker(URL.createObjectURL(blob), { type: 'module' });
     } catch (e2) {
@@ -216,7 +219,7 @@ export class SgmRdpCalculator extends HTMLElement {
       () => {
         if (generation === this.#generation && this.isConnected && !this.#w) this.#schedule();
       },
-      (e) => this.#say(`sgm-rdp-calculator: could not load ${new URL('./sgm-rdp-page_bg.wasm', HERE).href} (${e && e.message ? e.message : e})`),
+      (e) => this.#say(`sgm-rdp-calculator: could not load ${pageWasm().href} (${e && e.message ? e.message : e})`),
     );
   }
 
