@@ -109,6 +109,57 @@ fn classes(c: &mut Criterion) {
     });
 }
 
+/// The typical class of issue 64 (q ≥ 1e-3, T ≤ 10⁵, δ ≥ 1e-10; goal ≤ 10 ms a call): a sweep of
+/// 200 runs (q 1e-3 … 0.1, σ 0.6 … 5, T 10² … 10⁵, δ 1e-5 and 1e-10), each timed once (best of
+/// two), its worst case and median printed; then the worst run benched by criterion
+/// (`class_typical_worst`).
+fn typical(c: &mut Criterion) {
+    use std::time::Instant;
+    let mut times: Vec<(f64, f64, f64, u64, f64)> = Vec::new();
+    let mut refused = 0;
+    for &q in &[1e-3, 3e-3, 1e-2, 3e-2, 0.1] {
+        for &s in &[0.6, 0.8, 1.0, 2.0, 5.0] {
+            for &t in &[100u64, 1_000, 10_000, 100_000] {
+                for &d in &[1e-5, 1e-10] {
+                    let m = Sgm::new(q, s).unwrap();
+                    let mut best = f64::INFINITY;
+                    for _ in 0..2 {
+                        let t0 = Instant::now();
+                        let r = pld::epsilon(m, t, d);
+                        best = best.min(t0.elapsed().as_secs_f64() * 1e3);
+                        if r.is_err() {
+                            refused += 1;
+                            best = f64::NAN;
+                            break;
+                        }
+                    }
+                    if best.is_finite() {
+                        times.push((best, q, s, t, d));
+                    }
+                }
+            }
+        }
+    }
+    times.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let w = times[times.len() - 1];
+    println!(
+        "class_typical sweep: {} runs answered ({} refused: outside the domain), median {:.2} ms, 90th percentile {:.2} ms, worst {:.2} ms (q {}, sigma {}, T {}, delta {:e})",
+        times.len(),
+        refused,
+        times[times.len() / 2].0,
+        times[times.len() * 9 / 10].0,
+        w.0,
+        w.1,
+        w.2,
+        w.3,
+        w.4
+    );
+    let m = Sgm::new(w.1, w.2).unwrap();
+    c.bench_function("class_typical_worst", |b| {
+        b.iter(|| pld::epsilon(black_box(m), w.3, black_box(w.4)).unwrap())
+    });
+}
+
 /// An audit of 10⁵ canary scores (issue 65: ≤ 200 ms in the browser; natively here): members'
 /// scores a spread shifted by 0.6 from the non-members', 5·10⁴ of each, at δ = 1e-5.
 fn audits(c: &mut Criterion) {
@@ -131,7 +182,7 @@ fn audits(c: &mut Criterion) {
 criterion_group! {
     name = by_class;
     config = Criterion::default().sample_size(10).measurement_time(std::time::Duration::from_secs(2));
-    targets = classes, audits
+    targets = classes, audits, typical
 }
 
 criterion_group! {
