@@ -17,7 +17,7 @@ await mkdir(app, { recursive: true });
 const packed = execFileSync('npm', ['pack', '--pack-destination', dir, '--json'], { cwd: DIST, encoding: 'utf8' });
 const { filename, size, unpackedSize, files } = JSON.parse(packed)[0];
 const tarball = join(dir, filename);
-await cp(join(ROOT, 'tests/e2e/fixtures/vite-app'), app, { recursive: true });
+await cp(join(ROOT, 'tests/e2e/vite-app'), app, { recursive: true });
 await writeFile(join(app, 'package.json'), JSON.stringify({ name: 'fresh-app', private: true, type: 'module' }));
 execFileSync('npm', ['install', '--no-audit', '--no-fund', `vite@${VITE}`, tarball], { cwd: app, stdio: 'ignore' });
 execFileSync(join(app, 'node_modules/.bin/vite'), ['build', '--logLevel', 'warn'], { cwd: app, stdio: 'inherit' });
