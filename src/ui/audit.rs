@@ -3,13 +3,18 @@
 //! themselves are read by the worker: `query::audit`, so the page's wasm carries no CSV or
 //! JSON parser). Natively tested.
 
+use crate::decimal::{fixed, Dir};
 use crate::render::tight::AuditPoint;
 use crate::ui::protocol::Value;
-use crate::ui::session::fmt_eps6_lower;
 
 /// A lower bound on μ, rounded down.
 fn mu_lower(x: f64) -> String {
-    crate::decimal::fixed(x, 4, crate::decimal::Dir::Down)
+    fixed(x, 4, Dir::Down)
+}
+
+/// A lower bound on ε, six decimals rounded down (as every lower end the page shows).
+fn fmt_eps6_lower(x: f64) -> String {
+    fixed(x, 6, Dir::Down)
 }
 
 /// The panel's texts for an audit's answer: the verdict beside the certificate, and the
