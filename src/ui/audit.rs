@@ -20,10 +20,16 @@ fn fmt_eps6_lower(x: f64) -> String {
 /// The panel's texts for an audit's answer: the verdict beside the certificate, and the
 /// bounds with what each means.
 pub fn answer_texts(d: &Value) -> (String, String) {
+    // The command line's sentence (plain ASCII) in the page's symbols.
     let verdict = d
         .text("verdict")
         .unwrap_or("No run to compare with.")
-        .to_string();
+        .replace("epsilon", "ε")
+        .replace("sigma", "σ")
+        .replace("mu >=", "μ >=")
+        .replace("mu <=", "μ <=")
+        .replace(">=", "≥")
+        .replace("<=", "≤");
     let conf = 100.0 * (1.0 - d.num("significance"));
     let bounds = format!(
         "Lower bounds (each with {conf:.0} % confidence, docs/audit.md): ε ≥ {} (two-sample Clopper–Pearson) and ε ≥ {} (one run, Steinke–Nasr–Jagielski) at δ = {}; μ ≥ {} (two-sample, Nasr et al. 2023) and μ ≥ {} (one run, f-DP). If the run's trade-off is Gaussian-shaped (estimates, not bounds): ε ≈ {} and {}. AUC {:.4}; {} member and {} non-member scores.",
@@ -99,6 +105,17 @@ mod tests {
     fn answers_become_sentences_and_points() {
         let (v, b) = answer_texts(&answer());
         assert_eq!(v, "consistent with the certificate");
+        let d = Value::Obj(vec![(
+            "verdict".into(),
+            Value::Text(
+                "shows epsilon >= 0.99 and mu >= 0.54 (certified mu <= 0.59); sigma = noise std"
+                    .into(),
+            ),
+        )]);
+        assert_eq!(
+            answer_texts(&d).0,
+            "shows ε ≥ 0.99 and μ ≥ 0.54 (certified μ ≤ 0.59); σ = noise std; users of at most 2 examples"
+        );
         assert!(
             b.contains("ε ≥ 0.990544 (two-sample Clopper–Pearson)"),
             "{b}"

@@ -104,14 +104,18 @@ try {
     const csv = join(OUT, 'audit-scores.csv');
     await writeFile(csv, rows.join('\n'));
     const verdict = (pg) => pg.textContent('#audit-verdict');
+    // The CLI's sentence in the page's symbols.
+    const pretty = (v) => v.replaceAll('epsilon', 'ε').replaceAll('sigma', 'σ').replaceAll('mu >=', 'μ >=').replaceAll('mu <=', 'μ <=').replaceAll('>=', '≥').replaceAll('<=', '≤');
     const pa = await open('?q=0.01&sigma=1&steps=1000&delta=0.00001');
     const want = cli('audit', { scores: csv, delta: 1e-5, q: 0.01, sigma: 1, steps: 1000 });
+    want.verdict = pretty(want.verdict);
     await pa.setInputFiles('#audit-file', csv);
     await pa.waitForFunction((w) => document.querySelector('#audit-verdict')?.textContent === w, want.verdict, { timeout: 30000 }).catch(() => {});
     const b1 = await text(pa, '#audit-bounds');
     check((await verdict(pa)) === want.verdict && b1.includes(`ε ≥ ${down6(want.epsilon_lower_clopper_pearson)} (two-sample`),
       `#audit: a chosen CSV file is the CLI's audit of the run shown: "${(await verdict(pa)).slice(0, 140)}" / "${b1.slice(0, 100)}"`);
     const want2 = cli('audit', { scores: csv, delta: 1e-5, q: 0.01, sigma: 2, steps: 1000 });
+    want2.verdict = pretty(want2.verdict);
     await pa.fill('#sigma', '2');
     await frames(pa);
     await pa.waitForFunction((w) => document.querySelector('#audit-verdict')?.textContent === w, want2.verdict, { timeout: 30000 }).catch(() => {});
