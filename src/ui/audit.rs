@@ -108,7 +108,7 @@ mod tests {
         let d = Value::Obj(vec![(
             "verdict".into(),
             Value::Text(
-                "shows epsilon >= 0.99 and mu >= 0.54 (certified mu <= 0.59); sigma = noise std"
+                "shows epsilon >= 0.99 and mu >= 0.54 (certified mu <= 0.59); sigma = noise std; users of at most 2 examples"
                     .into(),
             ),
         )]);
