@@ -2,7 +2,7 @@
 # The README's random-allocation worst-case rows: every (t, E) of the grid
 # t ∈ {2, 10, 10², 10³, 10⁴} × E ∈ {1, 10, 10², 10³} at each σ given (δ = 1e-5), one release-CLI
 # call each, timed: "s=σ t=… E=… time=seconds eps=upper width=(upper−lower)/upper" or the refusal.
-# Usage: cargo build --release && scripts/allocation_grid.sh 1 2 5 0.8 0.7 0.6
+# Usage: cargo build --release --features cli && scripts/allocation_grid.sh 1 2 5 0.8 0.7 0.6
 set -u
 bin=target/release/sgm-rdp
 tmp=$(mktemp -d)

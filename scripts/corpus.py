@@ -4,7 +4,7 @@ compare with tests/corpus/expected.jsonl, the answers of the last accepted build
 
     python3 scripts/corpus.py            # compare (make test runs this); exit 1 on any drift
     python3 scripts/corpus.py --record   # accept the current build's answers (say why in the commit)
-    python3 scripts/corpus.py --bin PATH # another build (default: cargo run --bin sgm-rdp)
+    python3 scripts/corpus.py --bin PATH # another build (default: cargo run --features cli --bin sgm-rdp)
     python3 scripts/corpus.py --answers FILE  # another surface's answers (the e2e writes the JS API's)
 
 Rules: strings (error messages, labels) and key sets identical; exact-RDP figures within 1e-9
@@ -31,7 +31,7 @@ ORDER_KEYS = ("alpha", "grid_alpha")
 
 
 def run(binary):
-    cmd = [binary, "batch"] if binary else ["cargo", "run", "--quiet", "--bin", "sgm-rdp", "--", "batch"]
+    cmd = [binary, "batch"] if binary else ["cargo", "run", "--quiet", "--features", "cli", "--bin", "sgm-rdp", "--", "batch"]
     out = subprocess.run(cmd, cwd=ROOT, input=LINES.read_bytes(), capture_output=True, check=True)
     return out.stdout.decode().splitlines()
 

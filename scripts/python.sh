@@ -21,7 +21,7 @@ rm -rf dist
 PATH="$root/python/.venv/bin:$PATH" .venv/bin/maturin build --quiet -i .venv/bin/python \
   --zig --compatibility manylinux2014 -o dist
 wheel=$(ls dist/sgm_rdp-*manylinux2014*.whl)
-(cd "$root" && cargo build -q --bin sgm-rdp)
+(cd "$root" && cargo build -q --features cli --bin sgm-rdp)
 if [ "${1:-}" = "--bench" ]; then
   pip_q .venv/bin/pip install --force-reinstall --no-deps "$wheel"
   .venv/bin/python "$root/benches/python_bench.py"

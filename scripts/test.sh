@@ -22,7 +22,8 @@ else
   step clippy-wasm bash -c 'source .tools/env.sh && cargo clippy --target wasm32-unknown-unknown --lib --tests -- -D warnings && for f in page api worker; do cargo clippy --target wasm32-unknown-unknown --lib --features $f -- -D warnings || exit 1; done'
 fi
 step native cargo test
-step doc bash -c 'RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --lib --quiet'
+step doc bash -c 'RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --lib --quiet --features cli'
+step crate bash scripts/crate.sh
 step corpus python3 scripts/corpus.py
 step wasm make -s test-wasm
 step e2e make -s test-e2e

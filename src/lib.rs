@@ -37,30 +37,42 @@
 
 pub mod decimal;
 pub mod engine;
+// The charts and the page's state (feature `charts`: plotters).
+#[cfg(feature = "charts")]
 pub mod render;
+#[cfg(feature = "charts")]
 pub mod ui;
 
 // The query layer (one typed request and answer under every front end): natively and in
 // the wasm modules that carry the whole engine (the page's own wasm never calls it).
-#[cfg(full_engine)]
+#[cfg(all(full_engine, feature = "query"))]
 pub mod query;
 
 // The command line (natively only: the wasm modules reach the query layer directly).
-#[cfg(all(full_engine, not(target_arch = "wasm32")))]
+#[cfg(all(full_engine, feature = "cli", not(target_arch = "wasm32")))]
 pub mod cli;
 
 // What the page's worker computes (its protocol in, the query layer's answers out).
-#[cfg(full_engine)]
+#[cfg(all(full_engine, feature = "query"))]
 pub mod worker;
 
 // The page and the widget (with the JS API unless `page` leaves it out).
-#[cfg(all(target_arch = "wasm32", not(feature = "worker"), not(feature = "api")))]
+#[cfg(all(
+    target_arch = "wasm32",
+    feature = "charts",
+    not(feature = "worker"),
+    not(feature = "api")
+))]
 pub mod web;
 
 /// The JS API, a front end beside the command line (no DOM): `--features api` is
 /// `sgm-rdp.js`, the public JS API; `--features worker` the same over the whole engine, which
 /// pld-worker.js and sgm-rdp-async.js load; the page's own wasm (`page`) leaves it out.
-#[cfg(all(target_arch = "wasm32", not(feature = "page")))]
+#[cfg(all(
+    target_arch = "wasm32",
+    not(feature = "page"),
+    any(feature = "api", feature = "query")
+))]
 pub mod api;
 
 /// The wasm build's allocator: talc, a drop-in replacement for Rust's default dlmalloc that
