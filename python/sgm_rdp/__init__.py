@@ -53,6 +53,7 @@ __all__ = [
     "Audit",
     "audit",
     "audit_plan",
+    "correlated",
     "__version__",
 ]
 
@@ -823,6 +824,39 @@ def audit_plan(noise_multiplier: Optional[float] = None, sample_rate: Optional[f
                           group_size=group_size, dataset_size=dataset_size,
                           batch_size=batch_size, epochs=epochs,
                           steps_per_epoch=steps_per_epoch, max_batch=max_batch))
+    return _line(line)
+
+
+def correlated(strategy: str, *, noise_multiplier: Optional[float] = None,
+               sample_rate: Optional[float] = None, steps: Optional[int] = None,
+               delta: Optional[float] = None, epsilon: Optional[float] = None,
+               participation: str = "min-sep",
+               strategy_matrix: Optional[Sequence[Sequence[float]]] = None,
+               dataset_size: Optional[int] = None, batch_size: Optional[int] = None,
+               epochs: Optional[float] = None, command: str = "epsilon") -> Dict[str, Any]:
+    """Correlated noise (DP-FTRL / banded matrix factorization) under b-min-separated cyclic
+    Poisson participation, by its exact reduction to DP-SGD steps (docs/correlated-noise.md).
+
+    `strategy`: "band:b" (b equal coefficients), "band:b,c0,...,c(b-1)" (the first column of
+    a banded Toeplitz C), or "matrix" with `strategy_matrix` (the rows of a lower-triangular C);
+    C is normalised to largest column norm 1, so `noise_multiplier` is noise std / (clipping
+    norm x largest column norm). `participation`: "min-sep" (as many partitions as bands) or
+    "min-sep:k"; `sample_rate` is the rate within the partition a step samples (from
+    `dataset_size`/`batch_size`/`epochs`: k*B/N). `command`: "epsilon" (at `delta`), "delta"
+    (at `epsilon`) or "calibrate" (the smallest noise_multiplier for `epsilon` at `delta`).
+    Returns the answer's fields: "epsilon" (certified upper bound) and "epsilon_lower" (the
+    bracket's lower end), or "delta"/"delta_lower", or "sigma", with the worst partition's
+    composition; as `sgm-rdp epsilon --strategy ... --json` answers."""
+    line: Dict[str, Any] = {"command": command, "strategy": strategy,
+                            "participation": participation}
+    if strategy_matrix is not None:
+        line["strategy_matrix"] = [_scores(f"strategy_matrix[{i}]", r)
+                                   for i, r in enumerate(strategy_matrix)]
+    for k, v in (("sigma", noise_multiplier), ("q", sample_rate), ("steps", steps),
+                 ("delta", delta), ("epsilon", epsilon), ("dataset_size", dataset_size),
+                 ("batch_size", batch_size), ("epochs", epochs)):
+        if v is not None:
+            line[k] = v
     return _line(line)
 
 

@@ -645,3 +645,32 @@ def test_the_corpus_answers_as_the_command_line_recorded_it():
         if why not in (None, "tight"):
             drifted.append(f"line {i + 1}: {why}")
     assert not drifted, drifted[:5]
+
+
+def test_correlated_noise_answers_as_the_command_line():
+    """`correlated()` (issue 67): BandMF under b-min-separated participation; the same bracket
+    as `sgm-rdp epsilon --strategy ... --json`; one band is DP-SGD (the tight `epsilon()`);
+    an explicit matrix equals its band family; what is not accounted raises by name."""
+    run = dict(noise_multiplier=1.0, sample_rate=0.1, steps=101, delta=1e-3)
+    a = sgm_rdp.correlated("band:4,1,0.5,0.25,0.125", **run)
+    c = cli("epsilon", "--strategy", "band:4,1,0.5,0.25,0.125", "--q", "0.1", "--sigma", "1",
+            "--steps", "101", "--delta", "1e-3")
+    assert a["epsilon"] == c["epsilon"] and a["epsilon_lower"] == c["epsilon_lower"]
+    assert a["epsilon_lower"] <= a["epsilon"] and a["bands"] == 4
+    one = sgm_rdp.correlated("band:1", **run)
+    sgd = sgm_rdp.epsilon(1.0, 0.1, 101, 1e-3)
+    assert one["epsilon"] == sgd.upper and one["epsilon_lower"] == sgd.lower
+    rows = [[1.0 if i == j else (0.5 if i - j == 1 else 0.0) for j in range(i + 1)]
+            for i in range(20)]
+    m = sgm_rdp.correlated("matrix", strategy_matrix=rows, noise_multiplier=1.0,
+                           sample_rate=0.1, steps=20, delta=1e-3)
+    b = sgm_rdp.correlated("band:2,1,0.5", noise_multiplier=1.0, sample_rate=0.1, steps=20,
+                           delta=1e-3)
+    assert abs(m["epsilon"] - b["epsilon"]) <= 1e-9 * b["epsilon"]
+    cal = sgm_rdp.correlated("band:2", sample_rate=0.1, steps=100, delta=1e-3, epsilon=2.0,
+                             command="calibrate")
+    assert cal["epsilon"] <= 2.0 and cal["sigma"] > 0
+    with pytest.raises(sgm_rdp.SgmRdpError, match="not accounted yet"):
+        sgm_rdp.correlated("band:2", participation="poisson", **run)
+    with pytest.raises(sgm_rdp.SgmRdpError, match="not banded"):
+        sgm_rdp.correlated("tree", **run)

@@ -74,6 +74,9 @@ pub enum Error {
     /// An audit's input that cannot be used (one line, for the user).
     #[cfg(full_engine)]
     Audit(String),
+    /// A correlated-noise strategy or participation that cannot be used (one line).
+    #[cfg(full_engine)]
+    Strategy(String),
 }
 
 impl fmt::Display for Error {
@@ -186,6 +189,8 @@ impl fmt::Display for Error {
             Error::Sampling(why) => write!(f, "{why}"),
             #[cfg(full_engine)]
             Error::Audit(why) => write!(f, "{why}"),
+            #[cfg(full_engine)]
+            Error::Strategy(why) => write!(f, "{why}"),
         }
     }
 }

@@ -7,6 +7,8 @@
 //! * [`calibrate`] — smallest σ / largest T for an ε target.
 //! * [`pld`] — the tight (ε, δ) from the privacy-loss distribution, as a certified bracket.
 //! * `audit` — empirical lower bounds on ε and μ from canary scores, and audit planning.
+//! * `matrix` — correlated noise (DP-FTRL, banded matrix factorization) under b-min-separated
+//!   participation, by its exact reduction to a composition of SGM steps.
 
 pub mod accountant;
 pub mod answer;
@@ -24,6 +26,9 @@ pub mod fixed_size;
 #[cfg(full_engine)]
 pub mod group_rdp;
 pub mod library_rdp;
+// Correlated noise (DP-FTRL / matrix factorization), accounted by exact reductions (issue 67).
+#[cfg(full_engine)]
+pub mod matrix;
 pub mod params;
 pub mod pld;
 pub mod rdp;

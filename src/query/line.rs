@@ -120,6 +120,13 @@ pub fn line_answer(mut obj: Map<String, Value>) -> Result<Value, String> {
         Some("audit_plan") => return super::audit_plan_line(&obj).map(Value::Object),
         _ => {}
     }
+    // Correlated noise: a strategy (and its participation) instead of independent noise.
+    if ["strategy", "strategy_matrix", "participation"]
+        .iter()
+        .any(|k| obj.contains_key(*k))
+    {
+        return super::matrix_line(&obj).map(Value::Object);
+    }
     let unknown: Vec<&str> = obj
         .keys()
         .map(String::as_str)

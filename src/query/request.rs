@@ -63,7 +63,7 @@ const fn flag(name: &'static str, value: &'static str, help: &'static str) -> Fl
 }
 
 /// Every flag, in the order the help lists them.
-pub(super) const FLAGS: [Flag; 24] = [
+pub(super) const FLAGS: [Flag; 26] = [
     // (The training tools' names, shared with the JS API: engine::params::TOOL_NAMES.)
     Flag {
         alias: Some(engine::params::TOOL_NAMES[0].0),
@@ -129,6 +129,19 @@ t = floor(N/B), with --epochs E or --steps T; or --q: t = floor(1/q))",
         "BandMF / DP-FTRL with b bands, accounted as DP-SGD with ceil(T/b) steps at the rate
 within the partition each step samples: --q as given, or b*B/N from --dataset-size/--batch-size
 (Choquette-Choo et al., arXiv 2306.08153)",
+    ),
+    flag(
+        "strategy",
+        "S",
+        "correlated noise (DP-FTRL / BandMF; epsilon, delta, calibrate): band:b (b equal
+coefficients), band:b,c0,...,c(b-1) (the first column of a banded Toeplitz C) or file:C.csv
+(an explicit lower-triangular C, one row per line); C is normalised to largest column norm 1",
+    ),
+    flag(
+        "participation",
+        "P",
+        "with --strategy: min-sep (b-min-separated cyclic Poisson over b partitions, b the
+strategy's bands; --q is the rate within a partition, or b*B/N from dataset terms) or min-sep:k",
     ),
     Flag {
         name: "json",
@@ -238,6 +251,8 @@ pub(super) fn own_flags(cmd: &str) -> &'static [&'static str] {
             "dataset-size",
             "batch-size",
             "epochs",
+            "strategy",
+            "participation",
             "json",
         ],
         "delta" => &[
@@ -252,6 +267,8 @@ pub(super) fn own_flags(cmd: &str) -> &'static [&'static str] {
             "dataset-size",
             "batch-size",
             "epochs",
+            "strategy",
+            "participation",
             "json",
         ],
         "calibrate" => &[
@@ -270,6 +287,8 @@ pub(super) fn own_flags(cmd: &str) -> &'static [&'static str] {
             "dataset-size",
             "batch-size",
             "epochs",
+            "strategy",
+            "participation",
             "json",
         ],
         "bounds" => &["q", "sigma", "orders", "alpha", "json"],
@@ -350,6 +369,12 @@ pub(super) fn set(f: &mut Request, canon: &str, key: &str, value: &str) -> Resul
         "bands" => f.bands = Some(n()?),
         "max-batch" => f.max_batch = Some(n()?),
         "selected" => f.selected = Some(n()?),
+        // (Read by the correlated-noise query, which takes the words before this parse.)
+        "strategy" | "participation" => {
+            return Err(format!(
+                "--{key} is read with the correlated-noise query (epsilon, delta, calibrate)"
+            ))
+        }
         _ => return Err(format!("unknown flag '--{key}' ({USAGE})")),
     }
     Ok(())

@@ -175,6 +175,11 @@ pub fn run(args: &[String]) -> Result<String, String> {
     if cmd == "audit" || cmd == "audit-plan" {
         return super::audit::words(cmd, rest);
     }
+    if matches!(cmd.as_str(), "epsilon" | "delta" | "calibrate")
+        && super::matrix::asked_in_words(rest)
+    {
+        return super::matrix::words(cmd, rest);
+    }
     if cmd == "check" {
         let (config, json) = check_words(rest)?;
         return Ok(super::check(&config)?.print(json));

@@ -110,6 +110,15 @@ add(command="audit", in_scores=[-x for x in _z], out_scores=_z, lower_is_member=
 add(command="audit_plan", q=0.01, sigma=1, steps=1000, delta=1e-5)
 add(command="audit", in_scores=[], out_scores=[1.0])
 add(command="audit", in_scores=[1.0], out_scores=[0.0], fraction=0.5)
+# Correlated noise (issue 67): BandMF under b-min-separated participation, from dataset
+# terms, an explicit matrix, calibration, δ at ε; refusals.
+add(strategy="band:4,1,0.5,0.25,0.125", q=0.1, sigma=1, steps=101, delta=1e-3)
+add(strategy="band:4", dataset_size=60000, batch_size=256, epochs=60, sigma=1.1, delta=1e-5)
+add(strategy="matrix", strategy_matrix=[[1.0], [0.5, 1.0], [0.0, 0.5, 1.0], [0.0, 0.0, 0.5, 1.0]], q=0.2, sigma=0.9, delta=1e-3)
+add(command="calibrate", strategy="band:2,1,0.5", q=0.1, steps=100, delta=1e-3, epsilon=2)
+add(command="delta", strategy="band:3", participation="min-sep:5", q=0.05, sigma=1.2, steps=1000, epsilon=1)
+add(strategy="band:4", participation="poisson", q=0.1, sigma=1, steps=100, delta=1e-3)
+add(strategy="tree", q=0.1, sigma=1, steps=100, delta=1e-3)
 with open(__file__.replace("make_lines.py", "lines.jsonl"), "w") as f:
     for kw in lines:
         f.write(json.dumps(kw) + "\n")

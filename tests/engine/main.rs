@@ -10,6 +10,7 @@ mod compare;
 mod engine_props;
 mod extremes;
 mod group;
+mod matrix;
 mod meaning;
 mod pld;
 mod pld_coverage;

@@ -2123,3 +2123,165 @@ fn audit_on_the_command_line_and_in_batch() {
     assert_eq!(plan["rows"].as_array().unwrap().len(), 5);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Correlated noise (issue 67): the command line and a batch line give the same bracket, the
+/// file strategy equals its band family, and what is not accounted is refused by name.
+#[test]
+fn correlated_noise_on_the_command_line_and_in_batch() {
+    let run = |args: &[&str]| {
+        let o = bin().args(args).output().unwrap();
+        (
+            o.status.code(),
+            String::from_utf8(o.stdout).unwrap(),
+            String::from_utf8(o.stderr).unwrap(),
+        )
+    };
+    let base = [
+        "--q", "0.1", "--sigma", "1", "--steps", "101", "--delta", "1e-3", "--json",
+    ];
+    let (code, out, _) = run(&[
+        &["epsilon", "--strategy", "band:4,1,0.5,0.25,0.125"][..],
+        &base,
+    ]
+    .concat());
+    assert_eq!(code, Some(0));
+    let cli: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(cli["bands"], 4);
+    assert_eq!(cli["participation"], "min-sep:4");
+    let line = b"{\"strategy\":\"band:4,1,0.5,0.25,0.125\",\"q\":0.1,\"sigma\":1,\"steps\":101,\"delta\":1e-3}\n";
+    let b: serde_json::Value = serde_json::from_slice(&batch(line).stdout).unwrap();
+    assert_eq!(b["epsilon"], cli["epsilon"]);
+    assert_eq!(b["epsilon_lower"], cli["epsilon_lower"]);
+    // The same matrix from a file (rows stopping at the diagonal).
+    let dir = std::env::temp_dir().join(format!("sgm-rdp-matrix-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("c.csv");
+    let c = [1.0, 0.5, 0.25, 0.125];
+    let rows: Vec<String> = (0..101usize)
+        .map(|i| {
+            (0..=i)
+                .map(|j| c.get(i - j).copied().unwrap_or(0.0).to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+        })
+        .collect();
+    std::fs::write(
+        &path,
+        format!("# a 4-band Toeplitz C\n{}\n", rows.join("\n")),
+    )
+    .unwrap();
+    let spec = format!("file:{}", path.display());
+    let (code, out, err) = run(&[&["epsilon", "--strategy", spec.as_str()][..], &base].concat());
+    assert_eq!(code, Some(0), "{err}");
+    let file: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let (x, y) = (
+        file["epsilon"].as_f64().unwrap(),
+        cli["epsilon"].as_f64().unwrap(),
+    );
+    assert!((x - y).abs() <= 1e-9 * y, "{x} vs {y}");
+    // Text names the scheme, the adjacency and sigma's unit.
+    let (_, text, _) = run(&[
+        "epsilon",
+        "--strategy",
+        "band:2",
+        "--q",
+        "0.1",
+        "--sigma",
+        "1",
+        "--steps",
+        "50",
+        "--delta",
+        "1e-3",
+    ]);
+    for w in [
+        "certified upper bound",
+        "2-min-separated cyclic Poisson",
+        "add/remove adjacency",
+        "noise std / (clipping norm x largest column norm)",
+    ] {
+        assert!(text.contains(w), "{w}: {text}");
+    }
+    // Calibration: the sigma found meets the target, 0.1 % less does not.
+    let (code, out, _) = run(&[
+        "calibrate",
+        "--strategy",
+        "band:2,1,0.5",
+        "--q",
+        "0.1",
+        "--steps",
+        "100",
+        "--delta",
+        "1e-3",
+        "--epsilon",
+        "2",
+        "--json",
+    ]);
+    assert_eq!(code, Some(0));
+    let c: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(c["epsilon"].as_f64().unwrap() <= 2.0);
+    let s = c["sigma"].as_f64().unwrap() / 1.002;
+    let (_, out, _) = run(&[
+        "epsilon",
+        "--strategy",
+        "band:2,1,0.5",
+        "--q",
+        "0.1",
+        "--steps",
+        "100",
+        "--delta",
+        "1e-3",
+        "--sigma",
+        &s.to_string(),
+        "--json",
+    ]);
+    let below: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(below["epsilon"].as_f64().unwrap() > 2.0);
+    // Refusals: one line, non-zero exit, naming what is not accounted.
+    for (args, words) in [
+        (vec!["epsilon", "--strategy", "tree"], "not banded"),
+        (
+            vec![
+                "epsilon",
+                "--strategy",
+                "band:4",
+                "--participation",
+                "poisson",
+            ],
+            "not accounted yet",
+        ),
+        (
+            vec![
+                "epsilon",
+                "--strategy",
+                "band:4",
+                "--participation",
+                "min-sep:3",
+            ],
+            "at most 3 bands",
+        ),
+        (
+            vec!["epsilon", "--strategy", "band:x"],
+            "whole number of bands",
+        ),
+        (
+            vec!["epsilon", "--strategy", "band:2", "--group-size", "2"],
+            "does not apply to correlated noise",
+        ),
+    ] {
+        let (code, _, err) = run(&[
+            &args[..],
+            &[
+                "--q", "0.1", "--sigma", "1", "--steps", "100", "--delta", "1e-3",
+            ],
+        ]
+        .concat());
+        assert_eq!(code, Some(2), "{args:?}");
+        assert!(
+            err.contains(words) && err.lines().count() == 1,
+            "{args:?}: {err}"
+        );
+    }
+    let bad = batch(b"{\"strategy\":\"band:2\",\"sampling\":\"shuffle\",\"q\":0.1,\"sigma\":1,\"steps\":10,\"delta\":1e-3}\n");
+    let v: serde_json::Value = serde_json::from_slice(&bad.stdout).unwrap();
+    assert!(v["error"].as_str().unwrap().contains("sampling"), "{v}");
+}

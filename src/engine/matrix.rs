@@ -1,0 +1,423 @@
+//! Correlated noise: DP-FTRL and banded matrix factorization (BandMF), accounted exactly under
+//! b-min-separated participation.
+//!
+//! **The mechanism.** Training releases `C·G + Z` (one row per step): G's row j is step j's sum
+//! of clipped gradients, C a lower-triangular T × T strategy matrix, Z i.i.d. Gaussian noise.
+//! σ is the noise multiplier relative to the clipping norm *and the strategy's largest column
+//! norm*: C is scaled so that max_j ‖C e_j‖ = 1 (one participation moves the release by at
+//! most the clipping norm), and each row's noise has standard deviation σ.
+//!
+//! **Participation** (cyclic Poisson, b-min-separated): the data are split into `k` partitions
+//! (N/k examples each); step j samples partition j mod k, each of its examples independently
+//! with probability `q` (from dataset terms, q = k·B/N: the mean batch stays B). An example
+//! thus takes part only in the steps j ≡ r (mod k) of its partition r.
+//!
+//! **The reduction** (Choquette-Choo, McMahan, Rush, Thakurta, "(Amplified) Banded Matrix
+//! Factorization: A unified approach to private training", NeurIPS 2023, arXiv 2306.08153):
+//! when C has at most `k` bands (C(i, j) = 0 for i − j ≥ k), the columns an example's
+//! participations touch have disjoint row sets, so its contribution at step j is seen on rows
+//! j … j + k − 1 only, through independent noise: a Gaussian shift of norm ‖C e_j‖ (≤ 1),
+//! present with probability q. The release is the adaptive composition, over the example's
+//! steps, of Sampled Gaussian Mechanisms with noise multipliers σ / ‖C e_j‖ — exactly, for
+//! aligned worst-case gradients. Its ε is the worst partition's: the tight accountant's
+//! certified bracket of that composition is a certified bracket of the mechanism's ε.
+//!
+//! **Which partition.** A step's ε grows with its sensitivity ‖C e_j‖, so a partition whose
+//! sorted sensitivities dominate another's (as many or more steps, each at least as large) has
+//! at least its ε. For a banded Toeplitz C (column norms depend only on how many rows remain
+//! below the diagonal, nondecreasing in it) partition 0 dominates every other; for an explicit
+//! matrix every partition not so dominated is composed, and the largest bracket ends are taken.
+//!
+//! Not yet: Poisson sampling at every step, balls-in-bins participation and strategies that
+//! are not banded within the partition count (BLT, tree aggregation) — refused by name
+//! (the amplification by sampling of a general matrix mechanism needs conditional composition,
+//! Choquette-Choo, Ganesh, Steinke, Thakurta, ICLR 2024, arXiv 2310.15526).
+
+use super::pld::{self, Bracket, Phase};
+use super::{Error, Sgm, MAX_SIGMA, MAX_STEPS};
+use serde::Serialize;
+
+/// The largest explicit strategy matrix (rows = steps).
+pub const MAX_MATRIX: usize = 4096;
+
+/// At most this many distinct sensitivities are composed as they are; beyond it they are
+/// rounded onto a grid of 1/256 octave (up for the upper end, down for the lower end: each
+/// rounding gives a certified bound, ε being monotone in each step's sensitivity).
+const EXACT_DISTINCT: usize = 8;
+
+/// A strategy matrix C, by family.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Strategy {
+    /// Banded Toeplitz (BandMF): C(i, j) = c(i − j) for 0 ≤ i − j < b = c.len(), else 0.
+    Toeplitz(Vec<f64>),
+    /// An explicit lower-triangular T × T matrix, row by row (entries above the diagonal must
+    /// be 0; a row may stop after its diagonal entry).
+    Matrix(Vec<Vec<f64>>),
+}
+
+fn bad(why: String) -> Error {
+    Error::Strategy(why)
+}
+
+impl Strategy {
+    /// BandMF with `b` bands: coefficients `c` (c.len() = b), or all equal (b ones) when None.
+    ///
+    /// ```
+    /// use sgm_rdp::engine::matrix::Strategy;
+    /// assert_eq!(Strategy::band(2, None)?.bands(), 2);
+    /// assert!(Strategy::band(2, Some(&[1.0])).is_err()); // 1 coefficient for 2 bands
+    /// # Ok::<(), sgm_rdp::engine::Error>(())
+    /// ```
+    pub fn band(b: usize, c: Option<&[f64]>) -> Result<Strategy, Error> {
+        if b == 0 || b as u64 > MAX_STEPS {
+            return Err(bad(format!(
+                "a banded strategy needs a whole number of bands in [1, {MAX_STEPS}], got {b}"
+            )));
+        }
+        let c = match c {
+            None => vec![1.0; b],
+            Some(c) if c.len() == b => c.to_vec(),
+            Some(c) => {
+                return Err(bad(format!(
+                    "a {b}-band strategy takes {b} coefficients, got {}",
+                    c.len()
+                )))
+            }
+        };
+        if let Some(x) = c.iter().find(|x| !x.is_finite()) {
+            return Err(bad(format!(
+                "the strategy's coefficients must be finite, got {x}"
+            )));
+        }
+        if c[0] == 0.0 {
+            return Err(bad(
+                "the strategy's first coefficient (its diagonal) must not be 0: C would not be invertible"
+                    .into(),
+            ));
+        }
+        Ok(Strategy::Toeplitz(c))
+    }
+
+    /// An explicit lower-triangular matrix (rows of at most T entries; missing entries are 0).
+    pub fn matrix(rows: Vec<Vec<f64>>) -> Result<Strategy, Error> {
+        let t = rows.len();
+        if t == 0 || t > MAX_MATRIX {
+            return Err(bad(format!(
+                "an explicit strategy matrix needs 1 to {MAX_MATRIX} rows (one per step), got {t}"
+            )));
+        }
+        for (i, r) in rows.iter().enumerate() {
+            if r.len() > t {
+                return Err(bad(format!(
+                    "row {} of the strategy matrix has {} entries, more than its {t} rows",
+                    i + 1,
+                    r.len()
+                )));
+            }
+            if let Some(x) = r.iter().find(|x| !x.is_finite()) {
+                return Err(bad(format!(
+                    "row {} of the strategy matrix holds {x}: entries must be finite",
+                    i + 1
+                )));
+            }
+            if let Some(j) = r.iter().skip(i + 1).position(|&x| x != 0.0) {
+                return Err(bad(format!(
+                    "the strategy matrix must be lower-triangular: row {}, column {} is not 0",
+                    i + 1,
+                    i + j + 2
+                )));
+            }
+            if r.get(i).copied().unwrap_or(0.0) == 0.0 {
+                return Err(bad(format!(
+                    "the strategy matrix's diagonal must not hold 0 (row {}): C would not be invertible",
+                    i + 1
+                )));
+            }
+        }
+        Ok(Strategy::Matrix(rows))
+    }
+
+    /// The number of bands: 1 + the largest i − j with C(i, j) ≠ 0.
+    pub fn bands(&self) -> usize {
+        match self {
+            Strategy::Toeplitz(c) => c.iter().rposition(|&x| x != 0.0).map_or(1, |i| i + 1),
+            Strategy::Matrix(rows) => rows
+                .iter()
+                .enumerate()
+                .filter_map(|(i, r)| r.iter().position(|&x| x != 0.0).map(|j| i - j + 1))
+                .max()
+                .unwrap_or(1),
+        }
+    }
+
+    /// The steps the strategy fixes (an explicit matrix's rows), if any.
+    pub fn steps(&self) -> Option<u64> {
+        match self {
+            Strategy::Toeplitz(_) => None,
+            Strategy::Matrix(rows) => Some(rows.len() as u64),
+        }
+    }
+
+    /// ‖C e_j‖ for the T columns, unnormalised.
+    fn column_norms(&self, t: u64) -> Vec<f64> {
+        match self {
+            Strategy::Toeplitz(c) => {
+                // g(m): the norm of the first m coefficients; column j keeps min(b, T − j).
+                let mut g = vec![0.0; c.len() + 1];
+                for (i, x) in c.iter().enumerate() {
+                    g[i + 1] = g[i] + x * x;
+                }
+                let b = c.len() as u64;
+                (0..t).map(|j| g[b.min(t - j) as usize].sqrt()).collect()
+            }
+            Strategy::Matrix(rows) => {
+                let mut sq = vec![0.0; rows.len()];
+                for r in rows {
+                    for (j, x) in r.iter().enumerate() {
+                        sq[j] += x * x;
+                    }
+                }
+                sq.into_iter().map(f64::sqrt).collect()
+            }
+        }
+    }
+}
+
+/// A partition and its sorted, normalised sensitivities (largest first, zeros dropped).
+type Partition = (u64, Vec<f64>);
+
+/// A correlated-noise run under b-min-separated participation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MinSep {
+    pub strategy: Strategy,
+    /// The sampling rate within the partition a step samples.
+    pub q: f64,
+    /// Noise std / (clipping norm × the strategy's largest column norm).
+    pub sigma: f64,
+    /// Training steps T (rows of C).
+    pub steps: u64,
+    /// Partitions k (the participation's separation); at least the strategy's bands.
+    pub partitions: u64,
+}
+
+/// The answer for a [`MinSep`] run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MatrixAnswer {
+    /// The certified bracket of the mechanism's ε (or δ): the worst partition's composition.
+    pub bracket: Bracket,
+    /// The strategy's bands and the participation's partitions.
+    pub bands: u64,
+    pub partitions: u64,
+    /// The partition whose composition gave the upper end, and how many steps it takes part in.
+    pub worst_partition: u64,
+    pub participations: u64,
+    /// The largest column norm of C as given (C is divided by it).
+    pub column_norm: f64,
+    /// The worst partition's composition: (noise multiplier σ/‖C e_j‖, steps), as composed.
+    pub composed: Vec<(f64, u64)>,
+    /// Whether the sensitivities were rounded onto the 1/256-octave grid (each end certified).
+    pub rounded: bool,
+}
+
+impl MinSep {
+    /// Checks a run: k ≥ bands, q in (0, 1], σ in range, T ≥ 1 (and T = the matrix's rows).
+    pub fn new(
+        strategy: Strategy,
+        q: f64,
+        sigma: f64,
+        steps: u64,
+        partitions: Option<u64>,
+    ) -> Result<MinSep, Error> {
+        Sgm::new(q, sigma)?;
+        let steps = match strategy.steps() {
+            Some(t) if t != steps => {
+                return Err(bad(format!(
+                    "the strategy matrix has {t} rows, one per step, but steps = {steps}"
+                )))
+            }
+            _ => steps,
+        };
+        if steps == 0 || steps > MAX_STEPS {
+            return Err(bad(format!(
+                "steps must be a whole number in [1, {MAX_STEPS}], got {steps}"
+            )));
+        }
+        let b = strategy.bands() as u64;
+        let k = partitions.unwrap_or(b);
+        if k < b {
+            return Err(bad(format!(
+                "b-min-separated participation over {k} partitions needs a strategy of at most {k} bands; this one has {b} (its columns would overlap: not an exact reduction)"
+            )));
+        }
+        if k > MAX_STEPS {
+            return Err(bad(format!(
+                "partitions must be at most {MAX_STEPS}, got {k}"
+            )));
+        }
+        Ok(MinSep {
+            strategy,
+            q,
+            sigma,
+            steps,
+            partitions: k,
+        })
+    }
+
+    /// The partitions to compose (every other is dominated) with their sorted, normalised
+    /// sensitivities (largest first, zeros dropped); and the normalising column norm.
+    fn candidates(&self) -> Result<(Vec<Partition>, f64), Error> {
+        let (t, k) = (self.steps, self.partitions);
+        let norms = self.strategy.column_norms(t);
+        let top = norms.iter().copied().fold(0.0, f64::max);
+        if !(top > 0.0 && top.is_finite()) {
+            return Err(bad(
+                "the strategy's columns have no finite nonzero norm".into()
+            ));
+        }
+        let of = |r: u64| -> Vec<f64> {
+            let mut s: Vec<f64> = (r..t)
+                .step_by(k as usize)
+                .map(|j| norms[j as usize] / top)
+                .filter(|&s| s > 0.0)
+                .collect();
+            s.sort_by(|a, b| b.total_cmp(a));
+            s
+        };
+        let parts: Vec<Partition> = match self.strategy {
+            // Partition 0 dominates (module docs).
+            Strategy::Toeplitz(_) => vec![(0, of(0))],
+            Strategy::Matrix(_) => {
+                let all: Vec<Partition> = (0..k.min(t)).map(|r| (r, of(r))).collect();
+                let dominates = |a: &[f64], b: &[f64]| {
+                    a.len() >= b.len() && a.iter().zip(b).all(|(x, y)| x >= y)
+                };
+                let mut keep: Vec<Partition> = Vec::new();
+                for (r, s) in all {
+                    if keep.iter().any(|(_, k)| dominates(k, &s)) {
+                        continue;
+                    }
+                    keep.retain(|(_, k)| !dominates(&s, k));
+                    keep.push((r, s));
+                }
+                keep
+            }
+        };
+        if let Some(s) = parts
+            .iter()
+            .flat_map(|(_, s)| s)
+            .find(|&&s| self.sigma / s > MAX_SIGMA)
+        {
+            return Err(bad(format!(
+                "a column of the strategy has norm {s:e} of the largest: its noise multiplier σ/{s:e} is above {MAX_SIGMA:e}"
+            )));
+        }
+        Ok((parts, top))
+    }
+
+    /// One partition's phases, its sensitivities rounded `dir` (+1 up, −1 down, 0 as they are).
+    fn phases(&self, s: &[f64], dir: i32) -> Result<Vec<Phase>, Error> {
+        let grid = |x: f64| {
+            let l = 256.0 * x.log2();
+            let l = match dir {
+                1 => l.ceil(),
+                -1 => l.floor(),
+                _ => return x,
+            };
+            2f64.powf(l / 256.0).min(1.0)
+        };
+        let mut groups: Vec<(f64, u64)> = Vec::new();
+        for &x in s {
+            let x = grid(x);
+            match groups.last_mut() {
+                Some((v, n)) if *v == x => *n += 1,
+                _ => groups.push((x, 1)),
+            }
+        }
+        groups
+            .into_iter()
+            .map(|(x, n)| Phase::new(Sgm::new(self.q, self.sigma / x)?, n))
+            .collect()
+    }
+
+    /// Whether a partition's sensitivities take more distinct values than are composed as
+    /// they are.
+    fn many(s: &[f64]) -> bool {
+        let mut d = s.to_vec();
+        d.dedup();
+        d.len() > EXACT_DISTINCT
+    }
+
+    /// The mechanism's ε at δ: a certified bracket (the tight accountant's, of the worst
+    /// partition's composition).
+    ///
+    /// ```
+    /// use sgm_rdp::engine::matrix::{MinSep, Strategy};
+    /// use sgm_rdp::engine::{pld, Sgm};
+    /// // One band is DP-SGD.
+    /// let run = MinSep::new(Strategy::band(1, None)?, 0.01, 1.0, 1000, None)?;
+    /// let a = run.epsilon(1e-5)?;
+    /// let sgd = pld::epsilon(Sgm::new(0.01, 1.0)?, 1000, 1e-5)?.epsilon;
+    /// assert_eq!((a.bracket.lower, a.bracket.upper), (sgd.lower, sgd.upper));
+    /// # Ok::<(), sgm_rdp::engine::Error>(())
+    /// ```
+    pub fn epsilon(&self, delta: f64) -> Result<MatrixAnswer, Error> {
+        self.solve(|p| pld::epsilon_phases(p, delta).map(|a| a.epsilon))
+    }
+
+    /// The mechanism's δ at ε: a certified bracket, as [`MinSep::epsilon`].
+    pub fn delta(&self, eps: f64) -> Result<MatrixAnswer, Error> {
+        self.solve(|p| pld::delta_phases(p, eps).map(|a| a.delta))
+    }
+
+    fn solve(&self, f: impl Fn(&[Phase]) -> Result<Bracket, Error>) -> Result<MatrixAnswer, Error> {
+        let (parts, top) = self.candidates()?;
+        let mut best: Option<(Bracket, u64, usize, Vec<Phase>, bool)> = None;
+        let mut lower = 0.0f64;
+        for (r, s) in &parts {
+            let (b, phases, rounded) = if s.is_empty() {
+                (
+                    Bracket {
+                        upper: 0.0,
+                        lower: 0.0,
+                    },
+                    Vec::new(),
+                    false,
+                )
+            } else if Self::many(s) {
+                let up = self.phases(s, 1)?;
+                let lo = self.phases(s, -1)?;
+                let (bu, bl) = (f(&up)?, f(&lo)?);
+                let b = Bracket {
+                    upper: bu.upper,
+                    lower: bl.lower.min(bu.upper),
+                };
+                (b, up, true)
+            } else {
+                let p = self.phases(s, 0)?;
+                (f(&p)?, p, false)
+            };
+            lower = lower.max(b.lower);
+            if best.as_ref().is_none_or(|x| b.upper > x.0.upper) {
+                best = Some((b, *r, s.len(), phases, rounded));
+            }
+        }
+        let (b, r, n, phases, rounded) =
+            best.ok_or_else(|| bad("no partition to compose".into()))?;
+        Ok(MatrixAnswer {
+            bracket: Bracket {
+                upper: b.upper,
+                lower: lower.min(b.upper),
+            },
+            bands: self.strategy.bands() as u64,
+            partitions: self.partitions,
+            worst_partition: r,
+            participations: n as u64,
+            column_norm: top,
+            composed: phases
+                .iter()
+                .map(|p| (p.sgm().sigma(), p.steps()))
+                .collect(),
+            rounded,
+        })
+    }
+}

@@ -1,0 +1,256 @@
+//! Correlated noise under b-min-separated participation (issue 67): against a Monte Carlo of
+//! the whole matrix mechanism (tests/reference/matrix_reference.py: y = C·x + σz sampled in
+//! R^T, the privacy loss summed over every participation pattern with the full C — it does not
+//! use the reduction the engine relies on), and the identities the reduction must keep: one
+//! band, or the identity, is DP-SGD; the explicit banded matrix equals its Toeplitz family;
+//! band:b over a multiple of b steps is the `--bands` reduction; ε grows with T and falls with σ;
+//! the partitions pruned as dominated never hold the worst.
+#![cfg(not(target_arch = "wasm32"))]
+
+use serde_json::Value;
+use sgm_rdp::engine::matrix::{MinSep, Strategy};
+use sgm_rdp::engine::{pld, Sgm};
+
+fn toeplitz(c: &[f64], t: usize) -> Vec<Vec<f64>> {
+    (0..t)
+        .map(|i| {
+            (0..=i)
+                .map(|j| c.get(i - j).copied().unwrap_or(0.0))
+                .collect()
+        })
+        .collect()
+}
+
+fn strategy_of(v: &Value) -> Strategy {
+    let spec = v["strategy"].as_str().unwrap();
+    if spec == "matrix" {
+        let rows: Vec<Vec<f64>> = serde_json::from_value(v["strategy_matrix"].clone()).unwrap();
+        return Strategy::matrix(rows).unwrap();
+    }
+    let mut parts = spec["band:".len()..].split(',');
+    let b: usize = parts.next().unwrap().parse().unwrap();
+    let c: Vec<f64> = parts.map(|x| x.parse().unwrap()).collect();
+    Strategy::band(b, (!c.is_empty()).then_some(&c[..])).unwrap()
+}
+
+#[test]
+fn delta_brackets_hold_the_monte_carlo_of_the_whole_mechanism() {
+    let lines: Vec<Value> = include_str!("../reference/matrix.jsonl")
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(lines.len() >= 5, "at least five strategies");
+    let mut checked = 0;
+    for v in &lines {
+        let f = |k: &str| v[k].as_f64().unwrap();
+        let run = MinSep::new(
+            strategy_of(v),
+            f("q"),
+            f("sigma"),
+            f("steps") as u64,
+            Some(f("partitions") as u64),
+        )
+        .unwrap();
+        let eps = v["epsilon"].as_array().unwrap();
+        for (i, e) in eps.iter().enumerate() {
+            let e = e.as_f64().unwrap();
+            let (mc, se) = (
+                v["delta_mc"][i].as_f64().unwrap(),
+                v["se"][i].as_f64().unwrap(),
+            );
+            let b = run.delta(e).unwrap().bracket;
+            // Five standard errors either side: the seeded estimate sits within its interval.
+            assert!(
+                b.lower - 5.0 * se <= mc && mc <= b.upper + 5.0 * se,
+                "{} at eps {e}: bracket [{}, {}], Monte Carlo {mc} ± {se}",
+                v["name"],
+                b.lower,
+                b.upper
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked >= 25);
+}
+
+#[test]
+fn one_band_and_the_identity_are_dp_sgd() {
+    let sgd = pld::epsilon(Sgm::new(0.02, 0.9).unwrap(), 300, 1e-6)
+        .unwrap()
+        .epsilon;
+    for s in [
+        Strategy::band(1, None).unwrap(),
+        Strategy::band(1, Some(&[2.5])).unwrap(),
+        Strategy::matrix(toeplitz(&[1.0], 300)).unwrap(),
+    ] {
+        let a = MinSep::new(s, 0.02, 0.9, 300, None)
+            .unwrap()
+            .epsilon(1e-6)
+            .unwrap();
+        assert_eq!((a.bracket.lower, a.bracket.upper), (sgd.lower, sgd.upper));
+        assert_eq!(a.participations, 300);
+    }
+}
+
+#[test]
+fn the_explicit_banded_matrix_equals_its_toeplitz_family() {
+    for (c, t) in [
+        (&[1.0, 0.5, 0.25][..], 61),
+        (&[1.0, -0.3][..], 40),
+        (&[0.7, 0.7, 0.7, 0.7][..], 33),
+    ] {
+        let b = c.len();
+        let band = MinSep::new(
+            Strategy::band(b, Some(c)).unwrap(),
+            0.05,
+            1.1,
+            t as u64,
+            None,
+        )
+        .unwrap()
+        .epsilon(1e-5)
+        .unwrap();
+        let full = MinSep::new(
+            Strategy::matrix(toeplitz(c, t)).unwrap(),
+            0.05,
+            1.1,
+            t as u64,
+            None,
+        )
+        .unwrap()
+        .epsilon(1e-5)
+        .unwrap();
+        let rel = |x: f64, y: f64| (x - y).abs() / y;
+        assert!(
+            rel(band.bracket.upper, full.bracket.upper) < 1e-9,
+            "{c:?}: {band:?} vs {full:?}"
+        );
+        assert!(rel(band.bracket.lower, full.bracket.lower) < 1e-9, "{c:?}");
+        assert_eq!(band.worst_partition, 0);
+    }
+}
+
+#[test]
+fn band_b_over_whole_rounds_is_the_bands_reduction() {
+    // T a multiple of b: every column of the worst partition is whole (norm 1), so the run is
+    // DP-SGD over T/b steps at the partition's rate — the `--bands` reduction.
+    let a = MinSep::new(
+        Strategy::band(4, Some(&[1.0, 0.5, 0.25, 0.125])).unwrap(),
+        0.017,
+        1.1,
+        4000,
+        None,
+    )
+    .unwrap()
+    .epsilon(1e-5)
+    .unwrap();
+    let sgd = pld::epsilon(Sgm::new(0.017, 1.1).unwrap(), 1000, 1e-5)
+        .unwrap()
+        .epsilon;
+    assert_eq!((a.bracket.lower, a.bracket.upper), (sgd.lower, sgd.upper));
+    // One step more: a 1001st participation with a one-row column (norm 1/‖c‖): between.
+    let more = MinSep::new(
+        Strategy::band(4, Some(&[1.0, 0.5, 0.25, 0.125])).unwrap(),
+        0.017,
+        1.1,
+        4001,
+        None,
+    )
+    .unwrap()
+    .epsilon(1e-5)
+    .unwrap();
+    let next = pld::epsilon(Sgm::new(0.017, 1.1).unwrap(), 1001, 1e-5)
+        .unwrap()
+        .epsilon;
+    assert!(more.bracket.upper >= sgd.lower && more.bracket.lower <= next.upper);
+    assert_eq!(more.composed.len(), 2);
+}
+
+#[test]
+fn epsilon_grows_with_steps_and_falls_with_sigma() {
+    let s = || Strategy::band(3, Some(&[1.0, 0.6, 0.2])).unwrap();
+    let at = |sigma: f64, t: u64| {
+        MinSep::new(s(), 0.05, sigma, t, None)
+            .unwrap()
+            .epsilon(1e-5)
+            .unwrap()
+            .bracket
+    };
+    let mut last = 0.0;
+    for t in [30, 300, 3000, 30000] {
+        let b = at(1.0, t);
+        assert!(b.upper >= last, "T = {t}");
+        last = b.lower;
+    }
+    let mut last = f64::INFINITY;
+    for sigma in [0.7, 1.0, 1.5, 3.0] {
+        let b = at(sigma, 3000);
+        assert!(b.lower <= last, "sigma = {sigma}");
+        last = b.upper;
+    }
+}
+
+#[test]
+fn pruned_partitions_never_hold_the_worst() {
+    // A seeded banded matrix whose column norms vary: every partition composed on its own, the
+    // largest upper end is the answer's.
+    let mut u = super::uniform_from(67);
+    let (t, b) = (24usize, 3usize);
+    let rows: Vec<Vec<f64>> = (0..t)
+        .map(|i| {
+            (0..=i)
+                .map(|j| if i - j < b { 0.2 + u() } else { 0.0 })
+                .collect()
+        })
+        .collect();
+    let norms: Vec<f64> = (0..t)
+        .map(|j| {
+            rows.iter()
+                .map(|r| r.get(j).map_or(0.0, |x| x * x))
+                .sum::<f64>()
+                .sqrt()
+        })
+        .collect();
+    let top = norms.iter().copied().fold(0.0, f64::max);
+    let run = MinSep::new(Strategy::matrix(rows).unwrap(), 0.1, 0.9, t as u64, None).unwrap();
+    let a = run.epsilon(1e-5).unwrap();
+    let mut worst: f64 = 0.0;
+    for r in 0..b {
+        let phases: Vec<pld::Phase> = (r..t)
+            .step_by(b)
+            .map(|j| pld::Phase::new(Sgm::new(0.1, 0.9 * top / norms[j]).unwrap(), 1).unwrap())
+            .collect();
+        worst = worst.max(pld::epsilon_phases(&phases, 1e-5).unwrap().epsilon.upper);
+    }
+    assert!(
+        (a.bracket.upper - worst).abs() <= 1e-9 * worst,
+        "{} vs {worst}",
+        a.bracket.upper
+    );
+}
+
+#[test]
+fn bad_strategies_are_refused_by_name() {
+    let msg = |r: Result<Strategy, sgm_rdp::engine::Error>| r.unwrap_err().to_string();
+    assert!(msg(Strategy::band(0, None)).contains("bands"));
+    assert!(msg(Strategy::band(2, Some(&[1.0]))).contains("2 coefficients"));
+    assert!(msg(Strategy::band(2, Some(&[0.0, 1.0]))).contains("diagonal"));
+    assert!(msg(Strategy::band(2, Some(&[1.0, f64::NAN]))).contains("finite"));
+    assert!(
+        msg(Strategy::matrix(vec![vec![1.0, 2.0], vec![0.5, 1.0]])).contains("lower-triangular")
+    );
+    assert!(msg(Strategy::matrix(vec![])).contains("rows"));
+    // Too few partitions for the bands: the columns would overlap.
+    let e = MinSep::new(Strategy::band(4, None).unwrap(), 0.1, 1.0, 100, Some(3)).unwrap_err();
+    assert!(e.to_string().contains("at most 3 bands"));
+    // The matrix fixes T.
+    let e = MinSep::new(
+        Strategy::matrix(toeplitz(&[1.0], 5)).unwrap(),
+        0.1,
+        1.0,
+        6,
+        None,
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("5 rows"));
+}
