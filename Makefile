@@ -73,6 +73,7 @@ reference:
 	benches/.venv/bin/python tests/reference/group_reference.py
 	benches/.venv/bin/python tests/reference/sampling_reference.py
 	benches/.venv/bin/python tests/reference/allocation_reference.py
+	benches/.venv/bin/python tests/reference/matrix_reference.py
 	python3 tests/reference/one_jump.py
 	python3 tests/reference/count_statistic.py
 	python3 tests/reference/add_inversion.py
