@@ -57,13 +57,13 @@ export function checker() {
 
 // The native CLI (same engine, built natively): `cli('epsilon', {q: 0.01, ...})` → parsed --json output.
 export const cli = (cmd, args) =>
-  JSON.parse(execFileSync('cargo', ['run', '-q', '--release', '--bin', 'sgm-rdp', '--', cmd,
+  JSON.parse(execFileSync('cargo', ['run', '-q', '--release', '--features', 'cli', '--bin', 'sgm-rdp', '--', cmd,
     ...Object.entries(args).flatMap(([k, v]) => [`--${k}`, String(v)]), '--json'], { cwd: ROOT, encoding: 'utf8' }));
 
 // The CLI's one-line reason for refusing input (stderr, without the "sgm-rdp: " prefix).
 export function cliError(cmd, args) {
   try {
-    execFileSync('cargo', ['run', '-q', '--release', '--bin', 'sgm-rdp', '--', cmd,
+    execFileSync('cargo', ['run', '-q', '--release', '--features', 'cli', '--bin', 'sgm-rdp', '--', cmd,
       ...Object.entries(args).flatMap(([k, v]) => [`--${k}`, String(v)])], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   } catch (e) {
     return String(e.stderr).trim().replace(/^sgm-rdp: /, '');
@@ -73,7 +73,7 @@ export function cliError(cmd, args) {
 
 // `sgm-rdp batch`: JSON lines in (strings), the answer lines out (strings, one per line).
 export const cliBatch = (lines) =>
-  execFileSync('cargo', ['run', '-q', '--release', '--bin', 'sgm-rdp', '--', 'batch'], { cwd: ROOT, encoding: 'utf8', input: lines.join('\n') + '\n' }).trim().split('\n');
+  execFileSync('cargo', ['run', '-q', '--release', '--features', 'cli', '--bin', 'sgm-rdp', '--', 'batch'], { cwd: ROOT, encoding: 'utf8', input: lines.join('\n') + '\n' }).trim().split('\n');
 
 export const engine = (q, sigma, steps, delta) => cli('epsilon', { q, sigma, steps, delta });
 

@@ -948,7 +948,7 @@ try {
     check(got.aborted.startsWith('AbortError') && got.restarted === 1 && close(got.after.epsilon, cp.epsilon, 1e-9) && got.pre.startsWith('AbortError'),
       `sgm-rdp-async.js: aborting a running call rejects it (${got.aborted}; after ${got.abortMs.toFixed(0)} ms) and stops its worker; the call queued behind it answers from a new one (${got.restarted} started); an already-aborted signal rejects at once`);
     {
-      const want = COMMANDS.map((c) => JSON.parse(execFileSync('cargo', ['run', '-q', '--release', '--bin', 'sgm-rdp', '--', ...c], { cwd: ROOT, encoding: 'utf8' })));
+      const want = COMMANDS.map((c) => JSON.parse(execFileSync('cargo', ['run', '-q', '--release', '--features', 'cli', '--bin', 'sgm-rdp', '--', ...c], { cwd: ROOT, encoding: 'utf8' })));
       // (Native and wasm FFTs round differently: the trade-off at FPR 1e-7 differs by 6e-8
       // relative, each certified with its own rounding bound.)
       const same = (a, b) => (typeof a === 'number' && typeof b === 'number' ? Math.abs(a - b) <= 1e-6 * Math.max(Math.abs(a), Math.abs(b)) + 1e-12
@@ -958,7 +958,7 @@ try {
         `sgm-rdp-async.js: command() = the native CLI's stdout for gdp, calibrate --tpr/--fpr and user-level epsilon (μ = ${got.commands[0].mu}); refusals carry its reason ("${got.refused}")${diff.length ? ': ' + diff.join(' || ') : ''}`);
     }
     {
-      const want = JSON.parse(execFileSync('cargo', ['run', '-q', '--release', '--bin', 'sgm-rdp', '--', 'check', '--library', 'opacus', '--noise-multiplier', '1', '--dataset-size', '50000', '--batch-size', '512', '--epochs', '30', '--delta', '1e-5', '--poisson-sampling', 'false', '--json'], { cwd: ROOT, encoding: 'utf8' }));
+      const want = JSON.parse(execFileSync('cargo', ['run', '-q', '--release', '--features', 'cli', '--bin', 'sgm-rdp', '--', 'check', '--library', 'opacus', '--noise-multiplier', '1', '--dataset-size', '50000', '--batch-size', '512', '--epochs', '30', '--delta', '1e-5', '--poisson-sampling', 'false', '--json'], { cwd: ROOT, encoding: 'utf8' }));
       const c = got.checked;
       const ok = c && close(c.printedEpsilon, want.printed_epsilon, 1e-9) && close(c.certifiedEpsilon, want.certified_epsilon, 1e-9)
         && close(c.certifiedEpsilonLower, want.certified_epsilon_lower, 1e-6) && c.findings.length === want.findings.length
@@ -967,7 +967,7 @@ try {
       // certified ends (wasm and native FFTs round differently: 1e-6) and findings.
       const rowDiffs = CHECK_ROWS.map((c, i) => {
         const args = Object.entries(c).flatMap(([k, v]) => [`--${k.replace(/_/g, '-')}`, String(v)]);
-        const w = JSON.parse(execFileSync('cargo', ['run', '-q', '--release', '--bin', 'sgm-rdp', '--', 'check', ...args, '--json'], { cwd: ROOT, encoding: 'utf8' }));
+        const w = JSON.parse(execFileSync('cargo', ['run', '-q', '--release', '--features', 'cli', '--bin', 'sgm-rdp', '--', 'check', ...args, '--json'], { cwd: ROOT, encoding: 'utf8' }));
         const g = got.checkRows[i];
         const near = (x, y) => (x === null && y === null) || (x != null && y != null && Math.abs(x - y) <= 1e-6 * Math.abs(y));
         const same = g && !g.error && near(g.printedEpsilon, w.printed_epsilon) && near(g.certifiedEpsilon, w.certified_epsilon ?? null)
@@ -985,7 +985,7 @@ try {
       const spread = (n, shift) => Array.from({ length: n }, (_, i) => shift + ((i + 0.5) / n - 0.5) * 6);
       await writeFile(join(dir, 'in.txt'), spread(2000, 0.6).join('\n'));
       await writeFile(join(dir, 'out.txt'), spread(2000, 0).join('\n'));
-      const want = JSON.parse(execFileSync('cargo', ['run', '-q', '--release', '--bin', 'sgm-rdp', '--', 'audit', '--in', join(dir, 'in.txt'), '--out', join(dir, 'out.txt'), '--delta', '1e-5', '--q', '0.01', '--sigma', '1', '--steps', '1000', '--json'], { cwd: ROOT, encoding: 'utf8' }));
+      const want = JSON.parse(execFileSync('cargo', ['run', '-q', '--release', '--features', 'cli', '--bin', 'sgm-rdp', '--', 'audit', '--in', join(dir, 'in.txt'), '--out', join(dir, 'out.txt'), '--delta', '1e-5', '--q', '0.01', '--sigma', '1', '--steps', '1000', '--json'], { cwd: ROOT, encoding: 'utf8' }));
       await rm(dir, { recursive: true, force: true });
       const g = got.audited;
       const ok = g && close(g.epsilonLower, want.epsilon_lower, 1e-9) && close(g.muLower, want.mu_lower, 1e-9) && g.auc === want.auc
