@@ -6,7 +6,7 @@
 import init, * as api from './sgm-rdp-worker.js';
 
 const ready = init({ module_or_path: new URL('./sgm-rdp-worker_bg.wasm', import.meta.url) });
-const FUNCTIONS = new Set(['rdp', 'epsilon', 'delta', 'profile', 'gdp', 'attackRisk', 'epsilonOverTraining', 'calibrateSigma', 'calibrateSteps', 'bounds', 'compare', 'batchLine', 'command', 'check', 'audit', 'auditPlan']);
+const FUNCTIONS = new Set(['rdp', 'epsilon', 'delta', 'profile', 'gdp', 'attackRisk', 'epsilonOverTraining', 'calibrateSigma', 'calibrateSteps', 'bounds', 'compare', 'batchLine', 'command', 'check', 'audit', 'auditPlan', 'correlated']);
 // The memory bound arrives as the first message ({memoryBound}) from sgm-rdp-async.js.
 let memoryBound = 256 * 1024 * 1024;
 

@@ -85,6 +85,30 @@ export interface AuditPlanResult {
   twoSampleCanaries: number | null; oneRunCanaries: number | null; certifiedEpsilon: number; certifiedMu: number;
 }
 export function audit(p: AuditParams, o?: CallOptions): Promise<AuditResult>;
+/** Correlated noise (DP-FTRL / BandMF) under b-min-separated cyclic Poisson participation (docs/correlated-noise.md). */
+export interface CorrelatedParams {
+  /** "band:b", "band:b,c0,...,c(b-1)" (a banded Toeplitz C's first column) or "matrix" (with strategyMatrix). */
+  strategy: string;
+  /** The rows of an explicit lower-triangular C (strategy "matrix"); a row may stop at its diagonal. */
+  strategyMatrix?: number[][];
+  /** "min-sep" (as many partitions as bands, the default) or "min-sep:k". */
+  participation?: string;
+  /** The rate within the partition a step samples (or sampleRate). */
+  q?: number; sampleRate?: number;
+  /** Noise std / (clipping norm x the strategy's largest column norm) (or noiseMultiplier); not for "calibrate". */
+  sigma?: number; noiseMultiplier?: number;
+  steps?: number; datasetSize?: number; batchSize?: number; epochs?: number;
+  delta?: number; epsilon?: number;
+  command?: 'epsilon' | 'delta' | 'calibrate';
+}
+export interface CorrelatedResult {
+  /** Certified upper bound (epsilon, or the target for "delta"); epsilonLower/deltaLower: the bracket's lower end. */
+  epsilon: number; epsilonLower?: number; delta: number; deltaLower?: number;
+  q: number; sigma: number; steps: number; strategy: string; participation: string;
+  bands: number; partitions: number; worstPartition: number; participations: number;
+  columnNorm: number; composed: [number, number][]; rounded: boolean; scheme: string;
+}
+export function correlated(p: CorrelatedParams, o?: CallOptions): Promise<CorrelatedResult>;
 export function auditPlan(p: SchemeParams & { delta: number; significance?: number; fraction?: number }, o?: CallOptions): Promise<AuditPlanResult>;
 /** End the worker (pending calls reject with an AbortError); the next call starts a new one. */
 export function terminate(): void;

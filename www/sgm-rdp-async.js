@@ -15,7 +15,7 @@
 // one. The worker is also replaced after a call leaves its wasm memory above 256 MB (a wasm
 // memory never shrinks; a new worker starts small), and `terminate()` ends it. Calls run one
 // at a time, in order.
-const FUNCTIONS = ['rdp', 'epsilon', 'delta', 'profile', 'gdp', 'attackRisk', 'epsilonOverTraining', 'calibrateSigma', 'calibrateSteps', 'bounds', 'compare', 'batchLine', 'command', 'check', 'audit', 'auditPlan'];
+const FUNCTIONS = ['rdp', 'epsilon', 'delta', 'profile', 'gdp', 'attackRisk', 'epsilonOverTraining', 'calibrateSigma', 'calibrateSteps', 'bounds', 'compare', 'batchLine', 'command', 'check', 'audit', 'auditPlan', 'correlated'];
 
 let worker = null;
 let started = 0;
@@ -124,6 +124,8 @@ export const check = (config, o) => call('check', config, o);
 export const audit = (p, o) => call('audit', p, o);
 /** The run and δ → how many canaries an audit needs, and the one-run ceiling. */
 export const auditPlan = (p, o) => call('auditPlan', p, o);
+/** Correlated noise (DP-FTRL / BandMF) under b-min-separated participation ({ strategy, q, sigma, steps, delta, ... }) → its certified bracket (docs/correlated-noise.md). */
+export const correlated = (p, o) => call('correlated', p, o);
 /** End the worker (pending calls reject); the next call starts a new one. */
 export function terminate() {
   if (worker) worker.terminate();

@@ -670,7 +670,10 @@ def test_correlated_noise_answers_as_the_command_line():
     cal = sgm_rdp.correlated("band:2", sample_rate=0.1, steps=100, delta=1e-3, epsilon=2.0,
                              command="calibrate")
     assert cal["epsilon"] <= 2.0 and cal["sigma"] > 0
-    with pytest.raises(sgm_rdp.SgmRdpError, match="not accounted yet"):
-        sgm_rdp.correlated("band:2", participation="poisson", **run)
+    # Poisson sampling at every step: an upper bound by noise splitting, no lower end claimed.
+    p = sgm_rdp.correlated("band:2", participation="poisson", **run)
+    assert p["bound"].startswith("upper bound") and "epsilon_lower" not in p
+    with pytest.raises(sgm_rdp.SgmRdpError, match="unknown participation"):
+        sgm_rdp.correlated("band:2", participation="shuffle", **run)
     with pytest.raises(sgm_rdp.SgmRdpError, match="not banded"):
         sgm_rdp.correlated("tree", **run)

@@ -1,5 +1,6 @@
 //! The JS API's audits (issue 65): `audit` (canary scores → empirical lower bounds beside the
-//! run's certificate) and `auditPlan`, the query layer's `audit_line` / `audit_plan_line`.
+//! run's certificate) and `auditPlan`, the query layer's `audit_line` / `audit_plan_line`; and
+//! `correlated` (issue 67), its `matrix_line`, through the same parameter reading.
 //! Only in the worker-only wasm (`sgm-rdp-async.js`).
 
 use super::*;
@@ -54,6 +55,35 @@ fn audit_keys(
                     .map(|f| number(&k, f as f64))
                     .collect::<Result<_, _>>()?,
             )
+        } else if try_is_array(&x).unwrap_or(false)
+            && try_is_array(&js_sys::Array::from(&x).get(0)).unwrap_or(false)
+        {
+            // An array of rows (a correlated-noise strategy's matrix).
+            let rows = js_sys::Array::from(&x);
+            if rows.length() as usize > crate::engine::matrix::MAX_MATRIX {
+                return Err(bad(format!(
+                    "'{}' holds more than {} rows",
+                    clip(&k),
+                    crate::engine::matrix::MAX_MATRIX
+                )));
+            }
+            let mut v = Vec::with_capacity(rows.length() as usize);
+            for (i, row) in rows.iter().enumerate() {
+                let row = js_sys::Array::from(&row);
+                let mut r = Vec::with_capacity(row.length() as usize);
+                for (j, y) in row.iter().enumerate() {
+                    let f = y.as_f64().ok_or_else(|| {
+                        bad(format!(
+                            "{}[{i}][{j}] must be a number, got {}",
+                            clip(&k),
+                            describe(&y)
+                        ))
+                    })?;
+                    r.push(number(&k, f)?);
+                }
+                v.push(Value::Array(r));
+            }
+            Value::Array(v)
         } else if try_is_array(&x).unwrap_or(false) {
             let a = js_sys::Array::from(&x);
             if a.length() as usize > crate::engine::audit::MAX_SCORES {
@@ -106,6 +136,21 @@ pub fn audit(params: JsValue) -> Result<JsValue, JsError> {
     let map = audit_keys(&params, "audit")?;
     let answer =
         crate::query::audit_line(&map).map_err(|m| JsError::new(&format!("audit: {m}")))?;
+    out(&camel_case(serde_json::Value::Object(answer)))
+}
+
+/// Correlated noise (DP-FTRL / BandMF, docs/correlated-noise.md): `{ strategy ("band:4",
+/// "band:4,1,0.5,0.25,0.125" or "matrix" with strategyMatrix: rows), participation?
+/// ("min-sep" | "min-sep:k"), q | sampleRate, sigma | noiseMultiplier, steps (or datasetSize,
+/// batchSize, epochs), delta | epsilon, command? ("epsilon" | "delta" | "calibrate") }` →
+/// `{ epsilon, epsilonLower, bands, partitions, composed, scheme, ... }`, as `sgm-rdp epsilon
+/// --strategy ... --json` answers. Only in the worker-only wasm.
+#[cfg(feature = "worker")]
+#[wasm_bindgen(unchecked_return_type = "CorrelatedResult")]
+pub fn correlated(params: JsValue) -> Result<JsValue, JsError> {
+    let map = audit_keys(&params, "correlated")?;
+    let answer =
+        crate::query::matrix_line(&map).map_err(|m| JsError::new(&format!("correlated: {m}")))?;
     out(&camel_case(serde_json::Value::Object(answer)))
 }
 

@@ -28,10 +28,19 @@
 //! below the diagonal, nondecreasing in it) partition 0 dominates every other; for an explicit
 //! matrix every partition not so dominated is composed, and the largest bracket ends are taken.
 //!
-//! Not yet: Poisson sampling at every step, balls-in-bins participation and strategies that
-//! are not banded within the partition count (BLT, tree aggregation) — refused by name
-//! (the amplification by sampling of a general matrix mechanism needs conditional composition,
-//! Choquette-Choo, Ganesh, Steinke, Thakurta, ICLR 2024, arXiv 2310.15526).
+//! **Poisson sampling at every step, or balls-in-bins** ([`Split`]): an upper bound only, by
+//! splitting the noise. With b bands, write Z = Z_0 + … + Z_{b−1}, independent, each of
+//! variance σ²/b, and release Y_r = C_r X + Z_r for each residue class r of the steps (C_r:
+//! C's columns j ≡ r mod b) instead of their sum: the sum is a post-processing of them, so it
+//! is at least as private. Within a class the columns have disjoint row sets, so each step j
+//! becomes its own Gaussian block with shift ‖C e_j‖ and noise σ/√b; releasing each block
+//! whole when its gradient is computed only gives more, earlier, and the gradients' adaptivity
+//! is covered by adaptive composition. So the run is bounded by DP-SGD over all T steps at
+//! noise multipliers σ/(√b·‖C e_j‖) under Poisson sampling, and by random allocation over
+//! each epoch at σ/√b under balls-in-bins. Exact for b = 1; about √b looser in σ than the
+//! amplification analyses that condition on the past (Choquette-Choo, Ganesh, Steinke,
+//! Thakurta, "Privacy Amplification for Matrix Mechanisms", ICLR 2024, arXiv 2310.15526), which
+//! are not implemented here. Strategies that are not banded (BLT, tree aggregation) are refused.
 
 use super::pld::{self, Bracket, Phase};
 use super::{Error, Sgm, MAX_SIGMA, MAX_STEPS};
@@ -217,6 +226,10 @@ pub struct MatrixAnswer {
     pub composed: Vec<(f64, u64)>,
     /// Whether the sensitivities were rounded onto the 1/256-octave grid (each end certified).
     pub rounded: bool,
+    /// Whether the bracket's lower end is a certified lower bound on the mechanism's ε (the
+    /// exact reduction); false for the noise-splitting bound ([`Split`]), an upper bound only
+    /// (its lower end is then 0).
+    pub certified_lower: bool,
 }
 
 impl MinSep {
@@ -418,6 +431,128 @@ impl MinSep {
                 .map(|p| (p.sgm().sigma(), p.steps()))
                 .collect(),
             rounded,
+            certified_lower: true,
         })
+    }
+}
+
+/// Correlated noise under Poisson sampling at every step or balls-in-bins participation: the
+/// noise-splitting upper bound (module docs). An upper bound only.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Split {
+    pub strategy: Strategy,
+    /// Poisson: the sampling rate of every step; None under balls-in-bins.
+    pub q: Option<f64>,
+    /// Noise std / (clipping norm × the strategy's largest column norm).
+    pub sigma: f64,
+    /// Training steps T.
+    pub steps: u64,
+    /// Balls-in-bins: steps per epoch (each example in exactly one of them, uniformly).
+    pub steps_per_epoch: Option<u64>,
+}
+
+impl Split {
+    /// Poisson sampling of every example at every step with probability `q`.
+    pub fn poisson(strategy: Strategy, q: f64, sigma: f64, steps: u64) -> Result<Split, Error> {
+        let m = MinSep::new(strategy, q, sigma, steps, Some(MAX_STEPS))?;
+        Ok(Split {
+            strategy: m.strategy,
+            q: Some(q),
+            sigma,
+            steps: m.steps,
+            steps_per_epoch: None,
+        })
+    }
+
+    /// Balls-in-bins: each example in exactly one of every `steps_per_epoch` steps, uniformly
+    /// at random; ⌈T / steps_per_epoch⌉ epochs (a last partial epoch counted whole).
+    pub fn balls_in_bins(
+        strategy: Strategy,
+        sigma: f64,
+        steps: u64,
+        steps_per_epoch: u64,
+    ) -> Result<Split, Error> {
+        if steps_per_epoch == 0 || steps_per_epoch > steps {
+            return Err(bad(format!(
+                "balls-in-bins needs 1 <= steps per epoch <= steps, got {steps_per_epoch} of {steps}"
+            )));
+        }
+        let m = MinSep::new(strategy, 1.0, sigma, steps, Some(MAX_STEPS))?;
+        Ok(Split {
+            strategy: m.strategy,
+            q: None,
+            sigma,
+            steps: m.steps,
+            steps_per_epoch: Some(steps_per_epoch),
+        })
+    }
+
+    /// The composition that bounds the run, and the normalising column norm.
+    fn phases(&self) -> Result<(Vec<Phase>, f64, bool), Error> {
+        let b = self.strategy.bands() as f64;
+        let sigma = self.sigma / b.sqrt();
+        let norms = self.strategy.column_norms(self.steps);
+        let top = norms.iter().copied().fold(0.0, f64::max);
+        if !(top > 0.0 && top.is_finite()) {
+            return Err(bad(
+                "the strategy's columns have no finite nonzero norm".into()
+            ));
+        }
+        if let Some(t) = self.steps_per_epoch {
+            // Every column taken at norm ≤ 1: its largest (an upper bound).
+            let epochs = self.steps.div_ceil(t);
+            return Ok((vec![Phase::allocation(sigma, t, 1, epochs)?], top, false));
+        }
+        let q = self.q.unwrap_or(1.0);
+        let mut s: Vec<f64> = norms.iter().map(|n| n / top).filter(|&x| x > 0.0).collect();
+        s.sort_by(|a, b| b.total_cmp(a));
+        if let Some(x) = s.iter().find(|&&x| sigma / x > MAX_SIGMA) {
+            return Err(bad(format!(
+                "a column of the strategy has norm {x:e} of the largest: its noise multiplier is above {MAX_SIGMA:e}"
+            )));
+        }
+        let run = MinSep {
+            strategy: self.strategy.clone(),
+            q,
+            sigma,
+            steps: self.steps,
+            partitions: 1,
+        };
+        let many = MinSep::many(&s);
+        Ok((run.phases(&s, if many { 1 } else { 0 })?, top, many))
+    }
+
+    /// An upper bound on the mechanism's ε at δ (the bracket's lower end is 0: none is claimed,
+    /// except with one band, where the split is no split and the bracket is exact).
+    pub fn epsilon(&self, delta: f64) -> Result<MatrixAnswer, Error> {
+        let (p, top, rounded) = self.phases()?;
+        let e = pld::epsilon_phases(&p, delta)?.epsilon;
+        Ok(self.answer(e, p, top, rounded))
+    }
+
+    /// An upper bound on the mechanism's δ at ε (exact with one band, as [`Split::epsilon`]).
+    pub fn delta(&self, eps: f64) -> Result<MatrixAnswer, Error> {
+        let (p, top, rounded) = self.phases()?;
+        let d = pld::delta_phases(&p, eps)?.delta;
+        Ok(self.answer(d, p, top, rounded))
+    }
+
+    fn answer(&self, b: Bracket, p: Vec<Phase>, top: f64, rounded: bool) -> MatrixAnswer {
+        // One band and no rounding: Z is not split, every column has its own norm: exact.
+        let exact = self.strategy.bands() == 1 && !rounded;
+        MatrixAnswer {
+            bracket: Bracket {
+                upper: b.upper,
+                lower: if exact { b.lower } else { 0.0 },
+            },
+            bands: self.strategy.bands() as u64,
+            partitions: self.strategy.bands() as u64,
+            worst_partition: 0,
+            participations: self.steps,
+            column_norm: top,
+            composed: p.iter().map(|p| (p.sgm().sigma(), p.steps())).collect(),
+            rounded,
+            certified_lower: exact,
+        }
     }
 }

@@ -7,8 +7,9 @@
 //! * [`calibrate`] — smallest σ / largest T for an ε target.
 //! * [`pld`] — the tight (ε, δ) from the privacy-loss distribution, as a certified bracket.
 //! * `audit` — empirical lower bounds on ε and μ from canary scores, and audit planning.
-//! * `matrix` — correlated noise (DP-FTRL, banded matrix factorization) under b-min-separated
-//!   participation, by its exact reduction to a composition of SGM steps.
+//! * `matrix` — correlated noise (DP-FTRL, banded matrix factorization): under b-min-separated
+//!   participation by its exact reduction to SGM steps; under Poisson or balls-in-bins an upper
+//!   bound by splitting the noise.
 
 pub mod accountant;
 pub mod answer;

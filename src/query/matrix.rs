@@ -5,11 +5,12 @@
 //! Strategies: `band:b` (BandMF, b equal coefficients), `band:b,c0,…,c(b-1)` (its first
 //! column), `matrix` (an explicit lower-triangular C: `file:C.csv` on the command line, a
 //! `"strategy_matrix"` array of rows in a line). Participation: `min-sep` (b-min-separated
-//! cyclic Poisson over as many partitions as the strategy has bands) or `min-sep:k`. The method,
-//! its proof sketch and what is certified: docs/correlated-noise.md.
+//! cyclic Poisson over as many partitions as the strategy has bands) or `min-sep:k` (a certified
+//! bracket), `poisson` or `balls-in-bins:t` (a certified upper bound by noise splitting). The
+//! method, its proof sketch and what is certified: docs/correlated-noise.md.
 
 use super::*;
-use crate::engine::matrix::{MatrixAnswer, MinSep, Strategy};
+use crate::engine::matrix::{MatrixAnswer, MinSep, Split, Strategy};
 
 /// The keys a correlated-noise line takes.
 pub const MATRIX_KEYS: [&str; 13] = [
@@ -68,7 +69,7 @@ fn strategy(spec: &str, rows: Option<Vec<Vec<f64>>>) -> Result<Strategy, String>
         .map_err(e),
         "file" => Strategy::matrix(read_csv(rest)?).map_err(e),
         "blt" | "tree" => Err(format!(
-            "strategy {family} is not banded: its exact b-min-separated reduction does not apply, and correlated noise under Poisson sampling at every step is not accounted yet (band:b or an explicit banded matrix are)"
+            "strategy {family} is not banded: neither the exact b-min-separated reduction nor the noise-splitting bound applies to it (band:b, band:b,c0,..., or an explicit banded matrix do)"
         )),
         other => Err(format!(
             "unknown strategy '{other}' (band:b, band:b,c0,...,c(b-1), file:C.csv, or a strategy_matrix)"
@@ -107,23 +108,37 @@ fn read_csv(_: &str) -> Result<Vec<Vec<f64>>, String> {
     Err("strategy file: is read by the command line; here give the rows as strategy_matrix".into())
 }
 
-/// `min-sep` or `min-sep:k` → Some(k) or None (the strategy's bands).
-fn partitions(p: Option<&str>) -> Result<Option<u64>, String> {
+/// How examples take part.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Joins {
+    /// b-min-separated cyclic Poisson over k partitions (None: the strategy's bands).
+    MinSep(Option<u64>),
+    /// Poisson sampling at every step.
+    Poisson,
+    /// Balls-in-bins with t steps per epoch (None: from dataset terms, t = floor(N/B)).
+    BallsInBins(Option<u64>),
+}
+
+/// `min-sep[:k]`, `poisson`, `balls-in-bins[:t]`.
+fn participation(p: Option<&str>) -> Result<Joins, String> {
+    let whole = |name: &str, v: &str| {
+        v.parse::<u64>().ok().filter(|&k| k >= 1).ok_or_else(|| {
+            format!(
+                "participation {name}:{} needs a whole number >= 1, got '{v}'",
+                if name == "min-sep" { "k" } else { "t" }
+            )
+        })
+    };
     match p.map(str::trim) {
-        None | Some("min-sep") => Ok(None),
-        Some(s) if s.starts_with("min-sep:") => {
-            let k = &s["min-sep:".len()..];
-            k.parse::<u64>()
-                .ok()
-                .filter(|&k| k >= 1)
-                .map(Some)
-                .ok_or_else(|| format!("participation min-sep:k needs a whole number k >= 1, got '{k}'"))
+        None | Some("min-sep") => Ok(Joins::MinSep(None)),
+        Some("poisson") => Ok(Joins::Poisson),
+        Some("balls-in-bins") => Ok(Joins::BallsInBins(None)),
+        Some(s) if s.starts_with("min-sep:") => Ok(Joins::MinSep(Some(whole("min-sep", &s[8..])?))),
+        Some(s) if s.starts_with("balls-in-bins:") => {
+            Ok(Joins::BallsInBins(Some(whole("balls-in-bins", &s[14..])?)))
         }
-        Some(s @ ("poisson" | "balls-in-bins")) => Err(format!(
-            "participation {s} with correlated noise is not accounted yet: amplification of a general matrix mechanism needs conditional composition (Choquette-Choo, Ganesh, Steinke, Thakurta, arXiv 2310.15526); min-sep is accounted exactly"
-        )),
         Some(other) => Err(format!(
-            "unknown participation '{other}' (min-sep or min-sep:k; poisson and balls-in-bins are not accounted yet)"
+            "unknown participation '{other}' (min-sep, min-sep:k, poisson, balls-in-bins:t)"
         )),
     }
 }
@@ -132,63 +147,161 @@ fn need(v: Option<f64>, name: &str) -> Result<f64, String> {
     v.ok_or_else(|| format!("missing {name}"))
 }
 
-/// The run (strategy, rate, steps) for σ.
-fn run(a: &Asked, sigma: f64) -> Result<MinSep, String> {
+/// The run for σ: the exact min-sep reduction, or the noise-splitting bound.
+enum Run {
+    Exact(MinSep),
+    Split(Split),
+}
+
+impl Run {
+    fn epsilon(&self, d: f64) -> Result<MatrixAnswer, engine::Error> {
+        match self {
+            Run::Exact(r) => r.epsilon(d),
+            Run::Split(r) => r.epsilon(d),
+        }
+    }
+    fn delta(&self, e: f64) -> Result<MatrixAnswer, engine::Error> {
+        match self {
+            Run::Exact(r) => r.delta(e),
+            Run::Split(r) => r.delta(e),
+        }
+    }
+}
+
+fn run(a: &Asked, sigma: f64) -> Result<Run, String> {
     let e = |e: engine::Error| e.to_string();
     let s = strategy(&a.spec, a.matrix.clone())?;
-    let k = partitions(a.participation.as_deref())?;
-    let (q, t) = match a.dataset {
+    let joins = participation(a.participation.as_deref())?;
+    let dataset = match a.dataset {
         [Some(n), Some(b), Some(ep)] => {
             if a.q.is_some() || a.steps.is_some() {
                 return Err(
                     "give either q/steps or dataset_size/batch_size/epochs, not both".into(),
                 );
             }
-            let k = k.unwrap_or(s.bands() as u64);
-            let (q, t, _) = engine::params::banded_from_dataset(n, b, ep, k).map_err(e)?;
-            (q, t)
+            Some((n, b, ep))
         }
-        [None, None, None] => {
-            let q = need(a.q, "q (the rate within the partition a step samples)")?;
-            let t = match (a.steps, s.steps()) {
-                (Some(t), _) => engine::params::steps_from_f64(t).map_err(e)?,
-                (None, Some(t)) => t,
-                (None, None) => return Err("missing steps".into()),
-            };
-            (q, t)
-        }
+        [None, None, None] => None,
         _ => return Err("dataset_size, batch_size and epochs go together".into()),
     };
-    MinSep::new(s, q, sigma, t, k).map_err(e)
-}
-
-fn lower6(x: f64) -> String {
-    decimal::fixed(x, 6, Dir::Down)
+    let steps = |a: &Asked| -> Result<u64, String> {
+        match (a.steps, s.steps()) {
+            (Some(t), _) => engine::params::steps_from_f64(t).map_err(e),
+            (None, Some(t)) => Ok(t),
+            (None, None) => Err("missing steps".into()),
+        }
+    };
+    match joins {
+        Joins::MinSep(k) => {
+            let (q, t) = match dataset {
+                Some((n, b, ep)) => {
+                    let k = k.unwrap_or(s.bands() as u64);
+                    let (q, t, _) = engine::params::banded_from_dataset(n, b, ep, k).map_err(e)?;
+                    (q, t)
+                }
+                None => (
+                    need(a.q, "q (the rate within the partition a step samples)")?,
+                    steps(a)?,
+                ),
+            };
+            MinSep::new(s, q, sigma, t, k).map(Run::Exact).map_err(e)
+        }
+        Joins::Poisson => {
+            let (q, t) = match dataset {
+                Some((n, b, ep)) => engine::params::from_dataset(n, b, ep).map_err(e)?,
+                None => (need(a.q, "q")?, steps(a)?),
+            };
+            Split::poisson(s, q, sigma, t).map(Run::Split).map_err(e)
+        }
+        Joins::BallsInBins(t) => {
+            if a.q.is_some() {
+                return Err(
+                    "q does not apply to balls-in-bins (each example is in one step of each epoch)"
+                        .into(),
+                );
+            }
+            let (per, total) = match (dataset, t) {
+                (Some((n, b, ep)), None) => {
+                    let per = (n / b).floor();
+                    if !(per >= 1.0 && ep >= 1.0 && ep.fract() == 0.0) {
+                        return Err("balls-in-bins from dataset terms needs batch_size <= dataset_size and whole epochs".into());
+                    }
+                    (per as u64, (per * ep) as u64)
+                }
+                (None, Some(t)) => (t, steps(a)?),
+                (Some(_), Some(_)) => {
+                    return Err("give balls-in-bins:t with steps, or balls-in-bins with dataset terms, not both".into())
+                }
+                (None, None) => {
+                    return Err("balls-in-bins needs its steps per epoch: balls-in-bins:t (or dataset terms)".into())
+                }
+            };
+            Split::balls_in_bins(s, sigma, total, per)
+                .map(Run::Split)
+                .map_err(e)
+        }
+    }
 }
 
 fn upper6(x: f64) -> String {
     decimal::fixed(x, 6, Dir::Up)
 }
 
+/// Six decimals, rounded outward (up for an upper end, down for a lower one).
+fn six(x: f64, up: bool) -> String {
+    decimal::fixed(x, 6, if up { Dir::Up } else { Dir::Down })
+}
+
 /// The sentence every answer carries: the strategy, the participation, the adjacency, σ's unit.
-fn scheme(r: &MinSep, a: &MatrixAnswer) -> String {
+fn scheme(r: &Run, a: &MatrixAnswer) -> String {
     let n = |k: u64, one: &str, many: &str| format!("{k} {}", if k == 1 { one } else { many });
+    let joins = match r {
+        Run::Exact(m) => format!(
+            "{}-min-separated cyclic Poisson participation ({}, q = {} within the partition a step samples)",
+            a.partitions,
+            n(a.partitions, "partition", "partitions"),
+            m.q
+        ),
+        Run::Split(Split { q: Some(q), .. }) => {
+            format!("Poisson sampling at every step (q = {q})")
+        }
+        Run::Split(sp) => format!(
+            "balls-in-bins participation (each example in one of every {} steps, uniformly)",
+            sp.steps_per_epoch.unwrap_or(0)
+        ),
+    };
     format!(
-        "correlated noise: {}, columns normalised by the largest norm {:.6}; {}-min-separated cyclic Poisson participation ({}, q = {} within the partition a step samples); add/remove adjacency; sigma = noise std / (clipping norm x largest column norm)",
+        "correlated noise: {}, columns normalised by the largest norm {:.6}; {joins}; add/remove adjacency; sigma = noise std / (clipping norm x largest column norm)",
         n(a.bands, "band", "bands"),
         a.column_norm,
-        a.partitions,
-        n(a.partitions, "partition", "partitions"),
-        r.q
     )
 }
 
-fn how(a: &MatrixAnswer) -> String {
+fn how(r: &Run, a: &MatrixAnswer) -> String {
+    let per = match r {
+        Run::Split(x) => x.steps_per_epoch,
+        Run::Exact(_) => None,
+    };
     let composed: Vec<String> = a
         .composed
         .iter()
-        .map(|(s, n)| format!("{n} at sigma {}", decimal::fixed(*s, 6, Dir::Down)))
+        .map(|(s, n)| match per {
+            Some(t) => format!(
+                "{n} epochs of one-in-{t} random allocation at sigma {}",
+                decimal::fixed(*s, 6, Dir::Down)
+            ),
+            None => format!("{n} at sigma {}", decimal::fixed(*s, 6, Dir::Down)),
+        })
         .collect();
+    if !a.certified_lower {
+        return format!(
+            "an upper bound by noise splitting (docs/correlated-noise.md): the noise split over the {} residue classes of the steps, each step its own Gaussian block at sigma/sqrt({}), composed: {}{}; no lower bound is claimed (about sqrt(bands) looser in sigma than the amplification analyses that condition on the past)",
+            a.bands,
+            a.bands,
+            composed.join(", "),
+            if a.rounded { " (sensitivities rounded up on a 1/256-octave grid)" } else { "" }
+        );
+    }
     format!(
         "exact reduction (Choquette-Choo et al., arXiv 2306.08153): the worst partition ({}) takes part in {} steps, composed as DP-SGD steps: {}{}",
         a.worst_partition,
@@ -203,25 +316,63 @@ fn how(a: &MatrixAnswer) -> String {
 }
 
 /// The fields every answer carries.
-fn fields(r: &MinSep, a: &MatrixAnswer, spec: &str) -> Map<String, Value> {
+fn fields(r: &Run, a: &MatrixAnswer, spec: &str) -> Map<String, Value> {
     let mut m = Map::new();
     m.insert("strategy".into(), json!(spec));
-    m.insert(
-        "participation".into(),
-        json!(format!("min-sep:{}", a.partitions)),
-    );
-    m.insert("q".into(), json!(r.q));
-    m.insert("sigma".into(), json!(r.sigma));
-    m.insert("steps".into(), json!(r.steps));
+    let (joins, q, sigma, steps) = match r {
+        Run::Exact(x) => (
+            format!("min-sep:{}", a.partitions),
+            Some(x.q),
+            x.sigma,
+            x.steps,
+        ),
+        Run::Split(x) => match x.steps_per_epoch {
+            Some(t) => (format!("balls-in-bins:{t}"), None, x.sigma, x.steps),
+            None => ("poisson".to_string(), x.q, x.sigma, x.steps),
+        },
+    };
+    m.insert("participation".into(), json!(joins));
+    if let Some(q) = q {
+        m.insert("q".into(), json!(q));
+    }
+    m.insert("sigma".into(), json!(sigma));
+    m.insert("steps".into(), json!(steps));
     m.insert("bands".into(), json!(a.bands));
-    m.insert("partitions".into(), json!(a.partitions));
-    m.insert("worst_partition".into(), json!(a.worst_partition));
-    m.insert("participations".into(), json!(a.participations));
+    if a.certified_lower {
+        m.insert("partitions".into(), json!(a.partitions));
+        m.insert("worst_partition".into(), json!(a.worst_partition));
+        m.insert("participations".into(), json!(a.participations));
+    }
     m.insert("column_norm".into(), json!(a.column_norm));
     m.insert("composed".into(), json!(a.composed));
     m.insert("rounded".into(), json!(a.rounded));
+    m.insert(
+        "bound".into(),
+        json!(if a.certified_lower {
+            "bracket (exact reduction)"
+        } else {
+            "upper bound (noise splitting)"
+        }),
+    );
     m.insert("scheme".into(), json!(scheme(r, a)));
     m
+}
+
+/// "epsilon = …" or "epsilon <= …" with what its ends mean.
+fn headline(name: &str, x: &MatrixAnswer, at: String, fmt: impl Fn(f64, bool) -> String) -> String {
+    if x.certified_lower {
+        format!(
+            "{name} = {} (certified upper bound; bracket [{}, {}]: the true {name} lies within) at {at}",
+            fmt(x.bracket.upper, true),
+            fmt(x.bracket.lower, false),
+            fmt(x.bracket.upper, true)
+        )
+    } else {
+        format!(
+            "{name} <= {} (certified upper bound; no lower bound claimed) at {at}",
+            fmt(x.bracket.upper, true)
+        )
+    }
 }
 
 /// The answer to a correlated-noise query.
@@ -235,14 +386,14 @@ fn answer(a: &Asked) -> Result<Report, String> {
             let mut m = fields(&r, &x, &a.spec);
             m.insert("delta".into(), json!(d));
             m.insert("epsilon".into(), json!(x.bracket.upper));
-            m.insert("epsilon_lower".into(), json!(x.bracket.lower));
+            if x.certified_lower {
+                m.insert("epsilon_lower".into(), json!(x.bracket.lower));
+            }
             let text = format!(
-                "epsilon = {} (certified upper bound; bracket [{}, {}]: the true epsilon lies within) at delta = {d}\n{}\n{}\n",
-                upper6(x.bracket.upper),
-                lower6(x.bracket.lower),
-                upper6(x.bracket.upper),
+                "{}\n{}\n{}\n",
+                headline("epsilon", &x, format!("delta = {d}"), six),
                 scheme(&r, &x),
-                how(&x)
+                how(&r, &x)
             );
             Ok(Report { fields: m, text })
         }
@@ -253,14 +404,16 @@ fn answer(a: &Asked) -> Result<Report, String> {
             let mut m = fields(&r, &x, &a.spec);
             m.insert("epsilon".into(), json!(eps));
             m.insert("delta".into(), json!(x.bracket.upper));
-            m.insert("delta_lower".into(), json!(x.bracket.lower));
+            if x.certified_lower {
+                m.insert("delta_lower".into(), json!(x.bracket.lower));
+            }
             let text = format!(
-                "delta = {:e} (certified upper bound; bracket [{:e}, {:e}]) at epsilon = {eps}\n{}\n{}\n",
-                x.bracket.upper,
-                x.bracket.lower,
-                x.bracket.upper,
+                "{}\n{}\n{}\n",
+                headline("delta", &x, format!("epsilon = {eps}"), |v, _| format!(
+                    "{v:e}"
+                )),
                 scheme(&r, &x),
-                how(&x)
+                how(&r, &x)
             );
             Ok(Report { fields: m, text })
         }
@@ -278,13 +431,15 @@ fn answer(a: &Asked) -> Result<Report, String> {
             m.insert("delta".into(), json!(d));
             m.insert("target_epsilon".into(), json!(target));
             m.insert("epsilon".into(), json!(x.bracket.upper));
-            m.insert("epsilon_lower".into(), json!(x.bracket.lower));
+            if x.certified_lower {
+                m.insert("epsilon_lower".into(), json!(x.bracket.lower));
+            }
             let text = format!(
                 "sigma = {} (the smallest found, to 0.1 %, whose certified epsilon {} <= {target} at delta = {d})\n{}\n{}\n",
                 decimal::fixed(sigma, 6, Dir::Up),
                 upper6(x.bracket.upper),
                 scheme(&r, &x),
-                how(&x)
+                how(&r, &x)
             );
             Ok(Report { fields: m, text })
         }
@@ -296,25 +451,35 @@ fn answer(a: &Asked) -> Result<Report, String> {
 
 /// The smallest σ (to 0.1 %, on the safe side) whose certified ε is at most the target:
 /// ε's upper end falls as σ grows (each composed step's does).
-fn calibrate(a: &Asked, d: f64, target: f64) -> Result<(f64, MinSep, MatrixAnswer), String> {
+fn calibrate(a: &Asked, d: f64, target: f64) -> Result<(f64, Run, MatrixAnswer), String> {
     let e = |e: engine::Error| e.to_string();
-    let at = |s: f64| -> Result<(MinSep, MatrixAnswer), String> {
+    let at = |s: f64| -> Result<(Run, MatrixAnswer), String> {
         let r = run(a, s)?;
         let x = r.epsilon(d).map_err(e)?;
         Ok((r, x))
     };
-    // A σ that meets the target (hi) and one that does not (lo), by doubling.
+    // A σ that meets the target (hi) and one that does not (lo), by doubling. A σ the
+    // accountant refuses (too small for its domain: random allocation below σ ≈ 0.7) counts
+    // as one that does not meet it; the reason is kept for the message if none does.
     let (mut lo, mut hi) = (0.0f64, 1.0f64);
+    let mut why = String::new();
     let mut best = loop {
-        let (r, x) = at(hi)?;
-        if x.bracket.upper <= target {
-            break (hi, r, x);
+        match at(hi) {
+            Ok((r, x)) if x.bracket.upper <= target => break (hi, r, x),
+            Ok(_) => {}
+            Err(m) if m.contains("PLD accountant") => why = m,
+            Err(m) => return Err(m),
         }
         lo = hi;
         hi *= 2.0;
         if hi > 1e6 {
             return Err(format!(
-                "no sigma up to 1e6 brings the certified epsilon to {target} at delta = {d}"
+                "no sigma up to 1e6 brings the certified epsilon to {target} at delta = {d}{}",
+                if why.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({why})")
+                }
             ));
         }
     };
@@ -326,23 +491,23 @@ fn calibrate(a: &Asked, d: f64, target: f64) -> Result<(f64, MinSep, MatrixAnswe
                 lo = 0.0;
                 break;
             }
-            let (r, x) = at(lo)?;
-            if x.bracket.upper <= target {
-                best = (lo, r, x);
-                hi = lo;
-            } else {
-                break;
+            match at(lo) {
+                Ok((r, x)) if x.bracket.upper <= target => {
+                    best = (lo, r, x);
+                    hi = lo;
+                }
+                _ => break,
             }
         }
     }
     while lo > 0.0 && hi / lo > 1.001 {
         let mid = (lo * hi).sqrt();
-        let (r, x) = at(mid)?;
-        if x.bracket.upper <= target {
-            hi = mid;
-            best = (mid, r, x);
-        } else {
-            lo = mid;
+        match at(mid) {
+            Ok((r, x)) if x.bracket.upper <= target => {
+                hi = mid;
+                best = (mid, r, x);
+            }
+            _ => lo = mid,
         }
     }
     Ok(best)

@@ -141,7 +141,8 @@ coefficients), band:b,c0,...,c(b-1) (the first column of a banded Toeplitz C) or
         "participation",
         "P",
         "with --strategy: min-sep (b-min-separated cyclic Poisson over b partitions, b the
-strategy's bands; --q is the rate within a partition, or b*B/N from dataset terms) or min-sep:k",
+strategy's bands; --q is the rate within a partition, or b*B/N from dataset terms) or min-sep:k
+(a certified bracket); poisson or balls-in-bins:t (t steps per epoch): an upper bound only",
     ),
     Flag {
         name: "json",

@@ -118,6 +118,8 @@ add(strategy="matrix", strategy_matrix=[[1.0], [0.5, 1.0], [0.0, 0.5, 1.0], [0.0
 add(command="calibrate", strategy="band:2,1,0.5", q=0.1, steps=100, delta=1e-3, epsilon=2)
 add(command="delta", strategy="band:3", participation="min-sep:5", q=0.05, sigma=1.2, steps=1000, epsilon=1)
 add(strategy="band:4", participation="poisson", q=0.1, sigma=1, steps=100, delta=1e-3)
+add(strategy="band:4,1,0.5,0.25,0.125", participation="balls-in-bins:10", steps=100, sigma=4, delta=1e-2)
+add(strategy="band:4", participation="min-sep:3", q=0.1, sigma=1, steps=100, delta=1e-3)
 add(strategy="tree", q=0.1, sigma=1, steps=100, delta=1e-3)
 with open(__file__.replace("make_lines.py", "lines.jsonl"), "w") as f:
     for kw in lines:

@@ -930,10 +930,15 @@ try {
       await a.audit({ inScores: spread(50000, 0.6), outScores: spread(50000, 0), delta: 1e-5 });
       const auditMs = performance.now() - tAudit;
       const plan = await a.auditPlan({ q: 0.01, sigma: 1, steps: 1000, delta: 1e-5 });
+      // Correlated noise (issue 67): a BandMF strategy, an explicit matrix (rows), a refusal.
+      const corr = await a.correlated({ strategy: 'band:4,1,0.5,0.25,0.125', sampleRate: 0.1, noiseMultiplier: 1, steps: 101, delta: 1e-3 });
+      const corrM = await a.correlated({ strategy: 'matrix', strategyMatrix: [[1], [0.5, 1], [0, 0.5, 1], [0, 0, 0.5, 1]], q: 0.2, sigma: 0.9, delta: 1e-3 });
+      const corrBad = await msg(a.correlated({ strategy: 'band:4', participation: 'min-sep:3', q: 0.1, sigma: 1, steps: 100, delta: 1e-3 }));
+      const corrSplit = await a.correlated({ strategy: 'band:4', participation: 'poisson', q: 0.01, sigma: 2, steps: 100, delta: 1e-5 });
       let syncScheme = '';
       try { m.epsilon({ ...MN, sampling: 'random-allocation' }); } catch (e) { syncScheme = e.message; }
       a.terminate();
-      return { eps, long, syncMessage, bad, clone, aborted, abortMs, after, restarted, pre, r1, r2, recycled, line, commands, refused, notArray, alloc, allocDelta, replace, schemeRefused, schemeBad, syncScheme, gdp, gdpUser, gdpBad, checked, checkBad, checkRows, audited, auditBad, auditMs, plan };
+      return { eps, long, syncMessage, bad, clone, aborted, abortMs, after, restarted, pre, r1, r2, recycled, line, commands, refused, notArray, alloc, allocDelta, replace, schemeRefused, schemeBad, syncScheme, gdp, gdpUser, gdpBad, checked, checkBad, checkRows, audited, auditBad, auditMs, plan, corr, corrM, corrBad, corrSplit };
     }, { MN, LONG, COMMANDS, CHECK_ROWS });
     const cp = cli('epsilon', { ...MN, accountant: 'pld' });
     const cl = cli('epsilon', LONG);
@@ -992,6 +997,18 @@ try {
         && close(g.certifiedEpsilon, want.certified_epsilon, 1e-6) && g.consistent === want.consistent;
       check(ok && /^Error: audit: in_scores\[1\] must be|^Error: audit: 'inScores' must hold finite/.test(got.auditBad) && got.plan.rows.length === 5,
         `sgm-rdp-async.js: audit() = the CLI's audit (ε ≥ ${g && g.epsilonLower}, μ ≥ ${g && g.muLower}, certified ε ≤ ${g && g.certifiedEpsilon}); refusals name the field ("${got.auditBad}"); auditPlan() answers; 10⁵ scores in ${got.auditMs.toFixed(0)} ms (issue 65's goal: 200 ms; a measurement, not a test)`);
+    }
+    {
+      // Correlated noise through the JS API = the native CLI's --strategy answer (wasm and native
+      // FFTs round differently: 1e-6).
+      const w = cli('epsilon', { strategy: 'band:4,1,0.5,0.25,0.125', q: 0.1, sigma: 1, steps: 101, delta: 1e-3 });
+      const g = got.corr;
+      const ok = g && close(g.epsilon, w.epsilon, 1e-6) && close(g.epsilonLower, w.epsilon_lower, 1e-6) && g.bands === 4 && g.participation === 'min-sep:4'
+        && got.corrM && got.corrM.bands === 2 && got.corrM.composed[0][1] === 2;
+      const split = cli('epsilon', { strategy: 'band:4', participation: 'poisson', q: 0.01, sigma: 2, steps: 100, delta: 1e-5 });
+      check(ok && /^Error: correlated: b-min-separated participation over 3 partitions needs a strategy of at most 3 bands/.test(got.corrBad)
+        && close(got.corrSplit.epsilon, split.epsilon, 1e-6) && got.corrSplit.epsilonLower === undefined && /^upper bound/.test(got.corrSplit.bound),
+        `sgm-rdp-async.js: correlated() = the CLI's epsilon --strategy (BandMF [1, ½, ¼, ⅛]: [${g && g.epsilonLower}, ${g && g.epsilon}]); an explicit matrix by rows answers; refusals name what is not accounted ("${String(got.corrBad).slice(0, 80)}")`);
     }
     {
       const ra = cli('epsilon', { sampling: 'random-allocation', sigma: 1.1, 'steps-per-epoch': 234, epochs: 60, delta: 1e-5 });

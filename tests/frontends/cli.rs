@@ -2245,9 +2245,9 @@ fn correlated_noise_on_the_command_line_and_in_batch() {
                 "--strategy",
                 "band:4",
                 "--participation",
-                "poisson",
+                "shuffle",
             ],
-            "not accounted yet",
+            "unknown participation",
         ),
         (
             vec![

@@ -35,24 +35,49 @@ def toeplitz(c, t):
     return m
 
 
-def deltas(C, q, sigma, k, eps_list, rng):
+def patterns(t, q, joins):
+    """The example's participation patterns x in {0,1}^t with their probabilities, for each
+    case the adversary may face (a partition under min-sep; one law otherwise)."""
+    kind, k = joins
+    if kind == "min-sep":
+        for r in range(min(k, t)):
+            steps = list(range(r, t, k))
+            bits = np.array(list(itertools.product([0, 1], repeat=len(steps))), dtype=float)
+            x = np.zeros((len(bits), t))
+            x[:, steps] = bits
+            yield x, np.prod(np.where(bits == 1, q, 1 - q), axis=1)
+    elif kind == "poisson":
+        x = np.array(list(itertools.product([0, 1], repeat=t)), dtype=float)
+        yield x, np.prod(np.where(x == 1, q, 1 - q), axis=1)
+    else:  # balls-in-bins, k steps per epoch
+        epochs = [list(range(e, min(e + k, t))) for e in range(0, t, k)]
+        rows = []
+        for pick in itertools.product(*epochs):
+            x = np.zeros(t)
+            x[list(pick)] = 1
+            rows.append(x)
+        x = np.array(rows)
+        yield x, np.full(len(x), 1.0 / len(x))
+
+
+def deltas(C, q, sigma, joins, eps_list, rng):
     t = C.shape[0]
     C = C / np.max(np.linalg.norm(C, axis=0))
     worst = np.zeros(len(eps_list))
     worst_se = np.zeros(len(eps_list))
-    for r in range(min(k, t)):
-        steps = list(range(r, t, k))
-        n = len(steps)
-        pats = np.array(list(itertools.product([0, 1], repeat=n)), dtype=float)  # (2^n, n)
-        prob = np.prod(np.where(pats == 1, q, 1 - q), axis=1)
-        shifts = pats @ C[:, steps].T  # (2^n, t): C·x for each pattern
+    for pats, prob in patterns(t, q, joins):
+        shifts = pats @ C.T  # (patterns, t): C·x for each pattern
         half = 0.5 * np.sum(shifts**2, axis=1) / sigma**2
+        logp = np.log(prob)
 
         def loss(y):
-            # ln Σ_x Pr(x) exp(<y, Cx>/σ² − ‖Cx‖²/2σ²), stably.
-            a = y @ shifts.T / sigma**2 - half + np.log(prob)
-            m = a.max(axis=1, keepdims=True)
-            return (m + np.log(np.exp(a - m).sum(axis=1, keepdims=True)))[:, 0]
+            # ln Σ_x Pr(x) exp(<y, Cx>/σ² − ‖Cx‖²/2σ²), stably, in chunks.
+            out = []
+            for i in range(0, len(y), 20000):
+                a = y[i:i + 20000] @ shifts.T / sigma**2 - half + logp
+                m = a.max(axis=1, keepdims=True)
+                out.append((m + np.log(np.exp(a - m).sum(axis=1, keepdims=True)))[:, 0])
+            return np.concatenate(out)
 
         z = rng.standard_normal((N, t)) * sigma
         # Q: the example present, its pattern drawn.
@@ -95,9 +120,16 @@ def main():
     cases = [(n, s, f(t), q, sg, t, k) for (n, s, f, q, sg, t, k) in CASES]
     m = explicit(10, 3, 7)
     cases.append(("explicit_band3", "matrix", m, 0.4, 0.8, 10, 3))
+    # Poisson sampling at every step and balls-in-bins: the engine gives an upper bound only.
+    cases.append(("poisson_band2", "band:2,1,0.5", toeplitz([1, 0.5], 8), 0.3, 0.8, 8, ("poisson", 0)))
+    cases.append(("poisson_band3", "band:3", toeplitz([1, 1, 1], 8), 0.2, 1.0, 8, ("poisson", 0)))
+    cases.append(("bins_band2", "band:2,1,0.5", toeplitz([1, 0.5], 8), None, 1.2, 8, ("balls-in-bins", 4)))
+    cases.append(("bins_band4", "band:4,1,0.5,0.25,0.125", toeplitz([1, 0.5, 0.25, 0.125], 9), None, 1.8, 9, ("balls-in-bins", 3)))
     for name, spec, C, q, sigma, t, k in cases:
-        d, se = deltas(C, q, sigma, k, eps_list, rng)
-        row = {"name": name, "strategy": spec, "q": q, "sigma": sigma, "steps": t, "partitions": k,
+        joins = k if isinstance(k, tuple) else ("min-sep", k)
+        d, se = deltas(C, q, sigma, joins, eps_list, rng)
+        row = {"name": name, "strategy": spec, "q": q, "sigma": sigma, "steps": t,
+               "participation": joins[0] if joins[0] == "poisson" else f"{joins[0]}:{joins[1]}",
                "epsilon": eps_list, "delta_mc": d.tolist(), "se": se.tolist(), "samples": N}
         if spec == "matrix":
             row["strategy_matrix"] = [[float(x) for x in C[i, : i + 1]] for i in range(t)]

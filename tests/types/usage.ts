@@ -67,6 +67,11 @@ export async function demoAsync(): Promise<number> {
   // @ts-expect-error: scores are numbers
   await later.audit({ inScores: ["2"], outScores: [0] });
   const plan = await later.auditPlan({ q: 0.01, sigma: 1, steps: 100, delta: 1e-5 });
+  // Correlated noise (BandMF) under b-min-separated participation.
+  const c = await later.correlated({ strategy: "band:4,1,0.5,0.25,0.125", sampleRate: 0.1, noiseMultiplier: 1, steps: 101, delta: 1e-3 });
+  const cm = await later.correlated({ strategy: "matrix", strategyMatrix: [[1], [0.5, 1]], q: 0.2, sigma: 0.9, delta: 1e-3 });
+  // @ts-expect-error: a strategy is a string
+  await later.correlated({ strategy: 4, q: 0.1, sigma: 1, steps: 10, delta: 1e-3 });
   later.terminate();
-  return e.epsilon + ra.epsilon + line.length + p.length + later.workersStarted() + fit + shown + plan.rows.length;
+  return e.epsilon + ra.epsilon + line.length + p.length + later.workersStarted() + fit + shown + plan.rows.length + c.epsilon + (c.epsilonLower ?? 0) + cm.composed[0][1];
 }
