@@ -375,28 +375,8 @@ pub(super) fn words(cmd: &str, rest: &[String]) -> Result<String, String> {
         (None, None, None, None, None);
     let mut json = false;
     let mut run = Vec::new();
-    let mut seen: Vec<String> = Vec::new();
-    let mut w = rest.iter();
-    while let Some(word) = w.next() {
-        let Some(name) = word.strip_prefix("--").filter(|n| !n.is_empty()) else {
-            return Err(format!(
-                "unexpected argument '{word}' (flags start with --)"
-            ));
-        };
-        let (name, inline) = match name.split_once('=') {
-            Some((n, v)) => (n.to_string(), Some(v.to_string())),
-            None => (name.to_string(), None),
-        };
-        if seen.contains(&name) {
-            return Err(format!(
-                "--{name} given more than once (give each flag once)"
-            ));
-        }
-        seen.push(name.clone());
-        if name == "json" || name == "lower-is-member" {
-            if inline.is_some() {
-                return Err(format!("--{name} takes no value"));
-            }
+    for (name, value) in super::words::flag_words(rest, &["json", "lower-is-member"])? {
+        let Some(value) = value else {
             if name == "json" {
                 json = true;
             } else if plan {
@@ -405,13 +385,6 @@ pub(super) fn words(cmd: &str, rest: &[String]) -> Result<String, String> {
                 asked.lower_is_member = true;
             }
             continue;
-        }
-        let value = match inline {
-            Some(v) => v,
-            None => w
-                .next()
-                .cloned()
-                .ok_or_else(|| format!("--{name} needs a value"))?,
         };
         let own = |n: &str| !plan || matches!(n, "significance" | "delta" | "fraction");
         match name.as_str() {

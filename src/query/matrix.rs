@@ -587,31 +587,10 @@ pub(super) fn words(cmd: &str, rest: &[String]) -> Result<String, String> {
         ..Asked::default()
     };
     let mut json = false;
-    let mut seen: Vec<String> = Vec::new();
-    let mut w = rest.iter();
-    while let Some(word) = w.next() {
-        let Some(name) = word.strip_prefix("--").filter(|n| !n.is_empty()) else {
-            return Err(format!(
-                "unexpected argument '{word}' (flags start with --)"
-            ));
-        };
-        let (name, inline) = match name.split_once('=') {
-            Some((n, v)) => (n.to_string(), Some(v.to_string())),
-            None => (name.to_string(), None),
-        };
-        if seen.contains(&name) {
-            return Err(format!(
-                "--{name} given more than once (give each flag once)"
-            ));
-        }
-        seen.push(name.clone());
-        if name == "json" {
+    for (name, value) in super::words::flag_words(rest, &["json"])? {
+        let Some(value) = value else {
             json = true;
             continue;
-        }
-        let value = match inline {
-            Some(v) => v,
-            None => w.next().cloned().ok_or(format!("--{name} needs a value"))?,
         };
         set_key(&mut a, &name, &Value::String(value)).map_err(|m| {
             if m.starts_with(&format!("'{name}'")) {
