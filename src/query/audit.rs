@@ -375,7 +375,7 @@ pub(super) fn words(cmd: &str, rest: &[String]) -> Result<String, String> {
         (None, None, None, None, None);
     let mut json = false;
     let mut run = Vec::new();
-    for (name, value) in super::words::flag_words(rest, &["json", "lower-is-member"])? {
+    for (name, value) in super::request::flag_words(rest, &["json", "lower-is-member"])? {
         let Some(value) = value else {
             if name == "json" {
                 json = true;

@@ -587,7 +587,7 @@ pub(super) fn words(cmd: &str, rest: &[String]) -> Result<String, String> {
         ..Asked::default()
     };
     let mut json = false;
-    for (name, value) in super::words::flag_words(rest, &["json"])? {
+    for (name, value) in super::request::flag_words(rest, &["json"])? {
         let Some(value) = value else {
             json = true;
             continue;

@@ -285,49 +285,6 @@ fn one_over_n_note(f: &Request) -> String {
         _ => String::new(),
     }
 }
-/// Words as `--name value`, `--name=value` or a switch (`switches`: no value): each flag once.
-/// The own-parse commands' (`audit`, `audit-plan`, correlated noise) tokenizer; a switch comes
-/// back with no value.
-pub(super) fn flag_words(
-    rest: &[String],
-    switches: &[&str],
-) -> Result<Vec<(String, Option<String>)>, String> {
-    let mut out: Vec<(String, Option<String>)> = Vec::new();
-    let mut w = rest.iter();
-    while let Some(word) = w.next() {
-        let Some(name) = word.strip_prefix("--").filter(|n| !n.is_empty()) else {
-            return Err(format!(
-                "unexpected argument '{word}' (flags start with --)"
-            ));
-        };
-        let (name, inline) = match name.split_once('=') {
-            Some((n, v)) => (n.to_string(), Some(v.to_string())),
-            None => (name.to_string(), None),
-        };
-        if out.iter().any(|(n, _)| *n == name) {
-            return Err(format!(
-                "--{name} given more than once (give each flag once)"
-            ));
-        }
-        if switches.contains(&name.as_str()) {
-            if inline.is_some() {
-                return Err(format!("--{name} takes no value"));
-            }
-            out.push((name, None));
-            continue;
-        }
-        let value = match inline {
-            Some(v) => v,
-            None => w
-                .next()
-                .cloned()
-                .ok_or_else(|| format!("--{name} needs a value"))?,
-        };
-        out.push((name, Some(value)));
-    }
-    Ok(out)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
