@@ -48,6 +48,8 @@ use serde::Serialize;
 
 /// The largest explicit strategy matrix (rows = steps).
 pub const MAX_MATRIX: usize = 4096;
+/// The most bands of a banded strategy (BandMF uses tens to thousands).
+pub const MAX_BANDS: usize = 1 << 20;
 
 /// At most this many distinct sensitivities are composed as they are; beyond it they are
 /// rounded onto a grid of 1/256 octave (up for the upper end, down for the lower end: each
@@ -78,9 +80,9 @@ impl Strategy {
     /// # Ok::<(), sgm_rdp::engine::Error>(())
     /// ```
     pub fn band(b: usize, c: Option<&[f64]>) -> Result<Strategy, Error> {
-        if b == 0 || b as u64 > MAX_STEPS {
+        if b == 0 || b > MAX_BANDS {
             return Err(bad(format!(
-                "a banded strategy needs a whole number of bands in [1, {MAX_STEPS}], got {b}"
+                "a banded strategy needs a whole number of bands in [1, {MAX_BANDS}], got {b}"
             )));
         }
         let c = match c {
@@ -167,33 +169,60 @@ impl Strategy {
         }
     }
 
-    /// ‖C e_j‖ for the T columns, unnormalised.
-    fn column_norms(&self, t: u64) -> Vec<f64> {
-        match self {
-            Strategy::Toeplitz(c) => {
-                // g(m): the norm of the first m coefficients; column j keeps min(b, T − j).
-                let mut g = vec![0.0; c.len() + 1];
-                for (i, x) in c.iter().enumerate() {
-                    g[i + 1] = g[i] + x * x;
-                }
-                let b = c.len() as u64;
-                (0..t).map(|j| g[b.min(t - j) as usize].sqrt()).collect()
+    /// The norm of a Toeplitz column with m rows left below its diagonal: g(m), from the
+    /// coefficients' prefix sums (None for an explicit matrix).
+    fn toeplitz_norm(&self) -> Option<impl Fn(u64) -> f64 + '_> {
+        let Strategy::Toeplitz(c) = self else {
+            return None;
+        };
+        let mut g = vec![0.0; c.len() + 1];
+        for (i, x) in c.iter().enumerate() {
+            g[i + 1] = g[i] + x * x;
+        }
+        let b = c.len() as u64;
+        Some(move |m: u64| g[b.min(m) as usize].sqrt())
+    }
+
+    /// ‖C e_j‖ for the T columns of an explicit matrix, unnormalised.
+    fn column_norms(rows: &[Vec<f64>]) -> Vec<f64> {
+        let mut sq = vec![0.0; rows.len()];
+        for r in rows {
+            for (j, x) in r.iter().enumerate() {
+                sq[j] += x * x;
             }
-            Strategy::Matrix(rows) => {
-                let mut sq = vec![0.0; rows.len()];
-                for r in rows {
-                    for (j, x) in r.iter().enumerate() {
-                        sq[j] += x * x;
-                    }
-                }
-                sq.into_iter().map(f64::sqrt).collect()
+        }
+        sq.into_iter().map(f64::sqrt).collect()
+    }
+
+    /// The largest column norm over T steps.
+    fn top(&self, t: u64) -> f64 {
+        match (self, self.toeplitz_norm()) {
+            (_, Some(g)) => g(t),
+            (Strategy::Matrix(rows), None) => {
+                Self::column_norms(rows).into_iter().fold(0.0, f64::max)
             }
+            (Strategy::Toeplitz(_), None) => 0.0,
         }
     }
 }
 
-/// A partition and its sorted, normalised sensitivities (largest first, zeros dropped).
-type Partition = (u64, Vec<f64>);
+/// Sorted (largest first) sensitivities with their counts, zeros dropped.
+fn grouped(mut s: Vec<f64>) -> Vec<(f64, u64)> {
+    s.retain(|&x| x > 0.0);
+    s.sort_by(|a, b| b.total_cmp(a));
+    let mut out: Vec<(f64, u64)> = Vec::new();
+    for x in s {
+        match out.last_mut() {
+            Some((v, n)) if *v == x => *n += 1,
+            _ => out.push((x, 1)),
+        }
+    }
+    out
+}
+
+/// A partition and its sorted, normalised sensitivities with their counts (largest first,
+/// zeros dropped).
+type Partition = (u64, Vec<(f64, u64)>);
 
 /// A correlated-noise run under b-min-separated participation.
 #[derive(Debug, Clone, PartialEq)]
@@ -280,31 +309,45 @@ impl MinSep {
     /// sensitivities (largest first, zeros dropped); and the normalising column norm.
     fn candidates(&self) -> Result<(Vec<Partition>, f64), Error> {
         let (t, k) = (self.steps, self.partitions);
-        let norms = self.strategy.column_norms(t);
-        let top = norms.iter().copied().fold(0.0, f64::max);
+        let top = self.strategy.top(t);
         if !(top > 0.0 && top.is_finite()) {
             return Err(bad(
                 "the strategy's columns have no finite nonzero norm".into()
             ));
         }
-        let of = |r: u64| -> Vec<f64> {
-            let mut s: Vec<f64> = (r..t)
-                .step_by(k as usize)
-                .map(|j| norms[j as usize] / top)
-                .filter(|&s| s > 0.0)
-                .collect();
-            s.sort_by(|a, b| b.total_cmp(a));
-            s
-        };
-        let parts: Vec<Partition> = match self.strategy {
-            // Partition 0 dominates (module docs).
-            Strategy::Toeplitz(_) => vec![(0, of(0))],
-            Strategy::Matrix(_) => {
-                let all: Vec<Partition> = (0..k.min(t)).map(|r| (r, of(r))).collect();
+        let parts: Vec<Partition> = match (&self.strategy, self.strategy.toeplitz_norm()) {
+            // Partition 0 dominates (module docs): its steps 0, k, 2k, … < T, all whole
+            // columns but perhaps the last (k ≥ bands: only it can have fewer rows left).
+            (_, Some(g)) => {
+                let n = t.div_ceil(k);
+                let last = g(t - k * (n - 1)) / top;
+                let mut s = vec![(1.0, n - 1), (last, 1)];
+                s.retain(|&(x, c)| c > 0 && x > 0.0);
+                if s.len() == 2 && s[0].0 == s[1].0 {
+                    s = vec![(s[0].0, n)];
+                }
+                vec![(0, s)]
+            }
+            (Strategy::Matrix(rows), None) => {
+                let norms = Strategy::column_norms(rows);
+                let of = |r: u64| -> Vec<f64> {
+                    (r..t)
+                        .step_by(k as usize)
+                        .map(|j| norms[j as usize] / top)
+                        .filter(|&s| s > 0.0)
+                        .collect::<Vec<f64>>()
+                };
+                let all: Vec<(u64, Vec<f64>)> = (0..k.min(t))
+                    .map(|r| {
+                        let mut s = of(r);
+                        s.sort_by(|a, b| b.total_cmp(a));
+                        (r, s)
+                    })
+                    .collect();
                 let dominates = |a: &[f64], b: &[f64]| {
                     a.len() >= b.len() && a.iter().zip(b).all(|(x, y)| x >= y)
                 };
-                let mut keep: Vec<Partition> = Vec::new();
+                let mut keep: Vec<(u64, Vec<f64>)> = Vec::new();
                 for (r, s) in all {
                     if keep.iter().any(|(_, k)| dominates(k, &s)) {
                         continue;
@@ -312,13 +355,14 @@ impl MinSep {
                     keep.retain(|(_, k)| !dominates(&s, k));
                     keep.push((r, s));
                 }
-                keep
+                keep.into_iter().map(|(r, s)| (r, grouped(s))).collect()
             }
+            (Strategy::Toeplitz(_), None) => Vec::new(),
         };
-        if let Some(s) = parts
+        if let Some((s, _)) = parts
             .iter()
             .flat_map(|(_, s)| s)
-            .find(|&&s| self.sigma / s > MAX_SIGMA)
+            .find(|&&(s, _)| self.sigma / s > MAX_SIGMA)
         {
             return Err(bad(format!(
                 "a column of the strategy has norm {s:e} of the largest: its noise multiplier σ/{s:e} is above {MAX_SIGMA:e}"
@@ -328,7 +372,7 @@ impl MinSep {
     }
 
     /// One partition's phases, its sensitivities rounded `dir` (+1 up, −1 down, 0 as they are).
-    fn phases(&self, s: &[f64], dir: i32) -> Result<Vec<Phase>, Error> {
+    fn phases(&self, s: &[(f64, u64)], dir: i32) -> Result<Vec<Phase>, Error> {
         let grid = |x: f64| {
             let l = 256.0 * x.log2();
             let l = match dir {
@@ -339,11 +383,11 @@ impl MinSep {
             2f64.powf(l / 256.0).min(1.0)
         };
         let mut groups: Vec<(f64, u64)> = Vec::new();
-        for &x in s {
+        for &(x, c) in s {
             let x = grid(x);
             match groups.last_mut() {
-                Some((v, n)) if *v == x => *n += 1,
-                _ => groups.push((x, 1)),
+                Some((v, n)) if *v == x => *n += c,
+                _ => groups.push((x, c)),
             }
         }
         groups
@@ -354,10 +398,8 @@ impl MinSep {
 
     /// Whether a partition's sensitivities take more distinct values than are composed as
     /// they are.
-    fn many(s: &[f64]) -> bool {
-        let mut d = s.to_vec();
-        d.dedup();
-        d.len() > EXACT_DISTINCT
+    fn many(s: &[(f64, u64)]) -> bool {
+        s.len() > EXACT_DISTINCT
     }
 
     /// The mechanism's ε at δ: a certified bracket (the tight accountant's, of the worst
@@ -384,7 +426,7 @@ impl MinSep {
 
     fn solve(&self, f: impl Fn(&[Phase]) -> Result<Bracket, Error>) -> Result<MatrixAnswer, Error> {
         let (parts, top) = self.candidates()?;
-        let mut best: Option<(Bracket, u64, usize, Vec<Phase>, bool)> = None;
+        let mut best: Option<(Bracket, u64, u64, Vec<Phase>, bool)> = None;
         let mut lower = 0.0f64;
         for (r, s) in &parts {
             let (b, phases, rounded) = if s.is_empty() {
@@ -411,7 +453,7 @@ impl MinSep {
             };
             lower = lower.max(b.lower);
             if best.as_ref().is_none_or(|x| b.upper > x.0.upper) {
-                best = Some((b, *r, s.len(), phases, rounded));
+                best = Some((b, *r, s.iter().map(|x| x.1).sum::<u64>(), phases, rounded));
             }
         }
         let (b, r, n, phases, rounded) =
@@ -424,7 +466,7 @@ impl MinSep {
             bands: self.strategy.bands() as u64,
             partitions: self.partitions,
             worst_partition: r,
-            participations: n as u64,
+            participations: n,
             column_norm: top,
             composed: phases
                 .iter()
@@ -491,22 +533,52 @@ impl Split {
     fn phases(&self) -> Result<(Vec<Phase>, f64, bool), Error> {
         let b = self.strategy.bands() as f64;
         let sigma = self.sigma / b.sqrt();
-        let norms = self.strategy.column_norms(self.steps);
-        let top = norms.iter().copied().fold(0.0, f64::max);
+        let t = self.steps;
+        let top = self.strategy.top(t);
         if !(top > 0.0 && top.is_finite()) {
             return Err(bad(
                 "the strategy's columns have no finite nonzero norm".into()
             ));
         }
-        if let Some(t) = self.steps_per_epoch {
+        if let Some(per) = self.steps_per_epoch {
             // Every column taken at norm ≤ 1: its largest (an upper bound).
-            let epochs = self.steps.div_ceil(t);
-            return Ok((vec![Phase::allocation(sigma, t, 1, epochs)?], top, false));
+            let epochs = t.div_ceil(per);
+            return Ok((vec![Phase::allocation(sigma, per, 1, epochs)?], top, false));
         }
         let q = self.q.unwrap_or(1.0);
-        let mut s: Vec<f64> = norms.iter().map(|n| n / top).filter(|&x| x > 0.0).collect();
-        s.sort_by(|a, b| b.total_cmp(a));
-        if let Some(x) = s.iter().find(|&&x| sigma / x > MAX_SIGMA) {
+        // Every column's sensitivity with its count (a Toeplitz C: the T − b + 1 whole columns
+        // and one each with m = 1 … b − 1 rows left; never T values at once).
+        let s: Vec<(f64, u64)> = match (&self.strategy, self.strategy.toeplitz_norm()) {
+            (_, Some(g)) => {
+                let b = self.strategy.bands() as u64;
+                let c = match &self.strategy {
+                    Strategy::Toeplitz(c) => c.len() as u64,
+                    Strategy::Matrix(_) => b,
+                };
+                let mut v: Vec<(f64, u64)> = (1..c.min(t + 1)).map(|m| (g(m) / top, 1)).collect();
+                if t >= c {
+                    v.push((g(c) / top, t - c + 1));
+                }
+                v.retain(|&(x, _)| x > 0.0);
+                v.sort_by(|a, b| b.0.total_cmp(&a.0));
+                let mut out: Vec<(f64, u64)> = Vec::new();
+                for (x, n) in v {
+                    match out.last_mut() {
+                        Some((y, k)) if *y == x => *k += n,
+                        _ => out.push((x, n)),
+                    }
+                }
+                out
+            }
+            (Strategy::Matrix(rows), None) => grouped(
+                Strategy::column_norms(rows)
+                    .into_iter()
+                    .map(|n| n / top)
+                    .collect(),
+            ),
+            (Strategy::Toeplitz(_), None) => Vec::new(),
+        };
+        if let Some((x, _)) = s.iter().find(|&&(x, _)| sigma / x > MAX_SIGMA) {
             return Err(bad(format!(
                 "a column of the strategy has norm {x:e} of the largest: its noise multiplier is above {MAX_SIGMA:e}"
             )));
