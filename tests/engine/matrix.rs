@@ -330,3 +330,30 @@ fn bad_strategies_are_refused_by_name() {
     .unwrap_err();
     assert!(e.to_string().contains("5 rows"));
 }
+
+#[test]
+fn long_runs_and_wide_bands_are_counted_not_listed() {
+    // T = 10^9 steps with 10^6 bands: the sensitivities come as counts (a T-long list would be
+    // 8 GB); the whole-column count and the one short last column.
+    let run = MinSep::new(
+        Strategy::band(1 << 20, None).unwrap(),
+        1e-3,
+        1.0,
+        1_000_000_000,
+        None,
+    )
+    .unwrap();
+    let a = run.epsilon(1e-3).unwrap();
+    assert_eq!(a.participations, 1_000_000_000u64.div_ceil(1 << 20));
+    assert!(a.bracket.lower > 0.0 && a.bracket.lower <= a.bracket.upper);
+    let p = Split::poisson(
+        Strategy::band(1000, Some(&vec![1.0; 1000])).unwrap(),
+        1e-6,
+        40.0,
+        1_000_000_000,
+    )
+    .unwrap()
+    .epsilon(1e-5);
+    assert!(p.is_ok() || matches!(p, Err(sgm_rdp::engine::Error::PldBudget { .. })));
+    assert!(Strategy::band((1 << 20) + 1, None).is_err());
+}
