@@ -357,3 +357,38 @@ fn long_runs_and_wide_bands_are_counted_not_listed() {
     assert!(p.is_ok() || matches!(p, Err(sgm_rdp::engine::Error::PldBudget { .. })));
     assert!(Strategy::band((1 << 20) + 1, None).is_err());
 }
+
+#[test]
+fn the_identity_is_dp_sgd_under_every_participation() {
+    // C = I (one band): min-sep over one partition and Poisson are DP-SGD, balls-in-bins is
+    // random allocation — both ends of each bracket, since one band is no split.
+    let id = || Strategy::matrix(toeplitz(&[1.0], 60)).unwrap();
+    let sgd = pld::epsilon(Sgm::new(0.05, 1.2).unwrap(), 60, 1e-5)
+        .unwrap()
+        .epsilon;
+    for a in [
+        MinSep::new(id(), 0.05, 1.2, 60, None)
+            .unwrap()
+            .epsilon(1e-5)
+            .unwrap(),
+        Split::poisson(id(), 0.05, 1.2, 60)
+            .unwrap()
+            .epsilon(1e-5)
+            .unwrap(),
+    ] {
+        assert!(a.certified_lower);
+        assert_eq!((a.bracket.lower, a.bracket.upper), (sgd.lower, sgd.upper));
+    }
+    let b = Split::balls_in_bins(id(), 1.2, 60, 20)
+        .unwrap()
+        .epsilon(1e-5)
+        .unwrap();
+    let alloc = pld::epsilon_phases(&[pld::Phase::allocation(1.2, 20, 1, 3).unwrap()], 1e-5)
+        .unwrap()
+        .epsilon;
+    assert!(b.certified_lower);
+    assert_eq!(
+        (b.bracket.lower, b.bracket.upper),
+        (alloc.lower, alloc.upper)
+    );
+}
