@@ -169,20 +169,6 @@ impl Strategy {
         }
     }
 
-    /// The norm of a Toeplitz column with m rows left below its diagonal: g(m), from the
-    /// coefficients' prefix sums (None for an explicit matrix).
-    fn toeplitz_norm(&self) -> Option<impl Fn(u64) -> f64 + '_> {
-        let Strategy::Toeplitz(c) = self else {
-            return None;
-        };
-        let mut g = vec![0.0; c.len() + 1];
-        for (i, x) in c.iter().enumerate() {
-            g[i + 1] = g[i] + x * x;
-        }
-        let b = c.len() as u64;
-        Some(move |m: u64| g[b.min(m) as usize].sqrt())
-    }
-
     /// ‖C e_j‖ for the T columns of an explicit matrix, unnormalised.
     fn column_norms(rows: &[Vec<f64>]) -> Vec<f64> {
         let mut sq = vec![0.0; rows.len()];
@@ -194,30 +180,81 @@ impl Strategy {
         sq.into_iter().map(f64::sqrt).collect()
     }
 
-    /// The largest column norm over T steps.
-    fn top(&self, t: u64) -> f64 {
-        match (self, self.toeplitz_norm()) {
-            (_, Some(g)) => g(t),
-            (Strategy::Matrix(rows), None) => {
-                Self::column_norms(rows).into_iter().fold(0.0, f64::max)
-            }
-            (Strategy::Toeplitz(_), None) => 0.0,
+    /// The largest column norm over T steps, checked finite and nonzero (C is divided by it).
+    fn top(&self, t: u64) -> Result<f64, Error> {
+        let top = match self {
+            Strategy::Toeplitz(c) => toeplitz_norms(c)(t),
+            Strategy::Matrix(rows) => Self::column_norms(rows).into_iter().fold(0.0, f64::max),
+        };
+        if top > 0.0 && top.is_finite() {
+            Ok(top)
+        } else {
+            Err(bad(
+                "the strategy's columns have no finite nonzero norm".into()
+            ))
         }
     }
 }
 
-/// Sorted (largest first) sensitivities with their counts, zeros dropped.
-fn grouped(mut s: Vec<f64>) -> Vec<(f64, u64)> {
-    s.retain(|&x| x > 0.0);
-    s.sort_by(|a, b| b.total_cmp(a));
+/// The norm g(m) of a Toeplitz column with m rows left below its diagonal, from the
+/// coefficients' prefix sums of squares (m at least the bands: the whole column).
+fn toeplitz_norms(c: &[f64]) -> impl Fn(u64) -> f64 {
+    let mut g = vec![0.0; c.len() + 1];
+    for (i, x) in c.iter().enumerate() {
+        g[i + 1] = g[i] + x * x;
+    }
+    let b = c.len() as u64;
+    move |m: u64| g[b.min(m) as usize].sqrt()
+}
+
+/// Sensitivities with their counts, sorted largest first, equal ones merged, zeros dropped.
+fn merged(pairs: impl IntoIterator<Item = (f64, u64)>) -> Vec<(f64, u64)> {
+    let mut v: Vec<(f64, u64)> = pairs
+        .into_iter()
+        .filter(|&(x, n)| x > 0.0 && n > 0)
+        .collect();
+    v.sort_by(|a, b| b.0.total_cmp(&a.0));
     let mut out: Vec<(f64, u64)> = Vec::new();
-    for x in s {
+    for (x, n) in v {
         match out.last_mut() {
-            Some((v, n)) if *v == x => *n += 1,
-            _ => out.push((x, 1)),
+            Some((y, k)) if *y == x => *k += n,
+            _ => out.push((x, n)),
         }
     }
     out
+}
+
+/// Whether sensitivities take more distinct values than are composed as they are.
+fn many(s: &[(f64, u64)]) -> bool {
+    s.len() > EXACT_DISTINCT
+}
+
+/// No composed step's noise multiplier σ/s may exceed MAX_SIGMA.
+fn check_sigma(sigma: f64, s: &[(f64, u64)]) -> Result<(), Error> {
+    match s.iter().find(|&&(x, _)| sigma / x > MAX_SIGMA) {
+        Some((x, _)) => Err(bad(format!(
+            "a column of the strategy has norm {x:e} of the largest: its noise multiplier σ/{x:e} is above {MAX_SIGMA:e}"
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// The SGM phases at rate q for sensitivities `s`, rounded `dir` onto a grid of 1/256 octave
+/// (+1 up, −1 down, 0 as they are): σ/s for each.
+fn phases_of(q: f64, sigma: f64, s: &[(f64, u64)], dir: i32) -> Result<Vec<Phase>, Error> {
+    let grid = |x: f64| {
+        let l = 256.0 * x.log2();
+        let l = match dir {
+            1 => l.ceil(),
+            -1 => l.floor(),
+            _ => return x,
+        };
+        2f64.powf(l / 256.0).min(1.0)
+    };
+    merged(s.iter().map(|&(x, n)| (grid(x), n)))
+        .into_iter()
+        .map(|(x, n)| Phase::new(Sgm::new(q, sigma / x)?, n))
+        .collect()
 }
 
 /// A partition and its sorted, normalised sensitivities with their counts (largest first,
@@ -309,41 +346,26 @@ impl MinSep {
     /// sensitivities (largest first, zeros dropped); and the normalising column norm.
     fn candidates(&self) -> Result<(Vec<Partition>, f64), Error> {
         let (t, k) = (self.steps, self.partitions);
-        let top = self.strategy.top(t);
-        if !(top > 0.0 && top.is_finite()) {
-            return Err(bad(
-                "the strategy's columns have no finite nonzero norm".into()
-            ));
-        }
-        let parts: Vec<Partition> = match (&self.strategy, self.strategy.toeplitz_norm()) {
+        let top = self.strategy.top(t)?;
+        let parts: Vec<Partition> = match &self.strategy {
             // Partition 0 dominates (module docs): its steps 0, k, 2k, … < T, all whole
             // columns but perhaps the last (k ≥ bands: only it can have fewer rows left).
-            (_, Some(g)) => {
+            Strategy::Toeplitz(c) => {
                 let n = t.div_ceil(k);
-                let last = g(t - k * (n - 1)) / top;
-                let mut s = vec![(1.0, n - 1), (last, 1)];
-                s.retain(|&(x, c)| c > 0 && x > 0.0);
-                if s.len() == 2 && s[0].0 == s[1].0 {
-                    s = vec![(s[0].0, n)];
-                }
-                vec![(0, s)]
+                let last = toeplitz_norms(c)(t - k * (n - 1)) / top;
+                vec![(0, merged([(1.0, n - 1), (last, 1)]))]
             }
-            (Strategy::Matrix(rows), None) => {
+            Strategy::Matrix(rows) => {
                 let norms = Strategy::column_norms(rows);
-                let of = |r: u64| -> Vec<f64> {
-                    (r..t)
+                let all = (0..k.min(t)).map(|r| {
+                    let mut s: Vec<f64> = (r..t)
                         .step_by(k as usize)
                         .map(|j| norms[j as usize] / top)
                         .filter(|&s| s > 0.0)
-                        .collect::<Vec<f64>>()
-                };
-                let all: Vec<(u64, Vec<f64>)> = (0..k.min(t))
-                    .map(|r| {
-                        let mut s = of(r);
-                        s.sort_by(|a, b| b.total_cmp(a));
-                        (r, s)
-                    })
-                    .collect();
+                        .collect();
+                    s.sort_by(|a, b| b.total_cmp(a));
+                    (r, s)
+                });
                 let dominates = |a: &[f64], b: &[f64]| {
                     a.len() >= b.len() && a.iter().zip(b).all(|(x, y)| x >= y)
                 };
@@ -355,51 +377,15 @@ impl MinSep {
                     keep.retain(|(_, k)| !dominates(&s, k));
                     keep.push((r, s));
                 }
-                keep.into_iter().map(|(r, s)| (r, grouped(s))).collect()
+                keep.into_iter()
+                    .map(|(r, s)| (r, merged(s.into_iter().map(|x| (x, 1)))))
+                    .collect()
             }
-            (Strategy::Toeplitz(_), None) => Vec::new(),
         };
-        if let Some((s, _)) = parts
-            .iter()
-            .flat_map(|(_, s)| s)
-            .find(|&&(s, _)| self.sigma / s > MAX_SIGMA)
-        {
-            return Err(bad(format!(
-                "a column of the strategy has norm {s:e} of the largest: its noise multiplier σ/{s:e} is above {MAX_SIGMA:e}"
-            )));
+        for (_, s) in &parts {
+            check_sigma(self.sigma, s)?;
         }
         Ok((parts, top))
-    }
-
-    /// One partition's phases, its sensitivities rounded `dir` (+1 up, −1 down, 0 as they are).
-    fn phases(&self, s: &[(f64, u64)], dir: i32) -> Result<Vec<Phase>, Error> {
-        let grid = |x: f64| {
-            let l = 256.0 * x.log2();
-            let l = match dir {
-                1 => l.ceil(),
-                -1 => l.floor(),
-                _ => return x,
-            };
-            2f64.powf(l / 256.0).min(1.0)
-        };
-        let mut groups: Vec<(f64, u64)> = Vec::new();
-        for &(x, c) in s {
-            let x = grid(x);
-            match groups.last_mut() {
-                Some((v, n)) if *v == x => *n += c,
-                _ => groups.push((x, c)),
-            }
-        }
-        groups
-            .into_iter()
-            .map(|(x, n)| Phase::new(Sgm::new(self.q, self.sigma / x)?, n))
-            .collect()
-    }
-
-    /// Whether a partition's sensitivities take more distinct values than are composed as
-    /// they are.
-    fn many(s: &[(f64, u64)]) -> bool {
-        s.len() > EXACT_DISTINCT
     }
 
     /// The mechanism's ε at δ: a certified bracket (the tight accountant's, of the worst
@@ -438,9 +424,9 @@ impl MinSep {
                     Vec::new(),
                     false,
                 )
-            } else if Self::many(s) {
-                let up = self.phases(s, 1)?;
-                let lo = self.phases(s, -1)?;
+            } else if many(s) {
+                let up = phases_of(self.q, self.sigma, s, 1)?;
+                let lo = phases_of(self.q, self.sigma, s, -1)?;
                 let (bu, bl) = (f(&up)?, f(&lo)?);
                 let b = Bracket {
                     upper: bu.upper,
@@ -448,7 +434,7 @@ impl MinSep {
                 };
                 (b, up, true)
             } else {
-                let p = self.phases(s, 0)?;
+                let p = phases_of(self.q, self.sigma, s, 0)?;
                 (f(&p)?, p, false)
             };
             lower = lower.max(b.lower);
@@ -531,67 +517,36 @@ impl Split {
 
     /// The composition that bounds the run, and the normalising column norm.
     fn phases(&self) -> Result<(Vec<Phase>, f64, bool), Error> {
-        let b = self.strategy.bands() as f64;
-        let sigma = self.sigma / b.sqrt();
+        let sigma = self.sigma / (self.strategy.bands() as f64).sqrt();
         let t = self.steps;
-        let top = self.strategy.top(t);
-        if !(top > 0.0 && top.is_finite()) {
-            return Err(bad(
-                "the strategy's columns have no finite nonzero norm".into()
-            ));
-        }
+        let top = self.strategy.top(t)?;
         if let Some(per) = self.steps_per_epoch {
             // Every column taken at norm ≤ 1: its largest (an upper bound).
             let epochs = t.div_ceil(per);
             return Ok((vec![Phase::allocation(sigma, per, 1, epochs)?], top, false));
         }
-        let q = self.q.unwrap_or(1.0);
-        // Every column's sensitivity with its count (a Toeplitz C: the T − b + 1 whole columns
-        // and one each with m = 1 … b − 1 rows left; never T values at once).
-        let s: Vec<(f64, u64)> = match (&self.strategy, self.strategy.toeplitz_norm()) {
-            (_, Some(g)) => {
-                let b = self.strategy.bands() as u64;
-                let c = match &self.strategy {
-                    Strategy::Toeplitz(c) => c.len() as u64,
-                    Strategy::Matrix(_) => b,
-                };
-                let mut v: Vec<(f64, u64)> = (1..c.min(t + 1)).map(|m| (g(m) / top, 1)).collect();
-                if t >= c {
-                    v.push((g(c) / top, t - c + 1));
-                }
-                v.retain(|&(x, _)| x > 0.0);
-                v.sort_by(|a, b| b.0.total_cmp(&a.0));
-                let mut out: Vec<(f64, u64)> = Vec::new();
-                for (x, n) in v {
-                    match out.last_mut() {
-                        Some((y, k)) if *y == x => *k += n,
-                        _ => out.push((x, n)),
-                    }
-                }
-                out
+        // Every column's sensitivity with its count (a Toeplitz C: the T − c + 1 whole columns
+        // and one each with m = 1 … c − 1 rows left; never T values at once).
+        let s = match &self.strategy {
+            Strategy::Toeplitz(c) => {
+                let (g, c) = (toeplitz_norms(c), c.len() as u64);
+                let short = (1..c.min(t + 1)).map(|m| (g(m) / top, 1));
+                merged(short.chain([(1.0, (t + 1).saturating_sub(c))]))
             }
-            (Strategy::Matrix(rows), None) => grouped(
+            Strategy::Matrix(rows) => merged(
                 Strategy::column_norms(rows)
                     .into_iter()
-                    .map(|n| n / top)
-                    .collect(),
+                    .map(|n| (n / top, 1)),
             ),
-            (Strategy::Toeplitz(_), None) => Vec::new(),
         };
-        if let Some((x, _)) = s.iter().find(|&&(x, _)| sigma / x > MAX_SIGMA) {
-            return Err(bad(format!(
-                "a column of the strategy has norm {x:e} of the largest: its noise multiplier is above {MAX_SIGMA:e}"
-            )));
-        }
-        let run = MinSep {
-            strategy: self.strategy.clone(),
-            q,
-            sigma,
-            steps: self.steps,
-            partitions: 1,
-        };
-        let many = MinSep::many(&s);
-        Ok((run.phases(&s, if many { 1 } else { 0 })?, top, many))
+        check_sigma(sigma, &s)?;
+        let round = many(&s);
+        let q = self.q.unwrap_or(1.0);
+        Ok((
+            phases_of(q, sigma, &s, if round { 1 } else { 0 })?,
+            top,
+            round,
+        ))
     }
 
     /// An upper bound on the mechanism's ε at δ (the bracket's lower end is 0: none is claimed,
