@@ -46,7 +46,6 @@ struct Asked {
 
 /// `band:b[,c0,…]`, `matrix` (with its rows), `file:PATH` (read here, natively) → a strategy.
 fn strategy(spec: &str, rows: Option<Vec<Vec<f64>>>) -> Result<Strategy, String> {
-    let e = refusal;
     let (family, rest) = spec.split_once(':').unwrap_or((spec, ""));
     match family.trim() {
         "band" => {
@@ -61,13 +60,13 @@ fn strategy(spec: &str, rows: Option<Vec<Vec<f64>>>) -> Result<Strategy, String>
                         .map_err(|_| format!("strategy band: coefficient '{x}' is not a number"))
                 })
                 .collect::<Result<_, _>>()?;
-            Strategy::band(b, (!c.is_empty()).then_some(&c[..])).map_err(e)
+            Strategy::band(b, (!c.is_empty()).then_some(&c[..])).map_err(refusal)
         }
         "matrix" => Strategy::matrix(rows.ok_or(
             "strategy matrix needs its rows (strategy_matrix: [[c11], [c21, c22], ...])",
         )?)
-        .map_err(e),
-        "file" => Strategy::matrix(read_csv(rest)?).map_err(e),
+        .map_err(refusal),
+        "file" => Strategy::matrix(read_csv(rest)?).map_err(refusal),
         "blt" | "tree" => Err(format!(
             "strategy {family} is not banded: neither the exact b-min-separated reduction nor the noise-splitting bound applies to it (band:b, band:b,c0,..., or an explicit banded matrix do)"
         )),
@@ -108,15 +107,13 @@ fn read_csv(_: &str) -> Result<Vec<Vec<f64>>, String> {
     Err("strategy file: is read by the command line; here give the rows as strategy_matrix".into())
 }
 
-/// An engine refusal in this query's words: the tight accountant's refusals point to an
-/// exact-RDP answer that correlated noise does not have here, so that clause is left out.
+/// An engine refusal in this query's words: the tight accountant's refusal names its reason
+/// alone (its usual pointer to an exact-RDP answer does not apply: correlated noise has none).
 fn refusal(e: engine::Error) -> String {
-    e.to_string()
-        .replace("; the exact-RDP epsilon still applies", "")
-        .replace(
-            " (no exact-RDP route exists for this sampling scheme or adjacency)",
-            "",
-        )
+    match e {
+        engine::Error::PldBudget { reason } => format!("PLD accountant: {}", reason.text()),
+        e => e.to_string(),
+    }
 }
 
 /// How examples take part.
@@ -177,10 +174,16 @@ impl Run {
             Run::Split(r) => r.delta(e),
         }
     }
+    /// The same run at another σ (the strategy parsed and checked once).
+    fn set_sigma(&mut self, sigma: f64) {
+        match self {
+            Run::Exact(r) => r.sigma = sigma,
+            Run::Split(r) => r.sigma = sigma,
+        }
+    }
 }
 
 fn run(a: &Asked, sigma: f64) -> Result<Run, String> {
-    let e = refusal;
     let s = strategy(&a.spec, a.matrix.clone())?;
     let joins = participation(a.participation.as_deref())?;
     let dataset = match a.dataset {
@@ -197,7 +200,7 @@ fn run(a: &Asked, sigma: f64) -> Result<Run, String> {
     };
     let steps = |a: &Asked| -> Result<u64, String> {
         match (a.steps, s.steps()) {
-            (Some(t), _) => engine::params::steps_from_f64(t).map_err(e),
+            (Some(t), _) => engine::params::steps_from_f64(t).map_err(refusal),
             (None, Some(t)) => Ok(t),
             (None, None) => Err("missing steps".into()),
         }
@@ -207,7 +210,8 @@ fn run(a: &Asked, sigma: f64) -> Result<Run, String> {
             let (q, t) = match dataset {
                 Some((n, b, ep)) => {
                     let k = k.unwrap_or(s.bands() as u64);
-                    let (q, t, _) = engine::params::banded_from_dataset(n, b, ep, k).map_err(e)?;
+                    let (q, t, _) =
+                        engine::params::banded_from_dataset(n, b, ep, k).map_err(refusal)?;
                     (q, t)
                 }
                 None => (
@@ -215,14 +219,18 @@ fn run(a: &Asked, sigma: f64) -> Result<Run, String> {
                     steps(a)?,
                 ),
             };
-            MinSep::new(s, q, sigma, t, k).map(Run::Exact).map_err(e)
+            MinSep::new(s, q, sigma, t, k)
+                .map(Run::Exact)
+                .map_err(refusal)
         }
         Joins::Poisson => {
             let (q, t) = match dataset {
-                Some((n, b, ep)) => engine::params::from_dataset(n, b, ep).map_err(e)?,
+                Some((n, b, ep)) => engine::params::from_dataset(n, b, ep).map_err(refusal)?,
                 None => (need(a.q, "q")?, steps(a)?),
             };
-            Split::poisson(s, q, sigma, t).map(Run::Split).map_err(e)
+            Split::poisson(s, q, sigma, t)
+                .map(Run::Split)
+                .map_err(refusal)
         }
         Joins::BallsInBins(t) => {
             if a.q.is_some() {
@@ -249,7 +257,7 @@ fn run(a: &Asked, sigma: f64) -> Result<Run, String> {
             };
             Split::balls_in_bins(s, sigma, total, per)
                 .map(Run::Split)
-                .map_err(e)
+                .map_err(refusal)
         }
     }
 }
@@ -386,20 +394,25 @@ fn headline(name: &str, x: &MatrixAnswer, at: String, fmt: impl Fn(f64, bool) ->
     }
 }
 
+/// The answer's ends under `name` (the certified upper bound) and `name_lower` (where the
+/// lower end is certified).
+fn ends(m: &mut Map<String, Value>, name: &str, x: &MatrixAnswer) {
+    m.insert(name.into(), json!(x.bracket.upper));
+    if x.certified_lower {
+        m.insert(format!("{name}_lower"), json!(x.bracket.lower));
+    }
+}
+
 /// The answer to a correlated-noise query.
 fn answer(a: &Asked) -> Result<Report, String> {
-    let e = refusal;
     match a.cmd.as_str() {
         "epsilon" => {
             let d = need(a.delta, "delta")?;
             let r = run(a, need(a.sigma, "sigma")?)?;
-            let x = r.epsilon(d).map_err(e)?;
+            let x = r.epsilon(d).map_err(refusal)?;
             let mut m = fields(&r, &x, &a.spec);
             m.insert("delta".into(), json!(d));
-            m.insert("epsilon".into(), json!(x.bracket.upper));
-            if x.certified_lower {
-                m.insert("epsilon_lower".into(), json!(x.bracket.lower));
-            }
+            ends(&mut m, "epsilon", &x);
             let text = format!(
                 "{}\n{}\n{}\n",
                 headline("epsilon", &x, format!("delta = {d}"), six),
@@ -411,13 +424,10 @@ fn answer(a: &Asked) -> Result<Report, String> {
         "delta" => {
             let eps = need(a.epsilon, "epsilon")?;
             let r = run(a, need(a.sigma, "sigma")?)?;
-            let x = r.delta(eps).map_err(e)?;
+            let x = r.delta(eps).map_err(refusal)?;
             let mut m = fields(&r, &x, &a.spec);
             m.insert("epsilon".into(), json!(eps));
-            m.insert("delta".into(), json!(x.bracket.upper));
-            if x.certified_lower {
-                m.insert("delta_lower".into(), json!(x.bracket.lower));
-            }
+            ends(&mut m, "delta", &x);
             let text = format!(
                 "{}\n{}\n{}\n",
                 headline("delta", &x, format!("epsilon = {eps}"), |v, _| format!(
@@ -441,12 +451,9 @@ fn answer(a: &Asked) -> Result<Report, String> {
             let mut m = fields(&r, &x, &a.spec);
             m.insert("delta".into(), json!(d));
             m.insert("target_epsilon".into(), json!(target));
-            m.insert("epsilon".into(), json!(x.bracket.upper));
-            if x.certified_lower {
-                m.insert("epsilon_lower".into(), json!(x.bracket.lower));
-            }
+            ends(&mut m, "epsilon", &x);
             let text = format!(
-                "sigma = {} (the smallest found, to 0.1 %, whose certified epsilon {} <= {target} at delta = {d})\n{}\n{}\n",
+                "sigma = {} (the smallest found, to 1e-4 relative, whose certified epsilon {} <= {target} at delta = {d})\n{}\n{}\n",
                 decimal::fixed(sigma, 6, Dir::Up),
                 upper6(x.bracket.upper),
                 scheme(&r, &x),
@@ -460,68 +467,36 @@ fn answer(a: &Asked) -> Result<Report, String> {
     }
 }
 
-/// The smallest σ (to 0.1 %, on the safe side) whose certified ε is at most the target:
-/// ε's upper end falls as σ grows (each composed step's does).
+/// The smallest σ (to 1e-4 relative, on the safe side) whose certified ε is at most the
+/// target, by the engine's σ search (`engine::search::smallest_sigma`, as the sampling schemes'
+/// calibration): ε's upper end falls as σ grows. The strategy is parsed once; a σ the
+/// accountant refuses (too small for its domain: random allocation below σ ≈ 0.7) counts as
+/// one that misses the target.
 fn calibrate(a: &Asked, d: f64, target: f64) -> Result<(f64, Run, MatrixAnswer), String> {
-    let e = refusal;
-    let at = |s: f64| -> Result<(Run, MatrixAnswer), String> {
-        let r = run(a, s)?;
-        let x = r.epsilon(d).map_err(e)?;
-        Ok((r, x))
-    };
-    // A σ that meets the target (hi) and one that does not (lo), by doubling. A σ the
-    // accountant refuses (too small for its domain: random allocation below σ ≈ 0.7) counts
-    // as one that does not meet it; the reason is kept for the message if none does.
-    let (mut lo, mut hi) = (0.0f64, 1.0f64);
-    let mut why = String::new();
-    let mut best = loop {
-        match at(hi) {
-            Ok((r, x)) if x.bracket.upper <= target => break (hi, r, x),
-            Ok(_) => {}
-            Err(m) if m.contains("PLD accountant") => why = m,
-            Err(m) => return Err(m),
-        }
-        lo = hi;
-        hi *= 2.0;
-        if hi > 1e6 {
-            return Err(format!(
-                "no sigma up to 1e6 brings the certified epsilon to {target} at delta = {d}{}",
-                if why.is_empty() {
-                    String::new()
-                } else {
-                    format!(" ({why})")
-                }
-            ));
+    let mut r = run(a, 1.0)?;
+    let mut at = |sigma: f64| {
+        r.set_sigma(sigma);
+        match r.epsilon(d) {
+            Ok(x) => Ok(x.bracket.upper),
+            Err(engine::Error::PldBudget { .. }) => Ok(f64::INFINITY),
+            Err(e) => Err(e),
         }
     };
-    if lo == 0.0 {
-        lo = hi;
-        loop {
-            lo *= 0.5;
-            if lo < engine::MIN_SIGMA {
-                lo = 0.0;
-                break;
-            }
-            match at(lo) {
-                Ok((r, x)) if x.bracket.upper <= target => {
-                    best = (lo, r, x);
-                    hi = lo;
-                }
-                _ => break,
-            }
+    let unreachable = |b: f64| {
+        if b.is_finite() {
+            engine::Error::SigmaUnreachable { target, epsilon: b }
+        } else {
+            engine::Error::Strategy(format!(
+                "no sigma up to {:e} brings the certified epsilon to {target} at delta = {d} (the accountant refuses there)",
+                engine::MAX_SIGMA
+            ))
         }
-    }
-    while lo > 0.0 && hi / lo > 1.001 {
-        let mid = (lo * hi).sqrt();
-        match at(mid) {
-            Ok((r, x)) if x.bracket.upper <= target => {
-                hi = mid;
-                best = (mid, r, x);
-            }
-            _ => lo = mid,
-        }
-    }
-    Ok(best)
+    };
+    let (sigma, _) =
+        engine::search::smallest_sigma(target, 1.0, unreachable, &mut at).map_err(refusal)?;
+    r.set_sigma(sigma);
+    let x = r.epsilon(d).map_err(refusal)?;
+    Ok((sigma, r, x))
 }
 
 /// Sets one key (a flag's or a line's name, dashed or not) of the query.
