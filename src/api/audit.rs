@@ -29,6 +29,21 @@ fn audit_keys(
             .map(Value::Number)
             .ok_or_else(|| bad(format!("'{}' must hold finite numbers", clip(k))))
     };
+    // A plain array's numbers (of key `k`), each named `label[i]` in a refusal.
+    let numbers = |k: &str, label: &str, a: &js_sys::Array| -> Result<Vec<Value>, JsError> {
+        a.iter()
+            .enumerate()
+            .map(|(i, y)| {
+                let f = y.as_f64().ok_or_else(|| {
+                    bad(format!(
+                        "{label}[{i}] must be a number, got {}",
+                        describe(&y)
+                    ))
+                })?;
+                number(k, f)
+            })
+            .collect()
+    };
     let mut map = Map::new();
     for k in keys.iter().filter_map(|k| k.as_string()) {
         let x = try_get(params, &JsValue::from_str(&k))
@@ -55,56 +70,31 @@ fn audit_keys(
                     .map(|f| number(&k, f as f64))
                     .collect::<Result<_, _>>()?,
             )
-        } else if try_is_array(&x).unwrap_or(false)
-            && try_is_array(&js_sys::Array::from(&x).get(0)).unwrap_or(false)
-        {
-            // An array of rows (a correlated-noise strategy's matrix).
-            let rows = js_sys::Array::from(&x);
-            if rows.length() as usize > crate::engine::matrix::MAX_MATRIX {
-                return Err(bad(format!(
-                    "'{}' holds more than {} rows",
-                    clip(&k),
-                    crate::engine::matrix::MAX_MATRIX
-                )));
-            }
-            let mut v = Vec::with_capacity(rows.length() as usize);
-            for (i, row) in rows.iter().enumerate() {
-                let row = js_sys::Array::from(&row);
-                let mut r = Vec::with_capacity(row.length() as usize);
-                for (j, y) in row.iter().enumerate() {
-                    let f = y.as_f64().ok_or_else(|| {
-                        bad(format!(
-                            "{}[{i}][{j}] must be a number, got {}",
-                            clip(&k),
-                            describe(&y)
-                        ))
-                    })?;
-                    r.push(number(&k, f)?);
-                }
-                v.push(Value::Array(r));
-            }
-            Value::Array(v)
         } else if try_is_array(&x).unwrap_or(false) {
             let a = js_sys::Array::from(&x);
-            if a.length() as usize > crate::engine::audit::MAX_SCORES {
-                return Err(bad(format!(
-                    "'{}' holds more than {} values",
-                    clip(&k),
-                    crate::engine::audit::MAX_SCORES
-                )));
+            let label = clip(&k);
+            if try_is_array(&a.get(0)).unwrap_or(false) {
+                // An array of rows (a correlated-noise strategy's matrix).
+                if a.length() as usize > crate::engine::matrix::MAX_MATRIX {
+                    return Err(bad(format!(
+                        "'{label}' holds more than {} rows",
+                        crate::engine::matrix::MAX_MATRIX
+                    )));
+                }
+                let rows = a.iter().enumerate().map(|(i, row)| {
+                    numbers(&k, &format!("{label}[{i}]"), &js_sys::Array::from(&row))
+                        .map(Value::Array)
+                });
+                Value::Array(rows.collect::<Result<_, _>>()?)
+            } else {
+                if a.length() as usize > crate::engine::audit::MAX_SCORES {
+                    return Err(bad(format!(
+                        "'{label}' holds more than {} values",
+                        crate::engine::audit::MAX_SCORES
+                    )));
+                }
+                Value::Array(numbers(&k, &label, &a)?)
             }
-            let mut v = Vec::with_capacity(a.length() as usize);
-            for (i, y) in a.iter().enumerate() {
-                let f = y.as_f64().ok_or_else(|| {
-                    bad(format!(
-                        "{}[{i}] must be a number, got {}",
-                        clip(&k),
-                        describe(&y)
-                    ))
-                })?;
-                v.push(number(&k, f)?);
-            }
-            Value::Array(v)
         } else {
             return Err(bad(format!(
                 "'{}' must be a number, a boolean, a short string or an array of numbers, got {}",
