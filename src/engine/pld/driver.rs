@@ -778,15 +778,9 @@ pub(super) fn lattices_epsilon(
         // lower end at Δ = 1.1e-3 (a third of the bulk's scale) and refined to 1.2e-4 for
         // [4.733337, 4.733551], 0.0045 % wide, in 140 ms; at the bulk's 2.4e-4, ≈ 0.02 % in
         // a third of the time. Where the bulk was resolved already, 10× finer as before.
-        let wanted = match bulk {
-            Some(b) if lower <= 0.0 => {
-                let bs = bulk_spacing(b, finest);
-                if bs < d {
-                    bs.max(wanted)
-                } else {
-                    wanted.min(bs)
-                }
-            }
+        // (Where bs ≥ Δ the width's spacing is already below bs: wanted ≤ Δ here, or = finest.)
+        let wanted = match bulk.map(|b| bulk_spacing(b, finest)) {
+            Some(bs) if lower <= 0.0 && bs < d => bs.max(wanted),
             _ => wanted,
         };
         // Refine only as far as the work left affords: a pass's work grows like 1/Δ
