@@ -175,27 +175,14 @@ fn the_explicit_banded_matrix_equals_its_toeplitz_family() {
         (&[1.0, -0.3][..], 40),
         (&[0.7, 0.7, 0.7, 0.7][..], 33),
     ] {
-        let b = c.len();
-        let band = MinSep::new(
-            Strategy::band(b, Some(c)).unwrap(),
-            0.05,
-            1.1,
-            t as u64,
-            None,
-        )
-        .unwrap()
-        .epsilon(1e-5)
-        .unwrap();
-        let full = MinSep::new(
-            Strategy::matrix(toeplitz(c, t)).unwrap(),
-            0.05,
-            1.1,
-            t as u64,
-            None,
-        )
-        .unwrap()
-        .epsilon(1e-5)
-        .unwrap();
+        let at = |s: Strategy| {
+            MinSep::new(s, 0.05, 1.1, t as u64, None)
+                .unwrap()
+                .epsilon(1e-5)
+                .unwrap()
+        };
+        let band = at(Strategy::band(c.len(), Some(c)).unwrap());
+        let full = at(Strategy::matrix(toeplitz(c, t)).unwrap());
         let rel = |x: f64, y: f64| (x - y).abs() / y;
         assert!(
             rel(band.bracket.upper, full.bracket.upper) < 1e-9,
