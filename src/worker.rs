@@ -7,6 +7,7 @@
 //! only schedules (the newest request per client and kind, caches, the helper worker);
 //! what is computed, and how it is asked, is decided here and tested natively.
 
+use crate::engine::math::powf;
 use crate::engine::Adjacency;
 use crate::query::{self, Accountant, Request, Sampling};
 use crate::ui::protocol::VERSION;
@@ -307,7 +308,7 @@ impl SchemeRun {
     /// ε over training's checkpoints: 12 points geometric in the run's length.
     fn checkpoints(&self) -> Vec<u64> {
         let mut c: Vec<u64> = (1..=12)
-            .map(|i| ((self.total as f64).powf(i as f64 / 12.0).round() as u64).max(1))
+            .map(|i| (powf(self.total as f64, i as f64 / 12.0).round() as u64).max(1))
             .collect();
         c.dedup();
         c

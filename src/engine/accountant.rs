@@ -13,6 +13,7 @@
 use super::error::Error;
 use super::params::{check_delta, check_epsilon, check_orders, check_steps, Sgm};
 use super::rdp::Lattice;
+use crate::engine::math::{exp, ln, ln_1p};
 use serde::Serialize;
 
 /// Which RDP → (ε, δ) conversion to use.
@@ -58,8 +59,8 @@ pub fn default_orders() -> Vec<f64> {
 pub fn eps_from_rdp(rdp_t: f64, alpha: f64, delta: f64, conv: Conversion) -> f64 {
     let am1 = alpha - 1.0;
     match conv {
-        Conversion::Classic => rdp_t - delta.ln() / am1,
-        Conversion::Improved => rdp_t + (-1.0 / alpha).ln_1p() - (delta.ln() + alpha.ln()) / am1,
+        Conversion::Classic => rdp_t - ln(delta) / am1,
+        Conversion::Improved => rdp_t + ln_1p(-1.0 / alpha) - (ln(delta) + ln(alpha)) / am1,
     }
 }
 
@@ -68,7 +69,7 @@ pub fn ln_delta_from_rdp(rdp_t: f64, alpha: f64, eps: f64, conv: Conversion) -> 
     let am1 = alpha - 1.0;
     match conv {
         Conversion::Classic => am1 * (rdp_t - eps),
-        Conversion::Improved => am1 * (rdp_t - eps + (-1.0 / alpha).ln_1p()) - alpha.ln(),
+        Conversion::Improved => am1 * (rdp_t - eps + ln_1p(-1.0 / alpha)) - ln(alpha),
     }
 }
 
@@ -273,8 +274,8 @@ impl Run {
                 let f = |a: f64, r: f64| ln_delta_from_rdp(t * r, a, eps, conv);
                 let g = |a: f64| ln_delta_from_rdp(t * lat.rdp(a), a, eps, conv);
                 let mut opt = minimize(&self.orders, &per_step, f, g);
-                opt.value = opt.value.exp().min(1.0);
-                opt.grid_value = opt.grid_value.exp().min(1.0);
+                opt.value = exp(opt.value).min(1.0);
+                opt.grid_value = exp(opt.grid_value).min(1.0);
                 opt
             })
             .collect())
@@ -336,8 +337,8 @@ fn minimize(
 /// Golden-section search for the minimum of a unimodal f on [a, b], in ln α.
 fn golden(f: &impl Fn(f64) -> f64, a: f64, b: f64) -> (f64, f64) {
     let inv_phi = 0.618_033_988_749_894_9;
-    let (mut lo, mut hi) = ((a - 1.0).ln(), (b - 1.0).ln());
-    let x = |t: f64| 1.0 + t.exp();
+    let (mut lo, mut hi) = (ln(a - 1.0), ln(b - 1.0));
+    let x = |t: f64| 1.0 + exp(t);
     let mut c = hi - inv_phi * (hi - lo);
     let mut d = lo + inv_phi * (hi - lo);
     let (mut fc, mut fd) = (f(x(c)), f(x(d)));
@@ -384,7 +385,7 @@ mod tests {
         for conv in [Conversion::Classic, Conversion::Improved] {
             let e = eps_from_rdp(1.3, 7.5, 1e-5, conv);
             let ld = ln_delta_from_rdp(1.3, 7.5, e, conv);
-            assert!((ld - 1e-5f64.ln()).abs() < 1e-12);
+            assert!((ld - ln(1e-5f64)).abs() < 1e-12);
         }
     }
 }

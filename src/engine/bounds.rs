@@ -9,6 +9,7 @@ use super::error::Error;
 use super::params::{check_order, Sgm};
 use super::rdp::Lattice;
 use crate::decimal::short;
+use crate::engine::math::{exp, exp_m1, ln, ln_1p};
 use serde::Serialize;
 
 /// One bound at one (q, σ, α).
@@ -42,19 +43,19 @@ impl Bound {
 
 /// L = ln(1 + 1/(q(α−1))) (Table 1's shortcut).
 fn big_l(q: f64, alpha: f64) -> f64 {
-    (1.0 / (q * (alpha - 1.0))).ln_1p()
+    ln_1p(1.0 / (q * (alpha - 1.0)))
 }
 
 /// Right-hand side of condition (4): ½σ²L − 2 ln σ (Lemma 10 / Theorem 11).
 pub fn cond4_rhs(q: f64, sigma: f64, alpha: f64) -> f64 {
-    0.5 * sigma * sigma * big_l(q, alpha) - 2.0 * sigma.ln()
+    0.5 * sigma * sigma * big_l(q, alpha) - 2.0 * ln(sigma)
 }
 
 /// Right-hand side of condition (5): (½σ²L² − ln 5 − 2 ln σ)/(L + ln(qα) + 1/(2σ²)).
 pub fn cond5_rhs(q: f64, sigma: f64, alpha: f64) -> f64 {
     let l = big_l(q, alpha);
     let s2 = sigma * sigma;
-    (0.5 * s2 * l * l - 5f64.ln() - 2.0 * sigma.ln()) / (l + (q * alpha).ln() + 0.5 / s2)
+    (0.5 * s2 * l * l - ln(5f64) - 2.0 * ln(sigma)) / (l + ln(q * alpha) + 0.5 / s2)
 }
 
 /// Theorem 11 of Mironov–Talwar–Zhang: ε(α) ≤ 2q²α/σ² if q ≤ 1/5, σ ≥ 4, 1 < α ≤ (4), α ≤ (5).
@@ -111,11 +112,11 @@ pub fn abadi(m: &Sgm, alpha: f64) -> Result<Bound, Error> {
             short(q),
             1.0 / (16.0 * s)
         ))
-    } else if q > 0.0 && alpha > 1.0 + s * s * (1.0 / (q * s)).ln() {
+    } else if q > 0.0 && alpha > 1.0 + s * s * ln(1.0 / (q * s)) {
         Some(format!(
             "α = {} > 1 + σ² ln(1/(qσ)) = {:.6}",
             short(alpha),
-            1.0 + s * s * (1.0 / (q * s)).ln()
+            1.0 + s * s * ln(1.0 / (q * s))
         ))
     } else {
         None
@@ -137,11 +138,11 @@ pub fn bun(m: &Sgm, alpha: f64) -> Result<Bound, Error> {
         Some(format!("q = {} > 1/10", short(q)))
     } else if s < 5f64.sqrt() {
         Some(format!("σ = {} < √5", short(s)))
-    } else if q > 0.0 && alpha > 0.5 * s * s * (1.0 / q).ln() {
+    } else if q > 0.0 && alpha > 0.5 * s * s * ln(1.0 / q) {
         Some(format!(
             "α = {} > σ² ln(1/q)/2 = {:.6}",
             short(alpha),
-            0.5 * s * s * (1.0 / q).ln()
+            0.5 * s * s * ln(1.0 / q)
         ))
     } else {
         None
@@ -159,7 +160,7 @@ pub fn bun(m: &Sgm, alpha: f64) -> Result<Bound, Error> {
 pub fn lemma9(m: &Sgm, alpha: f64) -> Result<Bound, Error> {
     let alpha = check_order(alpha)?;
     let (q, s) = (m.q(), m.sigma());
-    let value = (q * q * alpha * (alpha - 1.0) * (1.0 / (s * s)).exp_m1()).ln_1p() / (alpha - 1.0);
+    let value = ln_1p(q * q * alpha * (alpha - 1.0) * exp_m1(1.0 / (s * s))) / (alpha - 1.0);
     Ok(Bound {
         name: "lemma9",
         value,
@@ -195,8 +196,8 @@ pub const MAX_ORDER_SEARCH: f64 = 1e5;
 /// if pred fails everywhere on the grid.
 fn largest(pred: impl Fn(f64) -> bool) -> f64 {
     let n = 30;
-    let (l0, l1) = ((1e-6f64).ln(), (MAX_ORDER_SEARCH - 1.0).ln());
-    let at = |i: usize| 1.0 + (l0 + (l1 - l0) * i as f64 / n as f64).exp();
+    let (l0, l1) = (ln(1e-6f64), ln(MAX_ORDER_SEARCH - 1.0));
+    let at = |i: usize| 1.0 + exp(l0 + (l1 - l0) * i as f64 / n as f64);
     if !pred(at(0)) {
         return 1.0;
     }

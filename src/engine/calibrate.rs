@@ -8,6 +8,7 @@
 use super::accountant::{eps_from_rdp, Conversion, Optimum, Run};
 use super::error::Error;
 use super::params::{check_delta, check_epsilon, check_orders, check_steps, Sgm};
+use crate::engine::math::{exp, ln};
 use serde::Serialize;
 
 /// Search range for σ: the engine's one σ range, [`super::MIN_SIGMA`, `super::MAX_SIGMA`].
@@ -98,10 +99,10 @@ pub fn sigma(
     // Within the decade: Brent's method on g(u) = ln ε(e^u) − ln target (smooth and
     // decreasing), a handful of evaluations where bisection took ~25. The answer is the
     // smallest σ it evaluated with ε ≤ target (always an evaluated σ that meets it).
-    let g = |v: f64| v.ln() - target.ln();
-    let ends = ((lo.ln(), g(lo_opt.value)), (hi.ln(), g(best.value)));
+    let g = |v: f64| ln(v) - ln(target);
+    let ends = ((ln(lo), g(lo_opt.value)), (ln(hi), g(best.value)));
     let mut eval = |u: f64| -> Result<f64, Error> {
-        let s = u.exp();
+        let s = exp(u);
         let o = at(s)?;
         if o.value <= target && s < hi {
             (hi, best) = (s, o);

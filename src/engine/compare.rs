@@ -12,6 +12,7 @@ use super::bounds;
 use super::error::Error;
 use super::params::{check_delta, check_order, Sgm};
 use super::rdp::Lattice;
+use crate::engine::math::{exp, exp_m1, ln, ln_1p};
 use serde::Serialize;
 
 /// One route's answer.
@@ -101,7 +102,7 @@ fn per_step_eps(run: &Run, curve: &[f64], delta0: f64) -> f64 {
 /// (√(2T ln(1/δ′))·ε₀ + T·ε₀(e^{ε₀} − 1)/2, T·δ₀ + δ′); the split of δ between
 /// δ₀ and δ′ is chosen (on a log grid) to minimize ε.
 pub fn advanced_composition(eps0: f64, t: f64, delta_prime: f64) -> f64 {
-    (2.0 * t * (1.0 / delta_prime).ln()).sqrt() * eps0 + t * eps0 * eps0.exp_m1() / 2.0
+    (2.0 * t * ln(1.0 / delta_prime)).sqrt() * eps0 + t * eps0 * exp_m1(eps0) / 2.0
 }
 
 /// Dwork–Rothblum, Theorems 3.2, 3.4 and Corollary 3.1: the Gaussian mechanism with σ is
@@ -109,7 +110,7 @@ pub fn advanced_composition(eps0: f64, t: f64, delta_prime: f64) -> f64 {
 /// ε = μ + τ_T·√(2 ln(1/δ)).
 pub fn cdp_gaussian(sigma: f64, t: f64, delta: f64) -> f64 {
     let tau = 1.0 / sigma;
-    t * tau * tau / 2.0 + t.sqrt() * tau * (2.0 * (1.0 / delta).ln()).sqrt()
+    t * tau * tau / 2.0 + t.sqrt() * tau * (2.0 * ln(1.0 / delta)).sqrt()
 }
 
 /// Every route for (q, σ, T, δ).
@@ -222,9 +223,9 @@ pub fn tcdp_rho(sgm: Sgm, omega: f64) -> Result<f64, Error> {
 pub(crate) fn tcdp_rho_on(lat: &Lattice, omega: f64) -> Result<f64, Error> {
     check_order(omega + 1.0)?;
     let n = 200;
-    let (l0, l1) = ((1e-4f64).ln(), omega.ln());
+    let (l0, l1) = (ln(1e-4f64), ln(omega));
     Ok((0..=n)
-        .map(|i| 1.0 + (l0 + (l1 - l0) * i as f64 / n as f64).exp())
+        .map(|i| 1.0 + exp(l0 + (l1 - l0) * i as f64 / n as f64))
         .map(|a| lat.rdp(a) / a)
         .fold(0.0, f64::max))
 }
@@ -233,13 +234,15 @@ pub(crate) fn tcdp_rho_on(lat: &Lattice, omega: f64) -> Result<f64, Error> {
 /// 1/(α−1)·ln(1 + √(2π)^{α−1}/σ^α) (a linear adversary; unsampled mechanism).
 pub fn gaussian_lin_renyi(sigma: f64, alpha: f64) -> f64 {
     let am1 = alpha - 1.0;
-    ((am1 * (2.0 * std::f64::consts::PI).sqrt().ln() - alpha * sigma.ln()).exp()).ln_1p() / am1
+    ln_1p(exp(
+        am1 * ln((2.0 * std::f64::consts::PI).sqrt()) - alpha * ln(sigma)
+    )) / am1
 }
 
 /// Chaudhuri et al., Table 1: the Laplace mechanism's (lin, Rényi) bound 1/(α−1)·ln(1 + 2^{α−1}ε^α).
 pub fn laplace_lin_renyi(eps: f64, alpha: f64) -> f64 {
     let am1 = alpha - 1.0;
-    ((am1 * 2f64.ln() + alpha * eps.ln()).exp()).ln_1p() / am1
+    ln_1p(exp(am1 * ln(2f64) + alpha * ln(eps))) / am1
 }
 
 /// Chaudhuri et al., eq. 4 (Mironov 2017): the Laplace mechanism's exact Rényi DP,
@@ -249,5 +252,5 @@ pub fn laplace_renyi(eps: f64, alpha: f64) -> f64 {
     let a = alpha / (2.0 * alpha - 1.0);
     let b = am1 / (2.0 * alpha - 1.0);
     // ln(a e^{(α−1)ε} + b e^{−αε}) = (α−1)ε + ln(a + b e^{−(2α−1)ε})
-    (am1 * eps + (a + b * (-(2.0 * alpha - 1.0) * eps).exp()).ln()) / am1
+    (am1 * eps + ln(a + b * exp(-(2.0 * alpha - 1.0) * eps))) / am1
 }

@@ -29,6 +29,7 @@ use super::accountant::{eps_from_rdp, ln_delta_from_rdp, Conversion};
 use super::error::Error;
 use super::params::{check_delta, check_epsilon, check_order, check_steps};
 use super::pld::gauss::ln_add;
+use crate::engine::math::{exp, exp_m1, ln};
 
 /// Largest order this bound is evaluated at (α terms per order).
 pub const MAX_ORDER: f64 = 10_000.0;
@@ -53,7 +54,7 @@ fn ln_forward_diff_upper(c: f64, m: u64) -> f64 {
     let top = logs.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
     let (mut sum, mut abs) = (0.0f64, 0.0f64);
     for (k, &l) in logs.iter().enumerate() {
-        let t = (l - top).exp();
+        let t = exp(l - top);
         abs += t;
         if (m - k as u64).is_multiple_of(2) {
             sum += t;
@@ -62,17 +63,17 @@ fn ln_forward_diff_upper(c: f64, m: u64) -> f64 {
         }
     }
     let rel = (top.abs() + logs.len() as f64 + 64.0) * f64::EPSILON * 4.0;
-    top + (sum.abs() + abs * rel).ln()
+    top + ln(sum.abs() + abs * rel)
 }
 
 /// (α − 1)·ε'(α) at integer α ≥ 2: the bound's logarithm.
 fn ln_moment(gamma: f64, sigma: f64, alpha: u64) -> f64 {
     let e = |j: f64| 2.0 * j / (sigma * sigma); // ε(j) of the Gaussian, sensitivity 2C
     let a = alpha as f64;
-    let lg = gamma.ln();
+    let lg = ln(gamma);
     let e2 = e(2.0);
     // min{4(e^{ε(2)} − 1), 2e^{ε(2)}} in logs.
-    let first = ((4.0f64).ln() + e2 + (-(-e2).exp_m1()).ln()).min((2.0f64).ln() + e2);
+    let first = (ln(4.0f64) + e2 + ln(-exp_m1(-e2))).min(ln(2.0f64) + e2);
     let mut s = ln_add(0.0, 2.0 * lg + ln_choose(a, 2.0) + first);
     // Theorem 27's forward differences, for the orders where they are affordable.
     let c = 2.0 / (sigma * sigma); // 1/(2σ'²) with σ' = σ/2
@@ -91,12 +92,12 @@ fn ln_moment(gamma: f64, sigma: f64, alpha: u64) -> f64 {
     };
     for j in 3..=alpha {
         let jf = j as f64;
-        let mut term = (2.0f64).ln() + (jf - 1.0) * e(jf);
+        let mut term = ln(2.0f64) + (jf - 1.0) * e(jf);
         if let (Some(lo), Some(hi)) = (
             diffs.get((2 * (j / 2)) as usize),
             diffs.get((2 * j.div_ceil(2)) as usize),
         ) {
-            term = term.min((4.0f64).ln() + 0.5 * (lo + hi));
+            term = term.min(ln(4.0f64) + 0.5 * (lo + hi));
         }
         s = ln_add(s, term + jf * lg + ln_choose(a, jf));
     }
@@ -193,7 +194,7 @@ pub fn delta(
     let (l, a) = best_over(dataset_size, batch_size, sigma, steps, orders, |a, r| {
         ln_delta_from_rdp(r, a, eps, Conversion::Improved)
     })?;
-    Ok((l.exp().min(1.0), a))
+    Ok((exp(l).min(1.0), a))
 }
 
 #[cfg(test)]
@@ -205,7 +206,7 @@ mod tests {
         // α = 2: ln(1 + γ²·min{4(e^{ε(2)} − 1), 2e^{ε(2)}}), ε(2) = 4/σ².
         let (g, s) = (0.01f64, 2.0f64);
         let e2 = 4.0 / (s * s);
-        let want = (1.0 + g * g * (4.0 * e2.exp_m1()).min(2.0 * e2.exp())).ln();
+        let want = ln(1.0 + g * g * (4.0 * exp_m1(e2)).min(2.0 * exp(e2)));
         let got = rdp(1000, 10, s, 2.0).unwrap();
         assert!((got - want).abs() < 1e-15, "{got} {want}");
         assert_eq!(rdp(50, 50, 1.5, 7.0).unwrap(), 2.0 * 7.0 / 2.25);

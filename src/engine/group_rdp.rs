@@ -16,6 +16,7 @@ use super::accountant::{Conversion, Run};
 use super::error::Error;
 use super::params::{check_delta, check_epsilon};
 use super::Sgm;
+use crate::engine::math::{exp, exp_m1, ln};
 
 /// The RDP group route's answer for a user-level δ.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -33,10 +34,10 @@ pub struct GroupRdp {
 fn ln_group_factor(k: u32, eps: f64) -> f64 {
     let k = k as f64;
     if eps < 1e-12 {
-        return k.ln() + 0.5 * (k - 1.0) * eps;
+        return ln(k) + 0.5 * (k - 1.0) * eps;
     }
     // ln(e^x − 1) = x + ln(1 − e^{−x}), stable for every x > 0.
-    let ln_expm1 = |x: f64| x + (-(-x).exp_m1()).ln();
+    let ln_expm1 = |x: f64| x + ln(-exp_m1(-x));
     ln_expm1(k * eps) - ln_expm1(eps)
 }
 
@@ -54,21 +55,21 @@ pub fn epsilon(sgm: Sgm, steps: u64, k: u32, delta: f64) -> Result<GroupRdp, Err
     let run = Run::with_default_orders(sgm, steps)?;
     let curve = run.rdp_curve();
     let at = |ln_d: f64| -> Result<(f64, f64), Error> {
-        let o = run.epsilon_from_curve(&curve, ln_d.exp(), Conversion::Improved)?;
+        let o = run.epsilon_from_curve(&curve, exp(ln_d), Conversion::Improved)?;
         Ok((o.value, o.alpha))
     };
     // gap(ln δ') = ln δ' + ln Σ_{i<k} e^{iε(δ')} − ln δ: ≤ 0 meets the target.
     let gap = |ln_d: f64| -> Result<(f64, f64, f64), Error> {
         let (e, a) = at(ln_d)?;
-        Ok((ln_d + ln_group_factor(k, e) - delta.ln(), e, a))
+        Ok((ln_d + ln_group_factor(k, e) - ln(delta), e, a))
     };
     // The factor is ≥ k, so δ' ≤ δ/k; step down by decades until the target is met.
-    let mut hi = delta.ln() - (k as f64).ln();
+    let mut hi = ln(delta) - ln(k as f64);
     let mut found = gap(hi)?;
     if found.0 > 0.0 {
-        let mut lo = hi - 10f64.ln();
+        let mut lo = hi - ln(10f64);
         loop {
-            if lo < (1e-300f64).ln() {
+            if lo < ln(1e-300f64) {
                 return Err(Error::Sampling(format!(
                     "no user-level ε for groups of {k} at δ = {delta}: the example-level δ needed is below 1e-300"
                 )));
@@ -79,7 +80,7 @@ pub fn epsilon(sgm: Sgm, steps: u64, k: u32, delta: f64) -> Result<GroupRdp, Err
                 break;
             }
             hi = lo;
-            lo -= 10f64.ln();
+            lo -= ln(10f64);
         }
         // Bisection between lo (meets the target) and hi (does not).
         let mut lo_x = lo;
@@ -102,7 +103,7 @@ pub fn epsilon(sgm: Sgm, steps: u64, k: u32, delta: f64) -> Result<GroupRdp, Err
     Ok(GroupRdp {
         epsilon: k as f64 * e,
         example_epsilon: e,
-        example_delta: hi.exp(),
+        example_delta: exp(hi),
         alpha: a,
     })
 }
@@ -114,7 +115,7 @@ pub fn delta(sgm: Sgm, steps: u64, k: u32, eps: f64) -> Result<(f64, f64), Error
     let eps = check_epsilon(eps)?;
     let e = eps / k as f64;
     let o = Run::with_default_orders(sgm, steps)?.delta(e, Conversion::Improved)?;
-    let d = (o.value.ln() + ln_group_factor(k, e)).exp().min(1.0);
+    let d = exp(ln(o.value) + ln_group_factor(k, e)).min(1.0);
     Ok((d, o.alpha))
 }
 
@@ -127,10 +128,10 @@ mod tests {
     fn the_group_factor_is_the_geometric_sum() {
         for k in [1u32, 2, 3, 10] {
             for eps in [0.0, 1e-13, 1e-6, 0.3, 2.0, 40.0] {
-                let sum: f64 = (0..k).map(|i| (i as f64 * eps).exp()).sum();
+                let sum: f64 = (0..k).map(|i| exp(i as f64 * eps)).sum();
                 let f = ln_group_factor(k, eps);
                 assert!(
-                    (f - sum.ln()).abs() < 1e-9 * sum.ln().abs().max(1.0),
+                    (f - ln(sum)).abs() < 1e-9 * ln(sum).abs().max(1.0),
                     "{k} {eps}"
                 );
             }
@@ -151,7 +152,7 @@ mod tests {
             "{one:?} {plain:?}"
         );
         let g = epsilon(sgm, 782, 3, 1e-6).unwrap();
-        let user_delta = (g.example_delta.ln() + ln_group_factor(3, g.example_epsilon)).exp();
+        let user_delta = exp(ln(g.example_delta) + ln_group_factor(3, g.example_epsilon));
         assert!(user_delta <= 1e-6 * (1.0 + 1e-12), "{g:?}: {user_delta}");
         // Not far inside the target either (the search found the boundary).
         assert!(user_delta > 0.99e-6, "{g:?}: {user_delta}");

@@ -8,6 +8,7 @@ use super::accountant::{eps_from_rdp, Conversion};
 use super::error::Error;
 use super::params::Sgm;
 use super::rdp::{log_add_exp, rdp};
+use crate::engine::math::{exp, exp_m1, ln, ln_1p};
 
 /// The Poisson-sampled Gaussian's per-step RDP at `alpha` as dp_accounting's `RdpAccountant`
 /// (and Opacus' and TF Privacy's, which share its algorithm) computes it — what those
@@ -32,8 +33,8 @@ pub fn library_rdp(m: &Sgm, alpha: f64) -> Result<f64, Error> {
     let ln_erfc = |x: f64| {
         std::f64::consts::LN_2 + crate::engine::pld::gauss::ln_phi_bar(x * std::f64::consts::SQRT_2)
     };
-    let z0 = sigma * sigma * (1.0 / q - 1.0).ln() + 0.5;
-    let (ln_q, ln_1mq) = (q.ln(), (-q).ln_1p());
+    let z0 = sigma * sigma * ln(1.0 / q - 1.0) + 0.5;
+    let (ln_q, ln_1mq) = (ln(q), ln_1p(-q));
     let (mut a0, mut a1) = (f64::NEG_INFINITY, f64::NEG_INFINITY);
     let (mut last0, mut last1) = (f64::NEG_INFINITY, f64::NEG_INFINITY);
     let s2 = 2.0 * sigma * sigma;
@@ -43,8 +44,8 @@ pub fn library_rdp(m: &Sgm, alpha: f64) -> Result<f64, Error> {
         let coef = ln_comb(alpha, i);
         let t0 = coef + i * ln_q + j * ln_1mq;
         let t1 = coef + j * ln_q + i * ln_1mq;
-        let e0 = 0.5f64.ln() + ln_erfc((i - z0) / (std::f64::consts::SQRT_2 * sigma));
-        let e1 = 0.5f64.ln() + ln_erfc((z0 - j) / (std::f64::consts::SQRT_2 * sigma));
+        let e0 = ln(0.5f64) + ln_erfc((i - z0) / (std::f64::consts::SQRT_2 * sigma));
+        let e1 = ln(0.5f64) + ln_erfc((z0 - j) / (std::f64::consts::SQRT_2 * sigma));
         let s0 = t0 + (i * i - i) / s2 + e0;
         let s1 = t1 + (j * j - j) / s2 + e1;
         a0 = log_add_exp(a0, s0);
@@ -72,19 +73,19 @@ pub fn library_user_epsilon(
 ) -> Result<f64, Error> {
     let delta = crate::engine::params::check_delta(delta)?;
     let curve = library_curve(m, steps, orders)?;
-    let eps = |ln_d: f64| best_order(&curve, ln_d.exp()).0;
+    let eps = |ln_d: f64| best_order(&curve, exp(ln_d)).0;
     if k == 1 {
-        return Ok(eps(delta.ln()));
+        return Ok(eps(ln(delta)));
     }
     let kf = k as f64;
     // ln(e^x − 1), stable for large x.
-    let ln_expm1 = |x: f64| x + (-(-x).exp_m1()).ln();
+    let ln_expm1 = |x: f64| x + ln(-exp_m1(-x));
     let gap = |ln_d: f64| {
         let e = eps(ln_d);
-        ln_d + ln_expm1(kf * e) - ln_expm1(e) - delta.ln()
+        ln_d + ln_expm1(kf * e) - ln_expm1(e) - ln(delta)
     };
     // δ_ex ≤ δ; search down a decade at a time for a δ_ex below the root (as it does).
-    let (mut lo, mut hi) = (delta.ln() - std::f64::consts::LN_10, delta.ln());
+    let (mut lo, mut hi) = (ln(delta) - std::f64::consts::LN_10, ln(delta));
     let mut g = gap(lo);
     while g > 0.0 {
         hi = lo - g;

@@ -44,6 +44,7 @@
 
 use super::pld::{self, Bracket, Phase};
 use super::{Error, Sgm, MAX_SIGMA, MAX_STEPS};
+use crate::engine::math::{log2, powf};
 use serde::Serialize;
 
 /// The largest explicit strategy matrix (rows = steps).
@@ -243,13 +244,13 @@ fn check_sigma(sigma: f64, s: &[(f64, u64)]) -> Result<(), Error> {
 /// (+1 up, −1 down, 0 as they are): σ/s for each.
 fn phases_of(q: f64, sigma: f64, s: &[(f64, u64)], dir: i32) -> Result<Vec<Phase>, Error> {
     let grid = |x: f64| {
-        let l = 256.0 * x.log2();
+        let l = 256.0 * log2(x);
         let l = match dir {
             1 => l.ceil(),
             -1 => l.floor(),
             _ => return x,
         };
-        2f64.powf(l / 256.0).min(1.0)
+        powf(2f64, l / 256.0).min(1.0)
     };
     merged(s.iter().map(|&(x, n)| (grid(x), n)))
         .into_iter()

@@ -27,6 +27,7 @@ pub mod fixed_size;
 #[cfg(full_engine)]
 pub mod group_rdp;
 pub mod library_rdp;
+pub mod math;
 // Correlated noise (DP-FTRL / matrix factorization), accounted by exact reductions (issue 67).
 #[cfg(full_engine)]
 pub mod matrix;

@@ -89,6 +89,7 @@
 
 use super::error::Error;
 use super::params::{check_order, Sgm};
+use crate::engine::math::{exp, exp_m1, ln, ln_1p};
 
 /// A walk stops once its terms are this many nats below the running maximum (see the
 /// error budget).
@@ -166,17 +167,17 @@ impl LogSum {
             return;
         }
         if x > self.max {
-            self.sum = self.sum * (self.max - x).exp() + 1.0;
+            self.sum = self.sum * exp(self.max - x) + 1.0;
             self.max = x;
         } else {
-            self.sum += (x - self.max).exp();
+            self.sum += exp(x - self.max);
         }
     }
     fn ln(&self) -> f64 {
         if self.sum == 0.0 {
             f64::NEG_INFINITY
         } else {
-            self.max + self.sum.ln()
+            self.max + ln(self.sum)
         }
     }
 }
@@ -214,10 +215,10 @@ impl Lattice {
         Lattice {
             q,
             sigma,
-            ln_q: q.ln(),
-            ln_1mq: (-q).ln_1p(),
+            ln_q: ln(q),
+            ln_1mq: ln_1p(-q),
             h: step(sigma),
-            ln_norm: -sigma.ln() - LN_SQRT_2PI,
+            ln_norm: -ln(sigma) - LN_SQRT_2PI,
             cache: vec![std::cell::Cell::new(None); (2 * CACHE + 1) as usize],
         }
     }
@@ -235,7 +236,7 @@ impl Lattice {
             lat: self,
             alpha,
             beta,
-            ln_beta: beta.ln(),
+            ln_beta: ln(beta),
         }
         .log_a()
     }
@@ -273,23 +274,23 @@ impl Lattice {
         let ln_phi = -z * z / (2.0 * self.sigma * self.sigma) + self.ln_norm;
         let (u, ln_abs_u, v) = if s + self.ln_q < -1.0 {
             let u = if s > 700.0 {
-                (s + self.ln_q).exp() - self.q
+                exp(s + self.ln_q) - self.q
             } else {
-                self.q * s.exp_m1()
+                self.q * exp_m1(s)
             };
-            (u, self.ln_q + ln_abs_expm1(s), u.ln_1p())
+            (u, self.ln_q + ln_abs_expm1(s), ln_1p(u))
         } else {
             // q e^s dominates: v = s + ln q + ln(1 + (1−q)e^{−s}/q).
-            let v = s + self.ln_q + (self.ln_1mq - s - self.ln_q).exp().ln_1p();
-            let u = v.exp_m1();
-            (u, u.abs().ln(), v)
+            let v = s + self.ln_q + ln_1p(exp(self.ln_1mq - s - self.ln_q));
+            let u = exp_m1(v);
+            (u, ln(u.abs()), v)
         };
         Node {
             u,
             ln_abs_u,
             v,
             ln_phi,
-            phi: ln_phi.exp(),
+            phi: exp(ln_phi),
             xlogx: xlogx_term(u, v),
         }
     }
@@ -329,12 +330,12 @@ impl Integrand<'_> {
         // One mode and ln A clearly small (Lemma 9's unconditional bound on the
         // bulk, doubled): the nonnegative form alone, walked out from the mode.
         let (q, s2) = (self.lat.q, self.lat.sigma * self.lat.sigma);
-        let bulk = (2.0 * q * q * self.alpha * self.beta * (1.0 / s2).exp_m1()).ln_1p();
+        let bulk = ln_1p(2.0 * q * q * self.alpha * self.beta * exp_m1(1.0 / s2));
         if anchors.len() == 1 && bulk < 0.5 {
             return ln_1p_exp(self.log_a_minus_1(&[(anchors[0], anchors[0])]));
         }
         let (ranges, acc) = self.walk(&anchors, valley.map(index));
-        let ln_a = self.lat.h.ln() + acc.ln();
+        let ln_a = ln(self.lat.h) + acc.ln();
         if ln_a >= 1.0 {
             return ln_a;
         }
@@ -453,7 +454,7 @@ impl Integrand<'_> {
             }
             j -= 1;
         }
-        self.lat.h.ln() + acc.ln(self.ln_beta)
+        ln(self.lat.h) + acc.ln(self.ln_beta)
     }
 }
 
@@ -494,7 +495,7 @@ impl GSum {
     }
     fn ln_lin(x: f64, ln_beta: f64) -> f64 {
         if x > 0.0 {
-            x.ln() + ln_beta
+            ln(x) + ln_beta
         } else {
             f64::NEG_INFINITY
         }
@@ -521,17 +522,17 @@ fn ln_g(alpha: f64, beta: f64, ln_beta: f64, n: &Node) -> f64 {
     let x = alpha * v;
     if x > 40.0 {
         // (1+u)^α > e^40 dominates: g = (1+u)^α (1 − (1+αu)(1+u)^{−α}).
-        let ln_u = v + (-(-v).exp_m1()).ln();
-        let ln_1pau = log_add_exp(0.0, alpha.ln() + ln_u);
-        return x + (-(ln_1pau - x).exp()).ln_1p();
+        let ln_u = v + ln(-exp_m1(-v));
+        let ln_1pau = log_add_exp(0.0, ln(alpha) + ln_u);
+        return x + ln_1p(-exp(ln_1pau - x));
     }
-    if n.ln_abs_u + alpha.ln() < TINY_U {
+    if n.ln_abs_u + ln(alpha) < TINY_U {
         // α|u| < e^{−40}: g = C(α,2)·u²·(1 + (α−2)u/3 + …), whose correction is
         // below 2e-18 relative; in logs, so u² cannot underflow (q ≲ 1e-160).
-        return (0.5 * alpha * beta).ln() + 2.0 * n.ln_abs_u;
+        return ln(0.5 * alpha * beta) + 2.0 * n.ln_abs_u;
     }
     let t = n.xlogx + (1.0 + u) * psi(beta * v) / beta;
-    ln_beta + t.ln()
+    ln_beta + ln(t)
 }
 
 /// Below this value of ln(α|u|), `ln_g` uses the leading binomial term.
@@ -540,9 +541,9 @@ const TINY_U: f64 = -40.0;
 /// ln|eˢ − 1| for any finite s (−∞ at s = 0).
 fn ln_abs_expm1(s: f64) -> f64 {
     if s > 0.0 {
-        s + (-(-s).exp_m1()).ln()
+        s + ln(-exp_m1(-s))
     } else {
-        (-s.exp_m1()).ln()
+        ln(-exp_m1(s))
     }
 }
 
@@ -589,16 +590,16 @@ fn psi(x: f64) -> f64 {
         }
         x * x * p
     } else {
-        x.exp_m1() - x
+        exp_m1(x) - x
     }
 }
 
 /// ln(1 + eˣ), i.e. ln A from ln(A − 1).
 fn ln_1p_exp(x: f64) -> f64 {
     if x > 0.0 {
-        x + (-x).exp().ln_1p()
+        x + ln_1p(exp(-x))
     } else {
-        x.exp().ln_1p()
+        ln_1p(exp(x))
     }
 }
 
@@ -607,7 +608,7 @@ pub(crate) fn log_add_exp(a: f64, b: f64) -> f64 {
     if lo == f64::NEG_INFINITY {
         return hi;
     }
-    hi + (lo - hi).exp().ln_1p()
+    hi + ln_1p(exp(lo - hi))
 }
 
 /// Local maxima of ℓ(z) = −z²/(2σ²) + α ln(1 − q + q e^{(2z−1)/(2σ²)}):
@@ -615,7 +616,7 @@ pub(crate) fn log_add_exp(a: f64, b: f64) -> f64 {
 /// there are two, the local minimum between them (the valley).
 fn modes(q: f64, sigma: f64, alpha: f64) -> (Vec<f64>, Option<f64>) {
     let s2 = sigma * sigma;
-    let z1 = 0.5 + s2 * ((-q).ln_1p() - q.ln());
+    let z1 = 0.5 + s2 * (ln_1p(-q) - ln(q));
     let f = |z: f64| z - alpha * sigmoid((z - z1) / s2);
     let kappa = alpha / s2;
     // An anchor within half a node is enough: the walks go outward from it.
@@ -625,7 +626,7 @@ fn modes(q: f64, sigma: f64, alpha: f64) -> (Vec<f64>, Option<f64>) {
     }
     // Inflection points of ℓ: p(1−p) = 1/κ. F rises to za, falls to zb, rises after.
     let p_minus = 2.0 / (kappa * (1.0 + (1.0 - 4.0 / kappa).sqrt()));
-    let t = p_minus.ln() - (-p_minus).ln_1p();
+    let t = ln(p_minus) - ln_1p(-p_minus);
     let (za, zb) = (z1 + s2 * t, z1 - s2 * t);
     let left = za > 0.0 && f(za) > 0.0;
     let right = f(zb) < 0.0;
@@ -646,9 +647,9 @@ fn modes(q: f64, sigma: f64, alpha: f64) -> (Vec<f64>, Option<f64>) {
 
 fn sigmoid(x: f64) -> f64 {
     if x >= 0.0 {
-        1.0 / (1.0 + (-x).exp())
+        1.0 / (1.0 + exp(-x))
     } else {
-        let e = x.exp();
+        let e = exp(x);
         e / (1.0 + e)
     }
 }
@@ -692,10 +693,10 @@ mod tests {
                 a += c
                     * q.powi(k as i32)
                     * (1.0 - q).powi((alpha - k) as i32)
-                    * ((kf * kf - kf) / (2.0 * sigma * sigma)).exp();
+                    * exp((kf * kf - kf) / (2.0 * sigma * sigma));
                 c = c * (alpha - k) as f64 / (k + 1) as f64;
             }
-            let want = a.ln() / (alpha as f64 - 1.0);
+            let want = ln(a) / (alpha as f64 - 1.0);
             let got = rdp(&Sgm::new(q, sigma).unwrap(), alpha as f64).unwrap();
             assert!(
                 ((got - want) / want).abs() < 1e-12,
@@ -707,7 +708,7 @@ mod tests {
     #[test]
     fn nonnegative_pieces() {
         for &u in &[-0.9, -0.31, -0.29, -1e-9, 1e-9, 0.29, 0.31, 5.0] {
-            let v = f64::ln_1p(u);
+            let v = ln_1p(u);
             assert!(xlogx_term(u, v) >= 0.0);
         }
         for &x in &[-3.0, -0.31, -0.2, 1e-12, 0.2, 0.31, 3.0] {

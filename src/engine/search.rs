@@ -5,6 +5,7 @@
 #![cfg_attr(not(full_engine), allow(dead_code))]
 
 use super::error::Error;
+use crate::engine::math::{exp, ln};
 
 /// Bisection on [lo, hi] for a monotone test that holds at `lo` and fails at `hi`: at most
 /// `halvings` halvings, each keeping that, stopping early once `narrow(lo, hi)`. Returns the
@@ -47,7 +48,7 @@ struct Ends {
 
 impl Ends {
     fn new(miss: Reading, meet: Reading, target: f64) -> Ends {
-        let g = |b: f64| (b / target).ln();
+        let g = |b: f64| ln(b / target);
         Ends {
             miss,
             meet,
@@ -68,7 +69,7 @@ impl Ends {
 
     /// A read at u, bound b: it replaces the end on its side.
     fn take(&mut self, u: f64, b: f64) {
-        let g = (b / self.target).ln();
+        let g = ln(b / self.target);
         if b <= self.target {
             (self.meet, self.g_meet) = ((u, b), g);
             if self.last == 1 {
@@ -219,15 +220,15 @@ pub(crate) fn smallest_sigma(
     mut at: impl FnMut(f64) -> Result<f64, Error>,
 ) -> Result<(f64, f64), Error> {
     let (smin, smax) = (super::MIN_SIGMA, super::MAX_SIGMA);
-    let mut at_u = |u: f64| at(u.exp().clamp(smin, smax));
-    let u = guess.clamp(smin, smax).ln();
+    let mut at_u = |u: f64| at(exp(u).clamp(smin, smax));
+    let u = ln(guess.clamp(smin, smax));
     let first = at_u(u)?;
-    let limits = (smin.ln(), smax.ln());
+    let limits = (ln(smin), ln(smax));
     let (miss, meet) = match gallop(
         u,
         first,
         target,
-        1.25f64.ln(),
+        ln(1.25f64),
         1.0,
         limits,
         &unreachable,
@@ -237,7 +238,7 @@ pub(crate) fn smallest_sigma(
         Found::AtLimit(meet) => return Ok((smin, meet.1)),
     };
     let (u, b) = narrow(miss, meet, target, at_u, |a, c| (c - a).abs() <= 1e-4)?;
-    Ok((u.exp().clamp(smin, smax), b))
+    Ok((exp(u).clamp(smin, smax), b))
 }
 
 /// The most steps in [1, MAX_STEPS] whose bound `at(T)` (rising in T) is ≤ `target`, and
@@ -251,16 +252,16 @@ pub(crate) fn most_steps(
     mut at: impl FnMut(u64) -> Result<f64, Error>,
 ) -> Result<(u64, f64), Error> {
     let max = super::MAX_STEPS;
-    let t_of = |u: f64| (u.exp().round() as u64).clamp(1, max);
+    let t_of = |u: f64| (exp(u).round() as u64).clamp(1, max);
     let mut at_u = |u: f64| at(t_of(u));
-    let u = (guess.clamp(1, max) as f64).ln();
+    let u = ln(guess.clamp(1, max) as f64);
     let first = if u == 0.0 { one } else { at_u(u)? };
-    let limits = (0.0, (max as f64).ln());
+    let limits = (0.0, ln(max as f64));
     let (miss, meet) = match gallop(
         u,
         first,
         target,
-        1.5f64.ln(),
+        ln(1.5f64),
         -1.0,
         limits,
         &unreachable,
@@ -278,6 +279,7 @@ pub(crate) fn most_steps(
 #[cfg(test)]
 mod tests {
     use super::crossing;
+    use crate::engine::math::exp;
 
     /// [`crossing`] keeps its invariants (the bound above the target at `miss`, at most it at
     /// `meet`) and closes to the tolerance, on a smooth bound (few reads: the point of it over
@@ -288,7 +290,7 @@ mod tests {
     fn crossing_keeps_a_certified_pair_and_closes_fast() {
         let target = 1e-9;
         // δ(ε)-like: e^{−ε²/2 − 3ε}·1e-3; the crossing at 2.2 or so.
-        let smooth = |u: f64| 1e-3 * (-0.5 * u * u - 3.0 * u).exp();
+        let smooth = |u: f64| 1e-3 * exp(-0.5 * u * u - 3.0 * u);
         let stairs = |u: f64| smooth((u * 1e4).ceil() / 1e4);
         // (Bisection from (0.5, 8) to a millionth of 2.2 takes 22 reads; these took 12, 15, 8.)
         type Case<'a> = (&'a dyn Fn(f64) -> f64, (f64, f64), usize);

@@ -6,6 +6,7 @@
 //! batch line `"command": "check"`, Python's `check()` and the JS API's `check()`.
 
 use super::*;
+use crate::engine::math::exp;
 use crate::engine::pld::{self, Bracket};
 
 mod input;
@@ -433,7 +434,7 @@ pub fn check(obj: &Map<String, Value>) -> Result<Report, String> {
             }
             (Library::Opacus, _) => {
                 // Opacus' GDP accountant: the CLT's μ = q·√(T·(e^{1/σ²} − 1)), ε of μ-GDP.
-                let mu = q_lib * ((t_lib as f64) * ((1.0 / (sigma_lib * sigma_lib)).exp() - 1.0)).sqrt();
+                let mu = q_lib * ((t_lib as f64) * (exp(1.0 / (sigma_lib * sigma_lib)) - 1.0)).sqrt();
                 let e = pld::gaussian_epsilon(mu, delta).map_err(|e| e.to_string())?;
                 (e.upper, format!("Opacus' GDP accountant: the central-limit μ = {} read as μ-GDP (an approximation, not a bound)", up6(mu)))
             }

@@ -6,6 +6,7 @@
 use super::{Accountant, Request};
 use crate::decimal::{self, Dir};
 use crate::engine::error::show;
+use crate::engine::math::powf;
 use crate::engine::pld::shuffle::{self, Shuffle};
 use crate::engine::pld::{self, Bracket, Phase};
 use crate::engine::{self, Adjacency, Sgm};
@@ -646,7 +647,7 @@ impl Request {
         // attackRisk draws the same grid for Poisson sampling).
         let curve: Vec<Value> = (0..60)
             .map(|i| {
-                let fpr = 10f64.powf(-6.0 + 6.0 * i as f64 / 59.0);
+                let fpr = powf(10f64, -6.0 + 6.0 * i as f64 / 59.0);
                 pld::attack_tpr(&attack, fpr).map(|t| json!({"fpr": fpr, "tpr": t}))
             })
             .collect::<Result<_, _>>()

@@ -1,6 +1,7 @@
 //! The frame every chart shares: log axes, ranges, mesh, dashed lines.
 
 use super::*;
+use crate::engine::math::{exp, ln, log10, powf};
 
 /// Axis tick labels: compact, no trailing ".0" (ticks sit on round values, so the
 /// 6-digit rounding is always right here; a tick computed as 0.99999… reads "1").
@@ -41,7 +42,7 @@ pub(crate) fn log_range(vals: impl Iterator<Item = f64>) -> (f64, f64) {
 /// than 14 px, scaled — a 390 px phone drew the profile's fourteen δ decades on ~100 px, their
 /// labels overlapping), only every second, third or fifth decade is labelled.
 pub(crate) fn log_axis(lo: f64, hi: f64, th: &Theme, px: f64) -> WithKeyPoints<LogCoord<f64>> {
-    let decades = (hi / lo).log10();
+    let decades = log10(hi / lo);
     let wide = decades > if th.legend_below { 2.0 } else { 4.0 };
     let per = px / decades.max(1e-9);
     let every = [1i32, 2, 3, 5, 10]
@@ -49,7 +50,7 @@ pub(crate) fn log_axis(lo: f64, hi: f64, th: &Theme, px: f64) -> WithKeyPoints<L
         .find(|&k| per * k as f64 >= 14.0 * th.scale)
         .unwrap_or(10);
     let (mut bold, mut light) = (Vec::new(), Vec::new());
-    let mut exp = lo.log10().floor() as i32;
+    let mut exp = log10(lo).floor() as i32;
     let mut decade = 10f64.powi(exp);
     while decade <= hi {
         for k in 1..10 {
@@ -122,7 +123,7 @@ pub(crate) fn drawable((lo, hi): (f64, f64)) -> (f64, f64) {
     } else {
         hi * 1e-3
     };
-    let lo = lo.max(hi * 10f64.powf(-MAX_DECADES)).max(1e-300);
+    let lo = lo.max(hi * powf(10f64, -MAX_DECADES)).max(1e-300);
     if lo < hi {
         (lo, hi)
     } else {
@@ -200,16 +201,16 @@ impl Mapping {
         match (px - p0) / (p1 - p0) {
             f if f <= 0.0 || f.is_nan() => a,
             f if f >= 1.0 => b,
-            f => (a.ln() + f * (b.ln() - a.ln())).exp(),
+            f => exp(ln(a) + f * (ln(b) - ln(a))),
         }
     }
     /// The index of the value in `xs` nearest (in log terms) to the one under CSS pixel
     /// `px` (the hover readout's order); 0 for an empty list.
     pub fn nearest(&self, xs: &[f64], px: f64) -> usize {
-        let target = self.x_at(px).ln();
+        let target = ln(self.x_at(px));
         let mut best = 0;
         for (i, x) in xs.iter().enumerate() {
-            if (x.ln() - target).abs() < (xs[best].ln() - target).abs() {
+            if (ln(*x) - target).abs() < (ln(xs[best]) - target).abs() {
                 best = i;
             }
         }
@@ -218,11 +219,11 @@ impl Mapping {
     /// The CSS pixel of x value `x`.
     pub fn px_of_x(&self, x: f64) -> f64 {
         let ((p0, p1), (a, b)) = (self.px.0, self.x);
-        p0 + (x.ln() - a.ln()) / (b.ln() - a.ln()) * (p1 - p0)
+        p0 + (ln(x) - ln(a)) / (ln(b) - ln(a)) * (p1 - p0)
     }
     /// The CSS pixel of y value `y` (top is the largest y).
     pub fn px_of_y(&self, y: f64) -> f64 {
         let ((p0, p1), (a, b)) = (self.px.1, self.y);
-        p1 - (y.ln() - a.ln()) / (b.ln() - a.ln()) * (p1 - p0)
+        p1 - (ln(y) - ln(a)) / (ln(b) - ln(a)) * (p1 - p0)
     }
 }

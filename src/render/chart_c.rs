@@ -1,16 +1,17 @@
 //! Chart C: the largest order α where Theorem 11 holds, against q.
 
 use super::*;
+use crate::engine::math::{exp, ln};
 // Ours, not plotters' prelude's (two parameters).
 use super::DrawResult;
 
 /// Data of Chart C (Figure 1, left): for each q, the largest α by condition (4),
 /// (5), their minimum, and the exact largest α with ε(α) ≤ 2q²α/σ².
 pub fn max_order_curves(sigma: f64, n: usize) -> Result<Vec<(f64, bounds::MaxOrder)>, Error> {
-    let (l0, l1) = ((1e-6f64).ln(), (0.2f64).ln());
+    let (l0, l1) = (ln(1e-6f64), ln(0.2f64));
     (0..n)
         .map(|i| {
-            let q = (l0 + (l1 - l0) * i as f64 / (n - 1).max(1) as f64).exp();
+            let q = exp(l0 + (l1 - l0) * i as f64 / (n - 1).max(1) as f64);
             Ok((q, bounds::max_order(&Sgm::new(q, sigma)?)))
         })
         .collect()

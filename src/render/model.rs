@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::decimal::Dir;
+use crate::engine::math::exp;
 
 /// The inputs of the calculator.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -240,7 +241,7 @@ pub fn eps_number(e: f64) -> String {
 pub fn eps_factor(e: f64) -> String {
     let shown = eps_number(e);
     if e <= 30.0 {
-        format!("e^{shown} ≈ {}", crate::decimal::fixed(e.exp(), 3, Dir::Up))
+        format!("e^{shown} ≈ {}", crate::decimal::fixed(exp(e), 3, Dir::Up))
     } else {
         format!(
             "e^{shown} ≈ 10^{:.0} — so large that this is no meaningful guarantee",

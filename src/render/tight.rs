@@ -4,6 +4,7 @@
 
 use super::*;
 use crate::decimal::Dir;
+use crate::engine::math::{exp, ln, log10, powf};
 // Ours, not plotters' prelude's (two parameters).
 pub use super::Drawn;
 use super::ReadoutPoint;
@@ -110,8 +111,8 @@ impl Training {
         for i in 1..p.len() {
             if p[i] >= target && p[i - 1] < target {
                 let f = (target - p[i - 1]) / (p[i] - p[i - 1]);
-                let (a, b) = (self.steps[i - 1].ln(), self.steps[i].ln());
-                return Some((a + f * (b - a)).exp());
+                let (a, b) = (ln(self.steps[i - 1]), ln(self.steps[i]));
+                return Some(exp(a + f * (b - a)));
             }
         }
         None
@@ -177,8 +178,8 @@ pub fn draw_training<DB: DrawingBackend>(
     // Whole decades: plotters' log key points crowd a partial decade with labels.
     let (ylo, yhi) = super::log_range(ys.copied());
     let (ylo, yhi) = (
-        10f64.powf(ylo.log10().floor()),
-        10f64.powf(yhi.log10().ceil()),
+        powf(10f64, log10(ylo).floor()),
+        powf(10f64, log10(yhi).ceil()),
     );
     // The last checkpoint whose certified ε is 0, where a later one is positive.
     let zero = (t.pld_upper.iter())
@@ -363,7 +364,7 @@ pub fn profile_floor(rows: &[ProfileRow], delta: f64) -> f64 {
         .filter(|v| *v > 0.0 && v.is_finite())
         .fold(1.0f64, f64::min);
     // (A δ of exactly 10⁻ᵏ gets 10⁻ᵏ⁻¹ whichever way its logarithm rounds.)
-    let decade = (least.log10() + 1e-9).floor().max(-14.0) as i32;
+    let decade = (log10(least) + 1e-9).floor().max(-14.0) as i32;
     10f64.powi(decade - 1).min(1e-2)
 }
 
@@ -541,7 +542,7 @@ pub fn checkpoints(steps: u64, points: usize) -> Vec<u64> {
     let mut s: Vec<u64> = (0..n)
         .map(|i| {
             let f = i as f64 / (n - 1) as f64;
-            (steps as f64).powf(f).round().max(1.0) as u64
+            powf(steps as f64, f).round().max(1.0) as u64
         })
         .collect();
     s.dedup();
@@ -629,7 +630,7 @@ pub fn risk_data(sgm: Sgm, steps: u64, fprs: &[f64]) -> Result<Risk, Error> {
         .collect::<Result<Vec<_>, _>>()?;
     let curve = (0..60)
         .map(|i| {
-            let f = 10f64.powf(-6.0 + 6.0 * i as f64 / 59.0);
+            let f = powf(10f64, -6.0 + 6.0 * i as f64 / 59.0);
             (f, attack_tpr(&prof, f).unwrap_or(1.0))
         })
         .collect();

@@ -1,6 +1,7 @@
 //! The page's and the widget's fields: names, slider ranges, the one parser for typed
 //! text, attributes and link values, and the presets. No DOM: tested natively.
 
+use crate::engine::math::{ln, log10, powf};
 use crate::engine::{params, Conversion, Sgm};
 use crate::render::{fmt_num, Inputs};
 
@@ -64,11 +65,16 @@ impl Field {
             Field::Delta => (-12.0, -1.0),
         }
     }
+    /// Value → the slider's position (log10), as the range input's text.
+    pub fn slider_position(self, v: f64) -> String {
+        format!("{:.4}", log10(v))
+    }
+
     /// Slider position (log10) → the nearest round value (two significant digits: 1.1,
     /// not 1.10154; steps a whole number), within the slider's range.
     pub fn from_slider(self, x: f64) -> f64 {
         let (lo, hi) = self.slider_range();
-        self.round(10f64.powf(x.clamp(lo, hi)))
+        self.round(powf(10f64, x.clamp(lo, hi)))
     }
 
     /// The nearest round value to `v` (see [`Field::from_slider`]).
@@ -77,15 +83,15 @@ impl Field {
         let (lo, hi) = self.slider_range();
         // The nearest of n·10^k and (n+1)·10^k (in log terms, as the slider moves).
         let (a, b) = (rung(n, k), rung(n + 1, k));
-        let near = if (v / a).ln() <= (b / v).ln() { a } else { b };
-        self.whole(near.clamp(10f64.powf(lo), 10f64.powf(hi)))
+        let near = if ln(v / a) <= ln(b / v) { a } else { b };
+        self.whole(near.clamp(powf(10f64, lo), powf(10f64, hi)))
     }
 
     /// The next round value above (`up`) or below `v`: what an arrow key moves to; with
     /// `decade`, ×10 or ÷10 (Page Up/Down). Stays within the slider's range.
     pub fn step(self, v: f64, up: bool, decade: bool) -> f64 {
         let (lo, hi) = self.slider_range();
-        let (lo, hi) = (10f64.powf(lo), 10f64.powf(hi));
+        let (lo, hi) = (powf(10f64, lo), powf(10f64, hi));
         let Some((n, k)) = ladder(v) else { return v };
         let next = if decade {
             self.round(if up { v * 10.0 } else { v / 10.0 })
@@ -127,7 +133,7 @@ fn ladder(v: f64) -> Option<(i32, i32)> {
     if !(v.is_finite() && v > 0.0) {
         return None;
     }
-    let mut k = v.log10().floor() as i32 - 1;
+    let mut k = log10(v).floor() as i32 - 1;
     // Correct log10's rounding at the decade edges.
     if rung(10, k) > v {
         k -= 1;
@@ -356,7 +362,7 @@ mod tests {
     #[test]
     fn sliders_land_on_round_values() {
         // Positions near log10(1.1) give 1.1, not 1.10154.
-        assert_eq!(Field::Sigma.from_slider(1.1f64.log10() + 0.0005), 1.1);
+        assert_eq!(Field::Sigma.from_slider(log10(1.1f64) + 0.0005), 1.1);
         assert_eq!(Field::Sigma.from_slider(0.0), 1.0);
         assert_eq!(Field::Delta.from_slider(-5.0), 1e-5);
         assert_eq!(Field::Steps.from_slider(4.148), 14000.0);
@@ -383,12 +389,12 @@ mod tests {
                 // Within a rung of the position (≤ 5 % in value; steps below 10 move
                 // in whole steps).
                 let rung = if f == Field::Steps {
-                    (1.0 + 1.0 / v).log10()
+                    log10(1.0 + 1.0 / v)
                 } else {
                     0.0
                 };
                 assert!(
-                    (v.log10() - x).abs() < 0.022f64.max(rung),
+                    (log10(v) - x).abs() < 0.022f64.max(rung),
                     "{f:?} at {x}: {v}"
                 );
             }
@@ -415,7 +421,7 @@ mod tests {
         // Up then down returns (from a rung).
         for f in Field::ALL {
             let (lo, hi) = f.slider_range();
-            let mut v = f.round(10f64.powf((lo + hi) / 2.0));
+            let mut v = f.round(powf(10f64, (lo + hi) / 2.0));
             for _ in 0..50 {
                 let up = f.step(v, true, false);
                 assert!(up > v, "{f:?} {v}");

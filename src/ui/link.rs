@@ -553,6 +553,7 @@ fn unescape(s: &str) -> String {
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests {
     use super::*;
+    use crate::engine::math::powf;
     use proptest::prelude::*;
 
     #[test]
@@ -676,10 +677,10 @@ mod tests {
                     let e = e.min(0.9e9 * b as f64 / n);
                     Link {
                         inputs: Inputs {
-                            q: 10f64.powf(q),
-                            sigma: 10f64.powf(s),
+                            q: powf(10f64, q),
+                            sigma: powf(10f64, s),
                             steps,
-                            delta: 10f64.powf(d),
+                            delta: powf(10f64, d),
                             conversion: if cl {
                                 Conversion::Classic
                             } else {

@@ -84,7 +84,7 @@ impl Control {
     }
 
     fn set_slider(&self, v: f64) {
-        self.range.set_value(&format!("{:.4}", v.log10()));
+        self.range.set_value(&self.f.slider_position(v));
         let _ = self.range.set_attribute(
             "aria-valuetext",
             &format!("{} = {}", self.f.label(), self.f.format(v)),

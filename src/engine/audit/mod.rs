@@ -40,6 +40,7 @@
 //! * **Descriptive**: the AUC (Mann–Whitney, ties counted ½) and the empirical TPR at given
 //!   FPRs with exact two-sided Clopper–Pearson intervals at 1 − α (each on its own).
 
+use crate::engine::math::{exp, exp_m1, ln, powf};
 mod binomial;
 mod one_run;
 mod plan;
@@ -71,16 +72,16 @@ pub fn isf(p: f64) -> f64 {
     if p > 0.5 {
         return -isf(1.0 - p);
     }
-    let t = (-2.0 * p.ln()).sqrt();
+    let t = (-2.0 * ln(p)).sqrt();
     let mut z = t
         - (2.515517 + 0.802853 * t + 0.010328 * t * t)
             / (1.0 + 1.432788 * t + 0.189269 * t * t + 0.001308 * t * t * t);
-    let ln_p = p.ln();
-    let ln_sqrt_2pi = 0.5 * (2.0 * std::f64::consts::PI).ln();
+    let ln_p = ln(p);
+    let ln_sqrt_2pi = 0.5 * ln(2.0 * std::f64::consts::PI);
     for _ in 0..6 {
         let l = ln_phi_bar(z);
         // φ(z)/Φ̄(z), the slope of −ln Φ̄.
-        let ratio = (-0.5 * z * z - ln_sqrt_2pi - l).exp();
+        let ratio = exp(-0.5 * z * z - ln_sqrt_2pi - l);
         let step = (l - ln_p) / ratio;
         z += step;
         if step.abs() <= 1e-15 * (1.0 + z.abs()) {
@@ -301,7 +302,7 @@ fn eps_of(tpr_lo: f64, fpr_hi: f64, delta: f64) -> f64 {
     if tpr_lo <= delta || fpr_hi <= 0.0 {
         return 0.0;
     }
-    ((tpr_lo - delta).ln() - fpr_hi.ln()).max(0.0)
+    (ln(tpr_lo - delta) - ln(fpr_hi)).max(0.0)
 }
 
 /// Φ̄⁻¹(FPR) + Φ̄⁻¹(FNR), 0 when not positive.
@@ -317,7 +318,7 @@ fn mu_of(tpr_lo: f64, fpr_hi: f64) -> f64 {
 /// strongest tests are (the first few ranks) and within a factor √2 of any other.
 pub(crate) fn grid(n: u64) -> Vec<u64> {
     let mut v: Vec<u64> = (0..)
-        .map(|i| 2f64.powf(i as f64 / 2.0).ceil() as u64)
+        .map(|i| powf(2f64, i as f64 / 2.0).ceil() as u64)
         .take_while(|&k| k <= n)
         .collect();
     v.dedup();
@@ -395,7 +396,7 @@ fn two_sample(s: &Scores, o: &Options) -> (EpsilonBound, MuBound) {
     let exact = |&(j, _t, tp): &Test| (cp_lower(tp, n_in, sig), cp_upper(j as u64 - 1, n_out, sig));
     // Inner ends: the CP upper end of a rate is ≥ its point estimate and ≥ the zero-count
     // end 1 − s^(1/n); the lower end ≤ the point estimate.
-    let floor = |n: u64| -(sig.ln() / n as f64).exp_m1();
+    let floor = |n: u64| -exp_m1(ln(sig) / n as f64);
     let inner = |&(j, _t, tp): &Test| {
         let fpr = ((j as f64 - 1.0) / n_out as f64).max(floor(n_out));
         let tpr = tp as f64 / n_in as f64;
@@ -497,9 +498,9 @@ mod tests {
         for p in [1e-300, 1e-20, 1e-7, 0.01, 0.3, 0.5, 0.8, 1.0 - 1e-9] {
             let z = isf(p);
             let back = if z >= 0.0 {
-                ln_phi_bar(z).exp()
+                exp(ln_phi_bar(z))
             } else {
-                1.0 - ln_phi_bar(-z).exp()
+                1.0 - exp(ln_phi_bar(-z))
             };
             assert!(
                 (back - p).abs() <= 1e-13 * p.min(1.0 - p).max(p * 1e-3),
@@ -556,8 +557,8 @@ mod tests {
         let opts = Options::new(0.05, 1e-5, vec![0.01], None).unwrap();
         let a = audit(&s, &opts);
         let sig = 0.05 / (2.0 * grid(n as u64).len() as f64);
-        let zero_end = -(sig.ln() / n as f64).exp_m1();
-        let want = ((1.0 - zero_end) - 1e-5).ln() - zero_end.ln();
+        let zero_end = -exp_m1(ln(sig) / n as f64);
+        let want = ln((1.0 - zero_end) - 1e-5) - ln(zero_end);
         let got = a.clopper_pearson.epsilon;
         assert!(got <= want && got > want - 1e-7, "{got} vs {want}");
         assert_eq!(a.auc, 1.0);

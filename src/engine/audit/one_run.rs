@@ -6,14 +6,15 @@
 
 use super::binomial::{binomial_sf, ln_pmf};
 use super::{gaussian_epsilon_lower, grid, isf, OneRun, Scores};
+use crate::engine::math::{exp, ln};
 use crate::engine::pld::gauss::ln_phi_bar;
 
 fn logistic(e: f64) -> f64 {
-    1.0 / (1.0 + (-e).exp())
+    1.0 / (1.0 + exp(-e))
 }
 
 fn logit(p: f64) -> f64 {
-    (p / (1.0 - p)).ln()
+    ln(p / (1.0 - p))
 }
 
 /// The p-value of `correct` right among `guesses` guesses of m canaries under an (ε, δ)-DP
@@ -35,7 +36,7 @@ pub fn one_run_p_value(m: u64, guesses: u64, correct: u64, eps: f64, delta: f64)
     let mode = (((k + 1) as f64 * q).floor() as u64).min(k);
     let top = (v - 1).min(mode);
     let l_ref = ln_pmf(top, k, q);
-    let rel = |j: u64| (ln_pmf(j, k, q) - l_ref).exp();
+    let rel = |j: u64| exp(ln_pmf(j, k, q) - l_ref);
     // Skip the window's start where the pmf is negligible (v − 1 far above the mode).
     let mut j = v - 1;
     let mut skipped = 0u64;
@@ -68,7 +69,7 @@ pub fn one_run_p_value(m: u64, guesses: u64, correct: u64, eps: f64, delta: f64)
         r *= j as f64 / (k - j + 1) as f64 * ratio;
         j -= 1;
     }
-    (beta + 2.0 * m as f64 * delta * best * l_ref.exp()).min(1.0)
+    (beta + 2.0 * m as f64 * delta * best * exp(l_ref)).min(1.0)
 }
 
 /// The largest ε (above `floor`) whose (ε, δ)-DP claim `correct` of `guesses` right guesses
@@ -95,7 +96,7 @@ pub fn one_run_epsilon(
     let mut hi = if v < k {
         logit(v as f64 / k as f64)
     } else {
-        logit((alpha.ln() / k as f64).exp()) + 1e-9
+        logit(exp(ln(alpha) / k as f64)) + 1e-9
     };
     while p(hi) <= alpha && hi < 1e4 {
         hi = 2.0 * hi + 1.0;
@@ -123,7 +124,7 @@ fn fdp_rejects(m: u64, guesses: u64, correct: u64, alpha: f64, mu: f64) -> bool 
     let mut r = alpha * v as f64 / mf;
     let mut h = alpha * (k - v as f64) / mf;
     for i in (0..v).rev() {
-        let g = ln_phi_bar(isf(r) + mu).exp();
+        let g = exp(ln_phi_bar(isf(r) + mu));
         let h_new = h.max(g);
         if h_new == h {
             break;
@@ -196,7 +197,7 @@ pub(super) fn one_run(s: &Scores, alpha: f64, delta: f64) -> (OneRun, OneRun) {
             } else if v < guesses {
                 logit(v as f64 / guesses as f64)
             } else {
-                logit((a_test.ln() / guesses as f64).exp())
+                logit(exp(ln(a_test) / guesses as f64))
             };
             (cheap, guesses, v)
         })
@@ -230,7 +231,7 @@ pub(super) fn one_run(s: &Scores, alpha: f64, delta: f64) -> (OneRun, OneRun) {
     for &(_, k, v) in &cands {
         // μ-GDP's best single guess is right with probability Φ(μ/2): a set no more precise
         // than that cannot reject μ-GDP at the best μ so far.
-        if (v as f64 / k as f64) <= ln_phi_bar(-fdp.mu / 2.0).exp() {
+        if (v as f64 / k as f64) <= exp(ln_phi_bar(-fdp.mu / 2.0)) {
             continue;
         }
         let mu = one_run_fdp_mu(m, k, v, a_test, fdp.mu);
@@ -265,7 +266,7 @@ mod tests {
                     let beta = binomial_sf(v as i64, k, q);
                     let (mut sum, mut best) = (0.0, 0.0f64);
                     for i in 1..=v {
-                        sum += ln_pmf(v - i, k, q).exp();
+                        sum += exp(ln_pmf(v - i, k, q));
                         best = best.max(sum / i as f64);
                     }
                     let want = (beta + 2.0 * m as f64 * delta * best).min(1.0);
@@ -284,7 +285,7 @@ mod tests {
     fn all_right_gives_the_closed_form() {
         for k in [10u64, 100, 1000] {
             let e = one_run_epsilon(2 * k, k, k, 0.05, 0.0, 0.0);
-            let q = (0.05f64.ln() / k as f64).exp();
+            let q = exp(ln(0.05f64) / k as f64);
             assert!((e - logit(q)).abs() < 1e-8, "k {k}: {e} vs {}", logit(q));
         }
     }

@@ -7,6 +7,7 @@
 use super::one_run::one_run_epsilon;
 use super::{cp_lower, cp_upper, eps_of, gaussian_epsilon_lower, grid, isf, mu_of};
 use crate::engine::error::Error;
+use crate::engine::math::{exp, powf};
 use crate::engine::pld::gauss::ln_phi_bar;
 use serde::Serialize;
 
@@ -48,7 +49,7 @@ pub struct Plan {
 fn members_above(n: u64, mu: f64, j: u64) -> (f64, u64) {
     let t = isf((j as f64 - 0.5) / n as f64);
     // Member i scores μ + Φ⁻¹((i + ½)/n) > t ⇔ (i + ½)/n > Φ(t − μ).
-    let c = (1.0 - ln_phi_bar(t - mu).exp()) * n as f64 - 0.5;
+    let c = (1.0 - exp(ln_phi_bar(t - mu))) * n as f64 - 0.5;
     let below = if c < 0.0 {
         0
     } else {
@@ -79,7 +80,7 @@ fn one_run(m: u64, mu: f64, delta: f64, alpha: f64) -> f64 {
     let n = (m / 2) as f64;
     let tests = grid(m);
     let a_test = alpha / tests.len() as f64;
-    let tail = |z: f64| ln_phi_bar(z).exp();
+    let tail = |z: f64| exp(ln_phi_bar(z));
     let mut best = 0.0f64;
     for k in tests {
         // The threshold t with n·(Φ̄(t − μ) + Φ̄(t)) = k, by bisection.
@@ -147,7 +148,7 @@ pub fn plan(
         .collect();
     let goal = fraction * epsilon;
     // n = 10^(i/8), i = 16 … 56: the fewest on that grid reaching the goal.
-    let grid = |i: u32| 10f64.powf(i as f64 / 8.0).round() as u64;
+    let grid = |i: u32| powf(10f64, i as f64 / 8.0).round() as u64;
     let two_sample_canaries = (16..=56)
         .map(grid)
         .find(|&n| two_sample(n, mu, delta, significance).0 >= goal);

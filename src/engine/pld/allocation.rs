@@ -65,6 +65,7 @@ use super::compose::{power, Phase as CPhase};
 use super::discretize::{from_bins, lattice, z_of_tail, Direction, StepPld};
 use super::gauss::{ln_mass, Tails};
 use crate::engine::error::Error;
+use crate::engine::math::{exp, exp_m1, ln, log2, powf};
 use crate::engine::pld::compose::Work;
 
 /// Largest FFT for the sum of t log-normals.
@@ -114,7 +115,7 @@ fn coordinate(s: f64, h: f64, cap: f64, split: usize) -> Coord {
     let split = split.min(len - 1);
     let at = |j: usize| {
         let x = j as f64 * h;
-        let lx = if j == 0 { f64::NEG_INFINITY } else { x.ln() };
+        let lx = if j == 0 { f64::NEG_INFINITY } else { ln(x) };
         (Tails::at((lx - m) / s), Tails::at((lx - m1) / s))
     };
     let mut ln_up = vec![f64::NEG_INFINITY; split + 1];
@@ -124,8 +125,8 @@ fn coordinate(s: f64, h: f64, cap: f64, split: usize) -> Coord {
             ln_up[j] = super::gauss::ln_add(ln_up[j], ln_m);
         } else {
             match tail_up.last_mut() {
-                Some(last) if last.0 == j => last.1 += ln_m.exp(),
-                _ => tail_up.push((j, ln_m.exp())),
+                Some(last) if last.0 == j => last.1 += exp(ln_m),
+                _ => tail_up.push((j, exp(ln_m))),
             }
         }
     };
@@ -137,7 +138,7 @@ fn coordinate(s: f64, h: f64, cap: f64, split: usize) -> Coord {
         let w = if x < V_FINE {
             1
         } else {
-            1usize << ((x / V_FINE).log2().floor() as u32 + 1).min(40)
+            1usize << (log2(x / V_FINE).floor() as u32 + 1).min(40)
         };
         let k = (j + w).min(len - 1);
         let next = at(k);
@@ -146,17 +147,17 @@ fn coordinate(s: f64, h: f64, cap: f64, split: usize) -> Coord {
         if ln_m > f64::NEG_INFINITY {
             let (a, b) = (j as f64, k as f64);
             // The bin's mean, in lattice units, inside [a, b].
-            let mu = ((ln_pm - ln_m).exp() / h).clamp(a, b);
+            let mu = (exp(ln_pm - ln_m) / h).clamp(a, b);
             let span = b - a;
-            put(j, ln_m + ((b - mu) / span).ln());
-            put(k, ln_m + ((mu - a) / span).ln());
-            atoms.push((ln_m.exp(), mu));
+            put(j, ln_m + ln((b - mu) / span));
+            put(k, ln_m + ln((mu - a) / span));
+            atoms.push((exp(ln_m), mu));
         }
         j = k;
         edge = next;
     }
-    let l_top = ((len - 1) as f64 * h).ln();
-    let tail = |mean: f64| super::gauss::ln_phi_bar((l_top - mean) / s).exp();
+    let l_top = ln((len - 1) as f64 * h);
+    let tail = |mean: f64| exp(super::gauss::ln_phi_bar((l_top - mean) / s));
     // The contraction's atoms are split by position; each part is merged on its own
     // (each keeps its mass and mean, so the whole is still a contraction of V).
     let cut = atoms.partition_point(|a| a.1 <= split as f64);
@@ -223,19 +224,19 @@ fn split_point(s: f64, t: f64, eta: f64, h: f64, cap: f64) -> Option<f64> {
     if cap / h <= SPLIT_ABOVE {
         return None;
     }
-    let target = (0.05 * eta.max(1e-17)).ln();
-    let lt = t.ln();
+    let target = ln(0.05 * eta.max(1e-17));
+    let lt = ln(t);
     let mut z = 2.0;
     while z < 12.0 {
         // ln M = s²/2 + s·z: P(V > M) = Φ̄(z + s), E[V; V > M] = Φ̄(z).
         let (lp, lpm) = (super::gauss::ln_phi_bar(z + s), super::gauss::ln_phi_bar(z));
-        let mass = super::gauss::ln_add(lt + lp + lpm, 2.0 * lt + 2.0 * lp - 2f64.ln());
+        let mass = super::gauss::ln_add(lt + lp + lpm, 2.0 * lt + 2.0 * lp - ln(2f64));
         if mass <= target {
             break;
         }
         z += 0.125;
     }
-    let m = (0.5 * s * s + s * z).exp();
+    let m = exp(0.5 * s * s + s * z);
     (m < 0.25 * cap && m > 2.0 * V_FINE).then_some(m)
 }
 
@@ -329,8 +330,8 @@ impl Law {
         // is certified, its mass is at +∞; below 1e-17 per epoch it no longer matters for
         // the δ ≥ 1e-15 we resolve, and a smaller one would widen the sum's FFT for nothing).
         let z = z_of_tail((0.5 * eta.max(1e-17) / (tf + 1.0)).min(0.25));
-        let cap = (0.5 * s * s + s * z).exp().max(4.0 * h);
-        let bins = (cap / h).min(V_FINE / h + 8.0 / h * (cap / V_FINE).log2().max(0.0));
+        let cap = exp(0.5 * s * s + s * z).max(4.0 * h);
+        let bins = (cap / h).min(V_FINE / h + 8.0 / h * log2(cap / V_FINE).max(0.0));
         let m_split = split_point(s, tf, eta, h, cap);
         let dense = (cap / h).min(m_split.unwrap_or(cap) / h);
         if !w.spend(super::POINT_WORK * 2.0 * bins + dense) {
@@ -346,7 +347,7 @@ impl Law {
         let split = m_split.map_or(usize::MAX, |m| (m / h).floor() as usize);
         let mut c = coordinate(s, h, cap, split);
         let m_bulk = (c.lo.len() - 1) as f64 * h;
-        let ln_lo: Vec<f64> = c.lo.iter().map(|&x| x.ln()).collect();
+        let ln_lo: Vec<f64> = c.lo.iter().map(|&x| ln(x)).collect();
         let step = StepPld {
             k_lo: 0,
             ln_up: std::mem::take(&mut c.ln_up),
@@ -360,7 +361,7 @@ impl Law {
         }];
         // Tilts: the plain sum, one toward the left tail (the add direction's large
         // losses) and a mild one toward the right (bounded by the cap's e^{λH}).
-        let var_v = (s * s).exp_m1();
+        let var_v = exp_m1(s * s);
         let sd = (tf * var_v).sqrt() / h;
         let alias = (1e-3 * eta).max(1e-300);
         let mut wins = Vec::new();
@@ -396,7 +397,7 @@ impl Law {
                 if k < w.k0 || k >= w.k0 + w.n as i64 {
                     continue;
                 }
-                let untilt = |ln_scale: f64| (ln_scale - lam * k as f64 * h).exp();
+                let untilt = |ln_scale: f64| exp(ln_scale - lam * k as f64 * h);
                 let err = w.e_bin * untilt(w.ln_scale_up);
                 if best.is_some_and(|b| b.0 <= err) {
                     continue;
@@ -419,11 +420,11 @@ impl Law {
         for (lam, w) in &wins {
             if *lam >= 0.0 {
                 let edge = (w.k0 + w.n as i64) as f64 * h;
-                right = right.min(alias * (w.ln_scale_up - lam * edge).exp());
+                right = right.min(alias * exp(w.ln_scale_up - lam * edge));
             }
             if *lam <= 0.0 {
                 let edge = w.k0.max(0) as f64 * h;
-                left = left.min(alias * (w.ln_scale_up - lam * edge).exp());
+                left = left.min(alias * exp(w.ln_scale_up - lam * edge));
             }
         }
         // W ≤ M beyond the windows (every V ≤ M), and W's mass there is at most the bound.
@@ -470,7 +471,7 @@ impl Law {
                 steps: tf - 1.0,
             }];
             let p = power(&phase, 0.0, h, MAX_SUM_FFT, alias, w).map_err(too_wide)?;
-            let (su, sl) = (p.ln_scale_up.exp(), p.ln_scale_lo.exp());
+            let (su, sl) = (exp(p.ln_scale_up), exp(p.ln_scale_lo));
             let k0 = p.k0.max(0);
             let (u, l): (Vec<f64>, Vec<f64>) = (k0..p.k0 + p.n as i64)
                 .map(|k| {
@@ -563,8 +564,8 @@ impl Law {
         // (loss, P, Q) of a point W with mass m.
         let point = |w: f64, m: f64| -> (f64, f64, f64) {
             match dir {
-                Direction::Remove => (w.ln(), w * m, m),
-                Direction::Add => (-w.ln(), m, w * m),
+                Direction::Remove => (ln(w), w * m, m),
+                Direction::Add => (-ln(w), m, w * m),
             }
         };
         let mut inf = match dir {
@@ -644,14 +645,14 @@ impl Law {
                 w.1 += ql;
             }
         }
-        let ln2 = |(p, q): (f64, f64)| (p.ln(), q.ln());
+        let ln2 = |(p, q): (f64, f64)| (ln(p), ln(q));
         let upper = from_bins(
             d,
             k_lo,
             len,
             |i| ln2(bins_up[i]),
-            left_up.ln(),
-            (right_up + inf).ln(),
+            ln(left_up),
+            ln(right_up + inf),
         );
         let lower = from_bins(
             d,
@@ -659,7 +660,7 @@ impl Law {
             len,
             |i| ln2(bins_lo[i]),
             f64::NEG_INFINITY,
-            right_lo.ln(),
+            ln(right_lo),
         );
         Ok(StepPld {
             k_lo,
@@ -716,8 +717,8 @@ pub(crate) fn law(
     // Few steps per epoch put W's left tail (the add direction's large losses) near 0,
     // where the spread's mass at V = 0 is a loss of +∞: h keeps P(V ≤ h)^t ≤ η/100.
     let s = 1.0 / sigma;
-    let z = z_of_tail((0.01 * eta).max(1e-300).powf(1.0 / t as f64).min(0.25));
-    let h_left = (-0.5 * s * s - s * z).exp();
+    let z = z_of_tail(powf((0.01 * eta).max(1e-300), 1.0 / t as f64).min(0.25));
+    let h_left = exp(-0.5 * s * s - s * z);
     let h = (0.5 * (t as f64).sqrt() * d).min(h_left);
     let key = (sigma.to_bits(), t, h.to_bits(), eta.to_bits());
     let last = || {
@@ -757,15 +758,15 @@ mod tests {
     #[test]
     fn the_spread_and_the_contraction_keep_mass_and_mean() {
         for (s, h) in [(1.0f64 / 1.1, 0.013f64), (0.5, 4e-3), (1.2, 0.02)] {
-            let cap = (0.5 * s * s + 8.0 * s).exp();
+            let cap = exp(0.5 * s * s + 8.0 * s);
             let c = coordinate(s, h, cap, usize::MAX);
             let (ln_up, lo, p_cap, pm_cap) = (c.ln_up, c.lo, c.p_cap, c.pm_cap);
             assert!(c.tail_up.is_empty() && c.tail_lo.is_empty());
-            let mass: f64 = ln_up.iter().map(|l| l.exp()).sum();
+            let mass: f64 = ln_up.iter().map(|l| exp(*l)).sum();
             let mean: f64 = ln_up
                 .iter()
                 .enumerate()
-                .map(|(j, l)| l.exp() * j as f64 * h)
+                .map(|(j, l)| exp(*l) * j as f64 * h)
                 .sum();
             assert!((mass + p_cap - 1.0).abs() < 1e-12, "{s}: mass {mass}");
             assert!((mean + pm_cap - 1.0).abs() < 1e-11, "{s}: mean {mean}");
@@ -802,7 +803,7 @@ mod tests {
     #[test]
     fn the_split_partitions_the_coordinate() {
         let (s, h) = (1.0f64 / 0.7, 0.01);
-        let cap = (0.5 * s * s + 7.0 * s).exp();
+        let cap = exp(0.5 * s * s + 7.0 * s);
         let whole = coordinate(s, h, cap, usize::MAX);
         let split = 2_000;
         let c = coordinate(s, h, cap, split);
@@ -812,7 +813,7 @@ mod tests {
         }
         for &(j, m) in &c.tail_up {
             assert!(j > split);
-            assert!((m.ln() - whole.ln_up[j]).abs() < 1e-12, "{j}");
+            assert!((ln(m) - whole.ln_up[j]).abs() < 1e-12, "{j}");
         }
         let moments = |v: &mut dyn Iterator<Item = (f64, f64)>| {
             v.fold((0.0, 0.0), |a, (x, m)| (a.0 + m, a.1 + m * x))

@@ -1,6 +1,7 @@
 //! The attack profile and the certified TPR bound at an FPR.
 
 use super::*;
+use crate::engine::math::exp;
 
 /// The privacy profile that attack bounds are read from, independent of any displayed
 /// range: 201 points on [0, 1.2·ε_RDP(δ = 1e-12)] (exact RDP's ε is an upper bound on the
@@ -34,8 +35,8 @@ pub fn attack_tpr(profile: &[ProfilePoint], fpr: f64) -> Result<f64, Error> {
     let mut best: f64 = 1.0;
     for p in profile {
         let (e, d) = (p.epsilon, p.delta.upper);
-        let a = e.exp() * fpr + d;
-        let b = 1.0 - (-e).exp() * (1.0 - d - fpr);
+        let a = exp(e) * fpr + d;
+        let b = 1.0 - exp(-e) * (1.0 - d - fpr);
         best = best.min(a).min(b);
     }
     Ok(best.clamp(fpr, 1.0))

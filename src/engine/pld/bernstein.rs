@@ -29,6 +29,7 @@
 
 use super::discretize::{loss_range, Direction};
 use super::Phase;
+use crate::engine::math::{exp_m1, ln, ln_1p};
 
 /// The bound's upper ε at δ for the phases, the larger of the two directions (plain SGM
 /// phases under add/remove adjacency only; None otherwise, or when a moment overflows).
@@ -52,11 +53,11 @@ pub(crate) fn epsilon_in(phases: &[Phase], delta: f64, dir: Direction) -> Option
         for p in phases {
             let (q, s) = (p.sgm.q(), p.sgm.sigma());
             let (t, w) = (p.steps as f64, (1.0 - q).powi(2));
-            let chi = (1.0 / (s * s)).exp_m1();
-            let floor = -(-q).ln_1p();
+            let chi = exp_m1(1.0 / (s * s));
+            let floor = -ln_1p(-q);
             let (m, v, b) = match dir {
                 Direction::Remove => {
-                    let chi3 = (3.0 / (s * s)).exp_m1() - 2.0 * chi;
+                    let chi3 = exp_m1(3.0 / (s * s)) - 2.0 * chi;
                     let (_, hi) = loss_range(q, s, dir, eta);
                     (q * q * chi, q * q / w * ((1.0 - q) * chi + q * chi3), hi)
                 }
@@ -66,7 +67,7 @@ pub(crate) fn epsilon_in(phases: &[Phase], delta: f64, dir: Direction) -> Option
             var += t * v;
             reach = reach.max(b + floor);
         }
-        let ln = -delta_b.ln();
+        let ln = -ln(delta_b);
         // t² = 2·ln·(var + reach·t/3): the positive root.
         let a = reach * ln / 3.0;
         let tt = a + (a * a + 2.0 * ln * var).sqrt();
@@ -78,6 +79,7 @@ pub(crate) fn epsilon_in(phases: &[Phase], delta: f64, dir: Direction) -> Option
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::math::exp;
     use crate::engine::params::Sgm;
 
     /// The bound holds against the central limit where that is exact to its own accuracy
@@ -92,8 +94,8 @@ mod tests {
         ] {
             let ph = [Phase::new(Sgm::new(q, s).unwrap(), t).unwrap()];
             let up = epsilon(&ph, d).unwrap();
-            let mu = q * (t as f64 * (1.0 / (s * s)).exp_m1()).sqrt();
-            let f = |e: f64| phi(-e / mu + mu / 2.0) - e.exp() * phi(-e / mu - mu / 2.0);
+            let mu = q * (t as f64 * exp_m1(1.0 / (s * s))).sqrt();
+            let f = |e: f64| phi(-e / mu + mu / 2.0) - exp(e) * phi(-e / mu - mu / 2.0);
             // The limit's ε: bisection on its δ(ε).
             let (mut lo, mut hi) = (0.0, 1.0);
             for _ in 0..200 {

@@ -3,6 +3,7 @@
 //! optimistic one (below it). See the module docs of [`super`] for the argument.
 
 use super::gauss::{ln_add, ln_mass, ln_sub, mass, mass_err, Tails, U};
+use crate::engine::math::{exp, exp_m1, ln, ln_1p};
 
 /// Which neighbouring pair: `Remove` is P = (1−q)N(0,σ²) + qN(1,σ²) against Q = N(0,σ²)
 /// (the example is in the batch of the first dataset only), `Add` the reverse.
@@ -58,11 +59,11 @@ pub(crate) fn loss_remove(q: f64, sigma: f64, x: f64) -> f64 {
     if q == 1.0 {
         return s;
     }
-    let lq = q.ln();
+    let lq = ln(q);
     if s + lq < -1.0 {
-        (q * s.exp_m1()).ln_1p()
+        ln_1p(q * exp_m1(s))
     } else {
-        s + lq + ((-q).ln_1p() - s - lq).exp().ln_1p()
+        s + lq + ln_1p(exp(ln_1p(-q) - s - lq))
     }
 }
 
@@ -73,13 +74,13 @@ pub(crate) fn x_of_loss(q: f64, sigma: f64, l: f64) -> f64 {
     if q == 1.0 {
         return 0.5 + s2 * l;
     }
-    let d = l - (-q).ln_1p();
+    let d = l - ln_1p(-q);
     if d <= 0.0 {
         return f64::NEG_INFINITY;
     }
     // ln(e^ℓ − (1−q)) = ℓ + ln(1 − e^{−d}).
-    let ln_num = l + (-(-d).exp_m1()).ln();
-    0.5 + s2 * (ln_num - q.ln())
+    let ln_num = l + ln(-exp_m1(-d));
+    0.5 + s2 * (ln_num - ln(q))
 }
 
 /// The standardized tails of both mixture components at a sample x.
@@ -132,7 +133,7 @@ fn masses(
             w.0 * m0 + w.1 * m1
         };
         if m0 >= LINEAR_FLOOR && mix >= LINEAR_FLOOR {
-            let (lmix, lm0) = (mix.ln(), m0.ln());
+            let (lmix, lm0) = (ln(mix), ln(m0));
             return match dir {
                 Direction::Remove => (lmix, lm0),
                 Direction::Add => (lm0, lmix),
@@ -205,11 +206,11 @@ fn edge_excess(
     let arg = |x: f64| (2.0 * x - 1.0) / (2.0 * sigma * sigma);
     // Y and a bound on its absolute error (its exponent's three roundings, the exp's).
     let y = |x: f64| {
-        let v = arg(x).exp();
+        let v = exp(arg(x));
         (v, v * U * (4.0 + 3.0 * arg(x).abs()))
     };
     let (ya, dya) = if first {
-        let em = la.exp_m1();
+        let em = exp_m1(la);
         ((em + q) / q, 4.0 * U * (em.abs() + q) / q)
     } else {
         y(a.x)
@@ -236,16 +237,16 @@ fn edge_excess(
     };
     // ℓ_i at the boundary, e^{ℓ_i}, and a bound on ℓ_i's error (Y's through ln(1 − q + qY)).
     let (li, e_li) = match (dir, first) {
-        (_, true) => (la, la.exp()),
-        (Direction::Remove, false) => ((q * (ya - 1.0)).ln_1p(), ca),
-        (Direction::Add, false) => (-(q * (ya - 1.0)).ln_1p(), 1.0 / ca),
+        (_, true) => (la, exp(la)),
+        (Direction::Remove, false) => (ln_1p(q * (ya - 1.0)), ca),
+        (Direction::Add, false) => (-ln_1p(q * (ya - 1.0)), 1.0 / ca),
     };
     let d_li = q * dya / ca + 4.0 * U * (li.abs() + q * ya.abs());
     // The atom's offset in its bin, from A lowered; the denominator's relative error (ΔQ's
     // masses, the products) taken off as well.
     let rel = (e0 + q * e1) / dq + 8.0 * U;
     let x = (ea - da).max(0.0) / (e_li * dq) * (1.0 - rel);
-    let off = x.ln_1p() * (1.0 - 4.0 * U);
+    let off = ln_1p(x) * (1.0 - 4.0 * U);
     Some(Edge {
         ea: (ea + da).max(0.0),
         eb: (eb - db).max(0.0),
@@ -294,7 +295,7 @@ pub(crate) fn loss_range(q: f64, sigma: f64, dir: Direction, eta: f64) -> (f64, 
 
 /// z with Φ̄(z) = η (bisection on ln Φ̄; η ∈ (0, ½)).
 pub(crate) fn z_of_tail(eta: f64) -> f64 {
-    let target = eta.max(1e-300).ln();
+    let target = ln(eta.max(1e-300));
     let (mut lo, mut hi) = (0.0f64, 40.0f64);
     for _ in 0..80 {
         let mid = 0.5 * (lo + hi);
@@ -363,7 +364,7 @@ pub(crate) fn bulk_offset(q: f64, sigma: f64, d: f64, bins: f64) -> f64 {
 /// ≤ ℓ* + Δ (a fixed point, from the losses ≤ 0).
 #[cfg(full_engine)]
 fn bulk_point(q: f64, sigma: f64, d: f64) -> f64 {
-    let ln_w = ((-q).ln_1p(), q.ln());
+    let ln_w = (ln_1p(-q), ln(q));
     let w = (1.0 - q, q);
     let far = Boundary::at(sigma, f64::NEG_INFINITY);
     let mean_below = |l: f64| {
@@ -465,7 +466,7 @@ pub(crate) fn step_pld_below(
     // The P-mass of x ≤ x_top, which the pessimistic lattice must carry (as
     // [`charge_missing_mass`]; a little more only raises δ).
     let below =
-        |x: f64| 1.0 - (ln_p_between(q, sigma, x, f64::INFINITY).exp() * (1.0 - 1e-12)).min(1.0);
+        |x: f64| 1.0 - (exp(ln_p_between(q, sigma, x, f64::INFINITY)) * (1.0 - 1e-12)).min(1.0);
     let Some((b, f)) = split else {
         let (k_lo, len) = lattice(d, lo - o, hi - o);
         let mut s = lattice_part((q, sigma, dir), (d, o), k_lo, len, (true, false));
@@ -493,7 +494,7 @@ pub(crate) fn ln_p_between(q: f64, sigma: f64, a: f64, b: f64) -> f64 {
 pub(crate) fn ln_pq_between(q: f64, sigma: f64, a: f64, b: f64) -> (f64, f64) {
     let (ba, bb) = (Boundary::at(sigma, a), Boundary::at(sigma, b));
     masses(
-        ((-q).ln_1p(), q.ln()),
+        (ln_1p(-q), ln(q)),
         (1.0 - q, q),
         Direction::Remove,
         &ba,
@@ -525,7 +526,7 @@ fn lattice_part(
     // (The wasm computes in place: the generic split costs it ~400 B.)
     #[cfg(target_arch = "wasm32")]
     let bounds: Vec<Boundary> = (0..len).map(at).collect();
-    let ln_w = ((-q).ln_1p(), q.ln());
+    let ln_w = (ln_1p(-q), ln(q));
     let w = (1.0 - q, q);
     let far_lo = Boundary::at(sigma, f64::NEG_INFINITY);
     let far_hi = Boundary::at(sigma, f64::INFINITY);
@@ -599,7 +600,7 @@ fn charge_missing_mass_to(s: &mut StepPld, total: f64) {
         .iter()
         .chain(tail)
         .chain([&s.ln_inf])
-        .map(|l| l.exp())
+        .map(|l| exp(*l))
     {
         let t = sum + x;
         comp += if sum.abs() >= x.abs() {
@@ -611,7 +612,7 @@ fn charge_missing_mass_to(s: &mut StepPld, total: f64) {
     }
     let deficit = total - (sum + comp);
     if deficit > 0.0 && deficit < total {
-        let shift = -(-deficit).ln_1p();
+        let shift = -ln_1p(-deficit);
         let tail = s.tail.iter_mut().flat_map(|t| t.ln_up.iter_mut());
         for l in s.ln_up.iter_mut().chain(tail) {
             *l += shift;
@@ -675,8 +676,8 @@ fn from_bins_split(
     (left_p, right_p): (f64, f64),
     falling: bool,
 ) -> StepPld {
-    let ln_1m_e_md = (-(-d).exp_m1()).ln(); // ln(1 − e^{−Δ})
-    let e_d_m1 = d.exp_m1(); // e^Δ − 1
+    let ln_1m_e_md = ln(-exp_m1(-d)); // ln(1 − e^{−Δ})
+    let e_d_m1 = exp_m1(d); // e^Δ − 1
     let mut ln_up = vec![f64::NEG_INFINITY; len];
     ln_up[0] = left_p;
     // The pessimistic P-masses in linear space where a bin's masses are normal numbers
@@ -710,22 +711,22 @@ fn from_bins_split(
             // Linear: with P' = ΔQ·e^ρ (ΔP clamped to the bin), ℓ_i gets
             // (ΔQ·e^{ℓ_{i+1}} − P')/(e^Δ − 1) and ℓ_{i+1} gets (P' − ΔQ·e^{ℓ_i})·e^Δ/(e^Δ − 1);
             // they add up to P'.
-            let q = lq.exp();
-            let (ei, ej) = (li.exp(), lj.exp());
-            let p = (lp.exp() * (1.0 + 2.0 * err)).clamp(q * ei, q * ej);
+            let q = exp(lq);
+            let (ei, ej) = (exp(li), exp(lj));
+            let p = (exp(lp) * (1.0 + 2.0 * err)).clamp(q * ei, q * ej);
             up[i] += (q * ej - p).max(0.0) / e_d_m1;
             up[i + 1] += (p - q * ei).max(0.0) * (1.0 + e_d_m1) / e_d_m1;
             continue;
         }
         let rho = (lp - lq + err).clamp(li, lj);
-        let ln_a = lq + (-(rho - lj).exp_m1()).ln() - ln_1m_e_md;
-        let ln_b = lq + rho + (-(li - rho).exp_m1()).ln() - lj - ln_1m_e_md;
+        let ln_a = lq + ln(-exp_m1(rho - lj)) - ln_1m_e_md;
+        let ln_b = lq + rho + ln(-exp_m1(li - rho)) - lj - ln_1m_e_md;
         ln_up[i] = ln_add(ln_up[i], ln_a + li);
         ln_up[i + 1] = ln_add(ln_up[i + 1], ln_b + lj);
     }
     for (l, &u) in ln_up.iter_mut().zip(&up) {
         if u > 0.0 {
-            *l = ln_add(*l, u.ln());
+            *l = ln_add(*l, ln(u));
         }
     }
     // Optimistic: each bin contracted to one atom, atoms merged onto lattice points.
@@ -741,7 +742,7 @@ fn from_bins_split(
         let mean = |v: &[f64]| -> f64 {
             (v.iter().enumerate())
                 .filter(|(_, l)| **l > f64::NEG_INFINITY)
-                .map(|(i, l)| l.exp() * (k_lo + i as i64) as f64)
+                .map(|(i, l)| exp(*l) * (k_lo + i as i64) as f64)
                 .sum()
         };
         if mean(&down) > mean(&ln_lo) {
@@ -875,21 +876,17 @@ fn sweep_linear(atoms: &[(f64, f64)], k_lo: i64, d: f64, up: bool) -> (Vec<f64>,
             (k_lo + i as i64) as f64 * d,
             (k_lo + i as i64 + 1) as f64 * d,
         );
-        let mut next = (lq.exp(), rho.clamp(li, lj), i);
+        let mut next = (exp(lq), rho.clamp(li, lj), i);
         if let Some((cq, crho, ci)) = carry.take() {
             let t = ci + 1;
             let lt = (k_lo + t as i64) as f64 * d;
-            let xt = lt.exp();
+            let xt = exp(lt);
             // The gaps (e^{ℓ_t} − e^{ρ_c}, e^{ρ_n} − e^{ℓ_t}) over e^{ℓ_t}.
-            let left = if crho >= lt {
-                0.0
-            } else {
-                -(crho - lt).exp_m1()
-            };
+            let left = if crho >= lt { 0.0 } else { -exp_m1(crho - lt) };
             let right = if next.1 <= lt {
                 0.0
             } else {
-                (next.1 - lt).exp_m1()
+                exp_m1(next.1 - lt)
             };
             carry = if left <= 0.0 {
                 // The carried atom sits on ℓ_t already.
@@ -921,10 +918,10 @@ fn sweep_linear(atoms: &[(f64, f64)], k_lo: i64, d: f64, up: bool) -> (Vec<f64>,
             carry = Some(next);
         }
     }
-    let last = carry.map(|(cq, crho, ci)| (cq.ln(), crho, ci));
+    let last = carry.map(|(cq, crho, ci)| (ln(cq), crho, ci));
     let lo = lo
         .into_iter()
-        .map(|v| if v > 0.0 { v.ln() } else { f64::NEG_INFINITY })
+        .map(|v| if v > 0.0 { ln(v) } else { f64::NEG_INFINITY })
         .collect();
     (lo, last)
 }
@@ -932,7 +929,7 @@ fn sweep_linear(atoms: &[(f64, f64)], k_lo: i64, d: f64, up: bool) -> (Vec<f64>,
 /// [`sweep_linear`] in logs (atoms below the linear floor, or e^ℓ out of range).
 fn sweep_ln(atoms: &[(f64, f64)], k_lo: i64, d: f64, up: bool) -> (Vec<f64>, Option<Carry>) {
     let g = directed(up);
-    let g = (g.0.ln(), g.1.ln());
+    let g = (ln(g.0), ln(g.1));
     let mut ln_lo = vec![f64::NEG_INFINITY; atoms.len() + 1];
     let mut carry: Option<Carry> = None;
     for (i, &(lq, rho)) in atoms.iter().enumerate() {
@@ -982,8 +979,8 @@ fn merge(
         return Some(c);
     }
     // ln of the gaps in e^ℓ over e^{ℓ_t}: 1 − e^{ρ_c − ℓ_t} and e^{ρ_n − ℓ_t} − 1.
-    let ln_left_gap = (-(crho - lt).exp_m1()).ln();
-    let ln_right_gap = (nrho - lt).exp_m1().ln();
+    let ln_left_gap = ln(-exp_m1(crho - lt));
+    let ln_right_gap = ln(exp_m1(nrho - lt));
     // Q-mass needed from the next atom to balance all of the carry at ℓ_t.
     let need = cq + ln_left_gap - ln_right_gap + g.0;
     if need <= nq {

@@ -2,6 +2,7 @@
 //! closed form for rare large losses, Bernstein), refinement and refusals.
 
 use super::*;
+use crate::engine::math::{exp_m1, ln, ln_1p, log2, powf};
 use crate::engine::pld::compose::Work;
 
 /// Forget the random-allocation law cached between calls (it makes a second call at the
@@ -186,12 +187,12 @@ pub(super) fn tv_bound(phases: &[Phase]) -> Option<f64> {
     let ln_1p_chi2: f64 = (phases.iter())
         .map(|p| {
             let (q, s) = (p.sgm.q(), p.sgm.sigma());
-            p.steps as f64 * (q * q * (1.0 / (s * s)).exp_m1()).ln_1p()
+            p.steps as f64 * ln_1p(q * q * exp_m1(1.0 / (s * s)))
         })
         .sum();
     let tv = (0.5 * ln_1p_chi2)
         .sqrt()
-        .min(0.5 * ln_1p_chi2.exp_m1().sqrt());
+        .min(0.5 * exp_m1(ln_1p_chi2).sqrt());
     tv.is_finite().then_some(tv * (1.0 + 1e-12))
 }
 
@@ -704,9 +705,7 @@ pub(super) fn lattices_epsilon(
             Err(_) if rescue && !rescued && best.is_some_and(|b| !acceptable(b.epsilon)) => {
                 rescued = true;
                 w.budget(work);
-                d = 2f64
-                    .powf((16.0 * (0.8 * prev_d).log2()).round() / 16.0)
-                    .max(finest);
+                d = powf(2f64, (16.0 * log2(0.8 * prev_d)).round() / 16.0).max(finest);
                 continue;
             }
             Err(_) => break,
@@ -765,11 +764,11 @@ pub(super) fn lattices_epsilon(
         // budget then could not reach).
         let p = match prev_width {
             Some(w0) if prev_d > d * 1.05 && upper - lower > 0.0 => {
-                ((w0 / (upper - lower)).ln() / (prev_d / d).ln()).clamp(0.7, 2.0)
+                (ln(w0 / (upper - lower)) / ln(prev_d / d)).clamp(0.7, 2.0)
             }
             _ => 2.0,
         };
-        let wanted = (d * (0.85 * tol / width).powf(1.0 / p).max(0.1))
+        let wanted = (d * powf(0.85 * tol / width, 1.0 / p).max(0.1))
             .min((upper / 200.0).max(ABS_TOL))
             .max(finest);
         // Without a lower bound the width says nothing of the spacing needed; where the bulk
@@ -824,7 +823,7 @@ pub(super) fn lattices_epsilon(
         // Not below [`finest_spacing`], before (`wanted`) and after the rounding to the grid
         // (q = 1e-6, σ = 5, T = 10⁹ refined to 3.4e-9 read the add pair's upper end 25 % high
         // and was refused).
-        d = 2f64.powf((16.0 * d.log2()).round() / 16.0).max(finest);
+        d = powf(2f64, (16.0 * log2(d)).round() / 16.0).max(finest);
         // The same spacing again (at its floor, 1e-9) would repeat this pass exactly (q = 1.8e-9,
         // σ = 1.23, T = 7.3·10⁸ spent three passes so).
         if d >= prev_d * (1.0 - 1e-9) {

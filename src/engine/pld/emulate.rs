@@ -2,6 +2,7 @@
 //! Opacus' PRV), computed by our own code for the "what your library prints" rows.
 
 use super::*;
+use crate::engine::math::exp;
 use crate::engine::pld::compose::Work;
 
 /// dp_accounting's default `value_discretization_interval` for its `PLDAccountant`.
@@ -29,7 +30,7 @@ pub fn dp_accounting_epsilon(sgm: Sgm, steps: u64, delta: f64) -> Result<f64, Er
         return Ok(0.0);
     }
     let (eps_rdp, alpha) = rdp_epsilon(&phases, delta);
-    let eta = (-50f64).exp();
+    let eta = exp(-50f64);
     let mut upper = 0.0f64;
     for &dir in directions(&phases) {
         let mut lat = Lattices::build(&phases, dir, DP_ACCOUNTING_GRID, (eta, eta), None, w)?;

@@ -2,6 +2,7 @@
 //! δ, used to place the lattices and to rule out runs far beyond the domain.
 
 use super::*;
+use crate::engine::math::exp_m1;
 
 /// Without subsampling (q = 1 in every phase) the T-fold composition is exactly the
 /// Gaussian mechanism with μ = √(Σ T_i/σ_i²) (μ-GDP; Dong, Roth, Su, "Gaussian
@@ -31,7 +32,7 @@ pub(super) fn central_limit_epsilon(phases: &[Phase], delta: f64) -> Option<f64>
         .iter()
         .map(|p| {
             let (q, s) = (p.sgm.q(), p.sgm.sigma());
-            p.steps as f64 * q * q * (1.0 / (s * s)).exp_m1()
+            p.steps as f64 * q * q * exp_m1(1.0 / (s * s))
         })
         .sum();
     let e = gauss::epsilon_bracket(mu2.sqrt(), delta).upper;

@@ -42,6 +42,7 @@ use super::discretize::z_of_tail;
 use super::gauss::ln_phi_bar;
 use super::{attack_tpr, profile, Bracket, ProfilePoint};
 use crate::engine::error::Error;
+use crate::engine::math::{exp, exp_m1, ln, ln_1p, powf};
 use crate::engine::params::Sgm;
 use crate::engine::search;
 use serde::Serialize;
@@ -63,7 +64,7 @@ pub(crate) fn isf(p: f64) -> f64 {
 /// Φ̄⁻¹(p) from ln p (p ≤ ½), for tails far below f64's range: bisection on ln Φ̄,
 /// returning the upper end (a z at least the true one).
 pub(crate) fn isf_ln(ln_p: f64) -> f64 {
-    if ln_p >= 0.5f64.ln() {
+    if ln_p >= ln(0.5f64) {
         return 0.0;
     }
     let (mut lo, mut hi) = (0.0f64, 1.0f64);
@@ -118,11 +119,11 @@ impl Tradeoff {
             }
             kept.push((e, d));
             // β ≥ 1 − δ − e^ε α  ⇔  c ≤ δ + e^ε α.
-            lines.push(Line { a: d, b: e.exp() });
+            lines.push(Line { a: d, b: exp(e) });
             // β ≥ e^{−ε}(1 − δ − α)  ⇔  c ≤ (1 − e^{−ε}) + e^{−ε}(δ + α).
-            let w = (-e).exp();
+            let w = exp(-e);
             lines.push(Line {
-                a: -(-e).exp_m1() + w * d,
+                a: -exp_m1(-e) + w * d,
                 b: w,
             });
         }
@@ -190,16 +191,16 @@ impl Tradeoff {
     /// maximum over the certified points' two lines, β ≥ 1 − δ − e^ε·α and
     /// β ≥ e^{−ε}(1 − δ − α), each in logs (−∞ where a line gives nothing).
     pub fn ln_beta(&self, ln_alpha: f64) -> f64 {
-        let alpha = ln_alpha.exp();
+        let alpha = exp(ln_alpha);
         let mut best = f64::NEG_INFINITY; // β ≥ 0
         for &(e, d) in &self.points {
-            let first = 1.0 - d - (e + ln_alpha).exp();
+            let first = 1.0 - d - exp(e + ln_alpha);
             if first > 0.0 {
-                best = best.max(first.ln());
+                best = best.max(ln(first));
             }
             let rest = 1.0 - d - alpha;
             if rest > 0.0 {
-                best = best.max(-e + rest.ln());
+                best = best.max(-e + ln(rest));
             }
         }
         best
@@ -209,7 +210,7 @@ impl Tradeoff {
     /// end). f_lo ≤ f, so α* of f_lo is at most the run's own equal-error rate.
     fn ln_equal_error(&self) -> f64 {
         // α − f_lo(α) grows with α; at α = ½, f_lo(½) ≤ ½ (a line through (0, 1 − δ)).
-        let (mut lo, mut hi) = (-1.0e6f64, 0.5f64.ln());
+        let (mut lo, mut hi) = (-1.0e6f64, ln(0.5f64));
         if self.ln_beta(lo) < lo {
             return lo; // beyond any run in the domain; μ from it is still an upper bound
         }
@@ -244,10 +245,10 @@ impl Tradeoff {
     /// the smallest positive f64 where it underflows: a narrower claim, still true).
     pub fn mu_on_range(&self, floor: f64) -> (f64, f64) {
         let ln_lo = self.ln_equal_error();
-        if ln_lo < floor.ln() {
+        if ln_lo < ln(floor) {
             // f_lo(floor) < floor: the equal-error point is the whole range.
             let mu = 2.0 * isf_ln(ln_lo);
-            let at = ln_lo.exp().max(f64::from_bits(1));
+            let at = exp(ln_lo).max(f64::from_bits(1));
             return (mu * (1.0 + 1e-12) + 1e-9, at);
         }
         (self.mu_gdpnum(floor), floor)
@@ -273,7 +274,7 @@ impl Tradeoff {
     /// grid of α (10⁴ uniform points as gdpnum, plus 200 log-spaced in [1e-10, 1e-2]).
     pub fn regret(&self, mu: f64) -> f64 {
         let mut xs: Vec<f64> = (0..=10_000).map(|i| i as f64 / 10_000.0).collect();
-        xs.extend((0..=200).map(|i| 10f64.powf(-10.0 + 8.0 * i as f64 / 200.0)));
+        xs.extend((0..=200).map(|i| powf(10f64, -10.0 + 8.0 * i as f64 / 200.0)));
         let g: Vec<f64> = xs.iter().map(|&x| gaussian_beta(mu, x)).collect();
         let holds = |d: f64| {
             xs.iter()
@@ -305,7 +306,7 @@ pub fn gaussian_beta(mu: f64, alpha: f64) -> f64 {
         return 0.0;
     }
     // Φ(z) = Φ̄(−z).
-    ln_phi_bar(mu - isf(alpha)).exp()
+    exp(ln_phi_bar(mu - isf(alpha)))
 }
 
 /// Largest μ' such that δ_lo(ε) > δ_{μ'}(ε) shows the run is not μ'-GDP on the range
@@ -498,14 +499,14 @@ pub fn calibrate_sigma_risk(
     let (smin, smax) = (crate::engine::MIN_SIGMA, crate::engine::MAX_SIGMA);
     // A σ whose bound the budget cannot certify cannot be the answer: it counts as
     // missing the target (the answer stays certified).
-    let at = |u: f64| match risk_bound(Sgm::new(q, u.exp().clamp(smin, smax))?, steps, risk) {
+    let at = |u: f64| match risk_bound(Sgm::new(q, exp(u).clamp(smin, smax))?, steps, risk) {
         Err(Error::PldBudget { .. }) => Ok(f64::INFINITY),
         r => r,
     };
     let mu = target_mu(risk, target);
     let ratio = (mu / q.max(1e-300)).powi(2) / steps as f64;
-    let guess = (1.0 / ratio.ln_1p().sqrt()).clamp(smin, smax);
-    search::smallest_sigma(target, guess, unreachable(target), |s| at(s.ln()))
+    let guess = (1.0 / ln_1p(ratio).sqrt()).clamp(smin, smax);
+    search::smallest_sigma(target, guess, unreachable(target), |s| at(ln(s)))
 }
 
 /// The refusal of a risk target that no σ (or not even one step) meets.
@@ -521,7 +522,7 @@ pub fn calibrate_steps_risk(risk: Risk, target: f64, sgm: Sgm) -> Result<(u64, f
     if one > target {
         return Err(Error::RiskUnreachable { target, bound: one });
     }
-    let s2 = (1.0 / (sgm.sigma() * sgm.sigma())).exp_m1();
+    let s2 = exp_m1(1.0 / (sgm.sigma() * sgm.sigma()));
     let mu = target_mu(risk, target);
     let guess = ((mu / sgm.q().max(1e-300)).powi(2) / s2).clamp(1.0, max as f64);
     search::most_steps(target, guess as u64, one, unreachable(target), |t| {
@@ -549,7 +550,7 @@ mod tests {
     fn isf_inverts_the_tail() {
         for &p in &[1e-300, 1e-10, 1e-3, 0.2, 0.5, 0.8, 1.0 - 1e-9] {
             let z = isf(p);
-            let back = ln_phi_bar(z).exp();
+            let back = exp(ln_phi_bar(z));
             assert!((back / p - 1.0).abs() < 1e-9, "p {p}: {back}");
         }
         assert!((isf(0.05) - 1.6448536269514722).abs() < 1e-12);

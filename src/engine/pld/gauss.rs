@@ -1,5 +1,6 @@
 //! Gaussian tail probabilities in log space, and interval masses without cancellation.
 
+use crate::engine::math::{exp, exp_m1, ln, ln_1p};
 use crate::engine::search;
 
 /// The unit roundoff of f64, u = 2⁻⁵³ (every rounding bound of the PLD modules is in it).
@@ -21,17 +22,17 @@ pub(crate) fn ln_phi_bar(z: f64) -> f64 {
         return f64::NEG_INFINITY;
     }
     if z < 0.0 {
-        return (-0.5 * libm::erfc(-z * std::f64::consts::FRAC_1_SQRT_2)).ln_1p();
+        return ln_1p(-0.5 * libm::erfc(-z * std::f64::consts::FRAC_1_SQRT_2));
     }
     if z < 35.0 {
-        return (0.5 * libm::erfc(z * std::f64::consts::FRAC_1_SQRT_2)).ln();
+        return ln(0.5 * libm::erfc(z * std::f64::consts::FRAC_1_SQRT_2));
     }
     let mut cf = z;
     for k in (1..=30).rev() {
         cf = z + k as f64 / cf;
     }
     // R(z) = 1/cf; z·R(z) = z/cf.
-    -0.5 * z * z - z.ln() - 0.5 * (2.0 * std::f64::consts::PI).ln() + (z / cf).ln()
+    -0.5 * z * z - ln(z) - 0.5 * ln(2.0 * std::f64::consts::PI) + ln(z / cf)
 }
 
 /// The smaller Gaussian tail at one standardized point z: min(Φ̄(z), Φ(z)) = Φ̄(|z|),
@@ -73,7 +74,7 @@ impl Tails {
             let l = ln_phi_bar(z.abs());
             Tails {
                 z,
-                small: l.exp(),
+                small: exp(l),
                 ln_far: l,
             }
         }
@@ -82,7 +83,7 @@ impl Tails {
     /// ln Φ̄(|z|).
     fn ln_small(&self) -> f64 {
         if self.ln_far.is_nan() {
-            self.small.ln()
+            ln(self.small)
         } else {
             self.ln_far
         }
@@ -124,7 +125,7 @@ fn ln_diff_from(l_big: f64, l_small: f64) -> f64 {
     if l_big == f64::NEG_INFINITY {
         return f64::NEG_INFINITY;
     }
-    l_big + (-(l_small - l_big).exp_m1()).ln()
+    l_big + ln(-exp_m1(l_small - l_big))
 }
 
 /// ln(Φ(b) − Φ(a)) for a ≤ b from their tails: the difference is taken between the two
@@ -138,7 +139,7 @@ pub(crate) fn ln_mass(a: Tails, b: Tails) -> f64 {
         ln_diff_from(b.ln_small(), a.ln_small())
     } else {
         // a < 0 < b: 1 − Φ̄(b) − Φ(a), both outer tails < ½.
-        (-(b.small + a.small)).ln_1p()
+        ln_1p(-(b.small + a.small))
     }
 }
 
@@ -148,7 +149,7 @@ pub(crate) fn ln_add(x: f64, y: f64) -> f64 {
     if lo == f64::NEG_INFINITY {
         return hi;
     }
-    hi + (lo - hi).exp().ln_1p()
+    hi + ln_1p(exp(lo - hi))
 }
 
 /// ln(eˣ − eʸ) for y ≤ x (−∞ when equal).
@@ -174,8 +175,8 @@ const GAUSS_REL: f64 = 1e-11;
 pub(crate) fn delta_bracket(mu: f64, eps: f64) -> crate::engine::pld::Bracket {
     let (a, b) = gauss_terms(mu, eps);
     // Upper: the first term rounded up, the second down; lower the reverse.
-    let up = (a + GAUSS_REL).exp() - (b - GAUSS_REL).exp();
-    let lo = (a - GAUSS_REL).exp() - (b + GAUSS_REL).exp();
+    let up = exp(a + GAUSS_REL) - exp(b - GAUSS_REL);
+    let lo = exp(a - GAUSS_REL) - exp(b + GAUSS_REL);
     crate::engine::pld::Bracket {
         upper: up.clamp(0.0, 1.0),
         lower: lo.clamp(0.0, 1.0).min(up.clamp(0.0, 1.0)),
@@ -219,9 +220,9 @@ mod tests {
     #[test]
     fn tails_match_known_values() {
         // Φ̄(0) = ½; Φ̄(1) = 0.15865525393145705 (A&S Table 26.1); Φ̄(10) = 7.619853024160527e-24.
-        assert!((ln_phi_bar(0.0) - 0.5f64.ln()).abs() < 1e-16);
-        assert!((ln_phi_bar(1.0).exp() / 0.158_655_253_931_457_05 - 1.0).abs() < 1e-14);
-        assert!((ln_phi_bar(10.0).exp() / 7.619_853_024_160_527e-24 - 1.0).abs() < 1e-13);
+        assert!((ln_phi_bar(0.0) - ln(0.5f64)).abs() < 1e-16);
+        assert!((exp(ln_phi_bar(1.0)) / 0.158_655_253_931_457_05 - 1.0).abs() < 1e-14);
+        assert!((exp(ln_phi_bar(10.0)) / 7.619_853_024_160_527e-24 - 1.0).abs() < 1e-13);
         // Both sides of the switch to the continued fraction at z = 35, and far out
         // (ln Φ̄ by mpmath at 30 digits: z = 34, 35, 100).
         for (z, want) in [
@@ -232,7 +233,7 @@ mod tests {
             let got = ln_phi_bar(z);
             assert!(((got - want) / want).abs() < 1e-15, "{z}: {got} vs {want}");
         }
-        assert!((ln_phi_bar(-3.0).exp() - (1.0 - 0.001_349_898_031_630_094_6)).abs() < 1e-15);
+        assert!((exp(ln_phi_bar(-3.0)) - (1.0 - 0.001_349_898_031_630_094_6)).abs() < 1e-15);
     }
 
     #[test]
@@ -249,7 +250,7 @@ mod tests {
             } else if bl <= half {
                 ln_diff_from(bl, al)
             } else {
-                (-(bu.exp() + al.exp())).ln_1p()
+                ln_1p(-(exp(bu) + exp(al)))
             }
         };
         let mut z = -40.0;
@@ -292,9 +293,9 @@ mod tests {
                     let tol =
                         1e-12 * l.abs().max(1.0) + 8.0 * f64::EPSILON * la.abs().max(lb.abs()) / dl;
                     assert!(
-                        (m.ln() - l).abs() <= tol,
+                        (ln(m) - l).abs() <= tol,
                         "[{z}, +{w}]: {} vs {l} (tolerance {tol:e})",
-                        m.ln()
+                        ln(m)
                     );
                 }
             }
@@ -317,7 +318,7 @@ mod tests {
         ];
         let mut total = 0.0;
         for w in pts.windows(2) {
-            total += ln_mass(Tails::at(w[0]), Tails::at(w[1])).exp();
+            total += exp(ln_mass(Tails::at(w[0]), Tails::at(w[1])));
         }
         assert!((total - 1.0).abs() < 1e-15, "{total}");
     }

@@ -15,6 +15,7 @@
 
 use super::discretize::{from_bins, lattice, z_of_tail, Direction, StepPld};
 use super::gauss::{ln_add, ln_mass, Tails};
+use crate::engine::math::{exp, ln, ln_1p};
 
 /// A pair of Gaussian mixtures with one σ: P = Σ w_j·N(a_j, σ²) against
 /// Q = Σ v_j·N(b_j, σ²) (the remove direction; add is the reverse). Every pair built
@@ -29,12 +30,12 @@ pub(crate) struct Mix {
 
 /// ln C(k, j) + j ln q + (k − j) ln(1 − q) for j = 0..=k (0·ln 0 = 0 at q = 1).
 fn binomial(q: f64, k: u32) -> Vec<f64> {
-    let (lq, l1q) = (q.ln(), (-q).ln_1p());
+    let (lq, l1q) = (ln(q), ln_1p(-q));
     let mut ln_choose = 0.0f64;
     (0..=k)
         .map(|j| {
             if j > 0 {
-                ln_choose += ((k - j + 1) as f64).ln() - (j as f64).ln();
+                ln_choose += ln((k - j + 1) as f64) - ln(j as f64);
             }
             let a = if j == 0 { 0.0 } else { j as f64 * lq };
             let b = if j == k { 0.0 } else { (k - j) as f64 * l1q };
@@ -92,11 +93,11 @@ impl Mix {
         }
         let (mut sum, mut slope) = (0.0f64, 0.0f64);
         for p in live() {
-            let e = (term(p) - top).exp();
+            let e = exp(term(p) - top);
             sum += e;
             slope += e * 2.0 * p.1 / s2;
         }
-        (top + sum.ln(), slope / sum)
+        (top + ln(sum), slope / sum)
     }
 
     /// ln Σ w·e^{(2ax − a²)/(2σ²)} ([`Mix::ln_ratio_d`] without the derivative).
@@ -147,7 +148,7 @@ impl Mix {
     fn quantile(parts: &[(f64, f64)], sigma: f64, eta: f64, upper: bool) -> f64 {
         let (lo_m, hi_m) = Self::means(parts);
         let z = z_of_tail(eta);
-        let target = eta.ln();
+        let target = ln(eta);
         // `inner` may have a tail above eta; `outer` has one at most eta.
         let (mut inner, mut outer) = if upper {
             (lo_m, hi_m + sigma * z)
@@ -309,9 +310,9 @@ mod tests {
     #[test]
     fn weights_are_the_binomial_and_k_one_is_the_sgm() {
         let m = Mix::new(0.3, 4, 1.0);
-        let total: f64 = m.p.iter().map(|w| w.0.exp()).sum();
+        let total: f64 = m.p.iter().map(|w| exp(w.0)).sum();
         assert!((total - 1.0).abs() < 1e-14);
-        assert!((m.p[2].0.exp() - 6.0 * 0.09 * 0.49).abs() < 1e-15);
+        assert!((exp(m.p[2].0) - 6.0 * 0.09 * 0.49).abs() < 1e-15);
         let one = Mix::new(0.01, 1, 0.8);
         for &x in &[-3.0, 0.0, 0.5, 2.0, 9.0] {
             let (a, b) = (
@@ -344,8 +345,8 @@ mod tests {
             assert!((r.loss(x) + r.loss(-x)).abs() < 1e-12, "{x}");
             // By hand: ln((0.8 + 0.2e^{(2x−1)/2σ²}) / (0.8 + 0.2e^{(−2x−1)/2σ²})).
             let s2 = 2.0 * 1.1f64 * 1.1;
-            let want = (0.8 + 0.2 * ((2.0 * x - 1.0) / s2).exp()).ln()
-                - (0.8 + 0.2 * ((-2.0 * x - 1.0) / s2).exp()).ln();
+            let want = ln(0.8 + 0.2 * exp((2.0 * x - 1.0) / s2))
+                - ln(0.8 + 0.2 * exp((-2.0 * x - 1.0) / s2));
             assert!((r.loss(x) - want).abs() < 1e-12, "{x}");
         }
         let g = Mix::replace_one(1.0, 1, 0.7);

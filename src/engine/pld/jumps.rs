@@ -133,6 +133,7 @@ use super::{
     Error, Lattices, Phase, CORE_POINTS, MAX_STEP_POINTS, MAX_TAIL_FACTOR, POINT_WORK,
     SPLIT_POINTS, WORK_SPENT,
 };
+use crate::engine::math::{cbrt, exp, ln, ln_1p, log2, powf};
 use crate::engine::pld::compose::Work;
 use crate::engine::search::{bisect, crossing};
 
@@ -463,12 +464,12 @@ struct Setup {
 /// `cube`: the cube-root rule whatever the losses.
 fn x_top_for((q, sigma, t): (f64, f64, f64), delta: f64, cap: f64, cube: bool) -> f64 {
     let square = 0.5 * (2.0 * THREE_SHARE * delta).sqrt();
-    let x = x_with_tail(q, sigma, (square / t).ln());
+    let x = x_with_tail(q, sigma, ln(square / t));
     if !cube && loss_remove(q, sigma, x) <= HEAVY * cap {
         return x;
     }
-    let third = 0.5 * (6.0 * THREE_SHARE * delta).cbrt();
-    let y = x_with_tail(q, sigma, (third / t).ln());
+    let third = 0.5 * cbrt(6.0 * THREE_SHARE * delta);
+    let y = x_with_tail(q, sigma, ln(third / t));
     if cube || loss_remove(q, sigma, y) <= HEAVY * cap {
         y
     } else {
@@ -501,7 +502,7 @@ fn setup(
     let (split, o) = if (hi - lo) / d > SPLIT_POINTS {
         let b = lo + CORE_POINTS * d;
         let big = tail_d.max((hi - b) / SMALL_TAIL_POINTS);
-        let f = 2f64.powf((big / d).log2().floor()).max(2.0);
+        let f = powf(2f64, log2(big / d).floor()).max(2.0);
         if f > MAX_TAIL_FACTOR {
             return Err(spent);
         }
@@ -523,30 +524,30 @@ fn setup(
         counts: vec![t - 1.0],
         eta_total: eta * (t - 1.0),
         one_fft: None,
-        floors: vec![(-q).ln_1p()],
+        floors: vec![ln_1p(-q)],
         offsets: vec![o],
     };
     let l_top = loss_remove(q, sigma, x_top);
-    let p_b = ln_p_between(q, sigma, x_top, f64::INFINITY).exp() * (1.0 + MASS_MARGIN);
-    let r3 = (t * p_b).powi(3) / 6.0 * (t * p_b).exp() * (1.0 + 1e-12);
+    let p_b = exp(ln_p_between(q, sigma, x_top, f64::INFINITY)) * (1.0 + MASS_MARGIN);
+    let r3 = (t * p_b).powi(3) / 6.0 * exp(t * p_b) * (1.0 + 1e-12);
     // Q(x > x_top) = Φ̄(x_top/σ), so M_Q = (1 − Φ̄)^{T−1} (taken low).
-    let q_b = super::gauss::ln_phi_bar(x_top / sigma).exp() * (1.0 + MASS_MARGIN);
-    let mq = ((t - 1.0) * (-q_b).ln_1p()).exp() * (1.0 - 1e-12);
-    let x_max = x_with_tail(q, sigma, (FAR_SHARE * delta / t).ln());
+    let q_b = exp(super::gauss::ln_phi_bar(x_top / sigma)) * (1.0 + MASS_MARGIN);
+    let mq = exp((t - 1.0) * ln_1p(-q_b)) * (1.0 - 1e-12);
+    let x_max = x_with_tail(q, sigma, ln(FAR_SHARE * delta / t));
     let small = Small {
         q,
         sigma,
         t,
-        floor: (-q).ln_1p(),
+        floor: ln_1p(-q),
         l_top,
         x_top,
         l_max: loss_remove(q, sigma, x_max).max(l_top),
         r3,
         mq,
-        mp: ((t - 1.0) * (-p_b).ln_1p()).exp() * (1.0 - 1e-12),
-        mp_hi: ((t - 1.0) * (-p_b * (1.0 - 3.0 * MASS_MARGIN)).ln_1p()).exp() * (1.0 + 1e-12),
+        mp: exp((t - 1.0) * ln_1p(-p_b)) * (1.0 - 1e-12),
+        mp_hi: exp((t - 1.0) * ln_1p(-p_b * (1.0 - 3.0 * MASS_MARGIN))) * (1.0 + 1e-12),
         p_b,
-        add_top: -t * (-q).ln_1p(),
+        add_top: -t * ln_1p(-q),
         big: vec![(l_top * (1.0 - 1e-12) - 1e-18, t * q_b)],
         comps: Vec::new(),
         revs: Vec::new(),

@@ -69,7 +69,7 @@
 //!
 //! # Rounding
 //! Let η = 16u·log₂N (u = 2⁻⁵³; the constant is 2–3× the textbook one). For a Cooley–Tukey
-//! FFT of any radix (rustfft's, natively and in the wasm):
+//! FFT of any radix (ours, src/engine/pld/fft.rs, natively and in the wasm):
 //! * **normwise** (Higham, "Accuracy and Stability of Numerical Algorithms", §24.1):
 //!   ‖fl(Fx) − Fx‖₂ ≤ η·‖Fx‖₂ = η·√N·‖x‖₂;
 //! * **per entry**: every output is a tree of butterflies whose nodes at one stage are
@@ -124,8 +124,9 @@
 use super::compose::{plans, Composed, Lowering, TooWide};
 use super::discretize::{merge_atoms, merge_atoms_falling, StepPld};
 use super::gauss::{ln_add, U};
+use crate::engine::math::{exp, ln, ln_1p, log2, powf};
 use crate::engine::pld::compose::Work;
-use rustfft::num_complex::Complex;
+use num_complex::Complex;
 
 mod conv;
 mod lower;
@@ -255,7 +256,7 @@ impl Part {
     fn ln_moment(&self) -> f64 {
         let s: f64 = self.up.iter().sum();
         if s > 0.0 {
-            self.ln_s_up + s.ln()
+            self.ln_s_up + ln(s)
         } else {
             f64::NEG_INFINITY
         }
@@ -263,7 +264,7 @@ impl Part {
 
     /// ln of the untilted P-mass of up[i].
     fn ln_untilted(&self, i: usize, lambda: f64) -> f64 {
-        self.up[i].ln() + self.ln_s_up - lambda * (self.k0 + i as i64) as f64 * self.d
+        ln(self.up[i]) + self.ln_s_up - lambda * (self.k0 + i as i64) as f64 * self.d
     }
 
     /// Keep the numbers near 1 and drop zeros at both ends. A part whose two measures share
@@ -300,7 +301,7 @@ impl Part {
             let mx = top(v);
             if mx > 0.0 {
                 v.iter_mut().for_each(|x| *x /= mx);
-                *s += mx.ln();
+                *s += ln(mx);
             }
         }
     }
@@ -346,7 +347,7 @@ impl Part {
 /// The exponent of the least power of two at or above `mx` (> 0; within ±1000, where 2^e is
 /// exact), None for 0.
 fn pow2_above(mx: f64) -> Option<i32> {
-    (mx > 0.0).then(|| (mx.log2().ceil() as i32).clamp(-1000, 1000))
+    (mx > 0.0).then(|| (log2(mx).ceil() as i32).clamp(-1000, 1000))
 }
 
 /// Divide `v` by 2^e (exact) and add e·ln 2 to its ln scale `s`.
@@ -365,15 +366,15 @@ fn add(x: &Part, y: &Part, c: f64) -> Part {
     }
     if x.is_empty() {
         let mut p = y.clone();
-        p.ln_s_up += c.ln();
-        p.ln_s_lo += c.ln();
+        p.ln_s_up += ln(c);
+        p.ln_s_lo += ln(c);
         return p;
     }
     let k0 = x.k0.min(y.k0);
     let n = (x.end().max(y.end()) - k0) as usize;
     let (su, sl) = (
-        x.ln_s_up.max(y.ln_s_up + c.ln()),
-        x.ln_s_lo.max(y.ln_s_lo + c.ln()),
+        x.ln_s_up.max(y.ln_s_up + ln(c)),
+        x.ln_s_lo.max(y.ln_s_lo + ln(c)),
     );
     let mut out = Part {
         d: x.d,
@@ -384,10 +385,7 @@ fn add(x: &Part, y: &Part, c: f64) -> Part {
         ln_s_lo: sl,
     };
     for (p, w) in [(x, 1.0f64), (y, c)] {
-        let (fu, fl) = (
-            (p.ln_s_up + w.ln() - su).exp(),
-            (p.ln_s_lo + w.ln() - sl).exp(),
-        );
+        let (fu, fl) = (exp(p.ln_s_up + ln(w) - su), exp(p.ln_s_lo + ln(w) - sl));
         let off = (p.k0 - k0) as usize;
         for i in 0..p.len() {
             out.up[off + i] += p.up[i] * fu;
@@ -427,7 +425,7 @@ fn from_logs(ln_p: &[f64], k_lo: i64, lambda: f64, d: f64, bias: f64) -> (Vec<f6
         // An empty (lower) measure: zeros.
         return (vec![0.0; w.len()], 0.0);
     }
-    (w.iter().map(|&x| (x - mx).exp() * bias).collect(), mx)
+    (w.iter().map(|&x| exp(x - mx) * bias).collect(), mx)
 }
 
 /// Σ_{i + j < o} x_i y_j (tilted `up` masses; o an index of x∗y), by prefix sums: exact
@@ -494,7 +492,7 @@ fn to_infinity(p: &mut Part, lambda: f64, budget: f64, min: usize) -> f64 {
     let mut acc = 0.0;
     let mut keep = p.len();
     for i in (min..p.len()).rev() {
-        let u = p.ln_untilted(i, lambda).exp();
+        let u = exp(p.ln_untilted(i, lambda));
         if acc + u > budget {
             break;
         }
@@ -509,7 +507,7 @@ fn to_infinity(p: &mut Part, lambda: f64, budget: f64, min: usize) -> f64 {
 /// Remove the top of `p` while its tilted `up` moment stays within e^{ln_budget}; returns
 /// the ln of what was removed (−∞ for nothing), rounded up.
 fn top_to_ledger(p: &mut Part, ln_budget: f64) -> f64 {
-    let budget = (ln_budget - p.ln_s_up).exp();
+    let budget = exp(ln_budget - p.ln_s_up);
     let mut acc = 0.0;
     let mut keep = p.len();
     for i in (0..p.len()).rev() {
@@ -522,7 +520,7 @@ fn top_to_ledger(p: &mut Part, ln_budget: f64) -> f64 {
     p.up.truncate(keep);
     p.lo.truncate(keep);
     if acc > 0.0 {
-        acc.ln() + p.ln_s_up + (4.0 * (p.len() + 1) as f64 * U).ln_1p()
+        ln(acc) + p.ln_s_up + ln_1p(4.0 * (p.len() + 1) as f64 * U)
     } else {
         f64::NEG_INFINITY
     }
@@ -542,11 +540,11 @@ fn settle(m: &mut Meas, lambda: f64, eta: f64, w: &Work) {
         // to the ledger instead. Without it the tail doubled at every squaring (the FFT's
         // rounding floor rides at its top), its cap then coarsened it to spacings of 10 and
         // more, and connect-the-dots at that spacing and λ < 0 moves weight e^{|λ|·fΔ} down.
-        let ln_budget = eta.min(TOP_REL).ln() + m.ln_moment();
+        let ln_budget = ln(eta.min(TOP_REL)) + m.ln_moment();
         let mut gone = top_to_ledger(&mut m.tail, ln_budget);
         if m.tail.is_empty() {
             let left = if gone > f64::NEG_INFINITY {
-                ln_budget + (-(gone - ln_budget).exp()).ln_1p()
+                ln_budget + ln_1p(-exp(gone - ln_budget))
             } else {
                 ln_budget
             };
@@ -683,10 +681,10 @@ fn from_step(
         core,
         tail,
         f,
-        inf: pld.ln_inf.exp() * (1.0 + 64.0 * U),
+        inf: exp(pld.ln_inf) * (1.0 + 64.0 * U),
         cap,
         ln_lost: if below > 0.0 {
-            below.ln() + ln_s_up + (1.0 + 4.0 * n_all as f64 * U).ln()
+            ln(below) + ln_s_up + ln(1.0 + 4.0 * n_all as f64 * U)
         } else {
             f64::NEG_INFINITY
         },
@@ -695,7 +693,7 @@ fn from_step(
         // Reversed: the mass above the lattice (losses ≥ its top) and below it go to the
         // ledger with their moment bounds, not to +∞ (which would lower the reversed δ).
         let top = pld.k_top() as f64 * d;
-        let inf = pld.ln_inf + lambda * top + (64.0 * U).ln_1p();
+        let inf = pld.ln_inf + lambda * top + ln_1p(64.0 * U);
         m.ln_lost = ln_add(m.ln_lost, ln_add(inf, edge));
         m.inf = 0.0;
     }
@@ -780,7 +778,7 @@ fn product(
     // lost(x∗y) ≤ lost_x·(M_y + lost_y) + M_x·lost_y, plus this cut.
     let mut ln_lost = ln_add(x.ln_lost + ln_add(my, y.ln_lost), mx + y.ln_lost);
     if below > 0.0 {
-        ln_lost = ln_add(ln_lost, below.ln() + x.core.ln_s_up + y.core.ln_s_up);
+        ln_lost = ln_add(ln_lost, ln(below) + x.core.ln_s_up + y.core.ln_s_up);
     }
     // Tail mass below the core's window start: to the ledger as well.
     if !tail.is_empty() && !core.is_empty() {
@@ -789,7 +787,7 @@ fn product(
         if n > 0 {
             let s: f64 = tail.up[..n].iter().sum();
             if s > 0.0 {
-                ln_lost = ln_add(ln_lost, s.ln() + tail.ln_s_up);
+                ln_lost = ln_add(ln_lost, ln(s) + tail.ln_s_up);
             }
             tail = tail.slice(n, tail.len());
         }
@@ -885,7 +883,7 @@ fn power(
         let copies = (steps >> (j + 1)) as f64;
         let sq = product(&base, &base, true, (lambda, per / copies, copies, floor), w)?;
         j += 1;
-        let share = (REBIN * 2f64.powf(-0.5 * (levels - 1 - j) as f64)).max(even / levels as f64);
+        let share = (REBIN * powf(2f64, -0.5 * (levels - 1 - j) as f64)).max(even / levels as f64);
         let max_d = d0 * (share * 2f64.powi(j)).sqrt();
         base = fit(sq, max_d.max(d0), lambda, w);
     }

@@ -2,6 +2,8 @@
 //! T-fold compositions at a tilt, and ε read from them in one direction.
 
 use super::*;
+#[cfg_attr(not(full_engine), allow(unused_imports))]
+use crate::engine::math::{exp, exp_m1, ln, ln_1p, log2, powf};
 use crate::engine::pld::compose::Work;
 
 /// The per-step lattices of every phase, for one direction and spacing.
@@ -83,7 +85,7 @@ impl Lattices {
                     // coarse part would then need more than TAIL_POINTS points.
                     let b = lo + CORE_POINTS * d;
                     let big = big.max((hi - b) / TAIL_POINTS);
-                    let f = 2f64.powf((big / d).log2().floor()).max(2.0);
+                    let f = powf(2f64, log2(big / d).floor()).max(2.0);
                     // A coarse part 2²⁰ times as coarse and more is beyond what the ladder's
                     // exact moves between its lattices (f fine points per coarse one) afford
                     // (q = 0.5, σ = 0.001, T = 10⁹: f = 2³⁶, 52 s and 4 GB on the δ side).
@@ -161,7 +163,7 @@ impl Lattices {
         let floors = phases
             .iter()
             .map(|p| match (p.is_sgm(), dir) {
-                (true, Direction::Remove) => (-p.sgm.q()).ln_1p(),
+                (true, Direction::Remove) => ln_1p(-p.sgm.q()),
                 _ => f64::NEG_INFINITY,
             })
             .collect();
@@ -291,7 +293,7 @@ impl Lattices {
     pub(super) fn ladder_reversed(&self, theta: f64, w: &Work) -> Result<Composed, Error> {
         let lambda = -(1.0 + theta.max(0.0));
         // The mass below a lattice sits at losses ≥ its infimum: moment ≤ η·e^{λ·inf} (λ < 0).
-        let ln_eta = (self.eta_total / self.counts.iter().sum::<f64>()).ln();
+        let ln_eta = ln(self.eta_total / self.counts.iter().sum::<f64>());
         // (On the lattice's losses L − o.)
         let edges: Vec<f64> = (self.floors.iter().zip(&self.offsets))
             .map(|(&floor, &o)| ln_eta + lambda * (floor - o))
@@ -591,7 +593,7 @@ pub(super) fn bulk_scale(phases: &[Phase]) -> Option<f64> {
     phases
         .iter()
         .filter(|p| p.is_sgm())
-        .map(|p| p.sgm.q() * (1.0 / (p.sgm.sigma() * p.sgm.sigma())).exp_m1().sqrt())
+        .map(|p| p.sgm.q() * exp_m1(1.0 / (p.sgm.sigma() * p.sgm.sigma())).sqrt())
         .min_by(f64::total_cmp)
 }
 
@@ -625,7 +627,7 @@ pub(super) fn split_share(phases: &[Phase]) -> f64 {
         .iter()
         .map(|p| {
             let (q, s) = (p.sgm.q(), p.sgm.sigma());
-            q * (1.0 - q + q * (1.0 / (s * s)).exp())
+            q * (1.0 - q + q * exp(1.0 / (s * s)))
         })
         .fold(0.0, f64::max)
         .min(1.0)

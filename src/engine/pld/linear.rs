@@ -23,6 +23,7 @@
 //! tail) are left out of P, which only lowers it.
 
 use super::gauss::ln_phi_bar;
+use crate::engine::math::{exp, ln, ln_1p};
 use crate::engine::search::bisect;
 
 /// The largest number of binomial terms summed (beyond it the bound is not tried: q·T large,
@@ -33,15 +34,15 @@ const MAX_TERMS: usize = 2_000;
 /// ln Bin(k; T, q) for k = 0, 1, … until the terms fall below e^{−60} of the largest past
 /// the mode (None when that needs more than MAX_TERMS).
 fn ln_weights(q: f64, t: f64) -> Option<Vec<f64>> {
-    let mut lw = vec![t * (-q).ln_1p()];
-    let odds = q.ln() - (-q).ln_1p();
+    let mut lw = vec![t * ln_1p(-q)];
+    let odds = ln(q) - ln_1p(-q);
     let mode = (q * t).floor();
     loop {
         let k = (lw.len() - 1) as f64;
         if k >= t {
             break;
         }
-        let next = lw[lw.len() - 1] + ((t - k) / (k + 1.0)).ln() + odds;
+        let next = lw[lw.len() - 1] + ln((t - k) / (k + 1.0)) + odds;
         let top = lw.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
         if k > mode && next < top - 60.0 {
             break;
@@ -61,13 +62,13 @@ fn delta_at(lw: &[f64], tau: f64, eps: f64, t: f64) -> f64 {
         .iter()
         .enumerate()
         .map(|(k, &l)| {
-            let w = l.exp() * (1.0 - 3e-14 * (k + 1) as f64);
-            w * ln_phi_bar(t - k as f64 * tau).exp()
+            let w = exp(l) * (1.0 - 3e-14 * (k + 1) as f64);
+            w * exp(ln_phi_bar(t - k as f64 * tau))
         })
         .sum::<f64>()
         * (1.0 - 1e-12)
         * (1.0 - (n + 2.0) * f64::EPSILON);
-    let q = ln_phi_bar(t).exp() * (1.0 + 1e-12) * eps.exp() * (1.0 + 4.0 * f64::EPSILON);
+    let q = exp(ln_phi_bar(t)) * (1.0 + 1e-12) * exp(eps) * (1.0 + 4.0 * f64::EPSILON);
     p - q
 }
 
@@ -76,7 +77,7 @@ fn threshold(lw: &[f64], tau: f64, eps: f64) -> f64 {
     let ln_ratio = |t: f64| {
         let e = |k: usize| lw[k] + k as f64 * tau * t - 0.5 * (k as f64 * tau).powi(2);
         let top = (0..lw.len()).map(e).fold(f64::NEG_INFINITY, f64::max);
-        top + (0..lw.len()).map(|k| (e(k) - top).exp()).sum::<f64>().ln()
+        top + ln((0..lw.len()).map(|k| exp(e(k) - top)).sum::<f64>())
     };
     let (lo, hi) = bisect(
         (-60.0, 60.0),
@@ -112,6 +113,7 @@ pub(crate) fn epsilon_lower(q: f64, sigma: f64, steps: u64, delta: f64, upper: f
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::math::exp_m1;
 
     /// q = 1 would make S exactly the Gaussian mechanism's statistic; at q near 1 over one
     /// step the bound must sit just below the Gaussian mechanism's exact ε (Balle & Wang), and
@@ -129,7 +131,7 @@ mod tests {
         // Tiny q, many steps, large σ: the statistic is nearly optimal; the central limit's
         // ε at μ = q·√(T·(e^{1/σ²} − 1)).
         let (q, s, t, d) = (2e-7, 40.0f64, 400_000_000u64, 1e-9);
-        let mu = q * (t as f64 * (1.0 / (s * s)).exp_m1()).sqrt();
+        let mu = q * (t as f64 * exp_m1(1.0 / (s * s))).sqrt();
         let limit = super::super::gauss::epsilon_bracket(mu, d);
         let low = epsilon_lower(q, s, t, d, 1.0);
         assert!(

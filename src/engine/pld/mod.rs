@@ -142,6 +142,7 @@ mod allocation;
 mod bernstein;
 mod compose;
 mod discretize;
+mod fft;
 // What the guarantee means (μ-GDP, attack-risk calibration) and user-level privacy
 // (mixture-of-Gaussians pairs): native only for now, like the ladder (no room in the
 // page's wasm).
@@ -386,6 +387,8 @@ pub fn gaussian_epsilon(mu: f64, delta: f64) -> Result<Bracket, crate::engine::E
 #[cfg(test)]
 mod tests {
     use super::{monotone, Bracket, Error};
+    #[cfg_attr(not(full_engine), allow(unused_imports))]
+    use crate::engine::math::{exp, ln, ln_1p};
 
     /// Far beyond the domain (exact RDP's ε above 10⁷) the refusal comes before any lattice
     /// is built: the call's work budget, set to a mark here, is never reset by a lattice try
@@ -447,10 +450,10 @@ mod tests {
         let phi_bar = |z: f64| 0.5 * libm::erfc(z / std::f64::consts::SQRT_2);
         let exact_add = |q: f64, s: f64, e: f64| {
             // −L(x) > ε ⇔ L(x) < −ε ⇔ x < x_a (L increasing in x).
-            let xa = 0.5 + s * s * (((-e).exp() - (1.0 - q)) / q).ln();
+            let xa = 0.5 + s * s * ln((exp(-e) - (1.0 - q)) / q);
             let qm = 1.0 - phi_bar(xa / s);
             let pm = (1.0 - q) * qm + q * (1.0 - phi_bar((xa - 1.0) / s));
-            qm - e.exp() * pm
+            qm - exp(e) * pm
         };
         for (q, s, t, delta) in [
             (0.01, 1.0, 1u64, 1e-3),
@@ -469,7 +472,7 @@ mod tests {
                     exact_add(q, s, u) <= delta * (1.0 + 1e-9),
                     "{q} {s}: δ({u}) > {delta}"
                 );
-                let (mut a, mut b) = (0.0, -(-q).ln_1p());
+                let (mut a, mut b) = (0.0, -ln_1p(-q));
                 for _ in 0..200 {
                     let m = 0.5 * (a + b);
                     if exact_add(q, s, m) > delta {

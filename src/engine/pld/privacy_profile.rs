@@ -1,6 +1,7 @@
 //! Stage 3, δ and the privacy profile δ(ε) with certified brackets.
 
 use super::*;
+use crate::engine::math::{exp, exp_m1, ln};
 use crate::engine::pld::compose::Work;
 
 /// Tight δ at ε for the phases.
@@ -52,7 +53,7 @@ fn delta_by_inversion(phases: &[Phase], eps: f64) -> Option<DeltaAnswer> {
     let (ln_rdp, alpha) = rdp_ln_delta(&curve, eps);
     // Exact RDP's δ bounds the plain SGM phases' δ; a group's guide is no bound.
     let mut up = if plain(&live) {
-        ln_rdp.exp().min(1.0)
+        exp(ln_rdp).min(1.0)
     } else {
         1.0
     };
@@ -61,7 +62,7 @@ fn delta_by_inversion(phases: &[Phase], eps: f64) -> Option<DeltaAnswer> {
     let done = |lo: f64, up: f64| lo > 0.0 && up <= 1.02 * lo;
     // One ε-side answer at δ* = e^x (None where it refuses), narrowing [lo, up].
     let mut probe = |x: f64, lo: &mut f64, up: &mut f64| -> Option<(f64, f64)> {
-        let d = x.exp().clamp(1e-300, TOP);
+        let d = exp(x).clamp(1e-300, TOP);
         let a = epsilon_phases(phases, d).ok()?;
         let (el, eu) = (a.epsilon.lower, a.epsilon.upper);
         if el > eps {
@@ -77,7 +78,7 @@ fn delta_by_inversion(phases: &[Phase], eps: f64) -> Option<DeltaAnswer> {
     // far (or too near one) is replaced by their midpoint, or by a step of growing length
     // away from the one end known.
     let mut slope = -(alpha - 1.0).max(0.05);
-    let mut x = up.clamp(1e-300, 0.5).ln();
+    let mut x = ln(up.clamp(1e-300, 0.5));
     let mut last: Option<(f64, f64)> = None;
     let mut step = std::f64::consts::LN_10;
     let (mut n, mut centre) = (0, None);
@@ -102,8 +103,8 @@ fn delta_by_inversion(phases: &[Phase], eps: f64) -> Option<DeltaAnswer> {
             last = Some((x, em));
         }
         let (a, b) = (
-            if lo > 0.0 { lo.ln() } else { f64::NEG_INFINITY },
-            up.clamp(1e-300, TOP).ln(),
+            if lo > 0.0 { ln(lo) } else { f64::NEG_INFINITY },
+            ln(up.clamp(1e-300, TOP)),
         );
         let proposal = match (got.filter(|&(_, eu)| eu > 0.0), last) {
             (Some(_), Some((lx, le))) => lx + slope * (eps - le),
@@ -118,7 +119,7 @@ fn delta_by_inversion(phases: &[Phase], eps: f64) -> Option<DeltaAnswer> {
             step *= 2.0;
             b - step
         };
-        if x.is_nan() || x < (1e-300f64).ln() {
+        if x.is_nan() || x < ln(1e-300f64) {
             break;
         }
     }
@@ -128,11 +129,11 @@ fn delta_by_inversion(phases: &[Phase], eps: f64) -> Option<DeltaAnswer> {
         let mut m = (slope.abs() * width).max(1e-3);
         while n < PROBES && !done(lo, up) {
             let before = n;
-            if lo < (xc - m).exp() {
+            if lo < exp(xc - m) {
                 n += 1;
                 probe(xc - m, &mut lo, &mut up);
             }
-            if !done(lo, up) && up > (xc + m).exp() && (xc + m).exp() < TOP {
+            if !done(lo, up) && up > exp(xc + m) && exp(xc + m) < TOP {
                 n += 1;
                 probe(xc + m, &mut lo, &mut up);
             }
@@ -343,7 +344,7 @@ pub(super) fn jumps_alone(
     let curve = rdp_total(&live);
     let mut out = zero_points(eps, 0.0);
     for (slot, &e) in out.iter_mut().zip(eps) {
-        slot.0.delta.upper = rdp_ln_delta(&curve, e).0.exp().min(1.0);
+        slot.0.delta.upper = exp(rdp_ln_delta(&curve, e).0).min(1.0);
     }
     jumps_profile(phases, &mut out, w).ok()?.then_some(out)
 }
@@ -458,7 +459,7 @@ pub(super) fn profile_of(
     let exact = live.iter().all(Phase::is_sgm);
     let far: Vec<bool> = eps
         .iter()
-        .map(|&e| exact && rdp_ln_delta(&curve, e).0 < (1e-290f64).ln())
+        .map(|&e| exact && rdp_ln_delta(&curve, e).0 < ln(1e-290f64))
         .collect();
     let near: Vec<f64> = eps
         .iter()
@@ -469,7 +470,7 @@ pub(super) fn profile_of(
     let mut out = zero_points(eps, 0.0);
     for ((slot, &e), &f) in out.iter_mut().zip(eps).zip(&far) {
         if f {
-            slot.0.delta.upper = rdp_ln_delta(&curve, e).0.exp().min(1.0);
+            slot.0.delta.upper = exp(rdp_ln_delta(&curve, e).0).min(1.0);
         }
     }
     if near.is_empty() {
@@ -493,7 +494,7 @@ pub(super) fn profile_of(
         .iter()
         .map(|p| {
             let g = p.guide();
-            g.q().powi(2) * p.guide_steps() as f64 * (1.0 / g.sigma().powi(2)).exp_m1()
+            g.q().powi(2) * p.guide_steps() as f64 * exp_m1(1.0 / g.sigma().powi(2))
         })
         .sum::<f64>()
         .sqrt();
@@ -542,7 +543,7 @@ pub(super) fn profile_of(
             // read from a composition tilted elsewhere, RDP can be far tighter: q = 1e-4,
             // σ = 1, T = 10⁵ at ε = 0.33 read δ ≤ 0.0186 there, RDP 1.3e-4).
             if exact {
-                let r = rdp_ln_delta(&curve, e).0.exp();
+                let r = exp(rdp_ln_delta(&curve, e).0);
                 slot.0.delta.upper = slot.0.delta.upper.min(r.max(slot.0.delta.lower));
             }
         }

@@ -30,6 +30,7 @@ use super::discretize::{lattice, merge_atoms, StepPld};
 use super::gauss::{ln_add, ln_phi_bar, ln_sub};
 use super::{eps_direction, gauss, initial_spacing, Bracket, Lattices, TOL, WORK};
 use crate::engine::error::Error;
+use crate::engine::math::{exp, exp_m1, ln, ln_1p};
 use crate::engine::params::{check_delta, check_steps, Adjacency};
 use crate::engine::pld::compose::Work;
 use serde::Serialize;
@@ -143,7 +144,7 @@ pub fn allocation_lower_bound(sigma: f64, t: u64, epochs: u64, delta: f64) -> Re
 fn max_cdf(m: f64, a: f64, sigma: f64, c: u64, rho: f64) -> (f64, f64) {
     let z = m / sigma;
     let za = (m - a) / sigma;
-    let (lr, l1r) = (rho.ln(), (-rho).ln_1p());
+    let (lr, l1r) = (ln(rho), ln_1p(-rho));
     let (lo0, hi0) = (ln_phi_bar(-z), ln_phi_bar(z)); // ln Φ(z), ln Φ̄(z)
     let (loa, hia) = (ln_phi_bar(-za), ln_phi_bar(za));
     let ln_a = ln_add(lr + loa, l1r + lo0);
@@ -152,7 +153,7 @@ fn max_cdf(m: f64, a: f64, sigma: f64, c: u64, rho: f64) -> (f64, f64) {
     let ln_1mg = if c == 1 {
         f64::NEG_INFINITY
     } else {
-        (-ln_g.exp_m1()).ln()
+        ln(-exp_m1(ln_g))
     };
     (ln_g + ln_a, ln_add(ln_1ma, ln_a + ln_1mg))
 }
@@ -166,7 +167,7 @@ fn ln_bin(fa: (f64, f64), fb: (f64, f64)) -> f64 {
     } else if fa.1 <= LN_HALF {
         ln_sub(fa.1, fb.1.min(fa.1))
     } else {
-        (-(fa.0.exp() + fb.1.exp())).ln_1p()
+        ln_1p(-(exp(fa.0) + exp(fb.1)))
     }
 }
 
@@ -180,7 +181,7 @@ fn binned_pair(sh: &Shuffle, c: u64, rho: f64, d: f64) -> Vec<(f64, f64)> {
     let (a, b) = sh.shifts;
     let s = sh.sigma;
     let lo = -9.0 * s - b;
-    let hi = a + s * (9.0 + (2.0 * (c as f64).ln()).sqrt());
+    let hi = a + s * (9.0 + (2.0 * ln(c as f64)).sqrt());
     // The loss moves by at most ~(a − b)/σ² per unit of m: bins short enough that it
     // moves by ≲ Δ/4 in one, within [σ/400, σ/25].
     let h = (0.25 * d * s * s / (a - b)).clamp(s / 400.0, s / 25.0);
@@ -195,8 +196,8 @@ fn binned_pair(sh: &Shuffle, c: u64, rho: f64, d: f64) -> Vec<(f64, f64)> {
         }
         (max_cdf(m, a, s, c, rho), max_cdf(m, b, s, c, rho))
     };
-    let margin_p = (-MASS_MARGIN).ln_1p();
-    let margin_q = MASS_MARGIN.ln_1p();
+    let margin_p = ln_1p(-MASS_MARGIN);
+    let margin_q = ln_1p(MASS_MARGIN);
     let mut edges = Vec::with_capacity(n + 3);
     edges.push(f64::NEG_INFINITY);
     edges.extend((0..=n).map(|i| lo + i as f64 * h));
@@ -440,7 +441,7 @@ mod tests {
             (8.0, 7, 0.3),
         ] {
             let (f, s) = max_cdf(m, 2.0, 1.1, c, rho);
-            assert!((f.exp() + s.exp() - 1.0).abs() < 1e-13, "{m} {c}");
+            assert!((exp(f) + exp(s) - 1.0).abs() < 1e-13, "{m} {c}");
         }
         // c = 1, ρ = 1: the shifted Gaussian itself.
         let (f, _) = max_cdf(1.3, 2.0, 0.8, 1, 1.0);
@@ -451,8 +452,8 @@ mod tests {
     fn binned_masses_sum_to_one() {
         let sh = Shuffle::new(1.0, 50, 0.0, Adjacency::AddRemove).unwrap();
         let atoms = binned_pair(&sh, 50, 1.0, 1e-3);
-        let p: f64 = atoms.iter().map(|a| a.0.exp()).sum();
-        let q: f64 = atoms.iter().map(|a| a.1.exp()).sum();
+        let p: f64 = atoms.iter().map(|a| exp(a.0)).sum();
+        let q: f64 = atoms.iter().map(|a| exp(a.1)).sum();
         assert!((p - 1.0).abs() < 1e-6 && p <= 1.0, "{p}");
         assert!((q - 1.0).abs() < 1e-6 && q >= 1.0, "{q}");
     }

@@ -33,6 +33,7 @@
 
 use super::discretize::StepPld;
 use super::gauss::ln_add;
+use crate::engine::math::{exp, ln, ln_1p};
 
 /// The mixture wa·a + wb·b of two lattice PLDs on one spacing (the branch revealed):
 /// every part — the lattice masses on both sides and the mass at +∞ — mixes alike.
@@ -40,7 +41,7 @@ pub(crate) fn mix_steps(a: &StepPld, wa: f64, b: &StepPld, wb: f64) -> StepPld {
     let k_lo = a.k_lo.min(b.k_lo);
     let end = (a.k_lo + a.ln_up.len() as i64).max(b.k_lo + b.ln_up.len() as i64);
     let len = (end - k_lo) as usize;
-    let (la, lb) = (wa.ln(), wb.ln());
+    let (la, lb) = (ln(wa), ln(wb));
     let mut ln_up = vec![f64::NEG_INFINITY; len];
     let mut ln_lo = vec![f64::NEG_INFINITY; len];
     for (s, lw) in [(a, la), (b, lb)] {
@@ -96,7 +97,7 @@ pub(crate) fn binom_sf(n: u64, p: f64, k: u64) -> f64 {
     if p >= 1.0 {
         return 1.0;
     }
-    let (nf, lp, l1p) = (n as f64, p.ln(), (-p).ln_1p());
+    let (nf, lp, l1p) = (n as f64, ln(p), ln_1p(-p));
     let ln_pmf = |j: f64| {
         libm::lgamma(nf + 1.0) - libm::lgamma(j + 1.0) - libm::lgamma(nf - j + 1.0)
             + j * lp
@@ -120,9 +121,9 @@ pub(crate) fn binom_sf(n: u64, p: f64, k: u64) -> f64 {
             break;
         }
         ln_term += if sign > 0 {
-            ((nf - j) / (j + 1.0)).ln() + ln_ratio
+            ln((nf - j) / (j + 1.0)) + ln_ratio
         } else {
-            (j / (nf - j + 1.0)).ln() - ln_ratio
+            ln(j / (nf - j + 1.0)) - ln_ratio
         };
         j = next;
         ln_sum = ln_add(ln_sum, ln_term);
@@ -130,7 +131,7 @@ pub(crate) fn binom_sf(n: u64, p: f64, k: u64) -> f64 {
             break;
         }
     }
-    let s = ln_sum.exp();
+    let s = exp(ln_sum);
     if upper_tail {
         s.min(1.0)
     } else {

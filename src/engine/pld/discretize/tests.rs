@@ -1,4 +1,5 @@
 use super::*;
+use crate::engine::math::{exp, exp_m1};
 
 /// δ(ε) of a lattice PLD's pessimistic and optimistic measures, the coarse part included.
 #[cfg(full_engine)]
@@ -12,11 +13,11 @@ fn delta_of(s: &StepPld, d: f64, eps: f64) -> (f64, f64) {
             (0..t.ln_up.len()).map(|i| ((t.k_lo + i as i64) as f64 * big, t.ln_up[i], t.ln_lo[i])),
         );
     }
-    let (mut up, mut lo) = (s.ln_inf.exp(), 0.0);
+    let (mut up, mut lo) = (exp(s.ln_inf), 0.0);
     for (l, u, w) in pts {
         if l > eps {
-            up += u.exp() * -(eps - l).exp_m1();
-            lo += w.exp() * -(eps - l).exp_m1();
+            up += exp(u) * -exp_m1(eps - l);
+            lo += exp(w) * -exp_m1(eps - l);
         }
     }
     (up, lo)
@@ -42,8 +43,8 @@ fn two_resolution_lattice_brackets_the_exact_step() {
         let one = step_pld(q, s, Direction::Remove, d, lo, hi);
         for eps in [0.0, q, 10.0 * q, 1e-3, 0.01, 0.1, 0.5, 1.0] {
             let x = x_of_loss(q, s, eps);
-            let p = (1.0 - q) * ln_phi_bar(x / s).exp() + q * ln_phi_bar((x - 1.0) / s).exp();
-            let exact = p - eps.exp() * ln_phi_bar(x / s).exp();
+            let p = (1.0 - q) * exp(ln_phi_bar(x / s)) + q * exp(ln_phi_bar((x - 1.0) / s));
+            let exact = p - exp(eps) * exp(ln_phi_bar(x / s));
             let (u2, l2) = delta_of(&two, d, eps);
             let (u1, _) = delta_of(&one, d, eps);
             let tol = 1e-9 * exact + 1e-18;
@@ -70,7 +71,7 @@ fn a_fine_lattice_carries_p_to_rounding() {
     use super::super::gauss::ln_phi_bar;
     let sum = |s: &StepPld| -> f64 {
         let t = s.tail.iter().flat_map(|t| t.ln_up.iter());
-        s.ln_up.iter().chain(t).map(|l| l.exp()).sum::<f64>() + s.ln_inf.exp()
+        s.ln_up.iter().chain(t).map(|l| exp(*l)).sum::<f64>() + exp(s.ln_inf)
     };
     for (q, sg, d) in [
         (2.136e-9, 0.5108, 9e-10),
@@ -86,7 +87,7 @@ fn a_fine_lattice_carries_p_to_rounding() {
             sum(&two) - 1.0
         );
         let (part, x_top) = step_pld_below(q, sg, d, (lo, 0.3 * hi), Some((b, 256)), 0.0);
-        let below = 1.0 - ln_p_between(q, sg, x_top, f64::INFINITY).exp();
+        let below = 1.0 - exp(ln_p_between(q, sg, x_top, f64::INFINITY));
         assert!(
             (sum(&part) - below).abs() < 1e-12,
             "q={q}: {} vs {below}",
@@ -99,9 +100,9 @@ fn a_fine_lattice_carries_p_to_rounding() {
             if x >= x_top {
                 continue;
             }
-            let pm = |z0: f64, z1: f64| ln_phi_bar(z0).exp() - ln_phi_bar(z1).exp();
+            let pm = |z0: f64, z1: f64| exp(ln_phi_bar(z0)) - exp(ln_phi_bar(z1));
             let p = (1.0 - q) * pm(x / sg, x_top / sg) + q * pm((x - 1.0) / sg, (x_top - 1.0) / sg);
-            let exact = p - eps.exp() * pm(x / sg, x_top / sg);
+            let exact = p - exp(eps) * pm(x / sg, x_top / sg);
             let (u, l) = delta_of(&part, d, eps);
             let tol = 1e-9 * exact.abs() + 1e-15;
             assert!(
@@ -129,20 +130,20 @@ fn falling_laws_keep_their_tail_when_merged_downwards() {
         .collect();
     let down = merge_atoms_falling(&atoms, 0, d);
     let up = merge_atoms(&atoms, 0, d);
-    let above = |v: &[f64], from: usize| v[from..].iter().map(|l| l.exp()).sum::<f64>();
+    let above = |v: &[f64], from: usize| v[from..].iter().map(|l| exp(*l)).sum::<f64>();
     let ln_p = |a: &(f64, f64)| a.0 + a.1;
-    let truth: f64 = atoms[10..].iter().map(|a| ln_p(a).exp()).sum();
+    let truth: f64 = atoms[10..].iter().map(|a| exp(ln_p(a))).sum();
     let (kept, lost) = (above(&down, 10), above(&up, 10));
     assert!(kept >= 0.9 * truth, "{kept} vs {truth}");
     assert!(lost <= 0.1 * truth, "{lost} vs {truth}");
-    let total: f64 = atoms.iter().map(|a| ln_p(a).exp()).sum();
+    let total: f64 = atoms.iter().map(|a| exp(ln_p(a))).sum();
     assert!((above(&down, 0) - total).abs() <= 1e-12 * total);
     for eps in [0.0, 0.005, 0.01, 0.02, 0.04] {
         let lattice: f64 = (down.iter().enumerate())
-            .map(|(j, l)| l.exp() * (-(eps - j as f64 * d).exp_m1()).max(0.0))
+            .map(|(j, l)| exp(*l) * (-exp_m1(eps - j as f64 * d)).max(0.0))
             .sum();
         let exact: f64 = (atoms.iter().enumerate())
-            .map(|(i, a)| ln_p(a).exp() * (-(eps - (i as f64 + off) * d).exp_m1()).max(0.0))
+            .map(|(i, a)| exp(ln_p(a)) * (-exp_m1(eps - (i as f64 + off) * d)).max(0.0))
             .sum();
         assert!(
             lattice <= exact * (1.0 + 1e-12),
@@ -192,6 +193,6 @@ fn linear_and_log_merges_agree() {
     }
     // The merged P-mass equals the atoms' (each merge keeps P-mass... up to the final
     // round-down, which keeps P too): both paths give the same total.
-    let total = |v: &[f64]| v.iter().map(|l| l.exp()).sum::<f64>();
+    let total = |v: &[f64]| v.iter().map(|l| exp(*l)).sum::<f64>();
     assert!((total(&a) / total(&b) - 1.0).abs() < 1e-12);
 }

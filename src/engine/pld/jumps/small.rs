@@ -1,6 +1,7 @@
 //! The closed form's small pair: the lattice part of the rare-large-loss decomposition.
 
 use super::*;
+use crate::engine::math::{exp, exp_m1};
 use crate::engine::pld::compose::Work;
 
 /// Append grow(last point) to `grid` until its last point reaches `top`.
@@ -69,8 +70,8 @@ impl Small {
             lo = lo.max(l);
         }
         if y < 0.0 {
-            let e = y.exp();
-            up = up.min(-y.exp_m1() + e * (1.0 - self.mq) + e * self.rev(-y));
+            let e = exp(y);
+            up = up.min(-exp_m1(y) + e * (1.0 - self.mq) + e * self.rev(-y));
         }
         (up, lo.min(up))
     }
@@ -106,9 +107,9 @@ impl Small {
     /// [0.006730, 0.006812], and the run was refused.
     pub(super) fn add_delta(&self, eps: f64) -> f64 {
         let l1q = self.floor;
-        let pairs = self.c2() * self.p_b * self.p_b * (-self.l_top).exp();
+        let pairs = self.c2() * self.p_b * self.p_b * exp(-self.l_top);
         let one: f64 = (self.big.iter()).map(|&(l, m)| m * self.rev(eps + l)).sum();
-        (self.rev(eps + l1q) * (-l1q).exp() + one + pairs * self.rev(eps + self.l_top) + self.r3)
+        (self.rev(eps + l1q) * exp(-l1q) + one + pairs * self.rev(eps + self.l_top) + self.r3)
             * (1.0 + 1e-12)
     }
 
@@ -144,8 +145,7 @@ impl Small {
             if ln_q > f64::NEG_INFINITY {
                 // (A bin's least loss moved down for the rounding of its x.)
                 let l = la * (1.0 - 1e-12) - 1e-18;
-                self.big
-                    .push((l, self.t * ln_q.exp() * (1.0 + MASS_MARGIN)));
+                self.big.push((l, self.t * exp(ln_q) * (1.0 + MASS_MARGIN)));
             }
         }
         true
@@ -234,10 +234,14 @@ impl Small {
                 continue;
             }
             let weight = if la >= self.l_top { self.t } else { 1.0 };
-            bins.push((la, lb, weight * ln_p.exp(), weight * ln_q.exp()));
+            bins.push((la, lb, weight * exp(ln_p), weight * exp(ln_q)));
         }
-        let far = ln_p_between(self.q, self.sigma, x_of(self.l_max), f64::INFINITY).exp()
-            * (1.0 + MASS_MARGIN);
+        let far = exp(ln_p_between(
+            self.q,
+            self.sigma,
+            x_of(self.l_max),
+            f64::INFINITY,
+        )) * (1.0 + MASS_MARGIN);
         // The term with two big steps: μ_b on a grid above ℓ_top — spacing g over ε's range,
         // then each point PAIR_GROW past the last, to ℓ_max — each bin's mass at the grid point
         // at or above its top; the pairs' sums, each rounded up onto a grid of the same
@@ -352,14 +356,12 @@ impl Small {
         // its losses past τ (P-mass p_τ, where H_{T−2} ≤ 1); τ = g.
         let tau = g;
         let p_tau = if tau < self.l_top {
-            ln_p_between(
+            exp(ln_p_between(
                 self.q,
                 self.sigma,
                 x_of_loss(self.q, self.sigma, tau),
                 self.x_top,
-            )
-            .exp()
-                * (1.0 + MASS_MARGIN)
+            )) * (1.0 + MASS_MARGIN)
         } else {
             0.0
         };
@@ -386,7 +388,7 @@ impl Small {
             return None;
         }
         let (mut up, mut lo) = (0.0f64, 0.0f64);
-        let e_eps = eps.exp();
+        let e_eps = exp(eps);
         for (i, &(la, lb, p, pq)) in bins.bins.iter().enumerate() {
             let (p_up, p_lo) = (p * (1.0 + MASS_MARGIN), p * (1.0 - MASS_MARGIN));
             let (mut u, mut l) = (f64::INFINITY, 0.0f64);

@@ -1,4 +1,5 @@
 use super::*;
+use crate::engine::math::exp;
 use crate::engine::Sgm;
 
 /// A run's small pair at its first spacing, with its forward composition tilted a spread
@@ -42,7 +43,7 @@ fn the_reversed_small_pair_bounds_what_the_forward_one_proves() {
     );
     for y in [-0.001f64, -0.005, -0.01, -0.02] {
         let h_lo = small.comps[0].delta(y).1;
-        let below = (h_lo - small.mp_hi + y.exp() * small.mq) / y.exp();
+        let below = (h_lo - small.mp_hi + exp(y) * small.mq) / exp(y);
         let above = small.rev(-y);
         assert!(
             below > 0.0 && above >= below,
@@ -68,7 +69,7 @@ fn the_small_pair_lower_composition_stays_below_the_exact_masses() {
                 .unwrap(),
         );
         let h_lo = small.comps[0].delta(y).1;
-        let bound = small.mp_hi - y.exp() * small.mq + y.exp() * small.rev(-y);
+        let bound = small.mp_hi - exp(y) * small.mq + exp(y) * small.rev(-y);
         assert!(
             h_lo > 0.0 && h_lo <= bound,
             "H({y}) read {h_lo:e} from below, at most {bound:e}"

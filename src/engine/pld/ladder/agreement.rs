@@ -2,6 +2,7 @@ use super::super::compose::{compose_within, Phase};
 use super::super::discretize::{loss_range, step_pld, step_pld_split, Direction};
 use super::tests::assert_outside;
 use super::*;
+use crate::engine::math::exp;
 
 /// A two-resolution per-step lattice (fine near the loss's minimum, coarse above),
 /// composed on the ladder, and the one-resolution lattice composed in one FFT give
@@ -158,7 +159,7 @@ fn conv_keeps_its_floor_within_the_share_it_is_allowed() {
             let at = |v: &[f64], s: f64| {
                 k.checked_sub(off)
                     .and_then(|i| v.get(i))
-                    .map_or(0.0, |&w| w * (s - (a.ln_s_up + b.ln_s_up)).exp())
+                    .map_or(0.0, |&w| w * exp(s - (a.ln_s_up + b.ln_s_up)))
             };
             let u = at(&got.up, got.ln_s_up);
             let l = at(

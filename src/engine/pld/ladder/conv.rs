@@ -2,6 +2,7 @@
 //! direct product of short parts.
 
 use super::*;
+use crate::engine::math::{hypot, log2};
 use crate::engine::pld::compose::Work;
 
 /// The spectrum (length n) of w(i)·(up + i·lo) of `m`, and that vector's ‖·‖₂.
@@ -48,7 +49,7 @@ pub(super) fn inverse(pairs: &[SpectraPair], norms: f64, len: usize) -> (Vec<Com
     let scale = 1.0 / n as f64;
     z.truncate(len);
     z.iter_mut().for_each(|v| *v *= scale);
-    (z, 128.0 * U * (n as f64).log2() * norms)
+    (z, 128.0 * U * log2(n as f64) * norms)
 }
 
 /// The central run of `m`: the indices [a, b) from the first to the last value of `up` or
@@ -95,17 +96,17 @@ pub(super) fn conv(
         return Err(TooWide { needed: n as f64 });
     }
     // The floor's share is ≤ c·‖r_x‖₂‖r_y‖₂/(Σx·Σy) (rounding per point, times len).
-    let c = 128.0 * U * (n as f64).log2() * len as f64;
+    let c = 128.0 * U * log2(n as f64) * len as f64;
     let mass = |m: &Part| m.up.iter().sum::<f64>();
     let allowed = share * mass(x) * mass(y) / c;
     // At most about eight FFTs of the product's length of direct work.
-    let work = 8.0 * n as f64 * (n as f64).log2();
+    let work = 8.0 * n as f64 * log2(n as f64);
     let b = band(x, y, square, len, 0.0);
     let (sx, sy) = if b.floor(square, len) <= allowed {
         (Vec::new(), Vec::new())
     } else {
         let [x0, x1, y0, y1] = b.norms;
-        direct_points((x, y, square), x0.hypot(x1) * y0.hypot(y1), allowed, work)
+        direct_points((x, y, square), hypot(x0, x1) * hypot(y0, y1), allowed, work)
     };
     let rx = without(x, &sx);
     let ry = if square { rx.clone() } else { without(y, &sy) };
@@ -279,7 +280,7 @@ pub(super) fn band(x: &Part, y: &Part, square: bool, len: usize, allowed: f64) -
     let short = (xb - xa) + (yb - ya) - 1;
     let (x0, x1) = norms_in(x, xa, xb);
     let (y0, y1) = norms_in(y, ya, yb);
-    let plain = x0.hypot(x1) * y0.hypot(y1);
+    let plain = hypot(x0, x1) * hypot(y0, y1);
     let banded =
         2 * short.next_power_of_two().max(2) <= len.next_power_of_two().max(2) && plain > allowed;
     Band {
@@ -300,12 +301,12 @@ impl Band {
     pub(super) fn floor(&self, square: bool, len: usize) -> f64 {
         let [x0, x1, y0, y1] = self.norms;
         if !self.banded {
-            return x0.hypot(x1) * y0.hypot(y1);
+            return hypot(x0, x1) * hypot(y0, y1);
         }
         let rest = if square {
-            x1 * (2.0 * x0).hypot(x1)
+            x1 * hypot(2.0 * x0, x1)
         } else {
-            x1 * y0.hypot(y1) + x0 * y1
+            x1 * hypot(y0, y1) + x0 * y1
         };
         rest + x0 * y0 * self.short as f64 / len as f64
     }
@@ -333,7 +334,7 @@ pub(super) fn fft_conv(
     let b = band(x, y, square, len, allowed);
     let (xa, xb, ya, yb, short, banded) = (b.xa, b.xb, b.ya, b.yb, b.short, b.banded);
     let nc = short.next_power_of_two().max(2);
-    let log = |n: usize| n as f64 * (n as f64).log2();
+    let log = |n: usize| n as f64 * log2(n as f64);
     let transforms = match (banded, square) {
         (false, true) => 2.0 * log(n),
         (false, false) => 3.0 * log(n),

@@ -2,6 +2,7 @@
 //! products' lower measures.
 
 use super::*;
+use crate::engine::math::{exp, exp_m1, ln, ln_1p};
 use crate::engine::pld::compose::Work;
 
 /// How [`contract`] cuts a measure into coarse bins before contracting each to one atom.
@@ -46,16 +47,16 @@ pub(super) fn coarsen_in(x: &Part, factor: i64, lambda: f64, bins: Bins, w: &Wor
     let c0 = x.k0.div_euclid(factor);
     let c1 = (x.end() - 1).div_euclid(factor) + 1;
     let len = (c1 - c0 + 1) as usize;
-    let em = big.exp_m1();
+    let em = exp_m1(big);
     // Connect the dots per offset r within a coarse bin, in tilted units: an atom at
     // L = ℓ_c + r·Δ sends the share (e^D − e^{rΔ})/(e^D − 1) of its Q-mass to ℓ_c and the
     // rest to ℓ_{c+1}; its tilted weight changes by e^{(1+λ)(ℓ − L)}.
     let coef: Vec<(f64, f64)> = (0..factor)
         .map(|r| {
             let off = r as f64 * d;
-            let lam = (em - off.exp_m1()) / em;
-            let a = (-(1.0 + lambda) * off).exp() * lam;
-            let b = ((1.0 + lambda) * (big - off)).exp() * (off.exp_m1() / em);
+            let lam = (em - exp_m1(off)) / em;
+            let a = exp(-(1.0 + lambda) * off) * lam;
+            let b = exp((1.0 + lambda) * (big - off)) * (exp_m1(off) / em);
             (a, b)
         })
         .collect();
@@ -116,22 +117,22 @@ pub(super) fn contract(x: &Part, factor: i64, lambda: f64, bins: Bins) -> Vec<(f
         if m > f64::NEG_INFINITY {
             let (mut a, mut above, mut size, mut q) = (0.0, 0.0, 0.0, 0.0);
             for &(lw, r) in bin.iter() {
-                let w = (lw - m).exp();
-                let e = (-r * x.d).exp_m1();
+                let w = exp(lw - m);
+                let e = exp_m1(-r * x.d);
                 a += w;
                 above -= w * e;
                 size += w * e.abs();
-                q += w * (-r * x.d).exp();
+                q += w * exp(-r * x.d);
             }
             // Sums of n terms (error ≤ (n + 2)u of the sum of their moduli each) and one
             // ratio; with left bins every term is positive and the error relative.
             let n = bin.len() as f64;
             let ratio = above / q;
-            let lp = x.ln_s_lo - lambda * c as f64 * big + m + a.ln();
+            let lp = x.ln_s_lo - lambda * c as f64 * big + m + ln(a);
             let (at, off) = if half == 0 {
-                (c, ratio.ln_1p() * (1.0 - (2.0 * n + 10.0) * U))
+                (c, ln_1p(ratio) * (1.0 - (2.0 * n + 10.0) * U))
             } else {
-                let off = ratio.ln_1p();
+                let off = ln_1p(ratio);
                 let off =
                     off - (2.0 * n + 10.0) * U * (size / q) / (1.0 + ratio) - 4.0 * U * off.abs();
                 // (Every atom of the lowest bin sits at or above c0·D: an offset rounded
@@ -164,7 +165,7 @@ pub(super) fn contract(x: &Part, factor: i64, lambda: f64, bins: Bins) -> Vec<(f
         }
         if w > 0.0 {
             let r = (k - c * factor) as f64;
-            bin.push((w.ln() - lambda * r * x.d, r));
+            bin.push((ln(w) - lambda * r * x.d, r));
         }
     }
     if let Some(done) = cur {
@@ -181,11 +182,11 @@ pub(super) fn contract_pair(
     big: f64,
 ) -> (f64, f64) {
     let mx = lp.max(lp2);
-    let (w1, w2) = ((lp - mx).exp(), (lp2 - mx).exp());
-    let y = (w1 * (-off).exp_m1() + w2 * (-off2).exp_m1()) / (w1 + w2);
+    let (w1, w2) = (exp(lp - mx), exp(lp2 - mx));
+    let y = (w1 * exp_m1(-off) + w2 * exp_m1(-off2)) / (w1 + w2);
     (
         ln_add(lp, lp2),
-        (-y.ln_1p() * (1.0 - 16.0 * U)).clamp(0.0, big),
+        (-ln_1p(y) * (1.0 - 16.0 * U)).clamp(0.0, big),
     )
 }
 
@@ -204,7 +205,7 @@ pub(super) fn contracted(x: &Part, factor: i64, lambda: f64, bins: Bins) -> Part
     let ln_a: Vec<f64> = atoms.iter().map(|&(p, _)| p).collect();
     let (lo, ln_s) = from_logs(&ln_a, c0, lambda, big, 1.0 - 64.0 * U);
     let up = (lo.iter().zip(&atoms))
-        .map(|(&a, &(_, off))| a * (-off).exp() * (1.0 + 4.0 * U))
+        .map(|(&a, &(_, off))| a * exp(-off) * (1.0 + 4.0 * U))
         .collect();
     let mut p = Part {
         d: big,
@@ -260,12 +261,12 @@ pub(super) fn lower_product(z: &Part, lambda: f64) -> (i64, Vec<f64>, f64) {
             if z.lo[i] <= 0.0 || z.up[i] <= 0.0 {
                 return (f64::NEG_INFINITY, f64::NEG_INFINITY);
             }
-            let ln_p = z.lo[i].ln() + z.ln_s_lo - lambda * m;
+            let ln_p = ln(z.lo[i]) + z.ln_s_lo - lambda * m;
             // ρ − mD = ln(P/(Q·e^{mD})) ∈ [0, D] exactly: from the ratio lo/up on their one
             // scale ([`contracted`]), ln(1 + (lo − up)/up) to a few ulps of itself, rounded down;
             // below 0 (the FFT's floors, directed, make lo low and up high) the atom is put at
             // mD, at or below it (the true atom lies in the bin).
-            let r = ((z.lo[i] - z.up[i]) / z.up[i]).ln_1p() * (1.0 - 8.0 * U);
+            let r = ln_1p((z.lo[i] - z.up[i]) / z.up[i]) * (1.0 - 8.0 * U);
             let r = r.clamp(0.0, d);
             (ln_p - m - r, m + r)
         })
@@ -278,7 +279,7 @@ pub(super) fn lower_product(z: &Part, lambda: f64) -> (i64, Vec<f64>, f64) {
     let moment = |v: &[f64]| {
         let w = crate::engine::pld::compose::tilted_logs(v, z.k0, lambda, d);
         let mx = w.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
-        mx + w.iter().map(|&x| (x - mx).exp()).sum::<f64>().ln()
+        mx + ln(w.iter().map(|&x| exp(x - mx)).sum::<f64>())
     };
     let ln_lo = if moment(&down) > moment(&up) {
         down
@@ -311,14 +312,14 @@ pub(super) fn with_lower(tail: Part, z: &Part, lambda: f64, w: &Work) -> Part {
         return tail;
     }
     let (k_lo, lo, ln_s_lo) = lower_product(z, lambda);
-    let ln_moment = |v: &[f64], ln_s: f64| ln_s + v.iter().sum::<f64>().ln();
+    let ln_moment = |v: &[f64], ln_s: f64| ln_s + ln(v.iter().sum::<f64>());
     // The same at twice the tilt (the far tail: a profile reads δ there from this composition).
     let ln_far = |v: &[f64], ln_s: f64, k0: i64| {
         let w: Vec<f64> = (v.iter().enumerate())
-            .map(|(i, &x)| x.ln() + lambda.max(1.0) * (k0 + i as i64) as f64 * tail.d)
+            .map(|(i, &x)| ln(x) + lambda.max(1.0) * (k0 + i as i64) as f64 * tail.d)
             .collect();
         let mx = w.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
-        ln_s + mx + w.iter().map(|&x| (x - mx).exp()).sum::<f64>().ln()
+        ln_s + mx + ln(w.iter().map(|&x| exp(x - mx)).sum::<f64>())
     };
     let keep_far = w.lowers_after() == Some(Lowering::KeepingFar);
     if ln_moment(&lo, ln_s_lo) <= ln_moment(&tail.lo, tail.ln_s_lo)

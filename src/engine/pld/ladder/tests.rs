@@ -1,5 +1,6 @@
 use super::super::discretize::{loss_range, step_pld, Direction};
 use super::*;
+use crate::engine::math::{exp, exp_m1, ln, ln_1p, sin};
 
 /// `up` at least `inner.0` and `lo` at most `inner.1`, to a relative 1e-12.
 pub(super) fn assert_outside((up, lo): (f64, f64), inner: (f64, f64), at: &str) {
@@ -24,9 +25,9 @@ fn delta_of(p: &Part, lambda: f64, eps: f64) -> (f64, f64) {
         if l <= eps {
             continue;
         }
-        let w = -(eps - l).exp_m1();
-        du += (p.up[i].ln() + p.ln_s_up - lambda * l).exp() * w;
-        dl += (p.lo[i].ln() + p.ln_s_lo - lambda * l).exp() * w;
+        let w = -exp_m1(eps - l);
+        du += exp(ln(p.up[i]) + p.ln_s_up - lambda * l) * w;
+        dl += exp(ln(p.lo[i]) + p.ln_s_lo - lambda * l) * w;
     }
     (du, dl)
 }
@@ -83,7 +84,7 @@ fn contracted_atoms_sit_at_or_below_their_mean() {
         .map(|i| {
             let keep = (i % 8) == (i / 8) % 8;
             if keep {
-                0.5 + 0.5 * ((i as f64) * 0.37).sin().abs()
+                0.5 + 0.5 * sin((i as f64) * 0.37).abs()
             } else {
                 0.0
             }
@@ -113,7 +114,7 @@ fn contracted_atoms_sit_at_or_below_their_mean() {
             "bin {c}: offset {off:e}, exact {exact:e}"
         );
         // Its P-mass: the atom's own.
-        let want = x.lo[(k - k0) as usize].ln() - 700.0 - lambda * k as f64 * d;
+        let want = ln(x.lo[(k - k0) as usize]) - 700.0 - lambda * k as f64 * d;
         assert!(
             (lp - want).abs() <= 1e-12 * want.abs(),
             "bin {c}: {lp} vs {want}"
@@ -134,7 +135,7 @@ fn centred_contraction_sits_at_or_below_the_means() {
     let (k0, n) = (-37i64, 700usize);
     let lo: Vec<f64> = (0..n)
         .map(|i| {
-            let w = (-(i as f64) / 50.0).exp() * (0.05 + ((i as f64) * 0.37).sin().abs());
+            let w = exp(-(i as f64) / 50.0) * (0.05 + sin((i as f64) * 0.37).abs());
             if i % 7 == 3 || (200..230).contains(&i) {
                 0.0
             } else {
@@ -159,10 +160,10 @@ fn centred_contraction_sits_at_or_below_the_means() {
         let (mut a, mut b) = (0.0, 0.0);
         for &(k, p) in pts {
             let r = (k - c * f) as f64 * d;
-            a -= p * (-r).exp_m1();
-            b += p * (-r).exp();
+            a -= p * exp_m1(-r);
+            b += p * exp(-r);
         }
-        (a / b).ln_1p()
+        ln_1p(a / b)
     };
     let mut want: std::collections::BTreeMap<i64, Vec<(i64, f64)>> = Default::default();
     let mut pairs: std::collections::BTreeMap<i64, usize> = Default::default();
@@ -171,12 +172,7 @@ fn centred_contraction_sits_at_or_below_the_means() {
     while c * f - half < k0 + n as i64 {
         let pts: Vec<(i64, f64)> = ((c * f - half)..(c * f + half))
             .filter(|&k| k >= k0 && k < k0 + n as i64 && lo[(k - k0) as usize] > 0.0)
-            .map(|k| {
-                (
-                    k,
-                    lo[(k - k0) as usize] * (ln_s - lambda * k as f64 * d).exp(),
-                )
-            })
+            .map(|k| (k, lo[(k - k0) as usize] * exp(ln_s - lambda * k as f64 * d)))
             .collect();
         if !pts.is_empty() {
             let bin = if offset(&pts, c) >= 0.0 { c } else { c - 1 };
@@ -203,9 +199,9 @@ fn centred_contraction_sits_at_or_below_the_means() {
                     "bin {c}: offset {off:e}, exact {exact:e}"
                 );
                 assert!(
-                    (lp - p.ln()).abs() <= 1e-12,
+                    (lp - ln(p)).abs() <= 1e-12,
                     "bin {c}: ln P {lp} vs {}",
-                    p.ln()
+                    ln(p)
                 );
                 seen += 1;
             }
@@ -224,7 +220,7 @@ fn centred_contraction_sits_at_or_below_the_means() {
 fn delta_meas(m: &Meas, lambda: f64, eps: f64) -> (f64, f64) {
     let all = add(&m.core, &m.tail.refine(m.f), 1.0);
     let (u, l) = delta_of(&all, lambda, eps);
-    (u + m.inf + (m.ln_lost - lambda * eps).exp(), l)
+    (u + m.inf + exp(m.ln_lost - lambda * eps), l)
 }
 
 /// One squaring of the two-resolution per-step measure brackets the exact square
@@ -244,8 +240,8 @@ fn squaring_brackets_the_direct_square() {
         // Direct: P-masses of the squared upper and lower lattices.
         let n = pld.ln_up.len();
         let (pu, pl): (Vec<f64>, Vec<f64>) = (
-            pld.ln_up.iter().map(|x| x.exp()).collect(),
-            pld.ln_lo.iter().map(|x| x.exp()).collect(),
+            pld.ln_up.iter().map(|x| exp(*x)).collect(),
+            pld.ln_lo.iter().map(|x| exp(*x)).collect(),
         );
         let mut cu = vec![0.0; 2 * n - 1];
         let mut cl = vec![0.0; 2 * n - 1];
@@ -255,14 +251,14 @@ fn squaring_brackets_the_direct_square() {
                 cl[i + j] += pl[i] * pl[j];
             }
         }
-        let inf2 = 2.0 * pld.ln_inf.exp();
+        let inf2 = 2.0 * exp(pld.ln_inf);
         for eps in [0.0, 0.01, 0.1, 0.5, 1.0, 2.0] {
             let (mut du, mut dl) = (inf2, 0.0);
             for k in 0..2 * n - 1 {
                 let l = (2 * pld.k_lo + k as i64) as f64 * d;
                 if l > eps {
-                    du += cu[k] * -(eps - l).exp_m1();
-                    dl += cl[k] * -(eps - l).exp_m1();
+                    du += cu[k] * -exp_m1(eps - l);
+                    dl += cl[k] * -exp_m1(eps - l);
                 }
             }
             let (u, l) = delta_meas(&sq, lambda, eps);
