@@ -538,11 +538,15 @@ impl Request {
         out.insert("sigma".into(), json!(self.sigma));
         out.insert("accountant".into(), json!("pld"));
         put(out, name, given, b);
-        let meaning = if k == 1 {
+        let mut meaning = if k == 1 {
             format!("{name}: certified upper bound; {name}_lower: certified lower bound (tight PLD bracket of one-in-t random allocation, composed over epochs)")
         } else {
             format!("{name}: certified upper bound ({k} allocations of one in floor(t/k) steps per epoch, which dominate k-in-t allocation: Feldman, Shenfeld, arXiv 2502.08202); {name}_lower: the lower end of that bound's bracket, not a lower bound on the k-in-t scheme")
         };
+        if let Some(note) = wide_note(b.upper, b.lower) {
+            meaning.push_str("; ");
+            meaning.push_str(note);
+        }
         out.insert("meaning".into(), json!(meaning));
         Ok(())
     }
@@ -1125,11 +1129,22 @@ fn answer_text(a: &Map<String, Value>) -> String {
         } else {
             "Poisson sampling".into()
         };
+        let (u, l) = (f(name), f(&format!("{name}_lower")));
+        let wide = wide_note(u, l).map_or(String::new(), |n| format!("; {n}"));
         format!(
-            "{name} = {} (PLD, {sampling}, {adj}{user}, certified upper bound; bracket [{}, {}])\n",
-            fmt(f(name)),
-            fmt_lower(f(&format!("{name}_lower"))),
-            fmt(f(name))
+            "{name} = {} (PLD, {sampling}, {adj}{user}, certified upper bound; bracket [{}, {}]{wide})\n",
+            fmt(u),
+            fmt_lower(l),
+            fmt(u)
         )
     }
+}
+
+/// What a bracket wider than the 1 % rule says about itself (random allocation may answer up
+/// to 5 % wide where its lattices stop short: `pld::ALLOCATION_MAX_WIDTH`).
+fn wide_note(upper: f64, lower: f64) -> Option<&'static str> {
+    let w = upper - lower;
+    (w > pld::MAX_WIDTH * upper && w > pld::ABS_WIDTH).then_some(
+        "wider than the 1 % rule: the finest lattice random allocation's budget holds at this delta (both ends still certified)",
+    )
 }

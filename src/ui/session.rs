@@ -924,7 +924,7 @@ impl Page {
                 "epsilon-pld-bracket",
                 format!("{what} {ends} for {name}"),
             ));
-            fx.push(text("epsilon-pld-note", ""));
+            fx.push(text("epsilon-pld-note", wide_note(b, up, lo)));
             fx
         } else {
             let mut fx = headline_value("—", None, format!("unavailable: {why}"));
@@ -1041,6 +1041,18 @@ impl Page {
         }
         fx.push(Effect::Stale(false));
         fx
+    }
+}
+
+/// What a random-allocation bracket wider than the 1 % rule says about itself (the engine
+/// answers such runs up to `pld::ALLOCATION_MAX_WIDTH`); empty otherwise.
+fn wide_note(b: Batching, up: f64, lo: f64) -> &'static str {
+    use crate::engine::pld::{ABS_WIDTH, MAX_WIDTH};
+    let w = up - lo;
+    if b == Batching::RandomAllocation && lo.is_finite() && w > MAX_WIDTH * up && w > ABS_WIDTH {
+        "This bracket is wider than the 1 % rule: the finest lattice random allocation's budget holds at this δ (both ends are still certified)."
+    } else {
+        ""
     }
 }
 

@@ -121,6 +121,8 @@ add(strategy="band:4", participation="poisson", q=0.1, sigma=1, steps=100, delta
 add(strategy="band:4,1,0.5,0.25,0.125", participation="balls-in-bins:10", steps=100, sigma=4, delta=1e-2)
 add(strategy="band:4", participation="min-sep:3", q=0.1, sigma=1, steps=100, delta=1e-3)
 add(strategy="tree", q=0.1, sigma=1, steps=100, delta=1e-3)
+# Random allocation at small δ (issue 62 #5): a bracket wider than the 1 % rule, said so.
+add(sampling="random-allocation", steps_per_epoch=782, epochs=30, sigma=1.5, delta=1e-10)
 with open(__file__.replace("make_lines.py", "lines.jsonl"), "w") as f:
     for kw in lines:
         f.write(json.dumps(kw) + "\n")

@@ -175,3 +175,65 @@ fn a_far_epsilon_does_not_loosen_the_others() {
         assert!(w[1].delta.upper <= w[0].delta.upper, "{p:?}");
     }
 }
+
+/// Hardening round 4 #5: the command line answers a CIFAR-like random-allocation run at
+/// δ = 1e-10 (it was refused: "the grid budget cannot bracket epsilon within 1 %") and says
+/// that its bracket is wider than the 1 % rule, in the text and in the JSON's meaning.
+#[test]
+fn a_wide_random_allocation_bracket_says_so() {
+    let args = [
+        "epsilon",
+        "--sampling",
+        "random-allocation",
+        "--sigma",
+        "1.5",
+        "--steps-per-epoch",
+        "782",
+        "--epochs",
+        "30",
+        "--delta",
+        "1e-10",
+    ];
+    let (code, out, err) = cli(&args, "");
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        out.contains("certified upper bound; bracket [") && out.contains("wider than the 1 % rule"),
+        "{out}"
+    );
+    let (code, out, err) = cli(&[&args[..], &["--json"]].concat(), "");
+    assert_eq!(code, Some(0), "{err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    let (u, l) = (
+        v["epsilon"].as_f64().unwrap(),
+        v["epsilon_lower"].as_f64().unwrap(),
+    );
+    assert!(
+        l > 0.0 && u > l && u - l > 0.01 * u && u - l <= 0.05 * u,
+        "{v}"
+    );
+    assert!(
+        v["meaning"]
+            .as_str()
+            .unwrap()
+            .contains("wider than the 1 % rule"),
+        "{v}"
+    );
+    // A run within the rule says nothing of the kind.
+    let (_, out, _) = cli(
+        &[
+            "epsilon",
+            "--sampling",
+            "random-allocation",
+            "--sigma",
+            "1.5",
+            "--steps-per-epoch",
+            "782",
+            "--epochs",
+            "30",
+            "--delta",
+            "1e-5",
+        ],
+        "",
+    );
+    assert!(!out.contains("wider than"), "{out}");
+}

@@ -201,6 +201,9 @@ use serde::Serialize;
 pub const TOL: f64 = 4e-4;
 /// Widest bracket returned at all (relative); beyond it, [`Error::PldBudget`].
 pub const MAX_WIDTH: f64 = 0.01;
+/// Widest bracket returned for random allocation (relative), where its lattices cannot
+/// reach [`MAX_WIDTH`] (`driver::width_limit`); the answer says it is wider than 1 %.
+pub const ALLOCATION_MAX_WIDTH: f64 = 0.05;
 /// For small ε the width rule is absolute: a bracket no wider than this is accepted
 /// whatever its relative width, and one no wider than `ABS_TOL` is not refined further.
 pub const ABS_WIDTH: f64 = 1e-4;

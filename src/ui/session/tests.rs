@@ -511,3 +511,21 @@ fn an_audit_answers_for_the_run_shown() {
         "the old run's audit is not shown"
     );
 }
+
+/// A random-allocation bracket wider than the 1 % rule (hardening round 4 #5: the engine
+/// answers such runs up to 5 %) says so under the headline; a narrow one, or another
+/// batching, says nothing.
+#[test]
+fn a_wide_allocation_bracket_says_so() {
+    assert!(wide_note(Batching::RandomAllocation, 0.877120, 0.856637)
+        .contains("wider than the 1 % rule"));
+    assert_eq!(
+        wide_note(Batching::RandomAllocation, 2.340828, 2.339896),
+        ""
+    );
+    assert_eq!(wide_note(Batching::Shuffled, 0.877120, 0.5), "");
+    assert_eq!(
+        wide_note(Batching::RandomAllocation, 0.877120, f64::NAN),
+        ""
+    );
+}
