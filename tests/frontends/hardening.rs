@@ -237,3 +237,86 @@ fn a_wide_random_allocation_bracket_says_so() {
     );
     assert!(!out.contains("wider than"), "{out}");
 }
+
+/// Hardening round 4 #10: every output quoted in a ```console block of the README and docs/ is
+/// what this build prints. Each `$ sgm-rdp …` (or `$ cargo run … --bin sgm-rdp -- …`) line,
+/// with its `\` continuations, is run (lines with quotes, pipes or a trailing comment are
+/// read but not run: their words are not plain arguments), and each quoted line after it
+/// must be a line of its output — a line ending in "...)", "..." or "…" only as the start of one.
+#[test]
+fn the_outputs_quoted_in_the_docs_are_this_build_s() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let mut files = vec![format!("{root}/README.md")];
+    for e in std::fs::read_dir(format!("{root}/docs")).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "md") {
+            files.push(p.to_string_lossy().into_owned());
+        }
+    }
+    let (mut checked, mut stale) = (0, Vec::new());
+    for f in &files {
+        let text = std::fs::read_to_string(f).unwrap();
+        let mut in_block = false;
+        let mut lines = Vec::new();
+        for l in text.lines() {
+            if l.trim_start().starts_with("```") {
+                in_block = l.trim() == "```console";
+                continue;
+            }
+            if in_block {
+                lines.push(l.to_string());
+            }
+        }
+        let mut i = 0;
+        while i < lines.len() {
+            let Some(cmd) = lines[i].strip_prefix("$ ") else {
+                i += 1;
+                continue;
+            };
+            let mut cmd = cmd.to_string();
+            while cmd.ends_with('\\') && i + 1 < lines.len() {
+                cmd.pop();
+                i += 1;
+                cmd.push_str(lines[i].trim());
+            }
+            i += 1;
+            let quoted: Vec<&String> = lines[i..]
+                .iter()
+                .take_while(|l| !l.starts_with("$ "))
+                .collect();
+            i += quoted.len();
+            let args = cmd
+                .strip_prefix("sgm-rdp ")
+                .or_else(|| cmd.split_once("--bin sgm-rdp -- ").map(|(_, a)| a));
+            let Some(args) = args else { continue };
+            if quoted.is_empty() || args.contains(['\'', '"', '|', '#']) {
+                continue;
+            }
+            let words: Vec<&str> = args.split_whitespace().collect();
+            let (_, out, err) = cli(&words, "");
+            let printed: Vec<&str> = out.lines().chain(err.lines()).map(str::trim_end).collect();
+            for q in &quoted {
+                let q = q.trim_end();
+                let short = q
+                    .strip_suffix("...)")
+                    .or_else(|| q.strip_suffix("..."))
+                    .or_else(|| q.strip_suffix('…'));
+                let found = match short {
+                    Some(start) => printed.iter().any(|p| p.starts_with(start)),
+                    None => printed.contains(&q),
+                };
+                checked += 1;
+                if !found {
+                    stale.push(format!("{f}: `{args}` quotes {q:?}"));
+                }
+            }
+        }
+    }
+    assert!(checked >= 20, "only {checked} quoted lines found");
+    assert!(
+        stale.is_empty(),
+        "{} of {checked} quoted lines are not this build's output:\n{}",
+        stale.len(),
+        stale.join("\n")
+    );
+}
