@@ -181,19 +181,15 @@ fn a_far_epsilon_does_not_loosen_the_others() {
 /// that its bracket is wider than the 1 % rule, in the text and in the JSON's meaning.
 #[test]
 fn a_wide_random_allocation_bracket_says_so() {
-    let args = [
-        "epsilon",
-        "--sampling",
-        "random-allocation",
-        "--sigma",
-        "1.5",
-        "--steps-per-epoch",
-        "782",
-        "--epochs",
-        "30",
-        "--delta",
-        "1e-10",
-    ];
+    let run = |delta: &str| -> Vec<String> {
+        "epsilon --sampling random-allocation --sigma 1.5 --steps-per-epoch 782 --epochs 30 --delta"
+            .split(' ')
+            .chain([delta])
+            .map(String::from)
+            .collect()
+    };
+    let owned = run("1e-10");
+    let args: Vec<&str> = owned.iter().map(String::as_str).collect();
     let (code, out, err) = cli(&args, "");
     assert_eq!(code, Some(0), "{err}");
     assert!(
@@ -219,22 +215,8 @@ fn a_wide_random_allocation_bracket_says_so() {
         "{v}"
     );
     // A run within the rule says nothing of the kind.
-    let (_, out, _) = cli(
-        &[
-            "epsilon",
-            "--sampling",
-            "random-allocation",
-            "--sigma",
-            "1.5",
-            "--steps-per-epoch",
-            "782",
-            "--epochs",
-            "30",
-            "--delta",
-            "1e-5",
-        ],
-        "",
-    );
+    let owned = run("1e-5");
+    let (_, out, _) = cli(&owned.iter().map(String::as_str).collect::<Vec<_>>(), "");
     assert!(!out.contains("wider than"), "{out}");
 }
 
