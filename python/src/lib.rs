@@ -208,7 +208,7 @@ fn rdp_delta_phases(
             best = (l, a);
         }
     }
-    Ok((best.0.exp().min(1.0), best.1))
+    Ok((engine::math::exp(best.0).min(1.0), best.1))
 }
 
 #[pymodule]
