@@ -1143,8 +1143,7 @@ fn answer_text(a: &Map<String, Value>) -> String {
 /// What a bracket wider than the 1 % rule says about itself (random allocation may answer up
 /// to 5 % wide where its lattices stop short: `pld::ALLOCATION_MAX_WIDTH`).
 fn wide_note(upper: f64, lower: f64) -> Option<&'static str> {
-    let w = upper - lower;
-    (w > pld::MAX_WIDTH * upper && w > pld::ABS_WIDTH).then_some(
+    (lower.is_finite() && !pld::within_width_rule(Bracket { upper, lower })).then_some(
         "wider than the 1 % rule: the finest lattice random allocation's budget holds at this delta (both ends still certified)",
     )
 }

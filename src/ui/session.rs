@@ -1047,9 +1047,12 @@ impl Page {
 /// What a random-allocation bracket wider than the 1 % rule says about itself (the engine
 /// answers such runs up to `pld::ALLOCATION_MAX_WIDTH`); empty otherwise.
 fn wide_note(b: Batching, up: f64, lo: f64) -> &'static str {
-    use crate::engine::pld::{ABS_WIDTH, MAX_WIDTH};
-    let w = up - lo;
-    if b == Batching::RandomAllocation && lo.is_finite() && w > MAX_WIDTH * up && w > ABS_WIDTH {
+    use crate::engine::pld::{within_width_rule, Bracket};
+    let wide = !within_width_rule(Bracket {
+        upper: up,
+        lower: lo,
+    });
+    if b == Batching::RandomAllocation && lo.is_finite() && wide {
         "This bracket is wider than the 1 % rule: the finest lattice random allocation's budget holds at this δ (both ends are still certified)."
     } else {
         ""

@@ -88,7 +88,7 @@ pub(super) fn epsilon_phases_at(
             let (w, u) = (a.epsilon.upper - a.epsilon.lower, a.epsilon.upper);
             let narrow = w <= 1e-3 * u;
             let goal = w <= 4e-4 * u || (u < 0.1 && w <= 2e-5);
-            if acceptable(a.epsilon)
+            if within_width_rule(a.epsilon)
                 && (narrow || !wider_than(a.epsilon, tol))
                 && (goal || !first_wide(&live))
             {
@@ -98,7 +98,7 @@ pub(super) fn epsilon_phases_at(
         }
     }
     #[cfg(full_engine)]
-    let early = closed.filter(|a| acceptable(a.epsilon));
+    let early = closed.filter(|a| within_width_rule(a.epsilon));
     // Where the closed form applies the lattices get no rescue budget ([`epsilon_lattices`]) on
     // their first try: the closed form may answer (q = 4.692e-8, σ = 0.405, T = 5.6·10⁸,
     // δ = 1.36e-5: the lattices 2.8 % wide, the closed form within 1 %; the rescue cost 2 s).
@@ -116,7 +116,7 @@ pub(super) fn epsilon_phases_at(
     let lattices = epsilon_lattices(phases, delta, tol, work, exact, w);
     #[cfg(not(full_engine))]
     return match lattices {
-        Ok(a) if acceptable(a.epsilon) => Ok(a),
+        Ok(a) if within_width_rule(a.epsilon) => Ok(a),
         Ok(_) => refusal(&live, delta, CANNOT_BRACKET),
         Err(Error::PldBudget { reason }) => refusal(&live, delta, reason),
         Err(e) => Err(e),
@@ -205,7 +205,7 @@ pub(super) fn jumps_apply(phases: &[Phase]) -> bool {
 }
 
 /// The lattices' answer and the closed form's bracket, where there is one, intersected (both
-/// certified); an answer where [`acceptable`], else the refusal's reason (a bracket that
+/// certified); an answer where [`within_width_rule`], else the refusal's reason (a bracket that
 /// disagrees is an error of its own).
 #[cfg(full_engine)]
 pub(super) fn combine(
@@ -213,14 +213,14 @@ pub(super) fn combine(
     closed: Option<EpsilonAnswer>,
     limit: f64,
 ) -> Result<EpsilonAnswer, Error> {
-    let acceptable = |b: Bracket| acceptable(b) || b.upper - b.lower <= limit * b.upper;
+    let answerable = |b: Bracket| within_width_rule(b) || b.upper - b.lower <= limit * b.upper;
     match (lattices, closed) {
         (Ok(mut ans), Some(a)) => {
             if a.epsilon.upper < ans.epsilon.upper {
                 ans.grid = a.grid;
             }
             ans.epsilon = intersect(ans.epsilon, a.epsilon)?;
-            if acceptable(ans.epsilon) {
+            if answerable(ans.epsilon) {
                 Ok(ans)
             } else {
                 Err(Error::PldBudget {
@@ -228,11 +228,11 @@ pub(super) fn combine(
                 })
             }
         }
-        (Ok(ans), None) if acceptable(ans.epsilon) => Ok(ans),
+        (Ok(ans), None) if answerable(ans.epsilon) => Ok(ans),
         (Ok(_), None) => Err(Error::PldBudget {
             reason: CANNOT_BRACKET,
         }),
-        (Err(Error::PldBudget { .. }), Some(a)) if acceptable(a.epsilon) => Ok(a),
+        (Err(Error::PldBudget { .. }), Some(a)) if answerable(a.epsilon) => Ok(a),
         (Err(e), _) => Err(e),
     }
 }
@@ -347,7 +347,7 @@ pub(super) fn jumps_rare(phases: &[Phase]) -> bool {
 /// One plain SGM phase: the bracket from its rare large losses in closed form ([`jumps`]):
 /// the remove pair's lower end, and the larger of its upper end and the add pair's (a
 /// certified upper end of its ε — from the same small pair, reversed, or Bernstein's bound),
-/// whatever its width (the caller holds it to [`acceptable`], or intersects it with the
+/// whatever its width (the caller holds it to [`within_width_rule`], or intersects it with the
 /// lattices' bracket).
 #[cfg(full_engine)]
 pub(super) fn jumps_raw(phases: &[Phase], delta: f64, w: &Work) -> Option<EpsilonAnswer> {
@@ -706,7 +706,7 @@ pub(super) fn lattices_epsilon(
             // Since the ε side contracts the ladder's lower measure after each core∗tail
             // product (above) both runs answer without it ([70.874879, 70.922152] in the first
             // pass); it stays the fallback of a refinement bound for a refusal.
-            Err(_) if rescue && !rescued && best.is_some_and(|b| !acceptable(b.epsilon)) => {
+            Err(_) if rescue && !rescued && best.is_some_and(|b| !within_width_rule(b.epsilon)) => {
                 rescued = true;
                 w.budget(work);
                 d = powf(2f64, (16.0 * log2(0.8 * prev_d)).round() / 16.0).max(finest);
@@ -852,7 +852,7 @@ pub(super) fn lattices_epsilon(
     Ok(ans)
 }
 
-/// Why a bracket wider than [`acceptable`] is refused.
+/// Why a bracket wider than [`within_width_rule`] is refused.
 pub(super) const CANNOT_BRACKET: crate::engine::error::Refusal =
     crate::engine::error::Refusal::CannotBracket;
 
@@ -873,7 +873,7 @@ pub(super) fn width_limit(live: &[Phase]) -> f64 {
 
 /// Whether a certified bracket is narrow enough to be an answer: within 1 % of ε (MAX_WIDTH),
 /// or ABS_WIDTH absolute.
-pub(super) fn acceptable(b: Bracket) -> bool {
+pub fn within_width_rule(b: Bracket) -> bool {
     let w = b.upper - b.lower;
     w <= MAX_WIDTH * b.upper || w <= ABS_WIDTH
 }

@@ -87,22 +87,14 @@ impl Fft {
         let mut in_buf = true;
         let mut s = 1;
         for tw in &self.passes {
-            let (x, y): (&[Complex<f64>], &mut [Complex<f64>]) = if in_buf {
-                (&*buf, &mut work[..])
-            } else {
-                (&work[..], &mut *buf)
-            };
+            let (x, y) = sides(in_buf, buf, work);
             pass(x, y, s, tw, self.inverse);
             in_buf = !in_buf;
             s *= 4;
         }
         if s < n {
             // The last factor 2 (log₂ n odd): a radix-2 pass with twiddle 1.
-            let (x, y): (&[Complex<f64>], &mut [Complex<f64>]) = if in_buf {
-                (&*buf, &mut work[..])
-            } else {
-                (&work[..], &mut *buf)
-            };
+            let (x, y) = sides(in_buf, buf, work);
             let (x0, x1) = x.split_at(s);
             let (y0, y1) = y.split_at_mut(s);
             for (((a, b), u), v) in x0.iter().zip(x1).zip(y0).zip(y1) {
@@ -114,6 +106,19 @@ impl Fft {
         if !in_buf {
             buf.copy_from_slice(work);
         }
+    }
+}
+
+/// The buffer a pass reads and the one it writes: `buf` → `work` when the data is in `buf`.
+fn sides<'a>(
+    in_buf: bool,
+    buf: &'a mut [Complex<f64>],
+    work: &'a mut [Complex<f64>],
+) -> (&'a [Complex<f64>], &'a mut [Complex<f64>]) {
+    if in_buf {
+        (buf, work)
+    } else {
+        (work, buf)
     }
 }
 
