@@ -85,13 +85,13 @@ export interface AuditPlanResult {
   twoSampleCanaries: number | null; oneRunCanaries: number | null; certifiedEpsilon: number; certifiedMu: number;
 }
 export function audit(p: AuditParams, o?: CallOptions): Promise<AuditResult>;
-/** Correlated noise (DP-FTRL / BandMF) under b-min-separated cyclic Poisson participation (docs/correlated-noise.md). */
+/** Correlated noise (DP-FTRL / BandMF / BLT / tree aggregation) (docs/correlated-noise.md); the answer's "bound" says what its ends mean. */
 export interface CorrelatedParams {
-  /** "band:b", "band:b,c0,...,c(b-1)" (a banded Toeplitz C's first column) or "matrix" (with strategyMatrix). */
+  /** "band:b", "band:b,c0,...,c(b-1)" (a banded Toeplitz C's first column), "blt:decay:scale[,decay:scale...]", "tree", or "matrix" (with strategyMatrix). */
   strategy: string;
   /** The rows of an explicit lower-triangular C (strategy "matrix"); a row may stop at its diagonal. */
   strategyMatrix?: number[][];
-  /** "min-sep" (as many partitions as bands, the default) or "min-sep:k". */
+  /** "min-sep" (as many partitions as bands, the default), "min-sep:k", "poisson" or "balls-in-bins:t". */
   participation?: string;
   /** The rate within the partition a step samples (or sampleRate). */
   q?: number; sampleRate?: number;

@@ -834,15 +834,21 @@ def correlated(strategy: str, *, noise_multiplier: Optional[float] = None,
                strategy_matrix: Optional[Sequence[Sequence[float]]] = None,
                dataset_size: Optional[int] = None, batch_size: Optional[int] = None,
                epochs: Optional[float] = None, command: str = "epsilon") -> Dict[str, Any]:
-    """Correlated noise (DP-FTRL / banded matrix factorization) under b-min-separated cyclic
-    Poisson participation, by its exact reduction to DP-SGD steps (docs/correlated-noise.md).
+    """Correlated noise (DP-FTRL / matrix factorization) (docs/correlated-noise.md): under
+    b-min-separated cyclic Poisson participation by its exact reduction to DP-SGD steps when
+    the strategy is banded with at most k bands; as one Gaussian mechanism without
+    amplification when columns overlap (BLT, tree aggregation, fewer partitions than bands);
+    an upper bound by noise splitting under "poisson" or "balls-in-bins:t" (banded only).
 
     `strategy`: "band:b" (b equal coefficients), "band:b,c0,...,c(b-1)" (the first column of
-    a banded Toeplitz C), or "matrix" with `strategy_matrix` (the rows of a lower-triangular C);
-    C is normalised to largest column norm 1, so `noise_multiplier` is noise std / (clipping
-    norm x largest column norm). `participation`: "min-sep" (as many partitions as bands) or
-    "min-sep:k"; `sample_rate` is the rate within the partition a step samples (from
-    `dataset_size`/`batch_size`/`epochs`: k*B/N). `command`: "epsilon" (at `delta`), "delta"
+    a banded Toeplitz C), "blt:decay:scale[,decay:scale...]" (buffered linear Toeplitz),
+    "tree" (binary-tree aggregation), or "matrix" with `strategy_matrix` (the rows of a
+    lower-triangular C); C is normalised to largest column norm 1, so `noise_multiplier` is
+    noise std / (clipping norm x largest column norm). `participation`: "min-sep" (as many
+    partitions as bands; for BLT and the tree once an epoch from dataset terms, else once),
+    "min-sep:k", "poisson" or "balls-in-bins:t"; `sample_rate` is the rate within the
+    partition a step samples (from `dataset_size`/`batch_size`/`epochs`: k*B/N). "bound" in
+    the answer says what its ends mean. `command`: "epsilon" (at `delta`), "delta"
     (at `epsilon`) or "calibrate" (the smallest noise_multiplier for `epsilon` at `delta`).
     Returns the answer's fields: "epsilon" (certified upper bound) and "epsilon_lower" (the
     bracket's lower end), or "delta"/"delta_lower", or "sigma", with the worst partition's

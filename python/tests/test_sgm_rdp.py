@@ -677,4 +677,10 @@ def test_correlated_noise_answers_as_the_command_line():
     with pytest.raises(sgm_rdp.SgmRdpError, match="unknown participation"):
         sgm_rdp.correlated("band:2", participation="shuffle", **run)
     with pytest.raises(sgm_rdp.SgmRdpError, match="not banded"):
-        sgm_rdp.correlated("tree", **run)
+        sgm_rdp.correlated("tree", participation="poisson", **run)
+    # BLT and the tree: the whole run without amplification (an upper bound at q < 1).
+    t = sgm_rdp.correlated("tree", participation="min-sep:10", **run)
+    assert t["bound"] == "upper bound (no amplification)" and t["sensitivity"] > 1
+    blt = sgm_rdp.correlated("blt:0.9:0.3", participation="min-sep:5", noise_multiplier=4.0,
+                             sample_rate=1.0, steps=20, delta=1e-3)
+    assert blt["bound"].startswith("bracket") and blt["epsilon_lower"] <= blt["epsilon"]

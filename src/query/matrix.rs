@@ -10,7 +10,7 @@
 //! method, its proof sketch and what is certified: docs/correlated-noise.md.
 
 use super::*;
-use crate::engine::matrix::{MatrixAnswer, MinSep, Split, Strategy};
+use crate::engine::matrix::{MatrixAnswer, MinSep, Split, Strategy, Whole};
 
 /// The keys a correlated-noise line takes.
 pub const MATRIX_KEYS: [&str; 13] = [
@@ -67,11 +67,26 @@ fn strategy(spec: &str, rows: Option<Vec<Vec<f64>>>) -> Result<Strategy, String>
         )?)
         .map_err(refusal),
         "file" => Strategy::matrix(read_csv(rest)?).map_err(refusal),
-        "blt" | "tree" => Err(format!(
-            "strategy {family} is not banded: neither the exact b-min-separated reduction nor the noise-splitting bound applies to it (band:b, band:b,c0,..., or an explicit banded matrix do)"
-        )),
+        "blt" => {
+            let buffers: Vec<(f64, f64)> = rest
+                .split(',')
+                .map(|b| {
+                    let (d, w) = b.split_once(':').ok_or_else(|| {
+                        format!("strategy blt: each buffer is decay:scale, got '{}'", b.trim())
+                    })?;
+                    let num = |x: &str| {
+                        x.trim().parse::<f64>().map_err(|_| {
+                            format!("strategy blt: '{}' is not a number", x.trim())
+                        })
+                    };
+                    Ok((num(d)?, num(w)?))
+                })
+                .collect::<Result<_, String>>()?;
+            Strategy::blt(&buffers).map_err(refusal)
+        }
+        "tree" if rest.trim().is_empty() => Ok(Strategy::Tree),
         other => Err(format!(
-            "unknown strategy '{other}' (band:b, band:b,c0,...,c(b-1), file:C.csv, or a strategy_matrix)"
+            "unknown strategy '{other}' (band:b, band:b,c0,...,c(b-1), blt:decay:scale[,decay:scale...], tree, file:C.csv, or a strategy_matrix)"
         )),
     }
 }
@@ -155,10 +170,12 @@ fn need(v: Option<f64>, name: &str) -> Result<f64, String> {
     v.ok_or_else(|| format!("missing {name}"))
 }
 
-/// The run for σ: the exact min-sep reduction, or the noise-splitting bound.
+/// The run for σ: the exact min-sep reduction, the noise-splitting bound, or the whole run
+/// without amplification.
 enum Run {
     Exact(MinSep),
     Split(Split),
+    Whole(Whole),
 }
 
 impl Run {
@@ -166,12 +183,14 @@ impl Run {
         match self {
             Run::Exact(r) => r.epsilon(d),
             Run::Split(r) => r.epsilon(d),
+            Run::Whole(r) => r.epsilon(d),
         }
     }
     fn delta(&self, e: f64) -> Result<MatrixAnswer, engine::Error> {
         match self {
             Run::Exact(r) => r.delta(e),
             Run::Split(r) => r.delta(e),
+            Run::Whole(r) => r.delta(e),
         }
     }
     /// The same run at another σ (the strategy parsed and checked once).
@@ -179,6 +198,7 @@ impl Run {
         match self {
             Run::Exact(r) => r.sigma = sigma,
             Run::Split(r) => r.sigma = sigma,
+            Run::Whole(r) => r.sigma = sigma,
         }
     }
 }
@@ -207,21 +227,37 @@ fn run(a: &Asked, sigma: f64) -> Result<Run, String> {
     };
     match joins {
         Joins::MinSep(k) => {
-            let (q, t) = match dataset {
+            // Banded with at least as many partitions as bands: the exact reduction. Else the
+            // whole run without amplification, by default over the steps of an epoch (dataset
+            // terms: each example once an epoch) or T partitions (each example once).
+            let exact = s.is_banded() && k.is_none_or(|k| k >= s.bands() as u64);
+            let per_epoch = |n: f64, b: f64| (n / b).floor().max(1.0) as u64;
+            let (q, t, k) = match dataset {
                 Some((n, b, ep)) => {
-                    let k = k.unwrap_or(s.bands() as u64);
+                    let k = match k {
+                        Some(k) => k,
+                        None if exact => s.bands() as u64,
+                        None => per_epoch(n, b),
+                    };
                     let (q, t, _) =
                         engine::params::banded_from_dataset(n, b, ep, k).map_err(refusal)?;
-                    (q, t)
+                    (q, t, Some(k))
                 }
                 None => (
                     need(a.q, "q (the rate within the partition a step samples)")?,
                     steps(a)?,
+                    k,
                 ),
             };
-            MinSep::new(s, q, sigma, t, k)
-                .map(Run::Exact)
-                .map_err(refusal)
+            if exact {
+                MinSep::new(s, q, sigma, t, k)
+                    .map(Run::Exact)
+                    .map_err(refusal)
+            } else {
+                Whole::new(s, q, sigma, t, k.unwrap_or(t))
+                    .map(Run::Whole)
+                    .map_err(refusal)
+            }
         }
         Joins::Poisson => {
             let (q, t) = match dataset {
@@ -271,15 +307,34 @@ fn six(x: f64, up: bool) -> String {
     decimal::fixed(x, 6, if up { Dir::Up } else { Dir::Down })
 }
 
+/// The strategy in words: its bands, or its family where it is not banded.
+fn family(r: &Run, a: &MatrixAnswer) -> String {
+    let strategy = match r {
+        Run::Exact(x) => &x.strategy,
+        Run::Split(x) => &x.strategy,
+        Run::Whole(x) => x.strategy(),
+    };
+    match (strategy, a.bands) {
+        (Strategy::Blt { decay, .. }, _) => format!(
+            "BLT with {} buffer{} (not banded)",
+            decay.len(),
+            if decay.len() == 1 { "" } else { "s" }
+        ),
+        (Strategy::Tree, _) => "binary-tree aggregation (not banded)".into(),
+        (_, Some(1)) => "1 band".into(),
+        (_, Some(b)) => format!("{b} bands"),
+        (_, None) => "not banded".into(),
+    }
+}
+
 /// The sentence every answer carries: the strategy, the participation, the adjacency, σ's unit.
 fn scheme(r: &Run, a: &MatrixAnswer) -> String {
     let n = |k: u64, one: &str, many: &str| format!("{k} {}", if k == 1 { one } else { many });
     let joins = match r {
-        Run::Exact(m) => format!(
-            "{}-min-separated cyclic Poisson participation ({}, q = {} within the partition a step samples)",
+        Run::Exact(MinSep { q, .. }) | Run::Whole(Whole { q, .. }) => format!(
+            "{}-min-separated cyclic Poisson participation ({}, q = {q} within the partition a step samples)",
             a.partitions,
             n(a.partitions, "partition", "partitions"),
-            m.q
         ),
         Run::Split(Split { q: Some(q), .. }) => {
             format!("Poisson sampling at every step (q = {q})")
@@ -291,7 +346,7 @@ fn scheme(r: &Run, a: &MatrixAnswer) -> String {
     };
     format!(
         "correlated noise: {}, columns normalised by the largest norm {:.6}; {joins}; add/remove adjacency; sigma = noise std / (clipping norm x largest column norm)",
-        n(a.bands, "band", "bands"),
+        family(r, a),
         a.column_norm,
     )
 }
@@ -299,8 +354,25 @@ fn scheme(r: &Run, a: &MatrixAnswer) -> String {
 fn how(r: &Run, a: &MatrixAnswer) -> String {
     let per = match r {
         Run::Split(x) => x.steps_per_epoch,
-        Run::Exact(_) => None,
+        Run::Exact(_) | Run::Whole(_) => None,
     };
+    if let (Run::Whole(w), Some(d)) = (r, a.sensitivity) {
+        let sigma = a.composed.first().map_or(0.0, |x| x.0);
+        return format!(
+            "without amplification (Choquette-Choo et al., arXiv 2211.06530): the worst partition ({}) takes part in at most {} (their columns overlap), so the run is one Gaussian mechanism of L2 sensitivity {} (clipping norms x largest column norm; |C| summed over the partition's columns) at noise multiplier {}; {}",
+            a.worst_partition,
+            if a.participations == 1 { "1 step".to_string() } else { format!("{} steps", a.participations) },
+            decimal::fixed(d, 6, Dir::Up),
+            decimal::fixed(sigma, 6, Dir::Down),
+            if a.certified_lower {
+                "exact: C >= 0 and q = 1, aligned gradients attain it".to_string()
+            } else if w.q < 1.0 {
+                format!("an upper bound: sampling within the partition (q = {}) is not used", w.q)
+            } else {
+                "an upper bound: C has negative entries, |C| bounds its Gram sum".to_string()
+            }
+        );
+    }
     let composed: Vec<String> = a
         .composed
         .iter()
@@ -313,10 +385,9 @@ fn how(r: &Run, a: &MatrixAnswer) -> String {
         })
         .collect();
     if !a.certified_lower {
+        let b = a.bands.unwrap_or(0);
         return format!(
-            "an upper bound by noise splitting (docs/correlated-noise.md): the noise split over the {} residue classes of the steps, each step its own Gaussian block at sigma/sqrt({}), composed: {}{}; no lower bound is claimed (about sqrt(bands) looser in sigma than the amplification analyses that condition on the past)",
-            a.bands,
-            a.bands,
+            "an upper bound by noise splitting (docs/correlated-noise.md): the noise split over the {b} residue classes of the steps, each step its own Gaussian block at sigma/sqrt({b}), composed: {}{}; no lower bound is claimed (about sqrt(bands) looser in sigma than the amplification analyses that condition on the past)",
             composed.join(", "),
             if a.rounded { " (sensitivities rounded up on a 1/256-octave grid)" } else { "" }
         );
@@ -345,6 +416,12 @@ fn fields(r: &Run, a: &MatrixAnswer, spec: &str) -> Map<String, Value> {
             x.sigma,
             x.steps,
         ),
+        Run::Whole(x) => (
+            format!("min-sep:{}", a.partitions),
+            Some(x.q),
+            x.sigma,
+            x.steps(),
+        ),
         Run::Split(x) => match x.steps_per_epoch {
             Some(t) => (format!("balls-in-bins:{t}"), None, x.sigma, x.steps),
             None => ("poisson".to_string(), x.q, x.sigma, x.steps),
@@ -357,20 +434,25 @@ fn fields(r: &Run, a: &MatrixAnswer, spec: &str) -> Map<String, Value> {
     m.insert("sigma".into(), json!(sigma));
     m.insert("steps".into(), json!(steps));
     m.insert("bands".into(), json!(a.bands));
-    if a.certified_lower {
+    let whole = matches!(r, Run::Whole(_));
+    if a.certified_lower || whole {
         m.insert("partitions".into(), json!(a.partitions));
         m.insert("worst_partition".into(), json!(a.worst_partition));
         m.insert("participations".into(), json!(a.participations));
+    }
+    if let Some(d) = a.sensitivity {
+        m.insert("sensitivity".into(), json!(d));
     }
     m.insert("column_norm".into(), json!(a.column_norm));
     m.insert("composed".into(), json!(a.composed));
     m.insert("rounded".into(), json!(a.rounded));
     m.insert(
         "bound".into(),
-        json!(if a.certified_lower {
-            "bracket (exact reduction)"
-        } else {
-            "upper bound (noise splitting)"
+        json!(match (whole, a.certified_lower) {
+            (true, true) => "bracket (Gaussian mechanism, no amplification)",
+            (true, false) => "upper bound (no amplification)",
+            (false, true) => "bracket (exact reduction)",
+            (false, false) => "upper bound (noise splitting)",
         }),
     );
     m.insert("scheme".into(), json!(scheme(r, a)));

@@ -121,6 +121,10 @@ add(strategy="band:4", participation="poisson", q=0.1, sigma=1, steps=100, delta
 add(strategy="band:4,1,0.5,0.25,0.125", participation="balls-in-bins:10", steps=100, sigma=4, delta=1e-2)
 add(strategy="band:4", participation="min-sep:3", q=0.1, sigma=1, steps=100, delta=1e-3)
 add(strategy="tree", q=0.1, sigma=1, steps=100, delta=1e-3)
+add(strategy="tree", participation="poisson", q=0.1, sigma=1, steps=100, delta=1e-3)
+add(strategy="blt:0.9:0.3,0.5:0.1", participation="min-sep:10", q=1, sigma=4, steps=100, delta=1e-5)
+add(strategy="blt:0.99:0.5", dataset_size=60000, batch_size=256, epochs=10, sigma=8, delta=1e-5)
+add(command="calibrate", strategy="tree", participation="min-sep:64", q=1, steps=1024, delta=1e-5, epsilon=1)
 # Random allocation at small δ (issue 62 #5): a bracket wider than the 1 % rule, said so.
 add(sampling="random-allocation", steps_per_epoch=782, epochs=30, sigma=1.5, delta=1e-10)
 with open(__file__.replace("make_lines.py", "lines.jsonl"), "w") as f:

@@ -2238,7 +2238,18 @@ fn correlated_noise_on_the_command_line_and_in_batch() {
     assert!(below["epsilon"].as_f64().unwrap() > 2.0);
     // Refusals: one line, non-zero exit, naming what is not accounted.
     for (args, words) in [
-        (vec!["epsilon", "--strategy", "tree"], "not banded"),
+        (
+            vec![
+                "epsilon",
+                "--strategy",
+                "tree",
+                "--participation",
+                "poisson",
+            ],
+            "not banded",
+        ),
+        (vec!["epsilon", "--strategy", "blt:1.5:0.2"], "decay"),
+        (vec!["epsilon", "--strategy", "blt:0.9"], "decay:scale"),
         (
             vec![
                 "epsilon",
@@ -2248,16 +2259,6 @@ fn correlated_noise_on_the_command_line_and_in_batch() {
                 "shuffle",
             ],
             "unknown participation",
-        ),
-        (
-            vec![
-                "epsilon",
-                "--strategy",
-                "band:4",
-                "--participation",
-                "min-sep:3",
-            ],
-            "at most 3 bands",
         ),
         (
             vec!["epsilon", "--strategy", "band:x"],
@@ -2281,6 +2282,86 @@ fn correlated_noise_on_the_command_line_and_in_batch() {
             "{args:?}: {err}"
         );
     }
+    // Overlapping columns (BLT, the tree, fewer partitions than bands): the whole run without
+    // amplification, on the command line and in a line alike, labelled so.
+    for (strategy, joins, q, bound) in [
+        (
+            "blt:0.9:0.3,0.5:0.1",
+            "min-sep:10",
+            "1",
+            "bracket (Gaussian mechanism, no amplification)",
+        ),
+        (
+            "tree",
+            "min-sep:16",
+            "0.5",
+            "upper bound (no amplification)",
+        ),
+        (
+            "band:4",
+            "min-sep:3",
+            "0.1",
+            "upper bound (no amplification)",
+        ),
+    ] {
+        let (code, out, err) = run(&[
+            "epsilon",
+            "--strategy",
+            strategy,
+            "--participation",
+            joins,
+            "--q",
+            q,
+            "--sigma",
+            "4",
+            "--steps",
+            "100",
+            "--delta",
+            "1e-5",
+            "--json",
+        ]);
+        assert_eq!(code, Some(0), "{strategy}: {err}");
+        let cli: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(cli["bound"], bound, "{strategy}");
+        assert_eq!(cli["participation"], joins);
+        assert!(cli["sensitivity"].as_f64().unwrap() > 1.0, "{cli}");
+        assert_eq!(
+            cli.get("epsilon_lower").is_some(),
+            bound.starts_with("bracket")
+        );
+        let line = format!(
+            "{{\"strategy\":\"{strategy}\",\"participation\":\"{joins}\",\"q\":{q},\"sigma\":4,\"steps\":100,\"delta\":1e-5}}\n"
+        );
+        let v: serde_json::Value = serde_json::from_slice(&batch(line.as_bytes()).stdout).unwrap();
+        assert_eq!(v["epsilon"], cli["epsilon"], "{strategy}");
+    }
+    // From dataset terms a BLT's default participation is once an epoch at a fixed step.
+    let (_, out, _) = run(&[
+        "epsilon",
+        "--strategy",
+        "blt:0.9:0.3",
+        "--dataset-size",
+        "1000",
+        "--batch-size",
+        "100",
+        "--epochs",
+        "3",
+        "--sigma",
+        "4",
+        "--delta",
+        "1e-5",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        (
+            v["participation"].as_str(),
+            v["participations"].as_u64(),
+            v["q"].as_f64()
+        ),
+        (Some("min-sep:10"), Some(3), Some(1.0)),
+        "{v}"
+    );
     let bad = batch(b"{\"strategy\":\"band:2\",\"sampling\":\"shuffle\",\"q\":0.1,\"sigma\":1,\"steps\":10,\"delta\":1e-3}\n");
     let v: serde_json::Value = serde_json::from_slice(&bad.stdout).unwrap();
     assert!(v["error"].as_str().unwrap().contains("sampling"), "{v}");

@@ -35,6 +35,25 @@ def toeplitz(c, t):
     return m
 
 
+def blt(decay, scale, t):
+    """BLT: c(0) = 1, c(m) = sum_l scale_l * decay_l^(m-1) (Dvijotham et al., arXiv 2404.16706)."""
+    c = [1.0] + [sum(w * d ** (m - 1) for d, w in zip(decay, scale)) for m in range(1, t)]
+    return toeplitz(c, t)
+
+
+def tree(t):
+    """Binary-tree aggregation's node matrix: one row per complete dyadic block of [0, t)."""
+    rows = []
+    w = 1
+    while w <= t:
+        for a in range(t // w):
+            r = np.zeros(t)
+            r[a * w:(a + 1) * w] = 1.0
+            rows.append(r)
+        w *= 2
+    return np.array(rows)
+
+
 def patterns(t, q, joins):
     """The example's participation patterns x in {0,1}^t with their probabilities, for each
     case the adversary may face (a partition under min-sep; one law otherwise)."""
@@ -61,14 +80,15 @@ def patterns(t, q, joins):
 
 
 def deltas(C, q, sigma, joins, eps_list, rng):
-    t = C.shape[0]
+    t, rows = C.shape[1], C.shape[0]  # steps (columns), released rows (the tree has more)
     C = C / np.max(np.linalg.norm(C, axis=0))
     worst = np.zeros(len(eps_list))
     worst_se = np.zeros(len(eps_list))
     for pats, prob in patterns(t, q, joins):
         shifts = pats @ C.T  # (patterns, t): C·x for each pattern
         half = 0.5 * np.sum(shifts**2, axis=1) / sigma**2
-        logp = np.log(prob)
+        with np.errstate(divide="ignore"):  # q = 1: patterns of probability 0
+            logp = np.log(prob)
 
         def loss(y):
             # ln Σ_x Pr(x) exp(<y, Cx>/σ² − ‖Cx‖²/2σ²), stably, in chunks.
@@ -79,11 +99,11 @@ def deltas(C, q, sigma, joins, eps_list, rng):
                 out.append((m + np.log(np.exp(a - m).sum(axis=1, keepdims=True)))[:, 0])
             return np.concatenate(out)
 
-        z = rng.standard_normal((N, t)) * sigma
+        z = rng.standard_normal((N, rows)) * sigma
         # Q: the example present, its pattern drawn.
         idx = rng.choice(len(prob), size=N, p=prob)
         lq = loss(z + shifts[idx])
-        lp = loss(rng.standard_normal((N, t)) * sigma)
+        lp = loss(rng.standard_normal((N, rows)) * sigma)
         for i, e in enumerate(eps_list):
             for terms in (np.maximum(0.0, 1 - np.exp(e - lq)), np.maximum(0.0, 1 - np.exp(e + lp))):
                 d = terms.mean()
@@ -125,6 +145,14 @@ def main():
     cases.append(("poisson_band3", "band:3", toeplitz([1, 1, 1], 8), 0.2, 1.0, 8, ("poisson", 0)))
     cases.append(("bins_band2", "band:2,1,0.5", toeplitz([1, 0.5], 8), None, 1.2, 8, ("balls-in-bins", 4)))
     cases.append(("bins_band4", "band:4,1,0.5,0.25,0.125", toeplitz([1, 0.5, 0.25, 0.125], 9), None, 1.8, 9, ("balls-in-bins", 3)))
+    # Overlapping columns (not banded, or fewer partitions than bands): the engine accounts the
+    # whole run as one Gaussian mechanism, exact at q = 1 with C >= 0, an upper bound otherwise.
+    cases.append(("blt_fixed", "blt:0.9:0.3", blt([0.9], [0.3], 8), 1.0, 2.5, 8, 3))
+    cases.append(("blt2_sampled", "blt:0.8:0.4,0.5:0.2", blt([0.8, 0.5], [0.4, 0.2], 8), 0.5, 1.5, 8, 2))
+    cases.append(("tree_fixed", "tree", tree(8), 1.0, 1.6, 8, 4))
+    cases.append(("tree_sampled", "tree", tree(8), 0.4, 1.2, 8, 2))
+    cases.append(("band3_sep2", "band:3", toeplitz([1, 1, 1], 9), 1.0, 3.0, 9, 2))
+    cases.append(("band2_negative_sep1", "band:2,1,-0.4", toeplitz([1, -0.4], 6), 1.0, 2.0, 6, 1))
     for name, spec, C, q, sigma, t, k in cases:
         joins = k if isinstance(k, tuple) else ("min-sep", k)
         d, se = deltas(C, q, sigma, joins, eps_list, rng)

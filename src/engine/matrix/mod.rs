@@ -47,10 +47,17 @@ use super::{Error, Sgm, MAX_SIGMA, MAX_STEPS};
 use crate::engine::math::{log2, powf};
 use serde::Serialize;
 
+mod whole;
+pub use whole::Whole;
+
 /// The largest explicit strategy matrix (rows = steps).
 pub const MAX_MATRIX: usize = 4096;
 /// The most bands of a banded strategy (BandMF uses tens to thousands).
 pub const MAX_BANDS: usize = 1 << 20;
+/// The most buffers of a BLT strategy (BLTs in use have 1 to 10).
+pub const MAX_BUFFERS: usize = 64;
+/// The most steps of a strategy that is not banded (its sensitivity takes O(T) work).
+pub const MAX_UNBANDED_STEPS: u64 = 1 << 24;
 
 /// At most this many distinct sensitivities are composed as they are; beyond it they are
 /// rounded onto a grid of 1/256 octave (up for the upper end, down for the lower end: each
@@ -65,6 +72,16 @@ pub enum Strategy {
     /// An explicit lower-triangular T × T matrix, row by row (entries above the diagonal must
     /// be 0; a row may stop after its diagonal entry).
     Matrix(Vec<Vec<f64>>),
+    /// Buffered linear Toeplitz (BLT: Dvijotham, McMahan, Pillutla, Steinke, Thakurta,
+    /// "Efficient and Near-Optimal Noise Generation for Streaming Differential Privacy",
+    /// arXiv 2404.16706): C(i, j) = c(i − j), c(0) = 1, c(m) = Σ_l scale_l · decay_l^(m−1)
+    /// for m ≥ 1 — not banded (every column reaches the last row).
+    Blt { decay: Vec<f64>, scale: Vec<f64> },
+    /// Binary-tree aggregation (Dwork, Naor, Pitassi, Rothblum 2010; Chan, Shi, Song 2011;
+    /// Kairouz et al., "Practical and Private (Deep) Learning without Sampling or Shuffling",
+    /// ICML 2021, arXiv 2103.00039): one released row per complete dyadic block of steps
+    /// [a·2^l, (a + 1)·2^l) ⊆ [0, T), holding its sum — not square, not banded.
+    Tree,
 }
 
 fn bad(why: String) -> Error {
@@ -149,9 +166,50 @@ impl Strategy {
         Ok(Strategy::Matrix(rows))
     }
 
-    /// The number of bands: 1 + the largest i − j with C(i, j) ≠ 0.
+    /// BLT with buffers (decay θ_l, output scale ω_l): θ_l in (0, 1], ω_l > 0 (the
+    /// conditions jax-privacy's `BufferedToeplitz` checks; they make C's entries positive).
+    ///
+    /// ```
+    /// use sgm_rdp::engine::matrix::Strategy;
+    /// assert!(!Strategy::blt(&[(0.9, 0.3)])?.is_banded());
+    /// assert!(Strategy::blt(&[(1.5, 0.3)]).is_err()); // a decay above 1 grows without bound
+    /// # Ok::<(), sgm_rdp::engine::Error>(())
+    /// ```
+    pub fn blt(buffers: &[(f64, f64)]) -> Result<Strategy, Error> {
+        if buffers.is_empty() || buffers.len() > MAX_BUFFERS {
+            return Err(bad(format!(
+                "a BLT strategy needs 1 to {MAX_BUFFERS} buffers (decay:scale), got {}",
+                buffers.len()
+            )));
+        }
+        for &(d, w) in buffers {
+            if !(d > 0.0 && d <= 1.0) {
+                return Err(bad(format!(
+                    "a BLT buffer's decay must lie in (0, 1], got {d}"
+                )));
+            }
+            if !(w > 0.0 && w.is_finite()) {
+                return Err(bad(format!(
+                    "a BLT buffer's output scale must be finite and > 0, got {w}"
+                )));
+            }
+        }
+        Ok(Strategy::Blt {
+            decay: buffers.iter().map(|b| b.0).collect(),
+            scale: buffers.iter().map(|b| b.1).collect(),
+        })
+    }
+
+    /// Whether C is banded (BandMF or an explicit matrix); BLT and tree aggregation are not.
+    pub fn is_banded(&self) -> bool {
+        matches!(self, Strategy::Toeplitz(_) | Strategy::Matrix(_))
+    }
+
+    /// The number of bands: 1 + the largest i − j with C(i, j) ≠ 0 (`usize::MAX` for a
+    /// strategy that is not banded).
     pub fn bands(&self) -> usize {
         match self {
+            Strategy::Blt { .. } | Strategy::Tree => usize::MAX,
             Strategy::Toeplitz(c) => c.iter().rposition(|&x| x != 0.0).map_or(1, |i| i + 1),
             Strategy::Matrix(rows) => rows
                 .iter()
@@ -165,7 +223,7 @@ impl Strategy {
     /// The steps the strategy fixes (an explicit matrix's rows), if any.
     pub fn steps(&self) -> Option<u64> {
         match self {
-            Strategy::Toeplitz(_) => None,
+            Strategy::Toeplitz(_) | Strategy::Blt { .. } | Strategy::Tree => None,
             Strategy::Matrix(rows) => Some(rows.len() as u64),
         }
     }
@@ -186,6 +244,14 @@ impl Strategy {
         let top = match self {
             Strategy::Toeplitz(c) => toeplitz_norms(c)(t),
             Strategy::Matrix(rows) => Self::column_norms(rows).into_iter().fold(0.0, f64::max),
+            // Column 0 reaches every row; later columns are its truncations (BLT) or lie in
+            // no more complete blocks than it (the tree: ⌊log₂ T⌋ + 1).
+            Strategy::Blt { decay, scale } => {
+                let mut sq = 0.0;
+                blt_coefficients(decay, scale, t, |c| sq += c * c);
+                sq.sqrt()
+            }
+            Strategy::Tree => ((63 - t.max(1).leading_zeros()) as f64 + 1.0).sqrt(),
         };
         if top > 0.0 && top.is_finite() {
             Ok(top)
@@ -206,6 +272,22 @@ fn toeplitz_norms(c: &[f64]) -> impl Fn(u64) -> f64 {
     }
     let b = c.len() as u64;
     move |m: u64| g[b.min(m) as usize].sqrt()
+}
+
+/// Calls `f` with a BLT's coefficients c(0), c(1), …, c(t − 1) (module docs of
+/// [`Strategy::Blt`]), each power of a decay carried by one multiplication.
+fn blt_coefficients(decay: &[f64], scale: &[f64], t: u64, mut f: impl FnMut(f64)) {
+    let mut pow: Vec<f64> = vec![1.0; decay.len()];
+    for m in 0..t {
+        if m == 0 {
+            f(1.0);
+            continue;
+        }
+        f(scale.iter().zip(&pow).map(|(w, p)| w * p).sum());
+        for (p, d) in pow.iter_mut().zip(decay) {
+            *p *= d;
+        }
+    }
 }
 
 /// Sensitivities with their counts, sorted largest first, equal ones merged, zeros dropped.
@@ -281,8 +363,8 @@ pub struct MinSep {
 pub struct MatrixAnswer {
     /// The certified bracket of the mechanism's ε (or δ): the worst partition's composition.
     pub bracket: Bracket,
-    /// The strategy's bands and the participation's partitions.
-    pub bands: u64,
+    /// The strategy's bands (None: not banded) and the participation's partitions.
+    pub bands: Option<u64>,
     pub partitions: u64,
     /// The partition whose composition gave the upper end, and how many steps it takes part in.
     pub worst_partition: u64,
@@ -297,6 +379,9 @@ pub struct MatrixAnswer {
     /// exact reduction); false for the noise-splitting bound ([`Split`]), an upper bound only
     /// (its lower end is then 0).
     pub certified_lower: bool,
+    /// Without amplification ([`Whole`]): the run's L2 sensitivity in units of the clipping norm
+    /// × the largest column norm (the run is one Gaussian mechanism at σ / it); None otherwise.
+    pub sensitivity: Option<f64>,
 }
 
 impl MinSep {
@@ -321,6 +406,11 @@ impl MinSep {
             return Err(bad(format!(
                 "steps must be a whole number in [1, {MAX_STEPS}], got {steps}"
             )));
+        }
+        if !strategy.is_banded() {
+            return Err(bad(
+                "the exact b-min-separated reduction needs a banded strategy; BLT and tree aggregation are accounted without amplification (matrix::Whole)".into(),
+            ));
         }
         let b = strategy.bands() as u64;
         let k = partitions.unwrap_or(b);
@@ -381,6 +471,9 @@ impl MinSep {
                 keep.into_iter()
                     .map(|(r, s)| (r, merged(s.into_iter().map(|x| (x, 1)))))
                     .collect()
+            }
+            Strategy::Blt { .. } | Strategy::Tree => {
+                return Err(bad("not banded: no exact reduction".into()))
             }
         };
         for (_, s) in &parts {
@@ -450,7 +543,7 @@ impl MinSep {
                 upper: b.upper,
                 lower: lower.min(b.upper),
             },
-            bands: self.strategy.bands() as u64,
+            bands: Some(self.strategy.bands() as u64),
             partitions: self.partitions,
             worst_partition: r,
             participations: n,
@@ -461,8 +554,19 @@ impl MinSep {
                 .collect(),
             rounded,
             certified_lower: true,
+            sensitivity: None,
         })
     }
+}
+
+/// The noise-splitting bound needs bands: name what is missing for the others.
+fn unbanded_refused(s: &Strategy, joins: &str) -> Result<(), Error> {
+    if s.is_banded() {
+        return Ok(());
+    }
+    Err(bad(format!(
+        "{joins} with a strategy that is not banded (BLT, tree aggregation) has no certified amplified bound here (conditional composition, arXiv 2310.15526, is not implemented); participation min-sep:k answers without amplification"
+    )))
 }
 
 /// Correlated noise under Poisson sampling at every step or balls-in-bins participation: the
@@ -483,6 +587,7 @@ pub struct Split {
 impl Split {
     /// Poisson sampling of every example at every step with probability `q`.
     pub fn poisson(strategy: Strategy, q: f64, sigma: f64, steps: u64) -> Result<Split, Error> {
+        unbanded_refused(&strategy, "Poisson sampling at every step")?;
         let m = MinSep::new(strategy, q, sigma, steps, Some(MAX_STEPS))?;
         Ok(Split {
             strategy: m.strategy,
@@ -501,6 +606,7 @@ impl Split {
         steps: u64,
         steps_per_epoch: u64,
     ) -> Result<Split, Error> {
+        unbanded_refused(&strategy, "balls-in-bins participation")?;
         if steps_per_epoch == 0 || steps_per_epoch > steps {
             return Err(bad(format!(
                 "balls-in-bins needs 1 <= steps per epoch <= steps, got {steps_per_epoch} of {steps}"
@@ -539,6 +645,9 @@ impl Split {
                     .into_iter()
                     .map(|n| (n / top, 1)),
             ),
+            Strategy::Blt { .. } | Strategy::Tree => {
+                return Err(bad("not banded: no noise splitting".into()))
+            }
         };
         check_sigma(sigma, &s)?;
         let round = many(&s);
@@ -573,7 +682,7 @@ impl Split {
                 upper: b.upper,
                 lower: if exact { b.lower } else { 0.0 },
             },
-            bands: self.strategy.bands() as u64,
+            bands: Some(self.strategy.bands() as u64),
             partitions: self.strategy.bands() as u64,
             worst_partition: 0,
             participations: self.steps,
@@ -581,6 +690,7 @@ impl Split {
             composed: p.iter().map(|p| (p.sgm().sigma(), p.steps())).collect(),
             rounded,
             certified_lower: exact,
+            sensitivity: None,
         }
     }
 }
