@@ -91,8 +91,10 @@ export interface CorrelatedParams {
   strategy: string;
   /** The rows of an explicit lower-triangular C (strategy "matrix"); a row may stop at its diagonal. */
   strategyMatrix?: number[][];
-  /** "min-sep" (as many partitions as bands, the default), "min-sep:k", "poisson" or "balls-in-bins:t". */
+  /** "min-sep" (as many partitions as bands, the default), "min-sep:k", "poisson", "balls-in-bins:t" (a fresh bin each epoch) or "cyclic-bins:t" (jax-privacy's BallsInBinsSampling). */
   participation?: string;
+  /** Draws per direction of a seeded Monte Carlo estimate beside the bound (the bins participations, "band:" strategies); answered under `estimate`, never a bound. */
+  monteCarlo?: number;
   /** The rate within the partition a step samples (or sampleRate). */
   q?: number; sampleRate?: number;
   /** Noise std / (clipping norm x the strategy's largest column norm) (or noiseMultiplier); not for "calibrate". */
@@ -105,8 +107,15 @@ export interface CorrelatedResult {
   /** Certified upper bound (epsilon, or the target for "delta"); epsilonLower/deltaLower: the bracket's lower end. */
   epsilon: number; epsilonLower?: number; delta: number; deltaLower?: number;
   q: number; sigma: number; steps: number; strategy: string; participation: string;
-  bands: number; partitions: number; worstPartition: number; participations: number;
+  /** bands: null when the strategy is not banded (BLT, tree). */
+  bands: number | null; partitions: number; worstPartition: number; participations: number;
   columnNorm: number; composed: [number, number][]; rounded: boolean; scheme: string;
+  /** What the answer's ends mean: "bracket (exact reduction)", "bracket (Gaussian mechanism, no amplification)", "upper bound (noise splitting)", "upper bound (operator norm)" or "upper bound (no amplification)". */
+  bound: string;
+  /** Without amplification: the run's L2 sensitivity (clipping norms x largest column norm). */
+  sensitivity?: number;
+  /** With monteCarlo: a seeded Monte Carlo estimate (epsilon, delta or sigma) with its 99 % interval; never a bound. */
+  estimate?: { epsilon?: number; delta?: number; sigma?: number; interval: [number, number]; confidence: number; samples: number; seed: number; meaning: string };
 }
 export function correlated(p: CorrelatedParams, o?: CallOptions): Promise<CorrelatedResult>;
 export function auditPlan(p: SchemeParams & { delta: number; significance?: number; fraction?: number }, o?: CallOptions): Promise<AuditPlanResult>;

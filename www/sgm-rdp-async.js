@@ -124,7 +124,7 @@ export const check = (config, o) => call('check', config, o);
 export const audit = (p, o) => call('audit', p, o);
 /** The run and δ → how many canaries an audit needs, and the one-run ceiling. */
 export const auditPlan = (p, o) => call('auditPlan', p, o);
-/** Correlated noise (DP-FTRL / BandMF) under b-min-separated participation ({ strategy, q, sigma, steps, delta, ... }) → its certified bracket (docs/correlated-noise.md). */
+/** Correlated noise (DP-FTRL / BandMF / BLT / tree) ({ strategy, participation?, q, sigma, steps, delta, monteCarlo?, ... }) → its certified bracket or upper bound, "bound" saying which (docs/correlated-noise.md). */
 export const correlated = (p, o) => call('correlated', p, o);
 /** End the worker (pending calls reject); the next call starts a new one. */
 export function terminate() {

@@ -833,12 +833,16 @@ def correlated(strategy: str, *, noise_multiplier: Optional[float] = None,
                participation: str = "min-sep",
                strategy_matrix: Optional[Sequence[Sequence[float]]] = None,
                dataset_size: Optional[int] = None, batch_size: Optional[int] = None,
-               epochs: Optional[float] = None, command: str = "epsilon") -> Dict[str, Any]:
+               epochs: Optional[float] = None, command: str = "epsilon",
+               monte_carlo: Optional[int] = None) -> Dict[str, Any]:
     """Correlated noise (DP-FTRL / matrix factorization) (docs/correlated-noise.md): under
     b-min-separated cyclic Poisson participation by its exact reduction to DP-SGD steps when
     the strategy is banded with at most k bands; as one Gaussian mechanism without
     amplification when columns overlap (BLT, tree aggregation, fewer partitions than bands);
-    an upper bound by noise splitting under "poisson" or "balls-in-bins:t" (banded only).
+    a certified upper bound under "poisson", "balls-in-bins:t" (a fresh bin each epoch) or
+    "cyclic-bins:t" (jax-privacy's BallsInBinsSampling: one bin for the whole run).
+    `monte_carlo` (draws per direction; the bins participations with a "band:" strategy)
+    adds a seeded Monte Carlo estimate under "estimate", labelled as such: never a bound.
 
     `strategy`: "band:b" (b equal coefficients), "band:b,c0,...,c(b-1)" (the first column of
     a banded Toeplitz C), "blt:decay:scale[,decay:scale...]" (buffered linear Toeplitz),
@@ -846,7 +850,7 @@ def correlated(strategy: str, *, noise_multiplier: Optional[float] = None,
     lower-triangular C); C is normalised to largest column norm 1, so `noise_multiplier` is
     noise std / (clipping norm x largest column norm). `participation`: "min-sep" (as many
     partitions as bands; for BLT and the tree once an epoch from dataset terms, else once),
-    "min-sep:k", "poisson" or "balls-in-bins:t"; `sample_rate` is the rate within the
+    "min-sep:k", "poisson", "balls-in-bins:t" or "cyclic-bins:t"; `sample_rate` is the rate within the
     partition a step samples (from `dataset_size`/`batch_size`/`epochs`: k*B/N). "bound" in
     the answer says what its ends mean. `command`: "epsilon" (at `delta`), "delta"
     (at `epsilon`) or "calibrate" (the smallest noise_multiplier for `epsilon` at `delta`).
@@ -860,7 +864,7 @@ def correlated(strategy: str, *, noise_multiplier: Optional[float] = None,
                                    for i, r in enumerate(strategy_matrix)]
     for k, v in (("sigma", noise_multiplier), ("q", sample_rate), ("steps", steps),
                  ("delta", delta), ("epsilon", epsilon), ("dataset_size", dataset_size),
-                 ("batch_size", batch_size), ("epochs", epochs)):
+                 ("batch_size", batch_size), ("epochs", epochs), ("monte_carlo", monte_carlo)):
         if v is not None:
             line[k] = v
     return _line(line)

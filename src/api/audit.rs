@@ -129,10 +129,12 @@ pub fn audit(params: JsValue) -> Result<JsValue, JsError> {
     out(&camel_case(serde_json::Value::Object(answer)))
 }
 
-/// Correlated noise (DP-FTRL / BandMF, docs/correlated-noise.md): `{ strategy ("band:4",
-/// "band:4,1,0.5,0.25,0.125" or "matrix" with strategyMatrix: rows), participation?
-/// ("min-sep" | "min-sep:k"), q | sampleRate, sigma | noiseMultiplier, steps (or datasetSize,
-/// batchSize, epochs), delta | epsilon, command? ("epsilon" | "delta" | "calibrate") }` →
+/// Correlated noise (DP-FTRL / BandMF / BLT / tree, docs/correlated-noise.md): `{ strategy
+/// ("band:4", "band:4,1,0.5,0.25,0.125", "blt:0.9:0.3", "tree" or "matrix" with
+/// strategyMatrix: rows), participation? ("min-sep" | "min-sep:k" | "poisson" |
+/// "balls-in-bins:t" | "cyclic-bins:t"), q | sampleRate, sigma | noiseMultiplier, steps (or
+/// datasetSize, batchSize, epochs), delta | epsilon, command? ("epsilon" | "delta" |
+/// "calibrate"), monteCarlo? }` →
 /// `{ epsilon, epsilonLower, bands, partitions, composed, scheme, ... }`, as `sgm-rdp epsilon
 /// --strategy ... --json` answers. Only in the worker-only wasm.
 #[cfg(feature = "worker")]

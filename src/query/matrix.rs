@@ -10,10 +10,11 @@
 //! method, its proof sketch and what is certified: docs/correlated-noise.md.
 
 use super::*;
+use crate::engine::matrix::mc::{self, BinsMc, Estimate};
 use crate::engine::matrix::{MatrixAnswer, MinSep, Split, Strategy, Whole};
 
 /// The keys a correlated-noise line takes.
-pub const MATRIX_KEYS: [&str; 13] = [
+pub const MATRIX_KEYS: [&str; 14] = [
     "command",
     "strategy",
     "strategy_matrix",
@@ -27,6 +28,7 @@ pub const MATRIX_KEYS: [&str; 13] = [
     "batch_size",
     "epochs",
     "accountant",
+    "monte_carlo",
 ];
 
 /// What was asked: the command, the run's terms and the strategy.
@@ -42,6 +44,8 @@ struct Asked {
     delta: Option<f64>,
     epsilon: Option<f64>,
     dataset: [Option<f64>; 3],
+    /// Draws per direction of a Monte Carlo estimate beside the bound (balls-in-bins only).
+    monte_carlo: Option<f64>,
 }
 
 /// `band:b[,c0,…]`, `matrix` (with its rows), `file:PATH` (read here, natively) → a strategy.
@@ -140,9 +144,11 @@ enum Joins {
     Poisson,
     /// Balls-in-bins with t steps per epoch (None: from dataset terms, t = floor(N/B)).
     BallsInBins(Option<u64>),
+    /// Cyclic balls-in-bins (jax-privacy's): one bin per example for the whole run.
+    CyclicBins(Option<u64>),
 }
 
-/// `min-sep[:k]`, `poisson`, `balls-in-bins[:t]`.
+/// `min-sep[:k]`, `poisson`, `balls-in-bins[:t]`, `cyclic-bins[:t]`.
 fn participation(p: Option<&str>) -> Result<Joins, String> {
     let whole = |name: &str, v: &str| {
         v.parse::<u64>().ok().filter(|&k| k >= 1).ok_or_else(|| {
@@ -160,8 +166,12 @@ fn participation(p: Option<&str>) -> Result<Joins, String> {
         Some(s) if s.starts_with("balls-in-bins:") => {
             Ok(Joins::BallsInBins(Some(whole("balls-in-bins", &s[14..])?)))
         }
+        Some("cyclic-bins") => Ok(Joins::CyclicBins(None)),
+        Some(s) if s.starts_with("cyclic-bins:") => {
+            Ok(Joins::CyclicBins(Some(whole("cyclic-bins", &s[12..])?)))
+        }
         Some(other) => Err(format!(
-            "unknown participation '{other}' (min-sep, min-sep:k, poisson, balls-in-bins:t)"
+            "unknown participation '{other}' (min-sep, min-sep:k, poisson, balls-in-bins:t, cyclic-bins:t)"
         )),
     }
 }
@@ -268,7 +278,7 @@ fn run(a: &Asked, sigma: f64) -> Result<Run, String> {
                 .map(Run::Split)
                 .map_err(refusal)
         }
-        Joins::BallsInBins(t) => {
+        Joins::BallsInBins(t) | Joins::CyclicBins(t) => {
             if a.q.is_some() {
                 return Err(
                     "q does not apply to balls-in-bins (each example is in one step of each epoch)"
@@ -291,11 +301,72 @@ fn run(a: &Asked, sigma: f64) -> Result<Run, String> {
                     return Err("balls-in-bins needs its steps per epoch: balls-in-bins:t (or dataset terms)".into())
                 }
             };
-            Split::balls_in_bins(s, sigma, total, per)
-                .map(Run::Split)
-                .map_err(refusal)
+            if matches!(joins, Joins::CyclicBins(_)) {
+                Split::cyclic_bins(s, sigma, total, per)
+            } else {
+                Split::balls_in_bins(s, sigma, total, per)
+            }
+            .map(Run::Split)
+            .map_err(refusal)
         }
     }
+}
+
+/// The Monte Carlo estimator a line asks for (`monte_carlo`: draws per direction), if any:
+/// balls-in-bins with a `band:` strategy only (an estimate beside the certified bound).
+fn estimator(a: &Asked, r: &Run) -> Result<Option<BinsMc>, String> {
+    let Some(n) = a.monte_carlo else {
+        return Ok(None);
+    };
+    let Run::Split(Split {
+        strategy,
+        steps,
+        steps_per_epoch: Some(per),
+        cyclic,
+        ..
+    }) = r
+    else {
+        return Err("monte_carlo applies to balls-in-bins participation (an estimate beside its certified upper bound); the other participations have certified answers".into());
+    };
+    if !(n.fract() == 0.0 && n >= 0.0 && n <= u64::MAX as f64) {
+        return Err(format!(
+            "monte_carlo must be a whole number of draws, got {n}"
+        ));
+    }
+    BinsMc::new(strategy, *steps, *per, *cyclic, n as u64, mc::SEED)
+        .map(Some)
+        .map_err(refusal)
+}
+
+/// An estimate's fields and its line of text (`name` its quantity; `at` what it is for).
+fn estimate_out(
+    m: &mut Map<String, Value>,
+    name: &str,
+    x: &Estimate,
+    extra: Option<(&str, f64)>,
+) -> String {
+    let meaning = "a Monte Carlo estimate of the mechanism's value (seeded draws of the exact privacy loss over every balls-in-bins pattern; 99 % interval from the standard error), not a bound: use the certified value for a guarantee";
+    let mut e = Map::new();
+    e.insert(name.into(), json!(x.value));
+    e.insert("interval".into(), json!([x.low, x.high]));
+    if let Some((k, v)) = extra {
+        e.insert(k.into(), json!(v));
+    }
+    e.insert("confidence".into(), json!(0.99));
+    e.insert("samples".into(), json!(x.samples));
+    e.insert("seed".into(), json!(x.seed));
+    e.insert("meaning".into(), json!(meaning));
+    m.insert("estimate".into(), Value::Object(e));
+    let g = |v: f64| format!("{v:.6}");
+    format!(
+        "Monte Carlo estimate (not a bound): {name} ~ {} (99 % interval [{}, {}]; {} draws per direction, seed {}){}\n",
+        g(x.value),
+        g(x.low),
+        g(x.high),
+        x.samples,
+        x.seed,
+        extra.map_or(String::new(), |(k, v)| format!("; {k} = {v:.6}"))
+    )
 }
 
 fn upper6(x: f64) -> String {
@@ -339,8 +410,12 @@ fn scheme(r: &Run, a: &MatrixAnswer) -> String {
         Run::Split(Split { q: Some(q), .. }) => {
             format!("Poisson sampling at every step (q = {q})")
         }
+        Run::Split(sp) if sp.cyclic => format!(
+            "cyclic balls-in-bins participation (each example in one bin of {} drawn once, and in every step of that bin: jax-privacy's BallsInBinsSampling)",
+            sp.steps_per_epoch.unwrap_or(0)
+        ),
         Run::Split(sp) => format!(
-            "balls-in-bins participation (each example in one of every {} steps, uniformly)",
+            "balls-in-bins participation (each example in one of every {} steps, a fresh uniform draw each epoch)",
             sp.steps_per_epoch.unwrap_or(0)
         ),
     };
@@ -352,11 +427,11 @@ fn scheme(r: &Run, a: &MatrixAnswer) -> String {
 }
 
 fn how(r: &Run, a: &MatrixAnswer) -> String {
-    let per = match r {
-        Run::Split(x) => x.steps_per_epoch,
-        Run::Exact(_) | Run::Whole(_) => None,
+    let (per, cyclic) = match r {
+        Run::Split(x) => (x.steps_per_epoch, x.cyclic),
+        Run::Exact(_) | Run::Whole(_) => (None, false),
     };
-    if let (Run::Whole(w), Some(d)) = (r, a.sensitivity) {
+    if let (Run::Whole(w), Some(d), None) = (r, a.sensitivity, a.op_norm) {
         let sigma = a.composed.first().map_or(0.0, |x| x.0);
         return format!(
             "without amplification (Choquette-Choo et al., arXiv 2211.06530): the worst partition ({}) takes part in at most {} (their columns overlap), so the run is one Gaussian mechanism of L2 sensitivity {} (clipping norms x largest column norm; |C| summed over the partition's columns) at noise multiplier {}; {}",
@@ -377,6 +452,11 @@ fn how(r: &Run, a: &MatrixAnswer) -> String {
         .composed
         .iter()
         .map(|(s, n)| match per {
+            Some(t) if cyclic => format!(
+                "one round of one-in-{t} random allocation at sigma {} (each bin's steps together: sigma/sqrt(bands x {}))",
+                decimal::fixed(*s, 6, Dir::Down),
+                r_steps(r).div_ceil(t)
+            ),
             Some(t) => format!(
                 "{n} epochs of one-in-{t} random allocation at sigma {}",
                 decimal::fixed(*s, 6, Dir::Down)
@@ -384,6 +464,14 @@ fn how(r: &Run, a: &MatrixAnswer) -> String {
             None => format!("{n} at sigma {}", decimal::fixed(*s, 6, Dir::Down)),
         })
         .collect();
+    if let Some(l) = a.op_norm {
+        return format!(
+            "an upper bound by post-processing (docs/correlated-noise.md): C's operator norm is at most {} (Schur's test), so the release is a post-processing of DP-SGD with the same participation at sigma/{}: {}; no lower bound is claimed",
+            decimal::fixed(l, 6, Dir::Up),
+            decimal::fixed(l, 6, Dir::Up),
+            composed.join(", ")
+        );
+    }
     if !a.certified_lower {
         let b = a.bands.unwrap_or(0);
         return format!(
@@ -405,6 +493,14 @@ fn how(r: &Run, a: &MatrixAnswer) -> String {
     )
 }
 
+fn r_steps(r: &Run) -> u64 {
+    match r {
+        Run::Exact(x) => x.steps,
+        Run::Split(x) => x.steps,
+        Run::Whole(x) => x.steps(),
+    }
+}
+
 /// The fields every answer carries.
 fn fields(r: &Run, a: &MatrixAnswer, spec: &str) -> Map<String, Value> {
     let mut m = Map::new();
@@ -423,6 +519,7 @@ fn fields(r: &Run, a: &MatrixAnswer, spec: &str) -> Map<String, Value> {
             x.steps(),
         ),
         Run::Split(x) => match x.steps_per_epoch {
+            Some(t) if x.cyclic => (format!("cyclic-bins:{t}"), None, x.sigma, x.steps),
             Some(t) => (format!("balls-in-bins:{t}"), None, x.sigma, x.steps),
             None => ("poisson".to_string(), x.q, x.sigma, x.steps),
         },
@@ -449,6 +546,7 @@ fn fields(r: &Run, a: &MatrixAnswer, spec: &str) -> Map<String, Value> {
     m.insert(
         "bound".into(),
         json!(match (whole, a.certified_lower) {
+            _ if a.op_norm.is_some() => "upper bound (operator norm)",
             (true, true) => "bracket (Gaussian mechanism, no amplification)",
             (true, false) => "upper bound (no amplification)",
             (false, true) => "bracket (exact reduction)",
@@ -495,12 +593,16 @@ fn answer(a: &Asked) -> Result<Report, String> {
             let mut m = fields(&r, &x, &a.spec);
             m.insert("delta".into(), json!(d));
             ends(&mut m, "epsilon", &x);
-            let text = format!(
+            let mut text = format!(
                 "{}\n{}\n{}\n",
                 headline("epsilon", &x, format!("delta = {d}"), six),
                 scheme(&r, &x),
                 how(&r, &x)
             );
+            if let Some(mc) = estimator(a, &r)? {
+                let sigma = need(a.sigma, "sigma")?;
+                text += &estimate_out(&mut m, "epsilon", &mc.epsilon(sigma, d), None);
+            }
             Ok(Report { fields: m, text })
         }
         "delta" => {
@@ -510,7 +612,7 @@ fn answer(a: &Asked) -> Result<Report, String> {
             let mut m = fields(&r, &x, &a.spec);
             m.insert("epsilon".into(), json!(eps));
             ends(&mut m, "delta", &x);
-            let text = format!(
+            let mut text = format!(
                 "{}\n{}\n{}\n",
                 headline("delta", &x, format!("epsilon = {eps}"), |v, _| format!(
                     "{v:e}"
@@ -518,6 +620,10 @@ fn answer(a: &Asked) -> Result<Report, String> {
                 scheme(&r, &x),
                 how(&r, &x)
             );
+            if let Some(mc) = estimator(a, &r)? {
+                let sigma = need(a.sigma, "sigma")?;
+                text += &estimate_out(&mut m, "delta", &mc.delta(sigma, eps), None);
+            }
             Ok(Report { fields: m, text })
         }
         "calibrate" => {
@@ -534,13 +640,19 @@ fn answer(a: &Asked) -> Result<Report, String> {
             m.insert("delta".into(), json!(d));
             m.insert("target_epsilon".into(), json!(target));
             ends(&mut m, "epsilon", &x);
-            let text = format!(
+            let mut text = format!(
                 "sigma = {} (the smallest found, to 1e-4 relative, whose certified epsilon {} <= {target} at delta = {d})\n{}\n{}\n",
                 decimal::fixed(sigma, 6, Dir::Up),
                 upper6(x.bracket.upper),
                 scheme(&r, &x),
                 how(&r, &x)
             );
+            if let Some(mc) = estimator(a, &r)? {
+                // The σ where the estimated δ at the target ε is δ, searched below the
+                // certified σ; the estimate there is δ's (the quantity sampled).
+                let (s_mc, at) = mc.calibrate(target, d, sigma);
+                text += &estimate_out(&mut m, "delta", &at, Some(("sigma", s_mc)));
+            }
             Ok(Report { fields: m, text })
         }
         other => Err(format!(
@@ -620,6 +732,7 @@ fn set_key(a: &mut Asked, key: &str, v: &Value) -> Result<(), String> {
         "dataset-size" => a.dataset[0] = Some(num(v)?),
         "batch-size" => a.dataset[1] = Some(num(v)?),
         "epochs" => a.dataset[2] = Some(num(v)?),
+        "monte-carlo" => a.monte_carlo = Some(num(v)?),
         "accountant" => {
             if text(v)? != "pld" {
                 return Err(

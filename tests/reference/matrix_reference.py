@@ -68,7 +68,10 @@ def patterns(t, q, joins):
     elif kind == "poisson":
         x = np.array(list(itertools.product([0, 1], repeat=t)), dtype=float)
         yield x, np.prod(np.where(x == 1, q, 1 - q), axis=1)
-    else:  # balls-in-bins, k steps per epoch
+    elif kind == "cyclic-bins":  # one bin of k drawn once, every step of that bin
+        x = np.array([[1.0 if j % k == b else 0.0 for j in range(t)] for b in range(k)])
+        yield x, np.full(k, 1.0 / k)
+    else:  # balls-in-bins, k steps per epoch, a fresh bin each epoch
         epochs = [list(range(e, min(e + k, t))) for e in range(0, t, k)]
         rows = []
         for pick in itertools.product(*epochs):
@@ -153,6 +156,13 @@ def main():
     cases.append(("tree_sampled", "tree", tree(8), 0.4, 1.2, 8, 2))
     cases.append(("band3_sep2", "band:3", toeplitz([1, 1, 1], 9), 1.0, 3.0, 9, 2))
     cases.append(("band2_negative_sep1", "band:2,1,-0.4", toeplitz([1, -0.4], 6), 1.0, 2.0, 6, 1))
+    # Cyclic balls-in-bins (jax-privacy's BallsInBinsSampling): an upper bound and the engine's
+    # Monte Carlo estimate are checked against these.
+    cases.append(("cyclic_band2", "band:2,1,0.5", toeplitz([1, 0.5], 8), None, 1.5, 8, ("cyclic-bins", 4)))
+    cases.append(("cyclic_band4", "band:4,1,0.5,0.25,0.125", toeplitz([1, 0.5, 0.25, 0.125], 12), None, 3.5, 12, ("cyclic-bins", 3)))
+    cases.append(("cyclic_identity", "band:1", np.eye(12), None, 2.0, 12, ("cyclic-bins", 4)))
+    # Not banded under Poisson sampling: the operator-norm bound (an upper bound).
+    cases.append(("poisson_blt", "blt:0.7:0.3", blt([0.7], [0.3], 8), 0.3, 1.5, 8, ("poisson", 0)))
     for name, spec, C, q, sigma, t, k in cases:
         joins = k if isinstance(k, tuple) else ("min-sep", k)
         d, se = deltas(C, q, sigma, joins, eps_list, rng)

@@ -47,6 +47,7 @@ use super::{Error, Sgm, MAX_SIGMA, MAX_STEPS};
 use crate::engine::math::{log2, powf};
 use serde::Serialize;
 
+pub mod mc;
 mod whole;
 pub use whole::Whole;
 
@@ -198,6 +199,50 @@ impl Strategy {
             decay: buffers.iter().map(|b| b.0).collect(),
             scale: buffers.iter().map(|b| b.1).collect(),
         })
+    }
+
+    /// A certified upper bound λ on the operator norm ‖C‖₂ of C over T steps, normalised to
+    /// largest column norm 1 — Schur's test, ‖C‖₂ ≤ √(max column |sum| · max row |sum|): for
+    /// a Toeplitz C (banded or BLT) both are Σ_m |c_m| (the symbol's bound); for the tree, the
+    /// levels L and the largest block 2^(L−1). Rounded up by a relative 1e-9.
+    ///
+    /// ```
+    /// use sgm_rdp::engine::matrix::Strategy;
+    /// // [1, 1/2, 1/4, 1/8]: Σ c / ‖c‖ = 1.875 / 1.152443… = 1.62698…
+    /// let s = Strategy::band(4, Some(&[1.0, 0.5, 0.25, 0.125]))?;
+    /// assert!((s.op_norm_bound(100)? - 1.626976).abs() < 1e-6);
+    /// # Ok::<(), sgm_rdp::engine::Error>(())
+    /// ```
+    pub fn op_norm_bound(&self, t: u64) -> Result<f64, Error> {
+        let top = self.top(t)?;
+        let raw = match self {
+            Strategy::Toeplitz(c) => c
+                .iter()
+                .take(t.min(c.len() as u64) as usize)
+                .map(|x| x.abs())
+                .sum(),
+            Strategy::Blt { decay, scale } => {
+                let mut sum = 0.0;
+                blt_coefficients(decay, scale, t, |c| sum += c.abs());
+                sum
+            }
+            Strategy::Tree => {
+                let levels = (63 - t.max(1).leading_zeros()) as f64 + 1.0;
+                (levels * powf(2.0, levels - 1.0)).sqrt()
+            }
+            Strategy::Matrix(rows) => {
+                let mut cols = vec![0.0f64; rows.len()];
+                let mut row_max = 0.0f64;
+                for r in rows {
+                    row_max = row_max.max(r.iter().map(|x| x.abs()).sum());
+                    for (j, x) in r.iter().enumerate() {
+                        cols[j] += x.abs();
+                    }
+                }
+                (row_max * cols.into_iter().fold(0.0, f64::max)).sqrt()
+            }
+        };
+        Ok((raw / top * (1.0 + 1e-9)).max(1.0))
     }
 
     /// Whether C is banded (BandMF or an explicit matrix); BLT and tree aggregation are not.
@@ -382,6 +427,9 @@ pub struct MatrixAnswer {
     /// Without amplification ([`Whole`]): the run's L2 sensitivity in units of the clipping norm
     /// × the largest column norm (the run is one Gaussian mechanism at σ / it); None otherwise.
     pub sensitivity: Option<f64>,
+    /// The operator-norm route: the certified bound λ ≥ ‖C‖₂ (C normalised) at which the run
+    /// is bounded by DP-SGD with the same participation at σ/λ; None otherwise.
+    pub op_norm: Option<f64>,
 }
 
 impl MinSep {
@@ -555,18 +603,9 @@ impl MinSep {
             rounded,
             certified_lower: true,
             sensitivity: None,
+            op_norm: None,
         })
     }
-}
-
-/// The noise-splitting bound needs bands: name what is missing for the others.
-fn unbanded_refused(s: &Strategy, joins: &str) -> Result<(), Error> {
-    if s.is_banded() {
-        return Ok(());
-    }
-    Err(bad(format!(
-        "{joins} with a strategy that is not banded (BLT, tree aggregation) has no certified amplified bound here (conditional composition, arXiv 2310.15526, is not implemented); participation min-sep:k answers without amplification"
-    )))
 }
 
 /// Correlated noise under Poisson sampling at every step or balls-in-bins participation: the
@@ -582,19 +621,23 @@ pub struct Split {
     pub steps: u64,
     /// Balls-in-bins: steps per epoch (each example in exactly one of them, uniformly).
     pub steps_per_epoch: Option<u64>,
+    /// Cyclic balls-in-bins (jax-privacy's `BallsInBinsSampling`): one bin j drawn once per
+    /// example, which then takes part in every step ≡ j (mod steps per epoch); false: a fresh
+    /// bin every epoch.
+    pub cyclic: bool,
 }
 
 impl Split {
     /// Poisson sampling of every example at every step with probability `q`.
     pub fn poisson(strategy: Strategy, q: f64, sigma: f64, steps: u64) -> Result<Split, Error> {
-        unbanded_refused(&strategy, "Poisson sampling at every step")?;
-        let m = MinSep::new(strategy, q, sigma, steps, Some(MAX_STEPS))?;
+        let w = Whole::new(strategy, q, sigma, steps, MAX_STEPS)?;
         Ok(Split {
-            strategy: m.strategy,
+            steps: w.steps(),
+            strategy: w.into_strategy(),
             q: Some(q),
             sigma,
-            steps: m.steps,
             steps_per_epoch: None,
+            cyclic: false,
         })
     }
 
@@ -606,30 +649,78 @@ impl Split {
         steps: u64,
         steps_per_epoch: u64,
     ) -> Result<Split, Error> {
-        unbanded_refused(&strategy, "balls-in-bins participation")?;
         if steps_per_epoch == 0 || steps_per_epoch > steps {
             return Err(bad(format!(
                 "balls-in-bins needs 1 <= steps per epoch <= steps, got {steps_per_epoch} of {steps}"
             )));
         }
-        let m = MinSep::new(strategy, 1.0, sigma, steps, Some(MAX_STEPS))?;
+        let w = Whole::new(strategy, 1.0, sigma, steps, MAX_STEPS)?;
         Ok(Split {
-            strategy: m.strategy,
+            steps: w.steps(),
+            strategy: w.into_strategy(),
             q: None,
             sigma,
-            steps: m.steps,
             steps_per_epoch: Some(steps_per_epoch),
+            cyclic: false,
         })
     }
 
-    /// The composition that bounds the run, and the normalising column norm.
-    fn phases(&self) -> Result<(Vec<Phase>, f64, bool), Error> {
-        let sigma = self.sigma / (self.strategy.bands() as f64).sqrt();
+    /// Cyclic balls-in-bins (jax-privacy's `BallsInBinsSampling(cycle_length = t)`; the
+    /// balls-in-bins of Choquette-Choo, Ganesh, Haque, Steinke, Thakurta, arXiv 2410.06266):
+    /// each example draws one bin j uniformly from the t steps of a cycle, once, and takes part
+    /// in every step ≡ j (mod t).
+    ///
+    /// Bounded by noise splitting: after the split every step's column is its own Gaussian
+    /// block, so the dominating pair's t patterns have orthogonal shifts, each of norm at most
+    /// √⌈T/t⌉ against noise σ/√b — one-in-t random allocation, one round, at
+    /// σ/√(b·⌈T/t⌉). Exact with one band when t divides T.
+    pub fn cyclic_bins(
+        strategy: Strategy,
+        sigma: f64,
+        steps: u64,
+        steps_per_epoch: u64,
+    ) -> Result<Split, Error> {
+        let mut s = Split::balls_in_bins(strategy, sigma, steps, steps_per_epoch)?;
+        s.cyclic = true;
+        Ok(s)
+    }
+
+    /// The composition that bounds the run, the normalising column norm, whether the
+    /// sensitivities were rounded, and the operator-norm bound λ when that route was taken.
+    fn phases(&self) -> Result<(Vec<Phase>, f64, bool, Option<f64>), Error> {
         let t = self.steps;
         let top = self.strategy.top(t)?;
+        // The operator-norm route (module docs): DP-SGD with the same participation at σ/λ,
+        // when λ² is below the bands (noise splitting's σ/√b), or C is not banded.
+        let lambda = self.strategy.op_norm_bound(t)?;
+        if !self.strategy.is_banded() || lambda * lambda < self.strategy.bands() as f64 {
+            let sigma = self.sigma / lambda;
+            let p = match (self.steps_per_epoch, self.cyclic) {
+                (Some(per), true) => {
+                    let e = t.div_ceil(per) as f64;
+                    Phase::allocation(sigma / e.sqrt(), per, 1, 1)?
+                }
+                (Some(per), false) => Phase::allocation(sigma, per, 1, t.div_ceil(per))?,
+                (None, _) => Phase::new(Sgm::new(self.q.unwrap_or(1.0), sigma)?, t)?,
+            };
+            return Ok((vec![p], top, false, Some(lambda)));
+        }
+        let (p, top, rounded) = self.split_phases(top)?;
+        Ok((p, top, rounded, None))
+    }
+
+    /// The noise-splitting composition.
+    fn split_phases(&self, top: f64) -> Result<(Vec<Phase>, f64, bool), Error> {
+        let sigma = self.sigma / (self.strategy.bands() as f64).sqrt();
+        let t = self.steps;
         if let Some(per) = self.steps_per_epoch {
             // Every column taken at norm ≤ 1: its largest (an upper bound).
             let epochs = t.div_ceil(per);
+            if self.cyclic {
+                // One allocation; bin j's signal is its ⌈T/t⌉ (at most) columns together.
+                let s = sigma / (epochs as f64).sqrt();
+                return Ok((vec![Phase::allocation(s, per, 1, 1)?], top, false));
+            }
             return Ok((vec![Phase::allocation(sigma, per, 1, epochs)?], top, false));
         }
         // Every column's sensitivity with its count (a Toeplitz C: the T − c + 1 whole columns
@@ -662,28 +753,48 @@ impl Split {
     /// An upper bound on the mechanism's ε at δ (the bracket's lower end is 0: none is claimed,
     /// except with one band, where the split is no split and the bracket is exact).
     pub fn epsilon(&self, delta: f64) -> Result<MatrixAnswer, Error> {
-        let (p, top, rounded) = self.phases()?;
+        let (p, top, rounded, lambda) = self.phases()?;
         let e = pld::epsilon_phases(&p, delta)?.epsilon;
-        Ok(self.answer(e, p, top, rounded))
+        Ok(self.answer(e, p, top, rounded, lambda))
     }
 
     /// An upper bound on the mechanism's δ at ε (exact with one band, as [`Split::epsilon`]).
     pub fn delta(&self, eps: f64) -> Result<MatrixAnswer, Error> {
-        let (p, top, rounded) = self.phases()?;
+        let (p, top, rounded, lambda) = self.phases()?;
         let d = pld::delta_phases(&p, eps)?.delta;
-        Ok(self.answer(d, p, top, rounded))
+        Ok(self.answer(d, p, top, rounded, lambda))
     }
 
-    fn answer(&self, b: Bracket, p: Vec<Phase>, top: f64, rounded: bool) -> MatrixAnswer {
-        // One band and no rounding: Z is not split, every column has its own norm: exact.
-        let exact = self.strategy.bands() == 1 && !rounded;
+    fn answer(
+        &self,
+        b: Bracket,
+        p: Vec<Phase>,
+        top: f64,
+        rounded: bool,
+        lambda: Option<f64>,
+    ) -> MatrixAnswer {
+        // One band and no rounding: Z is not split, every column has its own norm: exact —
+        // under balls-in-bins only when t divides T (a last partial epoch is counted whole).
+        let exact = lambda.is_none()
+            && self.strategy.bands() == 1
+            && !rounded
+            && self
+                .steps_per_epoch
+                .is_none_or(|per| self.steps.is_multiple_of(per));
         MatrixAnswer {
             bracket: Bracket {
                 upper: b.upper,
                 lower: if exact { b.lower } else { 0.0 },
             },
-            bands: Some(self.strategy.bands() as u64),
-            partitions: self.strategy.bands() as u64,
+            bands: self
+                .strategy
+                .is_banded()
+                .then(|| self.strategy.bands() as u64),
+            partitions: if self.strategy.is_banded() {
+                self.strategy.bands() as u64
+            } else {
+                1
+            },
             worst_partition: 0,
             participations: self.steps,
             column_norm: top,
@@ -691,6 +802,7 @@ impl Split {
             rounded,
             certified_lower: exact,
             sensitivity: None,
+            op_norm: lambda,
         }
     }
 }

@@ -93,6 +93,11 @@ impl Whole {
         &self.strategy
     }
 
+    /// The strategy, consumed.
+    pub(super) fn into_strategy(self) -> Strategy {
+        self.strategy
+    }
+
     /// Training steps T.
     pub fn steps(&self) -> u64 {
         self.steps
@@ -179,6 +184,35 @@ impl Whole {
         let (phase, d, r, n, top) = self.gaussian()?;
         let b = f(std::slice::from_ref(&phase))?;
         let exact = self.exact();
+        if !exact {
+            // Sampling within the partition can still amplify: the operator-norm route
+            // (DP-SGD over partition 0's ⌈T/k⌉ steps at rate q and σ/λ) where it is smaller.
+            let lambda = self.strategy.op_norm_bound(self.steps)?;
+            let steps = self.steps.div_ceil(self.partitions);
+            let op = Phase::new(Sgm::new(self.q, self.sigma / lambda)?, steps)?;
+            let ob = f(std::slice::from_ref(&op))?;
+            if ob.upper < b.upper {
+                return Ok(MatrixAnswer {
+                    bracket: Bracket {
+                        upper: ob.upper,
+                        lower: 0.0,
+                    },
+                    bands: self
+                        .strategy
+                        .is_banded()
+                        .then(|| self.strategy.bands() as u64),
+                    partitions: self.partitions,
+                    worst_partition: 0,
+                    participations: steps,
+                    column_norm: top,
+                    composed: vec![(op.sgm().sigma(), steps)],
+                    rounded: false,
+                    certified_lower: false,
+                    sensitivity: None,
+                    op_norm: Some(lambda),
+                });
+            }
+        }
         Ok(MatrixAnswer {
             bracket: Bracket {
                 upper: b.upper,
@@ -196,6 +230,7 @@ impl Whole {
             rounded: false,
             certified_lower: exact,
             sensitivity: Some(d),
+            op_norm: None,
         })
     }
 }
