@@ -453,7 +453,7 @@ fn how(r: &Run, a: &MatrixAnswer) -> String {
         .iter()
         .map(|(s, n)| match per {
             Some(t) if cyclic => format!(
-                "one round of one-in-{t} random allocation at sigma {} (each bin's steps together: sigma/sqrt(bands x {}))",
+                "one round of one-in-{t} random allocation at sigma {} (a bin's {} steps together)",
                 decimal::fixed(*s, 6, Dir::Down),
                 r_steps(r).div_ceil(t)
             ),

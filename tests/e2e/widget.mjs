@@ -933,7 +933,7 @@ try {
       // Correlated noise (issue 67): a BandMF strategy, an explicit matrix (rows), a refusal.
       const corr = await a.correlated({ strategy: 'band:4,1,0.5,0.25,0.125', sampleRate: 0.1, noiseMultiplier: 1, steps: 101, delta: 1e-3 });
       const corrM = await a.correlated({ strategy: 'matrix', strategyMatrix: [[1], [0.5, 1], [0, 0.5, 1], [0, 0, 0.5, 1]], q: 0.2, sigma: 0.9, delta: 1e-3 });
-      const corrBad = await msg(a.correlated({ strategy: 'band:4', participation: 'min-sep:3', q: 0.1, sigma: 1, steps: 100, delta: 1e-3 }));
+      const corrBad = await msg(a.correlated({ strategy: 'band:4', monteCarlo: 10000, q: 0.1, sigma: 1, steps: 100, delta: 1e-3 }));
       const corrSplit = await a.correlated({ strategy: 'band:4', participation: 'poisson', q: 0.01, sigma: 2, steps: 100, delta: 1e-5 });
       let syncScheme = '';
       try { m.epsilon({ ...MN, sampling: 'random-allocation' }); } catch (e) { syncScheme = e.message; }
@@ -1006,7 +1006,7 @@ try {
       const ok = g && close(g.epsilon, w.epsilon, 1e-6) && close(g.epsilonLower, w.epsilon_lower, 1e-6) && g.bands === 4 && g.participation === 'min-sep:4'
         && got.corrM && got.corrM.bands === 2 && got.corrM.composed[0][1] === 2;
       const split = cli('epsilon', { strategy: 'band:4', participation: 'poisson', q: 0.01, sigma: 2, steps: 100, delta: 1e-5 });
-      check(ok && /^Error: correlated: b-min-separated participation over 3 partitions needs a strategy of at most 3 bands/.test(got.corrBad)
+      check(ok && /^Error: correlated: monte_carlo applies to balls-in-bins participation/.test(got.corrBad)
         && close(got.corrSplit.epsilon, split.epsilon, 1e-6) && got.corrSplit.epsilonLower === undefined && /^upper bound/.test(got.corrSplit.bound),
         `sgm-rdp-async.js: correlated() = the CLI's epsilon --strategy (BandMF [1, ½, ¼, ⅛]: [${g && g.epsilonLower}, ${g && g.epsilon}]); an explicit matrix by rows answers; refusals name what is not accounted ("${String(got.corrBad).slice(0, 80)}")`);
     }
