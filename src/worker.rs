@@ -78,6 +78,12 @@ pub fn check(d: &Value) -> Result<(), String> {
             _ => Err("a check needs 'config' (an object of at most 64 keys) or 'library' and 'snippet' (strings)".into()),
         };
     }
+    if text(d, "kind") == Some("correlated")
+        && !(text(d, "strategy").is_some_and(|s| s.len() <= 4096)
+            && text(d, "participation").is_some_and(|s| s.len() <= 64))
+    {
+        return Err("correlated noise needs 'strategy' and 'participation' (short strings)".into());
+    }
     if text(d, "kind") == Some("audit") && !d.get("csv").is_some_and(Value::is_string) {
         return Err(
             "an audit needs 'csv' (a string: a CSV with 'score' and 'member' columns)".into(),
@@ -798,6 +804,23 @@ fn shown_run(d: &Value) -> Request {
         None => SchemeRun::of(d),
     };
     sc.at(sc.total)
+}
+
+/// Correlated noise for the run shown: its `strategy` and `participation` at the run's q, σ,
+/// T and δ, through the query layer's correlated-noise line (`epsilon --strategy … --json`'s
+/// fields). The bins participations take no q (each example is in one step of each epoch).
+pub fn correlated(d: &Value) -> Result<Value, String> {
+    let joins = text(d, "participation").unwrap_or("min-sep");
+    let mut line = Map::new();
+    line.insert("strategy".into(), json!(text(d, "strategy").unwrap_or("")));
+    line.insert("participation".into(), json!(joins));
+    if !joins.contains("bins") {
+        line.insert("q".into(), json!(num(d, "q")));
+    }
+    for k in ["sigma", "steps", "delta"] {
+        line.insert(k.into(), json!(num(d, k)));
+    }
+    Ok(Value::Object(query::matrix_line(&line)?))
 }
 
 /// "Audit against the certificate": the request's scores (`csv`, with `score` and `member`

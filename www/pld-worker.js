@@ -27,7 +27,7 @@
 // The page's exact-RDP model at small σ ({kind: "rdp", client, gen, q, sigma, steps, delta,
 // conversion, omega}) is answered with {kind: "rdp", gen, rdp, value, alpha, …, compare}
 // (or {…, error}), then {kind: "chart-c", sigma, chartC} when chart C's σ is new.
-import init, { epsilon, compare, heavyModel, heavyChartC, tightCharts, workerCheck, workerCheckConfig, workerSide, workerSchemeCharts, workerTarget, workerGdp, workerLibrary, workerCalibrate, workerAudit } from './sgm-rdp-worker.js';
+import init, { epsilon, compare, heavyModel, heavyChartC, tightCharts, workerCheck, workerCheckConfig, workerSide, workerSchemeCharts, workerTarget, workerGdp, workerLibrary, workerCalibrate, workerAudit, workerCorrelated } from './sgm-rdp-worker.js';
 
 const ready = init({ module_or_path: new URL('./sgm-rdp-worker_bg.wasm', import.meta.url) });
 const newest = new Map();
@@ -232,6 +232,22 @@ self.onmessage = isHelper ? help : async ({ data }) => {
       reply({ client, gen: data.gen, kind: 'checked', ...workerCheckConfig(data) });
     } catch (err) {
       reply({ client, gen: data.gen, kind: 'check-error', message: messageOf(err) });
+    }
+    return;
+  }
+  if (data.kind === 'correlated') {
+    // Correlated noise for the run shown: {kind: "correlated", strategy, participation, …the
+    // run} → {kind: "correlated-answer", …the correlated-noise line's fields} or
+    // {kind: "correlated-error", message}; the newest per client wins.
+    const slot = `${client}|correlated`;
+    newestCalibration.set(slot, Math.max(newestCalibration.get(slot) ?? -1, data.gen));
+    await ready;
+    await yieldToQueue();
+    if (data.gen !== newestCalibration.get(slot)) return;
+    try {
+      reply({ client, gen: data.gen, kind: 'correlated-answer', ...workerCorrelated(data) });
+    } catch (err) {
+      reply({ client, gen: data.gen, kind: 'correlated-error', message: messageOf(err) });
     }
     return;
   }

@@ -676,8 +676,22 @@ def test_correlated_noise_answers_as_the_command_line():
     assert p["bound"].startswith("upper bound") and "epsilon_lower" not in p
     with pytest.raises(sgm_rdp.SgmRdpError, match="unknown participation"):
         sgm_rdp.correlated("band:2", participation="shuffle", **run)
-    with pytest.raises(sgm_rdp.SgmRdpError, match="not banded"):
-        sgm_rdp.correlated("tree", participation="poisson", **run)
+    with pytest.raises(sgm_rdp.SgmRdpError, match="monte_carlo applies to balls-in-bins"):
+        sgm_rdp.correlated("tree", monte_carlo=10000, **run)
+    # Not banded under Poisson: the operator-norm route, an upper bound.
+    assert sgm_rdp.correlated("tree", participation="poisson", **run)["bound"] == \
+        "upper bound (operator norm)"
+    # BLT and the tree under min-sep: the whole run without amplification.
+    t = sgm_rdp.correlated("tree", participation="min-sep:10", **run)
+    assert t["bound"].startswith("upper bound") and t["epsilon"] > 0
+    blt = sgm_rdp.correlated("blt:0.9:0.3", participation="min-sep:5", noise_multiplier=4.0,
+                             sample_rate=1.0, steps=20, delta=1e-3)
+    assert blt["bound"].startswith("bracket") and blt["epsilon_lower"] <= blt["epsilon"]
+    # Cyclic balls-in-bins with a Monte Carlo estimate beside the bound, labelled as such.
+    c = sgm_rdp.correlated("band:4,1,0.5,0.25,0.125", participation="cyclic-bins:10",
+                           noise_multiplier=4.0, steps=100, delta=1e-2, monte_carlo=20000)
+    est = c["estimate"]
+    assert "not a bound" in est["meaning"] and est["interval"][0] <= est["epsilon"] <= c["epsilon"]
     # BLT and the tree: the whole run without amplification (an upper bound at q < 1).
     t = sgm_rdp.correlated("tree", participation="min-sep:10", **run)
     assert t["bound"] == "upper bound (no amplification)" and t["sensitivity"] > 1

@@ -93,6 +93,15 @@ pub fn worker_check_config(data: JsValue) -> Result<JsValue, JsError> {
     thrown_as(crate::worker::check_config(&d))
 }
 
+/// Correlated noise for the run shown, through the query layer's correlated-noise line
+/// (`crate::worker::correlated`).
+#[cfg(feature = "worker")]
+#[wasm_bindgen(js_name = workerCorrelated, skip_typescript)]
+pub fn worker_correlated(data: JsValue) -> Result<JsValue, JsError> {
+    let d = request(&data).ok_or_else(|| JsError::new("worker: unreadable request"))?;
+    thrown_as(crate::worker::correlated(&d))
+}
+
 /// "Audit against the certificate": the request's scores (CSV) against the run shown, through
 /// the query layer's audit (`crate::worker::audit`).
 #[cfg(feature = "worker")]

@@ -7,9 +7,10 @@
 //! * [`calibrate`] — smallest σ / largest T for an ε target.
 //! * [`pld`] — the tight (ε, δ) from the privacy-loss distribution, as a certified bracket.
 //! * `audit` — empirical lower bounds on ε and μ from canary scores, and audit planning.
-//! * `matrix` — correlated noise (DP-FTRL, banded matrix factorization): under b-min-separated
-//!   participation by its exact reduction to SGM steps; under Poisson or balls-in-bins an upper
-//!   bound by splitting the noise.
+//! * `matrix` — correlated noise (DP-FTRL, BandMF, BLT, tree aggregation): under
+//!   b-min-separated participation by its exact reduction to SGM steps, or as one Gaussian
+//!   mechanism where columns overlap; under Poisson or balls-in-bins a certified upper bound
+//!   (operator norm or noise splitting), with a seeded Monte Carlo estimate beside it on request.
 
 pub mod accountant;
 pub mod answer;

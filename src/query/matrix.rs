@@ -1,13 +1,14 @@
-//! Correlated noise (DP-FTRL / banded matrix factorization): `epsilon`, `delta` and
-//! `calibrate` with `--strategy` (the command line) or a `"strategy"` key (batch lines, and so
-//! the JS API's `batchLine` and Python's `query`). One function, [`answer`], under both.
+//! Correlated noise (DP-FTRL / matrix factorization): `epsilon`, `delta` and `calibrate` with
+//! `--strategy` (the command line) or a `"strategy"` key (batch lines, and so the JS API's
+//! `batchLine`, Python's `query` and the page's worker). One function, [`answer`], under all.
 //!
 //! Strategies: `band:b` (BandMF, b equal coefficients), `band:b,c0,…,c(b-1)` (its first
-//! column), `matrix` (an explicit lower-triangular C: `file:C.csv` on the command line, a
-//! `"strategy_matrix"` array of rows in a line). Participation: `min-sep` (b-min-separated
-//! cyclic Poisson over as many partitions as the strategy has bands) or `min-sep:k` (a certified
-//! bracket), `poisson` or `balls-in-bins:t` (a certified upper bound by noise splitting). The
-//! method, its proof sketch and what is certified: docs/correlated-noise.md.
+//! column), `blt:decay:scale[,…]` (BLT), `tree` (binary-tree aggregation), `matrix` (an
+//! explicit lower-triangular C: `file:C.csv` on the command line, a `"strategy_matrix"` array
+//! of rows in a line). Participation: `min-sep[:k]` (the exact reduction, or one Gaussian
+//! mechanism where columns overlap), `poisson`, `balls-in-bins:t` or `cyclic-bins:t` (a
+//! certified upper bound), with `monte_carlo` (a seeded estimate beside the bound, for the
+//! bins). The methods, their proof sketches and what each certifies: docs/correlated-noise.md.
 
 use super::*;
 use crate::engine::matrix::mc::{self, BinsMc, Estimate};

@@ -239,6 +239,19 @@ pub fn audit(
     f
 }
 
+/// Correlated noise for the run shown (docs/correlated-noise.md): its strategy
+/// (`band:4`, `blt:0.9:0.3`, `tree`, …) and participation (`min-sep`, `poisson`,
+/// `balls-in-bins:t`, `cyclic-bins:t`), read by the worker into the query layer's
+/// correlated-noise line at the run's q, σ, T and δ; answered with that line's fields
+/// (`correlated-answer`) or why not (`correlated-error`); the newest wins.
+pub fn correlated(i: &Inputs, gen: u32, strategy: &str, participation: &str) -> Fields {
+    let mut f = run(i, Some(gen));
+    f.push(("kind", text("correlated")));
+    f.push(("strategy", text(strategy)));
+    f.push(("participation", text(participation)));
+    f
+}
+
 /// The kinds of answer the worker sends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
@@ -263,10 +276,13 @@ pub enum Kind {
     /// An audit of canary scores beside the run's certificate, or why there is none.
     Audited,
     AuditError,
+    /// Correlated noise's answer for the run shown, or why there is none.
+    Correlated,
+    CorrelatedError,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 15] = [
+    pub const ALL: [Kind; 17] = [
         Kind::Headline,
         Kind::Error,
         Kind::Charts,
@@ -282,6 +298,8 @@ impl Kind {
         Kind::CheckError,
         Kind::Audited,
         Kind::AuditError,
+        Kind::Correlated,
+        Kind::CorrelatedError,
     ];
 
     /// Its name in an answer's `kind`.
@@ -302,6 +320,8 @@ impl Kind {
             Kind::CheckError => "check-error",
             Kind::Audited => "audited",
             Kind::AuditError => "audit-error",
+            Kind::Correlated => "correlated-answer",
+            Kind::CorrelatedError => "correlated-error",
         }
     }
 
@@ -322,6 +342,8 @@ impl Kind {
                 | Kind::CheckError
                 | Kind::Audited
                 | Kind::AuditError
+                | Kind::Correlated
+                | Kind::CorrelatedError
         )
     }
 }

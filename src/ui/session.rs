@@ -19,6 +19,7 @@ use crate::ui::protocol::{self, Fields, Kind, Value};
 mod audit;
 mod charts;
 mod check;
+mod correlated;
 mod inverse;
 
 /// Quiet time before a request is posted (the slider is still moving before that).
@@ -295,6 +296,8 @@ pub struct Page {
     check_gen: u32,
     /// "Audit against the certificate".
     audit: audit::AuditState,
+    /// Correlated noise for the run shown.
+    correlated: correlated::CorrelatedState,
 }
 
 impl Page {
@@ -718,8 +721,9 @@ impl Page {
             protocol::tight(&i, Some(t.gen), &sc, epochs.unwrap_or(f64::NAN), ask),
             None,
         ));
-        // An audit on screen is asked again for the run now shown.
+        // An audit on screen is asked again for the run now shown; so is correlated noise.
         fx.extend(self.post_audit());
+        fx.extend(self.post_correlated());
         fx
     }
 
@@ -841,6 +845,7 @@ impl Page {
             Kind::Calibrated => fx.extend(self.calibrated(data)),
             Kind::Checked | Kind::CheckError => fx.extend(self.checked(data)),
             Kind::Audited | Kind::AuditError => fx.extend(self.audited(data)),
+            Kind::Correlated | Kind::CorrelatedError => fx.extend(self.correlated_answer(data)),
             Kind::CalibrateError => {
                 if self.is_current_calibration(data) {
                     let which = data.text("which").unwrap_or_default();

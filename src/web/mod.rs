@@ -471,6 +471,16 @@ fn wire_inverse(app: &Shared) {
             .check(&value("check-library"), &value("check-snippet"));
         run(a, fx);
     });
+    // The noise selector: correlated noise for the run shown, in its own panel.
+    for id in ["noise", "strategy", "participation"] {
+        on_app(app, id, "change", move |a| {
+            let on = value("noise") == "correlated";
+            show("correlated-box", on);
+            let (s, p) = (value("strategy"), value("participation"));
+            let fx = (a.borrow_mut().page).correlated(on.then_some((s.as_str(), p.as_str())));
+            run(a, fx);
+        });
+    }
     on_app(app, "audit-run", "click", move |a| {
         let lower = by_id::<HtmlInputElement>("audit-lower").is_some_and(|c| c.checked());
         let fx = a.borrow_mut().page.audit(&value("audit-scores"), lower);

@@ -389,3 +389,47 @@ fn an_audit_is_of_the_run_shown() {
     let e = audit(&req(json!({"kind": "audit", "csv": "a,b\n1,2"}))).unwrap_err();
     assert!(e.contains("'score' column"), "{e}");
 }
+
+/// Correlated noise for the run shown is the command line's `epsilon --strategy … --json`,
+/// field for field (the bins without q); a request without a strategy is refused by name.
+#[test]
+fn correlated_noise_is_the_command_lines() {
+    for (strategy, joins) in [
+        ("band:4,1,0.5,0.25,0.125", "min-sep"),
+        ("blt:0.9:0.3", "poisson"),
+        ("band:2,1,0.5", "balls-in-bins:500"),
+        ("band:1", "cyclic-bins:1000"),
+    ] {
+        let d = req(json!({"kind": "correlated", "strategy": strategy, "participation": joins}));
+        check(&d).unwrap();
+        let a = correlated(&d).unwrap();
+        let mut words = vec![
+            "epsilon",
+            "--strategy",
+            strategy,
+            "--participation",
+            joins,
+            "--sigma",
+            "1",
+            "--steps",
+            "1000",
+            "--delta",
+            "1e-5",
+            "--json",
+        ];
+        if !joins.contains("bins") {
+            words.extend(["--q", "0.01"]);
+        }
+        let want = command(&words).unwrap();
+        assert_eq!(a, want, "{strategy} {joins}");
+    }
+    assert!(check(&req(
+        json!({"kind": "correlated", "participation": "poisson"})
+    ))
+    .is_err());
+    let e = correlated(&req(
+        json!({"kind": "correlated", "strategy": "band:x", "participation": "min-sep"}),
+    ))
+    .unwrap_err();
+    assert!(e.contains("whole number of bands"), "{e}");
+}

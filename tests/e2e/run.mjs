@@ -130,6 +130,39 @@ try {
       `#audit: a CSV without a score column is named, no old verdict or points stay: "${await text(pa, '#audit-error')}"`);
     await pa.close();
   }
+  // Correlated noise (issue 67): the noise selector's answer is the CLI's `epsilon --strategy`
+  // for the run shown, with what its ends mean; a new σ asks again; a bad strategy is named
+  // and no old answer stays; "independent" hides the panel.
+  {
+    const pn = await open('?q=0.1&sigma=1&steps=101&delta=0.001');
+    const answer = (pg) => pg.textContent('#correlated-epsilon');
+    await pn.selectOption('#noise', 'correlated');
+    await pn.fill('#strategy', 'band:4,1,0.5,0.25,0.125');
+    await pn.dispatchEvent('#strategy', 'change');
+    const want = cli('epsilon', { strategy: 'band:4,1,0.5,0.25,0.125', q: 0.1, sigma: 1, steps: 101, delta: 1e-3 });
+    const head = `ε = ${up6(want.epsilon)} (certified upper bound; bracket [${down6(want.epsilon_lower)}, ${up6(want.epsilon)}]: the true ε lies within) at δ = 0.001`;
+    await pn.waitForFunction((w) => document.querySelector('#correlated-epsilon')?.textContent === w, head, { timeout: 30000 }).catch(() => {});
+    check((await answer(pn)) === head && (await text(pn, '#correlated-how')).startsWith('bracket (exact reduction): correlated noise: 4 bands'),
+      `#noise correlated: the CLI's bracket for the run shown, its ends said: "${await answer(pn)}"`);
+    const want2 = cli('epsilon', { strategy: 'band:4,1,0.5,0.25,0.125', q: 0.1, sigma: 2, steps: 101, delta: 1e-3 });
+    await pn.fill('#sigma', '2');
+    await frames(pn);
+    await pn.waitForFunction((w) => (document.querySelector('#correlated-epsilon')?.textContent || '').startsWith(w), `ε = ${up6(want2.epsilon)} `, { timeout: 30000 }).catch(() => {});
+    check((await answer(pn)).startsWith(`ε = ${up6(want2.epsilon)} `), `#noise: σ 1 → 2 asks again: "${await answer(pn)}"`);
+    await pn.selectOption('#participation', 'poisson');
+    const want3 = cli('epsilon', { strategy: 'band:4,1,0.5,0.25,0.125', participation: 'poisson', q: 0.1, sigma: 2, steps: 101, delta: 1e-3 });
+    await pn.waitForFunction((w) => (document.querySelector('#correlated-epsilon')?.textContent || '').startsWith(w), `ε ≤ ${up6(want3.epsilon)} `, { timeout: 30000 }).catch(() => {});
+    check((await answer(pn)).startsWith(`ε ≤ ${up6(want3.epsilon)} (certified upper bound; no lower bound claimed)`) && (await text(pn, '#correlated-how')).startsWith(want3.bound),
+      `#noise: Poisson participation, an upper bound only, said so: "${await answer(pn)}" / "${(await text(pn, '#correlated-how')).slice(0, 60)}"`);
+    await pn.fill('#strategy', 'band:x');
+    await pn.dispatchEvent('#strategy', 'change');
+    await pn.waitForFunction(() => /whole number of bands/.test(document.querySelector('#correlated-error')?.textContent || ''), null, { timeout: 30000 }).catch(() => {});
+    check((await text(pn, '#correlated-error')).includes('whole number of bands') && (await answer(pn)) === '',
+      `#noise: a bad strategy is named, no old answer stays: "${await text(pn, '#correlated-error')}"`);
+    await pn.selectOption('#noise', 'independent');
+    check(await pn.isHidden('#correlated-box') && (await answer(pn)) === '', '#noise independent: the panel hides and clears');
+    await pn.close();
+  }
   // Hardening round 3, #1: the tight accountant fails for the new inputs (q = 0.5, σ = 0.3,
   // T = 10⁹: exact RDP's ε is 2.9·10⁹, outside the domain the tight accountant covers; the CLI
   // refuses it as well — q = 1e-6, σ = 0.6, T = 10⁸, used until it answered, now does) → "—"

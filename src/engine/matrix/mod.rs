@@ -1,5 +1,6 @@
-//! Correlated noise: DP-FTRL and banded matrix factorization (BandMF), accounted exactly under
-//! b-min-separated participation.
+//! Correlated noise: DP-FTRL and matrix factorization (BandMF, BLT, tree aggregation),
+//! accounted exactly under b-min-separated participation where the columns are disjoint, and
+//! by certified upper bounds elsewhere (docs/correlated-noise.md).
 //!
 //! **The mechanism.** Training releases `C·G + Z` (one row per step): G's row j is step j's sum
 //! of clipped gradients, C a lower-triangular T × T strategy matrix, Z i.i.d. Gaussian noise.
@@ -40,7 +41,17 @@
 //! each epoch at σ/√b under balls-in-bins. Exact for b = 1; about √b looser in σ than the
 //! amplification analyses that condition on the past (Choquette-Choo, Ganesh, Steinke,
 //! Thakurta, "Privacy Amplification for Matrix Mechanisms", ICLR 2024, arXiv 2310.15526), which
-//! are not implemented here. Strategies that are not banded (BLT, tree aggregation) are refused.
+//! are not implemented here.
+//!
+//! **The operator-norm bound** (any strategy, any participation): with λ ≥ ‖C‖₂ (C normalised,
+//! [`Strategy::op_norm_bound`]) the release is a causal post-processing of the identity
+//! strategy's at noise σ/λ — Y = (C/λ)·Y' plus Gaussian noise of covariance σ²(I − CCᵀ/λ²) —
+//! so the run is at least as private as DP-SGD with the same participation at σ/λ. [`Split`]
+//! takes it where λ² is below the bands and for strategies that are not banded.
+//!
+//! **Overlapping columns** (BLT, the tree, fewer partitions than bands): [`Whole`], one
+//! Gaussian mechanism without amplification. **Monte Carlo** ([`mc`]): an estimate, never a
+//! bound, for the two balls-in-bins participations.
 
 use super::pld::{self, Bracket, Phase};
 use super::{Error, Sgm, MAX_SIGMA, MAX_STEPS};
@@ -208,9 +219,9 @@ impl Strategy {
     ///
     /// ```
     /// use sgm_rdp::engine::matrix::Strategy;
-    /// // [1, 1/2, 1/4, 1/8]: Σ c / ‖c‖ = 1.875 / 1.152443… = 1.62698…
+    /// // [1, 1/2, 1/4, 1/8]: Σ c / ‖c‖ = 1.875 / 1.152443… = 1.626978…
     /// let s = Strategy::band(4, Some(&[1.0, 0.5, 0.25, 0.125]))?;
-    /// assert!((s.op_norm_bound(100)? - 1.626976).abs() < 1e-6);
+    /// assert!((s.op_norm_bound(100)? - 1.626978).abs() < 1e-6);
     /// # Ok::<(), sgm_rdp::engine::Error>(())
     /// ```
     pub fn op_norm_bound(&self, t: u64) -> Result<f64, Error> {
@@ -243,6 +254,11 @@ impl Strategy {
             }
         };
         Ok((raw / top * (1.0 + 1e-9)).max(1.0))
+    }
+
+    /// The number of bands of a banded strategy; None for BLT and tree aggregation.
+    pub fn band_count(&self) -> Option<u64> {
+        self.is_banded().then(|| self.bands() as u64)
     }
 
     /// Whether C is banded (BandMF or an explicit matrix); BLT and tree aggregation are not.
@@ -786,15 +802,8 @@ impl Split {
                 upper: b.upper,
                 lower: if exact { b.lower } else { 0.0 },
             },
-            bands: self
-                .strategy
-                .is_banded()
-                .then(|| self.strategy.bands() as u64),
-            partitions: if self.strategy.is_banded() {
-                self.strategy.bands() as u64
-            } else {
-                1
-            },
+            bands: self.strategy.band_count(),
+            partitions: self.strategy.band_count().unwrap_or(1),
             worst_partition: 0,
             participations: self.steps,
             column_norm: top,

@@ -218,10 +218,7 @@ impl Whole {
                 upper: b.upper,
                 lower: if exact { b.lower } else { 0.0 },
             },
-            bands: self
-                .strategy
-                .is_banded()
-                .then(|| self.strategy.bands() as u64),
+            bands: self.strategy.band_count(),
             partitions: self.partitions,
             worst_partition: r,
             participations: n,

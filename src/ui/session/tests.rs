@@ -529,3 +529,78 @@ fn a_wide_allocation_bracket_says_so() {
         ""
     );
 }
+
+/// The noise selector (issue 67): correlated noise is asked for the run shown, with the bins'
+/// steps per epoch; only the newest answer for the run shown is written, saying what its ends
+/// are; "independent" clears the panel; another σ asks again.
+#[test]
+fn correlated_noise_answers_for_the_run_shown() {
+    let mut p = Page::new(Link::default());
+    ask(&mut p, sigma(1.1), 2.5);
+    assert!(p
+        .correlated(None)
+        .iter()
+        .all(|e| !matches!(e, Effect::Post(..))));
+    let post_of = |fx: &[Effect]| {
+        fx.iter().find_map(|e| match e {
+            Effect::Post(f, Some(_)) => Some(f.clone()),
+            _ => None,
+        })
+    };
+    let post = post_of(&p.correlated(Some(("band:4", "cyclic-bins")))).expect("a request");
+    let field = |k: &str| post.iter().find(|(n, _)| *n == k).map(|(_, v)| v.clone());
+    assert_eq!(field("kind"), Some(Value::Text("correlated".into())));
+    assert_eq!(field("strategy"), Some(Value::Text("band:4".into())));
+    // MNIST's q = 256/60000: ⌊1/q⌋ = 234 steps per epoch.
+    assert_eq!(
+        field("participation"),
+        Some(Value::Text("cyclic-bins:234".into()))
+    );
+    assert_eq!(field("sigma"), Some(num(1.1)));
+    let gen = field("gen").unwrap().as_num();
+    let answer = |g: f64, lower: Option<f64>| {
+        let mut f = vec![
+            kind(Kind::Correlated),
+            ("gen", num(g)),
+            ("epsilon", num(2.3851161)),
+            ("delta", num(1e-5)),
+            ("bound", Value::Text("bracket (exact reduction)".into())),
+            (
+                "scheme",
+                Value::Text("correlated noise: 4 bands; sigma = noise std".into()),
+            ),
+        ];
+        if let Some(l) = lower {
+            f.push(("epsilon_lower", num(l)));
+        }
+        obj(&f)
+    };
+    assert!(
+        p.answer(&answer(gen - 1.0, None)).is_empty(),
+        "an older answer"
+    );
+    let fx = p.answer(&answer(gen, Some(2.3842071)));
+    assert_eq!(
+        texts(&fx, "correlated-epsilon"),
+        vec!["ε = 2.385117 (certified upper bound; bracket [2.384207, 2.385117]: the true ε lies within) at δ = 0.00001"]
+    );
+    assert_eq!(
+        texts(&fx, "correlated-how"),
+        vec!["bracket (exact reduction): correlated noise: 4 bands; σ = noise std"]
+    );
+    let fx = p.answer(&answer(gen, None));
+    assert!(texts(&fx, "correlated-epsilon")[0]
+        .starts_with("ε ≤ 2.385117 (certified upper bound; no lower bound claimed)"));
+    // Another σ: asked again; the old run's answer is not shown.
+    let i = sigma(2.0);
+    p.set_inputs(i);
+    let _ = p.request(i, 1.0);
+    let fx = p.post();
+    assert!(fx.iter().any(|e| matches!(e, Effect::Post(f, Some(_)) if f.iter().any(|(k, v)| *k == "kind" && *v == Value::Text("correlated".into())))), "{fx:?}");
+    assert!(p.answer(&answer(gen, None)).is_empty());
+    // Independent: the panel is cleared and nothing more is asked.
+    let fx = p.correlated(None);
+    assert_eq!(texts(&fx, "correlated-epsilon"), vec![""]);
+    let _ = p.request(sigma(3.0), 1.0);
+    assert!(!p.post().iter().any(|e| matches!(e, Effect::Post(f, Some(_)) if f.iter().any(|(k, v)| *k == "kind" && *v == Value::Text("correlated".into())))));
+}
