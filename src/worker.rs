@@ -806,19 +806,27 @@ fn shown_run(d: &Value) -> Request {
     sc.at(sc.total)
 }
 
-/// Correlated noise for the run shown: its `strategy` and `participation` at the run's q, σ,
-/// T and δ, through the query layer's correlated-noise line (`epsilon --strategy … --json`'s
+/// Correlated noise for the run shown: its `strategy` and `participation` at the run's σ and
+/// δ and its dataset terms (`datasetSize`, `batchSize`, `epochs`) when given, else its q and
+/// T, through the query layer's correlated-noise line (`epsilon --strategy … --json`'s
 /// fields). The bins participations take no q (each example is in one step of each epoch).
 pub fn correlated(d: &Value) -> Result<Value, String> {
     let joins = text(d, "participation").unwrap_or("min-sep");
     let mut line = Map::new();
     line.insert("strategy".into(), json!(text(d, "strategy").unwrap_or("")));
     line.insert("participation".into(), json!(joins));
-    if !joins.contains("bins") {
-        line.insert("q".into(), json!(num(d, "q")));
-    }
-    for k in ["sigma", "steps", "delta"] {
-        line.insert(k.into(), json!(num(d, k)));
+    line.insert("sigma".into(), json!(num(d, "sigma")));
+    line.insert("delta".into(), json!(num(d, "delta")));
+    if finite(d.get("datasetSize")) && finite(d.get("batchSize")) && finite(d.get("epochs")) {
+        // The run's dataset terms: the same dataset, batch size and epochs.
+        line.insert("dataset_size".into(), json!(num(d, "datasetSize")));
+        line.insert("batch_size".into(), json!(num(d, "batchSize")));
+        line.insert("epochs".into(), json!(num(d, "epochs")));
+    } else {
+        if !joins.contains("bins") {
+            line.insert("q".into(), json!(num(d, "q")));
+        }
+        line.insert("steps".into(), json!(num(d, "steps")));
     }
     Ok(Value::Object(query::matrix_line(&line)?))
 }

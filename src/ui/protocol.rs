@@ -241,14 +241,31 @@ pub fn audit(
 
 /// Correlated noise for the run shown (docs/correlated-noise.md): its strategy
 /// (`band:4`, `blt:0.9:0.3`, `tree`, …) and participation (`min-sep`, `poisson`,
-/// `balls-in-bins:t`, `cyclic-bins:t`), read by the worker into the query layer's
+/// `balls-in-bins[:t]`, `cyclic-bins[:t]`), read by the worker into the query layer's
 /// correlated-noise line at the run's q, σ, T and δ; answered with that line's fields
 /// (`correlated-answer`) or why not (`correlated-error`); the newest wins.
-pub fn correlated(i: &Inputs, gen: u32, strategy: &str, participation: &str) -> Fields {
+///
+/// With the run's dataset terms [N, B, E] (`loader`), the worker asks in them, so the
+/// correlated run has the same dataset, batch size and epochs (min-sep's rate within a
+/// partition is then k·B/N, as the command line's).
+pub fn correlated(
+    i: &Inputs,
+    gen: u32,
+    strategy: &str,
+    participation: &str,
+    loader: Option<[f64; 3]>,
+) -> Fields {
     let mut f = run(i, Some(gen));
     f.push(("kind", text("correlated")));
     f.push(("strategy", text(strategy)));
     f.push(("participation", text(participation)));
+    if let Some([n, b, e]) = loader {
+        f.extend([
+            ("datasetSize", num(n)),
+            ("batchSize", num(b)),
+            ("epochs", num(e)),
+        ]);
+    }
     f
 }
 

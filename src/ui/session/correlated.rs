@@ -19,8 +19,8 @@ const IDS: [&str; 3] = ["correlated-epsilon", "correlated-how", "correlated-erro
 
 impl Page {
     /// The noise selector: `strategy` and `participation` (`min-sep`, `poisson`,
-    /// `balls-in-bins`, `cyclic-bins`: the bins take the run's steps per epoch) when
-    /// correlated, None when independent (the panel cleared).
+    /// `balls-in-bins`, `cyclic-bins`) when correlated, None when independent (the panel
+    /// cleared). Asked in the run's dataset terms when it has them, else at its q.
     pub fn correlated(&mut self, spec: Option<(&str, &str)>) -> Vec<Effect> {
         self.correlated.spec = spec.map(|(s, p)| (s.trim().to_string(), p.to_string()));
         if self.correlated.spec.is_none() {
@@ -42,8 +42,13 @@ impl Page {
             )];
         }
         let (i, sc) = self.run_shown();
+        // In the run's dataset terms when it has them (the bins' epochs of ⌊N/B⌋ steps then
+        // come from them); else its q, and the bins' steps per epoch from it.
+        let loader = self.loader_terms(&i);
         let joins = match joins.as_str() {
-            "balls-in-bins" | "cyclic-bins" => format!("{joins}:{}", sc.steps_per_epoch(&i)),
+            "balls-in-bins" | "cyclic-bins" if loader.is_none() => {
+                format!("{joins}:{}", sc.steps_per_epoch(&i))
+            }
             _ => joins,
         };
         let c = &mut self.correlated;
@@ -51,7 +56,7 @@ impl Page {
         c.asked_for = Some((i, sc));
         let mut fx: Vec<Effect> = IDS.into_iter().map(|id| text(id, "")).collect();
         fx.push(Effect::Post(
-            protocol::correlated(&i, c.gen, &strategy, &joins),
+            protocol::correlated(&i, c.gen, &strategy, &joins, loader),
             Some(Posting {
                 computing: Some("correlated-epsilon"),
                 failed: "correlated-error",

@@ -551,10 +551,14 @@ fn correlated_noise_answers_for_the_run_shown() {
     let field = |k: &str| post.iter().find(|(n, _)| *n == k).map(|(_, v)| v.clone());
     assert_eq!(field("kind"), Some(Value::Text("correlated".into())));
     assert_eq!(field("strategy"), Some(Value::Text("band:4".into())));
-    // MNIST's q = 256/60000: ⌊1/q⌋ = 234 steps per epoch.
+    // MNIST's run has its dataset terms: asked in them (the bins' epochs from N and B).
     assert_eq!(
         field("participation"),
-        Some(Value::Text("cyclic-bins:234".into()))
+        Some(Value::Text("cyclic-bins".into()))
+    );
+    assert_eq!(
+        (field("datasetSize"), field("batchSize"), field("epochs")),
+        (Some(num(60000.0)), Some(num(256.0)), Some(num(60.0)))
     );
     assert_eq!(field("sigma"), Some(num(1.1)));
     let gen = field("gen").unwrap().as_num();
@@ -598,6 +602,20 @@ fn correlated_noise_answers_for_the_run_shown() {
     let fx = p.post();
     assert!(fx.iter().any(|e| matches!(e, Effect::Post(f, Some(_)) if f.iter().any(|(k, v)| *k == "kind" && *v == Value::Text("correlated".into())))), "{fx:?}");
     assert!(p.answer(&answer(gen, None)).is_empty());
+    // A run without dataset terms: its q, and the bins' steps per epoch from it (⌊1/q⌋).
+    let mut p2 = Page::new(Link::default());
+    let bare = Inputs {
+        q: 0.01,
+        steps: 1000,
+        ..sigma(1.0)
+    };
+    ask(&mut p2, bare, 2.5);
+    let post = post_of(&p2.correlated(Some(("band:4", "balls-in-bins")))).expect("a request");
+    let f2 = |k: &str| post.iter().find(|(n, _)| *n == k).map(|(_, v)| v.clone());
+    assert_eq!(
+        (f2("participation"), f2("datasetSize")),
+        (Some(Value::Text("balls-in-bins:100".into())), None)
+    );
     // Independent: the panel is cleared and nothing more is asked.
     let fx = p.correlated(None);
     assert_eq!(texts(&fx, "correlated-epsilon"), vec![""]);
