@@ -810,6 +810,8 @@ fn shown_run(d: &Value) -> Request {
 /// δ and its dataset terms (`datasetSize`, `batchSize`, `epochs`) when given, else its q and
 /// T, through the query layer's correlated-noise line (`epsilon --strategy … --json`'s
 /// fields). The bins participations take no q (each example is in one step of each epoch).
+/// With a `target` ε, the smallest σ reaching it as well (`calibrated_sigma`, or why not:
+/// `calibrate_error`).
 pub fn correlated(d: &Value) -> Result<Value, String> {
     let joins = text(d, "participation").unwrap_or("min-sep");
     let mut line = Map::new();
@@ -828,7 +830,23 @@ pub fn correlated(d: &Value) -> Result<Value, String> {
         }
         line.insert("steps".into(), json!(num(d, "steps")));
     }
-    Ok(Value::Object(query::matrix_line(&line)?))
+    let mut out = query::matrix_line(&line)?;
+    if finite(d.get("target")) {
+        // The smallest σ whose certified ε reaches the page's target, the run otherwise the same.
+        line.remove("sigma");
+        line.insert("command".into(), json!("calibrate"));
+        line.insert("epsilon".into(), json!(num(d, "target")));
+        out.insert("target".into(), json!(num(d, "target")));
+        match query::matrix_line(&line) {
+            Ok(c) => {
+                out.insert("calibrated_sigma".into(), c["sigma"].clone());
+            }
+            Err(m) => {
+                out.insert("calibrate_error".into(), json!(m));
+            }
+        }
+    }
+    Ok(Value::Object(out))
 }
 
 /// "Audit against the certificate": the request's scores (`csv`, with `score` and `member`

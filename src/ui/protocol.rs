@@ -247,16 +247,21 @@ pub fn audit(
 ///
 /// With the run's dataset terms [N, B, E] (`loader`), the worker asks in them, so the
 /// correlated run has the same dataset, batch size and epochs (min-sep's rate within a
-/// partition is then k·B/N, as the command line's).
+/// partition is then k·B/N, as the command line's). With the page's `target` ε, the smallest
+/// σ whose certified ε reaches it is asked too.
 pub fn correlated(
     i: &Inputs,
     gen: u32,
     strategy: &str,
     participation: &str,
     loader: Option<[f64; 3]>,
+    target: Option<f64>,
 ) -> Fields {
     let mut f = run(i, Some(gen));
     f.push(("kind", text("correlated")));
+    if let Some(e) = target {
+        f.push(("target", num(e)));
+    }
     f.push(("strategy", text(strategy)));
     f.push(("participation", text(participation)));
     if let Some([n, b, e]) = loader {

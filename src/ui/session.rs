@@ -676,7 +676,8 @@ impl Page {
         self.link.target = target;
         match self.tight.asked {
             Some(_) if target.is_some() => self.post(),
-            _ => Vec::new(),
+            // (Correlated noise's σ for the target goes with it.)
+            _ => self.post_correlated(),
         }
     }
 

@@ -423,6 +423,31 @@ fn correlated_noise_is_the_command_lines() {
         let want = command(&words).unwrap();
         assert_eq!(a, want, "{strategy} {joins}");
     }
+    // With the page's target ε: the command line's calibrate for the same run.
+    let d = req(
+        json!({"kind": "correlated", "strategy": "band:2,1,0.5", "participation": "min-sep", "target": 2.0}),
+    );
+    check(&d).unwrap();
+    let want = command(&[
+        "calibrate",
+        "--strategy",
+        "band:2,1,0.5",
+        "--q",
+        "0.01",
+        "--steps",
+        "1000",
+        "--delta",
+        "1e-5",
+        "--epsilon",
+        "2",
+        "--json",
+    ])
+    .unwrap();
+    let a = correlated(&d).unwrap();
+    assert_eq!(
+        (a["calibrated_sigma"].clone(), a["target"].clone()),
+        (want["sigma"].clone(), json!(2.0))
+    );
     assert!(check(&req(
         json!({"kind": "correlated", "participation": "poisson"})
     ))

@@ -154,6 +154,13 @@ try {
     await pn.waitForFunction((w) => (document.querySelector('#correlated-epsilon')?.textContent || '').startsWith(w), `ε ≤ ${up6(want3.epsilon)} `, { timeout: 30000 }).catch(() => {});
     check((await answer(pn)).startsWith(`ε ≤ ${up6(want3.epsilon)} (certified upper bound; no lower bound claimed)`) && (await text(pn, '#correlated-how')).startsWith(want3.bound),
       `#noise: Poisson participation, an upper bound only, said so: "${await answer(pn)}" / "${(await text(pn, '#correlated-how')).slice(0, 60)}"`);
+    // The target ε of "What do I need?": the correlated run's σ for it, the CLI's calibrate.
+    await pn.fill('#target-eps', '2');
+    await pn.dispatchEvent('#target-eps', 'input');
+    const cal = cli('calibrate', { strategy: 'band:4,1,0.5,0.25,0.125', participation: 'poisson', q: 0.1, steps: 101, delta: 1e-3, epsilon: 2 });
+    const sig = `σ ≥ ${up6(cal.sigma)} for a certified ε ≤ 2 `;
+    await pn.waitForFunction((w) => (document.querySelector('#correlated-sigma')?.textContent || '').startsWith(w), sig, { timeout: 30000 }).catch(() => {});
+    check((await text(pn, '#correlated-sigma')).startsWith(sig), `#noise: the target's σ is the CLI's calibrate: "${await text(pn, '#correlated-sigma')}"`);
     await pn.fill('#strategy', 'band:x');
     await pn.dispatchEvent('#strategy', 'change');
     await pn.waitForFunction(() => /whole number of bands/.test(document.querySelector('#correlated-error')?.textContent || ''), null, { timeout: 30000 }).catch(() => {});

@@ -15,7 +15,12 @@ pub(super) struct CorrelatedState {
     asked_for: Option<(Inputs, Scheme)>,
 }
 
-const IDS: [&str; 3] = ["correlated-epsilon", "correlated-how", "correlated-error"];
+const IDS: [&str; 4] = [
+    "correlated-epsilon",
+    "correlated-how",
+    "correlated-sigma",
+    "correlated-error",
+];
 
 impl Page {
     /// The noise selector: `strategy` and `participation` (`min-sep`, `poisson`,
@@ -56,7 +61,7 @@ impl Page {
         c.asked_for = Some((i, sc));
         let mut fx: Vec<Effect> = IDS.into_iter().map(|id| text(id, "")).collect();
         fx.push(Effect::Post(
-            protocol::correlated(&i, c.gen, &strategy, &joins, loader),
+            protocol::correlated(&i, c.gen, &strategy, &joins, loader, self.link.target),
             Some(Posting {
                 computing: Some("correlated-epsilon"),
                 failed: "correlated-error",
@@ -102,10 +107,20 @@ impl Page {
                 .replace("sigma", "σ")
                 .replace(" x ", " × ")
         );
+        // The target's σ (when the page has a target ε), or why there is none.
+        let sigma = match (data.num("target"), data.text("calibrate_error")) {
+            (e, _) if data.num("calibrated_sigma").is_finite() => format!(
+                "σ ≥ {} for a certified ε ≤ {e} (the target of “What do I need?”), this correlated run otherwise the same",
+                fixed(data.num("calibrated_sigma"), 6, Dir::Up)
+            ),
+            (e, Some(m)) => format!("No σ for ε ≤ {e}: {}", reason_in_words(m)),
+            _ => String::new(),
+        };
         vec![
             text("correlated-error", ""),
             text("correlated-epsilon", head),
             text("correlated-how", how),
+            text("correlated-sigma", sigma),
         ]
     }
 }

@@ -592,7 +592,16 @@ fn correlated_noise_answers_for_the_run_shown() {
         texts(&fx, "correlated-how"),
         vec!["bracket (exact reduction): correlated noise: 4 bands; σ = noise std"]
     );
+    // The page's target ε: its σ, rounded up, said as such.
+    let mut with_sigma = answer(gen, None);
+    if let Value::Obj(f) = &mut with_sigma {
+        f.push(("target".into(), num(2.0)));
+        f.push(("calibrated_sigma".into(), num(1.2345674)));
+    }
+    assert!(texts(&p.answer(&with_sigma), "correlated-sigma")[0]
+        .starts_with("σ ≥ 1.234568 for a certified ε ≤ 2 "));
     let fx = p.answer(&answer(gen, None));
+    assert_eq!(texts(&fx, "correlated-sigma"), vec![""]);
     assert!(texts(&fx, "correlated-epsilon")[0]
         .starts_with("ε ≤ 2.385117 (certified upper bound; no lower bound claimed)"));
     // Another σ: asked again; the old run's answer is not shown.
