@@ -419,7 +419,12 @@ fn redraw_tight(app: &Shared) {
 }
 
 fn clear_inverse(a: &Shared) {
-    let fx = a.borrow_mut().page.clear_inverse();
+    act(a, Page::clear_inverse);
+}
+
+/// The page model's answer to an event, carried out.
+fn act(a: &Shared, f: impl FnOnce(&mut Page) -> Vec<Effect>) {
+    let fx = f(&mut a.borrow_mut().page);
     run(a, fx);
 }
 
@@ -451,11 +456,7 @@ fn wire_inverse(app: &Shared) {
             match field::parse_target() {
                 Ok(t) => {
                     // An input change before the answer arrives cancels it.
-                    let fx = a
-                        .borrow_mut()
-                        .page
-                        .calibrate(which, vec![("target", Value::Num(t))]);
-                    run(a, fx);
+                    act(a, |p| p.calibrate(which, vec![("target", Value::Num(t))]));
                 }
                 Err(m) => {
                     clear_inverse(a);
@@ -465,26 +466,18 @@ fn wire_inverse(app: &Shared) {
         });
     }
     on_app(app, "check-run", "click", move |a| {
-        let fx = a
-            .borrow_mut()
-            .page
-            .check(&value("check-library"), &value("check-snippet"));
-        run(a, fx);
+        let (l, s) = (value("check-library"), value("check-snippet"));
+        act(a, |p| p.check(&l, &s))
     });
-    // The noise selector: correlated noise for the run shown, in its own panel.
     for id in ["noise", "strategy", "participation"] {
         on_app(app, id, "change", move |a| {
-            let on = value("noise") == "correlated";
-            show("correlated-box", on);
-            let (s, p) = (value("strategy"), value("participation"));
-            let fx = (a.borrow_mut().page).correlated(on.then_some((s.as_str(), p.as_str())));
-            run(a, fx);
+            let (n, s, j) = (value("noise"), value("strategy"), value("participation"));
+            act(a, |p| p.noise(&n, &s, &j))
         });
     }
     on_app(app, "audit-run", "click", move |a| {
         let lower = by_id::<HtmlInputElement>("audit-lower").is_some_and(|c| c.checked());
-        let fx = a.borrow_mut().page.audit(&value("audit-scores"), lower);
-        run(a, fx);
+        act(a, |p| p.audit(&value("audit-scores"), lower));
     });
     // The risk target travels in the link as typed (a bad rate is left out of it).
     for id in ["risk-tpr", "risk-fpr"] {
@@ -501,11 +494,8 @@ fn wire_inverse(app: &Shared) {
             match rates {
                 Ok((tpr, fpr)) => {
                     set_text("risk-error", "");
-                    let fx = a.borrow_mut().page.calibrate(
-                        which,
-                        vec![("target", Value::Num(tpr)), ("fpr", Value::Num(fpr))],
-                    );
-                    run(a, fx);
+                    let t = vec![("target", Value::Num(tpr)), ("fpr", Value::Num(fpr))];
+                    act(a, |p| p.calibrate(which, t));
                 }
                 Err(m) => {
                     set_text(&format!("{which}-answer"), "");

@@ -23,6 +23,15 @@ const IDS: [&str; 4] = [
 ];
 
 impl Page {
+    /// The noise selector as chosen (`noise`: "correlated" or "independent"): the panel's
+    /// box shown or hidden, and [`Page::correlated`].
+    pub fn noise(&mut self, noise: &str, strategy: &str, participation: &str) -> Vec<Effect> {
+        let on = noise == "correlated";
+        let mut fx = vec![Effect::Op(Op::Hidden("correlated-box", !on))];
+        fx.extend(self.correlated(on.then_some((strategy, participation))));
+        fx
+    }
+
     /// The noise selector: `strategy` and `participation` (`min-sep`, `poisson`,
     /// `balls-in-bins`, `cyclic-bins`) when correlated, None when independent (the panel
     /// cleared). Asked in the run's dataset terms when it has them, else at its q.

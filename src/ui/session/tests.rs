@@ -625,8 +625,11 @@ fn correlated_noise_answers_for_the_run_shown() {
         (f2("participation"), f2("datasetSize")),
         (Some(Value::Text("balls-in-bins:100".into())), None)
     );
-    // Independent: the panel is cleared and nothing more is asked.
-    let fx = p.correlated(None);
+    // Independent: the box hidden, the panel cleared and nothing more asked.
+    let fx = p.noise("independent", "band:4", "min-sep");
+    assert!(fx
+        .iter()
+        .any(|e| matches!(e, Effect::Op(Op::Hidden("correlated-box", true)))));
     assert_eq!(texts(&fx, "correlated-epsilon"), vec![""]);
     let _ = p.request(sigma(3.0), 1.0);
     assert!(!p.post().iter().any(|e| matches!(e, Effect::Post(f, Some(_)) if f.iter().any(|(k, v)| *k == "kind" && *v == Value::Text("correlated".into())))));
