@@ -112,34 +112,17 @@ pub(super) fn contract(x: &Part, factor: i64, lambda: f64, bins: Bins) -> Vec<(f
     let mut atoms = vec![(f64::NEG_INFINITY, 0.0); len];
     // (ln w − λrΔ per atom of a bin, and its r.)
     let mut bin: Vec<(f64, f64)> = Vec::with_capacity(factor as usize);
-    // e^{−rΔ} − 1 and e^{−rΔ} by the offset r in a bin: one table per call when the bins are
-    // filled (the same values as computed per atom: the same bits).
-    // (r runs over −half … factor − half − 1: the table is indexed by r + half.)
-    let table: Vec<(f64, f64)> = if (factor as usize) <= 4 * x.lo.len() {
-        (-half..factor - half)
-            .map(|r| (exp_m1(-(r as f64) * x.d), exp(-(r as f64) * x.d)))
-            .collect()
-    } else {
-        Vec::new()
-    };
-    let offsets = |r: f64| {
-        let i = r + half as f64;
-        match (i >= 0.0).then(|| table.get(i as usize)).flatten() {
-            Some(&t) => t,
-            None => (exp_m1(-r * x.d), exp(-r * x.d)),
-        }
-    };
     let mut flush = |c: i64, bin: &mut Vec<(f64, f64)>| {
         let m = bin.iter().map(|b| b.0).fold(f64::NEG_INFINITY, f64::max);
         if m > f64::NEG_INFINITY {
             let (mut a, mut above, mut size, mut q) = (0.0, 0.0, 0.0, 0.0);
             for &(lw, r) in bin.iter() {
                 let w = exp(lw - m);
-                let (e, ex) = offsets(r);
+                let e = exp_m1(-r * x.d);
                 a += w;
                 above -= w * e;
                 size += w * e.abs();
-                q += w * ex;
+                q += w * exp(-r * x.d);
             }
             // Sums of n terms (error ≤ (n + 2)u of the sum of their moduli each) and one
             // ratio; with left bins every term is positive and the error relative.
