@@ -368,8 +368,8 @@ fn long_runs_and_wide_bands_are_counted_not_listed() {
 
 #[test]
 fn the_identity_is_dp_sgd_under_every_participation() {
-    // C = I (one band): min-sep over one partition and Poisson are DP-SGD, balls-in-bins is
-    // random allocation — both ends of each bracket, since one band is no split.
+    // C = I (one band): min-sep over one partition and Poisson are DP-SGD, balls-in-bins and
+    // cyclic bins are random allocation — both ends of each bracket, since one band is no split.
     let id = || Strategy::matrix(toeplitz(&[1.0], 60)).unwrap();
     let sgd = pld::epsilon(Sgm::new(0.05, 1.2).unwrap(), 60, 1e-5)
         .unwrap()
@@ -398,6 +398,23 @@ fn the_identity_is_dp_sgd_under_every_participation() {
     assert_eq!(
         (b.bracket.lower, b.bracket.upper),
         (alloc.lower, alloc.upper)
+    );
+    // Cyclic bins (one bin of 20 for the run, 3 steps in it): one round of one-in-20 random
+    // allocation, a bin's 3 steps together (sigma/sqrt(3)), both ends.
+    let c = Split::cyclic_bins(Strategy::band(1, None).unwrap(), 1.2, 60, 20)
+        .unwrap()
+        .epsilon(1e-5)
+        .unwrap();
+    let round = pld::epsilon_phases(
+        &[pld::Phase::allocation(1.2 / 3f64.sqrt(), 20, 1, 1).unwrap()],
+        1e-5,
+    )
+    .unwrap()
+    .epsilon;
+    assert!(c.certified_lower);
+    assert_eq!(
+        (c.bracket.lower, c.bracket.upper),
+        (round.lower, round.upper)
     );
 }
 
