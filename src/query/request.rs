@@ -133,16 +133,19 @@ within the partition each step samples: --q as given, or b*B/N from --dataset-si
     flag(
         "strategy",
         "S",
-        "correlated noise (DP-FTRL / BandMF; epsilon, delta, calibrate): band:b (b equal
-coefficients), band:b,c0,...,c(b-1) (the first column of a banded Toeplitz C) or file:C.csv
-(an explicit lower-triangular C, one row per line); C is normalised to largest column norm 1",
+        "correlated noise (DP-FTRL / matrix factorization; epsilon, delta, calibrate): band:b (b
+equal coefficients), band:b,c0,...,c(b-1) (the first column of a banded Toeplitz C),
+blt:decay:scale[,decay:scale...] (BLT), tree (binary-tree aggregation) or file:C.csv (an
+explicit lower-triangular C, one row per line); C is normalised to largest column norm 1",
     ),
     flag(
         "participation",
         "P",
         "with --strategy: min-sep (b-min-separated cyclic Poisson over b partitions, b the
 strategy's bands; --q is the rate within a partition, or b*B/N from dataset terms) or min-sep:k
-(a certified bracket); poisson or balls-in-bins:t (t steps per epoch): an upper bound only",
+(a certified bracket; one Gaussian mechanism where columns overlap); poisson, balls-in-bins:t (a
+fresh bin of t steps each epoch) or cyclic-bins:t (one bin for the run, jax-privacy's): a
+certified upper bound, with --monte-carlo N a seeded estimate beside it (never a bound)",
     ),
     Flag {
         name: "json",
