@@ -507,17 +507,11 @@ fn fields(r: &Run, a: &MatrixAnswer, spec: &str) -> Map<String, Value> {
     let mut m = Map::new();
     m.insert("strategy".into(), json!(spec));
     let (joins, q, sigma, steps) = match r {
-        Run::Exact(x) => (
+        Run::Exact(MinSep { q, sigma, .. }) | Run::Whole(Whole { q, sigma, .. }) => (
             format!("min-sep:{}", a.partitions),
-            Some(x.q),
-            x.sigma,
-            x.steps,
-        ),
-        Run::Whole(x) => (
-            format!("min-sep:{}", a.partitions),
-            Some(x.q),
-            x.sigma,
-            x.steps(),
+            Some(*q),
+            *sigma,
+            r_steps(r),
         ),
         Run::Split(x) => match x.steps_per_epoch {
             Some(t) if x.cyclic => (format!("cyclic-bins:{t}"), None, x.sigma, x.steps),

@@ -724,6 +724,21 @@ pub fn gdp_sentence(mu: f64, mu_lower: f64, regret: f64, tradeoff: &[(f64, f64)]
     )
 }
 
+/// What a random-allocation bracket wider than the 1 % rule says about itself (the engine
+/// answers such runs up to `pld::ALLOCATION_MAX_WIDTH`); empty otherwise.
+pub fn wide_note(b: Batching, up: f64, lo: f64) -> &'static str {
+    use crate::engine::pld::{within_width_rule, Bracket};
+    let wide = !within_width_rule(Bracket {
+        upper: up,
+        lower: lo,
+    });
+    if b == Batching::RandomAllocation && lo.is_finite() && wide {
+        "This bracket is wider than the 1 % rule: the finest lattice random allocation's budget holds at this δ (both ends are still certified)."
+    } else {
+        ""
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

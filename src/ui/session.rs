@@ -13,7 +13,7 @@ use crate::render::tight::{self as tc, ProfileRow, Training};
 use crate::render::{fmt_eps, fmt_eps_lower, fmt_num, fmt_num_up, Inputs};
 use crate::render::{Heavy, Model, HEAVY_SIGMA};
 use crate::ui::link::{self, Acct, Batching, Dataset, Link};
-use crate::ui::page::{self, reason_in_words, Scheme};
+use crate::ui::page::{self, reason_in_words, wide_note, Scheme};
 use crate::ui::protocol::{self, Fields, Kind, Value};
 
 mod audit;
@@ -1047,21 +1047,6 @@ impl Page {
         }
         fx.push(Effect::Stale(false));
         fx
-    }
-}
-
-/// What a random-allocation bracket wider than the 1 % rule says about itself (the engine
-/// answers such runs up to `pld::ALLOCATION_MAX_WIDTH`); empty otherwise.
-fn wide_note(b: Batching, up: f64, lo: f64) -> &'static str {
-    use crate::engine::pld::{within_width_rule, Bracket};
-    let wide = !within_width_rule(Bracket {
-        upper: up,
-        lower: lo,
-    });
-    if b == Batching::RandomAllocation && lo.is_finite() && wide {
-        "This bracket is wider than the 1 % rule: the finest lattice random allocation's budget holds at this δ (both ends are still certified)."
-    } else {
-        ""
     }
 }
 

@@ -401,6 +401,29 @@ fn phases_of(q: f64, sigma: f64, s: &[(f64, u64)], dir: i32) -> Result<Vec<Phase
         .collect()
 }
 
+/// The checks every run makes: q in (0, 1], σ in range, 1 ≤ T (the matrix's rows, for an
+/// explicit C; at most [`MAX_UNBANDED_STEPS`] for BLT and the tree, their sensitivity and
+/// norms taking O(T) work).
+fn checked_run(strategy: &Strategy, q: f64, sigma: f64, steps: u64) -> Result<(), Error> {
+    Sgm::new(q, sigma)?;
+    if let Some(t) = strategy.steps().filter(|&t| t != steps) {
+        return Err(bad(format!(
+            "the strategy matrix has {t} rows, one per step, but steps = {steps}"
+        )));
+    }
+    let most = if strategy.is_banded() {
+        MAX_STEPS
+    } else {
+        MAX_UNBANDED_STEPS
+    };
+    if steps == 0 || steps > most {
+        return Err(bad(format!(
+            "steps must be a whole number in [1, {most}], got {steps}"
+        )));
+    }
+    Ok(())
+}
+
 /// A partition and its sorted, normalised sensitivities with their counts (largest first,
 /// zeros dropped).
 type Partition = (u64, Vec<(f64, u64)>);
@@ -457,20 +480,7 @@ impl MinSep {
         steps: u64,
         partitions: Option<u64>,
     ) -> Result<MinSep, Error> {
-        Sgm::new(q, sigma)?;
-        let steps = match strategy.steps() {
-            Some(t) if t != steps => {
-                return Err(bad(format!(
-                    "the strategy matrix has {t} rows, one per step, but steps = {steps}"
-                )))
-            }
-            _ => steps,
-        };
-        if steps == 0 || steps > MAX_STEPS {
-            return Err(bad(format!(
-                "steps must be a whole number in [1, {MAX_STEPS}], got {steps}"
-            )));
-        }
+        checked_run(&strategy, q, sigma, steps)?;
         if !strategy.is_banded() {
             return Err(bad(
                 "the exact b-min-separated reduction needs a banded strategy; BLT and tree aggregation are accounted without amplification (matrix::Whole)".into(),
@@ -646,10 +656,10 @@ pub struct Split {
 impl Split {
     /// Poisson sampling of every example at every step with probability `q`.
     pub fn poisson(strategy: Strategy, q: f64, sigma: f64, steps: u64) -> Result<Split, Error> {
-        let w = Whole::new(strategy, q, sigma, steps, MAX_STEPS)?;
+        checked_run(&strategy, q, sigma, steps)?;
         Ok(Split {
-            steps: w.steps(),
-            strategy: w.into_strategy(),
+            steps,
+            strategy,
             q: Some(q),
             sigma,
             steps_per_epoch: None,
@@ -670,10 +680,10 @@ impl Split {
                 "balls-in-bins needs 1 <= steps per epoch <= steps, got {steps_per_epoch} of {steps}"
             )));
         }
-        let w = Whole::new(strategy, 1.0, sigma, steps, MAX_STEPS)?;
+        checked_run(&strategy, 1.0, sigma, steps)?;
         Ok(Split {
-            steps: w.steps(),
-            strategy: w.into_strategy(),
+            steps,
+            strategy,
             q: None,
             sigma,
             steps_per_epoch: Some(steps_per_epoch),
@@ -711,13 +721,9 @@ impl Split {
         let lambda = self.strategy.op_norm_bound(t)?;
         if !self.strategy.is_banded() || lambda * lambda < self.strategy.bands() as f64 {
             let sigma = self.sigma / lambda;
-            let p = match (self.steps_per_epoch, self.cyclic) {
-                (Some(per), true) => {
-                    let e = t.div_ceil(per) as f64;
-                    Phase::allocation(sigma / e.sqrt(), per, 1, 1)?
-                }
-                (Some(per), false) => Phase::allocation(sigma, per, 1, t.div_ceil(per))?,
-                (None, _) => Phase::new(Sgm::new(self.q.unwrap_or(1.0), sigma)?, t)?,
+            let p = match self.bins_phase(sigma) {
+                Some(p) => p?,
+                None => Phase::new(Sgm::new(self.q.unwrap_or(1.0), sigma)?, t)?,
             };
             return Ok((vec![p], top, false, Some(lambda)));
         }
@@ -725,19 +731,26 @@ impl Split {
         Ok((p, top, rounded, None))
     }
 
+    /// The bins participations at noise multiplier σ per unit-norm column: random allocation
+    /// of one in t per epoch over ⌈T/t⌉ epochs; cyclic bins, one round with a bin's ⌈T/t⌉
+    /// (at most) columns together. None under Poisson sampling.
+    fn bins_phase(&self, sigma: f64) -> Option<Result<Phase, Error>> {
+        let per = self.steps_per_epoch?;
+        let epochs = self.steps.div_ceil(per);
+        Some(if self.cyclic {
+            Phase::allocation(sigma / (epochs as f64).sqrt(), per, 1, 1)
+        } else {
+            Phase::allocation(sigma, per, 1, epochs)
+        })
+    }
+
     /// The noise-splitting composition.
     fn split_phases(&self, top: f64) -> Result<(Vec<Phase>, f64, bool), Error> {
         let sigma = self.sigma / (self.strategy.bands() as f64).sqrt();
         let t = self.steps;
-        if let Some(per) = self.steps_per_epoch {
+        if let Some(p) = self.bins_phase(sigma) {
             // Every column taken at norm ≤ 1: its largest (an upper bound).
-            let epochs = t.div_ceil(per);
-            if self.cyclic {
-                // One allocation; bin j's signal is its ⌈T/t⌉ (at most) columns together.
-                let s = sigma / (epochs as f64).sqrt();
-                return Ok((vec![Phase::allocation(s, per, 1, 1)?], top, false));
-            }
-            return Ok((vec![Phase::allocation(sigma, per, 1, epochs)?], top, false));
+            return Ok((vec![p?], top, false));
         }
         // Every column's sensitivity with its count (a Toeplitz C: the T − c + 1 whole columns
         // and one each with m = 1 … c − 1 rows left; never T values at once).

@@ -22,7 +22,7 @@
 //! is at most as bad: the bound holds for every q and is **exact at q = 1 with C ≥ 0** (both
 //! ends of the bracket certified), an upper bound only otherwise (no amplification used).
 
-use super::{bad, MatrixAnswer, Strategy, MAX_STEPS, MAX_UNBANDED_STEPS};
+use super::{bad, MatrixAnswer, Strategy, MAX_STEPS};
 use crate::engine::error::Refusal;
 use crate::engine::pld::{self, Bracket, Phase};
 use crate::engine::{Error, Sgm, MIN_SIGMA};
@@ -47,7 +47,7 @@ pub struct Whole {
 
 impl Whole {
     /// Checks a run: q in (0, 1], σ in range, 1 ≤ T (the matrix's rows; at most
-    /// [`MAX_UNBANDED_STEPS`] for BLT and the tree), 1 ≤ k.
+    /// [`MAX_UNBANDED_STEPS`](super::MAX_UNBANDED_STEPS) for BLT and the tree), 1 ≤ k.
     pub fn new(
         strategy: Strategy,
         q: f64,
@@ -55,24 +55,7 @@ impl Whole {
         steps: u64,
         partitions: u64,
     ) -> Result<Whole, Error> {
-        Sgm::new(q, sigma)?;
-        if let Some(t) = strategy.steps() {
-            if t != steps {
-                return Err(bad(format!(
-                    "the strategy matrix has {t} rows, one per step, but steps = {steps}"
-                )));
-            }
-        }
-        let most = if strategy.is_banded() {
-            MAX_STEPS
-        } else {
-            MAX_UNBANDED_STEPS
-        };
-        if steps == 0 || steps > most {
-            return Err(bad(format!(
-                "steps must be a whole number in [1, {most}] for this strategy, got {steps}"
-            )));
-        }
+        super::checked_run(&strategy, q, sigma, steps)?;
         if partitions == 0 || partitions > MAX_STEPS {
             return Err(bad(format!(
                 "partitions must be a whole number in [1, {MAX_STEPS}], got {partitions}"
@@ -91,11 +74,6 @@ impl Whole {
     /// The strategy matrix C.
     pub fn strategy(&self) -> &Strategy {
         &self.strategy
-    }
-
-    /// The strategy, consumed.
-    pub(super) fn into_strategy(self) -> Strategy {
-        self.strategy
     }
 
     /// Training steps T.
@@ -184,6 +162,8 @@ impl Whole {
         let (phase, d, r, n, top) = self.gaussian()?;
         let b = f(std::slice::from_ref(&phase))?;
         let exact = self.exact();
+        // (bracket, worst partition, its participations, composition, Δ, λ)
+        let mut best = (b, r, n, vec![(phase.sgm().sigma(), 1)], Some(d), None);
         if !exact {
             // Sampling within the partition can still amplify: the operator-norm route
             // (DP-SGD over partition 0's ⌈T/k⌉ steps at rate q and σ/λ) where it is smaller.
@@ -192,27 +172,11 @@ impl Whole {
             let op = Phase::new(Sgm::new(self.q, self.sigma / lambda)?, steps)?;
             let ob = f(std::slice::from_ref(&op))?;
             if ob.upper < b.upper {
-                return Ok(MatrixAnswer {
-                    bracket: Bracket {
-                        upper: ob.upper,
-                        lower: 0.0,
-                    },
-                    bands: self
-                        .strategy
-                        .is_banded()
-                        .then(|| self.strategy.bands() as u64),
-                    partitions: self.partitions,
-                    worst_partition: 0,
-                    participations: steps,
-                    column_norm: top,
-                    composed: vec![(op.sgm().sigma(), steps)],
-                    rounded: false,
-                    certified_lower: false,
-                    sensitivity: None,
-                    op_norm: Some(lambda),
-                });
+                let composed = vec![(op.sgm().sigma(), steps)];
+                best = (ob, 0, steps, composed, None, Some(lambda));
             }
         }
+        let (b, r, n, composed, sensitivity, op_norm) = best;
         Ok(MatrixAnswer {
             bracket: Bracket {
                 upper: b.upper,
@@ -223,11 +187,11 @@ impl Whole {
             worst_partition: r,
             participations: n,
             column_norm: top,
-            composed: vec![(phase.sgm().sigma(), 1)],
+            composed,
             rounded: false,
             certified_lower: exact,
-            sensitivity: Some(d),
-            op_norm: None,
+            sensitivity,
+            op_norm,
         })
     }
 }
