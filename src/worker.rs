@@ -194,6 +194,86 @@ fn obj(v: Value) -> Map<String, Value> {
     }
 }
 
+/// ε over training's checkpoints: 12 points geometric in the run's length.
+fn checkpoints(total: u64) -> Vec<u64> {
+    let mut c: Vec<u64> = (1..=12)
+        .map(|i| (powf(total as f64, i as f64 / 12.0).round() as u64).max(1))
+        .collect();
+    c.dedup();
+    c
+}
+
+/// ε over training in the charts' shape from each checkpoint's (steps, batch-line answer):
+/// the certified ε and its lower end (null where none is claimed); the first refusal refuses
+/// the series.
+fn training_series(
+    points: impl Iterator<Item = (u64, Result<Map<String, Value>, String>)>,
+) -> Result<Value, String> {
+    let (mut st, mut up, mut lo) = (Vec::new(), Vec::new(), Vec::new());
+    for (n, a) in points {
+        let a = a?;
+        st.push(n);
+        up.push(a["epsilon"].clone());
+        lo.push(a.get("epsilon_lower").cloned().unwrap_or(Value::Null));
+    }
+    Ok(json!({"steps": st, "pldUpper": up, "pldLower": lo, "rdp": []}))
+}
+
+/// The three charts' answer from ε over training and the run's `profile` up to `top` (the
+/// query layer's profile fields): 2.5 × the largest ε over training (or `headline_upper`
+/// when training failed). Each chart stands alone: one that fails is named in `errors`;
+/// only when none can be drawn is the answer a refusal.
+fn charts_of(
+    training: Result<Value, String>,
+    headline_upper: f64,
+    profile: impl FnOnce(f64) -> Result<Map<String, Value>, String>,
+) -> Result<Value, String> {
+    let mut errors = Map::new();
+    let largest = match &training {
+        Ok(t) => t["pldUpper"]
+            .as_array()
+            .map(|v| {
+                v.iter()
+                    .filter_map(Value::as_f64)
+                    .fold(f64::NEG_INFINITY, f64::max)
+            })
+            .unwrap_or(f64::NAN),
+        Err(_) => headline_upper,
+    };
+    let top = (if largest.is_finite() { largest } else { 1.0 }).max(1e-3) * 2.5;
+    let profile = profile(top);
+    let (prof, risk) = match &profile {
+        Ok(p) => {
+            let attack = p["attack"].as_array().cloned().unwrap_or_default();
+            (
+                json!(p["profile"].as_array().map(|v| v
+                    .iter()
+                    .map(|pt| json!({"epsilon": pt["epsilon"], "delta": pt["delta"]}))
+                    .collect::<Vec<_>>())),
+                json!({
+                    "curve": p["attack_curve"],
+                    "fpr": attack.iter().map(|r| r["fpr"].clone()).collect::<Vec<_>>(),
+                    "tpr": attack.iter().map(|r| r["tpr_max"].clone()).collect::<Vec<_>>(),
+                }),
+            )
+        }
+        Err(e) => {
+            errors.insert("profile".into(), json!(e));
+            errors.insert("risk".into(), json!(e));
+            (Value::Null, Value::Null)
+        }
+    };
+    let training = match training {
+        Ok(t) => t,
+        Err(e) if profile.is_err() => return Err(e),
+        Err(e) => {
+            errors.insert("training".into(), json!(e));
+            Value::Null
+        }
+    };
+    Ok(json!({"training": training, "profile": prof, "risk": risk, "errors": errors}))
+}
+
 impl SchemeRun {
     /// The scheme of a request: its `sampling` with its epochs and sizes, or Poisson
     /// sampling with K examples per user and/or replace-one adjacency.
@@ -311,13 +391,9 @@ impl SchemeRun {
         }
     }
 
-    /// ε over training's checkpoints: 12 points geometric in the run's length.
+    /// ε over training's checkpoints.
     fn checkpoints(&self) -> Vec<u64> {
-        let mut c: Vec<u64> = (1..=12)
-            .map(|i| (powf(self.total as f64, i as f64 / 12.0).round() as u64).max(1))
-            .collect();
-        c.dedup();
-        c
+        checkpoints(self.total)
     }
 
     /// The run's certified answer (its batch line for the whole run), with what it is.
@@ -336,30 +412,12 @@ impl SchemeRun {
     /// example-level RDP does not bound these runs). Each chart stands alone: one that
     /// fails is named in `errors`; only when none can be drawn is the answer a refusal.
     pub fn charts(&self, headline_upper: f64) -> Result<Value, String> {
-        let mut errors = Map::new();
-        let training = (|| -> Result<Value, String> {
-            let (mut st, mut up, mut lo) = (Vec::new(), Vec::new(), Vec::new());
-            for n in self.checkpoints() {
-                let a = self.epsilon_at(n)?;
-                st.push(self.steps(n));
-                up.push(a["epsilon"].clone());
-                lo.push(a.get("epsilon_lower").cloned().unwrap_or(Value::Null));
-            }
-            Ok(json!({"steps": st, "pldUpper": up, "pldLower": lo, "rdp": []}))
-        })();
-        let largest = match &training {
-            Ok(t) => t["pldUpper"]
-                .as_array()
-                .map(|v| {
-                    v.iter()
-                        .filter_map(Value::as_f64)
-                        .fold(f64::NEG_INFINITY, f64::max)
-                })
-                .unwrap_or(f64::NAN),
-            Err(_) => headline_upper,
-        };
-        let top = (if largest.is_finite() { largest } else { 1.0 }).max(1e-3) * 2.5;
-        let profile = match self.no_profile {
+        let training = training_series(
+            self.checkpoints()
+                .into_iter()
+                .map(|n| (self.steps(n), self.epsilon_at(n))),
+        );
+        charts_of(training, headline_upper, |top| match self.no_profile {
             Some(why) => Err(why.to_string()),
             None => ask(
                 "profile",
@@ -368,37 +426,7 @@ impl SchemeRun {
                     ..self.at(self.total)
                 },
             ),
-        };
-        let (prof, risk) = match &profile {
-            Ok(p) => {
-                let attack = p["attack"].as_array().cloned().unwrap_or_default();
-                (
-                    json!(p["profile"].as_array().map(|v| v
-                        .iter()
-                        .map(|pt| json!({"epsilon": pt["epsilon"], "delta": pt["delta"]}))
-                        .collect::<Vec<_>>())),
-                    json!({
-                        "curve": p["attack_curve"],
-                        "fpr": attack.iter().map(|r| r["fpr"].clone()).collect::<Vec<_>>(),
-                        "tpr": attack.iter().map(|r| r["tpr_max"].clone()).collect::<Vec<_>>(),
-                    }),
-                )
-            }
-            Err(e) => {
-                errors.insert("profile".into(), json!(e));
-                errors.insert("risk".into(), json!(e));
-                (Value::Null, Value::Null)
-            }
-        };
-        let training = match training {
-            Ok(t) => t,
-            Err(e) if profile.is_err() => return Err(e),
-            Err(e) => {
-                errors.insert("training".into(), json!(e));
-                Value::Null
-            }
-        };
-        Ok(json!({"training": training, "profile": prof, "risk": risk, "errors": errors}))
+        })
     }
 
     /// The most steps whose certified ε meets `target` (random allocation and shuffled
@@ -831,6 +859,16 @@ pub fn correlated(d: &Value) -> Result<Value, String> {
         line.insert("steps".into(), json!(num(d, "steps")));
     }
     let mut out = query::matrix_line(&line)?;
+    if d.get("charts") == Some(&Value::Bool(true)) {
+        let upper = out
+            .get("epsilon")
+            .and_then(Value::as_f64)
+            .unwrap_or(f64::NAN);
+        match correlated_charts(&line, upper) {
+            Ok(c) => out.insert("charts".into(), c),
+            Err(m) => out.insert("charts_error".into(), json!(m)),
+        };
+    }
     if finite(d.get("target")) {
         // The smallest σ whose certified ε reaches the page's target, the run otherwise the same.
         line.remove("sigma");
@@ -847,6 +885,40 @@ pub fn correlated(d: &Value) -> Result<Value, String> {
         }
     }
     Ok(Value::Object(out))
+}
+
+/// The correlated run's three charts (in the sampling schemes' shape): ε over training at
+/// checkpoints in epochs (dataset terms) or steps, each its own correlated-noise line, and
+/// the query layer's correlated profile for the whole run.
+fn correlated_charts(line: &Map<String, Value>, upper: f64) -> Result<Value, String> {
+    let unit = if line.contains_key("epochs") {
+        "epochs"
+    } else {
+        "steps"
+    };
+    let total = line
+        .get(unit)
+        .and_then(Value::as_f64)
+        .unwrap_or(0.0)
+        .max(0.0) as u64;
+    let training = training_series(checkpoints(total).into_iter().map(|n| {
+        let mut l = line.clone();
+        l.insert(unit.into(), json!(n));
+        let a = query::matrix_line(&l);
+        let steps = a
+            .as_ref()
+            .ok()
+            .and_then(|a| a["steps"].as_u64())
+            .unwrap_or(n);
+        (steps, a)
+    }));
+    charts_of(training, upper, |top| {
+        let mut l = line.clone();
+        l.remove("delta");
+        l.insert("command".into(), json!("profile"));
+        l.insert("epsilon".into(), json!(top));
+        query::matrix_line(&l)
+    })
 }
 
 /// "Audit against the certificate": the request's scores (`csv`, with `score` and `member`

@@ -204,6 +204,14 @@ impl Run {
             Run::Whole(r) => r.delta(e),
         }
     }
+    fn profile(&self, eps: &[f64]) -> Result<Vec<engine::pld::ProfilePoint>, String> {
+        match self {
+            Run::Exact(r) => r.profile(eps),
+            Run::Split(r) => r.profile(eps),
+            Run::Whole(r) => r.profile(eps),
+        }
+        .map_err(refusal)
+    }
     /// The same run at another σ (the strategy parsed and checked once).
     fn set_sigma(&mut self, sigma: f64) {
         match self {
@@ -621,6 +629,37 @@ fn answer(a: &Asked) -> Result<Report, String> {
             }
             Ok(Report { fields: m, text })
         }
+        "profile" => {
+            if a.delta.is_some() || a.monte_carlo.is_some() {
+                return Err("a correlated run's profile takes epsilon (its largest epsilon shown), not delta or monte_carlo".into());
+            }
+            let r = run(a, need(a.sigma, "sigma")?)?;
+            // The ε at δ = 1e-12 bounds the attack's own profile (as for the sampling schemes).
+            let x = r.epsilon(1e-12).map_err(refusal)?;
+            let mut m = fields(&r, &x, &a.spec);
+            scheme::profile_fields(&|g| r.profile(g), x.bracket.upper, a.epsilon, &mut m)?;
+            m.insert(
+                "meaning".into(),
+                json!(if x.certified_lower {
+                    "each delta: [lower, upper], both certified; tpr_max: a certified bound on any membership-inference attack's true-positive rate at that false-positive rate"
+                } else {
+                    "each delta: upper is a certified upper bound (lower 0: none claimed); tpr_max: a certified bound on any membership-inference attack's true-positive rate at that false-positive rate"
+                }),
+            );
+            // Without amplification and not exact: at each ε the smaller of the two routes.
+            let both = if matches!(r, Run::Whole(_)) && !x.certified_lower {
+                "# (at each epsilon, the smaller of the Gaussian route's and the operator-norm route's upper bounds; the line above is the route at delta = 1e-12)\n"
+            } else {
+                ""
+            };
+            let text = format!(
+                "# privacy profile: {}\n# {}\n{both}{}",
+                scheme(&r, &x),
+                how(&r, &x),
+                scheme::profile_rows(&m)
+            );
+            Ok(Report { fields: m, text })
+        }
         "calibrate" => {
             let d = need(a.delta, "delta")?;
             let target = need(a.epsilon, "epsilon (the target)")?;
@@ -651,7 +690,7 @@ fn answer(a: &Asked) -> Result<Report, String> {
             Ok(Report { fields: m, text })
         }
         other => Err(format!(
-            "a strategy applies to epsilon, delta and calibrate, not to {other}"
+            "a strategy applies to epsilon, delta, calibrate and profile, not to {other}"
         )),
     }
 }

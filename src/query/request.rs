@@ -133,7 +133,7 @@ within the partition each step samples: --q as given, or b*B/N from --dataset-si
     flag(
         "strategy",
         "S",
-        "correlated noise (DP-FTRL / matrix factorization; epsilon, delta, calibrate): band:b (b
+        "correlated noise (DP-FTRL / matrix factorization; epsilon, delta, calibrate, profile): band:b (b
 equal coefficients), band:b,c0,...,c(b-1) (the first column of a banded Toeplitz C),
 blt:decay:scale[,decay:scale...] (BLT), tree (binary-tree aggregation) or file:C.csv (an
 explicit lower-triangular C, one row per line); C is normalised to largest column norm 1",
@@ -325,6 +325,8 @@ pub(super) fn own_flags(cmd: &str) -> &'static [&'static str] {
             "dataset-size",
             "batch-size",
             "epochs",
+            "strategy",
+            "participation",
             "json",
         ],
         _ => &[],
@@ -376,8 +378,8 @@ pub(super) fn set(f: &mut Request, canon: &str, key: &str, value: &str) -> Resul
         // (Read by the correlated-noise query, which takes the words before this parse.)
         "strategy" | "participation" => {
             return Err(format!(
-                "--{key} is read with the correlated-noise query (epsilon, delta, calibrate)"
-            ))
+            "--{key} is read with the correlated-noise query (epsilon, delta, calibrate, profile)"
+        ))
         }
         _ => return Err(format!("unknown flag '--{key}' ({USAGE})")),
     }

@@ -13,11 +13,52 @@ use crate::engine::{self, Adjacency, Sgm};
 use serde_json::{json, Map, Value};
 
 /// The δ brackets of a profile on a grid of ε.
-type Profile = Box<dyn Fn(&[f64]) -> Result<Vec<pld::ProfilePoint>, String>>;
+/// A run's privacy profile at the ε values asked.
+type Points<'a> = dyn Fn(&[f64]) -> Result<Vec<pld::ProfilePoint>, String> + 'a;
+type Profile = Box<Points<'static>>;
 
 /// n + 1 equally spaced points of [0, top].
 fn grid(top: f64, n: usize) -> Vec<f64> {
     (0..=n).map(|i| top * i as f64 / n as f64).collect()
+}
+
+/// A profile's fields (`profile`, `attack`, `attack_curve`) into `out`: δ(ε) on 101 points of
+/// [0, `top`] (default 10), and the membership-inference bounds at FPR 0.1 %, 1 %, 10 % with
+/// the trade-off curve from a profile of their own up to 1.2 × `far` (the ε at δ = 1e-12), so
+/// they do not depend on the range shown.
+pub(super) fn profile_fields(
+    points: &Points<'_>,
+    far: f64,
+    top: Option<f64>,
+    out: &mut Map<String, Value>,
+) -> Result<(), String> {
+    let e = |e: engine::Error| e.to_string();
+    let shown_grid = pld::profile_grid(top).map_err(|top| {
+        format!(
+            "epsilon (the profile's largest epsilon) must be in (0, 1e4], got {}",
+            show(top)
+        )
+    })?;
+    let shown = points(&shown_grid)?;
+    let attack = points(&grid(far.max(1e-3) * 1.2, 200))?;
+    let risk: Vec<Value> = pld::DEFAULT_FPRS
+        .iter()
+        .map(|&fpr| pld::attack_tpr(&attack, fpr).map(|t| json!({"fpr": fpr, "tpr_max": t})))
+        .collect::<Result<_, _>>()
+        .map_err(e)?;
+    // The trade-off curve at 60 FPRs from 1e-6 to 1 (the attack-risk chart's; the JS API's
+    // attackRisk draws the same grid for Poisson sampling).
+    let curve: Vec<Value> = (0..60)
+        .map(|i| {
+            let fpr = powf(10f64, -6.0 + 6.0 * i as f64 / 59.0);
+            pld::attack_tpr(&attack, fpr).map(|t| json!({"fpr": fpr, "tpr": t}))
+        })
+        .collect::<Result<_, _>>()
+        .map_err(e)?;
+    out.insert("profile".into(), json!(shown));
+    out.insert("attack".into(), json!(risk));
+    out.insert("attack_curve".into(), json!(curve));
+    Ok(())
 }
 
 /// One phase's profile, and the ε at δ = 1e-12 that bounds the attack's grid.
@@ -631,35 +672,10 @@ impl Request {
     /// 0.1 %, 1 %, 10 % from a profile of their own (up to the ε at δ = 1e-12, so they do
     /// not depend on the range shown).
     pub(super) fn profile(&self) -> Result<Map<String, Value>, String> {
-        let e = |e: engine::Error| e.to_string();
-        let shown_grid = pld::profile_grid(self.epsilon).map_err(|top| {
-            format!(
-                "epsilon (the profile's largest epsilon) must be in (0, 1e4], got {}",
-                show(top)
-            )
-        })?;
         let mut out = Map::new();
         let (points, far) = self.profile_source(&mut out)?;
-        let shown = points(&shown_grid)?;
-        let attack = points(&grid(far.max(1e-3) * 1.2, 200))?;
-        let risk: Vec<Value> = pld::DEFAULT_FPRS
-            .iter()
-            .map(|&fpr| pld::attack_tpr(&attack, fpr).map(|t| json!({"fpr": fpr, "tpr_max": t})))
-            .collect::<Result<_, _>>()
-            .map_err(e)?;
-        // The trade-off curve at 60 FPRs from 1e-6 to 1 (the attack-risk chart's; the JS API's
-        // attackRisk draws the same grid for Poisson sampling).
-        let curve: Vec<Value> = (0..60)
-            .map(|i| {
-                let fpr = powf(10f64, -6.0 + 6.0 * i as f64 / 59.0);
-                pld::attack_tpr(&attack, fpr).map(|t| json!({"fpr": fpr, "tpr": t}))
-            })
-            .collect::<Result<_, _>>()
-            .map_err(e)?;
         out.insert("sigma".into(), json!(self.sigma));
-        out.insert("profile".into(), json!(shown));
-        out.insert("attack".into(), json!(risk));
-        out.insert("attack_curve".into(), json!(curve));
+        profile_fields(&points, far, self.epsilon, &mut out)?;
         out.insert(
             "meaning".into(),
             json!("each delta: [lower, upper], both certified; tpr_max: a certified bound on any membership-inference attack's true-positive rate at that false-positive rate"),
@@ -900,11 +916,17 @@ fn put(out: &mut Map<String, Value>, name: &str, given: f64, b: Bracket) {
 
 /// A scheme's profile in words: one row per ε, then the attack bounds.
 pub(super) fn profile_text(a: &Map<String, Value>) -> String {
-    let mut s = format!(
-        "# privacy profile: sampling {}, {} adjacency; delta in [lower, upper], both certified\n# epsilon  delta_lower  delta_upper\n",
+    format!(
+        "# privacy profile: sampling {}, {} adjacency; delta in [lower, upper], both certified\n{}",
         a["sampling"].as_str().unwrap_or(""),
-        a["adjacency"].as_str().unwrap_or("")
-    );
+        a["adjacency"].as_str().unwrap_or(""),
+        profile_rows(a)
+    )
+}
+
+/// A profile's table (ε, δ's lower and upper ends, rounded outward) and its attack bounds.
+pub(super) fn profile_rows(a: &Map<String, Value>) -> String {
+    let mut s = String::from("# epsilon  delta_lower  delta_upper\n");
     for p in a["profile"].as_array().into_iter().flatten() {
         let f = |k: &str| p["delta"][k].as_f64().unwrap_or(f64::NAN);
         s += &format!(

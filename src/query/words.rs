@@ -175,7 +175,7 @@ pub fn run(args: &[String]) -> Result<String, String> {
     if cmd == "audit" || cmd == "audit-plan" {
         return super::audit::words(cmd, rest);
     }
-    if matches!(cmd.as_str(), "epsilon" | "delta" | "calibrate")
+    if matches!(cmd.as_str(), "epsilon" | "delta" | "calibrate" | "profile")
         && super::matrix::asked_in_words(rest)
     {
         return super::matrix::words(cmd, rest);

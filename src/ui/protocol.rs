@@ -264,6 +264,8 @@ pub fn correlated(
     }
     f.push(("strategy", text(strategy)));
     f.push(("participation", text(participation)));
+    // Its charts too (ε over training, the profile, attack risk): the page draws them.
+    f.push(("charts", Value::Bool(true)));
     if let Some([n, b, e]) = loader {
         f.extend([
             ("datasetSize", num(n)),

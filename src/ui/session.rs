@@ -148,10 +148,15 @@ pub fn gdp_text(data: &Value) -> String {
 /// The attack-risk sentence at a false-positive rate of 1 % (from the readouts), naming the
 /// bound the curve is for `scheme` ([`page::Scheme::risk_source`]).
 pub fn one_percent_sentence(risk_fpr: &[(f64, f64)], scheme: &page::Scheme) -> String {
+    one_percent_from(risk_fpr, &scheme.risk_source())
+}
+
+/// [`one_percent_sentence`] naming its `source` in words.
+pub fn one_percent_from(risk_fpr: &[(f64, f64)], source: &str) -> String {
     risk_fpr
         .iter()
         .find(|(f, _)| (*f - 0.01).abs() < 1e-12)
-        .map(|&(f, tp)| tc::risk_sentence(f, tp, &scheme.risk_source()))
+        .map(|&(f, tp)| tc::risk_sentence(f, tp, source))
         .unwrap_or_default()
 }
 
@@ -503,23 +508,24 @@ impl Page {
 
     /// The line under the headline (who is protected, and how) and the note above the
     /// tight charts (which run they are for).
-    fn who_and_note(&self) -> Vec<Effect> {
+    pub(super) fn who_and_note(&self) -> Vec<Effect> {
         let (b, k, a) = (self.link.batch, self.link.group.max(1), self.link.adjacency);
         let variant = k > 1 || a == Adjacency::ReplaceOne;
+        let note = self.correlated_note();
         vec![
             text("adjacency-assumed", page::adjacency_words(k, a)),
             Effect::Op(Op::Hidden(
                 "charts-batching",
-                b == Batching::Poisson && !variant,
+                b == Batching::Poisson && !variant && note.is_none(),
             )),
-            text("charts-batching", match b {
+            text("charts-batching", note.as_deref().unwrap_or(match b {
                 Batching::RandomAllocation => "The charts below follow random allocation (no exact-RDP curve: Poisson sampling's does not bound it); the library table says which libraries account for it.",
                 Batching::Shuffled => "The charts below follow the shuffled band: its upper end (no amplification) and lower end (Chua et al.'s pair); the library table says which libraries account for shuffling.",
                 Batching::TruncatedPoisson => "The charts below follow truncated Poisson sampling (no exact-RDP curve: Poisson sampling's does not bound it); the library table says which libraries account for it.",
                 Batching::FixedSize => "ε over training below follows fixed-size batches (RDP, replace-one); they have no privacy profile or attack-risk chart (no privacy-loss distribution is certified for them); the library table says which libraries account for them.",
                 Batching::Poisson if variant => "The charts below are for the examples per user and neighbours chosen (no exact-RDP curve: it is one example’s under add/remove); the library table says what each library offers for them.",
                 _ => "The charts and the library table below are for Poisson sampling with rate q, not for the batching chosen above (its ε is the headline).",
-            }),
+            })),
         ]
     }
 
@@ -829,8 +835,10 @@ impl Page {
                 let t = &mut self.tight;
                 t.charts = t.posted.map(|i| (i, c));
                 // A chart that failed stands alone: cleared, with its reason (in the redraw).
-                fx.push(Effect::Stale(false));
-                fx.push(Effect::Redraw);
+                // (Kept, not drawn, while correlated noise's charts are.)
+                if !self.correlated_on() {
+                    fx.extend([Effect::Stale(false), Effect::Redraw]);
+                }
             }
             Kind::Library => fx.extend(library_answer(data)),
             Kind::Gdp => fx.push(text("gdp-summary", gdp_text(data))),
@@ -869,7 +877,7 @@ impl Page {
             }
             Kind::ChartsError => {
                 let why = reason_in_words(data.text("message").unwrap_or_default());
-                fx.extend(self.clear_charts(&why));
+                fx.extend(self.clear_independent(&why));
                 fx.push(Effect::Op(Op::Class("tight", "updating", false)));
             }
             Kind::Rdp | Kind::ChartC => {}
@@ -1033,13 +1041,13 @@ impl Page {
                 ));
             }
         }
-        fx.extend(self.clear_charts(&why));
+        fx.extend(self.clear_independent(&why));
         fx.push(Effect::Op(Op::Class("tight", "updating", false)));
         fx
     }
 
     /// Clear the three tight charts and say why they are empty.
-    fn clear_charts(&mut self, why: &str) -> Vec<Effect> {
+    pub(super) fn clear_charts(&mut self, why: &str) -> Vec<Effect> {
         self.tight.charts = None;
         let mut fx = vec![text("gdp-summary", ""), text("sentence-risk", "")];
         for n in 0..CHART_IDS.len() {

@@ -15,6 +15,7 @@ use plotters_backend::{
     BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingErrorKind,
 };
 use plotters_canvas::CanvasBackend;
+use std::error::Error;
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
@@ -42,16 +43,13 @@ impl std::fmt::Display for SurfaceError {
         f.write_str(&self.0)
     }
 }
+impl Error for SurfaceError {}
 
-impl std::error::Error for SurfaceError {}
-
-fn lift<T, E: std::error::Error + Send + Sync>(
-    r: Result<T, DrawingErrorKind<E>>,
-) -> Result<T, DrawingErrorKind<SurfaceError>> {
+/// A surface's error as text (the SVG writer's: fixed, keeping io's error table out of wasm).
+const SVG: fn(&std::io::Error) -> String = |_| "the SVG writer failed".into();
+fn lift<T, E: Error + Send + Sync>(r: Drawn<T, E>, say: fn(&E) -> String) -> Lifted<T> {
     r.map_err(|e| match e {
-        DrawingErrorKind::DrawingError(e) => {
-            DrawingErrorKind::DrawingError(SurfaceError(e.to_string()))
-        }
+        DrawingErrorKind::DrawingError(e) => DrawingErrorKind::DrawingError(SurfaceError(say(&e))),
         DrawingErrorKind::FontError(f) => DrawingErrorKind::FontError(f),
     })
 }
@@ -60,8 +58,8 @@ fn lift<T, E: std::error::Error + Send + Sync>(
 macro_rules! each {
     ($s:expr, $b:ident => $call:expr) => {
         match &mut $s.inner {
-            Backend::Canvas($b) => lift($call),
-            Backend::Svg($b) => lift($call),
+            Backend::Canvas($b) => lift($call, |e| e.to_string()),
+            Backend::Svg($b) => lift($call, SVG),
         }
     };
 }
@@ -100,7 +98,9 @@ impl<'a> Surface<'a> {
     }
 }
 
-type R = Result<(), DrawingErrorKind<SurfaceError>>;
+type Lifted<T> = Drawn<T, SurfaceError>;
+type Drawn<T, E> = Result<T, DrawingErrorKind<E>>;
+type R = Lifted<()>;
 
 impl DrawingBackend for Surface<'_> {
     type ErrorType = SurfaceError;
@@ -150,10 +150,10 @@ impl DrawingBackend for Surface<'_> {
     }
     fn draw_text<T: BackendTextStyle>(&mut self, text: &str, style: &T, pos: BackendCoord) -> R {
         match &mut self.inner {
-            Backend::Canvas(b) => lift(b.draw_text(text, style, pos)),
+            Backend::Canvas(b) => lift(b.draw_text(text, style, pos), |e| e.to_string()),
             // plotters' SVG backend writes font-size = size / 1.24; undo it, so an SVG
             // export's text is the size the canvas draws (11 px labels stay 11 px).
-            Backend::Svg(b) => lift(b.draw_text(text, &SvgSized(style), pos)),
+            Backend::Svg(b) => lift(b.draw_text(text, &SvgSized(style), pos), SVG),
         }
     }
     fn estimate_text_size<T: BackendTextStyle>(

@@ -458,3 +458,67 @@ fn correlated_noise_is_the_command_lines() {
     .unwrap_err();
     assert!(e.contains("whole number of bands"), "{e}");
 }
+
+/// A correlated run's charts: each checkpoint of ε over training is the command line's
+/// `epsilon --strategy …` at that many epochs (or steps), the last one the headline's; the
+/// profile is the command line's `profile --strategy …` up to 2.5 × the largest ε.
+#[test]
+fn correlated_charts_are_the_command_lines() {
+    let d = req(
+        json!({"kind": "correlated", "strategy": "band:4", "participation": "min-sep",
+        "datasetSize": 60000, "batchSize": 256, "epochs": 6, "charts": true}),
+    );
+    check(&d).unwrap();
+    let a = correlated(&d).unwrap();
+    let c = &a["charts"];
+    let (steps, up, lo) = (
+        c["training"]["steps"].as_array().unwrap(),
+        c["training"]["pldUpper"].as_array().unwrap(),
+        c["training"]["pldLower"].as_array().unwrap(),
+    );
+    assert_eq!(steps.len(), 6, "{c}");
+    assert_eq!(up.last(), Some(&a["epsilon"]));
+    let run = [
+        "--strategy",
+        "band:4",
+        "--dataset-size",
+        "60000",
+        "--batch-size",
+        "256",
+    ];
+    // The checkpoints of 6 epochs: 6^(i/12) rounded, i = 1 … 12, without repeats.
+    for (i, n) in ["1", "2", "3", "4", "5", "6"].into_iter().enumerate() {
+        let (s, u, l) = (&steps[i], &up[i], &lo[i]);
+        let mut w = vec![
+            "epsilon", "--sigma", "1", "--delta", "1e-5", "--epochs", n, "--json",
+        ];
+        w.extend(run);
+        let want = command(&w).unwrap();
+        assert_eq!(
+            (s, u, l),
+            (&want["steps"], &want["epsilon"], &want["epsilon_lower"]),
+            "epoch {n}"
+        );
+    }
+    let top = up.iter().filter_map(Value::as_f64).fold(0.0, f64::max) * 2.5;
+    let top = top.to_string();
+    let mut w = vec!["profile", "--sigma", "1", "--epsilon", &top, "--json"];
+    w.extend(run);
+    w.extend(["--epochs", "6"]);
+    let want = command(&w).unwrap();
+    assert_eq!(c["profile"].as_array().unwrap().len(), 101);
+    for (p, q) in c["profile"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(want["profile"].as_array().unwrap())
+    {
+        assert_eq!((&p["epsilon"], &p["delta"]), (&q["epsilon"], &q["delta"]));
+    }
+    assert_eq!(c["risk"]["curve"], want["attack_curve"]);
+    assert_eq!(c["errors"], json!({}));
+    // Without "charts": none computed.
+    let mut d = d;
+    d["charts"] = json!(false);
+    assert!(correlated(&d).unwrap().get("charts").is_none());
+}

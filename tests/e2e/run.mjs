@@ -144,6 +144,18 @@ try {
     await pn.waitForFunction((w) => document.querySelector('#correlated-epsilon')?.textContent === w, head, { timeout: 30000 }).catch(() => {});
     check((await answer(pn)) === head && (await text(pn, '#correlated-how')).startsWith('bracket (exact reduction): correlated noise: 4 bands'),
       `#noise correlated: the CLI's bracket for the run shown, its ends said: "${await answer(pn)}"`);
+    // Its charts are drawn in place of independent noise's, the note and the CSV naming the run:
+    // ε over training ends at the headline's ε; the profile is the CLI's `profile --strategy`
+    // up to 2.5 × the largest ε over training.
+    await pn.waitForFunction(() => !document.querySelector('figure.stale') && /correlated noise \(band:4,1,0\.5/.test(document.querySelector('#charts-batching')?.textContent || ''), null, { timeout: 30000 }).catch(() => {});
+    const [dl] = await Promise.all([pn.waitForEvent('download', { timeout: 15000 }), pn.click('#export-charts-csv')]);
+    const rows = (await readFile(await dl.path())).toString().split('\n');
+    const series = (chart, name) => rows.filter((l) => l.startsWith(`${chart},`) && l.includes(`,${name},`)).map((l) => parseFloat(l.split(',')[4]));
+    const ups = series('training', 'epsilon_upper'), csvUp = series('profile', 'delta_upper');
+    const prof = cli('profile', { strategy: 'band:4,1,0.5,0.25,0.125', q: 0.1, sigma: 1, steps: 101, epsilon: Math.max(...ups) * 2.5 });
+    check(rows.includes('# strategy = band:4,1,0.5,0.25,0.125') && ups[ups.length - 1] === want.epsilon
+      && csvUp.length === 101 && csvUp.every((d, k) => d === prof.profile[k].delta.upper),
+      `#noise correlated: its charts drawn and exported for its run (ε over training ends at ${want.epsilon}; profile = the CLI's): ${rows.find((l) => l.startsWith('# strategy'))}`);
     const want2 = cli('epsilon', { strategy: 'band:4,1,0.5,0.25,0.125', q: 0.1, sigma: 2, steps: 101, delta: 1e-3 });
     await pn.fill('#sigma', '2');
     await frames(pn);

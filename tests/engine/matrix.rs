@@ -47,6 +47,110 @@ fn strategy_of(v: &Value) -> Strategy {
     Strategy::band(b, (!c.is_empty()).then_some(&c[..])).unwrap()
 }
 
+/// A reference line's run: the exact reduction (min-sep, banded, k ≥ bands), the whole run
+/// without amplification (overlapping columns), or the bins' and Poisson's upper bounds.
+enum Run {
+    Exact(MinSep),
+    Whole(Whole),
+    Split(Split),
+}
+
+impl Run {
+    fn delta(
+        &self,
+        e: f64,
+    ) -> Result<sgm_rdp::engine::matrix::MatrixAnswer, sgm_rdp::engine::Error> {
+        match self {
+            Run::Exact(r) => r.delta(e),
+            Run::Whole(r) => r.delta(e),
+            Run::Split(r) => r.delta(e),
+        }
+    }
+    fn profile(&self, eps: &[f64]) -> Result<Vec<pld::ProfilePoint>, sgm_rdp::engine::Error> {
+        match self {
+            Run::Exact(r) => r.profile(eps),
+            Run::Whole(r) => r.profile(eps),
+            Run::Split(r) => r.profile(eps),
+        }
+    }
+}
+
+fn run_of(v: &Value) -> Run {
+    let f = |k: &str| v[k].as_f64().unwrap();
+    let joins = v["participation"].as_str().unwrap();
+    let (sigma, t) = (f("sigma"), f("steps") as u64);
+    if let Some(k) = joins.strip_prefix("min-sep:") {
+        let (s, k) = (strategy_of(v), k.parse().unwrap());
+        if s.is_banded() && k >= s.bands() as u64 {
+            Run::Exact(MinSep::new(s, f("q"), sigma, t, Some(k)).unwrap())
+        } else {
+            Run::Whole(Whole::new(s, f("q"), sigma, t, k).unwrap())
+        }
+    } else if let Some(per) = joins.strip_prefix("cyclic-bins:") {
+        Run::Split(Split::cyclic_bins(strategy_of(v), sigma, t, per.parse().unwrap()).unwrap())
+    } else if let Some(per) = joins.strip_prefix("balls-in-bins:") {
+        Run::Split(Split::balls_in_bins(strategy_of(v), sigma, t, per.parse().unwrap()).unwrap())
+    } else {
+        assert_eq!(joins, "poisson");
+        Run::Split(Split::poisson(strategy_of(v), f("q"), sigma, t).unwrap())
+    }
+}
+
+/// The privacy profile (the page's correlated charts) at every reference ε: its brackets hold
+/// the same Monte Carlo of the whole mechanism, and meet [`Run::delta`]'s at each ε (both
+/// certified: they must overlap), with upper ends within 1 % of each other.
+#[test]
+fn profiles_hold_the_monte_carlo_and_meet_the_delta_brackets() {
+    let (mut checked, mut refused) = (0, 0);
+    for l in include_str!("../reference/matrix.jsonl").lines() {
+        let v: Value = serde_json::from_str(l).unwrap();
+        let run = run_of(&v);
+        let joins = v["participation"].as_str().unwrap();
+        let bins = joins.starts_with("balls");
+        // (Balls-in-bins at ε ≥ 1 only, as in the test above.)
+        let rows: Vec<(f64, f64, f64)> = (0..v["epsilon"].as_array().unwrap().len())
+            .map(|i| {
+                let g = |k: &str| v[k][i].as_f64().unwrap();
+                (g("epsilon"), g("delta_mc"), g("se"))
+            })
+            .filter(|r| !bins || r.0 >= 1.0)
+            .collect();
+        let eps: Vec<f64> = rows.iter().map(|r| r.0).collect();
+        // (Random allocation's profile at these small t (3 to 10) may refuse where
+        // its δ at one ε answers — the log-normal sum too wide for one FFT over the whole
+        // range: a typed refusal, counted.)
+        let prof = match run.profile(&eps) {
+            Ok(p) => p,
+            Err(sgm_rdp::engine::Error::PldBudget { .. }) if joins.contains("bins") => {
+                refused += 1;
+                continue;
+            }
+            Err(x) => panic!("{}: {x}", v["name"]),
+        };
+        for (p, &(e, mc, se)) in prof.iter().zip(&rows) {
+            let (b, d) = (p.delta, run.delta(e).unwrap().bracket);
+            assert!(p.epsilon == e && b.lower <= b.upper, "{}: {p:?}", v["name"]);
+            assert!(
+                b.lower - 5.0 * se <= mc && mc <= b.upper + 5.0 * se,
+                "{} at eps {e}: profile {b:?} vs the Monte Carlo {mc} ± {se}",
+                v["name"]
+            );
+            assert!(
+                b.lower <= d.upper
+                    && d.lower <= b.upper
+                    && (b.upper - d.upper).abs() <= 0.01 * d.upper,
+                "{} at eps {e}: profile {b:?} vs delta {d:?}",
+                v["name"]
+            );
+            checked += 1;
+        }
+    }
+    assert!(
+        checked >= 90 && refused <= 2,
+        "{checked} points checked, {refused} refused"
+    );
+}
+
 #[test]
 fn delta_brackets_hold_the_monte_carlo_of_the_whole_mechanism() {
     let lines: Vec<Value> = include_str!("../reference/matrix.jsonl")
@@ -55,34 +159,8 @@ fn delta_brackets_hold_the_monte_carlo_of_the_whole_mechanism() {
         .collect();
     let (mut exact, mut upper_only, mut refused) = (0, 0, 0);
     for v in &lines {
-        let f = |k: &str| v[k].as_f64().unwrap();
         let joins = v["participation"].as_str().unwrap();
-        let (sigma, t) = (f("sigma"), f("steps") as u64);
-        // The exact reduction (min-sep) or the noise-splitting upper bound.
-        let delta = |e: f64| {
-            if let Some(k) = joins.strip_prefix("min-sep:") {
-                let (s, k) = (strategy_of(v), k.parse().unwrap());
-                if s.is_banded() && k >= s.bands() as u64 {
-                    MinSep::new(s, f("q"), sigma, t, Some(k)).unwrap().delta(e)
-                } else {
-                    // Overlapping columns: the whole run without amplification.
-                    Whole::new(s, f("q"), sigma, t, k).unwrap().delta(e)
-                }
-            } else if let Some(per) = joins.strip_prefix("cyclic-bins:") {
-                Split::cyclic_bins(strategy_of(v), sigma, t, per.parse().unwrap())
-                    .unwrap()
-                    .delta(e)
-            } else if let Some(per) = joins.strip_prefix("balls-in-bins:") {
-                Split::balls_in_bins(strategy_of(v), sigma, t, per.parse().unwrap())
-                    .unwrap()
-                    .delta(e)
-            } else {
-                assert_eq!(joins, "poisson");
-                Split::poisson(strategy_of(v), f("q"), sigma, t)
-                    .unwrap()
-                    .delta(e)
-            }
-        };
+        let run = run_of(v);
         for (i, e) in v["epsilon"].as_array().unwrap().iter().enumerate() {
             let e = e.as_f64().unwrap();
             // (Balls-in-bins at ε ≥ 1 only: random allocation's δ over these one-in-3 and
@@ -97,7 +175,7 @@ fn delta_brackets_hold_the_monte_carlo_of_the_whole_mechanism() {
             );
             // (Random allocation refuses δ at the smallest ε of a one-in-3 or one-in-4 epoch at
             // σ ≈ 0.85 — its log-normal sum too wide for one FFT: a typed refusal, counted.)
-            let a = match delta(e) {
+            let a = match run.delta(e) {
                 Ok(a) => a,
                 Err(sgm_rdp::engine::Error::PldBudget { .. }) if joins.starts_with("balls") => {
                     refused += 1;

@@ -2357,3 +2357,66 @@ fn correlated_noise_on_the_command_line_and_in_batch() {
     let v: serde_json::Value = serde_json::from_slice(&bad.stdout).unwrap();
     assert!(v["error"].as_str().unwrap().contains("sampling"), "{v}");
 }
+
+/// `profile --strategy …`: a correlated run's privacy profile in words (its run, how it is
+/// bounded, 101 rows, the attack bounds) and as JSON, the batch line's; its δ at an ε meets
+/// `delta --strategy …`'s bracket there; a δ is refused by name.
+#[test]
+fn correlated_profile_on_the_command_line() {
+    let run = [
+        "--strategy",
+        "band:2,1,0.5",
+        "--q",
+        "0.05",
+        "--sigma",
+        "1",
+        "--steps",
+        "200",
+    ];
+    let o = bin()
+        .args([&["profile", "--epsilon", "4"][..], &run].concat())
+        .output()
+        .unwrap();
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(
+        o.status.success() && text.starts_with("# privacy profile: correlated noise: 2 bands"),
+        "{text}"
+    );
+    assert!(text.contains("\n# exact reduction") && text.contains("membership inference: TPR <= "));
+    assert_eq!(
+        text.lines()
+            .filter(|l| !l.starts_with('#') && !l.starts_with("membership"))
+            .count(),
+        101
+    );
+    let o = bin()
+        .args([&["profile", "--epsilon", "4", "--json"][..], &run].concat())
+        .output()
+        .unwrap();
+    let cli: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let line = b"{\"command\":\"profile\",\"strategy\":\"band:2,1,0.5\",\"q\":0.05,\"sigma\":1,\"steps\":200,\"epsilon\":4}\n";
+    let b: serde_json::Value = serde_json::from_slice(&batch(line).stdout).unwrap();
+    assert_eq!(b["profile"], cli["profile"]);
+    let p = &cli["profile"][25];
+    assert_eq!(p["epsilon"], 1.0);
+    let o = bin()
+        .args([&["delta", "--epsilon", "1", "--json"][..], &run].concat())
+        .output()
+        .unwrap();
+    let d: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let f = |v: &serde_json::Value| v.as_f64().unwrap();
+    assert!(
+        f(&p["delta"]["lower"]) <= f(&d["delta"])
+            && f(&d["delta_lower"]) <= f(&p["delta"]["upper"]),
+        "{p} vs {d}"
+    );
+    let o = bin()
+        .args([&["profile", "--delta", "1e-5"][..], &run].concat())
+        .output()
+        .unwrap();
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert!(
+        !o.status.success() && err.contains("takes epsilon"),
+        "{err}"
+    );
+}

@@ -53,7 +53,7 @@
 //! Gaussian mechanism without amplification. **Monte Carlo** ([`mc`]): an estimate, never a
 //! bound, for the two balls-in-bins participations.
 
-use super::pld::{self, Bracket, Phase};
+use super::pld::{self, Bracket, Phase, ProfilePoint};
 use super::{Error, Sgm, MAX_SIGMA, MAX_STEPS};
 use crate::engine::math::{log2, powf};
 use serde::Serialize;
@@ -401,6 +401,27 @@ fn phases_of(q: f64, sigma: f64, s: &[(f64, u64)], dir: i32) -> Result<Vec<Phase
         .collect()
 }
 
+/// The privacy profile of one composition at each ε (the tight accountant's brackets).
+fn profile_of(phases: &[Phase], eps: &[f64]) -> Result<Vec<ProfilePoint>, Error> {
+    Ok(pld::profile_phases(phases, eps)?
+        .into_iter()
+        .map(|p| p.0)
+        .collect())
+}
+
+/// δ = 0 at each ε: the profile of a run no example takes part in.
+fn zero_profile(eps: &[f64]) -> Vec<ProfilePoint> {
+    eps.iter()
+        .map(|&epsilon| ProfilePoint {
+            epsilon,
+            delta: Bracket {
+                upper: 0.0,
+                lower: 0.0,
+            },
+        })
+        .collect()
+}
+
 /// The checks every run makes: q in (0, 1], σ in range, 1 ≤ T (the matrix's rows, for an
 /// explicit C; at most [`MAX_UNBANDED_STEPS`] for BLT and the tree, their sensitivity and
 /// norms taking O(T) work).
@@ -576,6 +597,38 @@ impl MinSep {
     /// The mechanism's δ at ε: a certified bracket, as [`MinSep::epsilon`].
     pub fn delta(&self, eps: f64) -> Result<MatrixAnswer, Error> {
         self.solve(|p| pld::delta_phases(p, eps).map(|a| a.delta))
+    }
+
+    /// The mechanism's privacy profile δ(ε) at each ε (≥ 0): certified brackets, at each ε
+    /// the worst partition's (upper end: the largest upper; lower end: the largest lower, each
+    /// partition's δ bounding the mechanism's from below) — [`MinSep::delta`] at every ε, each
+    /// partition composed once.
+    ///
+    /// ```
+    /// use sgm_rdp::engine::matrix::{MinSep, Strategy};
+    /// let run = MinSep::new(Strategy::band(2, Some(&[1.0, 0.5]))?, 0.02, 1.0, 1000, None)?;
+    /// let pts = run.profile(&[0.5, 1.0])?;
+    /// let d = run.delta(1.0)?.bracket;
+    /// assert_eq!((pts[1].delta.lower, pts[1].delta.upper), (d.lower, d.upper));
+    /// # Ok::<(), sgm_rdp::engine::Error>(())
+    /// ```
+    pub fn profile(&self, eps: &[f64]) -> Result<Vec<ProfilePoint>, Error> {
+        let (parts, _) = self.candidates()?;
+        let mut out = zero_profile(eps);
+        for (_, s) in parts.iter().filter(|(_, s)| !s.is_empty()) {
+            let (up, lo) = if many(s) {
+                let lo = profile_of(&phases_of(self.q, self.sigma, s, -1)?, eps)?;
+                (profile_of(&phases_of(self.q, self.sigma, s, 1)?, eps)?, lo)
+            } else {
+                let p = profile_of(&phases_of(self.q, self.sigma, s, 0)?, eps)?;
+                (p.clone(), p)
+            };
+            for ((o, u), l) in out.iter_mut().zip(&up).zip(&lo) {
+                o.delta.upper = o.delta.upper.max(u.delta.upper);
+                o.delta.lower = o.delta.lower.max(l.delta.lower.min(u.delta.upper));
+            }
+        }
+        Ok(out)
     }
 
     fn solve(&self, f: impl Fn(&[Phase]) -> Result<Bracket, Error>) -> Result<MatrixAnswer, Error> {
@@ -794,6 +847,30 @@ impl Split {
         Ok(self.answer(d, p, top, rounded, lambda))
     }
 
+    /// The mechanism's privacy profile δ(ε) at each ε: upper bounds (lower ends 0, none
+    /// claimed), exact brackets where [`Split::epsilon`]'s are.
+    pub fn profile(&self, eps: &[f64]) -> Result<Vec<ProfilePoint>, Error> {
+        let (p, _, rounded, lambda) = self.phases()?;
+        let mut out = profile_of(&p, eps)?;
+        if !self.exact(rounded, lambda) {
+            for o in &mut out {
+                o.delta.lower = 0.0;
+            }
+        }
+        Ok(out)
+    }
+
+    /// One band and no rounding: Z is not split, every column has its own norm: exact —
+    /// under balls-in-bins only when t divides T (a last partial epoch is counted whole).
+    fn exact(&self, rounded: bool, lambda: Option<f64>) -> bool {
+        lambda.is_none()
+            && self.strategy.bands() == 1
+            && !rounded
+            && self
+                .steps_per_epoch
+                .is_none_or(|per| self.steps.is_multiple_of(per))
+    }
+
     fn answer(
         &self,
         b: Bracket,
@@ -802,14 +879,7 @@ impl Split {
         rounded: bool,
         lambda: Option<f64>,
     ) -> MatrixAnswer {
-        // One band and no rounding: Z is not split, every column has its own norm: exact —
-        // under balls-in-bins only when t divides T (a last partial epoch is counted whole).
-        let exact = lambda.is_none()
-            && self.strategy.bands() == 1
-            && !rounded
-            && self
-                .steps_per_epoch
-                .is_none_or(|per| self.steps.is_multiple_of(per));
+        let exact = self.exact(rounded, lambda);
         MatrixAnswer {
             bracket: Bracket {
                 upper: b.upper,

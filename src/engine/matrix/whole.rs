@@ -24,7 +24,7 @@
 
 use super::{bad, MatrixAnswer, Strategy, MAX_STEPS};
 use crate::engine::error::Refusal;
-use crate::engine::pld::{self, Bracket, Phase};
+use crate::engine::pld::{self, Bracket, Phase, ProfilePoint};
 use crate::engine::{Error, Sgm, MIN_SIGMA};
 use std::sync::OnceLock;
 
@@ -158,6 +158,30 @@ impl Whole {
         self.solve(|p| pld::delta_phases(p, eps).map(|a| a.delta))
     }
 
+    /// The mechanism's privacy profile δ(ε) at each ε: at each ε the smaller upper end of
+    /// the two routes ([`Whole::epsilon`]'s: the Gaussian mechanism at Δ, and where C is not
+    /// exact the operator norm's), each a bound on the same δ(ε); lower ends as there.
+    pub fn profile(&self, eps: &[f64]) -> Result<Vec<ProfilePoint>, Error> {
+        let (phase, ..) = self.gaussian()?;
+        let mut out = super::profile_of(std::slice::from_ref(&phase), eps)?;
+        if !self.exact() {
+            let op = super::profile_of(std::slice::from_ref(&self.op_phase()?), eps)?;
+            for (o, p) in out.iter_mut().zip(op) {
+                o.delta.upper = o.delta.upper.min(p.delta.upper);
+                o.delta.lower = 0.0;
+            }
+        }
+        Ok(out)
+    }
+
+    /// The operator-norm route's composition: DP-SGD over partition 0's ⌈T/k⌉ steps at rate q
+    /// and σ/λ.
+    fn op_phase(&self) -> Result<Phase, Error> {
+        let lambda = self.strategy.op_norm_bound(self.steps)?;
+        let steps = self.steps.div_ceil(self.partitions);
+        Phase::new(Sgm::new(self.q, self.sigma / lambda)?, steps)
+    }
+
     fn solve(&self, f: impl Fn(&[Phase]) -> Result<Bracket, Error>) -> Result<MatrixAnswer, Error> {
         let (phase, d, r, n, top) = self.gaussian()?;
         let b = f(std::slice::from_ref(&phase))?;
@@ -167,13 +191,12 @@ impl Whole {
         if !exact {
             // Sampling within the partition can still amplify: the operator-norm route
             // (DP-SGD over partition 0's ⌈T/k⌉ steps at rate q and σ/λ) where it is smaller.
-            let lambda = self.strategy.op_norm_bound(self.steps)?;
-            let steps = self.steps.div_ceil(self.partitions);
-            let op = Phase::new(Sgm::new(self.q, self.sigma / lambda)?, steps)?;
+            let op = self.op_phase()?;
             let ob = f(std::slice::from_ref(&op))?;
             if ob.upper < b.upper {
-                let composed = vec![(op.sgm().sigma(), steps)];
-                best = (ob, 0, steps, composed, None, Some(lambda));
+                let lambda = self.strategy.op_norm_bound(self.steps)?;
+                let composed = vec![(op.sgm().sigma(), op.steps())];
+                best = (ob, 0, op.steps(), composed, None, Some(lambda));
             }
         }
         let (b, r, n, composed, sensitivity, op_norm) = best;

@@ -15,12 +15,19 @@ impl Page {
 
     /// The charts drawn on the page and the inputs they are for: the last answer, kept
     /// (its figures marked stale) while the inputs shown are being computed.
+    /// With correlated noise chosen, its run's charts (none until they arrive).
     pub fn shown_charts(&self) -> Option<(Inputs, &TightCharts)> {
+        if let Some(c) = self.correlated_charts() {
+            return c;
+        }
         self.tight.charts.as_ref().map(|(i, c)| (*i, c))
     }
 
     /// The legends of the run the charts were asked for (a band names its two ends).
     pub fn labels(&self) -> tc::Labels {
+        if let Some(l) = self.correlated_labels().filter(|_| self.correlated_on()) {
+            return l;
+        }
         self.tight
             .posted_scheme
             .map(|(sc, _, _)| sc.chart_labels())
@@ -49,6 +56,10 @@ impl Page {
         };
         let end = c.training.pld_upper.last().copied().unwrap_or(f64::NAN);
         let statement = match (self.link.target, &self.tight.most) {
+            (Some(e), _) if self.correlated_on() => format!(
+                "When ε = {} is reached: not searched for correlated noise (the noise panel gives the σ that reaches it).",
+                fmt_num(e)
+            ),
             (Some(e), Some((m_e, most))) if *m_e == e => page::budget_sentence(
                 e,
                 most.as_ref().copied().map_err(|w| w.as_str()),
@@ -59,7 +70,18 @@ impl Page {
             (Some(e), _) => format!("When ε = {} is reached: computing…", fmt_num(e)),
             _ => "Set a target ε (in “What do I need?”) to see when it is reached.".into(),
         };
-        let risk = one_percent_sentence(&c.risk_fpr, &self.scheme(&i));
+        let sc = self.scheme(&i);
+        let risk = match &self.correlated.spec {
+            Some((st, p)) => {
+                super::one_percent_from(&c.risk_fpr, &format!("correlated noise, {st}, {p}"))
+            }
+            _ => one_percent_sentence(&c.risk_fpr, &sc),
+        };
+        // The sentence under the headline is independent noise's, as the headline.
+        let under = match &self.tight.charts {
+            Some((j, t)) if *j == i => one_percent_sentence(&t.risk_fpr, &sc),
+            _ => String::new(),
+        };
         let readouts: Vec<String> = c
             .risk_fpr
             .iter()
@@ -69,9 +91,9 @@ impl Page {
             text("training-statement", statement),
             text("profile-summary", tc::summary_profile(&c.profile, i.delta)),
             text("profile-status", ""),
-            text("risk-sentence", risk.clone()),
-            // The attack bound under the plain-language sentence too (same run, same numbers).
-            text("sentence-risk", risk),
+            text("risk-sentence", risk),
+            // The attack bound under the plain-language sentence too (the headline's run).
+            text("sentence-risk", under),
             text("risk-readouts", readouts.join(" · ")),
         ];
         for (n, why) in c.errors.iter().enumerate() {
@@ -96,6 +118,9 @@ impl Page {
             .ok_or("the tight charts are being computed for these inputs")?;
         let mut s = header.to_string();
         s += &format!("# charts_for = {}\n", self.scheme(&i).words(&i));
+        if let Some((st, p)) = self.correlated.spec.as_ref() {
+            s += &format!("# noise = correlated\n# strategy = {st}\n# participation = {p}\n");
+        }
         if let Some(d) = self.dataset_for(i.q) {
             s += &format!(
                 "# dataset_size = {}\n# batch_size = {}\n# epochs = {}\n",
@@ -110,7 +135,11 @@ impl Page {
     pub fn export_caption(&self) -> Option<String> {
         self.charts()?;
         let i = self.inputs();
-        Some(self.scheme(&i).export_caption(&i))
+        let caption = self.scheme(&i).export_caption(&i);
+        Some(match self.correlated.spec.as_ref() {
+            Some((st, p)) => format!("{caption}; correlated noise: {st}, participation {p}"),
+            None => caption,
+        })
     }
 
     /// The footer line of chart `which`'s export (the run it is for, as an export leaves the

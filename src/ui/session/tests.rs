@@ -634,3 +634,91 @@ fn correlated_noise_answers_for_the_run_shown() {
     let _ = p.request(sigma(3.0), 1.0);
     assert!(!p.post().iter().any(|e| matches!(e, Effect::Post(f, Some(_)) if f.iter().any(|(k, v)| *k == "kind" && *v == Value::Text("correlated".into())))));
 }
+
+/// With correlated noise chosen, the tight charts are its run's (issue 67): independent
+/// noise's answer is kept but not drawn, none are shown until the correlated answer's arrive,
+/// their legends and the note say what they are; "independent" draws independent noise's again.
+#[test]
+fn correlated_noise_draws_its_own_charts() {
+    let mut p = Page::new(Link::default());
+    let g = ask(&mut p, sigma(1.1), 2.5);
+    let training = |up: f64| {
+        obj(&[
+            ("steps", Value::List(vec![num(7000.0), num(14063.0)])),
+            ("pldUpper", Value::List(vec![num(up / 2.0), num(up)])),
+        ])
+    };
+    let charts = obj(&[
+        kind(Kind::Charts),
+        ("gen", num(g)),
+        ("training", training(2.4)),
+    ]);
+    assert!(p.answer(&charts).contains(&Effect::Redraw));
+    let fx = p.noise("correlated", "band:4", "min-sep");
+    let note = texts(&fx, "charts-batching");
+    assert!(
+        note[0].contains("correlated noise (band:4, participation min-sep)"),
+        "{note:?}"
+    );
+    assert!(fx.contains(&Effect::Stale(true)));
+    assert!(
+        p.shown_charts().is_none(),
+        "not independent noise's under correlated"
+    );
+    let gen = fx
+        .iter()
+        .find_map(|e| match e {
+            Effect::Post(f, Some(_)) => {
+                f.iter().find(|(k, _)| *k == "gen").map(|(_, v)| v.as_num())
+            }
+            _ => None,
+        })
+        .unwrap();
+    // Independent noise's next answer arrives: kept, not drawn.
+    let fx = p.answer(&charts);
+    assert!(!fx.contains(&Effect::Redraw) && p.shown_charts().is_none());
+    let answer = obj(&[
+        kind(Kind::Correlated),
+        ("gen", num(gen)),
+        ("epsilon", num(5.35)),
+        ("epsilon_lower", num(5.34)),
+        ("delta", num(1e-5)),
+        (
+            "charts",
+            obj(&[
+                ("training", training(5.35)),
+                (
+                    "risk",
+                    obj(&[
+                        ("fpr", Value::List(vec![num(0.01)])),
+                        ("tpr", Value::List(vec![num(0.2)])),
+                    ]),
+                ),
+            ]),
+        ),
+    ]);
+    let fx = p.answer(&answer);
+    assert!(fx.contains(&Effect::Redraw) && fx.contains(&Effect::Stale(false)));
+    let (_, c) = p.shown_charts().expect("correlated charts");
+    assert_eq!(c.training.pld_upper, [2.675, 5.35]);
+    assert!(p.charts_csv("").unwrap().contains("# strategy = band:4\n"));
+    assert!(p
+        .export_caption()
+        .unwrap()
+        .ends_with("correlated noise: band:4, participation min-sep"));
+    let l = p.labels();
+    assert!(
+        l.upper.starts_with("correlated noise")
+            && l.lower.is_some()
+            && l.profile.contains("bracket")
+    );
+    let _ = p.set_target(Some(3.0));
+    let t = p.chart_texts();
+    assert!(texts(&t, "training-statement")[0].contains("not searched for correlated noise"));
+    assert!(texts(&t, "risk-sentence")[0].contains("correlated noise, band:4, min-sep"));
+    // Independent again: its charts (kept), drawn with its own legends.
+    let fx = p.noise("independent", "band:4", "min-sep");
+    assert!(fx.contains(&Effect::Redraw), "{fx:?}");
+    assert_eq!(p.shown_charts().unwrap().1.training.pld_upper, [1.2, 2.4]);
+    assert!(!p.labels().upper.starts_with("correlated"));
+}
