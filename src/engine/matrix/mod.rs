@@ -58,8 +58,10 @@ use super::{Error, Sgm, MAX_SIGMA, MAX_STEPS};
 use crate::engine::math::{log2, powf};
 use serde::Serialize;
 
+pub mod common;
 pub mod mc;
 mod whole;
+pub use common::CommonMode;
 pub use whole::Whole;
 
 /// The largest explicit strategy matrix (rows = steps).
@@ -490,6 +492,9 @@ pub struct MatrixAnswer {
     /// The operator-norm route: the certified bound λ ≥ ‖C‖₂ (C normalised) at which the run
     /// is bounded by DP-SGD with the same participation at σ/λ; None otherwise.
     pub op_norm: Option<f64>,
+    /// The common-mode split (cyclic bins, C ≥ 0): the shared part's and the random
+    /// allocation's sensitivities; None otherwise.
+    pub common_mode: Option<CommonMode>,
 }
 
 impl MinSep {
@@ -608,8 +613,9 @@ impl MinSep {
     /// use sgm_rdp::engine::matrix::{MinSep, Strategy};
     /// let run = MinSep::new(Strategy::band(2, Some(&[1.0, 0.5]))?, 0.02, 1.0, 1000, None)?;
     /// let pts = run.profile(&[0.5, 1.0])?;
-    /// let d = run.delta(1.0)?.bracket;
-    /// assert_eq!((pts[1].delta.lower, pts[1].delta.upper), (d.lower, d.upper));
+    /// let (p, d) = (pts[1].delta, run.delta(1.0)?.bracket);
+    /// // Both certified (read on different lattices): they overlap.
+    /// assert!(p.lower <= d.upper && d.lower <= p.upper && pts[0].delta.upper > p.upper);
     /// # Ok::<(), sgm_rdp::engine::Error>(())
     /// ```
     pub fn profile(&self, eps: &[f64]) -> Result<Vec<ProfilePoint>, Error> {
@@ -683,6 +689,7 @@ impl MinSep {
             certified_lower: true,
             sensitivity: None,
             op_norm: None,
+            common_mode: None,
         })
     }
 }
@@ -704,6 +711,12 @@ pub struct Split {
     /// example, which then takes part in every step ≡ j (mod steps per epoch); false: a fresh
     /// bin every epoch.
     pub cyclic: bool,
+    /// Cyclic bins with a non-negative banded Toeplitz C: the common-mode split ([`common`]).
+    pub common: Option<CommonMode>,
+    /// With the split: whether only it (Some(true)), only the bounding composition
+    /// (Some(false)) or the better of the two (None) answers — a σ search pins one route per
+    /// search instead of computing both at every σ.
+    pub only: Option<bool>,
 }
 
 impl Split {
@@ -717,6 +730,8 @@ impl Split {
             sigma,
             steps_per_epoch: None,
             cyclic: false,
+            common: None,
+            only: None,
         })
     }
 
@@ -741,6 +756,8 @@ impl Split {
             sigma,
             steps_per_epoch: Some(steps_per_epoch),
             cyclic: false,
+            common: None,
+            only: None,
         })
     }
 
@@ -761,6 +778,11 @@ impl Split {
     ) -> Result<Split, Error> {
         let mut s = Split::balls_in_bins(strategy, sigma, steps, steps_per_epoch)?;
         s.cyclic = true;
+        if let Strategy::Toeplitz(c) = &s.strategy {
+            let top = s.strategy.top(steps)?;
+            let c: Vec<f64> = c.iter().map(|x| x / top).collect();
+            s.common = common::common_mode(&c, steps, steps_per_epoch);
+        }
         Ok(s)
     }
 
@@ -835,29 +857,88 @@ impl Split {
     /// An upper bound on the mechanism's ε at δ (the bracket's lower end is 0: none is claimed,
     /// except with one band, where the split is no split and the bracket is exact).
     pub fn epsilon(&self, delta: f64) -> Result<MatrixAnswer, Error> {
-        let (p, top, rounded, lambda) = self.phases()?;
-        let e = pld::epsilon_phases(&p, delta)?.epsilon;
-        Ok(self.answer(e, p, top, rounded, lambda))
+        self.best(|p| pld::epsilon_phases(p, delta).map(|a| a.epsilon))
     }
 
     /// An upper bound on the mechanism's δ at ε (exact with one band, as [`Split::epsilon`]).
     pub fn delta(&self, eps: f64) -> Result<MatrixAnswer, Error> {
-        let (p, top, rounded, lambda) = self.phases()?;
-        let d = pld::delta_phases(&p, eps)?.delta;
-        Ok(self.answer(d, p, top, rounded, lambda))
+        self.best(|p| pld::delta_phases(p, eps).map(|a| a.delta))
+    }
+
+    /// The answer of the route with the smaller upper end: the bounding composition
+    /// ([`Split::phases`]) and, under cyclic bins with C ≥ 0, the common-mode split
+    /// ([`common`]); a route the accountant refuses gives way to the other.
+    fn best(&self, f: impl Fn(&[Phase]) -> Result<Bracket, Error>) -> Result<MatrixAnswer, Error> {
+        let bounding = || {
+            self.phases().and_then(|(p, top, rounded, lambda)| {
+                Ok(self.answer(f(&p)?, p, top, rounded, lambda))
+            })
+        };
+        let Some(cm) = self.common.filter(|_| self.only != Some(false)) else {
+            return bounding();
+        };
+        let second = self.common_phases(cm).and_then(|p| {
+            let b = f(&p)?;
+            let mut a = self.answer(b, p, self.strategy.top(self.steps)?, false, None);
+            a.bracket.lower = 0.0;
+            a.certified_lower = false;
+            a.common_mode = Some(cm);
+            Ok(a)
+        });
+        if self.only == Some(true) {
+            return second;
+        }
+        match (bounding(), second) {
+            (Ok(x), Ok(y)) if y.bracket.upper < x.bracket.upper => Ok(y),
+            (Ok(x), _) => Ok(x),
+            (Err(_), Ok(y)) => Ok(y),
+            (Err(e), Err(_)) => Err(e),
+        }
+    }
+
+    /// The common-mode split's composition: one round of one-in-t random allocation at σ/s,
+    /// and the Gaussian mechanism at σ/a every bin shares.
+    fn common_phases(&self, cm: CommonMode) -> Result<Vec<Phase>, Error> {
+        let per = self.steps_per_epoch.unwrap_or(1);
+        let mut p = vec![Phase::allocation(self.sigma / cm.s, per, 1, 1)?];
+        if cm.a > 0.0 {
+            p.push(Phase::new(Sgm::new(1.0, self.sigma / cm.a)?, 1)?);
+        }
+        Ok(p)
     }
 
     /// The mechanism's privacy profile δ(ε) at each ε: upper bounds (lower ends 0, none
-    /// claimed), exact brackets where [`Split::epsilon`]'s are.
+    /// claimed), exact brackets where [`Split::epsilon`]'s are; with the common-mode split, at
+    /// each ε the smaller upper end of the two routes.
     pub fn profile(&self, eps: &[f64]) -> Result<Vec<ProfilePoint>, Error> {
-        let (p, _, rounded, lambda) = self.phases()?;
-        let mut out = profile_of(&p, eps)?;
-        if !self.exact(rounded, lambda) {
-            for o in &mut out {
-                o.delta.lower = 0.0;
+        let second = self
+            .common
+            .map(|cm| self.common_phases(cm).and_then(|p| profile_of(&p, eps)));
+        let first = self.phases().and_then(|(p, _, rounded, lambda)| {
+            let mut out = profile_of(&p, eps)?;
+            if !self.exact(rounded, lambda) {
+                for o in &mut out {
+                    o.delta.lower = 0.0;
+                }
             }
+            Ok(out)
+        });
+        match (first, second) {
+            (Ok(mut x), Some(Ok(y))) => {
+                for (o, c) in x.iter_mut().zip(y) {
+                    o.delta.upper = o.delta.upper.min(c.delta.upper);
+                    o.delta.lower = o.delta.lower.min(o.delta.upper);
+                }
+                Ok(x)
+            }
+            (Err(_), Some(Ok(mut y))) => {
+                for o in &mut y {
+                    o.delta.lower = 0.0;
+                }
+                Ok(y)
+            }
+            (x, _) => x,
         }
-        Ok(out)
     }
 
     /// One band and no rounding: Z is not split, every column has its own norm: exact —
@@ -895,6 +976,7 @@ impl Split {
             certified_lower: exact,
             sensitivity: None,
             op_norm: lambda,
+            common_mode: None,
         }
     }
 }

@@ -215,6 +215,7 @@ impl Whole {
             certified_lower: exact,
             sensitivity,
             op_norm,
+            common_mode: None,
         })
     }
 }
