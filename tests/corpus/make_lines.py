@@ -131,6 +131,9 @@ add(strategy="band:4,1,0.5,0.25,0.125", participation="balls-in-bins:10", steps=
 add(command="delta", strategy="band:2,1,0.5", participation="balls-in-bins:4", steps=40, sigma=2, epsilon=1, monte_carlo=5000)
 add(command="calibrate", strategy="band:2,1,0.5", participation="cyclic-bins:5", steps=50, delta=1e-3, epsilon=2, monte_carlo=2000)
 add(strategy="blt:0.9:0.3", participation="poisson", q=0.01, sigma=3, steps=1000, delta=1e-5)
+# Cyclic bins with BLT and the tree: the common-mode split (refused before it).
+add(strategy="blt:0.9:0.3,0.5:0.1", participation="cyclic-bins:10", steps=100, sigma=4.5, delta=1e-2)
+add(strategy="tree", participation="cyclic-bins:10", steps=100, sigma=4.5, delta=1e-2)
 # A correlated run's privacy profile (the page's correlated charts): exact reduction, the
 # Gaussian mechanism without amplification, the operator-norm bound, and a refusal (delta).
 add(command="profile", strategy="band:4", dataset_size=60000, batch_size=256, epochs=6, sigma=1.1, epsilon=8)

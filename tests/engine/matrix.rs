@@ -209,7 +209,7 @@ fn delta_brackets_hold_the_monte_carlo_of_the_whole_mechanism() {
     }
     // (The cyclic bins' banded cases are answered by the common-mode split: checked here.)
     assert!(
-        exact >= 50 && upper_only >= 29 && refused == 0 && common >= 5,
+        exact >= 55 && upper_only >= 54 && refused == 0 && common >= 15,
         "{exact} exact, {upper_only} upper-only checks ({common} by the common mode), {refused} refused"
     );
 }
@@ -667,6 +667,10 @@ fn the_monte_carlo_estimate_agrees_with_the_pattern_by_pattern_reference() {
             Some(("cyclic-bins", p)) => (true, p.parse::<u64>().unwrap()),
             _ => continue,
         };
+        // (The estimate takes band: strategies; the BLT and tree cyclic cases check the bound.)
+        if !v["strategy"].as_str().unwrap().starts_with("band:") {
+            continue;
+        }
         let (sigma, t) = (v["sigma"].as_f64().unwrap(), v["steps"].as_u64().unwrap());
         let mc = BinsMc::new(&strategy_of(v), t, per, cyclic, 200_000, SEED).unwrap();
         for (i, e) in v["epsilon"].as_array().unwrap().iter().enumerate() {

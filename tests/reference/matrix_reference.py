@@ -163,6 +163,9 @@ def main():
     cases.append(("cyclic_identity", "band:1", np.eye(12), None, 2.0, 12, ("cyclic-bins", 4)))
     # Not banded under Poisson sampling: the operator-norm bound (an upper bound).
     cases.append(("poisson_blt", "blt:0.7:0.3", blt([0.7], [0.3], 8), 0.3, 1.5, 8, ("poisson", 0)))
+    # Cyclic balls-in-bins with BLT and the tree (C >= 0, not banded): the common-mode split.
+    cases.append(("cyclic_blt", "blt:0.9:0.3", blt([0.9], [0.3], 12), None, 3.0, 12, ("cyclic-bins", 3)))
+    cases.append(("cyclic_tree", "tree", tree(16), None, 4.0, 16, ("cyclic-bins", 4)))
     for name, spec, C, q, sigma, t, k in cases:
         joins = k if isinstance(k, tuple) else ("min-sep", k)
         d, se = deltas(C, q, sigma, joins, eps_list, rng)

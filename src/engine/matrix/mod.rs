@@ -778,11 +778,20 @@ impl Split {
     ) -> Result<Split, Error> {
         let mut s = Split::balls_in_bins(strategy, sigma, steps, steps_per_epoch)?;
         s.cyclic = true;
-        if let Strategy::Toeplitz(c) = &s.strategy {
-            let top = s.strategy.top(steps)?;
-            let c: Vec<f64> = c.iter().map(|x| x / top).collect();
-            s.common = common::common_mode(&c, steps, steps_per_epoch);
-        }
+        let top = s.strategy.top(steps)?;
+        s.common = match &s.strategy {
+            Strategy::Toeplitz(c) => {
+                let c: Vec<f64> = c.iter().map(|x| x / top).collect();
+                common::common_mode(&c, steps, steps_per_epoch)
+            }
+            Strategy::Blt { decay, scale } => {
+                let mut c = Vec::with_capacity(steps as usize);
+                blt_coefficients(decay, scale, steps, |x| c.push(x / top));
+                common::common_mode_toeplitz(&c, steps_per_epoch)
+            }
+            Strategy::Tree => common::common_mode_tree(steps, steps_per_epoch, top),
+            Strategy::Matrix(_) => None,
+        };
         Ok(s)
     }
 
