@@ -693,6 +693,110 @@ fn the_monte_carlo_estimate_agrees_with_the_pattern_by_pattern_reference() {
     assert_eq!(checked, 25);
 }
 
+/// BLT's first column c(0) = 1, c(m) = 0.3·0.9^(m−1) over t steps.
+fn blt_c(t: usize) -> Vec<f64> {
+    (0..t)
+        .map(|m| {
+            if m == 0 {
+                1.0
+            } else {
+                0.3 * 0.9f64.powi(m as i32 - 1)
+            }
+        })
+        .collect()
+}
+
+/// The tree's node matrix over t steps: one row per complete dyadic block.
+fn tree_rows(t: usize) -> Vec<Vec<f64>> {
+    let mut tree = Vec::new();
+    let mut w = 1;
+    while w <= t {
+        for a in 0..t / w {
+            tree.push((0..t).map(|j| if j / w == a { 1.0 } else { 0.0 }).collect());
+        }
+        w *= 2;
+    }
+    tree
+}
+
+/// The common-mode split (cyclic bins) for BLT and the tree holds against the Gram matrix of
+/// dense C's modes (each bin's columns summed, then dot products), checked by a Cholesky
+/// factorization written here — independent of the engine's running sums, block counts and
+/// factorization; a 1 % smaller split fails the check.
+#[test]
+fn common_mode_splits_hold_against_dense_matrices() {
+    use sgm_rdp::engine::matrix::common::{self, CommonMode};
+    let gram = |c: &[Vec<f64>], t: usize| -> Vec<Vec<f64>> {
+        // (Rows may stop at the diagonal.)
+        let cols = c.iter().map(Vec::len).max().unwrap_or(0);
+        let m: Vec<Vec<f64>> = (0..t)
+            .map(|j| {
+                c.iter()
+                    .map(|r| (j..cols).step_by(t).filter_map(|p| r.get(p)).sum())
+                    .collect()
+            })
+            .collect();
+        (0..t)
+            .map(|j| {
+                (0..t)
+                    .map(|k| m[j].iter().zip(&m[k]).map(|(a, b)| a * b).sum())
+                    .collect()
+            })
+            .collect()
+    };
+    // a²·11ᵀ + s²·I − G positive semidefinite (a tiny slack for rounding).
+    let holds = |m: CommonMode, g: &[Vec<f64>]| {
+        let n = g.len();
+        let mut l = vec![vec![0.0; n]; n];
+        for i in 0..n {
+            for j in 0..=i {
+                let d = m.a * m.a
+                    + if i == j {
+                        m.s * m.s * (1.0 + 1e-9)
+                    } else {
+                        0.0
+                    }
+                    - g[i][j];
+                let x = d - (0..j).map(|k| l[i][k] * l[j][k]).sum::<f64>();
+                if i == j {
+                    if x <= 0.0 {
+                        return false;
+                    }
+                    l[i][i] = x.sqrt();
+                } else {
+                    l[i][j] = x / l[j][j];
+                }
+            }
+        }
+        true
+    };
+    // BLT over 40 steps in 5 bins.
+    let (steps, t) = (40usize, 5usize);
+    let c = blt_c(steps);
+    let top = c.iter().map(|x| x * x).sum::<f64>().sqrt();
+    let cn: Vec<f64> = c.iter().map(|x| x / top).collect();
+    let m = common::common_mode_toeplitz(&cn, t as u64).unwrap();
+    let g = gram(&toeplitz(&cn, steps), t);
+    assert!(holds(m, &g), "{m:?}");
+    let most = g.iter().map(|r| r.iter().sum::<f64>()).fold(0.0, f64::max);
+    assert!(m.s * m.s < most && m.a > 0.0, "{m:?} vs {most}");
+    // The tree over 32 steps in 4 bins (6 levels: column norm √6).
+    let (steps, t) = (32usize, 4usize);
+    let top = 6f64.sqrt();
+    let rows: Vec<Vec<f64>> = tree_rows(steps)
+        .into_iter()
+        .map(|r| r.into_iter().map(|x| x / top).collect())
+        .collect();
+    let m = common::common_mode_tree(steps as u64, t as u64, top).unwrap();
+    let g = gram(&rows, t);
+    assert!(holds(m, &g), "{m:?}");
+    let less = CommonMode {
+        a: m.a * 0.99,
+        s: m.s * 0.99,
+    };
+    assert!(!holds(less, &g));
+}
+
 /// The largest singular value of a dense matrix by power iteration on CᵀC (an estimate from
 /// below, converged here to 1e-12): independent of the engine's Schur-test bound.
 fn spectral_norm(rows: &[Vec<f64>], cols: usize) -> f64 {
@@ -725,28 +829,7 @@ fn the_operator_norm_bound_is_above_the_spectral_norm_and_near_it_for_toeplitz()
             .sum::<f64>()
             .sqrt()
     };
-    let blt_c: Vec<f64> = (0..t)
-        .map(|m| {
-            if m == 0 {
-                1.0
-            } else {
-                0.3 * 0.9f64.powi(m as i32 - 1)
-            }
-        })
-        .collect();
-    // The tree's node matrix: one row per complete dyadic block.
-    let mut tree = Vec::new();
-    let mut w = 1;
-    while w <= t {
-        for a in 0..t / w {
-            tree.push(
-                (0..t)
-                    .map(|j| if j / w == a { 1.0 } else { 0.0 })
-                    .collect::<Vec<f64>>(),
-            );
-        }
-        w *= 2;
-    }
+    let (blt_c, tree) = (blt_c(t), tree_rows(t));
     let cases: Vec<(Strategy, Vec<Vec<f64>>)> = vec![
         (
             Strategy::band(4, Some(&[1.0, 0.5, 0.25, 0.125])).unwrap(),
