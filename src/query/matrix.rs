@@ -734,7 +734,12 @@ fn calibrate(a: &Asked, d: f64, target: f64) -> Result<(f64, Run, MatrixAnswer),
     ) = &mut r
     {
         sp.only = Some(true);
-        let first = search(&mut r, d, target);
+        // Started from above: σ where one Gaussian mechanism of the modes' largest norm
+        // (√(a² + s²)) meets the target — evaluations below the answer cost the most.
+        let guess = sp.common.map_or(1.0, |cm| {
+            (cm.a * cm.a + cm.s * cm.s).sqrt() / gaussian_mu_for(target, d)
+        });
+        let first = search(&mut r, d, target, guess);
         let (common_sigma, left) = match &first {
             Ok((s, _, _)) => (*s, s * (1.0 - 2e-4)),
             Err(_) => (f64::INFINITY, f64::INFINITY),
@@ -746,18 +751,38 @@ fn calibrate(a: &Asked, d: f64, target: f64) -> Result<(f64, Run, MatrixAnswer),
         let meets = left.is_finite() && other.epsilon(d).is_ok_and(|x| x.bracket.upper <= target);
         return match (first, meets || common_sigma.is_infinite()) {
             (Ok(x), false) => Ok(x),
-            (first, _) => match (first, search(&mut other, d, target)) {
+            (first, _) => match (first, search(&mut other, d, target, 1.0)) {
                 (Ok(x), Ok(y)) => Ok(if y.0 < x.0 { y } else { x }),
                 (Ok(x), Err(_)) => Ok(x),
                 (_, y) => y,
             },
         };
     }
-    search(&mut r, d, target)
+    search(&mut r, d, target, 1.0)
+}
+
+/// The μ at which the Gaussian mechanism's certified ε at δ is the target (bisection on the
+/// closed form; 1 where it cannot be found): a starting point only.
+fn gaussian_mu_for(target: f64, d: f64) -> f64 {
+    let (mut lo, mut hi) = (1e-6f64, 1e3f64);
+    for _ in 0..80 {
+        let mid = (lo * hi).sqrt();
+        match engine::pld::gaussian_epsilon(mid, d) {
+            Ok(b) if b.upper <= target => lo = mid,
+            Ok(_) => hi = mid,
+            Err(_) => return 1.0,
+        }
+    }
+    lo
 }
 
 /// The smallest σ (to 1e-4 relative) whose certified ε for the run `r` is at most the target.
-fn search(r: &mut Run, d: f64, target: f64) -> Result<(f64, Run, MatrixAnswer), String> {
+fn search(
+    r: &mut Run,
+    d: f64,
+    target: f64,
+    guess: f64,
+) -> Result<(f64, Run, MatrixAnswer), String> {
     let mut at = |sigma: f64| {
         r.set_sigma(sigma);
         match r.epsilon(d) {
@@ -777,7 +802,7 @@ fn search(r: &mut Run, d: f64, target: f64) -> Result<(f64, Run, MatrixAnswer), 
         }
     };
     let (sigma, _) =
-        engine::search::smallest_sigma(target, 1.0, unreachable, &mut at).map_err(refusal)?;
+        engine::search::smallest_sigma(target, guess, unreachable, &mut at).map_err(refusal)?;
     r.set_sigma(sigma);
     let x = r.epsilon(d).map_err(refusal)?;
     Ok((sigma, r.clone(), x))
