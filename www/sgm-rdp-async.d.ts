@@ -110,10 +110,12 @@ export interface CorrelatedResult {
   /** bands: null when the strategy is not banded (BLT, tree). */
   bands: number | null; partitions: number; worstPartition: number; participations: number;
   columnNorm: number; composed: [number, number][]; rounded: boolean; scheme: string;
-  /** What the answer's ends mean: "bracket (exact reduction)", "bracket (Gaussian mechanism, no amplification)", "upper bound (noise splitting)", "upper bound (operator norm)" or "upper bound (no amplification)". */
+  /** What the answer's ends mean: "bracket (exact reduction)", "bracket (Gaussian mechanism, no amplification)", "upper bound (noise splitting)", "upper bound (operator norm)", "upper bound (common mode)" or "upper bound (no amplification)". */
   bound: string;
   /** Without amplification: the run's L2 sensitivity (clipping norms x largest column norm). */
   sensitivity?: number;
+  /** Cyclic bins with C >= 0: the common-mode split's shared (a) and random-allocation (s) sensitivities. */
+  commonMode?: { a: number; s: number };
   /** With monteCarlo: a seeded Monte Carlo estimate (epsilon, delta or sigma) with its 99 % interval; never a bound. */
   estimate?: { epsilon?: number; delta?: number; sigma?: number; interval: [number, number]; confidence: number; samples: number; seed: number; meaning: string };
 }

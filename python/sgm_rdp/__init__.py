@@ -853,7 +853,8 @@ def correlated(strategy: str, *, noise_multiplier: Optional[float] = None,
     "min-sep:k", "poisson", "balls-in-bins:t" or "cyclic-bins:t"; `sample_rate` is the rate within the
     partition a step samples (from `dataset_size`/`batch_size`/`epochs`: k*B/N). "bound" in
     the answer says what its ends mean. `command`: "epsilon" (at `delta`), "delta"
-    (at `epsilon`) or "calibrate" (the smallest noise_multiplier for `epsilon` at `delta`).
+    (at `epsilon`), "calibrate" (the smallest noise_multiplier for `epsilon` at `delta`) or
+    "profile" (delta(epsilon) on 101 points of [0, `epsilon`] with the attack bounds).
     Returns the answer's fields: "epsilon" (certified upper bound) and "epsilon_lower" (the
     bracket's lower end), or "delta"/"delta_lower", or "sigma", with the worst partition's
     composition; as `sgm-rdp epsilon --strategy ... --json` answers."""

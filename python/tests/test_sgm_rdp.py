@@ -692,6 +692,15 @@ def test_correlated_noise_answers_as_the_command_line():
                            noise_multiplier=4.0, steps=100, delta=1e-2, monte_carlo=20000)
     est = c["estimate"]
     assert "not a bound" in est["meaning"] and est["interval"][0] <= est["epsilon"] <= c["epsilon"]
+    # ... bounded by the common-mode split (a Gaussian every bin shares + random allocation).
+    assert c["bound"] == "upper bound (common mode)" and c["common_mode"]["s"] > c["common_mode"]["a"] > 0
+    # The privacy profile of a correlated run: 101 points, its delta bracket meeting delta's.
+    run2 = dict(sample_rate=0.05, noise_multiplier=1.0, steps=200)
+    p = sgm_rdp.correlated("band:2,1,0.5", epsilon=4.0, command="profile", **run2)
+    d = sgm_rdp.correlated("band:2,1,0.5", epsilon=1.0, command="delta", **run2)
+    pt = p["profile"][25]
+    assert len(p["profile"]) == 101 and pt["epsilon"] == 1.0
+    assert pt["delta"]["lower"] <= d["delta"] and d["delta_lower"] <= pt["delta"]["upper"]
     # BLT and the tree: the whole run without amplification (an upper bound at q < 1).
     t = sgm_rdp.correlated("tree", participation="min-sep:10", **run)
     assert t["bound"] == "upper bound (no amplification)" and t["sensitivity"] > 1
