@@ -901,7 +901,22 @@ fn correlated_charts(line: &Map<String, Value>, upper: f64) -> Result<Value, Str
         .and_then(Value::as_f64)
         .unwrap_or(0.0)
         .max(0.0) as u64;
-    let training = training_series(checkpoints(total).into_iter().map(|n| {
+    // The bins in steps: whole epochs of t steps (a bins run is at least one epoch long).
+    let per = line
+        .get("participation")
+        .and_then(Value::as_str)
+        .filter(|p| p.contains("bins") && unit == "steps")
+        .and_then(|p| p.split_once(':'))
+        .and_then(|(_, t)| t.parse::<u64>().ok())
+        .filter(|&t| t >= 1);
+    let marks = match per {
+        Some(t) => checkpoints(total.div_ceil(t))
+            .into_iter()
+            .map(|e| (e * t).min(total))
+            .collect(),
+        None => checkpoints(total),
+    };
+    let training = training_series(marks.into_iter().map(|n| {
         let mut l = line.clone();
         l.insert(unit.into(), json!(n));
         let a = query::matrix_line(&l);

@@ -517,6 +517,19 @@ fn correlated_charts_are_the_command_lines() {
     }
     assert_eq!(c["risk"]["curve"], want["attack_curve"]);
     assert_eq!(c["errors"], json!({}));
+    // Bins in steps: checkpoints in whole epochs of t steps (one step would be no epoch).
+    let d2 = req(json!({"kind": "correlated", "strategy": "band:2,1,0.5",
+        "participation": "cyclic-bins:10", "steps": 100, "sigma": 4.0, "delta": 1e-2, "charts": true}));
+    let a2 = correlated(&d2).unwrap();
+    let st = a2["charts"]["training"]["steps"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert_eq!(a2["charts"]["errors"], json!({}), "{}", a2["charts"]);
+    assert!(
+        st.iter().all(|s| s.as_u64().unwrap() % 10 == 0) && st.last() == Some(&json!(100)),
+        "{st:?}"
+    );
     // Without "charts": none computed.
     let mut d = d;
     d["charts"] = json!(false);
