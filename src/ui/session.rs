@@ -18,6 +18,7 @@ use crate::ui::protocol::{self, Fields, Kind, Value};
 
 mod audit;
 mod charts;
+pub use charts::{one_percent_from, one_percent_sentence};
 mod check;
 mod correlated;
 mod inverse;
@@ -143,21 +144,6 @@ pub fn gdp_text(data: &Value) -> String {
         data.num("regret"),
         &tradeoff,
     )
-}
-
-/// The attack-risk sentence at a false-positive rate of 1 % (from the readouts), naming the
-/// bound the curve is for `scheme` ([`page::Scheme::risk_source`]).
-pub fn one_percent_sentence(risk_fpr: &[(f64, f64)], scheme: &page::Scheme) -> String {
-    one_percent_from(risk_fpr, &scheme.risk_source())
-}
-
-/// [`one_percent_sentence`] naming its `source` in words.
-pub fn one_percent_from(risk_fpr: &[(f64, f64)], source: &str) -> String {
-    risk_fpr
-        .iter()
-        .find(|(f, _)| (*f - 0.01).abs() < 1e-12)
-        .map(|&(f, tp)| tc::risk_sentence(f, tp, source))
-        .unwrap_or_default()
 }
 
 /// An upper end with six decimals, rounded up (a bracket's ends); beyond a million in

@@ -72,9 +72,7 @@ impl Page {
         };
         let sc = self.scheme(&i);
         let risk = match &self.correlated.spec {
-            Some((st, p)) => {
-                super::one_percent_from(&c.risk_fpr, &format!("correlated noise, {st}, {p}"))
-            }
+            Some((st, p)) => one_percent_from(&c.risk_fpr, &format!("correlated noise, {st}, {p}")),
             _ => one_percent_sentence(&c.risk_fpr, &sc),
         };
         // The sentence under the headline is independent noise's, as the headline.
@@ -159,4 +157,19 @@ impl Page {
             _ => Some(Scheme::of(Batching::Poisson, 1, Adjacency::AddRemove).export_caption(drawn)),
         }
     }
+}
+
+/// The attack-risk sentence at a false-positive rate of 1 % (from the readouts), naming the
+/// bound the curve is for `scheme` ([`page::Scheme::risk_source`]).
+pub fn one_percent_sentence(risk_fpr: &[(f64, f64)], scheme: &page::Scheme) -> String {
+    one_percent_from(risk_fpr, &scheme.risk_source())
+}
+
+/// [`one_percent_sentence`] naming its `source` in words.
+pub fn one_percent_from(risk_fpr: &[(f64, f64)], source: &str) -> String {
+    risk_fpr
+        .iter()
+        .find(|(f, _)| (*f - 0.01).abs() < 1e-12)
+        .map(|&(f, tp)| tc::risk_sentence(f, tp, source))
+        .unwrap_or_default()
 }
