@@ -187,8 +187,21 @@ fn gallop(
     let meets = first <= target;
     let dir = if meets { -meet_dir } else { meet_dir };
     let mut last = (u, first);
+    let mut before: Option<Reading> = None;
     loop {
-        let next = (u + dir * step).clamp(lo, hi);
+        // From the second read on, the secant of ln(bound) through the last two reads
+        // predicts the crossing: the next read goes a tenth past it (so that it likely
+        // brackets), at least `step` and at most 8 steps on.
+        let mut d = step;
+        if let Some((u0, b0)) = before {
+            let slope = (ln(last.1) - ln(b0)) / (last.0 - u0);
+            let dist = (ln(target) - ln(last.1)) / slope;
+            if dist.is_finite() && dist * dir > 0.0 {
+                d = (1.1 * dist.abs() + 0.1 * step).clamp(step, 8.0 * step);
+            }
+        }
+        before = Some(last);
+        let next = (u + dir * d).clamp(lo, hi);
         if next == u {
             return if meets {
                 Ok(Found::AtLimit(last))
@@ -210,9 +223,9 @@ fn gallop(
 }
 
 /// The smallest σ in [MIN_SIGMA, MAX_SIGMA] (to 1e-4 relative) whose bound `at(σ)`
-/// (falling in σ) is ≤ `target`, and that bound: a gallop ×1.25 from `guess`, then
-/// Illinois false position in ln σ. `unreachable(bound)` is the refusal when even
-/// MAX_SIGMA misses.
+/// (falling in σ) is ≤ `target`, and that bound: a gallop ×1.25 in ln σ from `guess`, then
+/// [`crossing`] (Illinois false position with Brent's least step) in σ. `unreachable(bound)`
+/// is the refusal when even MAX_SIGMA misses.
 pub(crate) fn smallest_sigma(
     target: f64,
     guess: f64,
@@ -237,8 +250,13 @@ pub(crate) fn smallest_sigma(
         Found::Between(miss, meet) => (miss, meet),
         Found::AtLimit(meet) => return Ok((smin, meet.1)),
     };
-    let (u, b) = narrow(miss, meet, target, at_u, |a, c| (c - a).abs() <= 1e-4)?;
-    Ok((exp(u).clamp(smin, smax), b))
+    // Narrowed in σ itself, with Brent's least step: a read within the tolerance of the
+    // met end closes the bracket at once.
+    let sigma = |(u, b): Reading| (exp(u).clamp(smin, smax), b);
+    let (_, meet) = crossing(sigma(miss), sigma(meet), target, (1e-4, 200), |s| {
+        at(s.clamp(smin, smax))
+    })?;
+    Ok(meet)
 }
 
 /// The most steps in [1, MAX_STEPS] whose bound `at(T)` (rising in T) is ≤ `target`, and
