@@ -1,6 +1,7 @@
 //! Engine benchmarks (criterion). Ids are a contract: rdp_grid_156, epsilon_T1e4, calibrate_sigma,
 //! pld_mnist, pld_profile, pld_calibrate_sigma, pld_large_dataset, and one per run class of
-//! issue 64's table (`class_*`, in their own group: fewer samples, as some take ~1 s).
+//! issue 64's table (`class_*`, in their own group: fewer samples, as some take ~1 s), and
+//! correlated noise's (`correlated_*`).
 //! dp_accounting's time on the same grid comes from benches/dp_accounting.sh in the same `make bench`.
 // References here may use the platform's f64 functions: the libm rule (clippy.toml) is for
 // the numbers the surfaces print, which come from the library.
@@ -182,10 +183,36 @@ fn audits(c: &mut Criterion) {
     });
 }
 
+/// Correlated noise (issue 67): jax-privacy's balls-in-bins example (T = 100, cycles of 10, a
+/// 4-band C ∝ [1, ½, ¼, ⅛], δ = 1e-2) through the query layer, as the CLI and batch answer it:
+/// the certified ε at σ = 4.5 and the σ calibrated for ε = 1 (goal ≤ 2 s). Each iteration
+/// starts cold (the random-allocation law cached between calls is forgotten).
+fn correlated(c: &mut Criterion) {
+    let run = r#""strategy": "band:4,1,0.5,0.25,0.125", "participation": "cyclic-bins:10", "steps": 100, "delta": 0.01"#;
+    for (id, line) in [
+        (
+            "correlated_jax_epsilon",
+            format!(r#"{{"command": "epsilon", {run}, "sigma": 4.5}}"#),
+        ),
+        (
+            "correlated_jax_calibrate",
+            format!(r#"{{"command": "calibrate", {run}, "epsilon": 1}}"#),
+        ),
+    ] {
+        assert!(!sgm_rdp::query::line(&line).contains("error"), "{id}");
+        c.bench_function(id, |b| {
+            b.iter(|| {
+                pld::forget_cached_laws();
+                sgm_rdp::query::line(black_box(&line))
+            })
+        });
+    }
+}
+
 criterion_group! {
     name = by_class;
     config = Criterion::default().sample_size(10).measurement_time(std::time::Duration::from_secs(2));
-    targets = classes, audits, typical
+    targets = classes, audits, typical, correlated
 }
 
 criterion_group! {

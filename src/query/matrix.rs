@@ -783,10 +783,16 @@ fn search(
     target: f64,
     guess: f64,
 ) -> Result<(f64, Run, MatrixAnswer), String> {
+    // The answers read, so that the one at the σ found is not computed again.
+    let mut read: Vec<(f64, MatrixAnswer)> = Vec::new();
     let mut at = |sigma: f64| {
         r.set_sigma(sigma);
         match r.epsilon(d) {
-            Ok(x) => Ok(x.bracket.upper),
+            Ok(x) => {
+                let upper = x.bracket.upper;
+                read.push((sigma, x));
+                Ok(upper)
+            }
             Err(engine::Error::PldBudget { .. }) => Ok(f64::INFINITY),
             Err(e) => Err(e),
         }
@@ -804,7 +810,10 @@ fn search(
     let (sigma, _) =
         engine::search::smallest_sigma(target, guess, unreachable, &mut at).map_err(refusal)?;
     r.set_sigma(sigma);
-    let x = r.epsilon(d).map_err(refusal)?;
+    let x = match read.into_iter().rev().find(|(s, _)| *s == sigma) {
+        Some((_, x)) => x,
+        None => r.epsilon(d).map_err(refusal)?,
+    };
     Ok((sigma, r.clone(), x))
 }
 
