@@ -596,9 +596,28 @@ pub fn training_data(
 /// The privacy profile chart's rows: 60 ε on (0, `top`], the PLD bracket on δ and exact
 /// RDP's δ (one curve for all of them).
 pub fn profile_data(sgm: Sgm, steps: u64, top: f64) -> Result<Vec<ProfileRow>, Error> {
-    let eps: Vec<f64> = (1..=60).map(|i| top * i as f64 / 60.0).collect();
-    let pts = crate::engine::pld::profile(sgm, steps, &eps)?;
-    let rdp = Run::with_default_orders(sgm, steps)?.deltas(&eps, Conversion::Improved)?;
+    let eps = profile_eps(top);
+    profile_rows(
+        sgm,
+        steps,
+        &eps,
+        crate::engine::pld::profile(sgm, steps, &eps)?,
+    )
+}
+
+/// The profile chart's ε: 60 points on (0, top].
+fn profile_eps(top: f64) -> Vec<f64> {
+    (1..=60).map(|i| top * i as f64 / 60.0).collect()
+}
+
+/// The profile chart's rows from its certified points, with exact RDP's δ beside each.
+fn profile_rows(
+    sgm: Sgm,
+    steps: u64,
+    eps: &[f64],
+    pts: Vec<crate::engine::pld::ProfilePoint>,
+) -> Result<Vec<ProfileRow>, Error> {
+    let rdp = Run::with_default_orders(sgm, steps)?.deltas(eps, Conversion::Improved)?;
     Ok(pts
         .iter()
         .zip(rdp)
@@ -613,7 +632,8 @@ pub fn profile_data(sgm: Sgm, steps: u64, top: f64) -> Result<Vec<ProfileRow>, E
 
 /// The attack-risk chart: the TPR bound at `fprs` and as a curve on 60 FPRs from 1e-6 to 1,
 /// from the run's own attack profile ([`crate::engine::pld::attack_profile`], the command
-/// line's `profile` reads the same).
+/// line's `profile` reads the same; in [`charts_data`] it shares a composition with the
+/// profile chart where their ranges are alike: [`crate::engine::pld::profile_and_attack`]).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Risk {
     pub fpr: Vec<f64>,
@@ -622,16 +642,20 @@ pub struct Risk {
 }
 
 pub fn risk_data(sgm: Sgm, steps: u64, fprs: &[f64]) -> Result<Risk, Error> {
-    use crate::engine::pld::{attack_profile, attack_tpr};
-    let prof = attack_profile(sgm, steps)?;
+    risk_of(&crate::engine::pld::attack_profile(sgm, steps)?, fprs)
+}
+
+/// The attack-risk chart from the run's attack profile.
+fn risk_of(prof: &[crate::engine::pld::ProfilePoint], fprs: &[f64]) -> Result<Risk, Error> {
+    use crate::engine::pld::attack_tpr;
     let tpr = fprs
         .iter()
-        .map(|&f| attack_tpr(&prof, f))
+        .map(|&f| attack_tpr(prof, f))
         .collect::<Result<Vec<_>, _>>()?;
     let curve = (0..60)
         .map(|i| {
             let f = powf(10f64, -6.0 + 6.0 * i as f64 / 59.0);
-            (f, attack_tpr(&prof, f).unwrap_or(1.0))
+            (f, attack_tpr(prof, f).unwrap_or(1.0))
         })
         .collect();
     Ok(Risk {
@@ -685,10 +709,21 @@ pub fn charts_data(
             .fold(f64::NEG_INFINITY, f64::max),
         _ => 1.0,
     };
-    let rest = parts != Parts::Training;
+    // The profile and the risk from one composition where their ranges are alike
+    // ([`crate::engine::pld::profile_and_attack`]).
+    let (profile, risk) = if parts == Parts::Training {
+        (None, None)
+    } else {
+        let eps = profile_eps(profile_top(shown));
+        let (pts, attack) = crate::engine::pld::profile_and_attack(sgm, steps, &eps);
+        (
+            Some(pts.and_then(|p| profile_rows(sgm, steps, &eps, p))),
+            Some(attack.and_then(|a| risk_of(&a, &crate::engine::pld::DEFAULT_FPRS))),
+        )
+    };
     ChartsData {
         training,
-        profile: rest.then(|| profile_data(sgm, steps, profile_top(shown))),
-        risk: rest.then(|| risk_data(sgm, steps, &crate::engine::pld::DEFAULT_FPRS)),
+        profile,
+        risk,
     }
 }
