@@ -299,6 +299,10 @@ pub(crate) fn z_of_tail(eta: f64) -> f64 {
     let (mut lo, mut hi) = (0.0f64, 40.0f64);
     for _ in 0..80 {
         let mid = 0.5 * (lo + hi);
+        // Adjacent floats: every further step would leave both ends as they are.
+        if mid == lo || mid == hi {
+            break;
+        }
         if super::gauss::ln_phi_bar(mid) > target {
             lo = mid;
         } else {
