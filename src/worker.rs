@@ -902,13 +902,8 @@ fn correlated_charts(line: &Map<String, Value>, upper: f64) -> Result<Value, Str
         .unwrap_or(0.0)
         .max(0.0) as u64;
     // The bins in steps: whole epochs of t steps (a bins run is at least one epoch long).
-    let per = line
-        .get("participation")
-        .and_then(Value::as_str)
-        .filter(|p| p.contains("bins") && unit == "steps")
-        .and_then(|p| p.split_once(':'))
-        .and_then(|(_, t)| t.parse::<u64>().ok())
-        .filter(|&t| t >= 1);
+    let per = query::bins_per_epoch(line.get("participation").and_then(Value::as_str))
+        .filter(|_| unit == "steps");
     let marks = match per {
         Some(t) => checkpoints(total.div_ceil(t))
             .into_iter()

@@ -259,6 +259,25 @@ pub(crate) fn smallest_sigma(
     Ok(meet)
 }
 
+/// [`smallest_sigma`] where each read also yields a value (the answer at that σ): the σ found
+/// and the value read there, so that a caller need not compute it again (None where the σ
+/// found was not itself read: the search's lower limit).
+pub(crate) fn smallest_sigma_with<T>(
+    target: f64,
+    guess: f64,
+    unreachable: impl Fn(f64) -> Error,
+    mut at: impl FnMut(f64) -> Result<(f64, T), Error>,
+) -> Result<(f64, Option<T>), Error> {
+    let mut read: Vec<(f64, T)> = Vec::new();
+    let (sigma, _) = smallest_sigma(target, guess, unreachable, |s| {
+        let (bound, value) = at(s)?;
+        read.push((s, value));
+        Ok(bound)
+    })?;
+    let found = read.into_iter().rev().find(|(s, _)| *s == sigma);
+    Ok((sigma, found.map(|(_, v)| v)))
+}
+
 /// The most steps in [1, MAX_STEPS] whose bound `at(T)` (rising in T) is ≤ `target`, and
 /// that bound, given the bound `one` at T = 1 (already ≤ target): a gallop ×1.5 from
 /// `guess`, then Illinois false position in ln T to one step.

@@ -177,6 +177,15 @@ fn participation(p: Option<&str>) -> Result<Joins, String> {
     }
 }
 
+/// The steps per epoch t a bins participation names (`balls-in-bins:t`, `cyclic-bins:t`);
+/// None for the others, for t from dataset terms, and for what does not parse.
+pub fn bins_per_epoch(p: Option<&str>) -> Option<u64> {
+    match participation(p).ok()? {
+        Joins::BallsInBins(t) | Joins::CyclicBins(t) => t,
+        Joins::MinSep(_) | Joins::Poisson => None,
+    }
+}
+
 fn need(v: Option<f64>, name: &str) -> Result<f64, String> {
     v.ok_or_else(|| format!("missing {name}"))
 }
@@ -764,16 +773,14 @@ fn calibrate(a: &Asked, d: f64, target: f64) -> Result<(f64, Run, MatrixAnswer),
 /// The μ at which the Gaussian mechanism's certified ε at δ is the target (bisection on the
 /// closed form; 1 where it cannot be found): a starting point only.
 fn gaussian_mu_for(target: f64, d: f64) -> f64 {
-    let (mut lo, mut hi) = (1e-6f64, 1e3f64);
-    for _ in 0..80 {
-        let mid = (lo * hi).sqrt();
-        match engine::pld::gaussian_epsilon(mid, d) {
-            Ok(b) if b.upper <= target => lo = mid,
-            Ok(_) => hi = mid,
-            Err(_) => return 1.0,
-        }
+    if engine::pld::gaussian_epsilon(1.0, d).is_err() {
+        return 1.0;
     }
-    lo
+    // (In ln μ: the target's μ may be anywhere in [1e-6, 1e3].)
+    use crate::engine::math::{exp, ln};
+    let meets = |u: f64| engine::pld::gaussian_epsilon(exp(u), d).is_ok_and(|b| b.upper <= target);
+    let (lo, _) = engine::search::bisect((ln(1e-6), ln(1e3)), meets, 80, |_, _| false);
+    exp(lo)
 }
 
 /// The smallest σ (to 1e-4 relative) whose certified ε for the run `r` is at most the target.
@@ -783,17 +790,11 @@ fn search(
     target: f64,
     guess: f64,
 ) -> Result<(f64, Run, MatrixAnswer), String> {
-    // The answers read, so that the one at the σ found is not computed again.
-    let mut read: Vec<(f64, MatrixAnswer)> = Vec::new();
-    let mut at = |sigma: f64| {
+    let at = |sigma: f64| {
         r.set_sigma(sigma);
         match r.epsilon(d) {
-            Ok(x) => {
-                let upper = x.bracket.upper;
-                read.push((sigma, x));
-                Ok(upper)
-            }
-            Err(engine::Error::PldBudget { .. }) => Ok(f64::INFINITY),
+            Ok(x) => Ok((x.bracket.upper, Some(x))),
+            Err(engine::Error::PldBudget { .. }) => Ok((f64::INFINITY, None)),
             Err(e) => Err(e),
         }
     };
@@ -807,11 +808,12 @@ fn search(
             ))
         }
     };
-    let (sigma, _) =
-        engine::search::smallest_sigma(target, guess, unreachable, &mut at).map_err(refusal)?;
+    // (The answer read at the σ found is kept, not computed again.)
+    let (sigma, found) =
+        engine::search::smallest_sigma_with(target, guess, unreachable, at).map_err(refusal)?;
     r.set_sigma(sigma);
-    let x = match read.into_iter().rev().find(|(s, _)| *s == sigma) {
-        Some((_, x)) => x,
+    let x = match found.flatten() {
+        Some(x) => x,
         None => r.epsilon(d).map_err(refusal)?,
     };
     Ok((sigma, r.clone(), x))

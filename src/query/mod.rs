@@ -24,7 +24,7 @@ mod words;
 pub use audit::{audit_csv, audit_line, audit_plan_line, AUDIT_KEYS};
 pub use check::check;
 pub use line::{line, line_answer};
-pub use matrix::{matrix_line, MATRIX_KEYS};
+pub use matrix::{bins_per_epoch, matrix_line, MATRIX_KEYS};
 use poisson::*;
 pub use report::Report;
 use report::*;

@@ -25,14 +25,7 @@ pub fn calibrate_sigma(
     let target = check_epsilon(target)?;
     let delta = check_delta(delta)?;
     let orders = crate::engine::default_orders();
-    // Every answer read, so that the one at the σ found is not computed twice.
-    let mut read: Vec<(f64, EpsilonAnswer)> = Vec::new();
-    let mut at = |s: f64| -> Result<f64, Error> {
-        let e = epsilon(Sgm::new(q, s)?, steps, delta)?;
-        let upper = e.epsilon.upper;
-        read.push((s, e));
-        Ok(upper)
-    };
+    let at = |s: f64| epsilon(Sgm::new(q, s)?, steps, delta);
     let guess = match crate::engine::calibrate::sigma(
         target,
         delta,
@@ -41,9 +34,7 @@ pub fn calibrate_sigma(
         &orders,
         Conversion::Improved,
     ) {
-        Ok(rdp) if rdp.at_lower_limit => {
-            return Ok((rdp.sigma, epsilon(Sgm::new(q, rdp.sigma)?, steps, delta)?));
-        }
+        Ok(rdp) if rdp.at_lower_limit => return Ok((rdp.sigma, at(rdp.sigma)?)),
         // The tight ε is below exact RDP's, so the answer is below RDP's σ (a tenth or so on
         // typical runs, a quarter where the amplification is strong).
         Ok(rdp) => 0.9 * rdp.sigma,
@@ -51,11 +42,11 @@ pub fn calibrate_sigma(
         Err(other) => return Err(other),
     };
     let unreachable = |epsilon| Error::SigmaUnreachable { target, epsilon };
-    let (sigma, _) = crate::engine::search::smallest_sigma(target, guess, unreachable, &mut at)?;
-    match read.into_iter().rev().find(|(s, _)| *s == sigma) {
-        Some(found) => Ok(found),
-        None => Ok((sigma, epsilon(Sgm::new(q, sigma)?, steps, delta)?)),
-    }
+    let (sigma, found) =
+        crate::engine::search::smallest_sigma_with(target, guess, unreachable, |s| {
+            at(s).map(|e| (e.epsilon.upper, e))
+        })?;
+    Ok((sigma, found.map_or_else(|| at(sigma), Ok)?))
 }
 
 /// Largest T whose certified upper ε at δ is ≤ `target`, decided on the tight ε alone:

@@ -274,15 +274,8 @@ impl Tradeoff {
     /// grid of α (10⁴ uniform points as gdpnum, plus 200 log-spaced in [1e-10, 1e-2]).
     pub fn regret(&self, mu: f64) -> f64 {
         let (xs, zs) = regret_grid();
-        // G_μ(x) as [`gaussian_beta`] computes it, from the grid's Φ̄⁻¹(x).
-        let g: Vec<f64> = xs
-            .iter()
-            .zip(zs)
-            .map(|(&x, &z)| match x {
-                x if x <= 0.0 => 1.0,
-                x if x >= 1.0 => 0.0,
-                _ => exp(ln_phi_bar(mu - z)),
-            })
+        let g: Vec<f64> = (xs.iter().zip(zs))
+            .map(|(&x, &z)| gaussian_beta_at(mu, x, || z))
             .collect();
         let holds = |d: f64| {
             xs.iter()
@@ -324,6 +317,12 @@ fn regret_grid() -> &'static (Vec<f64>, Vec<f64>) {
 
 /// G_μ(α) = Φ(Φ̄⁻¹(α) − μ), the Gaussian trade-off curve.
 pub fn gaussian_beta(mu: f64, alpha: f64) -> f64 {
+    gaussian_beta_at(mu, alpha, || isf(alpha))
+}
+
+/// [`gaussian_beta`] with Φ̄⁻¹(α) from `z` (asked only for α in (0, 1)): for callers that hold
+/// it for a fixed α.
+fn gaussian_beta_at(mu: f64, alpha: f64, z: impl FnOnce() -> f64) -> f64 {
     if alpha <= 0.0 {
         return 1.0;
     }
@@ -331,7 +330,7 @@ pub fn gaussian_beta(mu: f64, alpha: f64) -> f64 {
         return 0.0;
     }
     // Φ(z) = Φ̄(−z).
-    exp(ln_phi_bar(mu - isf(alpha)))
+    exp(ln_phi_bar(mu - z()))
 }
 
 /// Largest μ' such that δ_lo(ε) > δ_{μ'}(ε) shows the run is not μ'-GDP on the range
@@ -346,8 +345,7 @@ fn mu_below(eps: f64, delta_lo: f64, floor: f64) -> f64 {
     mu_below_at(eps, delta_lo, floor, isf(floor))
 }
 
-/// [`mu_below`] with Φ̄⁻¹(`floor`) given (`z_floor`): 1 − G_μ'(floor) = Φ̄(Φ̄⁻¹(floor) − μ'),
-/// the same arithmetic as [`gaussian_beta`] without its Φ̄⁻¹ at every step.
+/// [`mu_below`] with Φ̄⁻¹(`floor`) given (`z_floor`, taken once for every μ' tried).
 fn mu_below_at(eps: f64, delta_lo: f64, floor: f64, z_floor: f64) -> f64 {
     if delta_lo <= floor {
         return 0.0;
@@ -364,13 +362,7 @@ fn mu_below_at(eps: f64, delta_lo: f64, floor: f64, z_floor: f64) -> f64 {
 fn shows_below(eps: f64, delta_lo: f64, floor: f64, z_floor: f64) -> impl Fn(f64) -> bool {
     move |m: f64| {
         let d = super::gauss::delta_bracket(m, eps).upper;
-        let edge = if floor <= 0.0 {
-            0.0
-        } else if floor >= 1.0 {
-            1.0
-        } else {
-            1.0 - exp(ln_phi_bar(m - z_floor))
-        };
+        let edge = 1.0 - gaussian_beta_at(m, floor, || z_floor);
         d < delta_lo && edge < delta_lo
     }
 }
