@@ -203,6 +203,20 @@ const REALS: () = ();
 #[cfg(target_arch = "wasm32")]
 const COMPLEXES: () = ();
 
+/// A recycled complex buffer of `n` zeros, for the ladder's transforms (natively, fresh
+/// pages for each of its spectra were a sixth of a T = 10⁵ ladder's time); hand it back with
+/// [`give_complex`].
+#[cfg(full_engine)]
+pub(crate) fn take_complex(n: usize) -> Vec<Complex<f64>> {
+    take(&COMPLEXES, n, Complex::new(0.0, 0.0))
+}
+
+/// Hand back a buffer from [`take_complex`] (or any complex buffer no longer needed).
+#[cfg(full_engine)]
+pub(crate) fn give_complex(v: Vec<Complex<f64>>) {
+    give(&COMPLEXES, v);
+}
+
 /// One phase: a per-step lattice PLD composed `steps` times.
 pub(crate) struct Phase<'a> {
     pub pld: &'a StepPld,

@@ -7,7 +7,7 @@ use crate::engine::pld::compose::Work;
 
 /// The spectrum (length n) of w(i)·(up + i·lo) of `m`, and that vector's ‖·‖₂.
 pub(super) fn spectrum(m: &Part, n: usize, w: impl Fn(usize) -> f64) -> (Vec<Complex<f64>>, f64) {
-    let mut buf = vec![Complex::new(0.0, 0.0); n];
+    let mut buf = take_complex(n);
     let mut l2 = 0.0;
     for (i, (&a, &b)) in m.up.iter().zip(&m.lo).enumerate() {
         let wi = w(i);
@@ -36,15 +36,14 @@ pub(super) type SpectraPair<'a> = (&'a [Complex<f64>], &'a [Complex<f64>]);
 /// "Rounding"): 8η·Σ‖a‖₂‖b‖₂, η = 16u·log₂n.
 pub(super) fn inverse(pairs: &[SpectraPair], norms: f64, len: usize) -> (Vec<Complex<f64>>, f64) {
     let n = pairs[0].0.len();
-    let mut z: Vec<Complex<f64>> = (0..n)
-        .map(|k| {
-            pairs.iter().fold(Complex::new(0.0, 0.0), |acc, (x, y)| {
-                let (xu, xl) = split(x, k);
-                let (yu, yl) = split(y, k);
-                acc + xu * yu + Complex::new(0.0, 1.0) * (xl * yl)
-            })
-        })
-        .collect();
+    let mut z = take_complex(n);
+    for (k, zk) in z.iter_mut().enumerate() {
+        *zk = pairs.iter().fold(Complex::new(0.0, 0.0), |acc, (x, y)| {
+            let (xu, xl) = split(x, k);
+            let (yu, yl) = split(y, k);
+            acc + xu * yu + Complex::new(0.0, 1.0) * (xl * yl)
+        });
+    }
     plans(n).1.process(&mut z);
     let scale = 1.0 / n as f64;
     z.truncate(len);
@@ -349,22 +348,34 @@ pub(super) fn fft_conv(
     let (mut out, e) = if !banded {
         let (zx, nx) = spectrum(x, n, |_| 1.0);
         if square {
-            inverse(&[(&zx, &zx)], nx * nx, len)
+            let r = inverse(&[(&zx, &zx)], nx * nx, len);
+            give_complex(zx);
+            r
         } else {
             let (zy, ny) = spectrum(y, n, |_| 1.0);
-            inverse(&[(&zx, &zy)], nx * ny, len)
+            let r = inverse(&[(&zx, &zy)], nx * ny, len);
+            give_complex(zx);
+            give_complex(zy);
+            r
         }
     } else if square {
         // x₁∗x + x₀∗x₁ = x₁∗(x + x₀).
         let (z1, n1) = spectrum(x, n, outside(xa, xb));
         let (z2, n2) = spectrum(x, n, |i| if i >= xa && i < xb { 2.0 } else { 1.0 });
-        inverse(&[(&z1, &z2)], n1 * n2, len)
+        let r = inverse(&[(&z1, &z2)], n1 * n2, len);
+        give_complex(z1);
+        give_complex(z2);
+        r
     } else {
         let (zx1, nx1) = spectrum(x, n, outside(xa, xb));
         let (zy, ny) = spectrum(y, n, |_| 1.0);
         let (zx0, nx0) = spectrum(x, n, inside(xa, xb));
         let (zy1, ny1) = spectrum(y, n, outside(ya, yb));
-        inverse(&[(&zx1, &zy), (&zx0, &zy1)], nx1 * ny + nx0 * ny1, len)
+        let r = inverse(&[(&zx1, &zy), (&zx0, &zy1)], nx1 * ny + nx0 * ny1, len);
+        for v in [zx1, zy, zx0, zy1] {
+            give_complex(v);
+        }
+        r
     };
     out.iter_mut().for_each(|v| *v += Complex::new(e, -e));
     if banded {
@@ -374,14 +385,20 @@ pub(super) fn fft_conv(
             inverse(&[(&zx, &zx)], nx * nx, short)
         } else {
             let (zy, ny) = spectrum(&y0, nc, |_| 1.0);
-            inverse(&[(&zx, &zy)], nx * ny, short)
+            let r = inverse(&[(&zx, &zy)], nx * ny, short);
+            give_complex(zy);
+            r
         };
-        for (o, v) in out[xa + ya..xa + ya + short].iter_mut().zip(c) {
+        give_complex(zx);
+        for (o, v) in out[xa + ya..xa + ya + short].iter_mut().zip(&c) {
             *o += v + Complex::new(ec, -ec);
         }
+        give_complex(c);
     }
-    Ok((
+    let parts = (
         out.iter().map(|v| v.re.max(0.0)).collect(),
         out.iter().map(|v| v.im.max(0.0)).collect(),
-    ))
+    );
+    give_complex(out);
+    Ok(parts)
 }
