@@ -206,6 +206,30 @@ fn chart_checkpoints_bracket_the_mpmath_reference() {
     }
 }
 
+/// The chart's checkpoints in one call (each after the first starts at the spacing its
+/// neighbour ended on): every bracket within the chart's 0.5 %, and each overlapping the same
+/// checkpoint's own bracket at the accountant's default goal (0.04 %, checked against mpmath
+/// in `pld_coverage`) — two certified brackets of one ε on different grids.
+#[test]
+fn chart_checkpoints_in_one_call_agree_with_each_checkpoint_alone() {
+    for (q, s, t, d) in [
+        (256.0 / 60000.0, 1.1, 14063u64, 1e-5),
+        (1e-3, 0.8, 1000, 1e-5),
+        (0.01, 2.0, 100_000, 1e-10),
+    ] {
+        let at = sgm_rdp::render::tight::checkpoints(t, 16);
+        let chart = pld::checkpoints_tol(sgm(q, s), &at, d, 5e-3).unwrap();
+        for (b, &c) in chart.iter().zip(&at) {
+            let own = pld::epsilon(sgm(q, s), c, d).unwrap().epsilon;
+            assert!(
+                b.lower <= own.upper && own.lower <= b.upper,
+                "q={q} s={s} T={c}: chart {b:?}, alone {own:?}"
+            );
+            assert!(b.upper - b.lower <= 5e-3 * b.upper * 1.0001, "T={c}: {b:?}");
+        }
+    }
+}
+
 #[test]
 fn delta_and_epsilon_invert_each_other() {
     let m = sgm(256.0 / 60000.0, 1.1);

@@ -53,6 +53,7 @@ pub(crate) const MAX_FFT: usize = 1 << 20;
 pub(crate) struct Work {
     left: std::cell::Cell<f64>,
     lower: std::cell::Cell<Option<Lowering>>,
+    start: std::cell::Cell<Option<f64>>,
 }
 
 impl Work {
@@ -61,6 +62,7 @@ impl Work {
         Work {
             left: std::cell::Cell::new(units),
             lower: std::cell::Cell::new(None),
+            start: std::cell::Cell::new(None),
         }
     }
 
@@ -98,6 +100,21 @@ impl Work {
         let r = f();
         self.lower.set(was);
         r
+    }
+
+    /// Run `f` with the ε side's lattices starting at spacing `d` (None: their own first
+    /// spacing) — a spacing learnt from a related call, such as the previous checkpoint of ε
+    /// over training. Only where the first pass starts changes: every pass is certified.
+    pub(crate) fn starting_at<R>(&self, d: Option<f64>, f: impl FnOnce() -> R) -> R {
+        let was = self.start.replace(d);
+        let r = f();
+        self.start.set(was);
+        r
+    }
+
+    /// The first spacing asked by [`Work::starting_at`].
+    pub(crate) fn start(&self) -> Option<f64> {
+        self.start.get()
     }
 
     /// Whether [`Work::lowering_after`] is in force, and how.

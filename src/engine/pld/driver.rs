@@ -519,7 +519,11 @@ pub(super) fn lattices_epsilon(
     // capped, its ε can be 100× the answer at tiny q and large σ, and a tilt aimed there ran
     // away to its cap).
     let eps_rdp = eps_rdp.min(bern.unwrap_or(f64::INFINITY));
-    let mut d = initial_spacing(eps_rdp, alpha, t, tol);
+    // (A spacing learnt from a related call, where one is given: [`Work::starting_at`].)
+    let mut d = w
+        .start()
+        .filter(|s| s.is_finite() && *s > 0.0)
+        .map_or_else(|| initial_spacing(eps_rdp, alpha, t, tol), on_octave_grid);
     // Small q: a spacing that resolves the losses carrying almost all of P from the start
     // (without it the first pass finds no lower bound, and costs what the next one needs) —
     // where that spacing is below 1e-4 (at MNIST's q it is 2.9e-4 and the lower bound holds
@@ -773,7 +777,7 @@ pub(super) fn lattices_epsilon(
             _ => 2.0,
         };
         let wanted = (d * powf(0.85 * tol / width, 1.0 / p).max(0.1))
-            .min((upper / 200.0).max(ABS_TOL))
+            .min((upper / 200.0 * (tol / TOL).sqrt()).max(ABS_TOL))
             .max(finest);
         // Without a lower bound the width says nothing of the spacing needed; where the bulk
         // was not resolved (Δ above its sixteenth), the bulk's spacing is the refinement, not
@@ -827,7 +831,7 @@ pub(super) fn lattices_epsilon(
         // Not below [`finest_spacing`], before (`wanted`) and after the rounding to the grid
         // (q = 1e-6, σ = 5, T = 10⁹ refined to 3.4e-9 read the add pair's upper end 25 % high
         // and was refused).
-        d = powf(2f64, (16.0 * log2(d)).round() / 16.0).max(finest);
+        d = on_octave_grid(d).max(finest);
         // The same spacing again (at its floor, 1e-9) would repeat this pass exactly (q = 1.8e-9,
         // σ = 1.23, T = 7.3·10⁸ spent three passes so).
         if d >= prev_d * (1.0 - 1e-9) {
@@ -850,6 +854,11 @@ pub(super) fn lattices_epsilon(
         }
     }
     Ok(ans)
+}
+
+/// `d` on the grid of 1/16 octave the refinements' spacings are on.
+fn on_octave_grid(d: f64) -> f64 {
+    powf(2f64, (16.0 * log2(d)).round() / 16.0)
 }
 
 /// Why a bracket wider than [`within_width_rule`] is refused.
