@@ -467,6 +467,16 @@ pub(super) fn epsilon_lattices(
 #[cfg(full_engine)]
 pub(super) const LOWER_SIGMA: f64 = 0.8;
 
+/// The coarsest first spacing, in bulk spacings ([`bulk_spacing`]), where the bulk's own is
+/// not the first spacing already (`lattices_epsilon`). Over the typical class's 200 runs
+/// (`cargo bench --bench engine -- class_typical`; q 1e-3 … 0.1, σ 0.6 … 5, T 10² … 10⁵) it
+/// changes the first pass of 14, all with q ≤ 3e-3, σ ≤ 1 and T ≤ 1000: together 532 → 336 ms
+/// (best of three each, interleaved), the slowest of them 119 → 19 ms, two 1.5–2× slower (q =
+/// 1e-3, σ = 0.8, T = 100, δ = 1e-5: 22 → 34 ms, its first pass within the rule but not the
+/// goal). The domain sweep (`benches/epsilon_sweep.py`, 284 runs) stays within the rule, all
+/// under 1 s. Twice (K = 2) was slower on the sum, four times left the slowest run as it was.
+const FIRST_BULK: f64 = 3.0;
+
 /// The lattices' ε bracket; the input is taken as checked ([`epsilon_phases_at`] checks it),
 /// `exact` is exact RDP at `delta` for its live phases ([`exact_rdp`]).
 pub(super) fn lattices_epsilon(
@@ -530,8 +540,15 @@ pub(super) fn lattices_epsilon(
     // without it: the chart's coarser checkpoints would only get slower).
     let bulk = bulk_scale(&phases);
     let finest = finest_spacing(t, split_share(&phases));
+    // Elsewhere at most FIRST_BULK of those spacings: coarser, the first pass of a short run
+    // at small σ found no lower end and cost what the next one needed (q = 1e-3, σ = 0.6,
+    // T = 1000, δ = 1e-10: no lower end at Δ = 1.1e-3, 4.7 bulk spacings, then
+    // [4.733146, 4.733622] at 2.4e-4, 119 ms; at 7.3e-4, one pass, [4.733252, 4.733731]
+    // in 19 ms).
     if let Some(b) = bulk.filter(|&b| b / BULK_SHARE < 1e-4) {
         d = d.min(bulk_spacing(b, finest));
+    } else if let Some(b) = bulk {
+        d = d.min(FIRST_BULK * bulk_spacing(b, finest));
     }
     let mut prev_d = d;
     let clt = bulk.and_then(|_| central_limit_epsilon(&phases, delta));
