@@ -210,6 +210,15 @@ pub(crate) struct Lattice {
     cache: Vec<std::cell::Cell<Option<Node>>>,
 }
 
+impl std::fmt::Debug for Lattice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Lattice")
+            .field("q", &self.q)
+            .field("sigma", &self.sigma)
+            .finish_non_exhaustive()
+    }
+}
+
 impl Lattice {
     pub(crate) fn new(q: f64, sigma: f64) -> Self {
         Lattice {

@@ -65,7 +65,7 @@ pub(super) fn epsilon_phases_at(
         ));
     }
     // Exact RDP at δ, once: it refuses a run far beyond the domain and guides the lattices.
-    let exact = exact_rdp(&live, delta);
+    let exact = exact_rdp(&live, delta, w);
     far_beyond(&live, || exact.eps)?;
     // Tried first where the lattices are known to struggle, and returned where it is within
     // 0.1 % of ε (or within the width rule and `tol`). A wider answer is kept; where it is an

@@ -399,8 +399,20 @@ pub(super) struct Exact {
 /// [`Exact`] for the live phases at a checked δ. One plain SGM phase: the cap is the
 /// continuous optimum (≤ the grid's); several plain phases: the composed grid's ε; a group's
 /// guide is no bound (cap ∞).
-pub(super) fn exact_rdp(live: &[Phase], delta: f64) -> Exact {
+pub(super) fn exact_rdp(live: &[Phase], delta: f64, w: &Work) -> Exact {
+    #[cfg(not(full_engine))]
+    let _ = w;
     if let [p] = live {
+        // (The per-step curve once per call: [`Work::with_rdp`].)
+        #[cfg(full_engine)]
+        let one = p.is_sgm().then(|| {
+            Run::with_default_orders(p.sgm, p.steps).and_then(|r| {
+                w.with_rdp(p.sgm, |lat, curve| {
+                    r.epsilon_on(lat, curve, delta, Conversion::Improved)
+                })
+            })
+        });
+        #[cfg(not(full_engine))]
         let one = p.is_sgm().then(|| {
             Run::with_default_orders(p.sgm, p.steps)
                 .and_then(|r| r.epsilon(delta, Conversion::Improved))
