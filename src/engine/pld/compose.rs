@@ -133,14 +133,17 @@ impl Work {
         f: impl FnOnce(&crate::engine::rdp::Lattice, &[f64]) -> R,
     ) -> Result<R, crate::engine::Error> {
         let mut slot = self.rdp.borrow_mut();
-        if !matches!(&*slot, Some((s, _, _)) if *s == sgm) {
-            let run = crate::engine::Run::with_default_orders(sgm, 1)?;
-            let lat = run.lattice();
-            let curve = run.curve_on(&lat);
-            *slot = Some((sgm, lat, curve));
+        match &*slot {
+            Some((s, lat, curve)) if *s == sgm => Ok(f(lat, curve)),
+            _ => {
+                let run = crate::engine::Run::with_default_orders(sgm, 1)?;
+                let lat = run.lattice();
+                let curve = run.curve_on(&lat);
+                let r = f(&lat, &curve);
+                *slot = Some((sgm, lat, curve));
+                Ok(r)
+            }
         }
-        let (_, lat, curve) = slot.as_ref().expect("set above");
-        Ok(f(lat, curve))
     }
 
     /// The first spacing asked by [`Work::starting_at`].
