@@ -36,12 +36,23 @@ use std::sync::Arc;
 /// 1e-10 rather than 1e-12 lets MNIST's composed loss, whose right tail is heavier than
 /// a Gaussian's, fit 2¹⁶ points instead of 2¹⁷ (same bracket to 1e-9).
 pub(crate) const ALIAS: f64 = 1e-10;
-/// Largest window of the one-FFT composition: 2¹⁷ points with the whole engine (native and
-/// the worker-only wasm: wider composed losses go to the ladder (`ladder.rs`), which is then
-/// faster and no looser); 2²⁰ in the page's wasm, which has no ladder (four 16 MB complex
-/// buffers, ≈ 0.5 s).
+/// Largest window of the one-FFT composition: 2¹⁸ points with the whole engine (native and
+/// the worker-only wasm) for runs of at least [`LONG_RUN`] steps, 2¹⁷ for shorter ones
+/// ([`max_fft`]); wider composed losses go to the ladder (`ladder.rs`). 2²⁰ in the page's
+/// wasm, which has no ladder (four 16 MB complex buffers, ≈ 0.5 s).
+/// At 2¹⁷ for every run the ladder took the long heavy-tailed runs whose window is 2¹⁸
+/// (small σ, T = 10⁴–10⁵), where its coarse tail made it looser as well as slower; a short
+/// run's ladder has few levels and is the cheaper there (the T-th power costs the one FFT
+/// ~100 ns a window point: q = 1e-3, σ = 0.8, T = 100 took 65 ms at 2¹⁸, 30 at 2¹⁷). Over
+/// the typical class's 200 runs (`cargo bench --bench engine -- class_typical`), measured
+/// side by side: 90th percentile 41 → 27 ms, the sum 3449 → 2494 ms, none more than 5 ms
+/// slower (q = 0.1, σ = 0.6, T = 10⁵, δ = 1e-10: 112 → 20 ms); at 2¹⁸ for every run the sum
+/// was 2949 ms.
 #[cfg(full_engine)]
-pub(crate) const MAX_FFT: usize = 1 << 17;
+pub(crate) const MAX_FFT: usize = 1 << 18;
+/// The fewest steps (in all) whose one-FFT window may be [`MAX_FFT`] ([`max_fft`]).
+#[cfg(full_engine)]
+const LONG_RUN: f64 = 4096.0;
 #[cfg(not(full_engine))]
 pub(crate) const MAX_FFT: usize = 1 << 20;
 
@@ -195,6 +206,18 @@ pub(crate) fn plans(n: usize) -> Plans {
         p.push((n, pl.clone()));
         pl
     }
+}
+
+/// The widest one-FFT window for a run of `steps` steps in all: [`MAX_FFT`], half of it for
+/// a run shorter than [`LONG_RUN`] steps with the whole engine (whose ladder is then cheaper).
+pub(crate) fn max_fft(steps: f64) -> usize {
+    #[cfg(full_engine)]
+    if steps < LONG_RUN {
+        return MAX_FFT / 2;
+    }
+    #[cfg(not(full_engine))]
+    let _ = steps;
+    MAX_FFT
 }
 
 /// Window-sized buffers recycled (natively: a composition allocates ~3 MB for MNIST, and

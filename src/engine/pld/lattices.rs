@@ -209,7 +209,9 @@ impl Lattices {
         // One FFT while the window fits (fast, and the tightest for short runs); the
         // ladder beyond — unless the lattice must be kept as it is (`one_fft`: its own
         // widest window, then a refusal).
-        let max = self.one_fft.unwrap_or(compose::MAX_FFT);
+        let max = self
+            .one_fft
+            .unwrap_or_else(|| compose::max_fft(self.counts.iter().sum()));
         // (A two-resolution lattice composes on the ladder only.)
         if self.steps.iter().any(|s| s.tail.is_some()) {
             return self.ladder(lambda, floor, w);
