@@ -49,6 +49,22 @@ fn benches(c: &mut Criterion) {
     c.bench_function("pld_calibrate_sigma", |b| {
         b.iter(|| pld::calibrate_sigma(black_box(2.0), 1e-5, 256.0 / 60000.0, 14063).unwrap())
     });
+    // The page's three tight charts on MNIST after a typed σ, natively: the worker computes
+    // ε over training (16 checkpoints) and, on its helper, the profile with the attack risk
+    // side by side, the headline's bracket known (render::tight::charts_data).
+    {
+        use sgm_rdp::render::tight::{charts_data, Parts};
+        let head = pld::epsilon(mnist, 14063, 1e-5).unwrap().epsilon;
+        let known = Some((head.upper, head.lower));
+        for (id, part) in [
+            ("page_charts_training_mnist", Parts::Training),
+            ("page_charts_profile_risk_mnist", Parts::ProfileRisk),
+        ] {
+            c.bench_function(id, |b| {
+                b.iter(|| charts_data(black_box(mnist), 14063, black_box(1e-5), known, part))
+            });
+        }
+    }
     // A large-dataset run (N = 10⁷, B = 1000, 10 epochs: q = 1e-4, T = 10⁵), where the
     // one-FFT window does not fit and the ladder answers.
     let large = Sgm::new(1e-4, 1.0).unwrap();
