@@ -13,7 +13,10 @@ fn main() {
         for &s in &[0.6, 0.8, 1.0, 2.0, 5.0] {
             for &t in &[100u64, 1_000, 10_000, 100_000] {
                 for &d in &[1e-5, 1e-10] {
-                    if only.as_ref().is_some_and(|o| *o != format!("{q},{s},{t},{d:e}")) {
+                    if only
+                        .as_ref()
+                        .is_some_and(|o| *o != format!("{q},{s},{t},{d:e}"))
+                    {
                         continue;
                     }
                     let Ok(m) = Sgm::new(q, s) else { continue };
