@@ -44,8 +44,9 @@ pub(crate) const ALIAS: f64 = 1e-10;
 /// (small σ, T = 10⁴–10⁵), where its coarse tail made it looser as well as slower; a short
 /// run's ladder has few levels and is the cheaper there (the T-th power costs the one FFT
 /// ~100 ns a window point: q = 1e-3, σ = 0.8, T = 100 took 65 ms at 2¹⁸, 30 at 2¹⁷). Over
-/// the typical class's 200 runs (`cargo bench --bench engine -- class_typical`), measured
-/// side by side: 90th percentile 41 → 27 ms, the sum 3449 → 2494 ms, none more than 5 ms
+/// the typical class's 200 runs (those of `cargo bench --bench engine -- class_typical`, two
+/// builds side by side as `benches/typical_ab.py` runs them): 90th percentile 41 → 27 ms,
+/// the sum 3449 → 2494 ms, none more than 5 ms
 /// slower (q = 0.1, σ = 0.6, T = 10⁵, δ = 1e-10: 112 → 20 ms); at 2¹⁸ for every run the sum
 /// was 2949 ms.
 #[cfg(full_engine)]

@@ -469,7 +469,8 @@ pub(super) const LOWER_SIGMA: f64 = 0.8;
 
 /// The coarsest first spacing, in bulk spacings ([`bulk_spacing`]), where the bulk's own is
 /// not the first spacing already (`lattices_epsilon`). Over the typical class's 200 runs
-/// (`cargo bench --bench engine -- class_typical`; q 1e-3 … 0.1, σ 0.6 … 5, T 10² … 10⁵) it
+/// (those of `cargo bench --bench engine -- class_typical`: q 1e-3 … 0.1, σ 0.6 … 5,
+/// T 10² … 10⁵; two builds side by side: `benches/typical_ab.py`) it
 /// changes the first pass of 14, all with q ≤ 3e-3, σ ≤ 1 and T ≤ 1000: together 532 → 336 ms
 /// (best of three each, interleaved), the slowest of them 119 → 19 ms, two 1.5–2× slower (q =
 /// 1e-3, σ = 0.8, T = 100, δ = 1e-5: 22 → 34 ms, its first pass within the rule but not the
