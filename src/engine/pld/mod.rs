@@ -143,6 +143,7 @@ mod bernstein;
 mod compose;
 mod discretize;
 mod fft;
+mod work;
 // What the guarantee means (μ-GDP, attack-risk calibration) and user-level privacy
 // (mixture-of-Gaussians pairs): native only for now, like the ladder (no room in the
 // page's wasm).

@@ -1,0 +1,128 @@
+//! One call's context ([`Work`]): its work budget and the modes its compositions run in.
+
+/// One call's context, created by each public entry point and passed down explicitly (no
+/// hidden per-thread state): the FFT work (Σ N·log₂N over transforms) the call may still
+/// spend — every call is bounded — and whether products with a coarse tail also form their
+/// lower measure contracted after the product ([`Work::lowering_after`]).
+#[derive(Debug)]
+pub(crate) struct Work {
+    left: std::cell::Cell<f64>,
+    lower: std::cell::Cell<Option<Lowering>>,
+    start: std::cell::Cell<Option<f64>>,
+    /// One (q, σ)'s per-step RDP at the default orders and its quadrature lattice, kept for
+    /// the call: ε over training reads exact RDP at every checkpoint ([`Work::with_rdp`]).
+    #[cfg(full_engine)]
+    rdp: std::cell::RefCell<Option<RdpCurve>>,
+}
+
+/// A per-step RDP curve at the default orders, its (q, σ) and quadrature lattice.
+#[cfg(full_engine)]
+type RdpCurve = (crate::engine::Sgm, crate::engine::rdp::Lattice, Vec<f64>);
+
+impl Work {
+    /// A call allowed `units` of FFT work (and no lowering after products).
+    pub(crate) fn new(units: f64) -> Work {
+        Work {
+            left: std::cell::Cell::new(units),
+            lower: std::cell::Cell::new(None),
+            start: std::cell::Cell::new(None),
+            #[cfg(full_engine)]
+            rdp: std::cell::RefCell::new(None),
+        }
+    }
+
+    /// Give the call `units` of FFT work from here on (a stage with its own budget).
+    pub(crate) fn budget(&self, units: f64) {
+        self.left.set(units);
+    }
+
+    /// The work left (negative once spent).
+    pub(crate) fn left(&self) -> f64 {
+        self.left.get()
+    }
+
+    /// True while the call has work left.
+    pub(crate) fn has_work(&self) -> bool {
+        self.left.get() >= 0.0
+    }
+
+    /// Spend `units`; false when the budget is exhausted.
+    pub(crate) fn spend(&self, units: f64) -> bool {
+        let left = self.left.get() - units;
+        self.left.set(left);
+        left >= 0.0
+    }
+
+    /// Run `f` with products contracting their lower measure after they are formed too
+    /// (the ε side's lattices, and the closed form's small pair through its parent's),
+    /// kept as `how`. On for the ε side (`epsilon_lattices`) and the closed form's small
+    /// pair; off by default: its extra convolutions (one more a square, two more a product)
+    /// spent the budget of q = 4.9e-9, σ = 0.40, T = 7.7·10⁷'s δ side on the lattices,
+    /// which then read [0, 0.068] where they had read [6.9e-7, 1.3e-6].
+    #[cfg(full_engine)]
+    pub(crate) fn lowering_after<R>(&self, how: Lowering, f: impl FnOnce() -> R) -> R {
+        let was = self.lower.replace(Some(how));
+        let r = f();
+        self.lower.set(was);
+        r
+    }
+
+    /// Run `f` with the ε side's lattices starting at spacing `d` (None: their own first
+    /// spacing) — a spacing learnt from a related call, such as the previous checkpoint of ε
+    /// over training. Only where the first pass starts changes: every pass is certified.
+    pub(crate) fn starting_at<R>(&self, d: Option<f64>, f: impl FnOnce() -> R) -> R {
+        let was = self.start.replace(d);
+        let r = f();
+        self.start.set(was);
+        r
+    }
+
+    /// `f` on the per-step RDP curve of `sgm` at the default orders and its quadrature
+    /// lattice, computed once per call: the same values as computing them anew (a run's
+    /// exact-RDP ε is [`crate::engine::Run::epsilon_on`] of them), at the cost of one curve
+    /// where ε over training computed one per checkpoint (14 % of its time on MNIST).
+    #[cfg(full_engine)]
+    pub(crate) fn with_rdp<R>(
+        &self,
+        sgm: crate::engine::Sgm,
+        f: impl FnOnce(&crate::engine::rdp::Lattice, &[f64]) -> R,
+    ) -> Result<R, crate::engine::Error> {
+        let mut slot = self.rdp.borrow_mut();
+        match &*slot {
+            Some((s, lat, curve)) if *s == sgm => Ok(f(lat, curve)),
+            _ => {
+                let run = crate::engine::Run::with_default_orders(sgm, 1)?;
+                let lat = run.lattice();
+                let curve = run.curve_on(&lat);
+                let r = f(&lat, &curve);
+                *slot = Some((sgm, lat, curve));
+                Ok(r)
+            }
+        }
+    }
+
+    /// The first spacing asked by [`Work::starting_at`].
+    pub(crate) fn start(&self) -> Option<f64> {
+        self.start.get()
+    }
+
+    /// Whether [`Work::lowering_after`] is in force, and how.
+    #[cfg_attr(not(full_engine), allow(dead_code))]
+    pub(crate) fn lowers_after(&self) -> Option<Lowering> {
+        self.lower.get()
+    }
+}
+
+/// Which lower measure of a product with a coarse tail a composition in [`lowering_after`]
+/// keeps: either is a lower measure of the same product, so the choice is one of tightness
+/// only, for what the composition is read for.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[cfg_attr(not(full_engine), allow(dead_code))]
+pub(crate) enum Lowering {
+    /// The one with the larger tilted moment at the composition's tilt: an ε read at that
+    /// tilt (the ε side's lattices).
+    AtTilt,
+    /// That one only where it is also larger at twice the tilt: a composition whose far
+    /// tail is read too (the closed form's small pair, whose profile reads δ far out).
+    KeepingFar,
+}
