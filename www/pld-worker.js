@@ -38,7 +38,7 @@ const yieldToQueue = () => new Promise((r) => setTimeout(r, 0));
 // then match; every answer carries it.
 const VERSION = 1;
 const CACHE = 64;
-// The rest after the charts before the target's solve and μ-GDP (ms).
+// The rest after the charts before the target's solve and μ-GDP where no helper ran them (ms).
 const AFTER_CHARTS_MS = 150;
 const headlines = new Map();
 const charts = new Map();
@@ -93,12 +93,12 @@ const charted = (errors) => (name, f) => {
 // rates) and joins the headline's tighter bracket at the run's last step. Each chart stands
 // alone (hardening round 3, #11): one that fails is reported in `errors` under its name and
 // the others are still drawn; only when all three fail is the whole answer an error.
-async function chartsFor(p, d, headline) {
+async function chartsFor(p, d, headline, round) {
   const run = { ...p, delta: d };
   const [up, lo] = headline ? [headline.epsilon, headline.epsilonLower] : [NaN, NaN];
   // The profile and the risk on the helper (another core) while ε over training is
   // computed here; without a helper (or the headline the profile's range needs), in turn.
-  const side = helper && headline ? askHelper({ run, up, lo }) : null;
+  const side = helper && headline ? helperCharts({ round, run, up, lo }) : null;
   let c;
   if (side) {
     const a = tightCharts(run, up, lo, 'training');
@@ -113,8 +113,11 @@ async function chartsFor(p, d, headline) {
 
 // The helper: this same script as a nested worker (`?helper`), answering only
 // {id, run, up, lo} with the profile and the risk ({id, result}, result null when it
-// failed). Where a worker cannot start one (a cross-origin script from a widget's blob:
-// worker, older browsers) there is none and the charts are computed in turn.
+// failed), and {id, round, task: "gdp"|"target", rest, data, side} with μ-GDP or the target's
+// most steps after `rest` ms ({id, answer: {ok} | {err}}, answer null when a request of a
+// newer round came first). Where a worker cannot start one (a cross-origin script from a widget's blob:
+// worker, older browsers) there is none: the charts are computed in turn, and μ-GDP and the
+// target here after a rest.
 const isHelper = new URL(import.meta.url).searchParams.has('helper');
 let helper = null;
 let helperSeq = 0;
@@ -125,7 +128,7 @@ if (!isHelper && typeof Worker !== 'undefined') {
     helper.onmessage = ({ data }) => {
       const done = helping.get(data.id);
       helping.delete(data.id);
-      if (done) done(data.result ?? null);
+      if (done) done(data);
     };
     helper.onerror = () => {
       helper = null;
@@ -136,6 +139,7 @@ if (!isHelper && typeof Worker !== 'undefined') {
     helper = null;
   }
 }
+// (Each request's promise resolves to the helper's whole answer; null when it failed.)
 function askHelper(req) {
   return new Promise((done) => {
     const id = ++helperSeq;
@@ -143,8 +147,33 @@ function askHelper(req) {
     helper.postMessage({ id, ...req });
   });
 }
+// The profile and the risk from the helper (null when it failed).
+const helperCharts = (req) => askHelper(req).then((m) => m?.result ?? null);
+// A task after the charts from the helper: {ok} or {err}, null when it did not run.
+const helperTask = (round, task, rest, data, side) => askHelper({ round, task, rest, data, side }).then((m) => m?.answer ?? null);
+// The rounds: one per request that reaches the charts; the helper skips a task of an older
+// round than the newest it has seen.
+let rounds = 0;
+let newestRound = 0;
+const TASKS = { gdp: workerGdp, target: workerTarget };
 async function help({ data }) {
   await ready;
+  newestRound = Math.max(newestRound, data.round ?? 0);
+  if (data.task) {
+    // (Its rest, at least one turn of the queue, first: a newer round's charts go before an
+    // older round's task.)
+    await new Promise((r) => setTimeout(r, data.rest ?? 0));
+    let answer = null;
+    if (data.round === newestRound) {
+      try {
+        answer = { ok: TASKS[data.task](data.data, data.side) };
+      } catch (err) {
+        answer = { err: messageOf(err) };
+      }
+    }
+    self.postMessage({ id: data.id, answer });
+    return;
+  }
   let result = null;
   try {
     result = tightCharts(data.run, data.up, data.lo, 'profile-risk');
@@ -319,35 +348,61 @@ self.onmessage = isHelper ? help : async ({ data }) => {
     if (data.gdp) reply({ client, gen: data.gen, kind: 'gdp', error: why });
     return;
   }
+  const round = ++rounds;
   const c = own
     ? cached(charts, sideKey, () => workerSchemeCharts(data, side))
-    : await cachedAsync(charts, key, () => chartsFor(p, data.delta, h.ok));
+    : await cachedAsync(charts, key, () => chartsFor(p, data.delta, h.ok, round));
   // (While the helper's half was awaited, a newer request may have come.)
   if (!current()) return;
   if (c.err !== undefined) reply({ client, gen: data.gen, kind: 'charts-error', message: c.err });
   else reply({ client, gen: data.gen, kind: 'charts', ...c.ok });
-  // The target ε (asked with target: ε): the most steps whose certified ε meets it — the
-  // very call "What do I need?"'s "Most steps" makes, so the chart's sentence and the inverse
-  // mode agree: {kind: "target", target, steps} or {kind: "target", target, error}.
-  // The target's solve and μ-GDP come after a short rest (a newer request meanwhile skips
-  // them): a synchronous solve cannot be interrupted, and while σ is typed the next
-  // headline would otherwise wait for the previous run's target and μ-GDP.
+  // μ-GDP with its fit (asked with gdp: true; the command line's `gdp`, δ-free):
+  // {kind: "gdp", mu, muLower, regret, tradeoff} or {kind: "gdp", error}. The target ε
+  // (asked with target: ε): the most steps whose certified ε meets it — the very call "What do
+  // I need?"'s "Most steps" makes, so the chart's sentence and the inverse mode agree:
+  // {kind: "target", target, steps} or {kind: "target", target, error}.
+  // Both on the helper (the other core): there they cannot hold up the next headline.
+  // μ-GDP as soon as the charts are out (p50 510–554 → ~300 ms from the keystroke on MNIST:
+  // `node benches/page_updates.mjs`); the target after it and a short rest (a newer request
+  // meanwhile skips it), since the helper's next task is the next run's charts. Without a
+  // helper, or where it did not run them, here after that rest: a synchronous solve cannot be
+  // interrupted, and while σ is typed the next headline would otherwise wait for the previous
+  // run's target and μ-GDP.
+  const tasks = [
+    data.gdp === true && {
+      task: 'gdp', rest: 0, map: gdps, key: JSON.stringify([sideKey, own]),
+      send: (g) => reply(g.err !== undefined
+        ? { client, gen: data.gen, kind: 'gdp', error: g.err }
+        : { client, gen: data.gen, kind: 'gdp', ...g.ok }),
+    },
+    data.target !== undefined && {
+      task: 'target', rest: AFTER_CHARTS_MS, map: targets, key: JSON.stringify([sideKey, data.target]),
+      send: (r) => reply(r.err !== undefined
+        ? { client, gen: data.gen, kind: 'target', target: data.target, error: r.err }
+        : { client, gen: data.gen, kind: 'target', target: data.target, steps: r.ok }),
+    },
+  ].filter(Boolean);
+  for (const t of tasks) {
+    const hit = recall(t.map, t.key);
+    if (hit) {
+      t.done = Promise.resolve(true);
+      t.send(hit);
+    } else if (helper) {
+      t.done = helperTask(round, t.task, t.rest, data, side).then((a) => {
+        if (a === null) return false;
+        remember(t.map, t.key, a);
+        if (current()) t.send(a);
+        return true;
+      });
+    }
+  }
   await new Promise((r) => setTimeout(r, AFTER_CHARTS_MS));
   if (!current()) return;
-  if (data.target !== undefined) {
-    const r = cached(targets, JSON.stringify([sideKey, data.target]), () => workerTarget(data, side));
-    reply(r.err !== undefined
-      ? { client, gen: data.gen, kind: 'target', target: data.target, error: r.err }
-      : { client, gen: data.gen, kind: 'target', target: data.target, steps: r.ok });
-  }
-  // μ-GDP with its fit (asked with gdp: true; the command line's `gdp`, δ-free), after the
-  // charts: {kind: "gdp", mu, muLower, regret, tradeoff} or {kind: "gdp", error}.
-  if (data.gdp) {
-    await new Promise((r) => setTimeout(r, 0));
+  for (const t of tasks) {
+    if (t.done && (await t.done)) continue;
+    await yieldToQueue();
     if (!current()) return;
-    const g = cached(gdps, JSON.stringify([sideKey, own]), () => workerGdp(data, side));
-    if (g.err !== undefined) reply({ client, gen: data.gen, kind: 'gdp', error: g.err });
-    else reply({ client, gen: data.gen, kind: 'gdp', ...g.ok });
+    t.send(cached(t.map, t.key, () => TASKS[t.task](data, side)));
   }
   // "What your library reports" (asked with library: true, Poisson sampling of one example):
   // the command line's `libraries` — each library's own output for this run, computed —
