@@ -1,5 +1,5 @@
 //! Engine benchmarks (criterion). Ids are a contract: rdp_grid_156, epsilon_T1e4, calibrate_sigma,
-//! pld_mnist, pld_profile, pld_calibrate_sigma, pld_large_dataset, and one per run class of
+//! pld_mnist, pld_profile, pld_calibrate_sigma, gdp_mnist, pld_large_dataset, and one per run class of
 //! issue 64's table (`class_*`, in their own group: fewer samples, as some take ~1 s), and
 //! correlated noise's (`correlated_*`).
 //! dp_accounting's time on the same grid comes from benches/dp_accounting.sh in the same `make bench`.
@@ -65,6 +65,11 @@ fn benches(c: &mut Criterion) {
             });
         }
     }
+    // μ-GDP with its fit on MNIST (what the page shows under the risk chart; the command
+    // line's `gdp`): the dense profile's compositions and the trade-off curve's fit.
+    c.bench_function("gdp_mnist", |b| {
+        b.iter(|| pld::fdp::gdp(black_box(mnist), 14063).unwrap())
+    });
     // A large-dataset run (N = 10⁷, B = 1000, 10 epochs: q = 1e-4, T = 10⁵), where the
     // one-FFT window does not fit and the ladder answers.
     let large = Sgm::new(1e-4, 1.0).unwrap();

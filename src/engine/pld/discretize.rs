@@ -293,8 +293,65 @@ pub(crate) fn loss_range(q: f64, sigma: f64, dir: Direction, eta: f64) -> (f64, 
     }
 }
 
-/// z with Φ̄(z) = η (bisection on ln Φ̄; η ∈ (0, ½)).
+/// z with Φ̄(z) = η (η ∈ (0, ½)): the end [`z_of_tail_bisected`] stops at — the least float z
+/// with ln Φ̄(z) ≤ ln η, where ln Φ̄ falls from float to float — found in ~8 evaluations of
+/// ln Φ̄ instead of ~60: Newton's method on ln Φ̄ from the tail's asymptote, then bisection on a
+/// bracket a few floats wide around it. Where no such bracket is found in (10⁻⁶, 40) (η
+/// within ~4e-7 of ½, or beyond Φ̄(40)), the bisection itself. The μ-GDP fit inverts Φ̄ at
+/// every vertex of its trade-off curve: 14 % of `fdp::gdp` on MNIST went to this inversion.
 pub(crate) fn z_of_tail(eta: f64) -> f64 {
+    let target = ln(eta.max(1e-300));
+    let above = |z: f64| super::gauss::ln_phi_bar(z) > target;
+    // Newton on ln Φ̄, whose slope is −φ(z)/Φ̄(z); from √(−2 ln η), above the root in the tail.
+    let ln_sqrt_2pi = 0.5 * ln(2.0 * std::f64::consts::PI);
+    let mut z = (-2.0 * target).max(0.25).sqrt();
+    for _ in 0..12 {
+        let l = super::gauss::ln_phi_bar(z);
+        let slope = -exp(-0.5 * z * z - ln_sqrt_2pi - l);
+        let next = (z - (l - target) / slope).clamp(1e-6, 40.0);
+        let done = (next - z).abs() <= 1e-14 * z;
+        z = next;
+        if done || !z.is_finite() {
+            break;
+        }
+    }
+    // A bracket [lo, hi], above(lo) and not above(hi), widening from z by doubling steps.
+    let mut step = 8.0 * f64::EPSILON * z;
+    let (mut lo, mut hi) = (z, z);
+    for _ in 0..60 {
+        if !above(lo) {
+            hi = lo;
+            lo = (z - step).max(1e-6);
+        } else if above(hi) {
+            lo = hi;
+            hi = (z + step).min(40.0);
+        } else {
+            break;
+        }
+        step *= 2.0;
+    }
+    if !(lo.is_finite() && hi.is_finite() && lo < hi && above(lo) && !above(hi))
+        || lo <= 1e-6
+        || hi >= 40.0
+    {
+        return z_of_tail_bisected(eta);
+    }
+    loop {
+        let mid = 0.5 * (lo + hi);
+        if mid == lo || mid == hi {
+            return hi;
+        }
+        if above(mid) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+}
+
+/// z with Φ̄(z) = η by bisection on ln Φ̄ over [0, 40] (η ∈ (0, ½)); [`z_of_tail`] finds the
+/// same end faster.
+pub(crate) fn z_of_tail_bisected(eta: f64) -> f64 {
     let target = ln(eta.max(1e-300));
     let (mut lo, mut hi) = (0.0f64, 40.0f64);
     for _ in 0..80 {

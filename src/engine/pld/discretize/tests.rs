@@ -196,3 +196,22 @@ fn linear_and_log_merges_agree() {
     let total = |v: &[f64]| v.iter().map(|l| exp(*l)).sum::<f64>();
     assert!((total(&a) / total(&b) - 1.0).abs() < 1e-12);
 }
+
+/// The fast inversion of Φ̄ ends where the bisection does, to the float, over η from 1e-300
+/// to ½ (log-spaced, and dense near ½ and near the tail's far end, where it falls back).
+#[test]
+fn z_of_tail_is_the_bisections_end() {
+    let mut etas: Vec<f64> = (0..=3000)
+        .map(|i| crate::engine::math::powf(10f64, -300.0 + 300.0 * i as f64 / 3000.0 - 0.302))
+        .collect();
+    etas.extend((1..=200).map(|i| 0.5 - i as f64 * 1e-9));
+    etas.extend((1..=200).map(|i| 0.5 - i as f64 * 1e-3));
+    etas.extend([f64::MIN_POSITIVE, 1e-320, 0.49999999999, 1e-16, 0.25]);
+    let mut fast = 0;
+    for &eta in &etas {
+        let (a, b) = (z_of_tail(eta), z_of_tail_bisected(eta));
+        assert!(a == b, "η = {eta:e}: {a:e} against the bisection's {b:e}");
+        fast += usize::from(b > 1e-6 && b < 40.0);
+    }
+    assert!(fast > 3000, "{fast}");
+}
