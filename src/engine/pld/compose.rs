@@ -53,7 +53,7 @@ pub(crate) const ALIAS: f64 = 1e-10;
 pub(crate) const MAX_FFT: usize = 1 << 18;
 /// The fewest steps (in all) whose one-FFT window may be [`MAX_FFT`] ([`max_fft`]).
 #[cfg(full_engine)]
-const LONG_RUN: f64 = 4096.0;
+pub(crate) const LONG_RUN: f64 = 4096.0;
 #[cfg(not(full_engine))]
 pub(crate) const MAX_FFT: usize = 1 << 20;
 

@@ -563,6 +563,8 @@ pub(super) fn lattices_epsilon(
     // `rescue`: whether a refinement bound for a refusal may take one fresh budget (below);
     // `rescued`: whether it did.
     let mut rescued = false;
+    // Whether the last pass read the remove pair in one FFT ([`TAIL_AFTER_ONE_FFT`]).
+    let one_fft = std::cell::Cell::new(false);
     for pass in 0..=REFINE {
         let left = w.left();
         // While no lower bound above 0 has been found (small q: the ε is made of losses of
@@ -608,6 +610,7 @@ pub(super) fn lattices_epsilon(
             };
             let rem = Lattices::build(&phases, Direction::Remove, d, (eta, eta_law), tail_d, w)?;
             let (mut u, mut l, mut n) = eps_direction(&rem, delta, guess, alpha, tol, w)?;
+            one_fft.set(!w.laddered());
             // Exact RDP can sit far above the tight ε (q = 1e-5, σ = 1.5, T = 10⁶: 0.133
             // against 0.0197), and a composition tilted there can resolve the wrong tail: a
             // refinement that found no lower bound, or an upper one far above the last pass's,
@@ -693,6 +696,13 @@ pub(super) fn lattices_epsilon(
             }
             Ok(up)
         };
+        #[cfg(full_engine)]
+        let tail_cap =
+            (pass > 0 && one_fft.get() && t < compose::LONG_RUN).then_some(TAIL_AFTER_ONE_FFT);
+        // (Without the ladder, no tail.)
+        #[cfg(not(full_engine))]
+        let tail_cap = None;
+        let attempt = |d: f64| w.tail_at_most(tail_cap, || attempt(d));
         let mut up = attempt(d);
         // A window too wide for the FFT on the first pass: a coarser grid (the bracket
         // widens like Δ², the window shrinks like 1/Δ) may still be within MAX_WIDTH. On a
@@ -873,6 +883,19 @@ pub(super) fn lattices_epsilon(
     }
     Ok(ans)
 }
+
+/// The largest tail factor of a refinement's ladder where the last pass composed in one
+/// FFT. That pass's width fell like Δ², and the refinement's Δ is chosen so; but the ladder's
+/// tail, at the factor its length sets, has a width of its own that Δ does not reach: q =
+/// 1e-3, σ = 0.8, T = 1000, δ = 1e-5 read 0.26 % in one FFT at Δ = 3.6e-4, then 0.13 % on the
+/// ladder at Δ = 1.3e-4 with its tail at factor 16 (spacing 2.1e-3, 6× the first pass's
+/// Δ), and refined to Δ = 1.9e-5 for 90 ms more; at factor 4 the ladder reads 0.050 % and the
+/// call ends there (typical class: worst run 115 → 75 ms, `benches/typical_ab.py`). Only for
+/// runs under [`compose::LONG_RUN`] steps, whose ladders have few levels: at q = 1e-5, σ = 1,
+/// T = 10⁶ a tail at factor 4 was coarsened again on the way up and read 0.062 % where the
+/// automatic factor reads 0.043 %.
+#[cfg(full_engine)]
+const TAIL_AFTER_ONE_FFT: i64 = 4;
 
 /// `d` on the grid of 1/16 octave the refinements' spacings are on.
 fn on_octave_grid(d: f64) -> f64 {

@@ -671,7 +671,7 @@ fn from_step(
         }
         None => {
             let b0 = spill_point(&core, 1e-4);
-            let f = tail_factor(core.len() - b0);
+            let f = tail_factor(core.len() - b0).min(w.tail_cap().unwrap_or(i64::MAX).max(2));
             (f, Part::empty(d * f as f64))
         }
     };

@@ -213,11 +213,15 @@ impl Lattices {
             .one_fft
             .unwrap_or_else(|| compose::max_fft(self.counts.iter().sum()));
         // (A two-resolution lattice composes on the ladder only.)
+        w.set_laddered(true);
         if self.steps.iter().any(|s| s.tail.is_some()) {
             return self.ladder(lambda, floor, w);
         }
         match compose::compose_within(&self.phases(), lambda, self.d, max, w) {
-            Ok(c) => return Ok(c),
+            Ok(c) => {
+                w.set_laddered(false);
+                return Ok(c);
+            }
             Err(e) if e.needed.is_infinite() => {
                 return Err(Error::PldBudget { reason: WORK_SPENT })
             }

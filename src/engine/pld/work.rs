@@ -9,6 +9,10 @@ pub(crate) struct Work {
     left: std::cell::Cell<f64>,
     lower: std::cell::Cell<Option<Lowering>>,
     start: std::cell::Cell<Option<f64>>,
+    /// The largest factor a ladder's automatic tail may take ([`Work::tail_at_most`]).
+    tail_cap: std::cell::Cell<Option<i64>>,
+    /// Whether the call's last composition was on the ladder ([`Work::laddered`]).
+    laddered: std::cell::Cell<bool>,
     /// One (q, σ)'s per-step RDP at the default orders and its quadrature lattice, kept for
     /// the call: ε over training reads exact RDP at every checkpoint ([`Work::with_rdp`]).
     #[cfg(full_engine)]
@@ -26,6 +30,8 @@ impl Work {
             left: std::cell::Cell::new(units),
             lower: std::cell::Cell::new(None),
             start: std::cell::Cell::new(None),
+            tail_cap: std::cell::Cell::new(None),
+            laddered: std::cell::Cell::new(false),
             #[cfg(full_engine)]
             rdp: std::cell::RefCell::new(None),
         }
@@ -99,6 +105,31 @@ impl Work {
                 Ok(r)
             }
         }
+    }
+
+    /// Run `f` with the ladder's automatic tail factor (a power of two, [`super::ladder`]) at
+    /// most `cap` (None: as the tail's length sets it).
+    pub(crate) fn tail_at_most<R>(&self, cap: Option<i64>, f: impl FnOnce() -> R) -> R {
+        let was = self.tail_cap.replace(cap);
+        let r = f();
+        self.tail_cap.set(was);
+        r
+    }
+
+    /// The cap set by [`Work::tail_at_most`].
+    #[cfg_attr(not(full_engine), allow(dead_code))]
+    pub(crate) fn tail_cap(&self) -> Option<i64> {
+        self.tail_cap.get()
+    }
+
+    /// Note how the call's last composition was made: on the ladder or in one FFT.
+    pub(crate) fn set_laddered(&self, on: bool) {
+        self.laddered.set(on);
+    }
+
+    /// Whether the call's last composition was on the ladder.
+    pub(crate) fn laddered(&self) -> bool {
+        self.laddered.get()
     }
 
     /// The first spacing asked by [`Work::starting_at`].
