@@ -25,6 +25,9 @@ pub(super) struct Lattices {
     pub(super) floors: Vec<f64>,
     /// Per phase, its lattice's offset o: the lattice is {kΔ + o} and holds L − o.
     pub(super) offsets: Vec<f64>,
+    /// The composed loss's untilted mean ([`Self::untilted_mean`]), read once: every tilt
+    /// solve starts from it (a profile solves ~10 tilts on lattices of ~2.5·10⁵ points).
+    pub(super) m0: std::sync::OnceLock<(f64, f64)>,
 }
 
 impl Lattices {
@@ -175,6 +178,7 @@ impl Lattices {
             one_fft: None,
             floors,
             offsets,
+            m0: Default::default(),
         })
     }
 
@@ -343,6 +347,12 @@ impl Lattices {
         }
     }
 
+    /// The composed loss's mean and standard deviation at tilt 0 ([`Self::tilted_moments`]),
+    /// computed on the first call.
+    pub(super) fn untilted_mean(&self) -> (f64, f64) {
+        *self.m0.get_or_init(|| self.tilted_moments()(0.0))
+    }
+
     /// Σ T·(a lattice index of each phase's step, `k`)·Δ plus the shift: the composed loss's
     /// least (`k_lo`) or greatest (`k_top`) value.
     pub(super) fn composed_end(&self, k: impl Fn(&StepPld) -> i64) -> f64 {
@@ -374,7 +384,7 @@ impl Lattices {
     /// Newton's method on T·κ'(λ) = ε from `start`, safeguarded by bisection.
     pub(super) fn tilt_for(&self, eps: f64, start: f64, w: &Work) -> f64 {
         let at = self.tilted_moments();
-        let (m0, _) = at(0.0);
+        let (m0, _) = self.untilted_mean();
         if m0 >= eps {
             return 0.0;
         }

@@ -675,7 +675,10 @@ pub(super) fn profile_at(
         let mid = eps.iter().cloned().fold(0.0f64, f64::max) * 0.4;
         composed.set(true);
         let first_left = w.left();
-        comps.push(lat.compose(lat.tilt_for(mid, alpha - 1.0, w), w)?);
+        // Each tilt solve starts from the last one's answer (the points ascend, and so do
+        // their tilts; from exact RDP's α − 1 each took ~7 reads of the lattices' moments).
+        let mut last = lat.tilt_for(mid, alpha - 1.0, w);
+        comps.push(lat.compose(last, w)?);
         // The most one composition has cost, to keep the directions still to come their share.
         let mut cost = first_left - w.left();
         let mut spent = false;
@@ -699,9 +702,23 @@ pub(super) fn profile_at(
             let poor = |r: Option<(f64, f64, usize)>| {
                 r.is_none_or(|(u, l, _)| u > PROFILE_FLOOR && u > PROFILE_RATIO * l)
             };
+            let nearest = |comps: &[Composed]| {
+                comps
+                    .iter()
+                    .min_by(|a, b| (a.center - e).abs().total_cmp(&(b.center - e).abs()))
+                    .map(|c| delta_read(c, *e))
+            };
             let mut got = read(&comps);
-            if poor(got) && comps.len() < 12 && !spent && w.left() - cost > reserve {
-                let lam = lat.tilt_for(*e, alpha - 1.0, w);
+            // Settled by the directions already read: where this pair's upper δ is at most
+            // their lower end, the answer's bracket (the larger of the pairs') is theirs
+            // whatever a finer reading of this pair gives (q = 1e-3, σ = 0.8, T = 1000: the
+            // add pair's eleven refinements at ε ≤ 0.076, each ~2× wide, none of them below
+            // the remove pair's δ).
+            let settled =
+                (got.or_else(|| nearest(&comps))).is_some_and(|r| r.0 <= slot.0.delta.lower);
+            if poor(got) && !settled && comps.len() < 12 && !spent && w.left() - cost > reserve {
+                let lam = lat.tilt_for(*e, last, w);
+                last = lam;
                 let fresh = comps
                     .iter()
                     .all(|c| (c.lambda - lam).abs() > 1e-3 * lam.max(1.0));
@@ -726,11 +743,7 @@ pub(super) fn profile_at(
             // certified (if looser) bracket.
             let (u, l, n) = match got {
                 Some(r) => r,
-                None => comps
-                    .iter()
-                    .min_by(|a, b| (a.center - e).abs().total_cmp(&(b.center - e).abs()))
-                    .map(|c| delta_read(c, *e))
-                    .ok_or(Error::PldBudget { reason: WORK_SPENT })?,
+                None => nearest(&comps).ok_or(Error::PldBudget { reason: WORK_SPENT })?,
             };
             if u > slot.0.delta.upper {
                 slot.0.delta.upper = u;
@@ -762,6 +775,8 @@ pub(super) fn profile_reversed(
 ) -> Result<(), Error> {
     let top = rem.add_loss_top();
     let mut comps: Vec<Composed> = Vec::new();
+    // (Each tilt solve starts from the last one's answer, as in [`profile_at`].)
+    let mut last = 1.0;
     for (e, slot) in eps.iter().zip(out.iter_mut()) {
         // δ_add = 0 from ε = Σ T(−ln(1 − q)) on.
         if *e >= top {
@@ -774,7 +789,8 @@ pub(super) fn profile_reversed(
         let idx = match hit {
             Some(i) => i,
             None if comps.len() < 12 => {
-                let theta = rem.tilt_reversed(*e, 1.0, w);
+                let theta = rem.tilt_reversed(*e, last, w);
+                last = theta;
                 comps.push(rem.ladder_reversed(theta, w)?);
                 comps.len() - 1
             }
