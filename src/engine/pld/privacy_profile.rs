@@ -714,8 +714,13 @@ pub(super) fn profile_at(
             // whatever a finer reading of this pair gives (q = 1e-3, σ = 0.8, T = 1000: the
             // add pair's eleven refinements at ε ≤ 0.076, each ~2× wide, none of them below
             // the remove pair's δ).
-            let settled =
-                (got.or_else(|| nearest(&comps))).is_some_and(|r| r.0 <= slot.0.delta.lower);
+            // Where no composition's range holds ε and the nearest one reads δ below the
+            // floor, no other is tried (q = 1e-4, σ = 1, T = 10⁵: five compositions for the
+            // attack profile's ε ≥ 0.34, where δ < 1e-15, each beyond the reach of the tilts
+            // the lattices allow, so none held the next point).
+            let fallback = got.or_else(|| nearest(&comps));
+            let settled = fallback.is_some_and(|r| r.0 <= slot.0.delta.lower)
+                || (got.is_none() && fallback.is_some_and(|r| r.0 <= PROFILE_FLOOR));
             if poor(got) && !settled && comps.len() < 12 && !spent && w.left() - cost > reserve {
                 let lam = lat.tilt_for(*e, last, w);
                 last = lam;
