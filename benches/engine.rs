@@ -1,7 +1,8 @@
 //! Engine benchmarks (criterion). Ids are a contract: rdp_grid_156, epsilon_T1e4, calibrate_sigma,
 //! pld_mnist, pld_profile, pld_calibrate_sigma, gdp_mnist, pld_large_dataset, and one per run class of
-//! issue 64's table (`class_*`, in their own group: fewer samples, as some take ~1 s), and
-//! correlated noise's (`correlated_*`).
+//! issue 64's table (`class_*`, in their own group: fewer samples, as some take ~1 s) with the
+//! page's chart half and μ-GDP on one of them (`page_charts_profile_risk_q1e-4`, `gdp_q1e-4`),
+//! and correlated noise's (`correlated_*`).
 //! dp_accounting's time on the same grid comes from benches/dp_accounting.sh in the same `make bench`.
 // References here may use the platform's f64 functions: the libm rule (clippy.toml) is for
 // the numbers the surfaces print, which come from the library.
@@ -132,6 +133,22 @@ fn classes(c: &mut Criterion) {
     c.bench_function("class_user_k10", |b| {
         b.iter(|| pld::epsilon_phases(black_box(&[user]), black_box(1e-8)).unwrap())
     });
+    // The page's work after a typed σ on a large-dataset run (q = 1e-4, σ = 1, T = 10⁵, δ =
+    // 1e-5; issue 64's goal ≤ 500 ms for the charts): the profile with the attack risk (the
+    // helper's half of the charts) and μ-GDP, the headline's bracket known
+    // (`examples/page_halves` prints the same on three large runs).
+    {
+        use sgm_rdp::render::tight::{charts_data, Parts};
+        let large = sgm(1e-4, 1.0);
+        let head = pld::epsilon(large, 100_000, 1e-5).unwrap().epsilon;
+        let known = Some((head.upper, head.lower));
+        c.bench_function("page_charts_profile_risk_q1e-4", |b| {
+            b.iter(|| charts_data(black_box(large), 100_000, 1e-5, known, Parts::ProfileRisk))
+        });
+        c.bench_function("gdp_q1e-4", |b| {
+            b.iter(|| pld::fdp::gdp(black_box(large), 100_000).unwrap())
+        });
+    }
 }
 
 /// The typical class of issue 64 (q ≥ 1e-3, T ≤ 10⁵, δ ≥ 1e-10; goal ≤ 10 ms a call): a sweep of
