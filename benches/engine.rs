@@ -55,8 +55,7 @@ fn benches(c: &mut Criterion) {
     // side by side, the headline's bracket known (render::tight::charts_data).
     {
         use sgm_rdp::render::tight::{charts_data, Parts};
-        let head = pld::epsilon(mnist, 14063, 1e-5).unwrap().epsilon;
-        let known = Some((head.upper, head.lower));
+        let known = headline(mnist, 14063, 1e-5);
         for (id, part) in [
             ("page_charts_training_mnist", Parts::Training),
             ("page_charts_profile_risk_mnist", Parts::ProfileRisk),
@@ -100,6 +99,13 @@ fn benches(c: &mut Criterion) {
     );
 }
 
+/// The run's tight bracket as the page's charts take it (upper, lower): the headline, known
+/// before the charts are asked.
+fn headline(sgm: Sgm, steps: u64, delta: f64) -> Option<(f64, f64)> {
+    let e = pld::epsilon(sgm, steps, delta).unwrap().epsilon;
+    Some((e.upper, e.lower))
+}
+
 /// One tight ε per run class (issue 64's table; `benches/rivals.py` puts dp_accounting's
 /// default grid beside each in the same `make bench`).
 fn classes(c: &mut Criterion) {
@@ -140,8 +146,7 @@ fn classes(c: &mut Criterion) {
     {
         use sgm_rdp::render::tight::{charts_data, Parts};
         let large = sgm(1e-4, 1.0);
-        let head = pld::epsilon(large, 100_000, 1e-5).unwrap().epsilon;
-        let known = Some((head.upper, head.lower));
+        let known = headline(large, 100_000, 1e-5);
         c.bench_function("page_charts_profile_risk_q1e-4", |b| {
             b.iter(|| charts_data(black_box(large), 100_000, 1e-5, known, Parts::ProfileRisk))
         });

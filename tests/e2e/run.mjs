@@ -521,7 +521,6 @@ try {
     // (#20) counts from then; the keystroke's figure is printed too.
     const REST = 80;
     console.log(`bench tight (page, MNIST-like, σ typed, 20 values): new #epsilon-pld p50 ${tight.headline.p50.toFixed(0)} ms, p95 ${tight.headline.p95.toFixed(0)} ms; three tight charts p50 ${tight.charts.p50.toFixed(0)} ms, p95 ${tight.charts.p95.toFixed(0)} ms from the keystroke = p50 ${(tight.charts.p50 - REST).toFixed(0)} ms, p95 ${(tight.charts.p95 - REST).toFixed(0)} ms after the inputs rest (goal 150 / 300 ms)`);
-    await writeFile(join(OUT, 'bench-tight-updates.json'), JSON.stringify(tight, null, 2));
     // Structural: every typed σ got its own tight ε before the loop's 20 s cap (the time
     // itself is the benchmark line above; it used to be a 2 s pass/fail bar).
     check(tight.headline.max < 20000, `the tight ε follows typed σ (max ${tight.headline.max.toFixed(0)} ms)`);

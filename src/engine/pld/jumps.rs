@@ -526,7 +526,7 @@ fn setup(
         one_fft: None,
         floors: vec![ln_1p(-q)],
         offsets: vec![o],
-        m0: Default::default(),
+        untilted: Default::default(),
     };
     let l_top = loss_remove(q, sigma, x_top);
     let p_b = exp(ln_p_between(q, sigma, x_top, f64::INFINITY)) * (1.0 + MASS_MARGIN);
@@ -556,7 +556,7 @@ fn setup(
     };
     // The small pair's composed mean and spread (untilted): bins a BIN_SHARE-th of the spread,
     // H levels off 12 spreads below the mean.
-    let (m0, v0) = lat.untilted_mean();
+    let (m0, v0) = lat.untilted_moments();
     let s0 = v0.sqrt();
     let (dd, flat) = (s0 / BIN_SHARE, m0 - 12.0 * s0);
     Ok(Setup {

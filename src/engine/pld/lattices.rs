@@ -25,9 +25,10 @@ pub(super) struct Lattices {
     pub(super) floors: Vec<f64>,
     /// Per phase, its lattice's offset o: the lattice is {kΔ + o} and holds L − o.
     pub(super) offsets: Vec<f64>,
-    /// The composed loss's untilted mean ([`Self::untilted_mean`]), read once: every tilt
-    /// solve starts from it (a profile solves ~10 tilts on lattices of ~2.5·10⁵ points).
-    pub(super) m0: std::sync::OnceLock<(f64, f64)>,
+    /// The composed loss's untilted mean and spread ([`Self::untilted_moments`]), read once:
+    /// every tilt solve starts from them (a profile solves ~10 tilts on lattices of ~2.5·10⁵
+    /// points).
+    pub(super) untilted: std::sync::OnceLock<(f64, f64)>,
 }
 
 impl Lattices {
@@ -178,7 +179,7 @@ impl Lattices {
             one_fft: None,
             floors,
             offsets,
-            m0: Default::default(),
+            untilted: Default::default(),
         })
     }
 
@@ -349,8 +350,8 @@ impl Lattices {
 
     /// The composed loss's mean and standard deviation at tilt 0 ([`Self::tilted_moments`]),
     /// computed on the first call.
-    pub(super) fn untilted_mean(&self) -> (f64, f64) {
-        *self.m0.get_or_init(|| self.tilted_moments()(0.0))
+    pub(super) fn untilted_moments(&self) -> (f64, f64) {
+        *self.untilted.get_or_init(|| self.tilted_moments()(0.0))
     }
 
     /// Σ T·(a lattice index of each phase's step, `k`)·Δ plus the shift: the composed loss's
@@ -383,11 +384,11 @@ impl Lattices {
     /// deviation (the tilt only steers precision; every tilt gives valid bounds):
     /// Newton's method on T·κ'(λ) = ε from `start`, safeguarded by bisection.
     pub(super) fn tilt_for(&self, eps: f64, start: f64, w: &Work) -> f64 {
-        let at = self.tilted_moments();
-        let (m0, _) = self.untilted_mean();
+        let (m0, _) = self.untilted_moments();
         if m0 >= eps {
             return 0.0;
         }
+        let at = self.tilted_moments();
         // The tilted mean cannot pass the largest composed loss (the add direction's
         // loss is bounded by −ln(1−q) per step): aim inside it.
         let top = self.composed_end(StepPld::k_top);

@@ -718,7 +718,7 @@ pub(super) fn profile_at(
             // floor, no other is tried (q = 1e-4, σ = 1, T = 10⁵: five compositions for the
             // attack profile's ε ≥ 0.34, where δ < 1e-15, each beyond the reach of the tilts
             // the lattices allow, so none held the next point).
-            let fallback = got.or_else(|| nearest(&comps));
+            let mut fallback = got.or_else(|| nearest(&comps));
             let settled = fallback.is_some_and(|r| r.0 <= slot.0.delta.lower)
                 || (got.is_none() && fallback.is_some_and(|r| r.0 <= PROFILE_FLOOR));
             if poor(got) && !settled && comps.len() < 12 && !spent && w.left() - cost > reserve {
@@ -742,14 +742,12 @@ pub(super) fn profile_at(
                         Err(err) => return Err(err),
                     }
                     got = read(&comps);
+                    fallback = got.or_else(|| nearest(&comps));
                 }
             }
             // Budget of compositions spent and none resolves ε: the closest one still gives a
             // certified (if looser) bracket.
-            let (u, l, n) = match got {
-                Some(r) => r,
-                None => nearest(&comps).ok_or(Error::PldBudget { reason: WORK_SPENT })?,
-            };
+            let (u, l, n) = fallback.ok_or(Error::PldBudget { reason: WORK_SPENT })?;
             if u > slot.0.delta.upper {
                 slot.0.delta.upper = u;
                 slot.1.worst = if dir == Direction::Remove {

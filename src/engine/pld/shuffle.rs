@@ -308,7 +308,7 @@ fn lower_lattices(sh: &Shuffle, epochs: &[(u64, f64, f64)], d: f64) -> [Lattices
             one_fft: None,
             floors: Vec::new(),
             offsets: Vec::new(),
-            m0: Default::default(),
+            untilted: Default::default(),
         }
     })
 }
