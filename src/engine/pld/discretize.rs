@@ -682,7 +682,8 @@ fn charge_missing_mass_to(s: &mut StepPld, total: f64) {
 }
 
 /// `f(0), …, f(n − 1)`, a large lattice's two halves on two threads (the points are
-/// independent; the values are the same either way). Native builds only.
+/// independent; the values are the same either way), on rayon's pool of persistent threads.
+/// Native builds only.
 #[cfg(not(target_arch = "wasm32"))]
 fn in_halves<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
     let fill = |r: std::ops::Range<usize>| r.map(&f).collect::<Vec<_>>();
@@ -690,15 +691,9 @@ fn in_halves<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
         return fill(0..n);
     }
     let mid = n / 2;
-    std::thread::scope(|sc| {
-        let upper = sc.spawn(|| fill(mid..n));
-        let mut all = fill(0..mid);
-        match upper.join() {
-            Ok(rest) => all.extend(rest),
-            Err(panic) => std::panic::resume_unwind(panic),
-        }
-        all
-    })
+    let (mut all, rest) = rayon::join(|| fill(0..mid), || fill(mid..n));
+    all.extend(rest);
+    all
 }
 
 /// The lattice {kΔ : k_lo ≤ k < k_lo + len} covering [lo, hi].
