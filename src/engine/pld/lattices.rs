@@ -36,13 +36,27 @@ impl Lattices {
     /// for a random allocation's law (uncapped, [`eta_for`]); `tail_d`: the largest spacing
     /// a plain SGM step's coarse continuation may have (None: one resolution, as
     /// dp_accounting's grid is).
-    #[cfg_attr(not(full_engine), allow(unused_variables))]
     pub(super) fn build(
+        phases: &[Phase],
+        dir: Direction,
+        d: f64,
+        etas: (f64, f64),
+        tail_d: Option<f64>,
+        w: &Work,
+    ) -> Result<Lattices, Error> {
+        Self::build_split(phases, dir, d, etas, tail_d, SPLIT_POINTS_OR_NONE, w)
+    }
+
+    /// [`Lattices::build`], a plain SGM step's range split in two resolutions from
+    /// `split_points` points on (SPLIT_POINTS in [`Lattices::build`]).
+    #[cfg_attr(not(full_engine), allow(unused_variables))]
+    pub(super) fn build_split(
         phases: &[Phase],
         dir: Direction,
         d: f64,
         (eta, eta_law): (f64, f64),
         tail_d: Option<f64>,
+        split_points: f64,
         w: &Work,
     ) -> Result<Lattices, Error> {
         let mut steps = Vec::with_capacity(phases.len());
@@ -83,7 +97,7 @@ impl Lattices {
             #[cfg(full_engine)]
             let split = match tail_d {
                 Some(big)
-                    if ph.is_sgm() && dir == Direction::Remove && (hi - lo) / d > SPLIT_POINTS =>
+                    if ph.is_sgm() && dir == Direction::Remove && (hi - lo) / d > split_points =>
                 {
                     // f: the largest power of two with fΔ ≤ tail_d (at least 2), unless the
                     // coarse part would then need more than TAIL_POINTS points.
@@ -810,3 +824,9 @@ pub(super) fn coarsening<T>(
         }
     }
 }
+
+/// [`SPLIT_POINTS`] where the engine has two resolutions (the page's wasm has one).
+#[cfg(full_engine)]
+const SPLIT_POINTS_OR_NONE: f64 = SPLIT_POINTS;
+#[cfg(not(full_engine))]
+const SPLIT_POINTS_OR_NONE: f64 = f64::INFINITY;
