@@ -682,9 +682,11 @@ fn charge_missing_mass_to(s: &mut StepPld, total: f64) {
 }
 
 /// `f(0), …, f(n − 1)`, a large lattice's two halves on two threads (the points are
-/// independent; the values are the same either way), on rayon's pool of persistent threads.
-/// The halves stay where they were computed ([`Halves`]): joining them into one vector was a
-/// copy into fresh pages, ~4 % of MNIST's call in page faults (perf). Native builds only.
+/// independent; the values are the same either way). The halves stay where they were computed
+/// ([`Halves`]): joining them into one vector was a copy into fresh pages, ~4 % of MNIST's call
+/// in page faults (perf). A thread is spawned per call: rayon's pool (`rayon::join` from outside
+/// it, the caller waiting on both halves) was slower in criterion — `pld_mnist` 5.4 ms against
+/// 4.3 ms spawned and 5.2 ms on one thread (2026-12-06, same session). Native builds only.
 #[cfg(not(target_arch = "wasm32"))]
 fn in_halves<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync) -> Halves<T> {
     let fill = |r: std::ops::Range<usize>| r.map(&f).collect::<Vec<_>>();
@@ -695,8 +697,14 @@ fn in_halves<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync) -> Halves<T> {
         };
     }
     let mid = n / 2;
-    let (lo, hi) = rayon::join(|| fill(0..mid), || fill(mid..n));
-    Halves { lo, hi }
+    std::thread::scope(|sc| {
+        let upper = sc.spawn(|| fill(mid..n));
+        let lo = fill(0..mid);
+        match upper.join() {
+            Ok(hi) => Halves { lo, hi },
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+    })
 }
 
 /// `f(0), …, f(n − 1)` held as two vectors, indexed as one ([`in_halves`]).
