@@ -555,7 +555,6 @@ pub(super) fn lattices_epsilon(
     let eta = eta_for(delta, t, eps_rdp, alpha);
     let eta_law = eta_budget(delta, t, eps_rdp, alpha);
     // The first pass's guess at ε (where the tilt is aimed; see `guess` below).
-    #[cfg(full_engine)]
     let first_guess = clt.map_or(eps_rdp * 0.93, |c| c.min(eps_rdp * 0.93));
     // At small q, the bulk's spacing is a first pass that the width then refines (every
     // large-dataset class took two passes); the width that spacing will read follows from the
@@ -624,7 +623,7 @@ pub(super) fn lattices_epsilon(
                     clt.map_or(b.epsilon.upper, |c| c.min(b.epsilon.upper))
                 }
                 Some(b) => b.epsilon.upper,
-                None => clt.map_or(eps_rdp * 0.93, |c| c.min(eps_rdp * 0.93)),
+                None => first_guess,
             };
             let rem = Lattices::build(&phases, Direction::Remove, d, (eta, eta_law), tail_d, w)?;
             let (mut u, mut l, mut n) = eps_direction(&rem, delta, guess, alpha, tol, w)?;
