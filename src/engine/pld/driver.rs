@@ -554,6 +554,11 @@ pub(super) fn lattices_epsilon(
     let clt = bulk.and_then(|_| central_limit_epsilon(&phases, delta));
     let eta = eta_for(delta, t, eps_rdp, alpha);
     let eta_law = eta_budget(delta, t, eps_rdp, alpha);
+    // A coarse continuation's spacing: a 4096th of the ε known so far (`known`) and of the
+    // central limit's spread of the composed small losses, √T·bulk (the rare large losses that
+    // land on it move ε by their spacing, so it must be small beside ε; and a 256th left
+    // q = 1e-5, σ = 0.6, T = 10⁸ at [1.4987, 1.5201], a 4096th gives [1.5062, 1.5140]).
+    let tail_spacing = |known: f64| bulk.map(|b| known.min(b * t.sqrt()) / 4096.0);
     // The first pass's guess at ε (where the tilt is aimed; see `guess` below).
     let first_guess = clt.map_or(eps_rdp * 0.93, |c| c.min(eps_rdp * 0.93));
     // At small q, the bulk's spacing is a first pass that the width then refines (every
@@ -561,10 +566,9 @@ pub(super) fn lattices_epsilon(
     // tilt, so a spacing aimed at the goal is one pass ([`aimed_spacing`]).
     #[cfg(full_engine)]
     if w.start().is_none() && bulk.is_some_and(|b| b / BULK_SHARE < 1e-4) {
-        let tail_d = bulk.map(|b| eps_rdp.min(b * t.sqrt()) / 4096.0);
         let aim = Aim {
             etas: (eta, eta_law),
-            tail_d,
+            tail_d: tail_spacing(eps_rdp),
             guess: first_guess,
             start: alpha - 1.0,
             tol,
@@ -595,12 +599,7 @@ pub(super) fn lattices_epsilon(
         // spacing that narrows the bracket is wider than the largest FFT).
         cut |= best.is_some_and(|b| b.epsilon.lower <= 0.0);
         let eta = if cut { eta.max(1e-3 * delta / t) } else { eta };
-        // A coarse continuation's spacing: a 4096th of the ε known so far and of the central
-        // limit's spread of the composed small losses, √T·bulk (the rare large losses that
-        // land on it move ε by their spacing, so it must be small beside ε; and a 256th left
-        // q = 1e-5, σ = 0.6, T = 10⁸ at [1.4987, 1.5201], a 4096th gives [1.5062, 1.5140]).
-        let known = best.map_or(eps_rdp, |b| b.epsilon.upper);
-        let tail_d = bulk.map(|b| known.min(b * t.sqrt()) / 4096.0);
+        let tail_d = tail_spacing(best.map_or(eps_rdp, |b| b.epsilon.upper));
         let attempt = |d: f64| -> Result<(f64, f64, usize, &'static str), Error> {
             // Remove first; the add direction is first tried on a lattice eight, then four times
             // as coarse: if even its (looser) upper bound is below the remove direction's,

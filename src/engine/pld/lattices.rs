@@ -44,7 +44,7 @@ impl Lattices {
         tail_d: Option<f64>,
         w: &Work,
     ) -> Result<Lattices, Error> {
-        Self::build_split(phases, dir, d, etas, tail_d, SPLIT_POINTS_OR_NONE, w)
+        Self::build_split(phases, dir, d, etas, tail_d, SPLIT_POINTS, w)
     }
 
     /// [`Lattices::build`], a plain SGM step's range split in two resolutions from
@@ -824,9 +824,3 @@ pub(super) fn coarsening<T>(
         }
     }
 }
-
-/// [`SPLIT_POINTS`] where the engine has two resolutions (the page's wasm has one).
-#[cfg(full_engine)]
-const SPLIT_POINTS_OR_NONE: f64 = SPLIT_POINTS;
-#[cfg(not(full_engine))]
-const SPLIT_POINTS_OR_NONE: f64 = f64::INFINITY;

@@ -244,8 +244,8 @@ const REFINE: usize = 4;
 const MAX_STEP_POINTS: f64 = 1_048_576.0;
 /// A plain SGM step whose range needs more points than this is put on two resolutions
 /// ([`discretize::step_pld_split`]): CORE_POINTS at Δ, then a coarse lattice (its spacing
-/// a power of two times Δ, at most the `tail_d` of [`Lattices::build`]).
-#[cfg(full_engine)]
+/// a power of two times Δ, at most the `tail_d` of [`Lattices::build`]; the page's wasm has one
+/// resolution and never splits).
 const SPLIT_POINTS: f64 = 131_072.0;
 #[cfg(full_engine)]
 const CORE_POINTS: f64 = 16_384.0;
