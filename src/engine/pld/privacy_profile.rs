@@ -699,8 +699,14 @@ pub(super) fn profile_at(
                     .map(|c| delta_read(c, *e))
                     .reduce(|a, b| (a.0.min(b.0), a.1.max(b.1), a.2.max(b.2)))
             };
+            // Poor as the answer will read it: its lower end is the largest of the pairs',
+            // so this pair's reading is poor only against the directions already read too
+            // (q = 1e-4, σ = 1, T = 10⁵: the add pair read δ(0.0086) as [2.7e-4, 0.012686]
+            // beside the remove pair's lower end 0.012552, and six more add compositions,
+            // each tilted at the next point, read the same to eight digits).
+            let known = slot.0.delta.lower;
             let poor = |r: Option<(f64, f64, usize)>| {
-                r.is_none_or(|(u, l, _)| u > PROFILE_FLOOR && u > PROFILE_RATIO * l)
+                r.is_none_or(|(u, l, _)| u > PROFILE_FLOOR && u > PROFILE_RATIO * l.max(known))
             };
             let nearest = |comps: &[Composed]| {
                 comps
@@ -714,19 +720,34 @@ pub(super) fn profile_at(
             // whatever a finer reading of this pair gives (q = 1e-3, σ = 0.8, T = 1000: the
             // add pair's eleven refinements at ε ≤ 0.076, each ~2× wide, none of them below
             // the remove pair's δ).
+            // Nor where this pair's upper δ is at most theirs and it reads no lower end: a
+            // finer reading could only lower an end that is not the answer's (q = 1e-5,
+            // σ = 1, T = 10⁶: twelve add compositions, ~12 ms each, all below the remove
+            // pair's upper δ and each reading a lower end of 0).
             // Where no composition's range holds ε and the nearest one reads δ below the
             // floor, no other is tried (q = 1e-4, σ = 1, T = 10⁵: five compositions for the
             // attack profile's ε ≥ 0.34, where δ < 1e-15, each beyond the reach of the tilts
             // the lattices allow, so none held the next point).
             let mut fallback = got.or_else(|| nearest(&comps));
             let settled = fallback.is_some_and(|r| r.0 <= slot.0.delta.lower)
-                || (got.is_none() && fallback.is_some_and(|r| r.0 <= PROFILE_FLOOR));
+                || (got.is_none() && fallback.is_some_and(|r| r.0 <= PROFILE_FLOOR))
+                || fallback.is_some_and(|r| r.0 <= slot.0.delta.upper && r.1 <= 0.0);
             if poor(got) && !settled && comps.len() < 12 && !spent && w.left() - cost > reserve {
                 let lam = lat.tilt_for(*e, last, w);
                 last = lam;
-                let fresh = comps
-                    .iter()
-                    .all(|c| (c.lambda - lam).abs() > 1e-3 * lam.max(1.0));
+                // A tilt a little away from a composition in hand re-weights that one's
+                // tilted law by e^{(λ − λ')·x}, nearly flat over its spread s where
+                // |λ − λ'|·s < 1/4: it reads as that one does (and at least 1/4 of λ away
+                // the linear picture is not trusted: a tilt at the lattice's cap leaves a
+                // spread of ~1e-10). q = 1e-4, σ = 1, T = 10⁵: the remove pair's tilt stops
+                // near λ = 23, the lattices' reach, and eight compositions at λ 22.85 … 23.15,
+                // all centred at 0.041 ± 1e-4 with spread 0.05, read the points above 0.2
+                // alike to eight digits.
+                let fresh = comps.iter().all(|c| {
+                    let gap = (c.lambda - lam).abs();
+                    gap > 1e-3 * lam.max(1.0)
+                        && (gap > 0.25 * lam.max(c.lambda) || gap * c.spread > 0.25)
+                });
                 if fresh {
                     // A refinement is optional: out of work, the points left read from the
                     // compositions in hand; too wide for the FFT, this ε keeps theirs (q = 1e-4,
