@@ -613,6 +613,27 @@ pub(super) const PROFILE_RATIO: f64 = 1.25;
 /// to two resolutions where that attempt runs out).
 pub(super) const ONE_SHARE: f64 = 0.6;
 
+/// The longest lattice (points, summed over the plain SGM phases) a profile's one-resolution
+/// attempt builds ([`profile_of`]'s small-q branch); longer, it goes to two resolutions at
+/// once. Over `benches/profile_sweep.py`'s runs every one-resolution attempt of 356,726 points
+/// and more spent its share of the work and was thrown away (q = 2e-5, σ = 1, T = 5·10⁶:
+/// 527,101 points, 130 ms of the page's profile), and those of 344,713 and fewer answered;
+/// with this limit the sweep's calls took 28.5 s instead of 34.3 s, two runs refused before
+/// answer (q = 1e-4, σ = 0.6, T = 10⁸; q = 1e-5, σ = 0.5, T = 10⁶), the most memory 233 → 138
+/// MB, and no other run's poor points changed.
+pub(super) const ONE_POINTS: f64 = 350_000.0;
+
+/// The points of the plain SGM phases' one-resolution lattices at spacing `d` (their loss
+/// ranges, cut at η, over `d`).
+fn one_points(live: &[Phase], dir: Direction, d: f64, eta: f64) -> f64 {
+    (live.iter().filter(|p| p.is_sgm()))
+        .map(|p| {
+            let (lo, hi) = super::discretize::loss_range(p.sgm.q(), p.sgm.sigma(), dir, eta);
+            (hi - lo) / d
+        })
+        .sum()
+}
+
 /// The smallest δ the profile resolves (its chart's axis ends there).
 pub(super) const PROFILE_FLOOR: f64 = 1e-15;
 
@@ -659,6 +680,8 @@ pub(super) fn profile_at(
         // (One resolution while the range fits the point budget: the profile's spacing is
         // not chosen for the bulk, and there the finer single lattice is the tighter.)
         // (`one` false: two resolutions wherever the range is long.)
+        // (Two resolutions where one would be longer than ONE_POINTS.)
+        let one = one && one_points(live, dir, d, eta) <= ONE_POINTS;
         let lat =
             match Lattices::build(live, dir, d, (eta, eta), if one { None } else { tail_d }, w) {
                 Err(Error::PldBudget { reason })
