@@ -40,6 +40,11 @@ const VERSION = 1;
 const CACHE = 64;
 // The rest after the charts before the target's solve and μ-GDP where no helper ran them (ms).
 const AFTER_CHARTS_MS = 150;
+// The helper's rest before the target's most steps (ms from the charts): a search of many
+// tight solves, seconds on a large-dataset run in the wasm, started only once the inputs
+// have rested (a newer run's charts meanwhile skip it; one already running is stopped,
+// `freeHelper`).
+const TARGET_REST_MS = 400;
 const headlines = new Map();
 const charts = new Map();
 const gdps = new Map();
@@ -98,6 +103,7 @@ async function chartsFor(p, d, headline, round) {
   const [up, lo] = headline ? [headline.epsilon, headline.epsilonLower] : [NaN, NaN];
   // The profile and the risk on the helper (another core) while ε over training is
   // computed here; without a helper (or the headline the profile's range needs), in turn.
+  if (headline) freeHelper();
   const side = helper && headline ? helperCharts({ round, run, up, lo }) : null;
   let c;
   if (side) {
@@ -122,22 +128,66 @@ const isHelper = new URL(import.meta.url).searchParams.has('helper');
 let helper = null;
 let helperSeq = 0;
 const helping = new Map();
-if (!isHelper && typeof Worker !== 'undefined') {
+// The id of the task (μ-GDP or the target) the helper said it started and has not answered
+// yet; null when it runs none.
+let helperRunning = null;
+// Every request waiting on the helper resolves to null (it will not answer).
+const dropHelping = () => {
+  for (const done of helping.values()) done(null);
+  helping.clear();
+};
+function startHelper() {
   try {
-    helper = new Worker(new URL('./pld-worker.js?helper', import.meta.url), { type: 'module' });
-    helper.onmessage = ({ data }) => {
+    const w = new Worker(new URL('./pld-worker.js?helper', import.meta.url), { type: 'module' });
+    w.onmessage = ({ data }) => {
+      if (data.started) {
+        helperRunning = data.id;
+        return;
+      }
+      if (helperRunning === data.id) helperRunning = null;
       const done = helping.get(data.id);
       helping.delete(data.id);
       if (done) done(data);
     };
-    helper.onerror = () => {
+    w.onerror = () => {
+      if (spare === w) spare = null;
+      if (helper !== w) return;
       helper = null;
-      for (const done of helping.values()) done(null);
-      helping.clear();
+      helperRunning = null;
+      dropHelping();
     };
+    return w;
   } catch {
-    helper = null;
+    return null;
   }
+}
+// A second helper, loaded but idle, takes over from a stopped one at once. It starts
+// SPARE_AFTER_MS after the first helper and after each take-over (starting, it would take a
+// core from the page's first answers or from the charts that stopped its predecessor).
+const SPARE_AFTER_MS = 2000;
+let spare = null;
+const startSpare = () =>
+  setTimeout(() => {
+    spare ??= helper && startHelper();
+  }, SPARE_AFTER_MS);
+if (!isHelper && typeof Worker !== 'undefined') {
+  helper = startHelper();
+  startSpare();
+}
+// A newer run's charts do not wait for an older run's task: a synchronous solve cannot be
+// interrupted, so a helper running one is stopped and the spare (or a new helper) takes its
+// place (the target's most steps at q = 1e-4, σ ≈ 1.2, T = 10⁵ held the next run's charts
+// 3–4.5 s in headless Chromium: `node benches/page_updates.mjs dist --query=…`). A stopped
+// task's requests resolve to null: its client's answer is then computed here if that client
+// still wants it, as where no helper ran it.
+function freeHelper() {
+  if (helper === null || helperRunning === null) return;
+  helper.terminate();
+  helperRunning = null;
+  dropHelping();
+  helper = spare ?? startHelper();
+  spare = null;
+  startSpare();
 }
 // (Each request's promise resolves to the helper's whole answer; null when it failed.)
 function askHelper(req) {
@@ -165,6 +215,8 @@ async function help({ data }) {
     await new Promise((r) => setTimeout(r, data.rest ?? 0));
     let answer = null;
     if (data.round === newestRound) {
+      // (Said first: the page's worker stops this helper when a newer run's charts come.)
+      self.postMessage({ id: data.id, started: true });
       try {
         answer = { ok: TASKS[data.task](data.data, data.side) };
       } catch (err) {
@@ -376,7 +428,7 @@ self.onmessage = isHelper ? help : async ({ data }) => {
         : { client, gen: data.gen, kind: 'gdp', ...g.ok }),
     },
     data.target !== undefined && {
-      task: 'target', rest: AFTER_CHARTS_MS, map: targets, key: JSON.stringify([sideKey, data.target]),
+      task: 'target', rest: TARGET_REST_MS, map: targets, key: JSON.stringify([sideKey, data.target]),
       send: (r) => reply(r.err !== undefined
         ? { client, gen: data.gen, kind: 'target', target: data.target, error: r.err }
         : { client, gen: data.gen, kind: 'target', target: data.target, steps: r.ok }),
