@@ -256,17 +256,15 @@ fn tilt(k_lo: i64, ln_p: &[f64], lambda: f64, d: f64) -> Tilted {
 
 /// ln of the normalizer, mean and variance (lattice units) of one lattice's tilted masses:
 /// [`tilt`]'s `ln_m`, `mean` and `var`, the same arithmetic in the same order (the same bits),
-/// without the masses, their logs or ‖p̃‖₂ — what a tilt solve reads ~7 times a solve (on the
-/// large-dataset runs' lattices of 10⁴–10⁵ points, the three vectors [`tilt`] allocates and
-/// fills were most of it).
+/// on one vector (the tilted logs, turned into masses in place) where [`tilt`] fills three
+/// and counts the nonzero masses — what a tilt solve reads ~7 times a solve. (From the
+/// recycled buffers instead, zero-filled first, MNIST's tight ε was 2.5 % slower.)
 fn tilt_moments(k_lo: i64, ln_p: &[f64], lambda: f64, d: f64) -> (f64, f64, f64) {
-    let w = |i: usize| ln_p[i] + lambda * (k_lo + i as i64) as f64 * d;
-    let mx = (0..ln_p.len()).map(w).fold(f64::NEG_INFINITY, f64::max);
-    let mut p = take(&REALS, ln_p.len(), 0.0);
-    for (i, x) in p.iter_mut().enumerate() {
-        let v = w(i);
-        *x = if v > f64::NEG_INFINITY {
-            exp(v - mx)
+    let mut p = tilted_logs(ln_p, k_lo, lambda, d);
+    let mx = p.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+    for x in p.iter_mut() {
+        *x = if *x > f64::NEG_INFINITY {
+            exp(*x - mx)
         } else {
             0.0
         };
@@ -283,7 +281,6 @@ fn tilt_moments(k_lo: i64, ln_p: &[f64], lambda: f64, d: f64) -> (f64, f64, f64)
         .enumerate()
         .map(|(i, &x)| x * ((k_lo + i as i64) as f64 - mean).powi(2))
         .sum();
-    give(&REALS, p);
     (mx + ln_s, mean, var)
 }
 
