@@ -654,6 +654,61 @@ pub fn most_steps(d: &Value, side: &Value) -> Result<Value, String> {
     Ok(json!(steps))
 }
 
+/// [`most_steps`] a few tight solves at a time: the page's helper runs it between messages,
+/// so a newer run's charts wait for one solve (≤ ~0.3 s in the wasm), not for the whole
+/// search (seconds on a large-dataset run). Poisson sampling of one example under add/remove
+/// goes through [`crate::engine::pld::StepsSearch`]; any other run, and a request the engine
+/// refuses, is answered at once by [`most_steps`] itself (so a refusal reads the same). The
+/// answer is [`most_steps`]' whatever the budgets (`tests::target_search_answers_as_most_steps`).
+pub struct TargetSearch {
+    /// The request and its side answers (a refusal is [`most_steps`]' own).
+    d: Value,
+    side: Value,
+    state: Target,
+}
+
+enum Target {
+    Searching(crate::engine::pld::StepsSearch),
+    Done(Result<Value, String>),
+}
+
+impl TargetSearch {
+    pub fn new(d: &Value, side: &Value) -> Self {
+        let plain = scheme_of(d, side).is_none()
+            && num(d, "groupSize").max(1.0) as u64 == 1
+            && text(d, "adjacency").unwrap_or("add-remove") == "add-remove";
+        let search = crate::engine::Sgm::new(num(d, "q"), num(d, "sigma")).and_then(|sgm| {
+            crate::engine::pld::StepsSearch::new(num(d, "target"), num(d, "delta"), sgm)
+        });
+        let state = match search {
+            Ok(s) if plain => Target::Searching(s),
+            _ => Target::Done(most_steps(d, side)),
+        };
+        TargetSearch {
+            d: d.clone(),
+            side: side.clone(),
+            state,
+        }
+    }
+
+    /// The search on with at most `fresh` new tight solves: its answer once found (then on
+    /// every later call), `None` while it goes on.
+    pub fn advance(&mut self, fresh: usize) -> Option<Result<Value, String>> {
+        if let Target::Searching(s) = &mut self.state {
+            self.state = Target::Done(match s.advance(fresh) {
+                Ok(None) => return None,
+                Ok(Some((steps, _))) => Ok(json!(steps)),
+                // (A refusal met on the way, in the query layer's words.)
+                Err(_) => most_steps(&self.d, &self.side),
+            });
+        }
+        match &self.state {
+            Target::Done(r) => Some(r.clone()),
+            Target::Searching(_) => None,
+        }
+    }
+}
+
 /// μ-GDP with its fit for the run, as the worker answers it ({mu, muLower, regret,
 /// tradeoff}): its own scheme's, else Poisson sampling's.
 pub fn gdp(d: &Value, side: &Value) -> Result<Value, String> {

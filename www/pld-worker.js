@@ -27,13 +27,23 @@
 // The page's exact-RDP model at small σ ({kind: "rdp", client, gen, q, sigma, steps, delta,
 // conversion, omega}) is answered with {kind: "rdp", gen, rdp, value, alpha, …, compare}
 // (or {…, error}), then {kind: "chart-c", sigma, chartC} when chart C's σ is new.
-import init, { epsilon, compare, heavyModel, heavyChartC, tightCharts, workerCheck, workerCheckConfig, workerSide, workerSchemeCharts, workerTarget, workerGdp, workerLibrary, workerCalibrate, workerAudit, workerCorrelated } from './sgm-rdp-worker.js';
+import init, { epsilon, compare, heavyModel, heavyChartC, tightCharts, workerCheck, workerCheckConfig, workerSide, workerSchemeCharts, workerGdp, WorkerTargetSearch, workerLibrary, workerCalibrate, workerAudit, workerCorrelated } from './sgm-rdp-worker.js';
 
 const ready = init({ module_or_path: new URL('./sgm-rdp-worker_bg.wasm', import.meta.url) });
 const newest = new Map();
 const newestCalibration = new Map();
 // One turn of the task queue: messages posted meanwhile are delivered first.
 const yieldToQueue = () => new Promise((r) => setTimeout(r, 0));
+// A turn behind the messages already posted to this worker: a message to itself, which
+// queues behind them (Chromium runs a worker's timers before its waiting messages, so
+// a timer's turn can let a search run on for seconds with a newer run's charts waiting).
+const turn = new MessageChannel();
+const turnWaiting = [];
+turn.port1.onmessage = () => turnWaiting.shift()?.();
+const yieldToMessages = () => new Promise((r) => {
+  turnWaiting.push(r);
+  turn.port2.postMessage(null);
+});
 // The protocol's version (ui::protocol::VERSION): a request may carry it as `v` and must
 // then match; every answer carries it.
 const VERSION = 1;
@@ -205,7 +215,29 @@ const helperTask = (round, task, rest, data, side) => askHelper({ round, task, r
 // round than the newest it has seen.
 let rounds = 0;
 let newestRound = 0;
-const TASKS = { gdp: workerGdp, target: workerTarget };
+const TASKS = { gdp: workerGdp };
+// The target's most steps a tight solve at a time (WorkerTargetSearch), a turn of the task
+// queue between solves: {ok} or {err}, null once `wanted()` is false (a newer run came).
+// Its search takes seconds on a large-dataset run (q = 2e-5, δ = 1e-6 to ε = 3: 16 solves of
+// ~0.2 s natively at σ = 1, 22 of ~1 s at σ = 1.13); run whole, a stopped helper ran it on
+// (a worker stopped inside the wasm stops when it returns, or 2 s later in Chromium), a
+// third thread on two cores beside the next run's charts. Now it stops after one solve.
+async function mostSteps(data, side, wanted) {
+  let search;
+  try {
+    search = new WorkerTargetSearch(data, side);
+    for (;;) {
+      const steps = search.advance();
+      if (steps !== undefined) return { ok: steps };
+      await yieldToMessages();
+      if (!wanted()) return null;
+    }
+  } catch (err) {
+    return { err: messageOf(err) };
+  } finally {
+    search?.free();
+  }
+}
 async function help({ data }) {
   await ready;
   newestRound = Math.max(newestRound, data.round ?? 0);
@@ -214,7 +246,10 @@ async function help({ data }) {
     // older round's task.)
     await new Promise((r) => setTimeout(r, data.rest ?? 0));
     let answer = null;
-    if (data.round === newestRound) {
+    if (data.task === 'target' && data.round === newestRound) {
+      self.postMessage({ id: data.id, started: true });
+      answer = await mostSteps(data.data, data.side, () => data.round === newestRound);
+    } else if (data.round === newestRound) {
       // (Said first: the page's worker stops this helper when a newer run's charts come.)
       self.postMessage({ id: data.id, started: true });
       try {
@@ -454,6 +489,12 @@ self.onmessage = isHelper ? help : async ({ data }) => {
     if (t.done && (await t.done)) continue;
     await yieldToQueue();
     if (!current()) return;
+    if (t.task === 'target' && !recall(t.map, t.key)) {
+      const a = await mostSteps(data, side, current);
+      if (a === null) return;
+      t.send(remember(t.map, t.key, a));
+      continue;
+    }
     t.send(cached(t.map, t.key, () => TASKS[t.task](data, side)));
   }
   // "What your library reports" (asked with library: true, Poisson sampling of one example):

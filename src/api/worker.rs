@@ -54,11 +54,31 @@ pub fn worker_scheme_charts(data: JsValue, side: JsValue) -> Result<JsValue, JsE
     with_side(&data, &side, crate::worker::scheme_charts)
 }
 
-/// The most steps whose certified ε meets the request's target (`worker::most_steps`).
+/// The target's most steps a tight solve at a time (`worker::TargetSearch`): the helper
+/// calls `advance()` between messages — `undefined` while it searches, then the steps
+/// (`worker::most_steps`' answer), or it throws the refusal.
 #[cfg(feature = "worker")]
-#[wasm_bindgen(js_name = workerTarget, skip_typescript)]
-pub fn worker_target(data: JsValue, side: JsValue) -> Result<JsValue, JsError> {
-    with_side(&data, &side, crate::worker::most_steps)
+#[wasm_bindgen(js_name = WorkerTargetSearch, skip_typescript)]
+pub struct WorkerTargetSearch(crate::worker::TargetSearch);
+
+#[cfg(feature = "worker")]
+#[wasm_bindgen(js_class = WorkerTargetSearch)]
+impl WorkerTargetSearch {
+    #[wasm_bindgen(constructor)]
+    pub fn new(data: JsValue, side: JsValue) -> Result<WorkerTargetSearch, JsError> {
+        let (d, s) = request(&data)
+            .zip(request(&side))
+            .ok_or_else(|| JsError::new("worker: unreadable request"))?;
+        Ok(WorkerTargetSearch(crate::worker::TargetSearch::new(&d, &s)))
+    }
+
+    /// One more tight solve of the search at most.
+    pub fn advance(&mut self) -> Result<JsValue, JsError> {
+        match self.0.advance(1) {
+            None => Ok(JsValue::UNDEFINED),
+            Some(r) => thrown_as(r),
+        }
+    }
 }
 
 /// μ-GDP with its fit for the run (its own scheme's, else Poisson sampling's).

@@ -535,3 +535,41 @@ fn correlated_charts_are_the_command_lines() {
     d["charts"] = json!(false);
     assert!(correlated(&d).unwrap().get("charts").is_none());
 }
+
+/// The target's search a solve at a time answers as `most_steps` at once: Poisson runs
+/// (several solves each, counted), a target out of reach (the refusal in the same words),
+/// a malformed one, and a scheme's run (answered at once).
+#[test]
+fn target_search_answers_as_most_steps() {
+    let cases = [
+        req(json!({"target": 1.0})),
+        req(json!({"q": 256.0 / 60000.0, "sigma": 1.1, "target": 3.0})),
+        req(json!({"q": 0.001, "sigma": 0.7, "target": 2.0, "delta": 1e-8})),
+        req(json!({"q": 0.5, "sigma": 0.3, "target": 0.01})),
+        req(json!({"target": -1.0})),
+        req(json!({"groupSize": 2, "steps": 200, "target": 2.0})),
+    ];
+    for (i, d) in cases.iter().enumerate() {
+        let side = side_answers(d);
+        let whole = most_steps(d, &side);
+        let mut search = TargetSearch::new(d, &side);
+        let mut calls = 1;
+        let stepped = loop {
+            if let Some(r) = search.advance(1) {
+                break r;
+            }
+            calls += 1;
+        };
+        assert_eq!(stepped, whole, "case {i}");
+        // Once answered, the answer stays.
+        assert_eq!(search.advance(1), Some(whole.clone()), "case {i}");
+        if i < 3 {
+            assert!(
+                whole.is_ok() && calls >= 3,
+                "case {i}: {whole:?} in {calls} calls"
+            );
+        } else {
+            assert!(whole.is_err() || i == 5, "case {i}: {whole:?}");
+        }
+    }
+}

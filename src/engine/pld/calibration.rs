@@ -54,36 +54,115 @@ pub fn calibrate_sigma(
 /// search starts at one step, and a refusal names the tight one-step ε.
 #[cfg(full_engine)]
 pub fn calibrate_steps(target: f64, delta: f64, sgm: Sgm) -> Result<(u64, EpsilonAnswer), Error> {
-    let target = check_epsilon(target)?;
-    let delta = check_delta(delta)?;
-    let orders = crate::engine::default_orders();
-    // Exact RDP's answer is feasible for the tight accountant too: the search starts there.
-    let start =
-        match crate::engine::calibrate::steps(target, delta, sgm, &orders, Conversion::Improved) {
+    let mut search = StepsSearch::new(target, delta, sgm)?;
+    // (With no limit on its solves the first call answers.)
+    loop {
+        if let Some(found) = search.advance(usize::MAX)? {
+            return Ok(found);
+        }
+    }
+}
+
+/// [`calibrate_steps`]' search, a few tight solves at a time: the page's worker runs it
+/// between messages, so a newer run's charts wait for one solve, not for the whole search
+/// (3 s natively at q = 2·10⁻⁵, σ = 1, δ = 10⁻⁶ to ε = 3; more in the wasm). Every solve
+/// is kept, and each [`StepsSearch::advance`] replays the search over them (it is
+/// deterministic) up to the first T not yet solved: the answer is [`calibrate_steps`]'
+/// whatever the budgets.
+///
+/// ```
+/// use sgm_rdp::engine::{pld, Sgm};
+/// let sgm = Sgm::new(0.01, 1.0)?;
+/// let mut search = pld::StepsSearch::new(2.0, 1e-5, sgm)?;
+/// let found = loop {
+///     if let Some(found) = search.advance(1)? {
+///         break found;
+///     }
+/// };
+/// assert_eq!(found.0, pld::calibrate_steps(2.0, 1e-5, sgm)?.0);
+/// # Ok::<(), sgm_rdp::engine::Error>(())
+/// ```
+#[cfg(full_engine)]
+pub struct StepsSearch {
+    target: f64,
+    delta: f64,
+    sgm: Sgm,
+    /// Exact RDP's answer (a T known to fit), else 1.
+    start: u64,
+    /// Every T solved, with its answer.
+    seen: Vec<(u64, EpsilonAnswer)>,
+}
+
+#[cfg(full_engine)]
+impl StepsSearch {
+    /// Checks the target and δ and finds the start (exact RDP's calibration, no tight solve).
+    pub fn new(target: f64, delta: f64, sgm: Sgm) -> Result<Self, Error> {
+        let target = check_epsilon(target)?;
+        let delta = check_delta(delta)?;
+        let orders = crate::engine::default_orders();
+        // Exact RDP's answer is feasible for the tight accountant too: the search starts there.
+        let start = match crate::engine::calibrate::steps(
+            target,
+            delta,
+            sgm,
+            &orders,
+            Conversion::Improved,
+        ) {
             Ok(rdp) => rdp.steps,
             Err(Error::StepsUnreachable { .. }) => 1,
             Err(other) => return Err(other),
         };
-    // Every answer computed is kept: the search's last meeting T is returned with its own.
-    let mut seen: Vec<(u64, EpsilonAnswer)> = Vec::new();
-    let mut at = |t: u64| -> Result<EpsilonAnswer, Error> {
-        if let Some((_, a)) = seen.iter().find(|(u, _)| *u == t) {
-            return Ok(*a);
-        }
-        let a = epsilon(sgm, t, delta)?;
-        seen.push((t, a));
-        Ok(a)
-    };
-    let first = at(start)?;
-    if first.epsilon.upper > target {
-        // Only reachable from the one-step start (an RDP-feasible T is PLD-feasible).
-        return Err(Error::StepsUnreachable {
+        Ok(Self {
             target,
-            epsilon: first.epsilon.upper,
-        });
+            delta,
+            sgm,
+            start,
+            seen: Vec::new(),
+        })
     }
-    let t = most_steps_from(target, start, first.epsilon.upper, &mut at)?;
-    Ok((t, at(t)?))
+
+    /// The search on, with at most `fresh` new tight solves: the most steps and the answer
+    /// there once found, `None` when the budget ran out first (call again to go on).
+    pub fn advance(&mut self, fresh: usize) -> Result<Option<(u64, EpsilonAnswer)>, Error> {
+        let (target, delta, sgm, start) = (self.target, self.delta, self.sgm, self.start);
+        let seen = &mut self.seen;
+        let mut left = fresh;
+        let mut paused = false;
+        let mut at = |t: u64| -> Result<EpsilonAnswer, Error> {
+            if let Some((_, a)) = seen.iter().find(|(u, _)| *u == t) {
+                return Ok(*a);
+            }
+            if left == 0 {
+                // (Unwinds the search through its `?`s; `paused` tells it from a refusal.)
+                paused = true;
+                return Err(Error::StepsUnreachable {
+                    target,
+                    epsilon: f64::NAN,
+                });
+            }
+            left -= 1;
+            let a = epsilon(sgm, t, delta)?;
+            seen.push((t, a));
+            Ok(a)
+        };
+        let mut search = || -> Result<(u64, EpsilonAnswer), Error> {
+            let first = at(start)?;
+            if first.epsilon.upper > target {
+                // Only reachable from the one-step start (an RDP-feasible T is PLD-feasible).
+                return Err(Error::StepsUnreachable {
+                    target,
+                    epsilon: first.epsilon.upper,
+                });
+            }
+            let t = most_steps_from(target, start, first.epsilon.upper, &mut at)?;
+            Ok((t, at(t)?))
+        };
+        let found = search();
+        if paused {
+            return Ok(None);
+        }
+        found.map(Some)
+    }
 }
 
 /// In the wasm (no room for `engine::search`, ~1 KB): doubling from exact RDP's answer,

@@ -14,7 +14,8 @@
 //! * `privacy_profile` — stage 3: [`delta_phases`], [`profile_phases`] (δ and δ(ε));
 //! * `training` — [`checkpoints`]: ε over training, kept monotone;
 //! * `attack` — [`attack_profile`], [`attack_tpr`];
-//! * `calibration` — [`calibrate_sigma`], [`calibrate_steps`];
+//! * `calibration` — [`calibrate_sigma`], [`calibrate_steps`] ([`StepsSearch`]: its search a
+//!   few solves at a time);
 //! * `emulate` — [`dp_accounting_epsilon`], [`opacus_prv_epsilon`]: other libraries'
 //!   defaults, computed by our code for the comparison rows.
 //!
