@@ -2,7 +2,7 @@
 // run (A/B): from the keystroke to the new tight ε (#epsilon-pld), to the three tight charts
 // (no figure marked stale) and to μ-GDP under the risk chart (#gdp-summary), on the default
 // MNIST-like run, 30 σ values, each waiting for μ-GDP before the next (so each figure is one
-// update's, not overlapped). The times include the page's 80 ms rest before the worker is
+// update's, not overlapped). The times include the page's 50 ms rest before the worker is
 // asked and the worker's rest between the charts and μ-GDP.
 //
 //   node benches/page_updates.mjs dist [OTHER_DIST ...]   (after `make dist`; rounds alternate)

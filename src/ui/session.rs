@@ -23,8 +23,11 @@ mod check;
 mod correlated;
 mod inverse;
 
-/// Quiet time before a request is posted (the slider is still moving before that).
-pub const REST_MS: i32 = 80;
+/// Quiet time before a request is posted (the slider is still moving before that): three
+/// frames, so a drag posts when it pauses, and a typed σ is asked 50 ms after its keystroke
+/// (it was 80 ms: `node benches/page_updates.mjs` on MNIST read the tight ε 101–105 → 74 ms and
+/// the three tight charts 167–170 → 136–138 ms p50 from the keystroke).
+pub const REST_MS: i32 = 50;
 /// After this long without an answer the old numbers are marked as updating.
 pub const UPDATING_MS: i32 = 150;
 
