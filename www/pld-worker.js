@@ -29,7 +29,26 @@
 // (or {…, error}), then {kind: "chart-c", sigma, chartC} when chart C's σ is new.
 import init, { epsilon, compare, heavyModel, heavyChartC, tightCharts, workerCheck, workerCheckConfig, workerSide, workerSchemeCharts, workerGdp, WorkerTargetSearch, workerLibrary, workerCalibrate, workerAudit, workerCorrelated } from './sgm-rdp-worker.js';
 
-const ready = init({ module_or_path: new URL('./sgm-rdp-worker_bg.wasm', import.meta.url) });
+const WASM = new URL('./sgm-rdp-worker_bg.wasm', import.meta.url);
+// The helper (below): this same script as a nested worker.
+const isHelper = new URL(import.meta.url).searchParams.has('helper');
+// The compiled module: the page's worker fetches and compiles it once and hands it to each
+// helper ({module}, the helper's first message), which only instantiates it (ready 1–2 ms
+// after its script ran, in a trace in headless Chromium) instead of fetching and compiling
+// the 1.4 MB module on every take-over; V8 shares the compiled code. Where the module cannot
+// be handed over ({module: null}) or compiled here, the file itself.
+let handed = null;
+const compiled = isHelper
+  ? new Promise((r) => {
+      handed = r;
+    })
+  : Promise.resolve()
+      .then(() => WebAssembly.compileStreaming(fetch(WASM)))
+      // (A server that does not say application/wasm: from the bytes.)
+      .catch(() => fetch(WASM).then((r) => r.arrayBuffer()).then((b) => WebAssembly.compile(b)))
+      .catch(() => null);
+const ready = compiled.then((module) =>
+  init({ module_or_path: module ?? WASM }).catch((err) => (module ? init({ module_or_path: WASM }) : Promise.reject(err))));
 const newest = new Map();
 const newestCalibration = new Map();
 // One turn of the task queue: messages posted meanwhile are delivered first.
@@ -133,8 +152,7 @@ async function chartsFor(p, d, headline, round) {
 // most steps after `rest` ms ({id, answer: {ok} | {err}}, answer null when a request of a
 // newer round came first). Where a worker cannot start one (a cross-origin script from a widget's blob:
 // worker, older browsers) there is none: the charts are computed in turn, and μ-GDP and the
-// target here after a rest.
-const isHelper = new URL(import.meta.url).searchParams.has('helper');
+// target here after a rest. Its first message is {module}, the compiled wasm (above).
 let helper = null;
 let helperSeq = 0;
 const helping = new Map();
@@ -149,6 +167,13 @@ const dropHelping = () => {
 function startHelper() {
   try {
     const w = new Worker(new URL('./pld-worker.js?helper', import.meta.url), { type: 'module' });
+    compiled.then((module) => {
+      try {
+        w.postMessage({ module });
+      } catch {
+        w.postMessage({ module: null });
+      }
+    });
     w.onmessage = ({ data }) => {
       if (data.started) {
         helperRunning = data.id;
@@ -171,15 +196,17 @@ function startHelper() {
     return null;
   }
 }
-// A second helper, loaded but idle, takes over from a stopped one at once. It starts
-// SPARE_AFTER_MS after the first helper and after each take-over (starting, it would take a
-// core from the page's first answers or from the charts that stopped its predecessor).
-const SPARE_AFTER_MS = 2000;
+// A second helper, loaded but idle, takes over from a stopped one at once. It starts with the
+// first helper and after each take-over: it only instantiates the module compiled here, a few
+// ms. (It used to start 2 s later, when each helper compiled its own, so that its compiling
+// did not take a core from the charts; while σ was typed a take-over then often found no
+// spare, and a new helper's script, fetched through this worker, waited for the charts' half
+// computed here: its charts started ~220 ms late, in headless Chromium at q = 1e-5, T = 10⁶.)
 let spare = null;
 const startSpare = () =>
   setTimeout(() => {
     spare ??= helper && startHelper();
-  }, SPARE_AFTER_MS);
+  }, 0);
 if (!isHelper && typeof Worker !== 'undefined') {
   helper = startHelper();
   startSpare();
@@ -239,6 +266,11 @@ async function mostSteps(data, side, wanted) {
   }
 }
 async function help({ data }) {
+  if (handed !== null && data && 'module' in data) {
+    handed(data.module instanceof WebAssembly.Module ? data.module : null);
+    handed = null;
+    return;
+  }
   await ready;
   newestRound = Math.max(newestRound, data.round ?? 0);
   if (data.task) {
