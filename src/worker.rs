@@ -655,8 +655,8 @@ pub fn most_steps(d: &Value, side: &Value) -> Result<Value, String> {
 }
 
 /// [`most_steps`] a few tight solves at a time: the page's helper runs it between messages,
-/// so a newer run's charts wait for one solve (≤ ~0.3 s in the wasm), not for the whole
-/// search (seconds on a large-dataset run). Poisson sampling of one example under add/remove
+/// so a newer run's charts wait for one solve, not for the whole search (seconds on a
+/// large-dataset run). Poisson sampling of one example under add/remove
 /// goes through [`crate::engine::pld::StepsSearch`]; any other run, and a request the engine
 /// refuses, is answered at once by [`most_steps`] itself (so a refusal reads the same). The
 /// answer is [`most_steps`]' whatever the budgets (`tests::target_search_answers_as_most_steps`).
@@ -677,11 +677,12 @@ impl TargetSearch {
         let plain = scheme_of(d, side).is_none()
             && num(d, "groupSize").max(1.0) as u64 == 1
             && text(d, "adjacency").unwrap_or("add-remove") == "add-remove";
-        let search = crate::engine::Sgm::new(num(d, "q"), num(d, "sigma")).and_then(|sgm| {
+        let search = || {
+            let sgm = crate::engine::Sgm::new(num(d, "q"), num(d, "sigma"))?;
             crate::engine::pld::StepsSearch::new(num(d, "target"), num(d, "delta"), sgm)
-        });
-        let state = match search {
-            Ok(s) if plain => Target::Searching(s),
+        };
+        let state = match plain.then(search) {
+            Some(Ok(s)) => Target::Searching(s),
             _ => Target::Done(most_steps(d, side)),
         };
         TargetSearch {
