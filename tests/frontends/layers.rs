@@ -212,9 +212,10 @@ fn one_version_set_in_one_place() {
     );
     assert!(read("www/package.json").contains("\"version\": \"0.0.0-dev\""));
     let log = read("CHANGELOG.md");
+    // (Changes not yet released are listed above it, under "## Unreleased".)
     let newest = log
         .lines()
-        .find(|l| l.starts_with("## "))
+        .find(|l| l.starts_with("## ") && *l != "## Unreleased")
         .unwrap_or_default();
     assert!(
         newest.starts_with(&format!("## {v} ")),
