@@ -47,11 +47,11 @@ const compiled = isHelper
       // (A server that does not say application/wasm: from the bytes.)
       .catch(() => fetch(WASM).then((r) => r.arrayBuffer()).then((b) => WebAssembly.compile(b)))
       .catch(() => null);
-const ready = compiled.then((module) =>
-  init({ module_or_path: module ?? WASM }).catch((err) => (module ? init({ module_or_path: WASM }) : Promise.reject(err))));
+const ready = compiled.then((module) => init({ module_or_path: module ?? WASM }));
 const newest = new Map();
 const newestCalibration = new Map();
-// One turn of the task queue: messages posted meanwhile are delivered first.
+// One turn of the task queue (a timer: Chromium may run it before messages already waiting;
+// `yieldToMessages` below queues behind them).
 const yieldToQueue = () => new Promise((r) => setTimeout(r, 0));
 // A turn behind the messages already posted to this worker: a message to itself, which
 // queues behind them (Chromium runs a worker's timers before its waiting messages, so
@@ -242,7 +242,6 @@ const helperTask = (round, task, rest, data, side) => askHelper({ round, task, r
 // round than the newest it has seen.
 let rounds = 0;
 let newestRound = 0;
-const TASKS = { gdp: workerGdp };
 // The target's most steps a tight solve at a time (WorkerTargetSearch), a turn of the task
 // queue between solves: {ok} or {err}, null once `wanted()` is false (a newer run came).
 // Its search takes seconds on a large-dataset run (q = 2e-5, δ = 1e-6 to ε = 3: 16 solves of
@@ -265,6 +264,16 @@ async function mostSteps(data, side, wanted) {
     search?.free();
   }
 }
+// A task after the charts ("gdp" or "target") for a request and its side answers: {ok} or
+// {err}, null when a newer run came first (only the target's search stops on the way).
+async function runTask(task, data, side, wanted) {
+  if (task === 'target') return mostSteps(data, side, wanted);
+  try {
+    return { ok: workerGdp(data, side) };
+  } catch (err) {
+    return { err: messageOf(err) };
+  }
+}
 async function help({ data }) {
   if (handed !== null && data && 'module' in data) {
     handed(data.module instanceof WebAssembly.Module ? data.module : null);
@@ -278,17 +287,10 @@ async function help({ data }) {
     // older round's task.)
     await new Promise((r) => setTimeout(r, data.rest ?? 0));
     let answer = null;
-    if (data.task === 'target' && data.round === newestRound) {
-      self.postMessage({ id: data.id, started: true });
-      answer = await mostSteps(data.data, data.side, () => data.round === newestRound);
-    } else if (data.round === newestRound) {
+    if (data.round === newestRound) {
       // (Said first: the page's worker stops this helper when a newer run's charts come.)
       self.postMessage({ id: data.id, started: true });
-      try {
-        answer = { ok: TASKS[data.task](data.data, data.side) };
-      } catch (err) {
-        answer = { err: messageOf(err) };
-      }
+      answer = await runTask(data.task, data.data, data.side, () => data.round === newestRound);
     }
     self.postMessage({ id: data.id, answer });
     return;
@@ -521,13 +523,10 @@ self.onmessage = isHelper ? help : async ({ data }) => {
     if (t.done && (await t.done)) continue;
     await yieldToQueue();
     if (!current()) return;
-    if (t.task === 'target' && !recall(t.map, t.key)) {
-      const a = await mostSteps(data, side, current);
-      if (a === null) return;
-      t.send(remember(t.map, t.key, a));
-      continue;
-    }
-    t.send(cached(t.map, t.key, () => TASKS[t.task](data, side)));
+    const hit = recall(t.map, t.key);
+    const a = hit ?? (await runTask(t.task, data, side, current));
+    if (a === null) return;
+    t.send(hit ?? remember(t.map, t.key, a));
   }
   // "What your library reports" (asked with library: true, Poisson sampling of one example):
   // the command line's `libraries` — each library's own output for this run, computed —
