@@ -69,18 +69,42 @@ pub(crate) fn loss_remove(q: f64, sigma: f64, x: f64) -> f64 {
 
 /// The x with L(x) = ℓ (remove direction): x = ½ + σ²·ln((e^ℓ − (1−q))/q);
 /// −∞ for ℓ ≤ ln(1 − q), the loss's infimum.
+#[cfg_attr(not(full_engine), allow(dead_code))]
 pub(crate) fn x_of_loss(q: f64, sigma: f64, l: f64) -> f64 {
-    let s2 = sigma * sigma;
-    if q == 1.0 {
-        return 0.5 + s2 * l;
+    XOfLoss::new(q, sigma).at(l)
+}
+
+/// [`x_of_loss`] for one (q, σ) at many losses: its two logs of q taken once (a lattice's
+/// boundaries took them at every point: MNIST's tight ε 4.17–4.24 → 4.03–4.07 ms, the same
+/// bits).
+#[derive(Clone, Copy)]
+pub(crate) struct XOfLoss {
+    s2: f64,
+    /// ln(1 − q), ln q; None for q = 1.
+    logs: Option<(f64, f64)>,
+}
+
+impl XOfLoss {
+    pub(crate) fn new(q: f64, sigma: f64) -> XOfLoss {
+        XOfLoss {
+            s2: sigma * sigma,
+            logs: (q != 1.0).then(|| (ln_1p(-q), ln(q))),
+        }
     }
-    let d = l - ln_1p(-q);
-    if d <= 0.0 {
-        return f64::NEG_INFINITY;
+
+    /// The x with L(x) = ℓ ([`x_of_loss`]).
+    pub(crate) fn at(&self, l: f64) -> f64 {
+        let Some((ln_1mq, ln_q)) = self.logs else {
+            return 0.5 + self.s2 * l;
+        };
+        let d = l - ln_1mq;
+        if d <= 0.0 {
+            return f64::NEG_INFINITY;
+        }
+        // ln(e^ℓ − (1−q)) = ℓ + ln(1 − e^{−d}).
+        let ln_num = l + ln(-exp_m1(-d));
+        0.5 + self.s2 * (ln_num - ln_q)
     }
-    // ln(e^ℓ − (1−q)) = ℓ + ln(1 − e^{−d}).
-    let ln_num = l + ln(-exp_m1(-d));
-    0.5 + s2 * (ln_num - ln(q))
 }
 
 /// The standardized tails of both mixture components at a sample x.
@@ -574,11 +598,12 @@ fn lattice_part(
     open: (bool, bool),
 ) -> StepPld {
     // Sample-space boundary of the loss threshold ℓ_k = kΔ + o.
+    let x_of = XOfLoss::new(q, sigma);
     let x_at = |k: i64| -> f64 {
         let l = k as f64 * d + o;
         match dir {
-            Direction::Remove => x_of_loss(q, sigma, l),
-            Direction::Add => x_of_loss(q, sigma, -l),
+            Direction::Remove => x_of.at(l),
+            Direction::Add => x_of.at(-l),
         }
     };
     let at = |i: usize| Boundary::at(sigma, x_at(k_lo + i as i64));
