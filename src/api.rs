@@ -960,7 +960,9 @@ pub fn compare(
 /// lower}, rdp}]?, risk: {fpr, tpr, curve: [{fpr, tpr}]}?, errors: {training?, profile?,
 /// risk?}}` (a part that fails is absent, its reason under `errors`).
 /// `part`: "training", "profile-risk" (ε over training apart from the profile and the risk,
-/// computed side by side by two workers), anything else all three.
+/// computed side by side by two workers), "profile" (the profile, with the risk only where the
+/// two are read from one composition), "risk" (the risk alone: no headline needed, see
+/// [`tight_risk_first`]), anything else all three.
 #[cfg(feature = "worker")]
 #[wasm_bindgen(js_name = tightCharts, skip_typescript)]
 pub fn tight_charts(p: JsValue, upper: f64, lower: f64, part: &str) -> Result<JsValue, JsError> {
@@ -972,6 +974,8 @@ pub fn tight_charts(p: JsValue, upper: f64, lower: f64, part: &str) -> Result<Js
     let parts = match part {
         "training" => Parts::Training,
         "profile-risk" => Parts::ProfileRisk,
+        "profile" => Parts::Profile,
+        "risk" => Parts::Risk,
         _ => Parts::All,
     };
     let c = tight::charts_data(m, t, d, run, parts);
@@ -1002,6 +1006,18 @@ pub fn tight_charts(p: JsValue, upper: f64, lower: f64, part: &str) -> Result<Js
         errors,
     };
     out(&charts)
+}
+
+/// Whether the risk chart of a Poisson run `{q, sigma, steps, delta}` is most likely read
+/// apart from its profile, so that the page's worker asks its helper for it
+/// (`tightCharts(run, NaN, NaN, "risk")`) beside the headline
+/// ([`crate::render::tight::risk_first`]; a scheduling hint, never a number).
+#[cfg(feature = "worker")]
+#[wasm_bindgen(js_name = tightRiskFirst, skip_typescript)]
+pub fn tight_risk_first(p: JsValue) -> Result<bool, JsError> {
+    let a = Args::parse("tightRiskFirst", p, &["q", "sigma", "steps", "delta"])?;
+    let (m, t, d) = (a.sgm()?, a.steps()?, a.need("delta", a.delta)?);
+    Ok(crate::render::tight::risk_first(m, t, d))
 }
 
 /// [`tight_charts`]' answer.

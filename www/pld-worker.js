@@ -27,7 +27,7 @@
 // The page's exact-RDP model at small σ ({kind: "rdp", client, gen, q, sigma, steps, delta,
 // conversion, omega}) is answered with {kind: "rdp", gen, rdp, value, alpha, …, compare}
 // (or {…, error}), then {kind: "chart-c", sigma, chartC} when chart C's σ is new.
-import init, { epsilon, compare, heavyModel, heavyChartC, tightCharts, workerCheck, workerCheckConfig, workerSide, workerSchemeCharts, workerGdp, WorkerTargetSearch, workerLibrary, workerCalibrate, workerAudit, workerCorrelated } from './sgm-rdp-worker.js';
+import init, { epsilon, compare, heavyModel, heavyChartC, tightCharts, tightRiskFirst, workerCheck, workerCheckConfig, workerSide, workerSchemeCharts, workerGdp, WorkerTargetSearch, workerLibrary, workerCalibrate, workerAudit, workerCorrelated } from './sgm-rdp-worker.js';
 
 const WASM = new URL('./sgm-rdp-worker_bg.wasm', import.meta.url);
 // The helper (below): this same script as a nested worker.
@@ -74,6 +74,14 @@ const AFTER_CHARTS_MS = 150;
 // have rested (a newer run's charts meanwhile skip it; one already running is stopped,
 // `freeHelper`).
 const TARGET_REST_MS = 400;
+// Whether the helper starts a run's risk chart beside its headline (below): where a core is
+// idle for it — more than two (on two, the page's own thread shares them, and the headline of a
+// large-dataset run came ~30–80 ms later for charts ~20–60 ms sooner, `benches/page_updates.mjs`);
+// `pld-worker.js?risk-first=1` (or `=0`) decides it for tests and benchmarks.
+const RISK_FIRST = (() => {
+  const flag = new URL(import.meta.url).searchParams.get('risk-first');
+  return flag === null ? (self.navigator?.hardwareConcurrency ?? 2) > 2 : flag !== '0';
+})();
 const headlines = new Map();
 const charts = new Map();
 const gdps = new Map();
@@ -127,17 +135,25 @@ const charted = (errors) => (name, f) => {
 // rates) and joins the headline's tighter bracket at the run's last step. Each chart stands
 // alone (hardening round 3, #11): one that fails is reported in `errors` under its name and
 // the others are still drawn; only when all three fail is the whole answer an error.
-async function chartsFor(p, d, headline, round) {
+// `early`: the helper's risk chart asked beside the headline (`tightRiskFirst`), or null.
+async function chartsFor(p, d, headline, round, early) {
   const run = { ...p, delta: d };
   const [up, lo] = headline ? [headline.epsilon, headline.epsilonLower] : [NaN, NaN];
   // The profile and the risk on the helper (another core) while ε over training is
   // computed here; without a helper (or the headline the profile's range needs), in turn.
+  // With the risk asked early, the helper's part is the profile (and the risk only where it
+  // is read with the profile after all: that one is the chart's).
   if (headline) freeHelper();
-  const side = helper && headline ? helperCharts({ round, run, up, lo }) : null;
+  const part = early ? 'profile' : 'profile-risk';
+  const side = helper && headline ? helperCharts({ round, run, up, lo, part }) : null;
   let c;
   if (side) {
     const a = tightCharts(run, up, lo, 'training');
-    const b = (await side) ?? tightCharts(run, up, lo, 'profile-risk');
+    let b = (await side) ?? tightCharts(run, up, lo, part);
+    if (early && b.risk === undefined && b.errors?.risk === undefined) {
+      const r = (await early) ?? tightCharts(run, NaN, NaN, 'risk');
+      b = { profile: b.profile, risk: r.risk, errors: { ...b.errors, ...r.errors } };
+    }
     c = { training: a.training, profile: b.profile, risk: b.risk, errors: { ...a.errors, ...b.errors } };
   } else {
     c = tightCharts(run, up, lo, 'all');
@@ -147,8 +163,9 @@ async function chartsFor(p, d, headline, round) {
 }
 
 // The helper: this same script as a nested worker (`?helper`), answering only
-// {id, run, up, lo} with the profile and the risk ({id, result}, result null when it
-// failed), and {id, round, task: "gdp"|"target", rest, data, side} with μ-GDP or the target's
+// {id, round, run, up, lo, part} with that part of the charts ("profile-risk", "profile" or
+// "risk"; {id, result}, result null when it failed, or for a "risk" of an older round than
+// the newest it has seen), and {id, round, task: "gdp"|"target", rest, data, side} with μ-GDP or the target's
 // most steps after `rest` ms ({id, answer: {ok} | {err}}, answer null when a request of a
 // newer round came first). Where a worker cannot start one (a cross-origin script from a widget's blob:
 // worker, older browsers) there is none: the charts are computed in turn, and μ-GDP and the
@@ -238,8 +255,8 @@ function askHelper(req) {
 const helperCharts = (req) => askHelper(req).then((m) => m?.result ?? null);
 // A task after the charts from the helper: {ok} or {err}, null when it did not run.
 const helperTask = (round, task, rest, data, side) => askHelper({ round, task, rest, data, side }).then((m) => m?.answer ?? null);
-// The rounds: one per request that reaches the charts; the helper skips a task of an older
-// round than the newest it has seen.
+// The rounds: one per request past its first turn of the queue; the helper skips a task (and
+// an early risk) of an older round than the newest it has seen.
 let rounds = 0;
 let newestRound = 0;
 // The target's most steps a tight solve at a time (WorkerTargetSearch), a turn of the task
@@ -296,8 +313,17 @@ async function help({ data }) {
     return;
   }
   let result = null;
+  if (data.part === 'risk') {
+    // Asked beside a headline, so while σ is typed one per keystroke: only the newest round's
+    // (a turn behind the messages waiting first, so that a newer one is seen).
+    await yieldToMessages();
+    if (data.round !== newestRound) {
+      self.postMessage({ id: data.id, result: null });
+      return;
+    }
+  }
   try {
-    result = tightCharts(data.run, data.up, data.lo, 'profile-risk');
+    result = tightCharts(data.run, data.up, data.lo, data.part ?? 'profile-risk');
   } catch {
     result = null;
   }
@@ -447,6 +473,27 @@ self.onmessage = isHelper ? help : async ({ data }) => {
   const sd = cached(sides, sideKey, () => workerSide(data));
   const side = sd.ok ?? {};
   const { shuffled, allocation, user, scheme } = side;
+  // A scheme or a user-level run chosen: its own charts, target and μ-GDP (the Poisson
+  // ones of one example per user do not apply).
+  const own = side.own === true;
+  const round = ++rounds;
+  // The risk chart where it is read apart from the profile needs no headline (its range is
+  // exact RDP's): the helper starts it now, beside the headline computed here (q = 1e-5,
+  // σ = 1.14, T = 10⁶ natively: the headline 72 ms, the risk's attack profile 120 ms, the
+  // profile 129 ms, ε over training 142 ms).
+  let early = null;
+  if (RISK_FIRST && helper && data.charts !== false && !own && side.asked !== true && !charts.has(key)) {
+    let first = false;
+    try {
+      first = tightRiskFirst({ ...p, delta: data.delta });
+    } catch {
+      first = false;
+    }
+    if (first) {
+      freeHelper();
+      early = helperCharts({ round, run: { ...p, delta: data.delta }, up: NaN, lo: NaN, part: 'risk' });
+    }
+  }
   const h = cached(headlines, key, () => epsilon({ ...p, delta: data.delta, accountant: 'pld' }));
   if (h.err !== undefined) {
     reply({ client, gen: data.gen, kind: 'error', message: h.err, shuffled, allocation, user, scheme });
@@ -457,9 +504,6 @@ self.onmessage = isHelper ? help : async ({ data }) => {
   // Let a newer request pre-empt the (slower) charts.
   await new Promise((r) => setTimeout(r, 0));
   if (!current()) return;
-  // A scheme or a user-level run chosen: its own charts, target and μ-GDP (the Poisson
-  // ones of one example per user do not apply).
-  const own = side.own === true;
   // Asked for a run of its own that has no answer (a refused user-level run, a scheme
   // without its sizes): no chart, target or μ-GDP of another run stands in for it.
   if (side.asked === true && !own) {
@@ -469,10 +513,9 @@ self.onmessage = isHelper ? help : async ({ data }) => {
     if (data.gdp) reply({ client, gen: data.gen, kind: 'gdp', error: why });
     return;
   }
-  const round = ++rounds;
   const c = own
     ? cached(charts, sideKey, () => workerSchemeCharts(data, side))
-    : await cachedAsync(charts, key, () => chartsFor(p, data.delta, h.ok, round));
+    : await cachedAsync(charts, key, () => chartsFor(p, data.delta, h.ok, round, early));
   // (While the helper's half was awaited, a newer request may have come.)
   if (!current()) return;
   if (c.err !== undefined) reply({ client, gen: data.gen, kind: 'charts-error', message: c.err });

@@ -359,6 +359,31 @@ try {
     check(got.flood.includes(39) && got.flood.length <= 10 && got.cal.includes(5) && got.cal.length <= 3 && got.headline,
       `worker scheduling: of 40 queued requests ${got.flood.length} computed (${got.flood.join(',')}), the newest answered; of 6 calibrations ${got.cal.length} computed (${got.cal.join(',')}); the headline behind them answered`);
   }
+  // The risk chart asked beside the headline (its attack profile's range is exact RDP's; the
+  // worker does so with more than two cores, or with ?risk-first=1): on a run whose profile
+  // and attack profile are read apart (q = 1e-3, σ = 0.8, T = 1000: tops 0.76 and 3.9) the
+  // answer is the one computed after the headline (?risk-first=0), to the bit, and its risk
+  // the command line's attack bound (`profile`, each profile its own call).
+  {
+    const run = { q: 0.001, sigma: 0.8, steps: 1000, delta: 1e-5 };
+    const charts = (flag) => page.evaluate(async ([run, flag]) => {
+      const w = new Worker(`pld-worker.js?risk-first=${flag}`, { type: 'module' });
+      const answers = [];
+      w.onmessage = (e) => answers.push(e.data);
+      w.postMessage({ client: 'early', gen: 1, ...run });
+      const t0 = performance.now();
+      while (!answers.some((a) => a.kind === 'charts' || a.kind === 'charts-error') && performance.now() - t0 < 60000) await new Promise((r) => setTimeout(r, 20));
+      w.terminate();
+      return answers.find((a) => a.kind === 'charts' || a.kind === 'charts-error');
+    }, [run, flag]);
+    const [first, after] = [await charts(1), await charts(0)];
+    const want = cli('profile', { q: run.q, sigma: run.sigma, steps: run.steps });
+    const tpr = first?.risk?.tpr ?? [];
+    const same = tpr.length === want.attack.length && want.attack.every((a, i) => Math.abs(tpr[i] - a.tpr_max) <= 1e-9 * a.tpr_max && first.risk.fpr[i] === a.fpr);
+    check(first?.kind === 'charts' && same && first.profile?.length === 60 && first.training?.steps?.length === 16
+      && JSON.stringify(first) === JSON.stringify(after),
+      `the risk asked beside the headline: TPR ${JSON.stringify(tpr)} = the CLI's ${JSON.stringify(want.attack.map((a) => a.tpr_max))}; profile ${first?.profile?.length} rows, training ${first?.training?.steps?.length} checkpoints; the same answer as after the headline: ${JSON.stringify(first) === JSON.stringify(after)}`);
+  }
   // The sentence names its accountant: the tight ε by default (URL acct=pld), exact RDP on request.
   check(/\(2\.3820, 1e-5\)-differential privacy \(tight \(privacy-loss distribution\) accountant\)/.test(await text(page, '#sentence')),
     `the sentence uses the tight ε and names the accountant: ${(await text(page, '#sentence')).slice(0, 150)}`);

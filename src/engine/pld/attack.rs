@@ -34,10 +34,7 @@ pub fn profile_and_attack(
 ) {
     let top = attack_top(sgm, steps);
     let grid: Vec<f64> = (0..=200).map(|i| top * i as f64 / 200.0).collect();
-    let shown = eps.last().copied().unwrap_or(0.0);
-    let near = shown > 0.0 && (shown / top).max(top / shown) <= 1.5;
-    let ascending = eps.windows(2).all(|w| w[0] < w[1]);
-    if near && ascending && !eps.is_empty() {
+    if read_together(eps, top) {
         let mut union: Vec<f64> = eps.iter().chain(&grid).copied().collect();
         union.sort_by(f64::total_cmp);
         union.dedup();
@@ -59,6 +56,22 @@ pub fn profile_and_attack(
         }
     }
     (profile(sgm, steps, eps), profile(sgm, steps, &grid))
+}
+
+/// Whether [`profile_and_attack`] reads the profile at `eps` and the attack profile (whose
+/// top is `top`, [`attack_top`]) from one composition: their tops within a factor 1.5 and
+/// `eps` ascending.
+fn read_together(eps: &[f64], top: f64) -> bool {
+    let shown = eps.last().copied().unwrap_or(0.0);
+    let near = shown > 0.0 && (shown / top).max(top / shown) <= 1.5;
+    near && eps.windows(2).all(|w| w[0] < w[1])
+}
+
+/// [`profile_and_attack`] reads the profile at `eps` and the attack profile of the run from
+/// one composition (else each is [`profile`]'s own call: the attack profile's is then
+/// [`attack_profile`]'s, to the bit).
+pub fn attack_read_together(sgm: Sgm, steps: u64, eps: &[f64]) -> bool {
+    read_together(eps, attack_top(sgm, steps))
 }
 
 /// The top of the attack profiles' ε range: 1.2·ε_RDP(δ = 1e-12), at most 1.2·10³.
