@@ -698,8 +698,8 @@ pub enum Parts {
 /// The profile's top is 2.5 × the headline's upper end, the attack profile's 1.2 × exact
 /// RDP's ε at δ = 1e-12 (known at once), and they are read apart where the two differ by more
 /// than a factor 1.5 ([`crate::engine::pld::attack_read_together`]). The tight ε is estimated
-/// by the central limit (the Gaussian mechanism of μ = q·√(T·(e^{1/σ²} − 1)), Dong, Roth,
-/// Su, "Gaussian Differential Privacy", JRSS-B 2022, Thm 3.6) with a margin of 1.5: it read
+/// by the central limit (the Gaussian mechanism of μ = q·√(T·(e^{1/σ²} − 1)): Dong, Roth,
+/// Su, "Gaussian Differential Privacy", JRSS-B 2022, on noisy SGD) with a margin of 1.5: it read
 /// the tight ε within 1 % on issue 64's large-dataset runs, 2.4 % low on MNIST and 34 % low at
 /// q = 1e-3, σ = 0.8, T = 1000. Exact RDP's ε, the certified upper bound at hand, is 8.6× the
 /// tight ε at q = 1e-5, σ = 1.14, T = 10⁶ and would keep every large-dataset run from starting
