@@ -394,8 +394,8 @@ impl Lattices {
         solve_tilt(at, target, start, -1.0, self.d, w)
     }
 
-    /// The tilt whose tilted mean is ε (λ ≥ 0), to within half a tilted standard
-    /// deviation (the tilt only steers precision; every tilt gives valid bounds):
+    /// The tilt whose tilted mean is ε (λ ≥ 0), to within ½·√(Δ·variance) ([`solve_tilt`];
+    /// the tilt only steers precision, every tilt gives valid bounds):
     /// Newton's method on T·κ'(λ) = ε from `start`, safeguarded by bisection.
     pub(super) fn tilt_for(&self, eps: f64, start: f64, w: &Work) -> f64 {
         let (m0, _) = self.untilted_moments();
@@ -421,8 +421,12 @@ pub(super) fn ladder_error(e: compose::TooWide) -> Error {
     }
 }
 
-/// The tilt x ≥ 0 whose tilted mean m(x) (`at` gives it and its slope, in ε units) is
-/// `target` to within half a tilted standard deviation; `dir` = +1 where m grows with x, −1
+/// The tilt x ≥ 0 whose tilted mean m(x) (`at` gives it and its slope, the tilted variance, in ε
+/// units) is `target` to within ½·√(Δ·slope): half a tilted standard deviation times √Δ. (At
+/// half a standard deviation the typical class of `cargo bench --bench engine -- class_typical`
+/// took longer — `python3 benches/typical_ab.py`, 90th percentile 17.5 → 22.0 ms, 2026-12-06:
+/// a tilt further from the answer reads a wider bracket, and more runs took a second pass.)
+/// `dir` = +1 where m grows with x, −1
 /// where it falls. Newton's method from `start`, safeguarded by bisection; unbracketed above, a
 /// step grows the tilt at most 8× (a heavy tail makes the slope tiny there, and one step used
 /// to jump to the cap, 1e7). The tilt only steers precision: every tilt gives valid bounds.
