@@ -607,11 +607,6 @@ fn lattice_part(
         }
     };
     let at = |i: usize| Boundary::at(sigma, x_at(k_lo + i as i64));
-    #[cfg(not(target_arch = "wasm32"))]
-    let bounds = in_halves(len, at);
-    // (The wasm computes in place: the generic split costs it ~400 B.)
-    #[cfg(target_arch = "wasm32")]
-    let bounds: Vec<Boundary> = (0..len).map(at).collect();
     let ln_w = (ln_1p(-q), ln(q));
     let w = (1.0 - q, q);
     let far_lo = Boundary::at(sigma, f64::NEG_INFINITY);
@@ -642,27 +637,26 @@ fn lattice_part(
     };
     let (left_p, _) = match dir {
         _ if !open.0 => (f64::NEG_INFINITY, 0.0),
-        Direction::Remove => bin(&far_lo, &bounds[0]),
-        Direction::Add => bin(&far_hi, &bounds[0]),
+        Direction::Remove => bin(&far_lo, &at(0)),
+        Direction::Add => bin(&far_hi, &at(0)),
     };
     let (right_p, _) = match dir {
         _ if !open.1 => (f64::NEG_INFINITY, 0.0),
-        Direction::Remove => bin(&bounds[len - 1], &far_hi),
-        Direction::Add => bin(&bounds[len - 1], &far_lo),
+        Direction::Remove => bin(&at(len - 1), &far_hi),
+        Direction::Add => bin(&at(len - 1), &far_lo),
     };
-    let both = |i: usize| {
-        let (lp, lq) = bin(&bounds[i], &bounds[i + 1]);
-        let la = (k_lo + i as i64) as f64 * d + o;
-        (lp, lq, split(&bounds[i], &bounds[i + 1], la))
+    // The bins of a range of them, from their boundaries (computed once for the range).
+    let piece = |r: std::ops::Range<usize>| {
+        let bounds: Vec<Boundary> = (r.start..=r.end).map(at).collect();
+        move |i: usize| {
+            let (a, b) = (&bounds[i - r.start], &bounds[i + 1 - r.start]);
+            let (lp, lq) = bin(a, b);
+            let la = (k_lo + i as i64) as f64 * d + o;
+            (lp, lq, split(a, b, la))
+        }
     };
-    #[cfg(not(target_arch = "wasm32"))]
-    let all = in_halves(len - 1, both);
-    #[cfg(not(target_arch = "wasm32"))]
-    let bin_i = |i: usize| all[i];
-    #[cfg(target_arch = "wasm32")]
-    let bin_i = both;
     // (A coarse continuation — `open.0` false — holds a falling law: merged downwards.)
-    from_bins_split(d, k_lo, len, bin_i, (left_p, right_p), !open.0)
+    from_bin_pieces(d, k_lo, len, piece, (left_p, right_p), !open.0)
 }
 
 /// The pessimistic lattice must carry all of P. Its masses are sums of Gaussian interval
@@ -706,50 +700,6 @@ fn charge_missing_mass_to(s: &mut StepPld, total: f64) {
     }
 }
 
-/// `f(0), …, f(n − 1)`, a large lattice's two halves on two threads (the points are
-/// independent; the values are the same either way). The halves stay where they were computed
-/// ([`Halves`]): joining them into one vector was a copy into fresh pages, ~4 % of MNIST's call
-/// in page faults (perf). A thread is spawned per call: rayon's pool (`rayon::join` from outside
-/// it, the caller waiting on both halves) was slower in criterion — `pld_mnist` 5.4 ms against
-/// 4.3 ms spawned and 5.2 ms on one thread (2026-12-06, same session). Native builds only.
-#[cfg(not(target_arch = "wasm32"))]
-fn in_halves<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync) -> Halves<T> {
-    let fill = |r: std::ops::Range<usize>| r.map(&f).collect::<Vec<_>>();
-    if n < 8192 {
-        return Halves {
-            lo: fill(0..n),
-            hi: Vec::new(),
-        };
-    }
-    let mid = n / 2;
-    std::thread::scope(|sc| {
-        let upper = sc.spawn(|| fill(mid..n));
-        let lo = fill(0..mid);
-        match upper.join() {
-            Ok(hi) => Halves { lo, hi },
-            Err(panic) => std::panic::resume_unwind(panic),
-        }
-    })
-}
-
-/// `f(0), …, f(n − 1)` held as two vectors, indexed as one ([`in_halves`]).
-#[cfg(not(target_arch = "wasm32"))]
-struct Halves<T> {
-    lo: Vec<T>,
-    hi: Vec<T>,
-}
-
-#[cfg(not(target_arch = "wasm32"))]
-impl<T> std::ops::Index<usize> for Halves<T> {
-    type Output = T;
-    fn index(&self, i: usize) -> &T {
-        match i.checked_sub(self.lo.len()) {
-            None => &self.lo[i],
-            Some(j) => &self.hi[j],
-        }
-    }
-}
-
 /// The lattice {kΔ : k_lo ≤ k < k_lo + len} covering [lo, hi].
 pub(crate) fn lattice(d: f64, lo: f64, hi: f64) -> (i64, usize) {
     let k_lo = (lo / d).floor() as i64;
@@ -783,18 +733,141 @@ fn from_bins_split(
     k_lo: i64,
     len: usize,
     bin: impl Fn(usize) -> (f64, f64, Option<Edge>),
-    (left_p, right_p): (f64, f64),
+    ends: (f64, f64),
     falling: bool,
 ) -> StepPld {
-    let ln_1m_e_md = ln(-exp_m1(-d)); // ln(1 − e^{−Δ})
-    let e_d_m1 = exp_m1(d); // e^Δ − 1
+    let c = BinConsts::new(d, k_lo);
+    let (mut up, mut ln_up, mut atoms) = pessimistic_vecs(len, ends.0);
+    let last = pess_bins(
+        &c,
+        0,
+        &bin,
+        &mut up[..len - 1],
+        &mut ln_up[..len - 1],
+        &mut atoms,
+    );
+    add_to_point(&mut up[len - 1], &mut ln_up[len - 1], last);
+    finish_points(&up, &mut ln_up);
+    with_optimistic(&c, ln_up, &atoms, ends.1, falling)
+}
+
+/// [`from_bins_split`] with the bins computed piece by piece: `piece(r)` gives the bins of the
+/// index range r (it may first compute what they share: their boundaries). Natively a large
+/// lattice's two halves go to two threads (the calling one and one spawned), each computing
+/// its boundaries, its bins, their split onto the points and those points' logs; the point
+/// where the halves meet takes the lower half's share first, as the bins in order do, so the
+/// bits are the same either way. (Before, the boundaries and then the bins each went to two
+/// threads and their split onto the points ran after them on one: MNIST's tight ε 4.03–4.07
+/// → 3.88–3.90 ms in a one-run probe.) rayon's pool was slower (`rayon::join` from outside
+/// it, the caller waiting on both halves): `pld_mnist` 5.4 ms against 4.3 ms spawned and 5.2
+/// ms on one thread. The wasm has no threads: one piece.
+fn from_bin_pieces<B: Fn(usize) -> (f64, f64, Option<Edge>)>(
+    d: f64,
+    k_lo: i64,
+    len: usize,
+    piece: impl Fn(std::ops::Range<usize>) -> B + Sync,
+    ends: (f64, f64),
+    falling: bool,
+) -> StepPld {
+    let bins = len - 1;
+    #[cfg(not(target_arch = "wasm32"))]
+    if bins >= SPLIT_BINS {
+        let c = BinConsts::new(d, k_lo);
+        let (mut up, mut ln_up, mut atoms) = pessimistic_vecs(len, ends.0);
+        let mid = bins / 2;
+        let (up_lo, up_hi) = up.split_at_mut(mid);
+        let (ln_lo, ln_hi) = ln_up.split_at_mut(mid);
+        let (at_lo, at_hi) = atoms.split_at_mut(mid);
+        let (c, piece) = (&c, &piece);
+        let (to_mid, to_last) = std::thread::scope(|sc| {
+            let upper = sc.spawn(move || {
+                let (up, ln_up) = (&mut up_hi[..bins - mid], &mut ln_hi[..bins - mid]);
+                let last = pess_bins(c, mid, &piece(mid..bins), up, ln_up, at_hi);
+                // (The first point, where the halves meet, once both shares are in.)
+                finish_points(&up[1..], &mut ln_up[1..]);
+                last
+            });
+            let to_mid = pess_bins(c, 0, &piece(0..mid), up_lo, ln_lo, at_lo);
+            finish_points(up_lo, ln_lo);
+            match upper.join() {
+                Ok(last) => (to_mid, last),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        });
+        // The meeting point: the lower half's bin first, then the upper's (their sum and
+        // ln_add commute, and the first share of each went onto 0 or −∞ exactly).
+        let (mut u, mut l) = (0.0, f64::NEG_INFINITY);
+        add_to_point(&mut u, &mut l, to_mid);
+        add_to_point(&mut u, &mut l, (up[mid], ln_up[mid]));
+        (up[mid], ln_up[mid]) = (u, l);
+        add_to_point(&mut up[len - 1], &mut ln_up[len - 1], to_last);
+        for k in [mid, len - 1] {
+            finish_points(&up[k..=k], &mut ln_up[k..=k]);
+        }
+        return with_optimistic(c, ln_up, &atoms, ends.1, falling);
+    }
+    from_bins_split(d, k_lo, len, piece(0..bins), ends, falling)
+}
+
+/// Bins at least this many are split over two threads ([`from_bin_pieces`]).
+#[cfg(not(target_arch = "wasm32"))]
+const SPLIT_BINS: usize = 8191;
+
+/// A lattice's spacing and start, with the two constants its bins' split reads.
+struct BinConsts {
+    d: f64,
+    k_lo: i64,
+    /// ln(1 − e^{−Δ}), e^Δ − 1.
+    ln_1m_e_md: f64,
+    e_d_m1: f64,
+}
+
+impl BinConsts {
+    fn new(d: f64, k_lo: i64) -> BinConsts {
+        BinConsts {
+            d,
+            k_lo,
+            ln_1m_e_md: ln(-exp_m1(-d)),
+            e_d_m1: exp_m1(d),
+        }
+    }
+}
+
+/// The pessimistic lattice's linear and log masses and the bins' atoms, empty (ln_up[0] the
+/// P-mass below the first point).
+fn pessimistic_vecs(len: usize, left_p: f64) -> (Vec<f64>, Vec<f64>, Vec<(f64, f64)>) {
     let mut ln_up = vec![f64::NEG_INFINITY; len];
     ln_up[0] = left_p;
-    // The pessimistic P-masses in linear space where a bin's masses are normal numbers
-    // (most bins: one exp per mass instead of logs of sums), merged with `ln_up` at the end.
-    let mut up = vec![0.0f64; len];
-    let mut atoms = vec![(f64::NEG_INFINITY, f64::NEG_INFINITY); len - 1];
-    for (i, atom) in atoms.iter_mut().enumerate() {
+    (
+        vec![0.0f64; len],
+        ln_up,
+        vec![(f64::NEG_INFINITY, f64::NEG_INFINITY); len - 1],
+    )
+}
+
+/// A point's share from a bin (linear, log) added to its masses.
+fn add_to_point(up: &mut f64, ln_up: &mut f64, (u, l): (f64, f64)) {
+    *up += u;
+    *ln_up = ln_add(*ln_up, l);
+}
+
+/// The bins `first, first + 1, …` (as many as `atoms` holds) split onto their points: `up` and
+/// `ln_up` hold the points `first, …` (as many), `atoms` gets each bin's optimistic atom; the
+/// share of the point after the last bin is returned (linear, log).
+fn pess_bins(
+    c: &BinConsts,
+    first: usize,
+    bin: &impl Fn(usize) -> (f64, f64, Option<Edge>),
+    up: &mut [f64],
+    ln_up: &mut [f64],
+    atoms: &mut [(f64, f64)],
+) -> (f64, f64) {
+    let (d, k_lo, e_d_m1, ln_1m_e_md) = (c.d, c.k_lo, c.e_d_m1, c.ln_1m_e_md);
+    let n = atoms.len();
+    // The share of the point after the last bin.
+    let mut after = (0.0f64, f64::NEG_INFINITY);
+    for (j, atom) in atoms.iter_mut().enumerate() {
+        let i = first + j;
         let (lp, lq, split) = bin(i);
         let (li, lj) = (
             (k_lo + i as i64) as f64 * d,
@@ -803,44 +876,72 @@ fn from_bins_split(
         if lq == f64::NEG_INFINITY || lp == f64::NEG_INFINITY {
             continue;
         }
+        // The bin's shares of its left point (j) and of its right one (j + 1, or `after`).
+        let (left, right): ((f64, f64), (f64, f64));
         if let Some(e) = split {
-            up[i] += e.eb / e_d_m1;
-            up[i + 1] += e.ea * (1.0 + e_d_m1) / e_d_m1;
+            left = (e.eb / e_d_m1, f64::NEG_INFINITY);
+            right = (e.ea * (1.0 + e_d_m1) / e_d_m1, f64::NEG_INFINITY);
             *atom = (lq, e.rho);
-            continue;
+        } else {
+            // Else ρ = ln ΔP − ln ΔQ, within `err` of the masses' own ratio (the logs'
+            // rounding, and the mixture's and its weights' before them): the pessimistic split
+            // takes the atom that much higher, the optimistic one that much lower.
+            let err = 4.0 * U * (lp.abs() + lq.abs() + 8.0);
+            *atom = (lq, lp - lq - err);
+            // Pessimistic (connect the dots): Q-mass λ·ΔQ to ℓ_i, (1−λ)·ΔQ to ℓ_{i+1}
+            // with λ = (e^{ℓ_{i+1}} − e^ρ)/(e^{ℓ_{i+1}} − e^{ℓ_i}); P-mass = Q-mass·e^ℓ.
+            // e^ρ: the bin's Q-weighted mean of e^L = ΔP/ΔQ, inside [e^{ℓ_i}, e^{ℓ_{i+1}}].
+            if linear_bin(lp, lq, li, lj) {
+                // Linear: with P' = ΔQ·e^ρ (ΔP clamped to the bin), ℓ_i gets
+                // (ΔQ·e^{ℓ_{i+1}} − P')/(e^Δ − 1) and ℓ_{i+1} gets (P' − ΔQ·e^{ℓ_i})·e^Δ/(e^Δ − 1);
+                // they add up to P'.
+                let q = exp(lq);
+                let (ei, ej) = (exp(li), exp(lj));
+                let p = (exp(lp) * (1.0 + 2.0 * err)).clamp(q * ei, q * ej);
+                left = ((q * ej - p).max(0.0) / e_d_m1, f64::NEG_INFINITY);
+                right = (
+                    (p - q * ei).max(0.0) * (1.0 + e_d_m1) / e_d_m1,
+                    f64::NEG_INFINITY,
+                );
+            } else {
+                let rho = (lp - lq + err).clamp(li, lj);
+                let ln_a = lq + ln(-exp_m1(rho - lj)) - ln_1m_e_md;
+                let ln_b = lq + rho + ln(-exp_m1(li - rho)) - lj - ln_1m_e_md;
+                left = (0.0, ln_a + li);
+                right = (0.0, ln_b + lj);
+            }
         }
-        // Else ρ = ln ΔP − ln ΔQ, within `err` of the masses' own ratio (the logs' rounding,
-        // and the mixture's and its weights' before them): the pessimistic split takes the atom
-        // that much higher, the optimistic one that much lower.
-        let err = 4.0 * U * (lp.abs() + lq.abs() + 8.0);
-        *atom = (lq, lp - lq - err);
-        // Pessimistic (connect the dots): Q-mass λ·ΔQ to ℓ_i, (1−λ)·ΔQ to ℓ_{i+1}
-        // with λ = (e^{ℓ_{i+1}} − e^ρ)/(e^{ℓ_{i+1}} − e^{ℓ_i}); P-mass = Q-mass·e^ℓ.
-        // e^ρ: the bin's Q-weighted mean of e^L = ΔP/ΔQ, inside [e^{ℓ_i}, e^{ℓ_{i+1}}].
-        if linear_bin(lp, lq, li, lj) {
-            // Linear: with P' = ΔQ·e^ρ (ΔP clamped to the bin), ℓ_i gets
-            // (ΔQ·e^{ℓ_{i+1}} − P')/(e^Δ − 1) and ℓ_{i+1} gets (P' − ΔQ·e^{ℓ_i})·e^Δ/(e^Δ − 1);
-            // they add up to P'.
-            let q = exp(lq);
-            let (ei, ej) = (exp(li), exp(lj));
-            let p = (exp(lp) * (1.0 + 2.0 * err)).clamp(q * ei, q * ej);
-            up[i] += (q * ej - p).max(0.0) / e_d_m1;
-            up[i + 1] += (p - q * ei).max(0.0) * (1.0 + e_d_m1) / e_d_m1;
-            continue;
+        add_to_point(&mut up[j], &mut ln_up[j], left);
+        if j + 1 < n {
+            add_to_point(&mut up[j + 1], &mut ln_up[j + 1], right);
+        } else {
+            add_to_point(&mut after.0, &mut after.1, right);
         }
-        let rho = (lp - lq + err).clamp(li, lj);
-        let ln_a = lq + ln(-exp_m1(rho - lj)) - ln_1m_e_md;
-        let ln_b = lq + rho + ln(-exp_m1(li - rho)) - lj - ln_1m_e_md;
-        ln_up[i] = ln_add(ln_up[i], ln_a + li);
-        ln_up[i + 1] = ln_add(ln_up[i + 1], ln_b + lj);
     }
-    for (l, &u) in ln_up.iter_mut().zip(&up) {
+    after
+}
+
+/// The points' linear masses taken into their logs.
+fn finish_points(up: &[f64], ln_up: &mut [f64]) {
+    for (l, &u) in ln_up.iter_mut().zip(up) {
         if u > 0.0 {
             *l = ln_add(*l, ln(u));
         }
     }
-    // Optimistic: each bin contracted to one atom, atoms merged onto lattice points.
-    let mut ln_lo = merge_atoms(&atoms, k_lo, d);
+}
+
+/// Both lattices from the pessimistic one's logs and the bins' atoms: the optimistic lattice
+/// (each bin contracted to one atom, atoms merged onto lattice points), the right remainder
+/// `right_p` at +∞ on the pessimistic one and rounded down onto the last point on the other.
+fn with_optimistic(
+    c: &BinConsts,
+    ln_up: Vec<f64>,
+    atoms: &[(f64, f64)],
+    right_p: f64,
+    falling: bool,
+) -> StepPld {
+    let (d, k_lo, len) = (c.d, c.k_lo, ln_up.len());
+    let mut ln_lo = merge_atoms(atoms, k_lo, d);
     if falling {
         // Both sweeps give valid optimistic lattices: the one that lost less of E_P[L] (each
         // merge keeps E_Q[e^L] and lowers E_P[L] only to second order, a round-down to first).
@@ -848,7 +949,7 @@ fn from_bins_split(
         // upwards where the last carry, the first coarse bin's and the heaviest, would be
         // rounded down a whole coarse spacing (q = 1e-6, σ = 0.6, T = 10⁸: [0.121812, 0.122014]
         // with it always downwards, 0.17 % wide, against [0.121893, 0.121969]).
-        let down = merge_atoms_falling(&atoms, k_lo, d);
+        let down = merge_atoms_falling(atoms, k_lo, d);
         let mean = |v: &[f64]| -> f64 {
             (v.iter().enumerate())
                 .filter(|(_, l)| **l > f64::NEG_INFINITY)
