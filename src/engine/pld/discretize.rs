@@ -711,7 +711,7 @@ mod bins;
 use bins::from_bin_pieces;
 #[cfg(full_engine)]
 pub(crate) use bins::from_bins;
-#[cfg(full_engine)]
+#[cfg(any(full_engine, test))]
 pub(crate) use bins::{merge_atoms, merge_atoms_falling};
 #[cfg(test)]
 use bins::{round_down_last, sweep};
