@@ -21,7 +21,13 @@
 //! (‖error‖₂ ≤ η·log₂n·‖x‖₂, η a small multiple of u; Higham, *Accuracy and Stability of
 //! Numerical Algorithms*, §24.1) holds. Unscaled in both directions. Speed (2-core
 //! machine, one forward transform): 2¹⁶ points 0.18 ms, 2¹⁸ 0.75 ms, 2²⁰ 7.4 ms; rustfft's
-//! scalar radix-4 0.40 / 1.8 / 11.2 ms, its AVX planner 0.16 / 0.77 / 6.4 ms.
+//! scalar radix-4 0.40 / 1.8 / 11.2 ms, its AVX planner 0.16 / 0.77 / 6.4 ms (hot in cache;
+//! inside a composition, its buffers cold, 2¹⁸ took 3.4 ms, 2²⁰ 16.5 ms).
+//! Natively, from 2¹⁷ points on, each pass is split over two threads
+//! ([`Fft::process_split`]): the same operations on every element, so the same bits (tested);
+//! 2¹⁸ 3.4 → 2.1 ms, 2²⁰ 16.5 → 8.9 ms in a temporary timing test. At 2¹⁶ the thread's start
+//! and the eight barriers ate the gain (MNIST's call unchanged), so shorter transforms stay
+//! on one thread.
 //! Checked against the direct O(n²) sum (`tests` below) and, through every composition, by
 //! the tight accountant's tests against their independent references.
 
@@ -75,8 +81,9 @@ impl Fft {
         }
     }
 
-    /// Transforms `buf` (length n) in place.
-    pub(crate) fn process(&self, buf: &mut [Complex<f64>]) {
+    /// Transforms `buf` (length n) in place. (Where the last pass wrote the work buffer,
+    /// the two vectors are swapped, not copied: the copy was 6 % of a 2¹⁸ composition, perf.)
+    pub(crate) fn process(&self, buf: &mut Vec<Complex<f64>>) {
         let n = self.n;
         assert_eq!(buf.len(), n, "FFT buffer length");
         if n < 2 {
@@ -88,8 +95,27 @@ impl Fft {
             Some(v) => v,
             None => &mut own,
         };
-        work.clear();
+        // (Every pass writes all of its output, so the scratch's old values are never read:
+        // resized, not cleared — zeroing it was 3 % of MNIST's call, perf.)
         work.resize(n, Complex::new(0.0, 0.0));
+        if !self.passes_into(buf, work) {
+            std::mem::swap(buf, work);
+        }
+    }
+
+    /// The passes, from `buf` through `work` (both of length n); whether the result is in
+    /// `buf` (else in `work`).
+    fn passes_into(&self, buf: &mut [Complex<f64>], work: &mut [Complex<f64>]) -> bool {
+        #[cfg(not(target_arch = "wasm32"))]
+        if self.n >= SPLIT_LEN {
+            return self.process_split(buf, work);
+        }
+        self.passes_serial(buf, work)
+    }
+
+    /// [`passes_into`](Fft::passes_into) on the calling thread.
+    fn passes_serial(&self, buf: &mut [Complex<f64>], work: &mut [Complex<f64>]) -> bool {
+        let n = self.n;
         // Stockham: each pass reads one buffer and writes the other, in the natural order
         // (no bit reversal); `in_buf` says where the current data lives.
         let mut in_buf = true;
@@ -111,8 +137,190 @@ impl Fft {
             }
             in_buf = !in_buf;
         }
-        if !in_buf {
-            buf.copy_from_slice(work);
+        in_buf
+    }
+
+    /// [`process`](Fft::process) on two threads (the calling one and one spawned); the same
+    /// operations on every element, so the same bits. The first two passes are split by
+    /// butterfly (each thread writes one contiguous half of the output), each followed by a
+    /// barrier; from the third pass on, the thread that owns element i (i mod 16 in
+    /// [8t, 8t + 8)) is the only one to read or write it: a pass over s ≥ 16 interleaved
+    /// sub-sequences reads and writes, for its sub-sequence j, elements ≡ j mod 16 only, so
+    /// no barrier is needed. Returns whether the result is in `buf` (else in `work`).
+    #[cfg(not(target_arch = "wasm32"))]
+    fn process_split(&self, buf: &mut [Complex<f64>], work: &mut [Complex<f64>]) -> bool {
+        let n = self.n;
+        debug_assert!(self.passes.len() >= 3 && work.len() == n);
+        let ptrs = [Shared(buf.as_mut_ptr()), Shared(work.as_mut_ptr())];
+        let passed = std::sync::atomic::AtomicUsize::new(0);
+        let run = |t: usize| -> bool {
+            let mut in_buf = true;
+            let mut s = 1;
+            for (r, tw) in self.passes.iter().enumerate() {
+                let q = tw.len();
+                let share = if q >= 2 {
+                    Share::butterflies(t * q / 2..(t + 1) * q / 2, s)
+                } else {
+                    Share::half(s, t)
+                };
+                let (x, y) = if in_buf {
+                    (&ptrs[0], &ptrs[1])
+                } else {
+                    (&ptrs[1], &ptrs[0])
+                };
+                // SAFETY: both buffers hold n elements; within a pass the two threads write
+                // disjoint elements of y and nobody writes x; the barrier after each pass
+                // shows each thread the other's writes.
+                unsafe { pass_share(x.0, y.0, s, tw, self.inverse, &share) };
+                spin_barrier(&passed, 2 * (r + 1));
+                in_buf = !in_buf;
+                s *= 4;
+            }
+            if s < n {
+                // The radix-2 pass: element i and i + s, i in this thread's half of [0, s).
+                let (x, y) = if in_buf {
+                    (&ptrs[0], &ptrs[1])
+                } else {
+                    (&ptrs[1], &ptrs[0])
+                };
+                for i in t * s / 2..(t + 1) * s / 2 {
+                    // SAFETY: i + s < n; elements i and i + s of y are this thread's alone.
+                    unsafe {
+                        let (a, b) = (*x.0.add(i), *x.0.add(i + s));
+                        *y.0.add(i) = a + b;
+                        *y.0.add(i + s) = a - b;
+                    }
+                }
+                in_buf = !in_buf;
+            }
+            in_buf
+        };
+        std::thread::scope(|sc| {
+            let other = sc.spawn(|| run(1));
+            let in_buf = run(0);
+            match other.join() {
+                Ok(_) => in_buf,
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        })
+    }
+}
+
+/// Transforms at least this long are split over two threads natively ([`Fft::process_split`]).
+#[cfg(not(target_arch = "wasm32"))]
+const SPLIT_LEN: usize = 1 << 17;
+
+/// A buffer's start, shared by the two threads of a split transform.
+#[cfg(not(target_arch = "wasm32"))]
+struct Shared(*mut Complex<f64>);
+
+// SAFETY: the split transform's threads write disjoint elements ([`Fft::process_split`]).
+#[cfg(not(target_arch = "wasm32"))]
+unsafe impl Sync for Shared {}
+
+/// Waits until `passed` reaches `goal` after adding this thread's 1 (two threads; the k-th
+/// barrier's goal is 2k). Release/acquire: what either thread wrote before is seen after.
+#[cfg(not(target_arch = "wasm32"))]
+fn spin_barrier(passed: &std::sync::atomic::AtomicUsize, goal: usize) {
+    use std::sync::atomic::Ordering;
+    passed.fetch_add(1, Ordering::AcqRel);
+    let mut spins = 0u32;
+    while passed.load(Ordering::Acquire) < goal {
+        spins += 1;
+        if spins < 1 << 12 {
+            std::hint::spin_loop();
+        } else {
+            std::thread::yield_now();
+        }
+    }
+}
+
+/// The butterflies of one radix-4 pass that one thread computes: those of index p in `p`
+/// and, of each p's s interleaved sub-sequences, those j with j mod `period` in
+/// [off, off + len).
+#[cfg(not(target_arch = "wasm32"))]
+struct Share {
+    p: std::ops::Range<usize>,
+    period: usize,
+    off: usize,
+    len: usize,
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl Share {
+    /// Every sub-sequence of the butterflies `p` (a pass over s sub-sequences).
+    fn butterflies(p: std::ops::Range<usize>, s: usize) -> Share {
+        Share {
+            p,
+            period: s,
+            off: 0,
+            len: s,
+        }
+    }
+
+    /// Half t of the s sub-sequences of the one butterfly of a pass's last radix-4 stage.
+    fn half(s: usize, t: usize) -> Share {
+        Share {
+            p: 0..1,
+            period: s,
+            off: t * s / 2,
+            len: s / 2,
+        }
+    }
+
+    /// The sub-sequences j < s of each butterfly, in blocks.
+    fn blocks(&self, s: usize) -> impl Iterator<Item = std::ops::Range<usize>> + '_ {
+        (self.off..s)
+            .step_by(self.period)
+            .map(move |b| b..(b + self.len).min(s))
+    }
+}
+
+/// The butterflies `share` of a radix-4 pass over s sub-sequences, from x into y (both of
+/// 4·q·s elements, q = tw.len()).
+///
+/// # Safety
+/// x and y hold 4·q·s elements each and do not overlap; no other thread writes the elements
+/// read or reads the elements written.
+#[cfg(not(target_arch = "wasm32"))]
+unsafe fn pass_share(
+    x: *const Complex<f64>,
+    y: *mut Complex<f64>,
+    s: usize,
+    tw: &[[Complex<f64>; 3]],
+    inverse: bool,
+    share: &Share,
+) {
+    #[cfg(target_arch = "x86_64")]
+    if s.is_multiple_of(2) && std::arch::is_x86_feature_detected!("avx") {
+        // SAFETY: the CPU has AVX; the rest is the caller's.
+        unsafe {
+            if inverse {
+                radix4_avx_share::<true>(x, y, s, tw, share);
+            } else {
+                radix4_avx_share::<false>(x, y, s, tw, share);
+            }
+        }
+        return;
+    }
+    let q = tw.len();
+    for p in share.p.clone() {
+        for j in share.blocks(s).flatten() {
+            let at = |k: usize| j + s * (k * q + p);
+            let o = j + 4 * p * s;
+            // SAFETY: every index is below 4·q·s (the caller's lengths).
+            unsafe {
+                let (a, b, c, d) = (*x.add(at(0)), *x.add(at(1)), *x.add(at(2)), *x.add(at(3)));
+                let outs = if inverse {
+                    butterfly::<true>(a, b, c, d, &tw[p])
+                } else {
+                    butterfly::<false>(a, b, c, d, &tw[p])
+                };
+                *y.add(o) = outs.0;
+                *y.add(o + s) = outs.1;
+                *y.add(o + 2 * s) = outs.2;
+                *y.add(o + 3 * s) = outs.3;
+            }
         }
     }
 }
@@ -209,9 +417,35 @@ unsafe fn radix4_avx<const INVERSE: bool>(
     s: usize,
     tw: &[[Complex<f64>; 3]],
 ) {
-    use std::arch::x86_64::*;
     let q = tw.len();
     assert!(s.is_multiple_of(2) && x.len() == 4 * q * s && y.len() == 4 * q * s);
+    // SAFETY: the lengths are asserted above, x and y are distinct borrows.
+    unsafe {
+        radix4_avx_share::<INVERSE>(
+            x.as_ptr(),
+            y.as_mut_ptr(),
+            s,
+            tw,
+            &Share::butterflies(0..q, s),
+        )
+    };
+}
+
+/// [`radix4_avx`] on the butterflies `share` (blocks of even length), through pointers.
+///
+/// # Safety
+/// As [`pass_share`]'s, and the CPU has AVX.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+unsafe fn radix4_avx_share<const INVERSE: bool>(
+    x: *const Complex<f64>,
+    y: *mut Complex<f64>,
+    s: usize,
+    tw: &[[Complex<f64>; 3]],
+    share: &Share,
+) {
+    use std::arch::x86_64::*;
+    let q = tw.len();
     // The sign bit of the real part (inverse: −im, re) or of the imaginary part (forward:
     // im, −re) after the swap.
     let flip = if INVERSE {
@@ -219,35 +453,65 @@ unsafe fn radix4_avx<const INVERSE: bool>(
     } else {
         _mm256_setr_pd(0.0, -0.0, 0.0, -0.0)
     };
-    let (xp, yp) = (x.as_ptr() as *const f64, y.as_mut_ptr() as *mut f64);
+    let (xp, yp) = (x as *const f64, y as *mut f64);
     let mul = |z: __m256d, wr: __m256d, wi: __m256d| {
         _mm256_addsub_pd(
             _mm256_mul_pd(z, wr),
             _mm256_mul_pd(_mm256_permute_pd(z, 0b0101), wi),
         )
     };
-    for (p, w) in tw.iter().enumerate() {
+    for p in share.p.clone() {
+        let w = &tw[p];
         let (w1r, w1i) = (_mm256_set1_pd(w[0].re), _mm256_set1_pd(w[0].im));
         let (w2r, w2i) = (_mm256_set1_pd(w[1].re), _mm256_set1_pd(w[1].im));
         let (w3r, w3i) = (_mm256_set1_pd(w[2].re), _mm256_set1_pd(w[2].im));
-        for j in (0..s).step_by(2) {
-            // SAFETY: every index is below 4·q·s complex numbers (asserted above), and
-            // unaligned loads and stores are allowed.
-            let at = |k: usize| 2 * (k * s + j);
-            let a = _mm256_loadu_pd(xp.add(at(p)));
-            let b = _mm256_loadu_pd(xp.add(at(q + p)));
-            let c = _mm256_loadu_pd(xp.add(at(2 * q + p)));
-            let d = _mm256_loadu_pd(xp.add(at(3 * q + p)));
-            let (apc, amc) = (_mm256_add_pd(a, c), _mm256_sub_pd(a, c));
-            let bpd = _mm256_add_pd(b, d);
-            let rbmd = _mm256_xor_pd(_mm256_permute_pd(_mm256_sub_pd(b, d), 0b0101), flip);
-            let o = 2 * (4 * p * s + j);
-            _mm256_storeu_pd(yp.add(o), _mm256_add_pd(apc, bpd));
-            _mm256_storeu_pd(yp.add(o + 2 * s), mul(_mm256_add_pd(amc, rbmd), w1r, w1i));
-            _mm256_storeu_pd(yp.add(o + 4 * s), mul(_mm256_sub_pd(apc, bpd), w2r, w2i));
-            _mm256_storeu_pd(yp.add(o + 6 * s), mul(_mm256_sub_pd(amc, rbmd), w3r, w3i));
+        for block in share.blocks(s) {
+            for j in block.step_by(2) {
+                // SAFETY: every index is below 4·q·s complex numbers (the caller's), and
+                // unaligned loads and stores are allowed.
+                let at = |k: usize| 2 * (k * s + j);
+                let a = _mm256_loadu_pd(xp.add(at(p)));
+                let b = _mm256_loadu_pd(xp.add(at(q + p)));
+                let c = _mm256_loadu_pd(xp.add(at(2 * q + p)));
+                let d = _mm256_loadu_pd(xp.add(at(3 * q + p)));
+                let (apc, amc) = (_mm256_add_pd(a, c), _mm256_sub_pd(a, c));
+                let bpd = _mm256_add_pd(b, d);
+                let rbmd = _mm256_xor_pd(_mm256_permute_pd(_mm256_sub_pd(b, d), 0b0101), flip);
+                let o = 2 * (4 * p * s + j);
+                _mm256_storeu_pd(yp.add(o), _mm256_add_pd(apc, bpd));
+                _mm256_storeu_pd(yp.add(o + 2 * s), mul(_mm256_add_pd(amc, rbmd), w1r, w1i));
+                _mm256_storeu_pd(yp.add(o + 4 * s), mul(_mm256_sub_pd(apc, bpd), w2r, w2i));
+                _mm256_storeu_pd(yp.add(o + 6 * s), mul(_mm256_sub_pd(amc, rbmd), w3r, w3i));
+            }
         }
     }
+}
+
+/// One radix-4 butterfly (decimation in frequency) with its three twiddles.
+#[inline(always)]
+fn butterfly<const INVERSE: bool>(
+    a: Complex<f64>,
+    b: Complex<f64>,
+    c: Complex<f64>,
+    d: Complex<f64>,
+    w: &[Complex<f64>; 3],
+) -> (Complex<f64>, Complex<f64>, Complex<f64>, Complex<f64>) {
+    // Multiplication by −i (forward) or +i (inverse).
+    let rot = |z: Complex<f64>| {
+        if INVERSE {
+            Complex::new(-z.im, z.re)
+        } else {
+            Complex::new(z.im, -z.re)
+        }
+    };
+    let (apc, amc) = (a + c, a - c);
+    let (bpd, rbmd) = (b + d, rot(b - d));
+    (
+        apc + bpd,
+        (amc + rbmd) * w[0],
+        (apc - bpd) * w[1],
+        (amc - rbmd) * w[2],
+    )
 }
 
 /// One Stockham radix-4 pass: x holds s interleaved sub-sequences of length m = n/s; y
@@ -261,28 +525,7 @@ fn radix4<const INVERSE: bool>(
 ) {
     // m/4 butterflies of s interleaved sub-sequences each.
     let q = tw.len();
-    // Multiplication by −i (forward) or +i (inverse).
-    let rot = |z: Complex<f64>| {
-        if INVERSE {
-            Complex::new(-z.im, z.re)
-        } else {
-            Complex::new(z.im, -z.re)
-        }
-    };
-    let butterfly = |a: Complex<f64>,
-                     b: Complex<f64>,
-                     c: Complex<f64>,
-                     d: Complex<f64>,
-                     w: &[Complex<f64>; 3]| {
-        let (apc, amc) = (a + c, a - c);
-        let (bpd, rbmd) = (b + d, rot(b - d));
-        (
-            apc + bpd,
-            (amc + rbmd) * w[0],
-            (apc - bpd) * w[1],
-            (amc - rbmd) * w[2],
-        )
-    };
+    let butterfly = butterfly::<INVERSE>;
     let (xa, rest) = x.split_at(q * s);
     let (xb, rest) = rest.split_at(q * s);
     let (xc, xd) = rest.split_at(q * s);
@@ -377,6 +620,59 @@ mod tests {
         Fft::new(n, true).process(&mut y);
         for (a, b) in y.iter().zip(&x) {
             assert!((a / n as f64 - b).norm_sqr().sqrt() < 1e-13, "{a} vs {b}");
+        }
+    }
+
+    /// The transform split over two threads computes the one-thread transform's bits, both
+    /// directions, at an even and an odd log₂ n (the odd one ends in the radix-2 pass).
+    #[cfg(not(target_arch = "wasm32"))]
+    #[test]
+    fn the_split_transform_is_the_serial_one_bit_for_bit() {
+        for bits in [17, 18] {
+            let n = 1usize << bits;
+            let x: Vec<Complex<f64>> = (0..n)
+                .map(|i| Complex::new(sin(i as f64 * 0.371), cos(i as f64 * 0.113)))
+                .collect();
+            for inverse in [false, true] {
+                let f = Fft::new(n, inverse);
+                let run = |split: bool| {
+                    let (mut a, mut w) = (x.clone(), vec![Complex::new(0.0, 0.0); n]);
+                    let in_a = if split {
+                        f.process_split(&mut a, &mut w)
+                    } else {
+                        f.passes_serial(&mut a, &mut w)
+                    };
+                    if in_a {
+                        a
+                    } else {
+                        w
+                    }
+                };
+                let (serial, split) = (run(false), run(true));
+                assert!(
+                    serial
+                        .iter()
+                        .zip(&split)
+                        .all(|(u, v)| u.re.to_bits() == v.re.to_bits()
+                            && u.im.to_bits() == v.im.to_bits()),
+                    "n = 2^{bits}, inverse {inverse}"
+                );
+                // And it is a transform: against the direct sum at a few frequencies.
+                for k in [0, 1, n / 3, n - 1] {
+                    let sign = if inverse { 1.0 } else { -1.0 };
+                    let want = x
+                        .iter()
+                        .enumerate()
+                        .fold(Complex::new(0.0, 0.0), |acc, (j, v)| {
+                            let a = 2.0 * std::f64::consts::PI * ((j * k) % n) as f64 / n as f64;
+                            acc + v * Complex::new(cos(a), sign * sin(a))
+                        });
+                    assert!(
+                        (split[k] - want).norm_sqr() < (1e-9 * n as f64).powi(2),
+                        "k = {k}"
+                    );
+                }
+            }
         }
     }
 
