@@ -24,7 +24,8 @@ pub(super) fn spectrum(m: &Part, n: usize, w: impl Fn(usize) -> f64) -> (Vec<Com
 pub(super) fn split(z: &[Complex<f64>], k: usize) -> (Complex<f64>, Complex<f64>) {
     let n = z.len();
     let a = z[k];
-    let c = z[(n - k) % n].conj();
+    // (z[(n − k) mod n], without the division.)
+    let c = z[if k == 0 { 0 } else { n - k }].conj();
     ((a + c) * 0.5, (a - c) * Complex::new(0.0, -0.5))
 }
 
