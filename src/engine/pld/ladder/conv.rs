@@ -120,12 +120,8 @@ pub(super) fn conv(
         let mut direct = |s: &[usize], a: &Part, b: &Part| {
             for &i in s {
                 let m = b.len();
-                for (o, &v) in du[i..i + m].iter_mut().zip(&b.up) {
-                    *o += a.up[i] * v;
-                }
-                for (o, &v) in dl[i..i + m].iter_mut().zip(&b.lo) {
-                    *o += a.lo[i] * v;
-                }
+                axpy(&mut du[i..i + m], a.up[i], &b.up);
+                axpy(&mut dl[i..i + m], a.lo[i], &b.lo);
             }
         };
         if square {
@@ -156,6 +152,33 @@ pub(super) fn conv(
     };
     p.tidy();
     Ok(p)
+}
+
+/// out[i] += a·v[i]: a product, then a sum, per element (no fused multiply-add, so the same
+/// bits on every target); natively four at a time in AVX registers where the CPU has them
+/// (the direct products were 17 % of q = 3.9e-8, σ = 12.55, T = 5.3·10⁸'s call, two at a time).
+fn axpy(out: &mut [f64], a: f64, v: &[f64]) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx") {
+        // SAFETY: the CPU has AVX (checked just above).
+        unsafe { axpy_avx(out, a, v) };
+        return;
+    }
+    axpy_plain(out, a, v);
+}
+
+#[inline(always)]
+fn axpy_plain(out: &mut [f64], a: f64, v: &[f64]) {
+    for (o, &x) in out.iter_mut().zip(v) {
+        *o += a * x;
+    }
+}
+
+/// [`axpy_plain`] compiled for AVX.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+unsafe fn axpy_avx(out: &mut [f64], a: f64, v: &[f64]) {
+    axpy_plain(out, a, v);
 }
 
 /// FFT work units per multiply-add of a direct product (measured: a 2¹³-point FFT's
@@ -402,4 +425,35 @@ pub(super) fn fft_conv(
     );
     give_complex(out);
     Ok(parts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The AVX build of the direct products computes the plain loop's bits (what keeps the
+    /// native answers the wasm's).
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn the_avx_axpy_is_the_plain_one_bit_for_bit() {
+        if !std::arch::is_x86_feature_detected!("avx") {
+            return;
+        }
+        let v: Vec<f64> = (0..1027)
+            .map(|i| crate::engine::math::sin(i as f64 * 0.37) * 1e-3)
+            .collect();
+        let start: Vec<f64> = (0..1027)
+            .map(|i| crate::engine::math::cos(i as f64 * 0.11))
+            .collect();
+        for a in [0.3, 1.0 / 3.0, 7.1e-12, 2.5e8] {
+            let (mut x, mut y) = (start.clone(), start.clone());
+            // SAFETY: AVX checked above.
+            unsafe { axpy_avx(&mut x, a, &v) };
+            axpy_plain(&mut y, a, &v);
+            assert!(
+                x.iter().zip(&y).all(|(p, q)| p.to_bits() == q.to_bits()),
+                "a = {a}"
+            );
+        }
+    }
 }
