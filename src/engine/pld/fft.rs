@@ -157,6 +157,14 @@ impl Fft {
         debug_assert!(n >= 16 && buf.len() == n && work.len() == n);
         let ptrs = [Shared(buf.as_mut_ptr()), Shared(work.as_mut_ptr())];
         let passed = std::sync::atomic::AtomicUsize::new(0);
+        // The buffer a pass reads and the one it writes (as [`sides`]).
+        let sides_of = |in_buf: bool| {
+            if in_buf {
+                (&ptrs[0], &ptrs[1])
+            } else {
+                (&ptrs[1], &ptrs[0])
+            }
+        };
         let run = |t: usize| -> bool {
             let mut in_buf = true;
             let mut s = 1;
@@ -167,11 +175,7 @@ impl Fft {
                 } else {
                     Share::half(s, t)
                 };
-                let (x, y) = if in_buf {
-                    (&ptrs[0], &ptrs[1])
-                } else {
-                    (&ptrs[1], &ptrs[0])
-                };
+                let (x, y) = sides_of(in_buf);
                 // SAFETY: both buffers hold n elements; within a pass the two threads write
                 // disjoint elements of y and nobody writes x; the barrier after each pass
                 // shows each thread the other's writes.
@@ -182,11 +186,7 @@ impl Fft {
             }
             if s < n {
                 // The radix-2 pass: element i and i + s, i in this thread's half of [0, s).
-                let (x, y) = if in_buf {
-                    (&ptrs[0], &ptrs[1])
-                } else {
-                    (&ptrs[1], &ptrs[0])
-                };
+                let (x, y) = sides_of(in_buf);
                 for i in t * s / 2..(t + 1) * s / 2 {
                     // SAFETY: i + s < n; elements i and i + s of y are this thread's alone.
                     unsafe {
@@ -239,44 +239,27 @@ fn spin_barrier(passed: &std::sync::atomic::AtomicUsize, goal: usize) {
     }
 }
 
-/// The butterflies of one radix-4 pass that one thread computes: those of index p in `p`
-/// and, of each p's s interleaved sub-sequences, those j with j mod `period` in
-/// [off, off + len).
+/// The butterflies of one radix-4 pass that one thread computes: those of index p in `p`,
+/// each on its sub-sequences j in `j` (of the pass's s).
 #[cfg(not(target_arch = "wasm32"))]
 struct Share {
     p: std::ops::Range<usize>,
-    period: usize,
-    off: usize,
-    len: usize,
+    j: std::ops::Range<usize>,
 }
 
 #[cfg(not(target_arch = "wasm32"))]
 impl Share {
     /// Every sub-sequence of the butterflies `p` (a pass over s sub-sequences).
     fn butterflies(p: std::ops::Range<usize>, s: usize) -> Share {
-        Share {
-            p,
-            period: s,
-            off: 0,
-            len: s,
-        }
+        Share { p, j: 0..s }
     }
 
     /// Half t of the s sub-sequences of the one butterfly of a pass's last radix-4 stage.
     fn half(s: usize, t: usize) -> Share {
         Share {
             p: 0..1,
-            period: s,
-            off: t * s / 2,
-            len: s / 2,
+            j: t * s / 2..(t + 1) * s / 2,
         }
-    }
-
-    /// The sub-sequences j < s of each butterfly, in blocks.
-    fn blocks(&self, s: usize) -> impl Iterator<Item = std::ops::Range<usize>> + '_ {
-        (self.off..s)
-            .step_by(self.period)
-            .map(move |b| b..(b + self.len).min(s))
     }
 }
 
@@ -309,7 +292,7 @@ unsafe fn pass_share(
     }
     let q = tw.len();
     for p in share.p.clone() {
-        for j in share.blocks(s).flatten() {
+        for j in share.j.clone() {
             let at = |k: usize| j + s * (k * q + p);
             let o = j + 4 * p * s;
             // SAFETY: every index is below 4·q·s (the caller's lengths).
@@ -435,7 +418,7 @@ unsafe fn radix4_avx<const INVERSE: bool>(
     };
 }
 
-/// [`radix4_avx`] on the butterflies `share` (blocks of even length), through pointers.
+/// [`radix4_avx`] on the butterflies `share` (its sub-sequences an even run), through pointers.
 ///
 /// # Safety
 /// As [`pass_share`]'s, and the CPU has AVX.
@@ -469,24 +452,22 @@ unsafe fn radix4_avx_share<const INVERSE: bool>(
         let (w1r, w1i) = (_mm256_set1_pd(w[0].re), _mm256_set1_pd(w[0].im));
         let (w2r, w2i) = (_mm256_set1_pd(w[1].re), _mm256_set1_pd(w[1].im));
         let (w3r, w3i) = (_mm256_set1_pd(w[2].re), _mm256_set1_pd(w[2].im));
-        for block in share.blocks(s) {
-            for j in block.step_by(2) {
-                // SAFETY: every index is below 4·q·s complex numbers (the caller's), and
-                // unaligned loads and stores are allowed.
-                let at = |k: usize| 2 * (k * s + j);
-                let a = _mm256_loadu_pd(xp.add(at(p)));
-                let b = _mm256_loadu_pd(xp.add(at(q + p)));
-                let c = _mm256_loadu_pd(xp.add(at(2 * q + p)));
-                let d = _mm256_loadu_pd(xp.add(at(3 * q + p)));
-                let (apc, amc) = (_mm256_add_pd(a, c), _mm256_sub_pd(a, c));
-                let bpd = _mm256_add_pd(b, d);
-                let rbmd = _mm256_xor_pd(_mm256_permute_pd(_mm256_sub_pd(b, d), 0b0101), flip);
-                let o = 2 * (4 * p * s + j);
-                _mm256_storeu_pd(yp.add(o), _mm256_add_pd(apc, bpd));
-                _mm256_storeu_pd(yp.add(o + 2 * s), mul(_mm256_add_pd(amc, rbmd), w1r, w1i));
-                _mm256_storeu_pd(yp.add(o + 4 * s), mul(_mm256_sub_pd(apc, bpd), w2r, w2i));
-                _mm256_storeu_pd(yp.add(o + 6 * s), mul(_mm256_sub_pd(amc, rbmd), w3r, w3i));
-            }
+        for j in share.j.clone().step_by(2) {
+            // SAFETY: every index is below 4·q·s complex numbers (the caller's), and
+            // unaligned loads and stores are allowed.
+            let at = |k: usize| 2 * (k * s + j);
+            let a = _mm256_loadu_pd(xp.add(at(p)));
+            let b = _mm256_loadu_pd(xp.add(at(q + p)));
+            let c = _mm256_loadu_pd(xp.add(at(2 * q + p)));
+            let d = _mm256_loadu_pd(xp.add(at(3 * q + p)));
+            let (apc, amc) = (_mm256_add_pd(a, c), _mm256_sub_pd(a, c));
+            let bpd = _mm256_add_pd(b, d);
+            let rbmd = _mm256_xor_pd(_mm256_permute_pd(_mm256_sub_pd(b, d), 0b0101), flip);
+            let o = 2 * (4 * p * s + j);
+            _mm256_storeu_pd(yp.add(o), _mm256_add_pd(apc, bpd));
+            _mm256_storeu_pd(yp.add(o + 2 * s), mul(_mm256_add_pd(amc, rbmd), w1r, w1i));
+            _mm256_storeu_pd(yp.add(o + 4 * s), mul(_mm256_sub_pd(apc, bpd), w2r, w2i));
+            _mm256_storeu_pd(yp.add(o + 6 * s), mul(_mm256_sub_pd(amc, rbmd), w3r, w3i));
         }
     }
 }
