@@ -167,10 +167,7 @@ fn pess_bins(
     for (j, atom) in atoms.iter_mut().enumerate() {
         let i = first + j;
         let (lp, lq, split) = bin(i);
-        let (li, lj) = (
-            (k_lo + i as i64) as f64 * d,
-            (k_lo + i as i64 + 1) as f64 * d,
-        );
+        let (li, lj) = bin_edges(k_lo, i, d);
         if lq == f64::NEG_INFINITY || lp == f64::NEG_INFINITY {
             continue;
         }
@@ -343,6 +340,14 @@ fn linear_atoms(atoms: &[(f64, f64)], k_lo: i64, d: f64) -> bool {
 /// A sweep's last carry: (ln Q-mass, position ρ, bin index).
 type Carry = (f64, f64, usize);
 
+/// The losses at the ends of bin i, between lattice points k_lo + i and k_lo + i + 1.
+fn bin_edges(k_lo: i64, i: usize, d: f64) -> (f64, f64) {
+    (
+        (k_lo + i as i64) as f64 * d,
+        (k_lo + i as i64 + 1) as f64 * d,
+    )
+}
+
 /// The factors a merge's two Q-masses are rounded by: (the atom above's share, the carry's
 /// share), so that the merged atom's mean is at or above its point (`up`) or at or below it.
 fn directed(up: bool) -> (f64, f64) {
@@ -381,10 +386,7 @@ fn sweep_linear(atoms: &[(f64, f64)], k_lo: i64, d: f64, up: bool) -> (Vec<f64>,
         if lq == f64::NEG_INFINITY {
             continue;
         }
-        let (li, lj) = (
-            (k_lo + i as i64) as f64 * d,
-            (k_lo + i as i64 + 1) as f64 * d,
-        );
+        let (li, lj) = bin_edges(k_lo, i, d);
         let mut next = (exp(lq), rho.clamp(li, lj), i);
         if let Some((cq, crho, ci)) = carry.take() {
             let t = ci + 1;
@@ -445,10 +447,7 @@ fn sweep_ln(atoms: &[(f64, f64)], k_lo: i64, d: f64, up: bool) -> (Vec<f64>, Opt
         if lq == f64::NEG_INFINITY {
             continue;
         }
-        let (li, lj) = (
-            (k_lo + i as i64) as f64 * d,
-            (k_lo + i as i64 + 1) as f64 * d,
-        );
+        let (li, lj) = bin_edges(k_lo, i, d);
         let mut atom = (lq, rho.clamp(li, lj), i);
         if let Some(c) = carry.take() {
             carry = merge(&mut ln_lo, (d, k_lo, g), c, &mut atom);
