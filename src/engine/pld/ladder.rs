@@ -718,20 +718,20 @@ fn product(
         coarsen(&x.tail, f / x.f, lambda, w),
         coarsen(&y.tail, f / y.f, lambda, w),
     );
-    let core_raw = conv(&x.core, &y.core, square, share, w)?;
-    let (a, below) = if core_raw.is_empty() {
-        (0, 0.0)
-    } else {
-        lower_cut(&x.core, &y.core, &core_raw, lost_share(floor, copies))
-    };
-    let core = if core_raw.is_empty() {
-        core_raw
-    } else {
-        core_raw.slice(a, core_raw.len())
+    let core_part = |w: &Work| -> Result<(Part, f64), TooWide> {
+        let core_raw = conv(&x.core, &y.core, square, share, w)?;
+        if core_raw.is_empty() {
+            return Ok((core_raw, 0.0));
+        }
+        let (a, below) = lower_cut(&x.core, &y.core, &core_raw, lost_share(floor, copies));
+        Ok((core_raw.slice(a, core_raw.len()), below))
     };
     // Products with a tail, on the tail's lattice.
-    let mut tail = Part::empty(x.core.d * f as f64);
-    if !xt.is_empty() || !yt.is_empty() {
+    let tail_part = |w: &Work| -> Result<Part, TooWide> {
+        let mut tail = Part::empty(x.core.d * f as f64);
+        if xt.is_empty() && yt.is_empty() {
+            return Ok(tail);
+        }
         let xc = coarsen(&x.core, f, lambda, w);
         let yc = coarsen(&y.core, f, lambda, w);
         if square {
@@ -773,7 +773,17 @@ fn product(
             };
             tail = with_lower(tail, &z, lambda, w);
         }
-    }
+        Ok(tail)
+    };
+    // The core's and the tail's products are independent: natively on two threads where
+    // both are long enough to pay for one ([`Work::both`]: the same bits and budget).
+    let size = |p: &Part| p.len();
+    let ((core, below), mut tail) =
+        if size(&x.core).min(size(&y.core)) >= 256 && size(&xt).max(size(&yt)) >= 128 {
+            w.both(core_part, tail_part, || TooWide::SPENT)?
+        } else {
+            (core_part(w)?, tail_part(w)?)
+        };
     let (mx, my) = (x.ln_moment(), y.ln_moment());
     // lost(x∗y) ≤ lost_x·(M_y + lost_y) + M_x·lost_y, plus this cut.
     let mut ln_lost = ln_add(x.ln_lost + ln_add(my, y.ln_lost), mx + y.ln_lost);
@@ -867,27 +877,51 @@ fn power(
                 needed: base.core.len().max(base.tail.len()) as f64,
             });
         }
+        let last = steps >> (j + 1) == 0;
+        // The square: 2^{j+1} steps, used ⌊T/2^{j+1}⌋ times in the end, then fitted to the
+        // spacing level j + 1 allows.
+        let copies = (steps >> (j + 1)) as f64;
+        let share = (REBIN * powf(2f64, -0.5 * (levels - 2 - j) as f64)).max(even / levels as f64);
+        let max_d = (d0 * (share * 2f64.powi(j + 1)).sqrt()).max(d0);
+        let square = |w: &Work| -> Result<Meas, TooWide> {
+            let sq = product(&base, &base, true, (lambda, per / copies, copies, floor), w)?;
+            Ok(fit(sq, max_d, lambda, w))
+        };
+        let times = |r: &Meas, w: &Work| -> Result<Meas, TooWide> {
+            let r = align(r, base.core.d, lambda, w);
+            product(&r, &base, false, (lambda, per, 1.0, floor), w)
+        };
         if steps >> j & 1 == 1 {
-            acc = Some(match acc {
-                None => base.clone(),
-                Some(r) => {
-                    let r = align(&r, base.core.d, lambda, w);
-                    product(&r, &base, false, (lambda, per, 1.0, floor), w)?
+            match acc.take() {
+                None => acc = Some(base.clone()),
+                // The two products of a level are independent: natively on two threads, as if
+                // in sequence ([`Work::both`]: the same bits and budget), where each is long
+                // enough to pay for a thread and short enough not to split its FFTs itself.
+                Some(r) if !last && parallel(&r, &base) => {
+                    let (a, next) = w.both(|w| times(&r, w), square, || TooWide::SPENT)?;
+                    acc = Some(a);
+                    base = next;
+                    j += 1;
+                    continue;
                 }
-            });
+                Some(r) => acc = Some(times(&r, w)?),
+            }
         }
-        if steps >> (j + 1) == 0 {
+        if last {
             break;
         }
-        // Square: 2^{j+1} steps, used ⌊T/2^{j+1}⌋ times in the end.
-        let copies = (steps >> (j + 1)) as f64;
-        let sq = product(&base, &base, true, (lambda, per / copies, copies, floor), w)?;
+        base = square(w)?;
         j += 1;
-        let share = (REBIN * powf(2f64, -0.5 * (levels - 1 - j) as f64)).max(even / levels as f64);
-        let max_d = d0 * (share * 2f64.powi(j)).sqrt();
-        base = fit(sq, max_d.max(d0), lambda, w);
     }
     acc.ok_or(TooWide { needed: 0.0 })
+}
+
+/// Whether a level's two products ([`power`]) are worth two threads: a thread costs ~50 µs
+/// to start here, a product of 256-point measures about as much; beyond 2¹⁵ points their
+/// transforms approach the FFT's own two-thread split ([`super::fft`]).
+fn parallel(acc: &Meas, base: &Meas) -> bool {
+    let size = |m: &Meas| m.core.len() + m.tail.len();
+    cfg!(not(target_arch = "wasm32")) && size(base) >= 256 && size(acc).max(size(base)) <= 1 << 15
 }
 
 /// Compose the phases at tilt λ ≥ 0 on per-step lattices of spacing `d`; `eta` bounds

@@ -17,6 +17,8 @@ pub(crate) struct Work {
     /// the call: ε over training reads exact RDP at every checkpoint ([`Work::with_rdp`]).
     #[cfg(full_engine)]
     rdp: std::cell::RefCell<Option<RdpCurve>>,
+    /// A fork's spends in program order, (units, checked), for [`Work::both`] to replay.
+    log: Option<std::cell::RefCell<Vec<(f64, bool)>>>,
 }
 
 /// A per-step RDP curve at the default orders, its (q, σ) and quadrature lattice.
@@ -34,6 +36,7 @@ impl Work {
             laddered: std::cell::Cell::new(false),
             #[cfg(full_engine)]
             rdp: std::cell::RefCell::new(None),
+            log: None,
         }
     }
 
@@ -52,11 +55,101 @@ impl Work {
         self.left.get() >= 0.0
     }
 
-    /// Spend `units`; false when the budget is exhausted.
+    /// Spend `units`; false when the budget is exhausted (the caller stops there).
     pub(crate) fn spend(&self, units: f64) -> bool {
+        self.take(units, true)
+    }
+
+    /// Spend `units` whose caller goes on either way (the next [`Work::spend`] decides).
+    #[cfg_attr(not(full_engine), allow(dead_code))]
+    pub(crate) fn charge(&self, units: f64) {
+        self.take(units, false);
+    }
+
+    fn take(&self, units: f64, checked: bool) -> bool {
+        if let Some(log) = &self.log {
+            log.borrow_mut().push((units, checked));
+        }
         let left = self.left.get() - units;
         self.left.set(left);
         left >= 0.0
+    }
+
+    /// A copy of this Work's budget and modes that logs its spends (no RDP curve kept).
+    #[cfg(not(target_arch = "wasm32"))]
+    fn fork(&self) -> Work {
+        Work {
+            left: self.left.clone(),
+            lower: self.lower.clone(),
+            start: self.start.clone(),
+            tail_cap: self.tail_cap.clone(),
+            laddered: self.laddered.clone(),
+            #[cfg(full_engine)]
+            rdp: std::cell::RefCell::new(None),
+            log: Some(std::cell::RefCell::new(Vec::new())),
+        }
+    }
+
+    /// A fork's spends replayed here in order; with `stop`, up to the first checked one
+    /// that finds the budget exhausted (false: where the fork's code would have stopped).
+    #[cfg(not(target_arch = "wasm32"))]
+    fn replay(&self, fork: &Work, stop: bool) -> bool {
+        let log = fork.log.as_ref().map(|l| l.take()).unwrap_or_default();
+        for (units, checked) in log {
+            if !self.take(units, checked) && checked && stop {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// `a(w)?` then `b(w)?` on this Work, as if in sequence — the same results and the same
+    /// work left, for any budget — natively on two threads. Each runs on a [fork](Work::fork)
+    /// holding this Work's budget and modes; `a`'s spends are then replayed here, and, where
+    /// `a` succeeded, `b`'s up to the first checked spend that the budget left by `a` cannot
+    /// meet: there `b`, run in sequence, would have returned `spent()` (its fork, which had
+    /// more budget, went on). Both must read the budget only through checked spends that
+    /// return `spent()` when refused, and charges ([`Work::charge`]).
+    #[cfg_attr(not(full_engine), allow(dead_code))]
+    pub(crate) fn both<A, B, E>(
+        &self,
+        a: impl FnOnce(&Work) -> Result<A, E>,
+        b: impl FnOnce(&Work) -> Result<B, E> + Send,
+        spent: impl FnOnce() -> E,
+    ) -> Result<(A, B), E>
+    where
+        B: Send,
+        E: Send,
+    {
+        #[cfg(target_arch = "wasm32")]
+        {
+            let _ = spent;
+            let x = a(self)?;
+            let y = b(self)?;
+            Ok((x, y))
+        }
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            // (A fork runs its own pairs in sequence: two threads are all there are.)
+            if self.log.is_some() {
+                let x = a(self)?;
+                let y = b(self)?;
+                return Ok((x, y));
+            }
+            let (wa, wb) = (self.fork(), self.fork());
+            let (ra, (rb, wb)) = std::thread::scope(|s| {
+                let h = s.spawn(move || (b(&wb), wb));
+                let ra = a(&wa);
+                let rb = h.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+                (ra, rb)
+            });
+            self.replay(&wa, false);
+            let x = ra?;
+            if !self.replay(&wb, true) {
+                return Err(spent());
+            }
+            Ok((x, rb?))
+        }
     }
 
     /// Run `f` with products contracting their lower measure after they are formed too
@@ -156,4 +249,70 @@ pub(crate) enum Lowering {
     /// That one only where it is also larger at twice the tilt: a composition whose far
     /// tail is read too (the closed form's small pair, whose profile reads δ far out).
     KeepingFar,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Work;
+
+    /// Spends `units` in order, checked (stopping with "spent" when refused) or charged,
+    /// then fails with "wide" where `fail` says (after that many spends).
+    fn task(w: &Work, units: &[(f64, bool)], fail: Option<usize>) -> Result<usize, &'static str> {
+        for (i, &(u, checked)) in units.iter().enumerate() {
+            if fail == Some(i) {
+                return Err("wide");
+            }
+            if checked {
+                if !w.spend(u) {
+                    return Err("spent");
+                }
+            } else {
+                w.charge(u);
+            }
+        }
+        Ok(units.len())
+    }
+
+    /// Two tasks on two threads give what they give in sequence — the same result, the same
+    /// work left to the bit — at every budget, including those where the second runs out
+    /// only because of what the first spent, and where it would fail on its own.
+    #[test]
+    fn both_is_the_two_in_sequence_for_every_budget() {
+        let a = [(3.0, false), (5.0, true), (2.25, true)];
+        let b = [
+            (4.0, true),
+            (1.5, false),
+            (6.0, true),
+            (2.0, false),
+            (0.1, true),
+        ];
+        for fails in [
+            (None, None),
+            (None, Some(3)),
+            (Some(2), None),
+            (Some(0), Some(1)),
+        ] {
+            for tenth in 0..=260 {
+                let budget = tenth as f64 * 0.1;
+                let seq = Work::new(budget);
+                let one = (|| {
+                    let x = task(&seq, &a, fails.0)?;
+                    let y = task(&seq, &b, fails.1)?;
+                    Ok((x, y))
+                })();
+                let par = Work::new(budget);
+                let two = par.both(
+                    |w| task(w, &a, fails.0),
+                    |w| task(w, &b, fails.1),
+                    || "spent",
+                );
+                assert_eq!(one, two, "budget {budget}, fails {fails:?}");
+                assert_eq!(
+                    seq.left().to_bits(),
+                    par.left().to_bits(),
+                    "budget {budget}"
+                );
+            }
+        }
+    }
 }

@@ -43,7 +43,7 @@ pub(super) fn coarsen_in(x: &Part, factor: i64, lambda: f64, bins: Bins, w: &Wor
     }
     let (d, big) = (x.d, x.d * factor as f64);
     // Logs and exps per point: ~20 FFT units each (the budget is only checked by conv).
-    w.spend(20.0 * x.len() as f64);
+    w.charge(20.0 * x.len() as f64);
     let c0 = x.k0.div_euclid(factor);
     let c1 = (x.end() - 1).div_euclid(factor) + 1;
     let len = (c1 - c0 + 1) as usize;
