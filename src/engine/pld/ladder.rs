@@ -824,9 +824,18 @@ fn regrid(m: &Meas, g: i64, lambda: f64, w: &Work) -> Meas {
     // (q = 1e-4, σ = 0.6, T = 10⁸: 38 in loss at the last levels, where ε is 25), and the
     // composed centre moved far from the answer. Else it goes to twice the core's spacing.
     let f = (m.f / g).max(2);
+    let core = |w: &Work| Ok::<_, TooWide>(coarsen(&m.core, g, lambda, w));
+    let tail = |w: &Work| Ok::<_, TooWide>(coarsen(&m.tail, f * g / m.f, lambda, w));
+    // (Independent: natively on two threads where both are long, as if in sequence.)
+    let (core, tail) = if m.core.len().min(m.tail.len()) >= 2048 {
+        w.both(core, tail, || TooWide::SPENT)
+    } else {
+        core(w).and_then(|c| Ok((c, tail(w)?)))
+    }
+    .unwrap_or_else(|_| unreachable!("coarsening only charges"));
     Meas {
-        core: coarsen(&m.core, g, lambda, w),
-        tail: coarsen(&m.tail, f * g / m.f, lambda, w),
+        core,
+        tail,
         f,
         inf: m.inf,
         ln_lost: m.ln_lost,
