@@ -780,7 +780,7 @@ fn product(
     let size = |p: &Part| p.len();
     let ((core, below), mut tail) =
         if size(&x.core).min(size(&y.core)) >= 256 && size(&xt).max(size(&yt)) >= 128 {
-            w.both(core_part, tail_part, || TooWide::SPENT)?
+            w.both(core_part, tail_part)?
         } else {
             (core_part(w)?, tail_part(w)?)
         };
@@ -828,7 +828,7 @@ fn regrid(m: &Meas, g: i64, lambda: f64, w: &Work) -> Meas {
     let tail = |w: &Work| Ok::<_, TooWide>(coarsen(&m.tail, f * g / m.f, lambda, w));
     // (Independent: natively on two threads where both are long, as if in sequence.)
     let (core, tail) = if m.core.len().min(m.tail.len()) >= 2048 {
-        w.both(core, tail, || TooWide::SPENT)
+        w.both(core, tail)
     } else {
         core(w).and_then(|c| Ok((c, tail(w)?)))
     }
@@ -907,7 +907,7 @@ fn power(
                 // in sequence ([`Work::both`]: the same bits and budget), where each is long
                 // enough to pay for a thread and short enough not to split its FFTs itself.
                 Some(r) if !last && parallel(&r, &base) => {
-                    let (a, next) = w.both(|w| times(&r, w), square, || TooWide::SPENT)?;
+                    let (a, next) = w.both(|w| times(&r, w), square)?;
                     acc = Some(a);
                     base = next;
                     j += 1;

@@ -17,8 +17,18 @@ pub(crate) struct Work {
     /// the call: ε over training reads exact RDP at every checkpoint ([`Work::with_rdp`]).
     #[cfg(full_engine)]
     rdp: std::cell::RefCell<Option<RdpCurve>>,
-    /// A fork's spends in program order, (units, checked), for [`Work::both`] to replay.
-    log: Option<std::cell::RefCell<Vec<(f64, bool)>>>,
+    /// A fork's spends and notes in program order, for [`Work::both`] to replay.
+    log: Option<std::cell::RefCell<Vec<Event>>>,
+}
+
+/// What a fork did to its Work, in order ([`Work::both`]).
+#[derive(Clone, Copy, Debug)]
+#[cfg_attr(target_arch = "wasm32", allow(dead_code))]
+enum Event {
+    /// Units spent; whether the caller saw the answer ([`Work::spend`], not [`Work::charge`]).
+    Spend(f64, bool),
+    /// [`Work::set_laddered`].
+    Laddered(bool),
 }
 
 /// A per-step RDP curve at the default orders, its (q, σ) and quadrature lattice.
@@ -68,7 +78,7 @@ impl Work {
 
     fn take(&self, units: f64, checked: bool) -> bool {
         if let Some(log) = &self.log {
-            log.borrow_mut().push((units, checked));
+            log.borrow_mut().push(Event::Spend(units, checked));
         }
         let left = self.left.get() - units;
         self.left.set(left);
@@ -90,54 +100,47 @@ impl Work {
         }
     }
 
-    /// A fork's spends replayed here in order; with `stop`, up to the first checked one
-    /// that finds the budget exhausted (false: where the fork's code would have stopped).
+    /// A fork's events replayed here in order; with `checked`, only while every checked spend
+    /// is met (false at the first that is not: code run here would have seen it refused).
     #[cfg(not(target_arch = "wasm32"))]
-    fn replay(&self, fork: &Work, stop: bool) -> bool {
+    fn replay(&self, fork: &Work, checked: bool) -> bool {
         let log = fork.log.as_ref().map(|l| l.take()).unwrap_or_default();
-        for (units, checked) in log {
-            if !self.take(units, checked) && checked && stop {
-                return false;
+        for e in log {
+            match e {
+                Event::Spend(units, seen) => {
+                    if !self.take(units, seen) && seen && checked {
+                        return false;
+                    }
+                }
+                Event::Laddered(on) => self.set_laddered(on),
             }
         }
         true
     }
 
     /// `a(w)?` then `b(w)?` on this Work, as if in sequence — the same results and the same
-    /// work left, for any budget — natively on two threads. Each runs on a [fork](Work::fork)
-    /// holding this Work's budget and modes; `a`'s spends are then replayed here, and, where
-    /// `a` succeeded, `b`'s up to the first checked spend that the budget left by `a` cannot
-    /// meet: there `b`, run in sequence, would have returned `spent()` (its fork, which had
-    /// more budget, went on). Both must read the budget only through checked spends that
-    /// return `spent()` when refused, and charges ([`Work::charge`]).
+    /// Work after, at any budget — natively on two threads. Each runs on a [fork](Work::fork)
+    /// holding this Work's budget and modes, logging what it spends and notes; `a`'s log is
+    /// then replayed here, and where `a` succeeded, `b`'s: where every checked spend of `b` is
+    /// met from what `a` left, `b` saw what it would have seen in sequence (it reads the
+    /// budget only through spends), so its result stands; else `b` runs again, here, in
+    /// sequence (its fork began with more budget than `b` has after `a`). A fork runs its own
+    /// pairs in sequence: two threads are all there are.
     #[cfg_attr(not(full_engine), allow(dead_code))]
     pub(crate) fn both<A, B, E>(
         &self,
         a: impl FnOnce(&Work) -> Result<A, E>,
-        b: impl FnOnce(&Work) -> Result<B, E> + Send,
-        spent: impl FnOnce() -> E,
+        b: impl Fn(&Work) -> Result<B, E> + Sync,
     ) -> Result<(A, B), E>
     where
         B: Send,
         E: Send,
     {
-        #[cfg(target_arch = "wasm32")]
-        {
-            let _ = spent;
-            let x = a(self)?;
-            let y = b(self)?;
-            Ok((x, y))
-        }
         #[cfg(not(target_arch = "wasm32"))]
-        {
-            // (A fork runs its own pairs in sequence: two threads are all there are.)
-            if self.log.is_some() {
-                let x = a(self)?;
-                let y = b(self)?;
-                return Ok((x, y));
-            }
+        if self.log.is_none() {
             let (wa, wb) = (self.fork(), self.fork());
             let (ra, (rb, wb)) = std::thread::scope(|s| {
+                let b = &b;
                 let h = s.spawn(move || (b(&wb), wb));
                 let ra = a(&wa);
                 let rb = h.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
@@ -145,11 +148,17 @@ impl Work {
             });
             self.replay(&wa, false);
             let x = ra?;
-            if !self.replay(&wb, true) {
-                return Err(spent());
+            let (left, laddered) = (self.left.get(), self.laddered.get());
+            if self.replay(&wb, true) {
+                return Ok((x, rb?));
             }
-            Ok((x, rb?))
+            self.left.set(left);
+            self.laddered.set(laddered);
+            return Ok((x, b(self)?));
         }
+        let x = a(self)?;
+        let y = b(self)?;
+        Ok((x, y))
     }
 
     /// Run `f` with products contracting their lower measure after they are formed too
@@ -217,6 +226,9 @@ impl Work {
 
     /// Note how the call's last composition was made: on the ladder or in one FFT.
     pub(crate) fn set_laddered(&self, on: bool) {
+        if let Some(log) = &self.log {
+            log.borrow_mut().push(Event::Laddered(on));
+        }
         self.laddered.set(on);
     }
 
@@ -255,27 +267,34 @@ pub(crate) enum Lowering {
 mod tests {
     use super::Work;
 
-    /// Spends `units` in order, checked (stopping with "spent" when refused) or charged,
-    /// then fails with "wide" where `fail` says (after that many spends).
-    fn task(w: &Work, units: &[(f64, bool)], fail: Option<usize>) -> Result<usize, &'static str> {
+    /// Spends `units` in order, checked or charged, then fails with "wide" where `fail` says
+    /// (after that many spends). A refused checked spend stops it with "spent", or, with
+    /// `fallback`, ends it with another answer (code that goes another way when refused).
+    fn task(
+        w: &Work,
+        units: &[(f64, bool)],
+        (fail, fallback): (Option<usize>, bool),
+    ) -> Result<usize, &'static str> {
         for (i, &(u, checked)) in units.iter().enumerate() {
             if fail == Some(i) {
                 return Err("wide");
             }
             if checked {
                 if !w.spend(u) {
-                    return Err("spent");
+                    return if fallback { Ok(100 + i) } else { Err("spent") };
                 }
             } else {
                 w.charge(u);
             }
+            w.set_laddered(i % 2 == 1);
         }
         Ok(units.len())
     }
 
     /// Two tasks on two threads give what they give in sequence — the same result, the same
-    /// work left to the bit — at every budget, including those where the second runs out
-    /// only because of what the first spent, and where it would fail on its own.
+    /// work left to the bit, the same note — at every budget, including those where the
+    /// second runs out only because of what the first spent, where it would fail on its own,
+    /// and where a refused spend sends it another way.
     #[test]
     fn both_is_the_two_in_sequence_for_every_budget() {
         let a = [(3.0, false), (5.0, true), (2.25, true)];
@@ -286,12 +305,15 @@ mod tests {
             (2.0, false),
             (0.1, true),
         ];
-        for fails in [
-            (None, None),
-            (None, Some(3)),
-            (Some(2), None),
-            (Some(0), Some(1)),
-        ] {
+        let cases = [
+            ((None, false), (None, false)),
+            ((None, false), (Some(3), false)),
+            ((Some(2), false), (None, false)),
+            ((Some(0), false), (Some(1), false)),
+            ((None, true), (None, true)),
+            ((None, false), (Some(4), true)),
+        ];
+        for fails in cases {
             for tenth in 0..=260 {
                 let budget = tenth as f64 * 0.1;
                 let seq = Work::new(budget);
@@ -301,17 +323,11 @@ mod tests {
                     Ok((x, y))
                 })();
                 let par = Work::new(budget);
-                let two = par.both(
-                    |w| task(w, &a, fails.0),
-                    |w| task(w, &b, fails.1),
-                    || "spent",
-                );
+                let two = par.both(|w| task(w, &a, fails.0), |w| task(w, &b, fails.1));
                 assert_eq!(one, two, "budget {budget}, fails {fails:?}");
-                assert_eq!(
-                    seq.left().to_bits(),
-                    par.left().to_bits(),
-                    "budget {budget}"
-                );
+                let left = (seq.left().to_bits(), par.left().to_bits());
+                assert_eq!(left.0, left.1, "budget {budget}");
+                assert_eq!(seq.laddered(), par.laddered(), "budget {budget}");
             }
         }
     }
