@@ -121,7 +121,9 @@
 //! thousandth of it and the lower cuts a hundredth of the floor (each per use); the direct
 //! points that asks cost at most a few FFTs per product.
 
-use super::compose::{give_complex, plans, take_complex, Composed, Lowering, TooWide};
+use super::compose::{
+    give_complex, give_reals, plans, take_complex, take_reals, Composed, Lowering, TooWide,
+};
 use super::discretize::{merge_atoms, merge_atoms_falling, StepPld};
 use super::gauss::{ln_add, U};
 use crate::engine::math::{exp, ln, ln_1p, log2, powf};

@@ -116,7 +116,7 @@ pub(super) fn conv(
         if !w.spend(DIRECT_UNIT * (sx.len() * y.len() + sy.len() * x.len()) as f64) {
             return Err(TooWide::SPENT);
         }
-        let (mut du, mut dl) = (vec![0.0; len], vec![0.0; len]);
+        let (mut du, mut dl) = (take_reals(len), take_reals(len));
         let mut direct = |s: &[usize], a: &Part, b: &Part| {
             for &i in s {
                 let m = b.len();
@@ -141,6 +141,8 @@ pub(super) fn conv(
             up[k] = (up[k] + du[k]) * (1.0 + g);
             lo[k] = (lo[k] + dl[k]) * (1.0 - g);
         }
+        give_reals(du);
+        give_reals(dl);
     }
     let mut p = Part {
         d: x.d,
