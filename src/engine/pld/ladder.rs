@@ -121,14 +121,14 @@
 //! thousandth of it and the lower cuts a hundredth of the floor (each per use); the direct
 //! points that asks cost at most a few FFTs per product.
 
-use super::compose::{
-    give_complex, give_reals, plans, take_complex, take_reals, Composed, Lowering, TooWide,
-};
+use super::compose::{plans, Composed, Lowering, TooWide};
 use super::discretize::{merge_atoms, merge_atoms_falling, StepPld};
 use super::gauss::{ln_add, U};
+use super::pool::{give_complex, give_reals, take_complex, take_reals};
 use crate::engine::math::{exp, ln, ln_1p, log2, powf};
 use crate::engine::pld::compose::Work;
 use num_complex::Complex;
+use std::convert::Infallible;
 
 mod conv;
 mod lower;
@@ -826,15 +826,18 @@ fn regrid(m: &Meas, g: i64, lambda: f64, w: &Work) -> Meas {
     // (q = 1e-4, σ = 0.6, T = 10⁸: 38 in loss at the last levels, where ε is 25), and the
     // composed centre moved far from the answer. Else it goes to twice the core's spacing.
     let f = (m.f / g).max(2);
-    let core = |w: &Work| Ok::<_, TooWide>(coarsen(&m.core, g, lambda, w));
-    let tail = |w: &Work| Ok::<_, TooWide>(coarsen(&m.tail, f * g / m.f, lambda, w));
+    let core = |w: &Work| Ok::<_, Infallible>(coarsen(&m.core, g, lambda, w));
+    let tail = |w: &Work| Ok::<_, Infallible>(coarsen(&m.tail, f * g / m.f, lambda, w));
     // (Independent: natively on two threads where both are long, as if in sequence.)
-    let (core, tail) = if m.core.len().min(m.tail.len()) >= 2048 {
+    let both = if m.core.len().min(m.tail.len()) >= 2048 {
         w.both(core, tail)
     } else {
         core(w).and_then(|c| Ok((c, tail(w)?)))
-    }
-    .unwrap_or_else(|_| unreachable!("coarsening only charges"));
+    };
+    let (core, tail) = match both {
+        Ok(parts) => parts,
+        Err(never) => match never {},
+    };
     Meas {
         core,
         tail,

@@ -144,6 +144,7 @@ mod bernstein;
 mod compose;
 mod discretize;
 mod fft;
+mod pool;
 mod work;
 // What the guarantee means (μ-GDP, attack-risk calibration) and user-level privacy
 // (mixture-of-Gaussians pairs): native only for now, like the ladder (no room in the
