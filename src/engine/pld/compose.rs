@@ -563,7 +563,7 @@ pub(crate) fn power(
 /// k = 0 … n/2, written into `spec` (`first`) or multiplied into it. Natively a long window's
 /// frequencies are split over two threads, each computing its own the same way (the same
 /// bits): a short run's spectrum decays slowly and its powers (a log, an atan2, an exp and
-/// two trigonometric calls each) were half of a 2¹⁷-point composition (q = 0.003, σ = 0.8,
+/// two trigonometric calls each) were half of a 2¹⁷-point composition (q = 3e-3, σ = 0.8,
 /// T = 100).
 fn spectra_powers(
     z: &[Complex<f64>],
