@@ -972,8 +972,6 @@ impl Composed {
 mod tests {
     use super::*;
 
-    /// The tilt solves' moments are [`tilt`]'s to the bit (the answers must not move), on a
-    /// dense and a sparse lattice, at tilts from steep negative to steep positive.
     /// The powers split over two threads are the serial ones, bit for bit, written and
     /// multiplied in (what keeps the native answers the wasm's).
     #[test]
@@ -1002,6 +1000,8 @@ mod tests {
         }
     }
 
+    /// The tilt solves' moments are [`tilt`]'s to the bit (the answers must not move), on a
+    /// dense and a sparse lattice, at tilts from steep negative to steep positive.
     #[test]
     fn tilt_moments_are_tilts_bits() {
         for every in [1usize, 9] {

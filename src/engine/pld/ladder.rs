@@ -779,13 +779,8 @@ fn product(
     };
     // The core's and the tail's products are independent: natively on two threads where
     // both are long enough to pay for one ([`Work::both`]: the same bits and budget).
-    let size = |p: &Part| p.len();
-    let ((core, below), mut tail) =
-        if size(&x.core).min(size(&y.core)) >= 256 && size(&xt).max(size(&yt)) >= 128 {
-            w.both(core_part, tail_part)?
-        } else {
-            (core_part(w)?, tail_part(w)?)
-        };
+    let long = x.core.len().min(y.core.len()) >= 256 && xt.len().max(yt.len()) >= 128;
+    let ((core, below), mut tail) = w.both(long, core_part, tail_part)?;
     let (mx, my) = (x.ln_moment(), y.ln_moment());
     // lost(x∗y) ≤ lost_x·(M_y + lost_y) + M_x·lost_y, plus this cut.
     let mut ln_lost = ln_add(x.ln_lost + ln_add(my, y.ln_lost), mx + y.ln_lost);
@@ -829,12 +824,7 @@ fn regrid(m: &Meas, g: i64, lambda: f64, w: &Work) -> Meas {
     let core = |w: &Work| Ok::<_, Infallible>(coarsen(&m.core, g, lambda, w));
     let tail = |w: &Work| Ok::<_, Infallible>(coarsen(&m.tail, f * g / m.f, lambda, w));
     // (Independent: natively on two threads where both are long, as if in sequence.)
-    let both = if m.core.len().min(m.tail.len()) >= 2048 {
-        w.both(core, tail)
-    } else {
-        core(w).and_then(|c| Ok((c, tail(w)?)))
-    };
-    let (core, tail) = match both {
+    let (core, tail) = match w.both(m.core.len().min(m.tail.len()) >= 2048, core, tail) {
         Ok(parts) => parts,
         Err(never) => match never {},
     };
@@ -911,8 +901,8 @@ fn power(
                 // The two products of a level are independent: natively on two threads, as if
                 // in sequence ([`Work::both`]: the same bits and budget), where each is long
                 // enough to pay for a thread and short enough not to split its FFTs itself.
-                Some(r) if !last && parallel(&r, &base) => {
-                    let (a, next) = w.both(|w| times(&r, w), square)?;
+                Some(r) if !last => {
+                    let (a, next) = w.both(parallel(&r, &base), |w| times(&r, w), square)?;
                     acc = Some(a);
                     base = next;
                     j += 1;
@@ -935,7 +925,7 @@ fn power(
 /// transforms approach the FFT's own two-thread split ([`super::fft`]).
 fn parallel(acc: &Meas, base: &Meas) -> bool {
     let size = |m: &Meas| m.core.len() + m.tail.len();
-    cfg!(not(target_arch = "wasm32")) && size(base) >= 256 && size(acc).max(size(base)) <= 1 << 15
+    size(base) >= 256 && size(acc).max(size(base)) <= 1 << 15
 }
 
 /// Compose the phases at tilt λ ≥ 0 on per-step lattices of spacing `d`; `eta` bounds

@@ -45,7 +45,6 @@ pub(super) fn take<T: Copy>(pool: &'static Pool<T>, n: usize, fill: T) -> Vec<T>
 pub(super) fn take_unfilled<T: Copy + Default>(pool: &'static Pool<T>, n: usize) -> Vec<T> {
     let mut v = recycled(pool, n);
     v.resize(n, T::default());
-    v.truncate(n);
     v
 }
 

@@ -124,11 +124,13 @@ impl Work {
     /// then replayed here, and where `a` succeeded, `b`'s: where every checked spend of `b` is
     /// met from what `a` left, `b` saw what it would have seen in sequence (it reads the
     /// budget only through spends), so its result stands; else `b` runs again, here, in
-    /// sequence (its fork began with more budget than `b` has after `a`). A fork runs its own
-    /// pairs in sequence: two threads are all there are.
+    /// sequence (its fork began with more budget than `b` has after `a`). In sequence outright
+    /// where not `split` (two short computations, not worth a thread), in the wasm, and on a
+    /// fork (two threads are all there are).
     #[cfg_attr(not(full_engine), allow(dead_code))]
     pub(crate) fn both<A, B, E>(
         &self,
+        split: bool,
         a: impl FnOnce(&Work) -> Result<A, E>,
         b: impl Fn(&Work) -> Result<B, E> + Sync,
     ) -> Result<(A, B), E>
@@ -137,7 +139,7 @@ impl Work {
         E: Send,
     {
         #[cfg(not(target_arch = "wasm32"))]
-        if self.log.is_none() {
+        if split && self.log.is_none() {
             let (wa, wb) = (self.fork(), self.fork());
             let (ra, (rb, wb)) = std::thread::scope(|s| {
                 let b = &b;
@@ -156,6 +158,8 @@ impl Work {
             self.laddered.set(laddered);
             return Ok((x, b(self)?));
         }
+        #[cfg(target_arch = "wasm32")]
+        let _ = split;
         let x = a(self)?;
         let y = b(self)?;
         Ok((x, y))
@@ -323,7 +327,7 @@ mod tests {
                     Ok((x, y))
                 })();
                 let par = Work::new(budget);
-                let two = par.both(|w| task(w, &a, fails.0), |w| task(w, &b, fails.1));
+                let two = par.both(true, |w| task(w, &a, fails.0), |w| task(w, &b, fails.1));
                 assert_eq!(one, two, "budget {budget}, fails {fails:?}");
                 let left = (seq.left().to_bits(), par.left().to_bits());
                 assert_eq!(left.0, left.1, "budget {budget}");
