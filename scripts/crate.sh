@@ -4,9 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 host=$(rustc -vV | sed -n 's/^host: //p')
-# 1. The engine's dependencies only: no chart, JSON or argument-parsing crate without a feature.
+# 1. The engine's dependencies only: no chart, JSON, argument-parsing or libc crate without a feature.
 deps=$(cargo tree --offline -q -e normal --prefix none --no-default-features -p sgm-rdp --target "$host" | sed 's/ .*//' | sort -u)
-for unwanted in plotters serde_json lexopt; do
+for unwanted in plotters serde_json lexopt libc; do
   if grep -qx "$unwanted" <<<"$deps"; then
     echo "crate: a plain dependency pulls $unwanted (it belongs behind a feature)"; exit 1
   fi
