@@ -27,7 +27,7 @@ fn keep_freed_memory() {
     }
 }
 
-#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+#[cfg(not(any(target_arch = "wasm32", all(target_os = "linux", target_env = "gnu"))))]
 fn keep_freed_memory() {}
 
 #[cfg(not(target_arch = "wasm32"))]
