@@ -35,7 +35,7 @@ fn computing_thread() -> std::sync::mpsc::Sender<Job> {
     let (tx, rx) = std::sync::mpsc::channel::<Job>();
     let back = tx.clone();
     std::thread::spawn(move || {
-        for job in rx {
+        while let Some(job) = soon(|| rx.try_recv().ok()).map_or_else(|| rx.recv().ok(), Some) {
             job();
             if let Ok(mut idle) = IDLE.lock() {
                 idle.push(back.clone());
@@ -43,6 +43,28 @@ fn computing_thread() -> std::sync::mpsc::Sender<Job> {
         }
     });
     tx
+}
+
+/// How long each side of a hand-over looks for the other's message before it sleeps: the
+/// computing thread for the next job after one, the caller for its answer. A call answered
+/// in microseconds (a closed form) otherwise paid two sleeps and wake-ups, each tens of µs on
+/// a 2-core machine: 120 µs a call from Python where the engine took 20 µs
+/// (`benches/python_bench.py`'s `python_call_overhead`). A longer call costs the waiting side
+/// this much of a core once.
+const SPIN: std::time::Duration = std::time::Duration::from_micros(200);
+
+/// `poll()`'s first `Some` within [`SPIN`], yielding the core between polls; None after.
+fn soon<T>(mut poll: impl FnMut() -> Option<T>) -> Option<T> {
+    let start = std::time::Instant::now();
+    loop {
+        if let Some(v) = poll() {
+            return Some(v);
+        }
+        if start.elapsed() >= SPIN {
+            return None;
+        }
+        std::thread::yield_now();
+    }
 }
 
 /// Runs `work` on a computing thread while this one waits with the GIL released, checking
@@ -69,7 +91,15 @@ fn interruptible<T: Send + 'static>(
     loop {
         // (The receiver travels into the GIL-free closure and back: it is Send, not Sync.)
         let (got, back) = py.allow_threads(move || {
-            let got = rx.recv_timeout(std::time::Duration::from_millis(50));
+            let quick = soon(|| match rx.try_recv() {
+                Ok(v) => Some(Ok(v)),
+                Err(std::sync::mpsc::TryRecvError::Disconnected) => {
+                    Some(Err(RecvTimeoutError::Disconnected))
+                }
+                Err(std::sync::mpsc::TryRecvError::Empty) => None,
+            });
+            let got =
+                quick.unwrap_or_else(|| rx.recv_timeout(std::time::Duration::from_millis(50)));
             (got, rx)
         });
         rx = back;
