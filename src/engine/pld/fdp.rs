@@ -317,17 +317,22 @@ impl Tradeoff {
     /// Regret of the fit (Gomez et al.): smallest Δ with f_lo(α + Δ) − Δ ≤ G_μ(α) on a
     /// grid of α (10⁴ uniform points as gdpnum, plus 200 log-spaced in [1e-10, 1e-2]).
     pub fn regret(&self, mu: f64) -> f64 {
-        let (xs, zs) = regret_grid();
-        let g: Vec<f64> = (xs.iter().zip(zs))
-            .map(|(&x, &z)| gaussian_beta_at(mu, x, || z))
-            .collect();
         // f_lo(α + Δ) at every α of the grid, its line found by a walk along the envelope's
         // breaks (the grid ascends in two runs), not a search each: the same line as
         // [`Tradeoff::beta`]'s, so the same bits (the test
         // `the_regret_walk_reads_the_curve_as_beta_does`); 10,201 searches a halving were a
         // third of MNIST's fit.
+        self.regret_reading(mu, || self.beta_walk())
+    }
+
+    /// [`Tradeoff::regret`] with f_lo read by `beta()`'s reader, made afresh for each Δ tried.
+    fn regret_reading<F: FnMut(f64) -> f64>(&self, mu: f64, beta: impl Fn() -> F) -> f64 {
+        let (xs, zs) = regret_grid();
+        let g: Vec<f64> = (xs.iter().zip(zs))
+            .map(|(&x, &z)| gaussian_beta_at(mu, x, || z))
+            .collect();
         let holds = |d: f64| {
-            let mut beta = self.beta_walk();
+            let mut beta = beta();
             (xs.iter().zip(&g)).all(|(&x, &gx)| beta((x + d).min(1.0)) - d <= gx + 1e-15)
         };
         let (mut lo, mut hi) = (0.0f64, 1.0f64);
@@ -754,37 +759,14 @@ mod tests {
         }
     }
 
-    /// [`Tradeoff::regret`] with [`Tradeoff::beta`]'s search at every α.
-    fn regret_by_search(c: &Tradeoff, mu: f64) -> f64 {
-        let (xs, zs) = regret_grid();
-        let g: Vec<f64> = (xs.iter().zip(zs))
-            .map(|(&x, &z)| gaussian_beta_at(mu, x, || z))
-            .collect();
-        let holds = |d: f64| {
-            (xs.iter().zip(&g)).all(|(&x, &gx)| c.beta((x + d).min(1.0)) - d <= gx + 1e-15)
-        };
-        let (mut lo, mut hi) = (0.0f64, 1.0f64);
-        if holds(0.0) {
-            return 0.0;
-        }
-        while hi - lo > 1e-10 {
-            let mid = 0.5 * (lo + hi);
-            if holds(mid) {
-                hi = mid;
-            } else {
-                lo = mid;
-            }
-        }
-        lo
-    }
-
     #[test]
     fn the_regret_walk_reads_the_curve_as_beta_does() {
         for pts in fitted_profiles() {
             let c = Tradeoff::from_profile(&pts);
             let mu = c.mu(FPR_FLOOR);
             for m in [0.5 * mu, 0.9 * mu, mu, 1.5 * mu] {
-                let (got, want) = (c.regret(m), regret_by_search(&c, m));
+                let want = c.regret_reading(m, || |a| c.beta(a));
+                let got = c.regret(m);
                 assert_eq!(got.to_bits(), want.to_bits(), "μ {m}: {got} against {want}");
             }
             // Every α the regret reads, at shifts across its range.
