@@ -85,6 +85,18 @@ impl Work {
         left >= 0.0
     }
 
+    /// A Work with this one's budget and modes, spending on its own (no log, no RDP curve):
+    /// for a read beside this Work's, whose spending the caller then [charges](Work::charge).
+    #[cfg_attr(not(full_engine), allow(dead_code))]
+    pub(crate) fn sibling(&self) -> Work {
+        let w = Work::new(self.left.get());
+        w.lower.set(self.lower.get());
+        w.start.set(self.start.get());
+        w.tail_cap.set(self.tail_cap.get());
+        w.laddered.set(self.laddered.get());
+        w
+    }
+
     /// A copy of this Work's budget and modes that logs its spends (no RDP curve kept).
     #[cfg(not(target_arch = "wasm32"))]
     fn fork(&self) -> Work {
