@@ -35,7 +35,7 @@ fn computing_thread() -> std::sync::mpsc::Sender<Job> {
     let (tx, rx) = std::sync::mpsc::channel::<Job>();
     let back = tx.clone();
     std::thread::spawn(move || {
-        while let Some(job) = soon(|| rx.try_recv().ok()).map_or_else(|| rx.recv().ok(), Some) {
+        while let Some(job) = soon(|| rx.try_recv().ok()).or_else(|| rx.recv().ok()) {
             job();
             if let Ok(mut idle) = IDLE.lock() {
                 idle.push(back.clone());

@@ -661,7 +661,10 @@ pub(super) fn lattices_epsilon(
             let before = w.left();
             let (remove_read, spec_read) = beside(
                 || eps_direction(&rem, delta, guess, alpha, tol, w),
-                spec_on.then(|| (w.sibling(), &spec)),
+                spec_on.then(|| {
+                    let ws = w.sibling();
+                    move || spec(ws)
+                }),
             );
             let (mut u, mut l, mut n) = remove_read?;
             one_fft.set(!w.laddered());
@@ -954,19 +957,19 @@ pub(super) fn lattices_epsilon(
 #[cfg(full_engine)]
 const SPEC_STEPS: f64 = 1e6;
 
-/// `main()`, and `side` run on its Work beside it — natively on a second thread, in the wasm
-/// after it; both results.
-fn beside<A, W: Send, B: Send>(
+/// `main()`, and `side()` beside it — natively on a second thread, in the wasm after it; both
+/// results.
+fn beside<A, B: Send>(
     main: impl FnOnce() -> A,
-    side: Option<(W, &(impl Fn(W) -> B + Sync))>,
+    side: Option<impl FnOnce() -> B + Send>,
 ) -> (A, Option<B>) {
-    let Some((ws, f)) = side else {
+    let Some(side) = side else {
         return (main(), None);
     };
     #[cfg(not(target_arch = "wasm32"))]
     {
         std::thread::scope(|sc| {
-            let h = sc.spawn(move || f(ws));
+            let h = sc.spawn(side);
             let a = main();
             let b = h.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
             (a, Some(b))
@@ -975,7 +978,7 @@ fn beside<A, W: Send, B: Send>(
     #[cfg(target_arch = "wasm32")]
     {
         let a = main();
-        (a, Some(f(ws)))
+        (a, Some(side()))
     }
 }
 

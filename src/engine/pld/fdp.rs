@@ -212,18 +212,9 @@ impl Tradeoff {
     /// β ≥ e^{−ε}(1 − δ − α), each in logs (−∞ where a line gives nothing).
     pub fn ln_beta(&self, ln_alpha: f64) -> f64 {
         let alpha = exp(ln_alpha);
-        let mut best = f64::NEG_INFINITY; // β ≥ 0
-        for &(e, d) in &self.points {
-            let first = 1.0 - d - exp(e + ln_alpha);
-            if first > 0.0 {
-                best = best.max(ln(first));
-            }
-            let rest = 1.0 - d - alpha;
-            if rest > 0.0 {
-                best = best.max(-e + ln(rest));
-            }
-        }
-        best
+        (self.points.iter()).fold(f64::NEG_INFINITY, |best, &p| {
+            best.max(point_ln_beta(p, ln_alpha, alpha)) // β ≥ 0
+        })
     }
 
     /// Whether [`Tradeoff::ln_beta`]`(ln_alpha)` ≥ `bound`: whether one of its terms is (the
@@ -238,10 +229,7 @@ impl Tradeoff {
         let n = self.points.len();
         for k in 0..n {
             let i = (*hint + k) % n;
-            let (e, d) = self.points[i];
-            let first = 1.0 - d - exp(e + ln_alpha);
-            let rest = 1.0 - d - alpha;
-            if (first > 0.0 && ln(first) >= bound) || (rest > 0.0 && -e + ln(rest) >= bound) {
+            if point_ln_beta(self.points[i], ln_alpha, alpha) >= bound {
                 *hint = i;
                 return true;
             }
@@ -349,6 +337,25 @@ impl Tradeoff {
         }
         lo
     }
+}
+
+/// One certified point (ε, δ)'s bound on ln f_lo(α), α = e^`ln_alpha`: the larger of its two
+/// lines, β ≥ 1 − δ − e^ε·α and β ≥ e^{−ε}(1 − δ − α), in logs (−∞ where neither gives
+/// anything).
+fn point_ln_beta((e, d): (f64, f64), ln_alpha: f64, alpha: f64) -> f64 {
+    let first = 1.0 - d - exp(e + ln_alpha);
+    let rest = 1.0 - d - alpha;
+    let first = if first > 0.0 {
+        ln(first)
+    } else {
+        f64::NEG_INFINITY
+    };
+    let rest = if rest > 0.0 {
+        -e + ln(rest)
+    } else {
+        f64::NEG_INFINITY
+    };
+    first.max(rest)
 }
 
 /// The regret's grid of α ([`Tradeoff::regret`]: 10⁴ uniform points as gdpnum, plus 200

@@ -87,7 +87,6 @@ impl Work {
 
     /// A Work with this one's budget and modes, spending on its own (no log, no RDP curve):
     /// for a read beside this Work's, whose spending the caller then [charges](Work::charge).
-    #[cfg_attr(not(full_engine), allow(dead_code))]
     pub(crate) fn sibling(&self) -> Work {
         let w = Work::new(self.left.get());
         w.lower.set(self.lower.get());
@@ -101,14 +100,8 @@ impl Work {
     #[cfg(not(target_arch = "wasm32"))]
     fn fork(&self) -> Work {
         Work {
-            left: self.left.clone(),
-            lower: self.lower.clone(),
-            start: self.start.clone(),
-            tail_cap: self.tail_cap.clone(),
-            laddered: self.laddered.clone(),
-            #[cfg(full_engine)]
-            rdp: std::cell::RefCell::new(None),
             log: Some(std::cell::RefCell::new(Vec::new())),
+            ..self.sibling()
         }
     }
 
