@@ -149,14 +149,15 @@ impl Lattices {
             #[cfg(full_engine)]
             if let Some((b, f)) = split {
                 offsets[i] = discretize::bulk_offset(q, s, d, discretize::BULK_BINS);
-                steps.push(discretize::step_pld_split(
-                    q,
-                    s,
+                let key = (
+                    [q, s, d, lo, hi].map(f64::to_bits),
                     dir,
-                    d,
-                    (lo, b, hi),
-                    (f, offsets[i]),
-                ));
+                    Some((b.to_bits(), f)),
+                );
+                let o = offsets[i];
+                steps.push(w.kept(key, || {
+                    discretize::step_pld_split(q, s, dir, d, (lo, b, hi), (f, o))
+                }));
                 continue;
             }
             #[cfg(full_engine)]
@@ -174,6 +175,12 @@ impl Lattices {
                 let a = step_pld(q, s, dir, d, lo, hi);
                 let b = step_pld(c, s / 2.0, dir, d, lo2, hi2);
                 steps.push(truncated::mix_steps(&a, 1.0 - p_t, &b, p_t));
+                continue;
+            }
+            #[cfg(full_engine)]
+            if ph.is_sgm() {
+                let key = ([q, s, d, lo, hi].map(f64::to_bits), dir, None);
+                steps.push(w.kept(key, || step_pld(q, s, dir, d, lo, hi)));
                 continue;
             }
             steps.push(step_pld(q, s, dir, d, lo, hi));

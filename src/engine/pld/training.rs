@@ -59,6 +59,23 @@ pub fn checkpoints_known(
     known: Option<(u64, Bracket)>,
 ) -> Result<Vec<Bracket>, Error> {
     let w = &Work::new(super::WORK);
+    // Where q is small every checkpoint is on the bulk's spacing, and where its lattices cut
+    // their range alike (η at its cap) each reads the first one's ([`Work::keep_lattices`]:
+    // the same bits; q = 1e-4, σ = 1, T = 10⁵: 13 of the 15 checkpoints read one lattice).
+    #[cfg(full_engine)]
+    w.keep_lattices();
+    checkpoints_in(sgm, checkpoints, delta, tol, known, w)
+}
+
+/// [`checkpoints_known`] within the call context `w`.
+fn checkpoints_in(
+    sgm: Sgm,
+    checkpoints: &[u64],
+    delta: f64,
+    tol: f64,
+    known: Option<(u64, Bracket)>,
+    w: &Work,
+) -> Result<Vec<Bracket>, Error> {
     check_delta(delta)?;
     if checkpoints.is_empty() || checkpoints.len() > 1000 {
         return Err(Error::ProfileLength(checkpoints.len()));
@@ -171,4 +188,37 @@ pub(super) fn checkpoints_at(
         b.lower = b.lower.max(0.0).min(b.upper);
     }
     Ok(out)
+}
+
+#[cfg(all(test, full_engine))]
+mod tests {
+    use super::*;
+
+    /// ε over training with its lattices kept is ε over training built afresh at every
+    /// checkpoint, bit for bit, on runs where the checkpoints share them (small q: one
+    /// spacing) and where they do not (MNIST).
+    #[test]
+    fn kept_lattices_leave_every_checkpoint_as_it_was() {
+        // (The page's 16 checkpoints of each run: `render::tight::checkpoints`.)
+        let small_q = [
+            1, 2, 5, 10, 22, 46, 100, 215, 464, 1000, 2154, 4642, 10000, 21544, 46416, 100000,
+        ];
+        let mnist = [
+            1, 2, 4, 7, 13, 24, 46, 86, 163, 308, 583, 1101, 2082, 3936, 7439, 14063,
+        ];
+        for (q, sigma, at) in [
+            (1e-4, 1.0, &small_q[..]),
+            (256.0 / 60000.0, 1.1, &mnist[..]),
+        ] {
+            let sgm = Sgm::new(q, sigma).unwrap();
+            let kept = checkpoints_known(sgm, &at, 1e-5, 5e-3, None).unwrap();
+            let fresh = checkpoints_in(sgm, &at, 1e-5, 5e-3, None, &Work::new(WORK)).unwrap();
+            let bits = |b: &[Bracket]| {
+                b.iter()
+                    .map(|x| (x.upper.to_bits(), x.lower.to_bits()))
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(bits(&kept), bits(&fresh), "q = {q}");
+        }
+    }
 }

@@ -19,7 +19,24 @@ pub(crate) struct Work {
     rdp: std::cell::RefCell<Option<RdpCurve>>,
     /// A fork's spends and notes in program order, for [`Work::both`] to replay.
     log: Option<std::cell::RefCell<Vec<Event>>>,
+    /// The plain SGM steps' lattices built so far, where the caller keeps them
+    /// ([`Work::keep_lattices`]); shared with its siblings and forks (a read beside).
+    #[cfg(full_engine)]
+    kept: std::sync::Arc<std::sync::Mutex<Option<Kept>>>,
 }
+
+/// What identifies a plain SGM step's lattice: (q, σ) as bits, the pair, and the spacing,
+/// range and coarse continuation as bits — the whole of what its discretization reads.
+#[cfg(full_engine)]
+pub(crate) type LatticeKey = ([u64; 5], super::Direction, Option<(u64, i64)>);
+
+/// Lattices kept by a call: the newest last, at most [`KEPT_POINTS`] points in all.
+#[cfg(full_engine)]
+type Kept = Vec<(LatticeKey, super::discretize::StepPld)>;
+
+/// The most lattice points a call keeps ([`Work::keep_lattices`]): 32 MB of logs.
+#[cfg(full_engine)]
+const KEPT_POINTS: usize = 1 << 21;
 
 /// What a fork did to its Work, in order ([`Work::both`]).
 #[derive(Clone, Copy, Debug)]
@@ -47,6 +64,8 @@ impl Work {
             #[cfg(full_engine)]
             rdp: std::cell::RefCell::new(None),
             log: None,
+            #[cfg(full_engine)]
+            kept: Default::default(),
         }
     }
 
@@ -88,7 +107,11 @@ impl Work {
     /// A Work with this one's budget and modes, spending on its own (no log, no RDP curve):
     /// for a read beside this Work's, whose spending the caller then [charges](Work::charge).
     pub(crate) fn sibling(&self) -> Work {
-        let w = Work::new(self.left.get());
+        let w = Work {
+            #[cfg(full_engine)]
+            kept: self.kept.clone(),
+            ..Work::new(self.left.get())
+        };
         w.lower.set(self.lower.get());
         w.start.set(self.start.get());
         w.tail_cap.set(self.tail_cap.get());
@@ -246,6 +269,48 @@ impl Work {
         self.laddered.get()
     }
 
+    /// Keep the plain SGM steps' lattices this call builds, for its later reads of the same
+    /// step at the same spacing and range ([`Work::kept`]): ε over training's checkpoints
+    /// each solve their own run on the lattices of one (q, σ), at one spacing where q is small.
+    /// A kept lattice is the one that would be built — the same bits.
+    #[cfg(full_engine)]
+    pub(crate) fn keep_lattices(&self) {
+        self.kept_store().get_or_insert_with(Vec::new);
+    }
+
+    /// The kept lattices (a poisoned lock — a panic elsewhere — still holds whole lattices).
+    #[cfg(full_engine)]
+    fn kept_store(&self) -> std::sync::MutexGuard<'_, Option<Kept>> {
+        self.kept.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The lattice kept under `key`, or `build()`'s, kept where [`Work::keep_lattices`] asked.
+    #[cfg(full_engine)]
+    pub(crate) fn kept(
+        &self,
+        key: LatticeKey,
+        build: impl FnOnce() -> super::discretize::StepPld,
+    ) -> super::discretize::StepPld {
+        let points = |s: &super::discretize::StepPld| {
+            s.ln_up.len() + s.tail.as_ref().map_or(0, |c| c.ln_up.len())
+        };
+        if let Some(kept) = self.kept_store().as_ref() {
+            if let Some((_, s)) = kept.iter().find(|(k, _)| *k == key) {
+                return s.clone();
+            }
+        }
+        let s = build();
+        if let Some(kept) = self.kept_store().as_mut() {
+            if points(&s) <= KEPT_POINTS {
+                kept.push((key, s.clone()));
+                while kept.iter().map(|(_, s)| points(s)).sum::<usize>() > KEPT_POINTS {
+                    kept.remove(0);
+                }
+            }
+        }
+        s
+    }
+
     /// The first spacing asked by [`Work::starting_at`].
     pub(crate) fn start(&self) -> Option<f64> {
         self.start.get()
@@ -275,6 +340,68 @@ pub(crate) enum Lowering {
 #[cfg(test)]
 mod tests {
     use super::Work;
+
+    /// A kept lattice is read only for the step, pair, spacing and range it was built for,
+    /// and is then that build's, bit for bit; the others are built (q = 1e-4, σ = 1: runs of
+    /// 10 and 10⁴ steps cut their range alike, at η's cap; 10⁸ steps cut it farther out).
+    #[cfg(full_engine)]
+    #[test]
+    fn a_kept_lattice_is_the_one_built() {
+        use crate::engine::pld::discretize::Direction;
+        use crate::engine::pld::lattices::{eta_for, Lattices};
+        use crate::engine::pld::Phase;
+        use crate::engine::Sgm;
+        let sgm = Sgm::new(1e-4, 1.0).unwrap();
+        let build = |steps: u64, dir, d: f64, tail: Option<f64>, w: &Work| {
+            let eta = eta_for(1e-5, steps as f64, 0.1, 30.0);
+            let p = [Phase::new(sgm, steps).unwrap()];
+            let s = &Lattices::build(&p, dir, d, (eta, eta), tail, w)
+                .unwrap()
+                .steps[0];
+            let coarse = s
+                .tail
+                .as_ref()
+                .map(|c| (c.f, c.k_lo, c.ln_up.clone(), c.ln_lo.clone()));
+            let logs = s
+                .ln_up
+                .iter()
+                .chain(&s.ln_lo)
+                .map(|x| x.to_bits())
+                .collect::<Vec<_>>();
+            (s.k_lo, logs, format!("{coarse:?}"))
+        };
+        let kept = &Work::new(f64::INFINITY);
+        kept.keep_lattices();
+        let stored = || kept.kept_store().as_ref().map_or(0, |k| k.len());
+        let (d, fine) = (8.192703090200539e-6, 1e-6);
+        // (At Δ = 1e-6 the range, ~0.28, is split in two resolutions: its coarse part's
+        // factor follows the tail's spacing.)
+        let runs = [
+            (10, Direction::Remove, d, None, 1),
+            (10_000, Direction::Remove, d, None, 1),
+            (10, Direction::Add, d, None, 2),
+            (10, Direction::Remove, 2.0 * d, None, 3),
+            (100_000_000, Direction::Remove, d, None, 4),
+            (20, Direction::Remove, d, None, 4),
+            (10, Direction::Remove, fine, Some(1e-5), 5),
+            (10, Direction::Remove, fine, Some(1.2e-5), 5),
+            (10, Direction::Remove, fine, Some(4e-5), 6),
+            (10, Direction::Remove, 2.0 * fine, Some(4e-5), 7),
+        ];
+        for (steps, dir, d, tail, after) in runs {
+            let fresh = build(steps, dir, d, tail, &Work::new(f64::INFINITY));
+            let read = build(steps, dir, d, tail, kept);
+            assert_eq!(
+                read, fresh,
+                "{steps} steps, {dir:?}, Δ = {d}, tail {tail:?}"
+            );
+            assert_eq!(
+                stored(),
+                after,
+                "{steps} steps, {dir:?}, Δ = {d}, tail {tail:?}"
+            );
+        }
+    }
 
     /// Spends `units` in order, checked or charged, then fails with "wide" where `fail` says
     /// (after that many spends). A refused checked spend stops it with "spent", or, with
