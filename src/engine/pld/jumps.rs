@@ -527,6 +527,7 @@ fn setup(
         floors: vec![ln_1p(-q)],
         offsets: vec![o],
         untilted: Default::default(),
+        last_read: Default::default(),
     };
     let l_top = loss_remove(q, sigma, x_top);
     let p_b = exp(ln_p_between(q, sigma, x_top, f64::INFINITY)) * (1.0 + MASS_MARGIN);

@@ -309,6 +309,7 @@ fn lower_lattices(sh: &Shuffle, epochs: &[(u64, f64, f64)], d: f64) -> [Lattices
             floors: Vec::new(),
             offsets: Vec::new(),
             untilted: Default::default(),
+            last_read: Default::default(),
         }
     })
 }

@@ -211,8 +211,8 @@ mod tests {
             (256.0 / 60000.0, 1.1, &mnist[..]),
         ] {
             let sgm = Sgm::new(q, sigma).unwrap();
-            let kept = checkpoints_known(sgm, &at, 1e-5, 5e-3, None).unwrap();
-            let fresh = checkpoints_in(sgm, &at, 1e-5, 5e-3, None, &Work::new(WORK)).unwrap();
+            let kept = checkpoints_known(sgm, at, 1e-5, 5e-3, None).unwrap();
+            let fresh = checkpoints_in(sgm, at, 1e-5, 5e-3, None, &Work::new(WORK)).unwrap();
             let bits = |b: &[Bracket]| {
                 b.iter()
                     .map(|x| (x.upper.to_bits(), x.lower.to_bits()))
