@@ -10,6 +10,7 @@ use crate::engine::pld::compose::Work;
 pub(super) struct Lattices {
     pub(super) d: f64,
     pub(super) steps: Vec<StepPld>,
+    /// Steps per phase; changed only through [`Self::set_steps`] (the moments read depend on them).
     pub(super) counts: Vec<f64>,
     /// Untilted mass the ladder's truncations may send to +∞, in all.
     #[cfg_attr(not(full_engine), allow(dead_code))]
@@ -29,14 +30,11 @@ pub(super) struct Lattices {
     /// every tilt solve starts from them (a profile solves ~10 tilts on lattices of ~2.5·10⁵
     /// points).
     pub(super) untilted: std::sync::OnceLock<(f64, f64)>,
-    /// The last tilted moments read ([`Self::tilted_moments`]): its tilt's bits, the step
-    /// counts it was read at, and the moments. A tilt solve starts where the last one ended,
-    /// at the tilt it read last (the profile's points: a third of the lattices' reads).
-    pub(super) last_read: std::sync::Mutex<Option<LastRead>>,
+    /// The last tilted moments read ([`Self::tilted_moments`]): its tilt's bits and the
+    /// moments. A tilt solve starts where the last one ended, at the tilt it read last (the
+    /// profile's points: a third of the lattices' reads).
+    pub(super) last_read: std::sync::Mutex<Option<(u64, (f64, f64))>>,
 }
-
-/// A tilt's bits, the step counts, and the tilted moments read there ([`Lattices::last_read`]).
-pub(super) type LastRead = (u64, Vec<f64>, (f64, f64));
 
 impl Lattices {
     /// `eta`: the P-mass per step the lattices' range may cut; `eta_law`: the same budget
@@ -128,6 +126,10 @@ impl Lattices {
             // (The fine part ends on a coarse point, ⌈b/fΔ⌉·f: with a huge f that is far beyond
             // b — q = 0.5, σ = 0.001, T = 10⁹ asked for 7·10¹⁰ points and the allocation
             // aborted the process.)
+            // What a plain SGM step's lattice is kept under ([`Work::kept`]): all its
+            // discretization reads, with the coarse continuation's start and factor.
+            #[cfg(full_engine)]
+            let key = |coarse| ([q, s, d, lo, hi].map(f64::to_bits), dir, coarse);
             let points = match split {
                 Some((b, f)) => {
                     let big = d * f as f64;
@@ -156,13 +158,8 @@ impl Lattices {
             #[cfg(full_engine)]
             if let Some((b, f)) = split {
                 offsets[i] = discretize::bulk_offset(q, s, d, discretize::BULK_BINS);
-                let key = (
-                    [q, s, d, lo, hi].map(f64::to_bits),
-                    dir,
-                    Some((b.to_bits(), f)),
-                );
                 let o = offsets[i];
-                steps.push(w.kept(key, || {
+                steps.push(w.kept(key(Some((b.to_bits(), f))), || {
                     discretize::step_pld_split(q, s, dir, d, (lo, b, hi), (f, o))
                 }));
                 continue;
@@ -186,8 +183,7 @@ impl Lattices {
             }
             #[cfg(full_engine)]
             if ph.is_sgm() {
-                let key = ([q, s, d, lo, hi].map(f64::to_bits), dir, None);
-                steps.push(w.kept(key, || step_pld(q, s, dir, d, lo, hi)));
+                steps.push(w.kept(key(None), || step_pld(q, s, dir, d, lo, hi)));
                 continue;
             }
             steps.push(step_pld(q, s, dir, d, lo, hi));
@@ -373,16 +369,24 @@ impl Lattices {
         let sh = self.shift();
         move |l: f64| {
             let last = || self.last_read.lock().unwrap_or_else(|e| e.into_inner());
-            if let Some((bits, counts, read)) = last().as_ref() {
-                if *bits == l.to_bits() && *counts == self.counts {
-                    return *read;
+            if let Some((bits, read)) = *last() {
+                if bits == l.to_bits() {
+                    return read;
                 }
             }
             let (m, v) = tilted_mean(&phases, l, self.d);
             let read = (m * self.d + sh, v * self.d);
-            *last() = Some((l.to_bits(), self.counts.clone(), read));
+            *last() = Some((l.to_bits(), read));
             read
         }
+    }
+
+    /// Phase `i` composed `t` times from now on (ε over training's checkpoints on one set of
+    /// lattices): the moments read for the old counts are dropped with them.
+    pub(super) fn set_steps(&mut self, i: usize, t: f64) {
+        self.counts[i] = t;
+        self.untilted = Default::default();
+        *self.last_read.get_mut().unwrap_or_else(|e| e.into_inner()) = None;
     }
 
     /// The composed loss's mean and standard deviation at tilt 0 ([`Self::tilted_moments`]),
@@ -885,7 +889,7 @@ mod tests {
         let other = lat.tilted_moments()(7.0);
         assert_eq!(bits(lat.tilted_moments()(7.0)), bits(other));
         assert_eq!(bits(lat.tilted_moments()(3.5)), bits(first));
-        lat.counts[0] = 1000.0;
+        lat.set_steps(0, 1000.0);
         let fresh = build(1000).tilted_moments()(3.5);
         assert_ne!(bits(fresh), bits(first));
         assert_eq!(bits(lat.tilted_moments()(3.5)), bits(fresh));

@@ -173,11 +173,7 @@ pub(super) fn checkpoints_at(
     for dir in [Direction::Remove, Direction::Add] {
         let mut lat = Lattices::build(&[Phase::new(sgm, tmax)?], dir, d, (eta, eta), None, w)?;
         for (slot, &t) in out.iter_mut().zip(checkpoints) {
-            lat.counts[0] = t as f64;
-            // (The composed loss's untilted moments are those of t steps now: the tilt solve
-            // starts from them. Read once for the first checkpoint and kept, they aimed every
-            // later checkpoint's tilt from the first one's mean.)
-            lat.untilted = Default::default();
+            lat.set_steps(0, t as f64);
             let (e_rdp, a) = rdp_epsilon(&[Phase::new(sgm, t)?], delta);
             let (u, l, _) = eps_direction(&lat, delta, e_rdp * 0.93, a, TOL, w)?;
             slot.upper = slot.upper.max(u.min(e_rdp));
