@@ -143,13 +143,7 @@ pub(crate) fn tilted_logs(ln_p: &[f64], k_lo: i64, lambda: f64, d: f64) -> Vec<f
 /// −∞, skip the exp); returns max w.
 fn to_masses(w: &mut [f64]) -> f64 {
     let mx = w.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
-    for x in w.iter_mut() {
-        *x = if *x > f64::NEG_INFINITY {
-            exp(*x - mx)
-        } else {
-            0.0
-        };
-    }
+    crate::engine::math::exp_shifted(w, mx);
     mx
 }
 
