@@ -567,13 +567,8 @@ mod tests {
     fn matches_the_direct_sum_within_the_rounding_bound() {
         // Seeded pseudo-random inputs (a linear congruential generator) of every length
         // 1 … 1024, both directions; the error is measured in ‖·‖₂ relative to ‖y‖₂.
-        let mut state = 0x2545_f491_4f6c_dd1du64;
-        let mut next = || {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (state >> 11) as f64 / (1u64 << 53) as f64 - 0.5
-        };
+        let mut u = crate::engine::math::uniform(0x2545_f491_4f6c_dd1d);
+        let mut next = || u() - 0.5;
         for bits in 0..=10 {
             let n = 1usize << bits;
             let x: Vec<Complex<f64>> = (0..n).map(|_| Complex::new(next(), next())).collect();

@@ -162,13 +162,7 @@ fn linear_and_log_merges_agree() {
     let k_lo = -50;
     // Pseudo-random atoms: some empty, positions anywhere in their bins, masses over
     // 40 orders of magnitude.
-    let mut s = 12345u64;
-    let mut r = || {
-        s = s
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (s >> 11) as f64 / (1u64 << 53) as f64
-    };
+    let mut r = crate::engine::math::uniform(12345);
     let atoms: Vec<(f64, f64)> = (0..4000)
         .map(|i| {
             if r() < 0.1 {
