@@ -54,7 +54,7 @@ pub fn exp(x: f64) -> f64 {
     }
 }
 
-/// w[i] ← e^{w[i] − shift} by [`exp`] — the same bits — and 0 where w[i] is −∞ (or NaN): the
+/// `w[i] ← e^(w[i] − shift)` by [`exp`] — the same bits — and 0 where `w[i]` is −∞ (or NaN): the
 /// tilted masses of a lattice from their logs, read several times a tilt solve. Natively four
 /// at a time in AVX2 registers where the CPU has them: [`exp`]'s operations in its order on each
 /// lane (no fused multiply-add; the table read by a gather, k's bits and 2^e built in integer
