@@ -12,6 +12,18 @@
 //! `sqrt`, `abs`, `floor`, `mul_add` and `powi` (repeated multiplication) are exact or
 //! defined by IEEE 754 arithmetic alone, so they stay the standard library's.
 
+// [`exp`]'s constants (its AVX2 lanes in [`exp_shifted`] read the same ones). Beyond these
+// e^x overflows, or underflows below half the smallest subnormal.
+const EXP_OVERFLOW: f64 = 709.782_712_893_384;
+const EXP_UNDERFLOW: f64 = -745.133_219_101_941_2;
+// N/ln2 and ln2/N (N = 128) as hi + lo, hi with 35 significant bits so k·hi is exact for
+// |k| < 2^18 (here |k| ≤ 137,600).
+const N_OVER_LN2: f64 = 184.664_965_233_787_3;
+const LN2_N_HI: f64 = 0.005_415_212_347_998_022;
+const LN2_N_LO: f64 = 1.265_508_608_332_543_8e-13;
+// Adding and subtracting 1.5·2^52 rounds to the nearest integer (|x·N/ln2| < 2^51).
+const SHIFT: f64 = 6_755_399_441_055_744.0;
+
 /// e^x, within about 1 unit in the last place (measured against libm's, itself below 1 ulp:
 /// `tests::exp_is_within_one_ulp_of_libm_s`), in IEEE arithmetic alone — the same bits on
 /// every target — and about twice as fast as libm's (no division; exp was a sixth of a long
@@ -20,23 +32,15 @@
 /// 6e-19), 2^{j/128} from a table of correctly rounded values (mpmath at 200 bits).
 #[inline]
 pub fn exp(x: f64) -> f64 {
-    // Beyond these e^x overflows, or underflows below half the smallest subnormal.
     if x.is_nan() {
         return x;
     }
-    if x >= 709.782_712_893_384 {
+    if x >= EXP_OVERFLOW {
         return f64::INFINITY;
     }
-    if x < -745.133_219_101_941_2 {
+    if x < EXP_UNDERFLOW {
         return 0.0;
     }
-    // N/ln2 and ln2/N (N = 128) as hi + lo, hi with 35 significant bits so k·hi is exact
-    // for |k| < 2^18 (here |k| ≤ 137,600).
-    const N_OVER_LN2: f64 = 184.664_965_233_787_3;
-    const LN2_N_HI: f64 = 0.005_415_212_347_998_022;
-    const LN2_N_LO: f64 = 1.265_508_608_332_543_8e-13;
-    // Adding and subtracting 1.5·2^52 rounds to the nearest integer (|x·N/ln2| < 2^51).
-    const SHIFT: f64 = 6_755_399_441_055_744.0;
     let kd = (x * N_OVER_LN2 + SHIFT) - SHIFT;
     let k = kd as i64;
     let r = (x - kd * LN2_N_HI) - kd * LN2_N_LO;
@@ -86,10 +90,6 @@ fn exp_shifted_plain(w: &mut [f64], shift: f64) {
 #[target_feature(enable = "avx2")]
 unsafe fn exp_shifted_avx2(w: &mut [f64], shift: f64) {
     use std::arch::x86_64::*;
-    const N_OVER_LN2: f64 = 184.664_965_233_787_3;
-    const LN2_N_HI: f64 = 0.005_415_212_347_998_022;
-    const LN2_N_LO: f64 = 1.265_508_608_332_543_8e-13;
-    const SHIFT: f64 = 6_755_399_441_055_744.0;
     let mut chunks = w.chunks_exact_mut(4);
     let n_ln2 = _mm256_set1_pd(N_OVER_LN2);
     let (hi, lo) = (_mm256_set1_pd(LN2_N_HI), _mm256_set1_pd(LN2_N_LO));
@@ -103,8 +103,8 @@ unsafe fn exp_shifted_avx2(w: &mut [f64], shift: f64) {
     );
     let (neg_inf, zero) = (_mm256_set1_pd(f64::NEG_INFINITY), _mm256_setzero_pd());
     let s = _mm256_set1_pd(shift);
-    let tiny = _mm256_set1_pd(-745.133_219_101_941_2);
-    let huge = _mm256_set1_pd(709.782_712_893_384);
+    let tiny = _mm256_set1_pd(EXP_UNDERFLOW);
+    let huge = _mm256_set1_pd(EXP_OVERFLOW);
     let mask127 = _mm256_set1_epi64x(127);
     // k >> 7 (arithmetic) as a logical shift of k + 2^40 (|k| < 2^18), less 2^33.
     let (lift, drop) = (_mm256_set1_epi64x(1 << 40), _mm256_set1_epi64x(1 << 33));

@@ -141,7 +141,7 @@ pub(crate) fn tilted_logs(ln_p: &[f64], k_lo: i64, lambda: f64, d: f64) -> Vec<f
 
 /// Tilted logs `w` turned into masses e^{w − max w} in place (a sparse lattice's empty points,
 /// −∞, skip the exp); returns max w.
-fn to_masses(w: &mut [f64]) -> f64 {
+pub(super) fn to_masses(w: &mut [f64]) -> f64 {
     let mx = w.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
     crate::engine::math::exp_shifted(w, mx);
     mx

@@ -422,12 +422,11 @@ impl Meas {
 /// Normalize ln-masses to a tilted array: (masses with max 1, ln scale).
 fn from_logs(ln_p: &[f64], k_lo: i64, lambda: f64, d: f64, bias: f64) -> (Vec<f64>, f64) {
     let mut w = super::compose::tilted_logs(ln_p, k_lo, lambda, d);
-    let mx = w.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+    let mx = super::compose::to_masses(&mut w);
     if mx == f64::NEG_INFINITY {
         // An empty (lower) measure: zeros.
-        return (vec![0.0; w.len()], 0.0);
+        return (w, 0.0);
     }
-    crate::engine::math::exp_shifted(&mut w, mx);
     w.iter_mut().for_each(|x| *x *= bias);
     (w, mx)
 }
