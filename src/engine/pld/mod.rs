@@ -377,6 +377,30 @@ pub fn epsilon(sgm: Sgm, steps: u64, delta: f64) -> Result<EpsilonAnswer, Error>
     epsilon_phases(&[Phase::new(sgm, steps)?], delta)
 }
 
+/// [`epsilon`] aiming for a bracket of relative width `tol` instead of the default goal
+/// ([`TOL`], 0.04 % of ε): `tol` is taken within [1e-7, MAX_WIDTH / 2]. A narrower goal costs
+/// passes on finer lattices; where the call's work runs out first, the narrowest bracket
+/// reached is the answer (or the refusal [`epsilon`] would give). Reference values for the
+/// default bracket: `cargo run --release --example width_sides` reads where its two ends sit
+/// around a bracket 100× narrower.
+///
+/// ```
+/// use sgm_rdp::engine::{pld, Sgm};
+/// let fine = pld::epsilon_to(Sgm::new(1.0, 10.0)?, 100, 1e-5, 1e-6)?.epsilon; // μ = 1
+/// let truth = 4.377178095681224; // as in [`epsilon`]'s example
+/// assert!(fine.lower <= truth && truth <= fine.upper && fine.upper - fine.lower < 1e-5);
+/// # Ok::<(), sgm_rdp::engine::Error>(())
+/// ```
+pub fn epsilon_to(sgm: Sgm, steps: u64, delta: f64, tol: f64) -> Result<EpsilonAnswer, Error> {
+    let tol = if tol.is_nan() {
+        TOL
+    } else {
+        tol.clamp(1e-7, MAX_WIDTH / 2.0)
+    };
+    let w = compose::Work::new(WORK);
+    driver::epsilon_phases_at(&[Phase::new(sgm, steps)?], delta, tol, &w)
+}
+
 /// The (ε, δ) of the Gaussian mechanism with sensitivity / σ = `mu` (μ-GDP), as a certified
 /// bracket at `delta`: e.g. training in a fixed order, each example once per epoch for E
 /// epochs, is exactly μ = √E/σ.
