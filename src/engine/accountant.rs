@@ -244,26 +244,10 @@ impl Run {
         delta: f64,
         conv: Conversion,
     ) -> Optimum {
-        self.epsilon_searched(lat, |i| per_step[i], 1, delta, conv)
-    }
-
-    /// [`Run::epsilon_on`] reading the per-step RDP at order i (`rdp_at(i)`) only where the
-    /// search over the orders asks, every `stride`-th order and then those within `stride` of
-    /// the best ([`grid_best`]): the same optimum as the whole curve's, at a quarter of its
-    /// orders with a stride of 8 (the tight accountant's guide: [`crate::engine::pld`]).
-    pub(crate) fn epsilon_searched(
-        &self,
-        lat: &Lattice,
-        mut rdp_at: impl FnMut(usize) -> f64,
-        stride: usize,
-        delta: f64,
-        conv: Conversion,
-    ) -> Optimum {
         let t = self.steps as f64;
-        let orders = &self.orders;
-        let f = |i: usize| eps_from_rdp(t * rdp_at(i), orders[i], delta, conv);
+        let f = |a: f64, r: f64| eps_from_rdp(t * r, a, delta, conv);
         let g = |a: f64| eps_from_rdp(t * lat.rdp(a), a, delta, conv);
-        let mut opt = minimize(orders, stride, f, g);
+        let mut opt = minimize(&self.orders, per_step, f, g);
         opt.value = opt.value.max(0.0);
         opt.grid_value = opt.grid_value.max(0.0);
         opt
@@ -289,8 +273,7 @@ impl Run {
             .map(|&eps| {
                 let f = |a: f64, r: f64| ln_delta_from_rdp(t * r, a, eps, conv);
                 let g = |a: f64| ln_delta_from_rdp(t * lat.rdp(a), a, eps, conv);
-                let f = |i: usize| f(self.orders[i], per_step[i]);
-                let mut opt = minimize(&self.orders, 1, f, g);
+                let mut opt = minimize(&self.orders, &per_step, f, g);
                 opt.value = exp(opt.value).min(1.0);
                 opt.grid_value = exp(opt.grid_value).min(1.0);
                 opt
@@ -307,7 +290,7 @@ pub(crate) fn maximize(
     f: impl Fn(f64, f64) -> f64,
     g: impl Fn(f64) -> f64,
 ) -> f64 {
-    let o = minimize(orders, 1, |i| -f(orders[i], per_step[i]), |a| -g(a));
+    let o = minimize(orders, per_step, |a, r| -f(a, r), |a| -g(a));
     -o.value
 }
 
@@ -315,12 +298,20 @@ pub(crate) fn maximize(
 /// continuous α with `g` between the best order's neighbours.
 fn minimize(
     orders: &[f64],
-    stride: usize,
-    f: impl FnMut(usize) -> f64,
+    per_step: &[f64],
+    f: impl Fn(f64, f64) -> f64,
     g: impl Fn(f64) -> f64,
 ) -> Optimum {
+    let mut best = 0;
+    let mut best_v = f64::INFINITY;
+    for (i, (&a, &r)) in orders.iter().zip(per_step).enumerate() {
+        let v = f(a, r);
+        if v < best_v {
+            best_v = v;
+            best = i;
+        }
+    }
     let n = orders.len();
-    let (best, best_v) = grid_best(n, stride, f);
     let at_edge = n > 1 && (best == 0 || best == n - 1);
     let lo = orders[best.saturating_sub(1)];
     let hi = orders[(best + 1).min(n - 1)];
@@ -341,37 +332,6 @@ fn minimize(
         grid_value: best_v,
         at_edge,
     }
-}
-
-/// The first index of the least of v(0), …, v(n − 1) and that value (index 0 and +∞ where
-/// none is a number): with `stride` 1 every index is read; with a larger stride every
-/// `stride`-th index and the last, then every index within `stride` of the least of those.
-/// Where v falls and then rises (ε over the orders: the RDP of T steps grows with α, the
-/// conversion's δ term falls), the two agree: `tests::a_strided_search_finds_the_full_scans_order`
-/// compares them over the domain.
-fn grid_best(n: usize, stride: usize, mut v: impl FnMut(usize) -> f64) -> (usize, f64) {
-    let mut best = (0, f64::INFINITY);
-    let mut read = |i: usize, best: &mut (usize, f64)| {
-        let x = v(i);
-        if x < best.1 || (x == best.1 && i < best.0) {
-            *best = (i, x);
-        }
-    };
-    if stride <= 1 || n <= 2 * stride {
-        (0..n).for_each(|i| read(i, &mut best));
-        return best;
-    }
-    let coarse: Vec<usize> = (0..n).step_by(stride).chain([n - 1]).collect();
-    for &i in &coarse {
-        read(i, &mut best);
-    }
-    let c = best.0;
-    for i in c.saturating_sub(stride - 1)..(c + stride).min(n) {
-        if i % stride != 0 && i != n - 1 {
-            read(i, &mut best);
-        }
-    }
-    best
 }
 
 /// Golden-section search for the minimum of a unimodal f on [a, b], in ln α.
@@ -418,42 +378,6 @@ mod tests {
         assert_eq!(o[0], 1.1);
         assert_eq!(o[98], 10.9);
         assert_eq!(o[155], 1024.0);
-    }
-
-    /// The strided search over the orders ([`grid_best`], stride 8 as the tight accountant
-    /// reads exact RDP) against the full scan, over 1,500 draws of the tight accountant's
-    /// domain (q ∈ [1e-9, 1], σ ∈ [0.3, 10³], T ∈ [1, 10⁹], δ ∈ [1e-15, 0.1], log-uniform)
-    /// and both conversions: the same optimum to the bit, and no more than 36 orders read.
-    /// (Fails where ε over the orders has a dip the stride steps over.)
-    #[test]
-    fn a_strided_search_finds_the_full_scans_order() {
-        let mut u = crate::engine::math::uniform(64);
-        let mut e = |lo: f64, hi: f64| crate::engine::math::powf(10.0, lo + (hi - lo) * u());
-        for _ in 0..1500 {
-            let (q, s) = (e(-9.0, 0.0), e(-0.52, 3.0));
-            let (t, d) = (e(0.0, 9.0).round() as u64, e(-15.0, -1.0));
-            let run = Run::with_default_orders(Sgm::new(q, s).unwrap(), t).unwrap();
-            let lat = run.lattice();
-            let curve = run.curve_on(&lat);
-            for conv in [Conversion::Classic, Conversion::Improved] {
-                let full = run.epsilon_on(&lat, &curve, d, conv);
-                let mut reads = 0;
-                let rdp_at = |i: usize| {
-                    reads += 1;
-                    curve[i]
-                };
-                let strided = run.epsilon_searched(&lat, rdp_at, 8, d, conv);
-                let bits =
-                    |o: &Optimum| [o.value, o.alpha, o.grid_value, o.grid_alpha].map(f64::to_bits);
-                assert_eq!(
-                    bits(&full),
-                    bits(&strided),
-                    "q {q} σ {s} T {t} δ {d} {conv:?}"
-                );
-                assert_eq!(full.at_edge, strided.at_edge);
-                assert!(reads <= 36, "{reads} orders read");
-            }
-        }
     }
 
     #[test]

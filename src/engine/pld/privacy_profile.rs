@@ -396,12 +396,6 @@ pub(super) struct Exact {
     pub(super) cap: f64,
 }
 
-/// The stride of the search over the default orders that finds exact RDP's optimum for the
-/// lattices ([`crate::engine::Run::epsilon_searched`]): 36 of the 156 orders read at most,
-/// where the whole curve took 0.24 ms of MNIST's ~3.5 ms call.
-#[cfg(full_engine)]
-const RDP_STRIDE: usize = 8;
-
 /// [`Exact`] for the live phases at a checked δ. One plain SGM phase: the cap is the
 /// continuous optimum (≤ the grid's); several plain phases: the composed grid's ε; a group's
 /// guide is no bound (cap ∞).
@@ -413,8 +407,8 @@ pub(super) fn exact_rdp(live: &[Phase], delta: f64, w: &Work) -> Exact {
         #[cfg(full_engine)]
         let one = p.is_sgm().then(|| {
             Run::with_default_orders(p.sgm, p.steps).and_then(|r| {
-                w.with_rdp(p.sgm, |lat, rdp_at| {
-                    r.epsilon_searched(lat, rdp_at, RDP_STRIDE, delta, Conversion::Improved)
+                w.with_rdp(p.sgm, |lat, curve| {
+                    r.epsilon_on(lat, curve, delta, Conversion::Improved)
                 })
             })
         });

@@ -48,8 +48,7 @@ enum Event {
     Laddered(bool),
 }
 
-/// (q, σ), its quadrature lattice, and the per-step RDP at each default order read so far
-/// (NaN: not yet).
+/// A per-step RDP curve at the default orders, its (q, σ) and quadrature lattice.
 #[cfg(full_engine)]
 type RdpCurve = (crate::engine::Sgm, crate::engine::rdp::Lattice, Vec<f64>);
 
@@ -218,34 +217,28 @@ impl Work {
         r
     }
 
-    /// `f` on the per-step RDP of `sgm` at the default orders (`rdp_at(i)`: order i's) and
-    /// its quadrature lattice, each order read once per call and only where asked: the same
-    /// values as computing them anew (a run's exact-RDP ε is
-    /// [`crate::engine::Run::epsilon_searched`] of them), where ε over training computed a
-    /// whole curve per checkpoint (14 % of its time on MNIST).
+    /// `f` on the per-step RDP curve of `sgm` at the default orders and its quadrature
+    /// lattice, computed once per call: the same values as computing them anew (a run's
+    /// exact-RDP ε is [`crate::engine::Run::epsilon_on`] of them), at the cost of one curve
+    /// where ε over training computed one per checkpoint (14 % of its time on MNIST).
     #[cfg(full_engine)]
     pub(crate) fn with_rdp<R>(
         &self,
         sgm: crate::engine::Sgm,
-        f: impl FnOnce(&crate::engine::rdp::Lattice, &mut dyn FnMut(usize) -> f64) -> R,
+        f: impl FnOnce(&crate::engine::rdp::Lattice, &[f64]) -> R,
     ) -> Result<R, crate::engine::Error> {
         let mut slot = self.rdp.borrow_mut();
-        if !slot.as_ref().is_some_and(|(s, _, _)| *s == sgm) {
-            let lat = crate::engine::Run::with_default_orders(sgm, 1)?.lattice();
-            let n = crate::engine::default_orders().len();
-            *slot = Some((sgm, lat, vec![f64::NAN; n]));
-        }
-        let Some((_, lat, curve)) = slot.as_mut() else {
-            unreachable!("set above")
-        };
-        let orders = crate::engine::default_orders();
-        let mut rdp_at = |i: usize| {
-            if curve[i].is_nan() {
-                curve[i] = lat.rdp(orders[i]);
+        match &*slot {
+            Some((s, lat, curve)) if *s == sgm => Ok(f(lat, curve)),
+            _ => {
+                let run = crate::engine::Run::with_default_orders(sgm, 1)?;
+                let lat = run.lattice();
+                let curve = run.curve_on(&lat);
+                let r = f(&lat, &curve);
+                *slot = Some((sgm, lat, curve));
+                Ok(r)
             }
-            curve[i]
-        };
-        Ok(f(lat, &mut rdp_at))
+        }
     }
 
     /// Run `f` with the ladder's automatic tail factor (a power of two, [`super::ladder`]) at
