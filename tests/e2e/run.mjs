@@ -194,9 +194,10 @@ try {
     await pf.fill('#q', '0.5');
     await pf.fill('#steps', '1000000000');
     await pf.fill('#sigma', '0.3');
-    // (Settled: the headline's "—" and no answer awaited. An earlier keystroke's inputs —
-    // q = 0.5, T = 10⁹ at σ 1.1 — fail alike, and their "—" can come before the last input's
-    // request, which then marks the tight section as updating until its own "—" arrives.)
+    // (Settled: the headline's "—" and no answer awaited. An earlier keystroke's inputs can
+    // answer "—" before the last input's request; under CPU load the section has also been
+    // seen still marked as updating 20 s after its "—" — an open page bug, which this check
+    // reports.)
     await pf.waitForFunction(() => document.querySelector('#epsilon-pld').textContent === '—'
       && !document.querySelector('#tight').classList.contains('updating'), null, { timeout: 20000 }).catch(() => {});
     const st = await pf.evaluate(() => ({
@@ -215,7 +216,7 @@ try {
     check(st.head === '—' && st.value === null && !/2\.38/.test(st.bracket) && /unavailable/.test(st.note) && st.gap === ''
       && !/2\.38/.test(st.sentence) && /exact RDP/.test(st.sentence) && !st.lib.some((e) => /^2\.38/.test(e))
       && /unavailable/.test(st.training) && /unavailable/.test(st.profile) && !st.updating,
-    `a failed tight answer leaves nothing of the previous run: ${JSON.stringify({ updating: st.updating, lib: st.lib, training: st.training.slice(0, 60), profile: st.profile.slice(0, 60), ...st }).slice(0, 700)}`);
+    `a failed tight answer leaves nothing of the previous run: ${JSON.stringify({ ...st, training: st.training.slice(0, 60), profile: st.profile.slice(0, 60), sentence: st.sentence.slice(0, 60) })}`);
     // Back to a run it can answer: a number again.
     await pf.fill('#q', '0.01');
     await pf.fill('#steps', '1000');
