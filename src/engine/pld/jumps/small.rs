@@ -389,14 +389,30 @@ impl Small {
         }
         let (mut up, mut lo) = (0.0f64, 0.0f64);
         let e_eps = exp(eps);
+        // The last bin's top, the point its upper end was read at and H's lower end there.
+        let mut last: Option<(f64, f64, f64)> = None;
         for (i, &(la, lb, p, pq)) in bins.bins.iter().enumerate() {
             let (p_up, p_lo) = (p * (1.0 + MASS_MARGIN), p * (1.0 - MASS_MARGIN));
             let (mut u, mut l) = (f64::INFINITY, 0.0f64);
             if i < closed {
                 // H(ε − ℓ) rises with ℓ: its upper end at the bin's top, its lower end at the
                 // bottom (each moved outwards for the rounding of a breakpoint's x and loss).
-                u = p_up * self.h(eps - lb - 1e-12 * lb.abs() - 1e-18).0;
-                l = p_lo * self.h(eps - la + 1e-12 * la.abs() + 1e-18).1;
+                let y_up = eps - lb - 1e-12 * lb.abs() - 1e-18;
+                let y_lo = eps - la + 1e-12 * la.abs() + 1e-18;
+                let (h_up, h_lo_there) = self.h(y_up);
+                let h_lo = match last {
+                    // Where the bin starts at the last one's top, its lower end comes from the
+                    // read there, at y a few 10⁻¹² below y_lo: H(y) = E_P[(1 − e^{y−S})₊] falls
+                    // at rate e^y·Q(S > y) ≤ e^y, so H(y_lo) ≥ H(y) − e^{y_lo}·(y_lo − y)
+                    // (half of the reads of H in a closed-form run's search).
+                    Some((top, y, h)) if top == la && y <= y_lo => {
+                        (h - exp(y_lo) * (y_lo - y) * (1.0 + 1e-9)).max(0.0)
+                    }
+                    _ => self.h(y_lo).1,
+                };
+                last = Some((lb, y_up, h_lo_there));
+                u = p_up * h_up;
+                l = p_lo * h_lo;
             }
             let over = la * (1.0 - 1e-12) - 1e-18 - eps;
             if over > 0.0 {
