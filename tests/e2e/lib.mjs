@@ -117,3 +117,36 @@ export const up4 = (x) => outward(x, 4, true);
 export const down4 = (x) => outward(x, 4, false);
 export const up6 = (x) => outward(x, 6, true);
 export const down6 = (x) => outward(x, 6, false);
+
+// A trace of one page's worker traffic, for a check's failure message: every message posted to
+// a worker (its kind, client, gen and run), every answer (kind, client, gen, ε or the message's
+// start), the tight section's "updating" mark and headline as they change, and the typed
+// inputs, each with its time (ms from the page's start). `await traceWorkers(page)` before
+// `page.goto`; `await workerTrace(page)` reads it as lines.
+export async function traceWorkers(page) {
+  await page.addInitScript(() => {
+    const t0 = performance.now();
+    const log = (window.__workerTrace = []);
+    const note = (s) => log.push(`${(performance.now() - t0).toFixed(0)} ${s}`);
+    const post = Worker.prototype.postMessage;
+    Worker.prototype.postMessage = function (d, ...rest) {
+      try {
+        note(`post ${d.kind ?? 'tight'} ${d.client ?? ''} gen=${d.gen} q=${d.q} σ=${d.sigma} T=${d.steps}`);
+      } catch {}
+      if (!this.__traced) {
+        this.__traced = true;
+        this.addEventListener('message', ({ data: a }) => note(`answer ${a.kind} ${a.client ?? ''} gen=${a.gen} ${a.message ? String(a.message).slice(0, 60) : a.epsilon ?? ''}`));
+        this.addEventListener('error', (e) => note(`worker error ${e.message}`));
+      }
+      return post.call(this, d, ...rest);
+    };
+    document.addEventListener('DOMContentLoaded', () => {
+      const tight = document.querySelector('#tight');
+      const head = document.querySelector('#epsilon-pld');
+      if (tight) new MutationObserver(() => note(`updating ${tight.classList.contains('updating')}`)).observe(tight, { attributes: true, attributeFilter: ['class'] });
+      if (head) new MutationObserver(() => note(`headline ${head.textContent}`)).observe(head, { childList: true, characterData: true, subtree: true });
+      for (const id of ['q', 'sigma', 'steps']) document.getElementById(id)?.addEventListener('input', (e) => note(`input ${id} = ${e.target.value}`));
+    });
+  });
+}
+export const workerTrace = (page) => page.evaluate(() => window.__workerTrace ?? []);

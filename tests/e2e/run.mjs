@@ -4,7 +4,7 @@
 import { readFile, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { DIST, OUT, serve, checker, cli, up4, down4, up6, down6, cliError, engine, launch, newPage } from './lib.mjs';
+import { DIST, OUT, serve, checker, cli, up4, down4, up6, down6, cliError, engine, launch, newPage, traceWorkers, workerTrace } from './lib.mjs';
 
 const site = await serve(DIST);
 const BASE = site.base;
@@ -13,8 +13,9 @@ const check = t.check;
 
 const browser = await launch();
 const consoleErrors = [];
-async function open(url, width = 1280) {
+async function open(url, width = 1280, { trace = false } = {}) {
   const page = await newPage(browser, consoleErrors, url, { viewport: { width, height: 1000 }, acceptDownloads: true });
+  if (trace) await traceWorkers(page);
   await page.goto(BASE + url);
   await page.waitForFunction(() => /\d/.test(document.querySelector('#epsilon')?.textContent || ''), null, { timeout: 15000 });
   return page;
@@ -188,7 +189,8 @@ try {
   // with the reason, no number of the previous run anywhere: headline, gap, library,
   // sentence, charts.
   {
-    const pf = await open('');
+    // (Traced: a failure prints the page's worker traffic.)
+    const pf = await open('', 1280, { trace: true });
     await pf.waitForFunction(() => /^\d+\.\d{4}$/.test(document.querySelector('#epsilon-pld')?.textContent || ''), null, { timeout: 20000 });
     check(cliError('epsilon', { q: 0.5, sigma: 0.3, steps: 1000000000, delta: 1e-5, accountant: 'pld' }) !== null, 'the CLI refuses q = 0.5, σ = 0.3, T = 1e9 too');
     await pf.fill('#q', '0.5');
@@ -213,10 +215,12 @@ try {
       profile: document.querySelector('#profile-status').textContent,
       updating: document.querySelector('#tight').classList.contains('updating'),
     }));
-    check(st.head === '—' && st.value === null && !/2\.38/.test(st.bracket) && /unavailable/.test(st.note) && st.gap === ''
+    const failedOk = st.head === '—' && st.value === null && !/2\.38/.test(st.bracket) && /unavailable/.test(st.note) && st.gap === ''
       && !/2\.38/.test(st.sentence) && /exact RDP/.test(st.sentence) && !st.lib.some((e) => /^2\.38/.test(e))
-      && /unavailable/.test(st.training) && /unavailable/.test(st.profile) && !st.updating,
-    `a failed tight answer leaves nothing of the previous run: ${JSON.stringify({ ...st, training: st.training.slice(0, 60), profile: st.profile.slice(0, 60), sentence: st.sentence.slice(0, 60) })}`);
+      && /unavailable/.test(st.training) && /unavailable/.test(st.profile) && !st.updating;
+    check(failedOk,
+      `a failed tight answer leaves nothing of the previous run: ${JSON.stringify({ ...st, training: st.training.slice(0, 60), profile: st.profile.slice(0, 60), sentence: st.sentence.slice(0, 60) })}`
+      + (failedOk ? '' : `\n  the page's worker traffic:\n    ${(await workerTrace(pf)).join('\n    ')}`));
     // Back to a run it can answer: a number again.
     await pf.fill('#q', '0.01');
     await pf.fill('#steps', '1000');
