@@ -730,58 +730,74 @@ fn product(
         Ok((core_raw.slice(a, core_raw.len()), below))
     };
     // Products with a tail, on the tail's lattice.
+    let has_tail = !(xt.is_empty() && yt.is_empty());
     let tail_part = |w: &Work| -> Result<Part, TooWide> {
-        let mut tail = Part::empty(x.core.d * f as f64);
-        if xt.is_empty() && yt.is_empty() {
-            return Ok(tail);
+        if !has_tail {
+            return Ok(Part::empty(x.core.d * f as f64));
         }
         let xc = coarsen(&x.core, f, lambda, w);
         let yc = coarsen(&y.core, f, lambda, w);
         if square {
             // 2·x_c'·x_t + x_t·x_t = x_t∗(2x_c' + x_t).
-            tail = conv(&xt, &add(&xt, &xc, 2.0), false, share, w)?;
+            conv(&xt, &add(&xt, &xc, 2.0), false, share, w)
         } else {
             let t1 = conv(&xt, &add(&yt, &yc, 1.0), false, share, w)?;
             let t2 = conv(&xc, &yt, false, share, w)?;
-            tail = add(&t1, &t2, 1.0);
+            Ok(add(&t1, &t2, 1.0))
         }
-        // The lower measure contracted after the product too ([`lower_product`], where
-        // [`lower_after`] asks for it; a reversed composition, λ < 0, keeps none).
-        if lowering_after(lambda, w) {
-            let (tx, ty) = (on_points(&xt), on_points(&yt));
-            let z = if square {
-                conv(
-                    &tx,
-                    &add(&tx, &contracted(&x.core, f, lambda, Bins::Left), 2.0),
-                    false,
-                    share,
-                    w,
-                )?
-            } else {
-                let z1 = conv(
-                    &tx,
-                    &add(&ty, &contracted(&y.core, f, lambda, Bins::Left), 1.0),
-                    false,
-                    share,
-                    w,
-                )?;
-                let z2 = conv(
-                    &contracted(&x.core, f, lambda, Bins::Left),
-                    &ty,
-                    false,
-                    share,
-                    w,
-                )?;
-                add(&z1, &z2, 1.0)
-            };
-            tail = with_lower(tail, &z, lambda, w);
-        }
-        Ok(tail)
     };
-    // The core's and the tail's products are independent: natively on two threads where
-    // both are long enough to pay for one ([`Work::both`]: the same bits and budget).
-    let long = x.core.len().min(y.core.len()) >= 256 && xt.len().max(yt.len()) >= 128;
-    let ((core, below), mut tail) = w.both(long, core_part, tail_part)?;
+    // The lower measure contracted after the product too ([`lower_product`], where
+    // [`lower_after`] asks for it; a reversed composition, λ < 0, keeps none): its tail's
+    // products, on the tail's lattice.
+    let lowering = has_tail && lowering_after(lambda, w);
+    let tail_lower = |w: &Work| -> Result<Option<Part>, TooWide> {
+        if !lowering {
+            return Ok(None);
+        }
+        let (tx, ty) = (on_points(&xt), on_points(&yt));
+        let z = if square {
+            conv(
+                &tx,
+                &add(&tx, &contracted(&x.core, f, lambda, Bins::Left), 2.0),
+                false,
+                share,
+                w,
+            )?
+        } else {
+            let z1 = conv(
+                &tx,
+                &add(&ty, &contracted(&y.core, f, lambda, Bins::Left), 1.0),
+                false,
+                share,
+                w,
+            )?;
+            let z2 = conv(
+                &contracted(&x.core, f, lambda, Bins::Left),
+                &ty,
+                false,
+                share,
+                w,
+            )?;
+            add(&z1, &z2, 1.0)
+        };
+        Ok(Some(z))
+    };
+    // The core's, the tail's and the lowered tail's products are independent: natively on two
+    // threads ([`Work::both`]: the same bits and budget as in sequence). With the lowered
+    // tail, the core and the tail on one and the lowered tail on the other: a heavy-tailed
+    // run's tail products are most of its products (q = 5.8e-6, σ = 0.46, T = 5·10⁸: the
+    // tails 320 ms, the cores 43 ms, when the core and the tail were the two threads' parts);
+    // else the core and the tail where both are long enough to pay for a thread.
+    let ((core, below), mut tail) = if lowering {
+        let split = xt.len().max(yt.len()) >= 256;
+        let both = |w: &Work| Ok((core_part(w)?, tail_part(w)?));
+        let ((core, tail), z) = w.both(split, both, tail_lower)?;
+        let z = z.unwrap_or_else(|| Part::empty(tail.d));
+        (core, with_lower(tail, &z, lambda, w))
+    } else {
+        let long = x.core.len().min(y.core.len()) >= 256 && xt.len().max(yt.len()) >= 128;
+        w.both(long, core_part, tail_part)?
+    };
     let (mx, my) = (x.ln_moment(), y.ln_moment());
     // lost(x∗y) ≤ lost_x·(M_y + lost_y) + M_x·lost_y, plus this cut.
     let mut ln_lost = ln_add(x.ln_lost + ln_add(my, y.ln_lost), mx + y.ln_lost);
