@@ -763,8 +763,6 @@ fn prefix(a: &[f64], lambda: f64, d: f64) -> (Vec<f64>, Vec<f64>) {
     (u, v)
 }
 
-/// The first lattice index above ε, ⌊ε/Δ⌋ + 1, saturating far below i64's range (an ε of
-/// 1e19 on a fine lattice would overflow; anything that large is above every window).
 /// s·e^x for s > 0: the product where e^x is a normal number and s is not subnormal (no
 /// logarithm: a read of δ in a closed-form run's search took a `ln` a composition, 15 % of the
 /// call), else e^{ln s + x}. The product is the more accurate of the two: e^{ln s + x} carries
@@ -777,6 +775,8 @@ fn times_exp(s: f64, x: f64) -> f64 {
     }
 }
 
+/// The first lattice index above ε, ⌊ε/Δ⌋ + 1, saturating far below i64's range (an ε of
+/// 1e19 on a fine lattice would overflow; anything that large is above every window).
 fn lattice_above(eps: f64, d: f64) -> i64 {
     (eps / d).floor().clamp(-1e17, 1e17) as i64 + 1
 }
