@@ -1006,6 +1006,38 @@ mod tests {
         }
     }
 
+    /// [`times_exp`] against s·e^x computed another way, e^{(ln s + x)/2} squared (its own
+    /// rounding, up to ~2u·|ln s + x| relatively, is the tolerance's second term), over masses
+    /// from subnormal to 1 and exponents across f64's range: both branches (the product, and
+    /// the logs beyond |x| > 700 or for a subnormal s) where the result is a normal number.
+    /// (Fails with the product off by 1e-12.)
+    #[test]
+    fn times_exp_is_s_times_e_to_the_x() {
+        let mut u = crate::engine::math::uniform(7);
+        let mut branches = [0usize; 2];
+        for _ in 0..20_000 {
+            let s = if u() < 0.05 {
+                f64::MIN_POSITIVE * u()
+            } else {
+                exp(-700.0 * u())
+            };
+            let x = 1400.0 * u() - 700.0 + if u() < 0.2 { 60.0 } else { 0.0 };
+            let got = times_exp(s, x);
+            let h = 0.5 * (ln(s) + x);
+            let want = exp(h) * exp(h);
+            if !(f64::MIN_POSITIVE..1e300).contains(&want) || s < 1e-300 {
+                continue;
+            }
+            branches[usize::from(x.abs() <= 700.0)] += 1;
+            let tol = 4e-15 + 2.0 * U * (ln(s) + x).abs();
+            assert!(
+                (got / want - 1.0).abs() <= tol,
+                "s {s:e} x {x}: {got:e} vs {want:e}"
+            );
+        }
+        assert!(branches.iter().all(|&n| n > 100), "{branches:?}");
+    }
+
     /// The tilt solves' moments are [`tilt`]'s to the bit (the answers must not move), on a
     /// dense and a sparse lattice, at tilts from steep negative to steep positive.
     #[test]
