@@ -750,10 +750,7 @@ fn product(
     // [`lower_after`] asks for it; a reversed composition, λ < 0, keeps none): its tail's
     // products, on the tail's lattice.
     let lowering = has_tail && lowering_after(lambda, w);
-    let tail_lower = |w: &Work| -> Result<Option<Part>, TooWide> {
-        if !lowering {
-            return Ok(None);
-        }
+    let tail_lower = |w: &Work| -> Result<Part, TooWide> {
         let (tx, ty) = (on_points(&xt), on_points(&yt));
         let z = if square {
             conv(
@@ -780,7 +777,7 @@ fn product(
             )?;
             add(&z1, &z2, 1.0)
         };
-        Ok(Some(z))
+        Ok(z)
     };
     // The core's, the tail's and the lowered tail's products are independent: natively on two
     // threads ([`Work::both`]: the same bits and budget as in sequence). With the lowered
@@ -792,7 +789,6 @@ fn product(
         let split = xt.len().max(yt.len()) >= 256;
         let both = |w: &Work| Ok((core_part(w)?, tail_part(w)?));
         let ((core, tail), z) = w.both(split, both, tail_lower)?;
-        let z = z.unwrap_or_else(|| Part::empty(tail.d));
         (core, with_lower(tail, &z, lambda, w))
     } else {
         let long = x.core.len().min(y.core.len()) >= 256 && xt.len().max(yt.len()) >= 128;
