@@ -291,10 +291,13 @@ pub(crate) fn compose_within(
     // k = K − k0 at j = (k + k0) mod n. Suffix sums with weights e^{−λ·jΔ} (U) and
     // e^{−(λ+1)·jΔ} (V), read from the top of the window down.
     let (fu, fv) = (exp(-lambda * d), exp(-(lambda + 1.0) * d));
-    let mut u_up = take(&REALS, n + 1, 0.0);
-    let mut v_up = take(&REALS, n + 1, 0.0);
-    let mut u_lo = take(&REALS, n + 1, 0.0);
-    let mut v_lo = take(&REALS, n + 1, 0.0);
+    // (Every value below the last is written by the sweep: only the last is filled.)
+    let sums = || {
+        let mut v = take_unfilled(&REALS, n + 1);
+        v[n] = 0.0;
+        v
+    };
+    let (mut u_up, mut v_up, mut u_lo, mut v_lo) = (sums(), sums(), sums(), sums());
     let (mut su, mut sv, mut sul, mut svl) = (0.0, 0.0, 0.0, 0.0);
     let mut j = (k0 + n as i64 - 1).rem_euclid(n as i64) as usize;
     for k in (0..n).rev() {

@@ -143,6 +143,7 @@ fn linear_bin(lp: f64, lq: f64, li: f64, lj: f64) -> bool {
 /// ln P and ln Q of the event a < x ≤ b (a, b as boundaries); `ln_w` = (ln(1 − q), ln q),
 /// `w` = (1 − q, q). Linear (two logs) where both components' masses are normal numbers,
 /// else in logs throughout.
+#[cfg(full_engine)]
 fn masses(
     ln_w: (f64, f64),
     w: (f64, f64),
@@ -150,6 +151,23 @@ fn masses(
     a: &Boundary,
     b: &Boundary,
 ) -> (f64, f64) {
+    match masses_as_taken(ln_w, w, dir, a, b) {
+        Masses::Lin(p, q) => (ln(p), ln(q)),
+        Masses::Logs(lp, lq) => (lp, lq),
+    }
+}
+
+/// [`masses`] as they were taken: P and Q as numbers (both normal numbers, at least
+/// [`LINEAR_FLOOR`]) where they were taken linearly, else their logs. A lattice's bins read
+/// the numbers (not e^{ln P}, e^{ln Q}) and the ratio's log (not ln P − ln Q): four
+/// transcendental calls a bin fewer.
+fn masses_as_taken(
+    ln_w: (f64, f64),
+    w: (f64, f64),
+    dir: Direction,
+    a: &Boundary,
+    b: &Boundary,
+) -> Masses {
     if let (Some(m0), Some(m1)) = (mass(a.c0, b.c0), mass(a.c1, b.c1)) {
         let mix = if ln_w.0 == f64::NEG_INFINITY {
             m1
@@ -157,10 +175,9 @@ fn masses(
             w.0 * m0 + w.1 * m1
         };
         if m0 >= LINEAR_FLOOR && mix >= LINEAR_FLOOR {
-            let (lmix, lm0) = (ln(mix), ln(m0));
             return match dir {
-                Direction::Remove => (lmix, lm0),
-                Direction::Add => (lm0, lmix),
+                Direction::Remove => Masses::Lin(mix, m0),
+                Direction::Add => Masses::Lin(m0, mix),
             };
         }
     }
@@ -172,8 +189,8 @@ fn masses(
         ln_add(ln_w.0 + m0, ln_w.1 + m1)
     };
     match dir {
-        Direction::Remove => (mix, m0),
-        Direction::Add => (m0, mix),
+        Direction::Remove => Masses::Logs(mix, m0),
+        Direction::Add => Masses::Logs(m0, mix),
     }
 }
 
@@ -614,12 +631,17 @@ fn lattice_part(
     // ln P, ln Q of the loss event (ℓ_a, ℓ_b] from its sample-space boundaries.
     // (The lattice holds L' = L − o: the same P-masses, and Q-masses e^o times theirs, so
     // that P = Q'·e^{L'}.)
+    // (As numbers only on a lattice without offset: there they are its masses.)
     let bin = |a: &Boundary, b: &Boundary| {
-        let (lp, lq) = match dir {
-            Direction::Remove => masses(ln_w, w, dir, a, b),
-            Direction::Add => masses(ln_w, w, dir, b, a),
+        let m = match dir {
+            Direction::Remove => masses_as_taken(ln_w, w, dir, a, b),
+            Direction::Add => masses_as_taken(ln_w, w, dir, b, a),
         };
-        (lp, lq + o)
+        match m {
+            Masses::Lin(..) if o == 0.0 => m,
+            Masses::Lin(p, q) => Masses::Logs(ln(p), ln(q) + o),
+            Masses::Logs(lp, lq) => Masses::Logs(lp, lq + o),
+        }
     };
     // The split from the components where u/Δ would show ([`edge_excess`]; at MNIST's
     // spacings the plain one is as good and cheaper).
@@ -635,24 +657,26 @@ fn lattice_part(
             None
         }
     };
-    let (left_p, _) = match dir {
-        _ if !open.0 => (f64::NEG_INFINITY, 0.0),
-        Direction::Remove => bin(&far_lo, &at(0)),
-        Direction::Add => bin(&far_hi, &at(0)),
+    let left_p = match dir {
+        _ if !open.0 => f64::NEG_INFINITY,
+        Direction::Remove => bin(&far_lo, &at(0)).ln_p(),
+        Direction::Add => bin(&far_hi, &at(0)).ln_p(),
     };
-    let (right_p, _) = match dir {
-        _ if !open.1 => (f64::NEG_INFINITY, 0.0),
-        Direction::Remove => bin(&at(len - 1), &far_hi),
-        Direction::Add => bin(&at(len - 1), &far_lo),
+    let right_p = match dir {
+        _ if !open.1 => f64::NEG_INFINITY,
+        Direction::Remove => bin(&at(len - 1), &far_hi).ln_p(),
+        Direction::Add => bin(&at(len - 1), &far_lo).ln_p(),
     };
     // The bins of a range of them, from their boundaries (computed once for the range).
     let piece = |r: std::ops::Range<usize>| {
         let bounds: Vec<Boundary> = (r.start..=r.end).map(at).collect();
         move |i: usize| {
             let (a, b) = (&bounds[i - r.start], &bounds[i + 1 - r.start]);
-            let (lp, lq) = bin(a, b);
             let la = (k_lo + i as i64) as f64 * d + o;
-            (lp, lq, split(a, b, la))
+            Bin {
+                m: bin(a, b),
+                split: split(a, b, la),
+            }
         }
     };
     // (A coarse continuation — `open.0` false — holds a falling law: merged downwards.)
@@ -708,9 +732,9 @@ pub(crate) fn lattice(d: f64, lo: f64, hi: f64) -> (i64, usize) {
 }
 
 mod bins;
-use bins::from_bin_pieces;
 #[cfg(full_engine)]
 pub(crate) use bins::from_bins;
+use bins::{from_bin_pieces, Bin, Masses};
 #[cfg(any(full_engine, test))]
 pub(crate) use bins::{merge_atoms, merge_atoms_falling};
 #[cfg(test)]

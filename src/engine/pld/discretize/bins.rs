@@ -18,19 +18,49 @@ pub(crate) fn from_bins(
 ) -> StepPld {
     let with_none = |i: usize| {
         let (lp, lq) = bin(i);
-        (lp, lq, None)
+        Bin {
+            m: Masses::Logs(lp, lq),
+            split: None,
+        }
     };
     from_bins_split(d, k_lo, len, with_none, (left_p, right_p), false)
 }
 
-/// [`from_bins`] where `bin(i)` may also give the bin's directed connect-the-dots split and
-/// optimistic atom ([`edge_excess`]), taken instead of the ones from its masses; `falling`:
-/// the optimistic atoms merged downwards ([`merge_atoms_falling`]).
+/// One bin (ℓ_i, ℓ_{i+1}] as [`pess_bins`] reads it.
+#[derive(Clone, Copy)]
+pub(super) struct Bin {
+    pub m: Masses,
+    /// The bin's directed connect-the-dots split and optimistic atom ([`edge_excess`]), taken
+    /// instead of the ones from its masses.
+    pub split: Option<Edge>,
+}
+
+/// A bin's P- and Q-mass as they were taken.
+#[derive(Clone, Copy)]
+pub(super) enum Masses {
+    /// As numbers, both at least [`LINEAR_FLOOR`].
+    Lin(f64, f64),
+    /// ln P, ln Q.
+    Logs(f64, f64),
+}
+
+impl Masses {
+    /// ln P.
+    pub(super) fn ln_p(self) -> f64 {
+        match self {
+            Masses::Lin(p, _) => ln(p),
+            Masses::Logs(lp, _) => lp,
+        }
+    }
+}
+
+/// [`from_bins`] from [`Bin`]s; `falling`: the optimistic atoms merged downwards
+/// ([`merge_atoms_falling`]).
 fn from_bins_split(
     d: f64,
     k_lo: i64,
     len: usize,
-    bin: impl Fn(usize) -> (f64, f64, Option<Edge>),
+    bin: impl Fn(usize) -> Bin,
     ends: (f64, f64),
     falling: bool,
 ) -> StepPld {
@@ -59,7 +89,7 @@ fn from_bins_split(
 /// → 3.88–3.90 ms in a one-run probe.) rayon's pool was slower (`rayon::join` from outside
 /// it, the caller waiting on both halves): `pld_mnist` 5.4 ms against 4.3 ms spawned and 5.2
 /// ms on one thread. The wasm has no threads: one piece.
-pub(super) fn from_bin_pieces<B: Fn(usize) -> (f64, f64, Option<Edge>)>(
+pub(super) fn from_bin_pieces<B: Fn(usize) -> Bin>(
     d: f64,
     k_lo: i64,
     len: usize,
@@ -133,15 +163,20 @@ impl BinConsts {
 
 /// The pessimistic lattice's linear and log masses and the bins' atoms, empty (ln_up[0] the
 /// P-mass below the first point).
-fn pessimistic_vecs(len: usize, left_p: f64) -> (Vec<f64>, Vec<f64>, Vec<(f64, f64)>) {
+fn pessimistic_vecs(len: usize, left_p: f64) -> (Vec<f64>, Vec<f64>, Vec<Atom>) {
     let mut ln_up = vec![f64::NEG_INFINITY; len];
     ln_up[0] = left_p;
     (
         vec![0.0f64; len],
         ln_up,
-        vec![(f64::NEG_INFINITY, f64::NEG_INFINITY); len - 1],
+        vec![(f64::NEG_INFINITY, f64::NEG_INFINITY, f64::NAN); len - 1],
     )
 }
+
+/// A bin's optimistic atom as [`pess_bins`] leaves it: (ln Q, ρ, Q) — ρ as [`merge_atoms`]
+/// takes it, Q as a number where the bin had it (then ln Q is NaN, taken only if a sweep in
+/// logs needs it), else NaN and ln Q (−∞ for an empty bin).
+type Atom = (f64, f64, f64);
 
 /// A point's share from a bin (linear, log) added to its masses.
 fn add_to_point(up: &mut f64, ln_up: &mut f64, (u, l): (f64, f64)) {
@@ -155,51 +190,80 @@ fn add_to_point(up: &mut f64, ln_up: &mut f64, (u, l): (f64, f64)) {
 fn pess_bins(
     c: &BinConsts,
     first: usize,
-    bin: &impl Fn(usize) -> (f64, f64, Option<Edge>),
+    bin: &impl Fn(usize) -> Bin,
     up: &mut [f64],
     ln_up: &mut [f64],
-    atoms: &mut [(f64, f64)],
+    atoms: &mut [Atom],
 ) -> (f64, f64) {
     let (d, k_lo, e_d_m1, ln_1m_e_md) = (c.d, c.k_lo, c.e_d_m1, c.ln_1m_e_md);
     let n = atoms.len();
     // The share of the point after the last bin.
     let mut after = (0.0f64, f64::NEG_INFINITY);
+    // The last linear bin's right end and its e^ℓ.
+    let mut edge: Option<(f64, f64)> = None;
     for (j, atom) in atoms.iter_mut().enumerate() {
         let i = first + j;
-        let (lp, lq, split) = bin(i);
+        let Bin { m, split } = bin(i);
         let (li, lj) = bin_edges(k_lo, i, d);
-        if lq == f64::NEG_INFINITY || lp == f64::NEG_INFINITY {
-            continue;
+        if let Masses::Logs(lp, lq) = m {
+            if lq == f64::NEG_INFINITY || lp == f64::NEG_INFINITY {
+                continue;
+            }
         }
         // The bin's shares of its left point (j) and of its right one (j + 1, or `after`).
         let (left, right): ((f64, f64), (f64, f64));
         if let Some(e) = split {
             left = (e.eb / e_d_m1, f64::NEG_INFINITY);
             right = (e.ea * (1.0 + e_d_m1) / e_d_m1, f64::NEG_INFINITY);
-            *atom = (lq, e.rho);
+            *atom = match m {
+                Masses::Lin(_, q) => (f64::NAN, e.rho, q),
+                Masses::Logs(_, lq) => (lq, e.rho, f64::NAN),
+            };
         } else {
-            // Else ρ = ln ΔP − ln ΔQ, within `err` of the masses' own ratio (the logs'
-            // rounding, and the mixture's and its weights' before them): the pessimistic split
-            // takes the atom that much higher, the optimistic one that much lower.
-            let err = 4.0 * U * (lp.abs() + lq.abs() + 8.0);
-            *atom = (lq, lp - lq - err);
+            // Else ρ = ln(ΔP/ΔQ), within `err` of the masses' own ratio (the ratio's and the
+            // log's rounding, or the two logs' and their difference's, and the mixture's and its
+            // weights' before them): the pessimistic split takes the atom that much higher, the
+            // optimistic one that much lower.
+            let (rho, err) = match m {
+                Masses::Lin(p, q) => {
+                    let rho = ln(p / q);
+                    (rho, 4.0 * U * (rho.abs() + 8.0))
+                }
+                Masses::Logs(lp, lq) => (lp - lq, 4.0 * U * (lp.abs() + lq.abs() + 8.0)),
+            };
+            *atom = match m {
+                Masses::Lin(_, q) => (f64::NAN, rho - err, q),
+                Masses::Logs(_, lq) => (lq, rho - err, f64::NAN),
+            };
             // Pessimistic (connect the dots): Q-mass λ·ΔQ to ℓ_i, (1−λ)·ΔQ to ℓ_{i+1}
             // with λ = (e^{ℓ_{i+1}} − e^ρ)/(e^{ℓ_{i+1}} − e^{ℓ_i}); P-mass = Q-mass·e^ℓ.
             // e^ρ: the bin's Q-weighted mean of e^L = ΔP/ΔQ, inside [e^{ℓ_i}, e^{ℓ_{i+1}}].
-            if linear_bin(lp, lq, li, lj) {
+            let lin = match m {
+                Masses::Lin(p, q) => (li > -100.0 && lj < 600.0).then_some((p, q)),
+                Masses::Logs(lp, lq) => linear_bin(lp, lq, li, lj).then(|| (exp(lp), exp(lq))),
+            };
+            if let Some((p, q)) = lin {
                 // Linear: with P' = ΔQ·e^ρ (ΔP clamped to the bin), ℓ_i gets
                 // (ΔQ·e^{ℓ_{i+1}} − P')/(e^Δ − 1) and ℓ_{i+1} gets (P' − ΔQ·e^{ℓ_i})·e^Δ/(e^Δ − 1);
-                // they add up to P'.
-                let q = exp(lq);
-                let (ei, ej) = (exp(li), exp(lj));
-                let p = (exp(lp) * (1.0 + 2.0 * err)).clamp(q * ei, q * ej);
+                // they add up to P'. (e^{ℓ_i} is the last bin's e^{ℓ_{i+1}} where that was taken.)
+                let ei = match edge {
+                    Some((l, e)) if l == li => e,
+                    _ => exp(li),
+                };
+                let ej = exp(lj);
+                edge = Some((lj, ej));
+                let p = (p * (1.0 + 2.0 * err)).clamp(q * ei, q * ej);
                 left = ((q * ej - p).max(0.0) / e_d_m1, f64::NEG_INFINITY);
                 right = (
                     (p - q * ei).max(0.0) * (1.0 + e_d_m1) / e_d_m1,
                     f64::NEG_INFINITY,
                 );
             } else {
-                let rho = (lp - lq + err).clamp(li, lj);
+                let lq = match m {
+                    Masses::Lin(_, q) => ln(q),
+                    Masses::Logs(_, lq) => lq,
+                };
+                let rho = (rho + err).clamp(li, lj);
                 let ln_a = lq + ln(-exp_m1(rho - lj)) - ln_1m_e_md;
                 let ln_b = lq + rho + ln(-exp_m1(li - rho)) - lj - ln_1m_e_md;
                 left = (0.0, ln_a + li);
@@ -231,13 +295,40 @@ fn finish_points(up: &[f64], ln_up: &mut [f64]) {
 fn with_optimistic(
     c: &BinConsts,
     ln_up: Vec<f64>,
-    atoms: &[(f64, f64)],
+    bins: &[Atom],
     right_p: f64,
     falling: bool,
 ) -> StepPld {
     let (d, k_lo, len) = (c.d, c.k_lo, ln_up.len());
-    let mut ln_lo = merge_atoms(atoms, k_lo, d);
+    // (ln Q, ρ) of every atom, for the sweeps in logs.
+    let pairs = || -> Vec<(f64, f64)> {
+        (bins.iter())
+            .map(|&(lq, rho, q)| (if q.is_nan() { lq } else { ln(q) }, rho))
+            .collect()
+    };
+    // An atom with Q as a number came from a bin with both masses at least LINEAR_FLOOR, as
+    // [`linear_atoms`] asks: only the lattice's range is left to check.
+    let n = bins.len() as i64;
+    let (l0, l1) = (k_lo as f64 * d, (k_lo + n) as f64 * d);
+    let linear = (bins.iter()).all(|&(lq, rho, q)| {
+        if q.is_nan() {
+            lq == f64::NEG_INFINITY || linear_bin(lq + rho, lq, l0, l1)
+        } else {
+            l0 > -100.0 && l1 < 600.0
+        }
+    });
+    let swept = if linear {
+        let at = |i: usize| match bins[i] {
+            (_, rho, q) if !q.is_nan() => (q, rho),
+            (lq, rho, _) => (linear_q(lq), rho),
+        };
+        sweep_linear(bins.len(), at, k_lo, d, true)
+    } else {
+        sweep_ln(&pairs(), k_lo, d, true)
+    };
+    let mut ln_lo = round_down_last(swept);
     if falling {
+        let atoms = &pairs()[..];
         // Both sweeps give valid optimistic lattices: the one that lost less of E_P[L] (each
         // merge keeps E_Q[e^L] and lowers E_P[L] only to second order, a round-down to first).
         // Downwards wins where a carry could not be balanced (see [`merge_atoms_falling`]);
@@ -281,6 +372,7 @@ fn with_optimistic(
 /// above the point it is put on — moved down, never up. The gaps e^{ℓ_t} − e^ρ are taken as
 /// e^{ℓ_t}·expm1(ρ − ℓ_t), to the relative precision of ρ − ℓ_t (as differences of e^ℓ ≈ 1
 /// they had an absolute error ~u, a relative ~u/Δ).
+#[cfg(any(full_engine, test))]
 pub(crate) fn merge_atoms(atoms: &[(f64, f64)], k_lo: i64, d: f64) -> Vec<f64> {
     round_down_last(sweep(atoms, k_lo, d, linear_atoms(atoms, k_lo, d), true))
 }
@@ -370,24 +462,42 @@ pub(super) fn sweep(
     up: bool,
 ) -> (Vec<f64>, Option<Carry>) {
     if linear {
-        sweep_linear(atoms, k_lo, d, up)
+        let at = |i: usize| (linear_q(atoms[i].0), atoms[i].1);
+        sweep_linear(atoms.len(), at, k_lo, d, up)
     } else {
         sweep_ln(atoms, k_lo, d, up)
     }
 }
 
-/// [`merge_atoms`]'s upward sweep in linear space: the merges with Q-masses as numbers (P-mass
-/// at ℓ_t = Q-mass·e^{ℓ_t}); ln of the sums at the end, and the last carry.
-fn sweep_linear(atoms: &[(f64, f64)], k_lo: i64, d: f64, up: bool) -> (Vec<f64>, Option<Carry>) {
+/// An atom's Q-mass as a number from its log (0 for an empty bin's −∞).
+fn linear_q(lq: f64) -> f64 {
+    if lq == f64::NEG_INFINITY {
+        0.0
+    } else {
+        exp(lq)
+    }
+}
+
+/// [`merge_atoms`]'s upward sweep in linear space over `n` atoms, `at(i)` = (Q-mass as a
+/// number, 0 for an empty bin; ρ): the merges with Q-masses as numbers (P-mass at ℓ_t =
+/// Q-mass·e^{ℓ_t}); ln of the sums at the end, and the last carry.
+fn sweep_linear(
+    n: usize,
+    at: impl Fn(usize) -> (f64, f64),
+    k_lo: i64,
+    d: f64,
+    up: bool,
+) -> (Vec<f64>, Option<Carry>) {
     let (g_need, g_used) = directed(up);
-    let mut lo = vec![0.0f64; atoms.len() + 1];
+    let mut lo = vec![0.0f64; n + 1];
     let mut carry: Option<(f64, f64, usize)> = None;
-    for (i, &(lq, rho)) in atoms.iter().enumerate() {
-        if lq == f64::NEG_INFINITY {
+    for i in 0..n {
+        let (q, rho) = at(i);
+        if q == 0.0 {
             continue;
         }
         let (li, lj) = bin_edges(k_lo, i, d);
-        let mut next = (exp(lq), rho.clamp(li, lj), i);
+        let mut next = (q, rho.clamp(li, lj), i);
         if let Some((cq, crho, ci)) = carry.take() {
             let t = ci + 1;
             let lt = (k_lo + t as i64) as f64 * d;

@@ -209,3 +209,63 @@ fn z_of_tail_is_the_bisections_end() {
     }
     assert!(fast > 3000, "{fast}");
 }
+
+/// A lattice whose bins' masses are read as the numbers they were taken as (P, Q, and ρ from
+/// their ratio) is the one built from the same masses' logs ([`from_bins`]), in both
+/// directions: the pessimistic lattice to 1e-8 at every point, and both lattices' δ(ε) to
+/// 1e-9. (They differ by the allowance for rounding each path takes — ρ raised, or lowered, by
+/// ~1e-14 from two logs and ~4e-15 from the ratio's one — which the connect-the-dots shares,
+/// differences of ~Δ between positions, turn into ~1e-10 of a point's mass; in the optimistic
+/// merges it may move a little mass to the next point, ~1e-8 of that point's.) A slip between
+/// the two paths — P for Q, a direction's masses swapped, a stale e^ℓ — moves far more.
+#[test]
+#[cfg(full_engine)]
+fn masses_as_numbers_build_the_lattice_their_logs_build() {
+    for (q, s, d) in [
+        (256.0 / 60000.0, 1.1, 1.65e-4),
+        (0.01, 0.8, 3e-4),
+        (0.3, 2.0, 1e-3),
+    ] {
+        for dir in [Direction::Remove, Direction::Add] {
+            let (lo, hi) = loss_range(q, s, dir, 1e-12);
+            let (k_lo, len) = lattice(d, lo, hi);
+            let fast = step_pld(q, s, dir, d, lo, hi);
+            let x_of = XOfLoss::new(q, s);
+            let at = |k: i64| {
+                let l = k as f64 * d;
+                Boundary::at(s, x_of.at(if dir == Direction::Remove { l } else { -l }))
+            };
+            let (ln_w, w) = ((ln_1p(-q), ln(q)), (1.0 - q, q));
+            let pair = |a: &Boundary, b: &Boundary| match dir {
+                Direction::Remove => masses(ln_w, w, dir, a, b),
+                Direction::Add => masses(ln_w, w, dir, b, a),
+            };
+            let (far_lo, far_hi) = match dir {
+                Direction::Remove => (f64::NEG_INFINITY, f64::INFINITY),
+                Direction::Add => (f64::INFINITY, f64::NEG_INFINITY),
+            };
+            let left = pair(&Boundary::at(s, far_lo), &at(k_lo)).0;
+            let right = pair(&at(k_lo + len as i64 - 1), &Boundary::at(s, far_hi)).0;
+            let bin = |i: usize| pair(&at(k_lo + i as i64), &at(k_lo + i as i64 + 1));
+            let logs = from_bins(d, k_lo, len, bin, left, right);
+            assert_eq!((fast.k_lo, fast.ln_up.len()), (logs.k_lo, logs.ln_up.len()));
+            assert_eq!(fast.ln_inf, logs.ln_inf);
+            let side = |a: &[f64], b: &[f64], what: &str, tol: f64| {
+                for (i, (x, y)) in a.iter().zip(b).enumerate() {
+                    let close = x == y || (x - y).abs() <= tol * y.abs().max(1.0);
+                    assert!(close, "q={q} {dir:?} {what} point {i}: {x} vs {y}");
+                }
+            };
+            side(&fast.ln_up, &logs.ln_up, "pessimistic", 1e-8);
+            for eps in [0.0, 0.1, 0.5, 1.0, 2.0] {
+                let (a, b) = (delta_of(&fast, d, eps), delta_of(&logs, d, eps));
+                for (x, y) in [(a.0, b.0), (a.1, b.1)] {
+                    assert!(
+                        (x - y).abs() <= 1e-9 * y + 1e-300,
+                        "q={q} {dir:?} ε={eps}: δ {x:e} vs {y:e}"
+                    );
+                }
+            }
+        }
+    }
+}
