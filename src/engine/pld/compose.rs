@@ -412,19 +412,28 @@ pub(crate) fn power(
         .map(|(ph, (u, l))| ph.steps * (u.mean - l.mean).abs())
         .sum();
     let sparse = up.iter().chain(&lo).all(|t| t.nz.is_some());
-    let chernoff = |a: f64| -> f64 {
+    // Chernoff's bound on the tilted mass beyond ±a, and whether a side stopped early: with
+    // `early`, a side stops at the first t whose bound is at most half of `alias` (the sum
+    // of the sides then passes the check wherever the sides' minima would).
+    let chernoff = |a: f64, early: bool| -> (f64, bool) {
         if var <= 0.0 {
-            return f64::NEG_INFINITY;
+            return (f64::NEG_INFINITY, false);
         }
         let mut best = 0.0f64;
+        let mut stopped = false;
         for sign in [1.0, -1.0] {
             let t0 = a / var;
             let mut side = f64::INFINITY;
-            // The Gaussian optimum a/V and fractions of it; a heavy tail (a capped
-            // log-normal's) needs t·a of a few tens instead, tried when those fail.
-            let light = [1.0 / 32.0, 1.0 / 8.0, 0.5, 1.0].map(|f| t0 * f);
+            // The Gaussian optimum a/V and fractions of it (the likeliest first); a heavy
+            // tail (a capped log-normal's) needs t·a of a few tens instead, tried when those
+            // fail.
+            let light = [1.0, 0.5, 1.0 / 8.0, 1.0 / 32.0].map(|f| t0 * f);
             let heavy = [10.0, 20.0, 40.0, 80.0].map(|c| c / a);
             for (i, t) in light.into_iter().chain(heavy).enumerate() {
+                if early && side <= ln(0.5 * alias) {
+                    stopped = true;
+                    break;
+                }
                 if i == light.len() && side < ln(alias) {
                     break;
                 }
@@ -463,7 +472,14 @@ pub(crate) fn power(
                 super::gauss::ln_add(best, side)
             };
         }
-        best
+        (best, stopped)
+    };
+    // Whether the window's half-width a passes: the sides stopped early where that decides
+    // it (a side's minimum is at most its early stop, so a pass stays one), else their
+    // minima over every t, as the check always was.
+    let passes = |a: f64| -> bool {
+        let (v, stopped) = chernoff(a, true);
+        v < ln(alias) || (stopped && chernoff(a, false).0 < ln(alias))
     };
     // First try ±7 tilted standard deviations (Chernoff decides; doubled until it passes).
     let need = 2.0 * (7.0 * var.sqrt() + mean_gap + 2.0);
@@ -473,7 +489,7 @@ pub(crate) fn power(
     let mut n = (need.max(1024.0) as usize).next_power_of_two();
     loop {
         let half = n as f64 / 2.0 - mean_gap - 2.0;
-        if half > 0.0 && chernoff(half) < ln(alias) {
+        if half > 0.0 && passes(half) {
             break;
         }
         if n >= max_fft {
