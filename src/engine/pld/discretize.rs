@@ -140,27 +140,11 @@ fn linear_bin(lp: f64, lq: f64, li: f64, lj: f64) -> bool {
     lp.min(lq) >= LN_LINEAR_FLOOR && li > -100.0 && lj < 600.0
 }
 
-/// ln P and ln Q of the event a < x ≤ b (a, b as boundaries); `ln_w` = (ln(1 − q), ln q),
-/// `w` = (1 − q, q). Linear (two logs) where both components' masses are normal numbers,
-/// else in logs throughout.
-#[cfg(full_engine)]
-fn masses(
-    ln_w: (f64, f64),
-    w: (f64, f64),
-    dir: Direction,
-    a: &Boundary,
-    b: &Boundary,
-) -> (f64, f64) {
-    match masses_as_taken(ln_w, w, dir, a, b) {
-        Masses::Lin(p, q) => (ln(p), ln(q)),
-        Masses::Logs(lp, lq) => (lp, lq),
-    }
-}
-
-/// [`masses`] as they were taken: P and Q as numbers (both normal numbers, at least
-/// [`LINEAR_FLOOR`]) where they were taken linearly, else their logs. A lattice's bins read
-/// the numbers (not e^{ln P}, e^{ln Q}) and the ratio's log (not ln P − ln Q): four
-/// transcendental calls a bin fewer.
+/// P and Q of the event a < x ≤ b (a, b as boundaries) as they were taken; `ln_w` = (ln(1 − q),
+/// ln q), `w` = (1 − q, q). As numbers (both normal numbers, at least [`LINEAR_FLOOR`]) where
+/// both components' masses are normal numbers, else in logs throughout ([`Masses::logs`]
+/// gives ln P and ln Q either way). A lattice's bins read the numbers (not e^{ln P}, e^{ln Q})
+/// and the ratio's log (not ln P − ln Q): four transcendental calls a bin fewer.
 fn masses_as_taken(
     ln_w: (f64, f64),
     w: (f64, f64),
@@ -471,7 +455,7 @@ fn bulk_point(q: f64, sigma: f64, d: f64) -> f64 {
     let far = Boundary::at(sigma, f64::NEG_INFINITY);
     let mean_below = |l: f64| {
         let b = Boundary::at(sigma, x_of_loss(q, sigma, l));
-        let (p, qm) = masses(ln_w, w, Direction::Remove, &far, &b);
+        let (p, qm) = masses_as_taken(ln_w, w, Direction::Remove, &far, &b).logs();
         p - qm
     };
     let mut l = mean_below(0.0);
@@ -595,13 +579,14 @@ pub(crate) fn ln_p_between(q: f64, sigma: f64, a: f64, b: f64) -> f64 {
 #[cfg(full_engine)]
 pub(crate) fn ln_pq_between(q: f64, sigma: f64, a: f64, b: f64) -> (f64, f64) {
     let (ba, bb) = (Boundary::at(sigma, a), Boundary::at(sigma, b));
-    masses(
+    masses_as_taken(
         (ln_1p(-q), ln(q)),
         (1.0 - q, q),
         Direction::Remove,
         &ba,
         &bb,
     )
+    .logs()
 }
 
 /// The lattice PLDs on {kΔ : k_lo ≤ k < k_lo + len}; `open` = (left, right): whether the

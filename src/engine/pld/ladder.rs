@@ -752,7 +752,7 @@ fn product(
     let lowering = has_tail && lowering_after(lambda, w);
     let tail_lower = |w: &Work| -> Result<Part, TooWide> {
         let (tx, ty) = (on_points(&xt), on_points(&yt));
-        let z = if square {
+        Ok(if square {
             conv(
                 &tx,
                 &add(&tx, &contracted(&x.core, f, lambda, Bins::Left), 2.0),
@@ -776,8 +776,7 @@ fn product(
                 w,
             )?;
             add(&z1, &z2, 1.0)
-        };
-        Ok(z)
+        })
     };
     // The core's, the tail's and the lowered tail's products are independent: natively on two
     // threads ([`Work::both`]: the same bits and budget as in sequence). With the lowered

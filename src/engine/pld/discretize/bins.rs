@@ -52,6 +52,15 @@ impl Masses {
             Masses::Logs(lp, _) => lp,
         }
     }
+
+    /// (ln P, ln Q).
+    #[cfg(full_engine)]
+    pub(super) fn logs(self) -> (f64, f64) {
+        match self {
+            Masses::Lin(p, q) => (ln(p), ln(q)),
+            Masses::Logs(lp, lq) => (lp, lq),
+        }
+    }
 }
 
 /// [`from_bins`] from [`Bin`]s; `falling`: the optimistic atoms merged downwards
@@ -178,6 +187,14 @@ fn pessimistic_vecs(len: usize, left_p: f64) -> (Vec<f64>, Vec<f64>, Vec<Atom>) 
 /// logs needs it), else NaN and ln Q (−∞ for an empty bin).
 type Atom = (f64, f64, f64);
 
+/// The atom at position ρ of a bin with masses `m` (its Q as the bin has it).
+fn atom_of(m: Masses, rho: f64) -> Atom {
+    match m {
+        Masses::Lin(_, q) => (f64::NAN, rho, q),
+        Masses::Logs(_, lq) => (lq, rho, f64::NAN),
+    }
+}
+
 /// A point's share from a bin (linear, log) added to its masses.
 fn add_to_point(up: &mut f64, ln_up: &mut f64, (u, l): (f64, f64)) {
     *up += u;
@@ -215,10 +232,7 @@ fn pess_bins(
         if let Some(e) = split {
             left = (e.eb / e_d_m1, f64::NEG_INFINITY);
             right = (e.ea * (1.0 + e_d_m1) / e_d_m1, f64::NEG_INFINITY);
-            *atom = match m {
-                Masses::Lin(_, q) => (f64::NAN, e.rho, q),
-                Masses::Logs(_, lq) => (lq, e.rho, f64::NAN),
-            };
+            *atom = atom_of(m, e.rho);
         } else {
             // Else ρ = ln(ΔP/ΔQ), within `err` of the masses' own ratio (the ratio's and the
             // log's rounding, or the two logs' and their difference's, and the mixture's and its
@@ -231,10 +245,7 @@ fn pess_bins(
                 }
                 Masses::Logs(lp, lq) => (lp - lq, 4.0 * U * (lp.abs() + lq.abs() + 8.0)),
             };
-            *atom = match m {
-                Masses::Lin(_, q) => (f64::NAN, rho - err, q),
-                Masses::Logs(_, lq) => (lq, rho - err, f64::NAN),
-            };
+            *atom = atom_of(m, rho - err);
             // Pessimistic (connect the dots): Q-mass λ·ΔQ to ℓ_i, (1−λ)·ΔQ to ℓ_{i+1}
             // with λ = (e^{ℓ_{i+1}} − e^ρ)/(e^{ℓ_{i+1}} − e^{ℓ_i}); P-mass = Q-mass·e^ℓ.
             // e^ρ: the bin's Q-weighted mean of e^L = ΔP/ΔQ, inside [e^{ℓ_i}, e^{ℓ_{i+1}}].
@@ -300,12 +311,6 @@ fn with_optimistic(
     falling: bool,
 ) -> StepPld {
     let (d, k_lo, len) = (c.d, c.k_lo, ln_up.len());
-    // (ln Q, ρ) of every atom, for the sweeps in logs.
-    let pairs = || -> Vec<(f64, f64)> {
-        (bins.iter())
-            .map(|&(lq, rho, q)| (if q.is_nan() { lq } else { ln(q) }, rho))
-            .collect()
-    };
     // An atom with Q as a number came from a bin with both masses at least LINEAR_FLOOR, as
     // [`linear_atoms`] asks: only the lattice's range is left to check.
     let n = bins.len() as i64;
@@ -317,6 +322,14 @@ fn with_optimistic(
             l0 > -100.0 && l1 < 600.0
         }
     });
+    // (ln Q, ρ) of every atom, once, where a sweep in logs or the falling one reads them.
+    let pairs: Vec<(f64, f64)> = if linear && !falling {
+        Vec::new()
+    } else {
+        (bins.iter())
+            .map(|&(lq, rho, q)| (if q.is_nan() { lq } else { ln(q) }, rho))
+            .collect()
+    };
     let swept = if linear {
         let at = |i: usize| match bins[i] {
             (_, rho, q) if !q.is_nan() => (q, rho),
@@ -324,11 +337,11 @@ fn with_optimistic(
         };
         sweep_linear(bins.len(), at, k_lo, d, true)
     } else {
-        sweep_ln(&pairs(), k_lo, d, true)
+        sweep_ln(&pairs, k_lo, d, true)
     };
     let mut ln_lo = round_down_last(swept);
     if falling {
-        let atoms = &pairs()[..];
+        let atoms = &pairs[..];
         // Both sweeps give valid optimistic lattices: the one that lost less of E_P[L] (each
         // merge keeps E_Q[e^L] and lowers E_P[L] only to second order, a round-down to first).
         // Downwards wins where a carry could not be balanced (see [`merge_atoms_falling`]);

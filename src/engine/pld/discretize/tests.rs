@@ -237,8 +237,8 @@ fn masses_as_numbers_build_the_lattice_their_logs_build() {
             };
             let (ln_w, w) = ((ln_1p(-q), ln(q)), (1.0 - q, q));
             let pair = |a: &Boundary, b: &Boundary| match dir {
-                Direction::Remove => masses(ln_w, w, dir, a, b),
-                Direction::Add => masses(ln_w, w, dir, b, a),
+                Direction::Remove => masses_as_taken(ln_w, w, dir, a, b).logs(),
+                Direction::Add => masses_as_taken(ln_w, w, dir, b, a).logs(),
             };
             let (far_lo, far_hi) = match dir {
                 Direction::Remove => (f64::NEG_INFINITY, f64::INFINITY),
