@@ -508,6 +508,20 @@ pub(crate) fn power(
     if need > max_fft as f64 {
         return Err(TooWide { needed: need });
     }
+    // Where one step's own mass far from its mean already keeps Chernoff's bound above the
+    // allowance at the widest window tried, no window passes: the ladder at once.
+    let widest = max_fft as f64 / 2.0 - mean_gap - 2.0;
+    if let [ph] = phases {
+        if var > 0.0
+            && !sparse
+            && widest > 0.0
+            && beyond_any_window(ph.pld.k_lo, &up[0], ph.steps, widest, alias)
+        {
+            return Err(TooWide {
+                needed: 2.0 * (var.sqrt() * 12.0 + mean_gap),
+            });
+        }
+    }
     let mut n = (need.max(1024.0) as usize).next_power_of_two();
     loop {
         let half = n as f64 / 2.0 - mean_gap - 2.0;
@@ -653,6 +667,52 @@ fn spectra_powers_in(
     #[cfg(target_arch = "wasm32")]
     let _ = split;
     run(0, up, lo);
+}
+
+/// Whether Chernoff's bound on a window of half-width `a` (and every narrower one) is at least
+/// `alias` on one side for every tilt, from one step's tilted law `tl` (at lattice start `k_lo`)
+/// composed `t` times. For X = D − mean, any y > 0 and t' > 0, K(t') ≥ max(0, ln P(X ≥ y) + t'y)
+/// (Jensen; the mass at and beyond y), so T·K(t') − t'a ≥ max(−t'a, T·ln P(X ≥ y) + t'(Ty − a)),
+/// whose least value over t' is a·ln P(X ≥ y)/y where Ty ≥ a; that bound only falls as a grows.
+/// It holds where P(X ≥ y) ≥ alias^{y/a} at some such y (or the mirror image below): checked at
+/// the ends of blocks of 16 points, with a margin for the sums' rounding.
+fn beyond_any_window(k_lo: i64, tl: &Tilted, t: f64, a: f64, alias: f64) -> bool {
+    let ln_alias = ln(alias) * (1.0 - 1e-9);
+    let x0 = k_lo as f64 - tl.mean;
+    // (The bar e^{z}, z = ln(alias)·y/a, is at least 1 + z, and at least the allowance within
+    // y ≤ a: a mass below either is no witness, without its log.)
+    let reach = |y: f64, mass: f64| {
+        let (mass, z) = (mass * (1.0 - 1e-12), ln_alias * y / a);
+        y * t >= a && mass > 0.0 && mass >= 1.0 + z && (mass >= alias || y > a) && ln(mass) >= z
+    };
+    let block = |c: &[f64]| sum_lanes(c, |_, x| x);
+    // Above the mean: the mass at and beyond each block's first point, from the top.
+    let (mut s, mut end) = (0.0, tl.p.len());
+    for c in tl.p.rchunks(16) {
+        s += block(c);
+        end -= c.len();
+        let y = x0 + end as f64;
+        if y <= 0.0 {
+            break;
+        }
+        if reach(y, s) {
+            return true;
+        }
+    }
+    // Below the mean: the mass at and below each block's last point, from the bottom.
+    let (mut s, mut start) = (0.0, 0);
+    for c in tl.p.chunks(16) {
+        s += block(c);
+        start += c.len();
+        let y = -(x0 + (start - 1) as f64);
+        if y <= 0.0 {
+            break;
+        }
+        if reach(y, s) {
+            return true;
+        }
+    }
+    false
 }
 
 /// An upper bound on ln Σ p_k e^{t(k − mean)} (the centred cumulant generating function

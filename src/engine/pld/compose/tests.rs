@@ -251,3 +251,80 @@ fn truncated_tail_bound_covers_the_exact_tail() {
         }
     }
 }
+
+/// Where [`beyond_any_window`] says no window passes, Chernoff's bound is at least the
+/// allowance on one side at every tilt — computed as the window check computes it (the
+/// cumulant from above), over 400 tilts of each sign from 1e-9 to 10 per lattice point and at
+/// half-widths down to a sixteenth — so the check it spares would have failed; it does fire on
+/// a heavy tail, and not on a light one whose windows pass.
+#[test]
+fn a_window_beyond_reach_fails_chernoffs_check_at_every_tilt() {
+    // A light bulk and, optionally, a heavy upper tail reaching 30,000 points.
+    let lattice = |heavy: bool| -> Vec<f64> {
+        (0..32_000)
+            .map(|i| {
+                let x = i as f64;
+                let bulk = -0.5 * ((x - 1000.0) / 150.0).powi(2);
+                let tail = if heavy {
+                    -4.0 - 2.0 * ln_1p(x / 1000.0) - x / 20000.0
+                } else {
+                    f64::NEG_INFINITY
+                };
+                bulk.max(tail)
+            })
+            .collect()
+    };
+    // The least of −|t|·a + T·K(t) over 400 tilts of sign `s`, 1e-9 … 10 per lattice point.
+    let least_side = |tl: &Tilted, steps: f64, a: f64, s: f64| {
+        (0..400)
+            .map(|j| s * 1e-9 * exp(10.0 * j as f64 / 399.0 * ln(10.0)))
+            .map(|t| -t.abs() * a + steps * cumulant(-500, tl, t))
+            .fold(f64::INFINITY, f64::min)
+    };
+    let ln_alias = ln(ALIAS);
+    let mut fired = 0;
+    for (heavy, steps, a) in [
+        (true, 6.0, 30_000.0),
+        (true, 10.0, 40_000.0),
+        (true, 40.0, 30_000.0),
+        (true, 100.0, 20_000.0),
+        (true, 400.0, 131_000.0),
+        (false, 40.0, 20_000.0),
+        (false, 6.0, 65_000.0),
+    ] {
+        let tl = tilt(-500, &lattice(heavy), 0.0, 1.0);
+        let beyond = beyond_any_window(-500, &tl, steps, a, ALIAS);
+        if !heavy {
+            assert!(
+                !beyond,
+                "a light lattice put beyond reach (T {steps}, a {a})"
+            );
+            // And its check passes there (the window holds it).
+            let (up, down) = (
+                least_side(&tl, steps, a, 1.0),
+                least_side(&tl, steps, a, -1.0),
+            );
+            assert!(up < ln_alias && down < ln_alias, "T {steps}, a {a}");
+            continue;
+        }
+        if !beyond {
+            continue;
+        }
+        fired += 1;
+        for shrink in [1.0, 0.5, 1.0 / 16.0] {
+            let a = a * shrink;
+            let (up, down) = (
+                least_side(&tl, steps, a, 1.0),
+                least_side(&tl, steps, a, -1.0),
+            );
+            assert!(
+                up >= ln_alias || down >= ln_alias,
+                "T {steps}, a {a}: sides {up}, {down} below ln(alias) {ln_alias}"
+            );
+        }
+    }
+    assert!(
+        fired >= 2,
+        "the heavy tail never put beyond reach ({fired})"
+    );
+}
