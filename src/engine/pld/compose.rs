@@ -508,30 +508,35 @@ pub(crate) fn power(
     if need > max_fft as f64 {
         return Err(TooWide { needed: need });
     }
+    // The window's half-width at n points, and the refusal where no window up to the largest
+    // passes (the ladder then composes).
+    let half_of = |n: usize| n as f64 / 2.0 - mean_gap - 2.0;
+    let refused = || TooWide {
+        needed: 2.0 * (var.sqrt() * 12.0 + mean_gap),
+    };
     // Where one step's own mass far from its mean already keeps Chernoff's bound above the
-    // allowance at the widest window tried, no window passes: the ladder at once.
-    let widest = max_fft as f64 / 2.0 - mean_gap - 2.0;
-    if let [ph] = phases {
-        if var > 0.0
+    // allowance at the widest window tried, no window passes: refused at once.
+    let widest = half_of(max_fft);
+    let single = match phases {
+        [ph] => Some(ph),
+        _ => None,
+    };
+    if single.is_some_and(|ph| {
+        var > 0.0
             && !sparse
             && widest > 0.0
             && beyond_any_window(ph.pld.k_lo, &up[0], ph.steps, widest, alias)
-        {
-            return Err(TooWide {
-                needed: 2.0 * (var.sqrt() * 12.0 + mean_gap),
-            });
-        }
+    }) {
+        return Err(refused());
     }
     let mut n = (need.max(1024.0) as usize).next_power_of_two();
     loop {
-        let half = n as f64 / 2.0 - mean_gap - 2.0;
+        let half = half_of(n);
         if half > 0.0 && passes(half) {
             break;
         }
         if n >= max_fft {
-            return Err(TooWide {
-                needed: 2.0 * (var.sqrt() * 12.0 + mean_gap),
-            });
+            return Err(refused());
         }
         n *= 2;
     }
@@ -685,28 +690,31 @@ fn beyond_any_window(k_lo: i64, tl: &Tilted, t: f64, a: f64, alias: f64) -> bool
         let (mass, z) = (mass * (1.0 - 1e-12), ln_alias * y / a);
         y * t >= a && mass > 0.0 && mass >= 1.0 + z && (mass >= alias || y > a) && ln(mass) >= z
     };
-    let block = |c: &[f64]| sum_lanes(c, |_, x| x);
-    // Above the mean: the mass at and beyond each block's first point, from the top.
-    let (mut s, mut end) = (0.0, tl.p.len());
-    for c in tl.p.rchunks(16) {
-        s += block(c);
-        end -= c.len();
-        let y = x0 + end as f64;
+    let n = tl.p.len();
+    // Above the mean: each block's mass with its first point's distance, from the top (the
+    // mass at and beyond it is the running sum); below: with its last point's, from the bottom.
+    let above = (tl.p.rchunks(16)).scan(n, |end, c| {
+        *end -= c.len();
+        Some((c, x0 + *end as f64))
+    });
+    let below = (tl.p.chunks(16)).scan(0, |start, c| {
+        *start += c.len();
+        Some((c, -(x0 + (*start - 1) as f64)))
+    });
+    witness(above, &reach) || witness(below, &reach)
+}
+
+/// Whether the running sum of the blocks' masses, each block with its distance y from the mean
+/// (taken outward from an end, y falling), reaches the bar (`reach`) before y reaches 0.
+fn witness<'a>(
+    blocks: impl Iterator<Item = (&'a [f64], f64)>,
+    reach: &impl Fn(f64, f64) -> bool,
+) -> bool {
+    let mut s = 0.0;
+    for (c, y) in blocks {
+        s += sum_lanes(c, |_, x| x);
         if y <= 0.0 {
-            break;
-        }
-        if reach(y, s) {
-            return true;
-        }
-    }
-    // Below the mean: the mass at and below each block's last point, from the bottom.
-    let (mut s, mut start) = (0.0, 0);
-    for c in tl.p.chunks(16) {
-        s += block(c);
-        start += c.len();
-        let y = -(x0 + (start - 1) as f64);
-        if y <= 0.0 {
-            break;
+            return false;
         }
         if reach(y, s) {
             return true;
