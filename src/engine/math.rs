@@ -12,6 +12,9 @@
 //! `sqrt`, `abs`, `floor`, `mul_add` and `powi` (repeated multiplication) are exact or
 //! defined by IEEE 754 arithmetic alone, so they stay the standard library's.
 
+mod erfc;
+pub use erfc::erfc_each;
+
 // [`exp`]'s constants (its AVX2 lanes in [`exp_shifted`] read the same ones). Beyond these
 // e^x overflows, or underflows below half the smallest subnormal.
 const EXP_OVERFLOW: f64 = 709.782_712_893_384;

@@ -2,7 +2,7 @@
 //! version (its hockey-stick curve lies above the true one for every ε) and an
 //! optimistic one (below it). See the module docs of [`super`] for the argument.
 
-use super::gauss::{ln_add, ln_mass, ln_sub, mass, mass_err, Tails, U};
+use super::gauss::{ln_add, ln_mass, ln_sub, mass, mass_err, Tails, EACH, U};
 use crate::engine::math::{exp, exp_m1, ln, ln_1p};
 
 /// Which neighbouring pair: `Remove` is P = (1−q)N(0,σ²) + qN(1,σ²) against Q = N(0,σ²)
@@ -122,6 +122,35 @@ impl Boundary {
             c0: Tails::at(x / sigma),
             c1: Tails::at((x - 1.0) / sigma),
         }
+    }
+
+    /// [`Boundary::at`] of each x (the same values; the tails' erfcs taken together,
+    /// [`Tails::each`]).
+    fn each(sigma: f64, xs: impl ExactSizeIterator<Item = f64>) -> Vec<Boundary> {
+        let mut out = Vec::with_capacity(xs.len());
+        let (mut x, mut zs) = ([0.0; EACH / 2], [0.0; EACH]);
+        let mut tails = [Tails::at(f64::INFINITY); EACH];
+        let mut xs = xs.peekable();
+        while xs.peek().is_some() {
+            let mut m = 0;
+            for (slot, v) in x.iter_mut().zip(&mut xs) {
+                *slot = v;
+                m += 1;
+            }
+            let (x, zs, tails) = (&x[..m], &mut zs[..2 * m], &mut tails[..2 * m]);
+            for (z, &x) in zs.chunks_exact_mut(2).zip(x) {
+                (z[0], z[1]) = (x / sigma, (x - 1.0) / sigma);
+            }
+            Tails::each(zs, tails);
+            out.extend(
+                (x.iter().zip(tails.chunks_exact(2))).map(|(&x, t)| Boundary {
+                    x,
+                    c0: t[0],
+                    c1: t[1],
+                }),
+            );
+        }
+        out
     }
 }
 
@@ -654,7 +683,7 @@ fn lattice_part(
     };
     // The bins of a range of them, from their boundaries (computed once for the range).
     let piece = |r: std::ops::Range<usize>| {
-        let bounds: Vec<Boundary> = (r.start..=r.end).map(at).collect();
+        let bounds = Boundary::each(sigma, (r.start..r.end + 1).map(|i| x_at(k_lo + i as i64)));
         move |i: usize| {
             let (a, b) = (&bounds[i - r.start], &bounds[i + 1 - r.start]);
             let la = (k_lo + i as i64) as f64 * d + o;
