@@ -13,7 +13,9 @@
 //! defined by IEEE 754 arithmetic alone, so they stay the standard library's.
 
 mod erfc;
+mod ln;
 pub use erfc::erfc_each;
+pub use ln::ln_each;
 
 // [`exp`]'s constants (its AVX2 lanes in [`exp_shifted`] read the same ones). Beyond these
 // e^x overflows, or underflows below half the smallest subnormal.

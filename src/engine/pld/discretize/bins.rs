@@ -3,7 +3,7 @@
 //! optimistic atom, the atoms merged onto the points (the optimistic lattice).
 
 use super::*;
-use crate::engine::math::{exp, exp_m1, ln};
+use crate::engine::math::{exp, exp_m1, ln, ln_each};
 
 /// Both lattice PLDs from the masses of the loss events: `bin(i)` = (ln P, ln Q) of
 /// ℓ ∈ (ℓ_i, ℓ_{i+1}], `left_p` / `right_p` the P-mass below ℓ_0 / above the last point.
@@ -291,11 +291,18 @@ fn pess_bins(
     after
 }
 
-/// The points' linear masses taken into their logs.
+/// The points' linear masses taken into their logs (the logs [`EACH`] at a time,
+/// [`ln_each`]: the same bits).
 fn finish_points(up: &[f64], ln_up: &mut [f64]) {
-    for (l, &u) in ln_up.iter_mut().zip(up) {
-        if u > 0.0 {
-            *l = ln_add(*l, ln(u));
+    let mut buf = [0.0; EACH];
+    for (up, ln_up) in up.chunks(EACH).zip(ln_up.chunks_mut(EACH)) {
+        let logs = &mut buf[..up.len()];
+        logs.copy_from_slice(up);
+        ln_each(logs);
+        for ((l, &u), &lu) in ln_up.iter_mut().zip(up).zip(logs.iter()) {
+            if u > 0.0 {
+                *l = ln_add(*l, lu);
+            }
         }
     }
 }
@@ -553,10 +560,11 @@ fn sweep_linear(
         }
     }
     let last = carry.map(|(cq, crho, ci)| (ln(cq), crho, ci));
-    let lo = lo
-        .into_iter()
-        .map(|v| if v > 0.0 { ln(v) } else { f64::NEG_INFINITY })
-        .collect();
+    // ln of each sum (ln 0 = −∞; [`ln_each`]: the same bits as one at a time).
+    for v in lo.iter_mut().filter(|v| v.is_nan() || **v <= 0.0) {
+        *v = 0.0;
+    }
+    ln_each(&mut lo);
     (lo, last)
 }
 
