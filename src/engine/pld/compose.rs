@@ -42,13 +42,17 @@ pub(crate) const ALIAS: f64 = 1e-10;
 /// wasm, which has no ladder (four 16 MB complex buffers, ≈ 0.5 s).
 /// At 2¹⁷ for every run the ladder took the long heavy-tailed runs whose window is 2¹⁸
 /// (small σ, T = 10⁴–10⁵), where its coarse tail made it looser as well as slower; a short
-/// run's ladder has few levels and is the cheaper there (the T-th power costs the one FFT
-/// ~100 ns a window point: q = 1e-3, σ = 0.8, T = 100 took 65 ms at 2¹⁸, 30 at 2¹⁷). Over
+/// run's ladder has few levels and was the cheaper there (the T-th power in polar form cost
+/// the one FFT ~100 ns a window point: q = 1e-3, σ = 0.8, T = 100 took 65 ms at 2¹⁸, 30 at
+/// 2¹⁷). Over
 /// the typical class's 200 runs (those of `cargo bench --bench engine -- class_typical`, two
 /// builds side by side as `benches/typical_ab.py` runs them): 90th percentile 41 → 27 ms,
 /// the sum 3449 → 2494 ms, none more than 5 ms
 /// slower (q = 0.1, σ = 0.6, T = 10⁵, δ = 1e-10: 112 → 20 ms); at 2¹⁸ for every run the sum
-/// was 2949 ms.
+/// was 2949 ms. (With the powers by squaring, [`pow`], 2¹⁸ for every run measured within the
+/// host's noise: the sum 2–5 % lower over four rounds, three short runs 5–19 ms faster — q =
+/// 3e-3, σ = 0.6, T = 1000, δ = 1e-10: 41.5 → 22.1 ms — and several 2–4 ms slower; not
+/// changed.)
 #[cfg(full_engine)]
 pub(crate) const MAX_FFT: usize = 1 << 18;
 /// The fewest steps (in all) whose one-FFT window may be [`MAX_FFT`] ([`max_fft`]).
