@@ -36,9 +36,9 @@ use std::sync::Arc;
 /// 1e-10 rather than 1e-12 lets MNIST's composed loss, whose right tail is heavier than
 /// a Gaussian's, fit 2¹⁶ points instead of 2¹⁷ (same bracket to 1e-9).
 pub(crate) const ALIAS: f64 = 1e-10;
-/// Largest window of the one-FFT composition: 2¹⁸ points with the whole engine (native and
-/// the worker-only wasm) for runs of at least [`LONG_RUN`] steps, 2¹⁷ for shorter ones
-/// ([`max_fft`]); wider composed losses go to the ladder (`ladder.rs`). 2²⁰ in the page's
+/// Largest window of the one-FFT composition: 2¹⁹ points with the whole engine (native and
+/// the worker-only wasm) for runs of [`LONG_RUN`] to [`MID_RUN`] steps, 2¹⁸ for longer ones and
+/// 2¹⁷ for shorter ones ([`max_fft`]); wider composed losses go to the ladder (`ladder.rs`). 2²⁰ in the page's
 /// wasm, which has no ladder (four 16 MB complex buffers, ≈ 0.5 s).
 /// At 2¹⁷ for every run the ladder took the long heavy-tailed runs whose window is 2¹⁸
 /// (small σ, T = 10⁴–10⁵), where its coarse tail made it looser as well as slower; a short
@@ -54,10 +54,21 @@ pub(crate) const ALIAS: f64 = 1e-10;
 /// 3e-3, σ = 0.6, T = 1000, δ = 1e-10: 41.5 → 22.1 ms — and several 2–4 ms slower; not
 /// changed.)
 #[cfg(full_engine)]
-pub(crate) const MAX_FFT: usize = 1 << 18;
+pub(crate) const MAX_FFT: usize = 1 << 19;
+/// The most steps (in all) whose one-FFT window may be [`MAX_FFT`]; longer runs stop at half
+/// of it ([`max_fft`]). Runs of 10⁴–10⁵ steps at q ≈ 1e-3 and small σ compose in one FFT of
+/// 2¹⁹ points sooner and narrower than on the ladder (q = 1e-3, σ = 0.6, T = 10⁵, δ = 1e-10:
+/// 37 → 18 ms, [10.151485, 10.155942] → [10.152346, 10.155569]); over the corner sweep's
+/// runs of 10⁷–10⁹ steps (`benches/epsilon_sweep.py --corner`, the same brackets) the
+/// windows tried up to 2¹⁹ before the ladder cost 20 % (10.3 → 12.3 s in all).
+#[cfg(full_engine)]
+pub(crate) const MID_RUN: f64 = 1e6;
 /// The fewest steps (in all) whose one-FFT window may be [`MAX_FFT`] ([`max_fft`]).
 #[cfg(full_engine)]
 pub(crate) const LONG_RUN: f64 = 4096.0;
+/// The widest one-FFT window of a run shorter than [`LONG_RUN`] steps ([`max_fft`]).
+#[cfg(full_engine)]
+pub(crate) const SHORT_MAX_FFT: usize = 1 << 17;
 #[cfg(not(full_engine))]
 pub(crate) const MAX_FFT: usize = 1 << 20;
 
@@ -91,11 +102,16 @@ pub(crate) fn plans(n: usize) -> Plans {
     }
 }
 
-/// The widest one-FFT window for a run of `steps` steps in all: [`MAX_FFT`], half of it for
-/// a run shorter than [`LONG_RUN`] steps with the whole engine (whose ladder is then cheaper).
+/// The widest one-FFT window for a run of `steps` steps in all: [`MAX_FFT`]; with the whole
+/// engine [`SHORT_MAX_FFT`] for a run shorter than [`LONG_RUN`] steps (whose ladder is then
+/// cheaper) and half of [`MAX_FFT`] for one longer than [`MID_RUN`].
 pub(crate) fn max_fft(steps: f64) -> usize {
     #[cfg(full_engine)]
     if steps < LONG_RUN {
+        return SHORT_MAX_FFT;
+    }
+    #[cfg(full_engine)]
+    if steps > MID_RUN {
         return MAX_FFT / 2;
     }
     #[cfg(not(full_engine))]

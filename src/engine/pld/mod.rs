@@ -70,7 +70,7 @@
 //!   `REFINE` times while the measured bracket is wider than TOL.
 //! * Tails: each step's lattice covers all but η = 1e-4·TOL·δ/T of P on each side
 //!   (clamped to [1e-300, 1e-14]), so the +∞ mass adds at most 1e-4·TOL·δ to δ.
-//! * `compose::ALIAS` = 1e-10 (it enters the bracket explicitly, as ALIAS·e^{ln M^T − λε}: relative to δ that is ≲ 1e-4, ~1e-8 at MNIST) and `compose::MAX_FFT` = 2¹⁸ (2²⁰ in the page's wasm, which has no ladder); `MAX_STEP_POINTS` = 2²¹.
+//! * `compose::ALIAS` = 1e-10 (it enters the bracket explicitly, as ALIAS·e^{ln M^T − λε}: relative to δ that is ≲ 1e-4, ~1e-8 at MNIST) and `compose::MAX_FFT` = 2¹⁹ for runs of 4096 to 10⁶ steps, 2¹⁸ beyond and 2¹⁷ below (2²⁰ in the page's wasm, which has no ladder); `MAX_STEP_POINTS` = 2²¹.
 //!   When the budget cannot reach the accuracy (very small σ with long runs), the
 //!   bracket is still certified, only wider; above 1 % the call returns
 //!   [`Error::PldBudget`] and callers fall back to the RDP answer.
